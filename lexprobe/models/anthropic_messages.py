@@ -1,0 +1,167 @@
+"""Anthropic Messages backend through the official `anthropic` client.
+
+Structured output uses tool use: the schema becomes the input schema of a single forced `answer` tool, and the
+tool's input is returned as the answer text (JSON). Anthropic has no sampling seed; a request's seed is ignored.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import anthropic
+from anthropic.types import Message as AnthropicMessage
+
+from lexprobe.models.base import Model
+from lexprobe.models.errors import ModelError, TransientModelError
+from lexprobe.models.spec import ModelSpec
+from lexprobe.models.types import FinishReason, Message, Request, Response, ToolCall, Usage
+
+ANSWER_TOOL = "answer"
+_FINISH: dict[str, FinishReason] = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "max_tokens": "length",
+    "tool_use": "tool_calls",
+    "refusal": "content_filter",
+}
+_RETRYABLE_STATUS = {408, 409, 429, 529}
+
+
+def to_anthropic_messages(messages: tuple[Message, ...]) -> tuple[str | None, list[dict[str, Any]]]:
+    """Return (system prompt, messages) in the Messages wire format.
+
+    System turns are joined into the system prompt; consecutive tool results become one user turn of
+    `tool_result` blocks, as the API requires.
+    """
+    system_parts = [m.content for m in messages if m.role == "system"]
+    wire: list[dict[str, Any]] = []
+    for message in messages:
+        if message.role == "system":
+            continue
+        if message.role == "tool":
+            block = {"type": "tool_result", "tool_use_id": message.tool_call_id or "", "content": message.content}
+            if wire and wire[-1]["role"] == "user" and isinstance(wire[-1]["content"], list):
+                wire[-1]["content"].append(block)
+            else:
+                wire.append({"role": "user", "content": [block]})
+            continue
+        if message.role == "assistant" and message.tool_calls:
+            blocks: list[dict[str, Any]] = []
+            if message.content:
+                blocks.append({"type": "text", "text": message.content})
+            blocks.extend(
+                {"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments} for c in message.tool_calls
+            )
+            wire.append({"role": "assistant", "content": blocks})
+            continue
+        wire.append({"role": message.role, "content": message.content})
+    return ("\n\n".join(system_parts) or None), wire
+
+
+def build_anthropic_params(request: Request, model_name: str) -> dict[str, Any]:
+    """Return the keyword arguments for `client.messages.create` that express `request`.
+
+    Temperature travels in the request body (`extra_body`), since the client no longer lists it as a parameter.
+    """
+    system, wire = to_anthropic_messages(request.messages)
+    params: dict[str, Any] = {"model": model_name, "messages": wire, "max_tokens": request.max_tokens}
+    if system:
+        params["system"] = system
+    if request.stop:
+        params["stop_sequences"] = list(request.stop)
+    tools = [
+        {"name": t.name, "description": t.description, "input_schema": t.parameters} for t in request.tools
+    ]
+    if request.schema_ is not None:
+        tools.append(
+            {"name": ANSWER_TOOL, "description": "Give the final answer.", "input_schema": request.schema_}
+        )
+        params["tool_choice"] = {"type": "tool", "name": ANSWER_TOOL}
+    if tools:
+        params["tools"] = tools
+    params["extra_body"] = {"temperature": request.temperature}
+    return params
+
+
+def parse_anthropic_message(
+    message: AnthropicMessage, *, structured: bool
+) -> tuple[str, tuple[ToolCall, ...], FinishReason, Usage]:
+    """Return (text, tool calls, finish reason, usage) from a Messages response.
+
+    With `structured`, the forced `answer` tool's input is the answer text, as JSON.
+    """
+    texts: list[str] = []
+    calls: list[ToolCall] = []
+    for block in message.content:
+        if block.type == "text":
+            texts.append(block.text)
+        elif block.type == "tool_use":
+            if structured and block.name == ANSWER_TOOL:
+                texts = [json.dumps(block.input)]
+            else:
+                arguments = block.input if isinstance(block.input, dict) else {}
+                calls.append(ToolCall(id=block.id, name=block.name, arguments=arguments))
+    finish = _FINISH.get(message.stop_reason or "", "unknown")
+    if structured and finish == "tool_calls" and not calls:
+        finish = "stop"
+    usage = Usage(
+        input_tokens=message.usage.input_tokens,
+        output_tokens=message.usage.output_tokens,
+        cache_read_tokens=message.usage.cache_read_input_tokens or 0,
+        cache_write_tokens=message.usage.cache_creation_input_tokens or 0,
+    )
+    return "".join(texts), tuple(calls), finish, usage
+
+
+def classify_anthropic_error(exc: Exception) -> ModelError:
+    """Map an `anthropic` exception onto a retryable or a final lexprobe error."""
+    if isinstance(exc, anthropic.APITimeoutError | anthropic.APIConnectionError):
+        return TransientModelError(f"{type(exc).__name__}: {exc}")
+    if isinstance(exc, anthropic.APIStatusError):
+        status = exc.status_code
+        header = exc.response.headers.get("retry-after") if exc.response is not None else None
+        try:
+            retry_after = float(header) if header else None
+        except ValueError:
+            retry_after = None
+        message = f"HTTP {status}: {exc.message}"
+        if status in _RETRYABLE_STATUS or status >= 500:
+            return TransientModelError(message, retry_after_s=retry_after)
+        return ModelError(message)
+    return ModelError(f"{type(exc).__name__}: {exc}")
+
+
+class AnthropicModel(Model):
+    """`anthropic/MODEL`."""
+
+    default_concurrency = 8
+
+    def __init__(self, spec: ModelSpec, *, http_client: Any = None) -> None:
+        super().__init__(spec)
+        self.client = anthropic.AsyncAnthropic(max_retries=0, timeout=None, http_client=http_client)
+
+    async def generate(self, request: Request) -> Response:
+        """Send one Messages request and normalize the answer."""
+        params = build_anthropic_params(request, self.spec.name)
+        started = time.perf_counter()
+        try:
+            message = await self.client.messages.create(**params)
+        except anthropic.AnthropicError as exc:
+            raise classify_anthropic_error(exc) from exc
+        latency = time.perf_counter() - started
+        text, calls, finish, usage = parse_anthropic_message(message, structured=request.schema_ is not None)
+        return Response(
+            text=text,
+            tool_calls=calls,
+            finish_reason=finish,
+            usage=usage,
+            latency_s=latency,
+            cost_usd=self.cost(usage),
+            model=message.model or self.spec.name,
+        )
+
+    async def aclose(self) -> None:
+        """Close the HTTP client."""
+        await self.client.close()

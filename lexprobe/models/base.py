@@ -1,0 +1,38 @@
+"""The one interface every backend implements."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+from lexprobe.models.pricing import Price, cost_usd, price_for
+from lexprobe.models.spec import ModelSpec
+from lexprobe.models.types import Request, Response, Usage
+
+
+class Model(ABC):
+    """A model that answers `Request`s.
+
+    Subclasses set `default_concurrency` (how many requests the engine sends at once) and
+    `default_timeout_s` (per-request limit; None where a call cannot be interrupted).
+    """
+
+    default_concurrency: int = 8
+    default_timeout_s: float | None = 120.0
+
+    def __init__(self, spec: ModelSpec) -> None:
+        self.spec = spec
+        self.price: Price | None = price_for(spec.backend, spec.name)
+
+    @abstractmethod
+    async def generate(self, request: Request) -> Response:
+        """Answer one request.
+
+        Raises `TransientModelError` for failures worth retrying and `ModelError` for the rest.
+        """
+
+    def cost(self, usage: Usage) -> float | None:
+        """Return the dollar cost of `usage` for this model, or None when its price is unknown."""
+        return cost_usd(self.price, usage)
+
+    async def aclose(self) -> None:  # noqa: B027 - optional hook
+        """Release clients, files or weights. The default does nothing."""

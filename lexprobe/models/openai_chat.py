@@ -1,0 +1,168 @@
+"""OpenAI Chat Completions backend, for the OpenAI API and any OpenAI-compatible server (vLLM, Ollama,
+`python -m llama_cpp.server`, Together, ...), through the official `openai` client.
+
+The client's own retries are switched off: the engine retries, so every attempt is visible in telemetry.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from typing import Any
+
+import openai
+from openai.types.chat import ChatCompletion
+
+from lexprobe.models.base import Model
+from lexprobe.models.errors import ModelError, TransientModelError
+from lexprobe.models.spec import ModelSpec
+from lexprobe.models.tool_arguments import tool_call_from_json
+from lexprobe.models.types import FinishReason, Message, Request, Response, ToolSpec, Usage
+
+_FINISH: dict[str, FinishReason] = {
+    "stop": "stop",
+    "length": "length",
+    "tool_calls": "tool_calls",
+    "function_call": "tool_calls",
+    "content_filter": "content_filter",
+}
+_RETRYABLE_STATUS = {408, 409, 425, 429}
+
+
+def to_openai_message(message: Message) -> dict[str, Any]:
+    """Return `message` in the Chat Completions wire format."""
+    if message.role == "tool":
+        return {"role": "tool", "tool_call_id": message.tool_call_id or "", "content": message.content}
+    wire: dict[str, Any] = {"role": message.role, "content": message.content}
+    if message.tool_calls:
+        wire["content"] = message.content or None
+        wire["tool_calls"] = [
+            {
+                "id": call.id,
+                "type": "function",
+                "function": {"name": call.name, "arguments": json.dumps(call.arguments)},
+            }
+            for call in message.tool_calls
+        ]
+    return wire
+
+
+def to_openai_tool(tool: ToolSpec) -> dict[str, Any]:
+    """Return `tool` as a Chat Completions function tool."""
+    return {
+        "type": "function",
+        "function": {"name": tool.name, "description": tool.description, "parameters": tool.parameters},
+    }
+
+
+def build_openai_params(request: Request, model_name: str, *, hosted: bool) -> dict[str, Any]:
+    """Return the keyword arguments for `client.chat.completions.create` that express `request`.
+
+    The hosted API takes `max_completion_tokens` (required by its reasoning models); compatible servers
+    mostly only know `max_tokens`.
+    """
+    params: dict[str, Any] = {
+        "model": model_name,
+        "messages": [to_openai_message(m) for m in request.messages],
+        "temperature": request.temperature,
+    }
+    params["max_completion_tokens" if hosted else "max_tokens"] = request.max_tokens
+    if request.seed is not None:
+        params["seed"] = request.seed
+    if request.stop:
+        params["stop"] = list(request.stop)
+    if request.tools:
+        params["tools"] = [to_openai_tool(t) for t in request.tools]
+    if request.schema_ is not None:
+        params["response_format"] = {
+            "type": "json_schema",
+            "json_schema": {"name": "answer", "schema": request.schema_},
+        }
+    return params
+
+
+def parse_openai_completion(completion: ChatCompletion) -> tuple[str, tuple, FinishReason, Usage]:
+    """Return (text, tool calls, finish reason, usage) from a Chat Completions response.
+
+    `Usage.input_tokens` excludes prompt tokens served from OpenAI's prompt cache, which are counted in
+    `cache_read_tokens` instead. Raises `ModelError` when the response has no choices.
+    """
+    if not completion.choices:
+        raise ModelError("the server returned a completion with no choices")
+    choice = completion.choices[0]
+    text = choice.message.content or ""
+    calls = tuple(
+        tool_call_from_json(call.id or f"call_{index}", call.function.name, call.function.arguments)
+        for index, call in enumerate(choice.message.tool_calls or [])
+        if getattr(call, "function", None) is not None
+    )
+    finish = _FINISH.get(choice.finish_reason or "", "unknown")
+    usage = Usage()
+    if completion.usage is not None:
+        details = completion.usage.prompt_tokens_details
+        cached = (details.cached_tokens or 0) if details is not None else 0
+        usage = Usage(
+            input_tokens=completion.usage.prompt_tokens - cached,
+            output_tokens=completion.usage.completion_tokens,
+            cache_read_tokens=cached,
+        )
+    return text, calls, finish, usage
+
+
+def classify_openai_error(exc: Exception) -> ModelError:
+    """Map an `openai` exception onto a retryable or a final lexprobe error."""
+    if isinstance(exc, openai.APITimeoutError | openai.APIConnectionError):
+        return TransientModelError(f"{type(exc).__name__}: {exc}")
+    if isinstance(exc, openai.APIStatusError):
+        status = exc.status_code
+        retry_after = None
+        header = exc.response.headers.get("retry-after") if exc.response is not None else None
+        if header:
+            try:
+                retry_after = float(header)
+            except ValueError:
+                retry_after = None
+        message = f"HTTP {status}: {exc.message}"
+        if status in _RETRYABLE_STATUS or status >= 500:
+            return TransientModelError(message, retry_after_s=retry_after)
+        return ModelError(message)
+    return ModelError(f"{type(exc).__name__}: {exc}")
+
+
+class OpenAIModel(Model):
+    """`openai/MODEL` and `openai-compatible/MODEL@BASE_URL`."""
+
+    def __init__(self, spec: ModelSpec, *, http_client: Any = None) -> None:
+        super().__init__(spec)
+        self.hosted = spec.backend == "openai"
+        self.default_concurrency = 16 if self.hosted else 4
+        base_url = spec.base_url if not self.hosted else os.environ.get("OPENAI_BASE_URL") or None
+        api_key = os.environ.get("OPENAI_API_KEY") or ("not-needed" if not self.hosted else None)
+        self.client = openai.AsyncOpenAI(
+            api_key=api_key, base_url=base_url, max_retries=0, timeout=None, http_client=http_client
+        )
+
+    async def generate(self, request: Request) -> Response:
+        """Send one Chat Completions request and normalize the answer."""
+        params = build_openai_params(request, self.spec.name, hosted=self.hosted)
+        started = time.perf_counter()
+        try:
+            completion = await self.client.chat.completions.create(**params)
+        except openai.OpenAIError as exc:
+            raise classify_openai_error(exc) from exc
+        latency = time.perf_counter() - started
+        text, calls, finish, usage = parse_openai_completion(completion)
+        return Response(
+            text=text,
+            tool_calls=calls,
+            finish_reason=finish,
+            usage=usage,
+            latency_s=latency,
+            cost_usd=self.cost(usage),
+            model=completion.model or self.spec.name,
+        )
+
+    async def aclose(self) -> None:
+        """Close the HTTP client."""
+        await self.client.close()

@@ -1,0 +1,122 @@
+"""Which backend serves which spec, whether it is usable right now, and how to open it.
+
+Backends are imported lazily, so a missing optional package (llama-cpp-python) only matters to the specs that
+need it. Adding a backend means adding one `Backend` entry here and one module.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from lexprobe.models.base import Model
+from lexprobe.models.embedded import embedded_model_path
+from lexprobe.models.errors import ModelConfigError
+from lexprobe.models.spec import SPEC_FORMS, ModelSpec, parse_model_spec
+
+
+def _needs_package(module: str, extra_hint: str) -> str | None:
+    if importlib.util.find_spec(module) is None:
+        return f"Python package {module!r} is not installed ({extra_hint})"
+    return None
+
+
+def _needs_env(var: str) -> str | None:
+    if not os.environ.get(var):
+        return f"{var} is not set"
+    return None
+
+
+def _local_problem(spec: ModelSpec) -> str | None:
+    problem = _needs_package("llama_cpp", "pip install 'lexprobe[local]'")
+    if problem:
+        return problem
+    if spec.path is None:
+        try:
+            embedded_model_path()
+        except ModelConfigError as exc:
+            return str(exc)
+        return None
+    if not Path(spec.path).is_file():
+        return f"GGUF file not found: {spec.path}"
+    return None
+
+
+def _scripted_problem(spec: ModelSpec) -> str | None:
+    if spec.path and not Path(spec.path).is_file():
+        return f"script file not found: {spec.path}"
+    return None
+
+
+@dataclass(frozen=True)
+class Backend:
+    """How to check and open one kind of model."""
+
+    module: str
+    class_name: str
+    problem: Callable[[ModelSpec], str | None]
+
+
+BACKENDS: dict[str, Backend] = {
+    "local": Backend("lexprobe.models.local", "LlamaCppModel", _local_problem),
+    "openai": Backend("lexprobe.models.openai_chat", "OpenAIModel", lambda s: _needs_env("OPENAI_API_KEY")),
+    "openai-compatible": Backend("lexprobe.models.openai_chat", "OpenAIModel", lambda s: None),
+    "anthropic": Backend(
+        "lexprobe.models.anthropic_messages", "AnthropicModel", lambda s: _needs_env("ANTHROPIC_API_KEY")
+    ),
+    "scripted": Backend("lexprobe.models.scripted", "ScriptedModel", _scripted_problem),
+}
+
+
+def check_model(spec: str) -> ModelSpec:
+    """Parse `spec` and verify it can be used now (key present, package installed, file found).
+
+    Returns the parsed spec; raises `ModelConfigError` saying what is missing. Nothing is loaded or sent.
+    """
+    parsed = parse_model_spec(spec)
+    problem = BACKENDS[parsed.backend].problem(parsed)
+    if problem:
+        raise ModelConfigError(f"model {spec!r} cannot be used: {problem}")
+    return parsed
+
+
+def open_model(spec: str) -> Model:
+    """Check `spec` and return a ready `Model`. Raises `ModelConfigError` when it cannot be used."""
+    parsed = check_model(spec)
+    backend = BACKENDS[parsed.backend]
+    cls = getattr(importlib.import_module(backend.module), backend.class_name)
+    return cls(parsed)
+
+
+@dataclass(frozen=True)
+class SpecStatus:
+    """One row of `lexprobe models`."""
+
+    form: str
+    description: str
+    usable: bool
+    reason: str
+
+
+def model_status() -> list[SpecStatus]:
+    """Return every spec form with whether it is usable right now and, when not, why."""
+    examples = {
+        "local": "local",
+        "openai/MODEL": "openai/gpt-4o-mini",
+        "anthropic/MODEL": "anthropic/claude-3-5-haiku-latest",
+    }
+    rows = []
+    for form, description in SPEC_FORMS:
+        if form in examples:
+            parsed = parse_model_spec(examples[form])
+            problem = BACKENDS[parsed.backend].problem(parsed)
+        elif form == "local:PATH.gguf":
+            problem = _needs_package("llama_cpp", "pip install 'lexprobe[local]'")
+        else:
+            problem = None
+        rows.append(SpecStatus(form, description, problem is None, problem or "ready"))
+    return rows

@@ -1,0 +1,149 @@
+"""Value objects shared by every model backend: what is asked (`Request`) and what comes back (`Response`).
+
+Messages follow the chat convention every provider understands: a role, text content, and for assistant turns
+optional structured tool calls; a tool result is a `tool` message naming the call it answers. Backends translate
+these into their provider's wire format and back, so the rest of lexprobe never sees a provider type.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Role = Literal["system", "user", "assistant", "tool"]
+
+
+class ToolCall(BaseModel):
+    """One function call the model asked for."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str = Field(description="Provider call id, or a deterministic one when the provider gives none.")
+    name: str = Field(description="Name of the tool to call.")
+    arguments: dict[str, Any] = Field(default_factory=dict, description="Parsed JSON arguments.")
+    raw_arguments: str | None = Field(
+        default=None, description="Set only when the model's arguments were not a JSON object: what it sent."
+    )
+
+
+class Message(BaseModel):
+    """One chat turn."""
+
+    model_config = ConfigDict(frozen=True)
+
+    role: Role
+    content: str = ""
+    tool_calls: tuple[ToolCall, ...] = Field(default=(), description="Assistant turns only.")
+    tool_call_id: str | None = Field(default=None, description="Tool turns only: the call being answered.")
+    name: str | None = Field(default=None, description="Tool turns only: the tool's name.")
+
+
+class ToolSpec(BaseModel):
+    """A function the model may call, described by a JSON schema for its arguments."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    description: str = ""
+    parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
+
+
+class Request(BaseModel):
+    """Everything that determines a model's answer, plus bookkeeping that does not.
+
+    `id` and `tags` are bookkeeping: they name the request inside a run and never change the cache key.
+    Everything else does.
+    """
+
+    model: str = Field(description="Model spec string, e.g. 'local' or 'openai/gpt-4o-mini'.")
+    messages: tuple[Message, ...]
+    temperature: float = Field(default=0.0, ge=0.0, le=2.0)
+    seed: int | None = Field(default=None, description="Sampling seed, where the backend supports one.")
+    max_tokens: int = Field(default=256, ge=1)
+    stop: tuple[str, ...] = ()
+    tools: tuple[ToolSpec, ...] = ()
+    schema_: dict[str, Any] | None = Field(
+        default=None, alias="schema", description="JSON schema the answer must validate against."
+    )
+    sample_index: int = Field(default=0, ge=0, description="Which of K samples this is (sampled requests).")
+    id: str | None = Field(default=None, description="Stable id inside a run; defaults to the cache key.")
+    tags: dict[str, str] = Field(default_factory=dict, description="Free labels carried into the run store.")
+
+    model_config = ConfigDict(frozen=True, populate_by_name=True)
+
+    @classmethod
+    def from_prompt(cls, model: str, prompt: str, *, system: str | None = None, **params: Any) -> Request:
+        """Build a single-turn request from a user prompt and an optional system prompt."""
+        messages = [Message(role="system", content=system)] if system else []
+        messages.append(Message(role="user", content=prompt))
+        return cls(model=model, messages=tuple(messages), **params)
+
+    def cache_key(self) -> str:
+        """Return the SHA-256 hex digest of everything that determines the answer.
+
+        A deterministic request (temperature 0) ignores `seed` and `sample_index`; a sampled one keeps both, so K
+        samples stay K distinct cache entries.
+        """
+        sampled = self.temperature > 0
+        payload = {
+            "model": self.model,
+            "messages": [m.model_dump(mode="json") for m in self.messages],
+            "tools": [t.model_dump(mode="json") for t in self.tools],
+            "schema": self.schema_,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "stop": list(self.stop),
+            "seed": self.seed if sampled else None,
+            "sample_index": self.sample_index if sampled else 0,
+        }
+        blob = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return hashlib.sha256(blob.encode()).hexdigest()
+
+    @property
+    def request_id(self) -> str:
+        """The id this request has inside a run: its own `id`, or its cache key."""
+        return self.id or self.cache_key()
+
+
+class Usage(BaseModel):
+    """Token counts of one call. Cache fields are zero where the provider has no prompt cache."""
+
+    model_config = ConfigDict(frozen=True)
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
+            cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
+        )
+
+
+FinishReason = Literal["stop", "length", "tool_calls", "content_filter", "error", "unknown"]
+
+
+class Response(BaseModel):
+    """What a model answered, how much it used and what it cost."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    finish_reason: FinishReason = "unknown"
+    usage: Usage = Field(default_factory=Usage)
+    latency_s: float = 0.0
+    cost_usd: float | None = Field(default=None, description="None when the model's price is unknown.")
+    cached: bool = Field(default=False, description="True when served from the response cache.")
+    model: str = Field(default="", description="The model name the provider reports, where it reports one.")
+
+    def parsed_json(self) -> Any:
+        """Return the answer text parsed as JSON; raises ValueError when it is not JSON."""
+        return json.loads(self.text)
