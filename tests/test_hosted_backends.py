@@ -48,7 +48,9 @@ VERDICT_SCHEMA = {
 TOOL_CONVERSATION = (
     Message(role="system", content="You are a careful paralegal."),
     Message(role="user", content="Find the contract."),
-    Message(role="assistant", tool_calls=(ToolCall(id="call_a", name="search", arguments={"q": "contract"}),)),
+    Message(
+        role="assistant", tool_calls=(ToolCall(id="call_a", name="search", arguments={"q": "contract"}),)
+    ),
     Message(role="tool", tool_call_id="call_a", name="search", content="exhibit 4"),
 )
 
@@ -202,7 +204,11 @@ async def test_openai_request_body_carries_every_parameter(open_backend):
     assert body["tools"] == [
         {
             "type": "function",
-            "function": {"name": "search", "description": "Search the case file.", "parameters": SEARCH.parameters},
+            "function": {
+                "name": "search",
+                "description": "Search the case file.",
+                "parameters": SEARCH.parameters,
+            },
         }
     ]
     assert body["response_format"] == {
@@ -255,7 +261,9 @@ async def test_openai_tool_call_is_returned_structurally(open_backend):
 
     assert response.finish_reason == "tool_calls"
     assert response.text == ""
-    assert response.tool_calls == (ToolCall(id="call_9", name="search", arguments={"q": "lease", "limit": 3}),)
+    assert response.tool_calls == (
+        ToolCall(id="call_9", name="search", arguments={"q": "lease", "limit": 3}),
+    )
 
 
 @pytest.mark.parametrize("arguments", ['{"q": "lease"', "not json", '["a", "b"]', '"just a string"'])
@@ -294,7 +302,9 @@ async def test_openai_usage_without_cache_details(open_backend):
 
 async def test_openai_unknown_model_has_no_cost(open_backend):
     """A model missing from the price table has cost None, not zero."""
-    model, _ = open_backend("openai/ft:my-legal-model", chat_completion(content="ok", model="ft:my-legal-model"))
+    model, _ = open_backend(
+        "openai/ft:my-legal-model", chat_completion(content="ok", model="ft:my-legal-model")
+    )
     response = await model.generate(Request.from_prompt("openai/ft:my-legal-model", "hi"))
 
     assert response.usage.input_tokens == 20
@@ -360,7 +370,9 @@ HAIKU = "anthropic/claude-3-5-haiku-latest"
 
 async def test_anthropic_plain_text_answer(open_backend):
     """Text blocks are joined into the answer; the request goes to the Messages endpoint with the key."""
-    reply = anthropic_message([TextBlock(type="text", text="Yes, "), TextBlock(type="text", text="it is binding.")])
+    reply = anthropic_message(
+        [TextBlock(type="text", text="Yes, "), TextBlock(type="text", text="it is binding.")]
+    )
     model, server = open_backend(HAIKU, reply)
     response = await model.generate(Request.from_prompt(HAIKU, "Is it binding?"))
 
@@ -370,7 +382,9 @@ async def test_anthropic_plain_text_answer(open_backend):
     assert response.model == "claude-3-5-haiku-20241022"
     request = server.requests[0]
     assert str(request.url) == "https://api.anthropic.com/v1/messages"
-    assert request.headers["authorization"] == "Bearer sk-test-anthropic"  # this SDK sends the key as a bearer
+    assert (
+        request.headers["authorization"] == "Bearer sk-test-anthropic"
+    )  # this SDK sends the key as a bearer
     assert server.body["messages"] == [{"role": "user", "content": "Is it binding?"}]
 
 
@@ -505,7 +519,9 @@ async def test_anthropic_usage_maps_cache_read_and_write_and_is_priced(open_back
         input_tokens=1000, output_tokens=200, cache_read_tokens=3000, cache_write_tokens=500
     )
     price = PRICES[("anthropic", "claude-3-5-haiku")]
-    expected = (1000 * price.input + 200 * price.output + 3000 * price.cache_read + 500 * price.cache_write) / 1e6
+    expected = (
+        1000 * price.input + 200 * price.output + 3000 * price.cache_read + 500 * price.cache_write
+    ) / 1e6
     assert response.cost_usd == pytest.approx(expected)
     assert response.cost_usd == pytest.approx(0.00234)
 
@@ -529,7 +545,12 @@ async def test_anthropic_unknown_model_has_no_cost(open_backend):
 
 @pytest.mark.parametrize(
     ("stop_reason", "expected"),
-    [("end_turn", "stop"), ("stop_sequence", "stop"), ("max_tokens", "length"), ("refusal", "content_filter")],
+    [
+        ("end_turn", "stop"),
+        ("stop_sequence", "stop"),
+        ("max_tokens", "length"),
+        ("refusal", "content_filter"),
+    ],
 )
 async def test_anthropic_finish_reasons(open_backend, stop_reason, expected):
     """Anthropic stop reasons map onto lexprobe's finish reasons."""
@@ -557,7 +578,9 @@ STATUS_CASES = [
 ]
 
 
-@pytest.mark.parametrize(("spec", "body"), [("openai/gpt-4o", OPENAI_ERROR_BODY), (HAIKU, ANTHROPIC_ERROR_BODY)])
+@pytest.mark.parametrize(
+    ("spec", "body"), [("openai/gpt-4o", OPENAI_ERROR_BODY), (HAIKU, ANTHROPIC_ERROR_BODY)]
+)
 @pytest.mark.parametrize(("status", "headers", "transient", "retry_after"), STATUS_CASES)
 async def test_http_errors_are_classified(open_backend, spec, body, status, headers, transient, retry_after):
     """429 and 5xx are transient (with Retry-After); other 4xx are final. The SDK itself never retries."""

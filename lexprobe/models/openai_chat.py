@@ -56,11 +56,15 @@ def to_openai_tool(tool: ToolSpec) -> dict[str, Any]:
     }
 
 
-def build_openai_params(request: Request, model_name: str, *, hosted: bool) -> dict[str, Any]:
+def build_openai_params(
+    request: Request, model_name: str, *, hosted: bool, schema_style: str = "json_schema"
+) -> dict[str, Any]:
     """Return the keyword arguments for `client.chat.completions.create` that express `request`.
 
     The hosted API takes `max_completion_tokens` (required by its reasoning models); compatible servers
-    mostly only know `max_tokens`.
+    mostly only know `max_tokens`. `tool_choice` is sent as "auto" explicitly because some servers
+    (llama-cpp-python) ignore the tools otherwise. `schema_style` "json_object" sends the schema the way
+    llama-cpp-python's server expects (`{"type": "json_object", "schema": ...}`).
     """
     params: dict[str, Any] = {
         "model": model_name,
@@ -74,7 +78,10 @@ def build_openai_params(request: Request, model_name: str, *, hosted: bool) -> d
         params["stop"] = list(request.stop)
     if request.tools:
         params["tools"] = [to_openai_tool(t) for t in request.tools]
-    if request.schema_ is not None:
+        params["tool_choice"] = "auto"
+    if request.schema_ is not None and schema_style == "json_object":
+        params["response_format"] = {"type": "json_object", "schema": request.schema_}
+    elif request.schema_ is not None:
         params["response_format"] = {
             "type": "json_schema",
             "json_schema": {"name": "answer", "schema": request.schema_},
@@ -137,6 +144,9 @@ class OpenAIModel(Model):
         super().__init__(spec)
         self.hosted = spec.backend == "openai"
         self.default_concurrency = 16 if self.hosted else 4
+        # Compatible servers that reject the standard `json_schema` response format get `json_object`
+        # with a schema instead, from the first rejection on.
+        self.schema_style = "json_schema"
         base_url = spec.base_url if not self.hosted else os.environ.get("OPENAI_BASE_URL") or None
         api_key = os.environ.get("OPENAI_API_KEY") or ("not-needed" if not self.hosted else None)
         self.client = openai.AsyncOpenAI(
@@ -145,10 +155,17 @@ class OpenAIModel(Model):
 
     async def generate(self, request: Request) -> Response:
         """Send one Chat Completions request and normalize the answer."""
-        params = build_openai_params(request, self.spec.name, hosted=self.hosted)
         started = time.perf_counter()
         try:
-            completion = await self.client.chat.completions.create(**params)
+            completion = await self._create(request)
+        except openai.APIStatusError as exc:
+            if not self._rejects_json_schema(request, exc):
+                raise classify_openai_error(exc) from exc
+            self.schema_style = "json_object"
+            try:
+                completion = await self._create(request)
+            except openai.OpenAIError as retry_exc:
+                raise classify_openai_error(retry_exc) from retry_exc
         except openai.OpenAIError as exc:
             raise classify_openai_error(exc) from exc
         latency = time.perf_counter() - started
@@ -161,6 +178,19 @@ class OpenAIModel(Model):
             latency_s=latency,
             cost_usd=self.cost(usage),
             model=completion.model or self.spec.name,
+        )
+
+    async def _create(self, request: Request) -> ChatCompletion:
+        params = build_openai_params(request, self.spec.name, hosted=self.hosted, schema_style=self.schema_style)
+        return await self.client.chat.completions.create(**params)
+
+    def _rejects_json_schema(self, request: Request, exc: openai.APIStatusError) -> bool:
+        """True when a compatible server refused the `json_schema` response format itself."""
+        return (
+            not self.hosted
+            and request.schema_ is not None
+            and self.schema_style == "json_schema"
+            and "json_schema" in str(exc.message) + str(getattr(exc, "body", ""))
         )
 
     async def aclose(self) -> None:
