@@ -125,7 +125,9 @@ def ask(
     model: Annotated[str, typer.Option("--model", "-m", help=MODEL_HELP)] = "local",
     system: Annotated[str | None, typer.Option(help="Optional system prompt.")] = None,
     temperature: Annotated[float, typer.Option(min=0.0, max=2.0, help="0 is deterministic.")] = 0.0,
-    seed: Annotated[int | None, typer.Option(help="Sampling seed; with temperature > 0 it reproduces a sample.")] = None,
+    seed: Annotated[
+        int | None, typer.Option(help="Sampling seed; with temperature > 0 it reproduces a sample.")
+    ] = None,
     max_tokens: Annotated[int, typer.Option(min=1, help="Longest answer, in tokens.")] = 256,
     sample_index: Annotated[int, typer.Option(min=0, help="Which of K samples (temperature > 0).")] = 0,
     run_dir: Annotated[

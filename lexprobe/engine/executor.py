@@ -30,6 +30,7 @@ from lexprobe.models.registry import check_model, open_model
 from lexprobe.models.types import Request, Response
 
 MAX_ERRORS_KEPT = 20
+REPLAY_BATCH = 1000
 
 
 class Engine:
@@ -92,24 +93,37 @@ class Engine:
         return summary
 
     def _replay_cached(self, requests: list[Request], summary: RunSummary) -> list[Request]:
-        """Store cache hits; return the requests the cache could not answer."""
+        """Store cache hits (in batches: a replay costs nothing to redo); return the requests still to send."""
         if self.cache is None or not requests:
             return requests
         hits = self.cache.get_many(request.cache_key() for request in requests)
         misses = []
+        batch: list[tuple[str, Response, TelemetryRow]] = []
         for request in requests:
             response = hits.get(request.cache_key())
             if response is None:
                 misses.append(request)
                 continue
-            self.store.record_response(
-                request.request_id,
-                response,
-                TelemetryRow(request.request_id, request.model, 0, "cache_hit", None, 0.0),
+            batch.append(
+                (
+                    request.request_id,
+                    response,
+                    TelemetryRow(request.request_id, request.model, 0, "cache_hit", None, 0.0),
+                )
             )
-            summary.cache_hits += 1
-            self.progress.advance(response)
+            if len(batch) >= REPLAY_BATCH:
+                self._commit_replays(batch, summary)
+                batch = []
+        self._commit_replays(batch, summary)
         return misses
+
+    def _commit_replays(self, batch: list[tuple[str, Response, TelemetryRow]], summary: RunSummary) -> None:
+        if not batch:
+            return
+        self.store.record_responses(batch)
+        summary.cache_hits += len(batch)
+        for _, response, _ in batch:
+            self.progress.advance(response)
 
     async def _run_model(self, spec: str, requests: list[Request], summary: RunSummary) -> None:
         model = self.model(spec)
@@ -167,9 +181,7 @@ class Engine:
             summary.failed += 1
             if len(summary.errors) < MAX_ERRORS_KEPT:
                 summary.errors.append(f"{request_id}: {error}")
-            self.store.record_telemetry(
-                TelemetryRow(request_id, request.model, attempt_number, "failed", error, None)
-            )
+            self.store.record_telemetry(TelemetryRow(request_id, request.model, attempt_number, "failed", error, None))
             return
         if self.cache is not None:
             self.cache.put(request.cache_key(), request.model, response)

@@ -23,7 +23,7 @@ def connect(path: Path | str, *, timeout_s: float = 30.0) -> sqlite3.Connection:
     return conn
 
 
-class transaction:  # noqa: N801 - used as a context manager, reads like a keyword
+class transaction:
     """`with transaction(conn):` runs the block in BEGIN IMMEDIATE ... COMMIT, rolling back on error."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:

@@ -35,6 +35,7 @@ class RunSummary:
     def to_dict(self) -> dict:
         """Return the summary as plain JSON-ready data."""
         data = asdict(self)
+        data["usage"] = self.usage.model_dump()
         data["complete"] = self.complete
         return data
 

@@ -71,13 +71,9 @@ def build_anthropic_params(request: Request, model_name: str) -> dict[str, Any]:
         params["system"] = system
     if request.stop:
         params["stop_sequences"] = list(request.stop)
-    tools = [
-        {"name": t.name, "description": t.description, "input_schema": t.parameters} for t in request.tools
-    ]
+    tools = [{"name": t.name, "description": t.description, "input_schema": t.parameters} for t in request.tools]
     if request.schema_ is not None:
-        tools.append(
-            {"name": ANSWER_TOOL, "description": "Give the final answer.", "input_schema": request.schema_}
-        )
+        tools.append({"name": ANSWER_TOOL, "description": "Give the final answer.", "input_schema": request.schema_})
         params["tool_choice"] = {"type": "tool", "name": ANSWER_TOOL}
     if tools:
         params["tools"] = tools

@@ -31,9 +31,7 @@ def tool_choice_schema(tools: tuple[ToolSpec, ...]) -> dict[str, Any]:
         }
         for tool in tools
     ]
-    alternatives.append(
-        {"type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"]}
-    )
+    alternatives.append({"type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"]})
     return {"anyOf": alternatives}
 
 

@@ -66,11 +66,9 @@ def price_for(backend: str, model_name: str) -> Price | None:
     for (price_backend, family), price in PRICES.items():
         if price_backend != backend:
             continue
-        if model_name == family or (
-            model_name.startswith(family) and _SNAPSHOT_SUFFIX.fullmatch(model_name[len(family) :])
-        ):
-            if best is None or len(family) > best[0]:
-                best = (len(family), price)
+        is_snapshot = model_name.startswith(family) and _SNAPSHOT_SUFFIX.fullmatch(model_name[len(family) :])
+        if (model_name == family or is_snapshot) and (best is None or len(family) > best[0]):
+            best = (len(family), price)
     return best[1] if best else None
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from functools import cached_property
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -85,8 +86,12 @@ class Request(BaseModel):
         """Return the SHA-256 hex digest of everything that determines the answer.
 
         A deterministic request (temperature 0) ignores `seed` and `sample_index`; a sampled one keeps both, so K
-        samples stay K distinct cache entries.
+        samples stay K distinct cache entries. Computed once per (immutable) request.
         """
+        return self._cache_key
+
+    @cached_property
+    def _cache_key(self) -> str:
         sampled = self.temperature > 0
         payload = {
             "model": self.model,
@@ -101,6 +106,13 @@ class Request(BaseModel):
         }
         blob = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         return hashlib.sha256(blob.encode()).hexdigest()
+
+    def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> Request:
+        """Copy the request; a copy with changed fields computes its own cache key."""
+        copy = super().model_copy(update=update, deep=deep)
+        if update:
+            copy.__dict__.pop("_cache_key", None)
+        return copy
 
     @property
     def request_id(self) -> str:

@@ -1,0 +1,85 @@
+"""Shared fixtures: an isolated response cache per test, and a real `python -m llama_cpp.server` on loopback."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from lexprobe.models.embedded import embedded_model_path
+
+
+@pytest.fixture(autouse=True)
+def isolated_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Point LEXPROBE_CACHE at a fresh folder so tests never read or fill the user's cache."""
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("LEXPROBE_CACHE", str(folder))
+    return folder
+
+
+def free_port() -> int:
+    """Return a TCP port on 127.0.0.1 that is free right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_for_http(url: str, process: subprocess.Popen, log: Path, timeout_s: float = 60.0) -> None:
+    """Poll `url` until it answers 200; fail with the server's log if it dies or takes too long."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"server exited with {process.returncode}:\n{log.read_text()[-4000:]}")
+        try:
+            if httpx.get(url, timeout=1.0).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    raise RuntimeError(f"server at {url} did not answer within {timeout_s}s")
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Start `python -m llama_cpp.server` with the embedded model on a free loopback port; yield its /v1 URL.
+
+    The chatml-function-calling chat format gives the server OpenAI-style tool calls.
+    """
+    port = free_port()
+    command = [
+        sys.executable,
+        "-m",
+        "llama_cpp.server",
+        "--model",
+        str(embedded_model_path()),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--chat_format",
+        "chatml-function-calling",
+        "--n_ctx",
+        "2048",
+        "--n_threads",
+        str(max(1, min(2, os.cpu_count() or 1))),
+    ]
+    log = tmp_path_factory.mktemp("llama-server") / "server.log"
+    with log.open("w") as sink:
+        process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT)
+    base_url = f"http://127.0.0.1:{port}/v1"
+    try:
+        wait_for_http(base_url + "/models", process, log)
+        yield base_url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
