@@ -1,9 +1,9 @@
 """OpenAI and Anthropic backends, end to end through the official SDKs with a mocked HTTP transport.
 
-The hosted services cannot be reached from tests. Instead each model gets an HTTP client whose transport is an
-in-process handler: it records the request the SDK really sends and answers with a body built from the SDK's own
-pydantic response types. So these tests cover our request building, the SDK's serialization, its response parsing
-and its error mapping, and our normalization of all of it, without touching the network.
+The hosted services cannot be reached from tests. Instead each model gets an HTTP client whose transport is
+an in-process handler: it records the request the SDK really sends and answers with a body built from the
+SDK's own pydantic response types. So these tests cover our request building, the SDK's serialization, its
+response parsing and its error mapping, and our normalization of all of it, without touching the network.
 
 The `openai` client accepts an `httpx.AsyncClient`; the `anthropic` client is built on `httpx2` and rejects
 `httpx` objects, so its tests use `httpx2.AsyncClient` (a dependency of both SDKs).
@@ -11,6 +11,7 @@ The `openai` client accepts an `httpx.AsyncClient`; the `anthropic` client is bu
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 from types import ModuleType
@@ -48,9 +49,7 @@ VERDICT_SCHEMA = {
 TOOL_CONVERSATION = (
     Message(role="system", content="You are a careful paralegal."),
     Message(role="user", content="Find the contract."),
-    Message(
-        role="assistant", tool_calls=(ToolCall(id="call_a", name="search", arguments={"q": "contract"}),)
-    ),
+    Message(role="assistant", tool_calls=(ToolCall(id="call_a", name="search", arguments={"q": "contract"}),)),
     Message(role="tool", tool_call_id="call_a", name="search", content="exhibit 4"),
 )
 
@@ -190,6 +189,7 @@ async def test_openai_request_body_carries_every_parameter(open_backend):
     assert body["stop"] == ["END", "STOP"]
     assert body["max_completion_tokens"] == 300
     assert "max_tokens" not in body
+    assert body["tool_choice"] == "auto"  # explicit, since some compatible servers ignore tools otherwise
     system, user, assistant, tool = body["messages"]
     assert system == {"role": "system", "content": "You are a careful paralegal."}
     assert user == {"role": "user", "content": "Find the contract."}
@@ -227,7 +227,7 @@ async def test_openai_optional_parameters_are_omitted(open_backend):
 
 
 async def test_openai_compatible_server_gets_max_tokens_at_its_base_url(open_backend, monkeypatch):
-    """OpenAI-compatible servers get `max_tokens`, at their own URL, with a placeholder key when none is set."""
+    """OpenAI-compatible servers get `max_tokens` at their own URL, with a placeholder key if none is set."""
     monkeypatch.delenv("OPENAI_API_KEY")
     spec = "openai-compatible/qwen2.5-7b@http://127.0.0.1:8000/v1"
     model, server = open_backend(spec, chat_completion(content="ok", model="qwen2.5-7b"))
@@ -253,22 +253,18 @@ async def test_openai_base_url_env_redirects_hosted_backend(open_backend, monkey
 
 async def test_openai_tool_call_is_returned_structurally(open_backend):
     """A tool call comes back as a `ToolCall` with its id, name and parsed arguments."""
-    reply = chat_completion(
-        tool_calls=[("call_9", "search", '{"q": "lease", "limit": 3}')], finish_reason="tool_calls"
-    )
+    reply = chat_completion(tool_calls=[("call_9", "search", '{"q": "lease", "limit": 3}')], finish_reason="tool_calls")
     model, _ = open_backend("openai/gpt-4o", reply)
     response = await model.generate(Request.from_prompt("openai/gpt-4o", "look", tools=(SEARCH,)))
 
     assert response.finish_reason == "tool_calls"
     assert response.text == ""
-    assert response.tool_calls == (
-        ToolCall(id="call_9", name="search", arguments={"q": "lease", "limit": 3}),
-    )
+    assert response.tool_calls == (ToolCall(id="call_9", name="search", arguments={"q": "lease", "limit": 3}),)
 
 
 @pytest.mark.parametrize("arguments", ['{"q": "lease"', "not json", '["a", "b"]', '"just a string"'])
 async def test_openai_malformed_tool_arguments_are_kept_raw(open_backend, arguments):
-    """Arguments that are not a JSON object leave `arguments` empty and keep the model's text in `raw_arguments`."""
+    """Non-object arguments leave `arguments` empty; the model's text is kept in `raw_arguments`."""
     reply = chat_completion(tool_calls=[("call_1", "search", arguments)], finish_reason="tool_calls")
     model, _ = open_backend("openai/gpt-4o", reply)
     response = await model.generate(Request.from_prompt("openai/gpt-4o", "look", tools=(SEARCH,)))
@@ -302,9 +298,7 @@ async def test_openai_usage_without_cache_details(open_backend):
 
 async def test_openai_unknown_model_has_no_cost(open_backend):
     """A model missing from the price table has cost None, not zero."""
-    model, _ = open_backend(
-        "openai/ft:my-legal-model", chat_completion(content="ok", model="ft:my-legal-model")
-    )
+    model, _ = open_backend("openai/ft:my-legal-model", chat_completion(content="ok", model="ft:my-legal-model"))
     response = await model.generate(Request.from_prompt("openai/ft:my-legal-model", "hi"))
 
     assert response.usage.input_tokens == 20
@@ -332,6 +326,84 @@ async def test_openai_completion_without_choices_is_a_model_error(open_backend):
     with pytest.raises(ModelError, match="no choices") as caught:
         await model.generate(Request.from_prompt("openai/gpt-4o", "hi"))
     assert not isinstance(caught.value, TransientModelError)
+
+
+COMPATIBLE = "openai-compatible/qwen2.5-7b@http://127.0.0.1:8000/v1"
+
+
+def rejects_json_schema(lib: ModuleType, hosted_reply: dict[str, Any] | None = None):
+    """A server that refuses `response_format: json_schema` with a 400 but accepts `json_object`."""
+
+    def handler(request: Any) -> Any:
+        if json.loads(request.content).get("response_format", {}).get("type") == "json_schema":
+            error = {"error": {"message": "response_format type 'json_schema' is not supported", "code": 400}}
+            return lib.Response(400, json=error)
+        return lib.Response(200, json=chat_completion(content='{"verdict": "liable"}', model="qwen2.5-7b"))
+
+    return handler
+
+
+async def test_openai_compatible_falls_back_to_json_object_schema(open_backend):
+    """A compatible server that rejects json_schema gets the schema as json_object, then for good."""
+    model, server = open_backend(COMPATIBLE, rejects_json_schema)
+    request = Request.from_prompt(COMPATIBLE, "Decide.", schema=VERDICT_SCHEMA)
+
+    response = await model.generate(request)
+    assert response.parsed_json() == {"verdict": "liable"}
+    formats = [json.loads(r.content)["response_format"] for r in server.requests]
+    assert formats == [
+        {"type": "json_schema", "json_schema": {"name": "answer", "schema": VERDICT_SCHEMA}},
+        {"type": "json_object", "schema": VERDICT_SCHEMA},
+    ]
+
+    await model.generate(request)  # the next request goes straight to json_object
+    assert len(server.requests) == 3
+    assert json.loads(server.requests[2].content)["response_format"]["type"] == "json_object"
+
+
+async def test_openai_compatible_fallback_under_concurrency(open_backend):
+    """Requests already sent with json_schema when the first rejection arrives fall back too."""
+
+    def factory(lib: ModuleType):
+        plain = rejects_json_schema(lib)
+        held: list[Any] = []
+
+        async def handler(request: Any) -> Any:
+            # Hold the first three json_schema requests until all three have been sent.
+            if json.loads(request.content)["response_format"]["type"] == "json_schema" and len(held) < 3:
+                held.append(request)
+                while len(held) < 3:
+                    await asyncio.sleep(0)
+            return plain(request)
+
+        return handler
+
+    model, server = open_backend(COMPATIBLE, factory)
+    request = Request.from_prompt(COMPATIBLE, "Decide.", schema=VERDICT_SCHEMA)
+
+    responses = await asyncio.gather(*(model.generate(request) for _ in range(3)))
+    assert [r.parsed_json() for r in responses] == [{"verdict": "liable"}] * 3
+    assert len(server.requests) == 6
+
+
+async def test_hosted_openai_does_not_fall_back(open_backend):
+    """The hosted API supports json_schema, so a rejection there is a final error, sent once."""
+    model, server = open_backend("openai/gpt-4o", rejects_json_schema)
+
+    with pytest.raises(ModelError, match="HTTP 400") as caught:
+        await model.generate(Request.from_prompt("openai/gpt-4o", "Decide.", schema=VERDICT_SCHEMA))
+    assert not isinstance(caught.value, TransientModelError)
+    assert len(server.requests) == 1
+
+
+async def test_openai_compatible_unrelated_400_does_not_fall_back(open_backend):
+    """A 400 that is not about json_schema is a final error, sent once."""
+    body = {"error": {"message": "context length exceeded", "code": 400}}
+    model, server = open_backend(COMPATIBLE, lambda lib: json_reply(lib, body, 400))
+
+    with pytest.raises(ModelError, match="context length"):
+        await model.generate(Request.from_prompt(COMPATIBLE, "Decide.", schema=VERDICT_SCHEMA))
+    assert len(server.requests) == 1
 
 
 # ------------------------------------------------------------------------------------------------ Anthropic
@@ -370,9 +442,7 @@ HAIKU = "anthropic/claude-3-5-haiku-latest"
 
 async def test_anthropic_plain_text_answer(open_backend):
     """Text blocks are joined into the answer; the request goes to the Messages endpoint with the key."""
-    reply = anthropic_message(
-        [TextBlock(type="text", text="Yes, "), TextBlock(type="text", text="it is binding.")]
-    )
+    reply = anthropic_message([TextBlock(type="text", text="Yes, "), TextBlock(type="text", text="it is binding.")])
     model, server = open_backend(HAIKU, reply)
     response = await model.generate(Request.from_prompt(HAIKU, "Is it binding?"))
 
@@ -382,9 +452,7 @@ async def test_anthropic_plain_text_answer(open_backend):
     assert response.model == "claude-3-5-haiku-20241022"
     request = server.requests[0]
     assert str(request.url) == "https://api.anthropic.com/v1/messages"
-    assert (
-        request.headers["authorization"] == "Bearer sk-test-anthropic"
-    )  # this SDK sends the key as a bearer
+    assert request.headers["authorization"] == "Bearer sk-test-anthropic"  # this SDK sends the key as a bearer
     assert server.body["messages"] == [{"role": "user", "content": "Is it binding?"}]
 
 
@@ -474,7 +542,7 @@ async def test_anthropic_tool_call_is_returned_structurally(open_backend):
 
 
 async def test_anthropic_structured_output_uses_forced_answer_tool(open_backend):
-    """A schema becomes a forced `answer` tool; its input comes back as JSON answer text, not as a tool call."""
+    """A schema becomes a forced `answer` tool whose input comes back as JSON answer text, not a tool call."""
     reply = anthropic_message(
         [ToolUseBlock(type="tool_use", id="toolu_a", name="answer", input={"verdict": "liable"})],
         stop_reason="tool_use",
@@ -515,13 +583,9 @@ async def test_anthropic_usage_maps_cache_read_and_write_and_is_priced(open_back
     model, _ = open_backend(HAIKU, reply)
     response = await model.generate(Request.from_prompt(HAIKU, "hi"))
 
-    assert response.usage == Usage(
-        input_tokens=1000, output_tokens=200, cache_read_tokens=3000, cache_write_tokens=500
-    )
+    assert response.usage == Usage(input_tokens=1000, output_tokens=200, cache_read_tokens=3000, cache_write_tokens=500)
     price = PRICES[("anthropic", "claude-3-5-haiku")]
-    expected = (
-        1000 * price.input + 200 * price.output + 3000 * price.cache_read + 500 * price.cache_write
-    ) / 1e6
+    expected = (1000 * price.input + 200 * price.output + 3000 * price.cache_read + 500 * price.cache_write) / 1e6
     assert response.cost_usd == pytest.approx(expected)
     assert response.cost_usd == pytest.approx(0.00234)
 
@@ -578,9 +642,7 @@ STATUS_CASES = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("spec", "body"), [("openai/gpt-4o", OPENAI_ERROR_BODY), (HAIKU, ANTHROPIC_ERROR_BODY)]
-)
+@pytest.mark.parametrize(("spec", "body"), [("openai/gpt-4o", OPENAI_ERROR_BODY), (HAIKU, ANTHROPIC_ERROR_BODY)])
 @pytest.mark.parametrize(("status", "headers", "transient", "retry_after"), STATUS_CASES)
 async def test_http_errors_are_classified(open_backend, spec, body, status, headers, transient, retry_after):
     """429 and 5xx are transient (with Retry-After); other 4xx are final. The SDK itself never retries."""

@@ -44,9 +44,7 @@ from lexprobe.models.types import Message, Request, ToolSpec, Usage
         ),
         (
             "anthropic/claude-3-5-haiku-latest",
-            ModelSpec(
-                raw="anthropic/claude-3-5-haiku-latest", backend="anthropic", name="claude-3-5-haiku-latest"
-            ),
+            ModelSpec(raw="anthropic/claude-3-5-haiku-latest", backend="anthropic", name="claude-3-5-haiku-latest"),
         ),
         (
             "scripted:a.jsonl",
@@ -332,3 +330,16 @@ def test_cache_key_when_sampling_keeps_seed_and_sample(change):
 def test_cache_key_changes_with_content(change):
     """Anything that can change the answer changes the key."""
     assert make_request(**change).cache_key() != make_request().cache_key()
+
+
+def test_cache_key_of_a_changed_copy_is_recomputed():
+    """The key is memoized per request, yet a copy with changed fields gets its own key."""
+    original = make_request(temperature=0.8)
+    key = original.cache_key()
+
+    assert original.model_copy().cache_key() == key
+    assert original.model_copy(update={"id": "q-1"}).cache_key() == key
+    changed = original.model_copy(update={"seed": 2})
+    assert changed.cache_key() != key
+    assert changed.cache_key() == make_request(temperature=0.8, seed=2).cache_key()
+    assert original == make_request(temperature=0.8)  # the memo does not leak into equality

@@ -49,9 +49,7 @@ async def test_open_model_returns_a_scripted_model(tmp_path):
     assert response.usage.output_tokens == 2  # ~4 characters a token: "first"
 
 
-@pytest.mark.parametrize(
-    ("assistant_turns", "expected"), [(0, "first"), (1, "second"), (2, "third"), (3, "fourth")]
-)
+@pytest.mark.parametrize(("assistant_turns", "expected"), [(0, "first"), (1, "second"), (2, "third"), (3, "fourth")])
 async def test_replays_line_after_assistant_turns(tmp_path, assistant_turns, expected):
     """A conversation holding n assistant turns gets line n + 1."""
     spec = "scripted:" + str(write_script(tmp_path, *LINES))

@@ -156,14 +156,15 @@ class OpenAIModel(Model):
     async def generate(self, request: Request) -> Response:
         """Send one Chat Completions request and normalize the answer."""
         started = time.perf_counter()
+        style = self.schema_style  # another request may switch it while this one is in flight
         try:
-            completion = await self._create(request)
+            completion = await self._create(request, style)
         except openai.APIStatusError as exc:
-            if not self._rejects_json_schema(request, exc):
+            if not self._rejects_json_schema(request, exc, style):
                 raise classify_openai_error(exc) from exc
             self.schema_style = "json_object"
             try:
-                completion = await self._create(request)
+                completion = await self._create(request, "json_object")
             except openai.OpenAIError as retry_exc:
                 raise classify_openai_error(retry_exc) from retry_exc
         except openai.OpenAIError as exc:
@@ -180,16 +181,16 @@ class OpenAIModel(Model):
             model=completion.model or self.spec.name,
         )
 
-    async def _create(self, request: Request) -> ChatCompletion:
-        params = build_openai_params(request, self.spec.name, hosted=self.hosted, schema_style=self.schema_style)
+    async def _create(self, request: Request, schema_style: str) -> ChatCompletion:
+        params = build_openai_params(request, self.spec.name, hosted=self.hosted, schema_style=schema_style)
         return await self.client.chat.completions.create(**params)
 
-    def _rejects_json_schema(self, request: Request, exc: openai.APIStatusError) -> bool:
-        """True when a compatible server refused the `json_schema` response format itself."""
+    def _rejects_json_schema(self, request: Request, exc: openai.APIStatusError, sent_style: str) -> bool:
+        """True when a compatible server refused the `json_schema` response format this request was sent with."""
         return (
             not self.hosted
             and request.schema_ is not None
-            and self.schema_style == "json_schema"
+            and sent_style == "json_schema"
             and "json_schema" in str(exc.message) + str(getattr(exc, "body", ""))
         )
 

@@ -17,7 +17,7 @@ from lexprobe.models.spec import ModelSpec
 from lexprobe.models.types import Request, Response, ToolCall, Usage
 
 
-def _parse_turn(raw: Any, where: str) -> tuple[str, tuple[ToolCall, ...]]:
+def _parse_turn(raw: Any, where: str, turn: int) -> tuple[str, tuple[ToolCall, ...]]:
     if not isinstance(raw, dict):
         raise ModelConfigError(f"{where}: expected a JSON object, got {type(raw).__name__}")
     unknown = set(raw) - {"text", "tool_calls"}
@@ -33,7 +33,7 @@ def _parse_turn(raw: Any, where: str) -> tuple[str, tuple[ToolCall, ...]]:
         arguments = call.get("arguments", {})
         if not isinstance(arguments, dict):
             raise ModelConfigError(f"{where}: tool_calls[{index}].arguments must be an object")
-        calls.append(ToolCall(id=f"call_{index}", name=call["name"], arguments=arguments))
+        calls.append(ToolCall(id=f"call_{turn}_{index}", name=call["name"], arguments=arguments))
     return text, tuple(calls)
 
 
@@ -52,7 +52,7 @@ def load_script(path: Path) -> list[tuple[str, tuple[ToolCall, ...]]]:
                 raw = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise ModelConfigError(f"{where}: not valid JSON ({exc.msg})") from None
-            turns.append(_parse_turn(raw, where))
+            turns.append(_parse_turn(raw, where, len(turns) + 1))
     return turns
 
 
