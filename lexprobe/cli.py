@@ -229,13 +229,14 @@ def demo(
         usage = response.usage
         table.add_row(question, response.text.strip(), f"{usage.input_tokens}/{usage.output_tokens}", source)
     out.print(table)
-    out.print(f"first pass:  {first.summary.one_line()}", highlight=False)
-    out.print(f"second pass: {second.summary.one_line()}", highlight=False)
+    out.print(f"first pass:  {first.summary.one_line()}", highlight=False, soft_wrap=True)
+    out.print(f"second pass: {second.summary.one_line()}", highlight=False, soft_wrap=True)
     if cache is not None:
         out.print(
             f"The second pass asked the same questions in a new run and was answered from the cache "
             f"({second.summary.cache_hits}/{second.summary.total} hits) at {cache.path}.",
             highlight=False,
+            soft_wrap=True,
         )
     if not (first.summary.complete and second.summary.complete):
         fail("some demo requests failed: " + "; ".join(first.summary.errors + second.summary.errors), code=1)

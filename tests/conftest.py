@@ -68,7 +68,7 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         "--n_ctx",
         "2048",
         "--n_threads",
-        str(max(1, min(2, os.cpu_count() or 1))),
+        str(max(1, (os.cpu_count() or 2) // 2)),
     ]
     log = tmp_path_factory.mktemp("llama-server") / "server.log"
     with log.open("w") as sink:

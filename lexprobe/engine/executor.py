@@ -144,7 +144,7 @@ class Engine:
 
     def _wait_seconds(self, state: RetryCallState) -> float:
         backoff = wait_exponential_jitter(
-            initial=self.config.backoff_initial_s, max=self.config.backoff_max_s, jitter=self.config.jitter_s
+            multiplier=self.config.backoff_initial_s, max=self.config.backoff_max_s, jitter=self.config.jitter_s
         )(state)
         error = state.outcome.exception() if state.outcome else None
         if isinstance(error, TransientModelError) and error.retry_after_s:

@@ -41,7 +41,9 @@ class LlamaCppModel(Model):
         super().__init__(spec)
         self.model_path = str(spec.path) if spec.path else str(embedded_model_path())
         self.n_ctx = n_ctx
-        self.n_threads = n_threads or max(1, min(4, os.cpu_count() or 1))
+        # Half the cores, as llama.cpp itself defaults to: its threads spin-wait on each other, so taking every
+        # core makes each call tens of times slower as soon as any other process is busy.
+        self.n_threads = n_threads or max(1, min(4, (os.cpu_count() or 2) // 2))
         self._llm: Any = None
         self._lock = threading.Lock()
 
