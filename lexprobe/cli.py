@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import sys
 import tempfile
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import Annotated, NoReturn
 
 import typer
 from rich.console import Console
+from rich.logging import RichHandler
 from rich.table import Table
 
 from lexprobe import __version__
@@ -30,7 +32,7 @@ from lexprobe.engine import (
 )
 from lexprobe.engine.progress import format_cost
 from lexprobe.models import ModelConfigError, Request, check_model, model_status
-from lexprobe.models.spec import SPEC_FORMS
+from lexprobe.models.spec import valid_forms_text
 
 app = typer.Typer(
     name="lexprobe",
@@ -46,7 +48,7 @@ app = typer.Typer(
 out = Console()
 err = Console(stderr=True)
 
-MODEL_HELP = "Model spec: " + "; ".join(f"{form} ({desc})" for form, desc in SPEC_FORMS) + "."
+MODEL_HELP = f"Model spec, one of: {valid_forms_text()}. `lexprobe models` explains each form."
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
@@ -66,8 +68,14 @@ def main(
     version: Annotated[
         bool, typer.Option("--version", callback=version_callback, is_eager=True, help="Print the version.")
     ] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log every retry and model load on stderr.")] = False,
 ) -> None:
     """lexprobe command line."""
+    logging.basicConfig(
+        level=logging.INFO if verbose else logging.WARNING,
+        format="%(message)s",
+        handlers=[RichHandler(console=err, show_path=False, show_time=False)],
+    )
 
 
 ConcurrencyOpt = Annotated[

@@ -12,6 +12,7 @@ the run store. When retries are exhausted the request stays pending, and the sum
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections import defaultdict
 from collections.abc import Sequence
@@ -28,6 +29,8 @@ from lexprobe.models.base import Model
 from lexprobe.models.errors import ModelError, TransientModelError
 from lexprobe.models.registry import check_model, open_model
 from lexprobe.models.types import Request, Response
+
+logger = logging.getLogger(__name__)
 
 MAX_ERRORS_KEPT = 20
 REPLAY_BATCH = 1000
@@ -159,6 +162,15 @@ class Engine:
         def record_retry(state: RetryCallState) -> None:
             error = state.outcome.exception() if state.outcome else None
             summary.retries += 1
+            pause = state.next_action.sleep if state.next_action else 0.0
+            logger.warning(
+                "%s: attempt %d of %d failed (%s); retrying in %.1fs",
+                request_id[:16],
+                state.attempt_number,
+                self.config.max_retries + 1,
+                error,
+                pause,
+            )
             self.store.record_telemetry(
                 TelemetryRow(request_id, request.model, state.attempt_number, "retry", str(error), None)
             )
@@ -182,6 +194,7 @@ class Engine:
             if len(summary.errors) < MAX_ERRORS_KEPT:
                 summary.errors.append(f"{request_id}: {error}")
             self.store.record_telemetry(TelemetryRow(request_id, request.model, attempt_number, "failed", error, None))
+            logger.warning("%s: gave up after %d attempt(s): %s", request_id[:16], attempt_number, error)
             return
         if self.cache is not None:
             self.cache.put(request.cache_key(), request.model, response)

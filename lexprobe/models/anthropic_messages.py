@@ -114,7 +114,8 @@ def parse_anthropic_message(
 def classify_anthropic_error(exc: Exception) -> ModelError:
     """Map an `anthropic` exception onto a retryable or a final lexprobe error."""
     if isinstance(exc, anthropic.APITimeoutError | anthropic.APIConnectionError):
-        return TransientModelError(f"{type(exc).__name__}: {exc}")
+        where = f" ({exc.request.url})" if getattr(exc, "request", None) is not None else ""
+        return TransientModelError(f"{type(exc).__name__}: {exc}{where}")
     if isinstance(exc, anthropic.APIStatusError):
         status = exc.status_code
         header = exc.response.headers.get("retry-after") if exc.response is not None else None

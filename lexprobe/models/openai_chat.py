@@ -120,7 +120,8 @@ def parse_openai_completion(completion: ChatCompletion) -> tuple[str, tuple, Fin
 def classify_openai_error(exc: Exception) -> ModelError:
     """Map an `openai` exception onto a retryable or a final lexprobe error."""
     if isinstance(exc, openai.APITimeoutError | openai.APIConnectionError):
-        return TransientModelError(f"{type(exc).__name__}: {exc}")
+        where = f" ({exc.request.url})" if getattr(exc, "request", None) is not None else ""
+        return TransientModelError(f"{type(exc).__name__}: {exc}{where}")
     if isinstance(exc, openai.APIStatusError):
         status = exc.status_code
         retry_after = None
