@@ -1,0 +1,1 @@
+"""What is true: loaders for public case-law sources, one normalized case database, citations, courts, judges."""

@@ -1,0 +1,1 @@
+"""One module per public source; each exposes `load(path) -> LoadResult`."""
