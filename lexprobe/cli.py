@@ -20,6 +20,7 @@ from rich.logging import RichHandler
 from rich.table import Table
 
 from lexprobe import __version__
+from lexprobe.cli_data import data_app
 from lexprobe.demo import run_demo
 from lexprobe.engine import (
     Engine,
@@ -45,6 +46,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+app.add_typer(data_app, name="data")
 out = Console()
 err = Console(stderr=True)
 

@@ -83,3 +83,14 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             process.wait(timeout=10)
         except subprocess.TimeoutExpired:
             process.kill()
+
+
+@pytest.fixture(scope="session")
+def case_db_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Build the case database once per test session from the real public data (LEXPROBE_DATA)."""
+    from lexprobe.caselaw.build import build_database
+    from lexprobe.caselaw.paths import data_root
+
+    path = tmp_path_factory.mktemp("caselaw") / "caselaw.sqlite"
+    build_database(data_root(), path)
+    return path

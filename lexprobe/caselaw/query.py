@@ -1,0 +1,157 @@
+"""Read the case database: look cases up by citation or name, describe one case, summarize coverage."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from rapidfuzz import fuzz, process
+
+from lexprobe.caselaw.citations import citation_key
+
+LEVELS = ("scotus", "coa", "district")
+
+#: Coverage columns of `lexprobe data info`: label -> SQL condition on `cases`.
+COVERAGE = {
+    "name": "name IS NOT NULL AND name != ''",
+    "citation": "citation IS NOT NULL",
+    "author": "author IS NOT NULL",
+    "disposition": "disposition IS NOT NULL",
+    "opinion_text": "majority_opinion_id IS NOT NULL",
+    "overruling": "overruled_year IS NOT NULL",
+    "prominence": "prominence IS NOT NULL",
+}
+
+
+class CaseDatabaseMissing(FileNotFoundError):
+    """No case database where one was expected."""
+
+
+class CaseDatabase:
+    """A read-only handle on a built case database."""
+
+    def __init__(self, path: Path) -> None:
+        if not Path(path).is_file():
+            raise CaseDatabaseMissing(f"no case database at {path}: run `lexprobe data build` first")
+        self.path = Path(path)
+        self.conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        self.conn.row_factory = sqlite3.Row
+        self._names: list[tuple[str, str]] | None = None
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.conn.close()
+
+    def table_counts(self) -> dict[str, int]:
+        """Return the row count of every table."""
+        tables = [r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name")]
+        return {t: self.conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in tables}
+
+    def coverage(self) -> dict[str, dict[str, int]]:
+        """Return, per court level, how many cases there are and how many have each kind of fact."""
+        out: dict[str, dict[str, int]] = {}
+        for level in LEVELS:
+            (total,) = self.conn.execute("SELECT COUNT(*) FROM cases WHERE level = ?", (level,)).fetchone()
+            row = {"cases": total}
+            for label, condition in COVERAGE.items():
+                sql = f"SELECT COUNT(*) FROM cases WHERE level = ? AND {condition}"
+                (row[label],) = self.conn.execute(sql, (level,)).fetchone()
+            out[level] = row
+        return out
+
+    def build_info(self) -> dict[str, str]:
+        """Return the build's recorded facts (time, rows read, issues, conflicts)."""
+        return {r["key"]: r["value"] for r in self.conn.execute("SELECT key, value FROM build_info")}
+
+    def find_by_citation(self, text: str) -> list[str]:
+        """Return the ids of cases with this citation (any parallel citation), or an empty list."""
+        key = citation_key(text)
+        if key is None:
+            return []
+        rows = self.conn.execute("SELECT DISTINCT case_id FROM case_citations WHERE citation_key = ?", (key,))
+        return [r[0] for r in rows]
+
+    def find_by_name(self, name: str, limit: int = 5) -> list[str]:
+        """Return case ids whose name matches `name`: exact (case-insensitive) matches, else the best fuzzy ones."""
+        exact = self.conn.execute(
+            "SELECT case_id FROM cases WHERE lower(name) = lower(?) ORDER BY prominence DESC NULLS LAST", (name,)
+        ).fetchall()
+        if exact:
+            return [r[0] for r in exact][:limit]
+        if self._names is None:
+            self._names = [(r[0], r[1]) for r in self.conn.execute("SELECT case_id, name FROM cases WHERE name != ''")]
+        choices = {case_id: case_name.lower() for case_id, case_name in self._names}
+        found = process.extract(name.lower(), choices, scorer=fuzz.token_sort_ratio, limit=limit, score_cutoff=80)
+        return [case_id for _, _, case_id in found]
+
+    def find(self, citation_or_name: str) -> list[str]:
+        """Return case ids for a citation, else for a name."""
+        return self.find_by_citation(citation_or_name) or self.find_by_name(citation_or_name)
+
+    def case(self, case_id: str) -> dict[str, Any] | None:
+        """Return everything known about one case, with the source of each fact, or None."""
+        row = self.conn.execute("SELECT * FROM cases WHERE case_id = ?", (case_id,)).fetchone()
+        if row is None:
+            return None
+        facts: dict[str, list[dict[str, str]]] = {}
+        for fact in self.conn.execute("SELECT field, value, source FROM facts WHERE case_id = ?", (case_id,)):
+            entries = facts.setdefault(fact["field"], [])
+            entry = {"value": fact["value"], "source": fact["source"]}
+            if entry not in entries:
+                entries.append(entry)
+        overruled_by = [
+            dict(r)
+            for r in self.conn.execute(
+                "SELECT overruling_name, overruling_citation, overruling_docket, overruling_year, overruling_case_id,"
+                " in_part, note, source FROM overrulings WHERE overruled_case_id = ? ORDER BY overruling_year",
+                (case_id,),
+            )
+        ]
+        overrules = [
+            dict(r)
+            for r in self.conn.execute(
+                "SELECT overruled_name, overruled_citation, overruled_case_id, in_part, source FROM overrulings"
+                " WHERE overruling_case_id = ?",
+                (case_id,),
+            )
+        ]
+        opinions = [
+            dict(r)
+            for r in self.conn.execute(
+                "SELECT opinion_id, opinion_type, is_majority, author, length(text) AS characters FROM opinions"
+                " WHERE case_id = ?",
+                (case_id,),
+            )
+        ]
+        conflicts = [
+            dict(r)
+            for r in self.conn.execute(
+                "SELECT field, value_a, source_a, value_b, source_b FROM conflicts WHERE case_id = ?", (case_id,)
+            )
+        ]
+        (cites, cited_by) = (
+            self.conn.execute("SELECT COUNT(*) FROM citation_edges WHERE citing_case_id = ?", (case_id,)).fetchone()[0],
+            self.conn.execute("SELECT COUNT(*) FROM citation_edges WHERE cited_case_id = ?", (case_id,)).fetchone()[0],
+        )
+        return {
+            "case": dict(row),
+            "citations": [
+                dict(r)
+                for r in self.conn.execute(
+                    "SELECT citation, source FROM case_citations WHERE case_id = ? ORDER BY citation", (case_id,)
+                )
+            ],
+            "facts": facts,
+            "overruled_by": overruled_by,
+            "overrules": overrules,
+            "opinions": opinions,
+            "conflicts": conflicts,
+            "cites": cites,
+            "cited_by": cited_by,
+        }
+
+    def opinion_text(self, opinion_id: str) -> str | None:
+        """Return the clean text of one opinion, or None."""
+        row = self.conn.execute("SELECT text FROM opinions WHERE opinion_id = ?", (opinion_id,)).fetchone()
+        return row[0] if row else None

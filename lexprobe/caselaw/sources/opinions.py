@@ -1,0 +1,602 @@
+"""CourtListener Supreme Court opinion texts (Free Law Project citator study): one `OpinionRecord` per opinion file.
+
+Layout of `data_root()/opinions/scotus/` (what `load` takes):
+
+- `text/*.txt.gz`: plain text of the 133 citing cases (357 files), star paging ("*118") kept as published.
+- `raw_cited/*.txt.gz`: the lead and combined opinions of the cited cases (1,448 files), either CourtListener
+  HTML (`html_with_citations`, also the older Lawbox/Public.Resource.org and Columbia markup) or Harvard CAP XML.
+  Only lead and combined opinions were downloaded, so concurrences and dissents the metadata lists are not
+  expected here; one lead opinion (106761_020lead, New York Times Co. v. Sullivan) was too large to copy.
+- `citing_opinions_metadata.json` / `cited_opinions_metadata.json`: pandas column-oriented JSON
+  (`{column: {row: value}}`) with one row per CourtListener cluster: `*_cluster_id`, `*_decision_name`
+  ("Texas v. White (1869)", "Morgan v. United States,113 U.S. 476  (1885)"), `*_name`, `*_citations`
+  (parallel citations), `*_opinions` (dicts with `opinion_id`, `opinion_type`, `opinion_source`,
+  `opinion_filename`) and `*_filenames`. Citing metadata describes `text/`, cited metadata `raw_cited/`.
+
+Decisions:
+
+- Files are named `{cluster_id}_{type}.txt` (not by opinion id). Two opinions of one type in one cluster (two
+  dissents, say) share a file name, and the file holds only the first of them (checked against the combined
+  texts: the surviving concurrence or dissent is always the first of its kind in the reporter). The record
+  takes the first listed opinion id, and a `RowIssue` names the opinion ids whose text is not in the folder.
+- A file the folder's metadata does not list is not used (a `RowIssue`): the 23 such files in `raw_cited/` are
+  downloads left over from citation matches the study later corrected, and several are not Supreme Court
+  opinions at all (F.2d, F.3d and state-court decisions), so no case name or citation can be given for them.
+- A lead or combined opinion the cited metadata lists but `raw_cited/` lacks is a `RowIssue`, as is a cluster
+  with no lead or combined opinion listed (its text is absent by design of the download).
+- `opinion_type` is the CourtListener type code without its number: "combined", "unanimous", "lead",
+  "plurality", "concurrence", "concurrence_in_part", "dissent", "addendum", "remittitur", "rehearing",
+  "on_the_merits", "trial_court" (unknown codes keep their letters).
+- `is_majority`: a lead (or unanimous) opinion is the majority opinion; a combined opinion is the majority
+  opinion only when no lead or unanimous text of the same cluster is loaded from the same folder (so New York
+  Times Co. v. Sullivan, whose lead file is missing, falls back to its combined text). Each cluster thus has
+  exactly one majority text per folder. A lead opinion that only announces the judgment (a plurality) still
+  counts: CourtListener types it as lead.
+- `author` is the name as the opinion states it: "HARLAN" from "MR. JUSTICE HARLAN delivered the opinion of the
+  Court", "Warren" from "Chief Justice Warren delivered the opinion", "Van Devanter", "The CHIEF JUSTICE"
+  when no name is given. Lead and combined opinions are searched for a "delivered the opinion"/"announced the
+  judgment" statement (or "Opinion of the Court by ..."); one that comes after "PER CURIAM" is ignored, so a
+  per curiam opinion has no author. Other opinions take the first justice named in their opening lines
+  ("Mr. Justice Reed, dissenting"). OCR slips in the title ("Me. Justice", "Mb. Chief Justice") are tolerated.
+- Text: plain-text files are kept as published (star paging and footnote numbers included), with runs of
+  whitespace collapsed. Markup is converted with lxml: CAP XML (a document whose root is `<opinion>`, with or
+  without an XML declaration) with the XML parser, everything else with the HTML parser; tags are dropped,
+  entities unescaped (and once more for entities escaped twice in the source), block elements become
+  paragraph breaks ("\\n\\n"), `<br>` a line break, and whitespace inside a paragraph collapses to one space.
+  Page markers are removed only where the markup says they are page markers: `<page-number>` (CAP) and
+  `<span class="star-pagination">` (CourtListener), keeping the text around them joined
+  ("de<page-number>*718</page-number>livered" -> "delivered"). Bare "*483"-like strings in text are kept, as
+  in the plain-text files, because a star followed by digits can also be a footnote mark or quoted text. The
+  paragraph numbers Public.Resource.org adds (`<span class="num">`) are removed too. CAP footnotes keep their
+  label ("1 Text of the footnote.").
+- `case_name` is the metadata's `*_name`, or `*_name_full` where the short name is blank (some lower-court
+  decisions the study lists as "cited", e.g. the F.2d decision a "Reversed" pair points to).
+- `year` is the year in parentheses at the end of the metadata's decision name.
+- `rows_read` counts opinion files read (both folders); each becomes a record or a `RowIssue` (a few issues,
+  such as a shared file name or XML read as HTML, accompany a record instead of replacing it).
+"""
+
+from __future__ import annotations
+
+import gzip
+import html
+import json
+import re
+import zlib
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lxml import etree
+
+from lexprobe.caselaw.records import LoadResult, OpinionRecord, RowIssue
+
+SOURCE = "courtlistener"
+TEXT_DIR = "text"
+RAW_DIR = "raw_cited"
+CITING_METADATA = "citing_opinions_metadata.json"
+CITED_METADATA = "cited_opinions_metadata.json"
+
+OPINION_TYPES = {
+    "combined": "combined",
+    "unanimous": "unanimous",
+    "unamimous": "unanimous",  # CourtListener's own spelling of 015
+    "lead": "lead",
+    "plurality": "plurality",
+    "concurrence": "concurrence",
+    "concurrenceinpart": "concurrence_in_part",
+    "dissent": "dissent",
+    "addendum": "addendum",
+    "remittitur": "remittitur",
+    "rehearing": "rehearing",
+    "onthemerits": "on_the_merits",
+    "trialcourt": "trial_court",
+}
+MAJORITY_TYPES = frozenset({"lead", "unanimous"})
+RAW_EXPECTED_TYPES = frozenset({"combined", "lead"})
+
+_FILE_NAME = re.compile(r"^(\d+)_(\d{3})([a-z]+)\.txt\.gz$")
+_YEAR = re.compile(r"\((\d{4})\)")
+
+
+@dataclass(frozen=True)
+class FileMeta:
+    """What the metadata says about one opinion file."""
+
+    cluster_id: str
+    opinion_ids: tuple[str, ...]  # every opinion listed under this file name, in metadata order
+    case_name: str | None
+    citations: tuple[str, ...]
+    year: int | None
+    location: str
+
+
+@dataclass(frozen=True)
+class ClusterMeta:
+    """One metadata row: the cluster and the file names of its opinions."""
+
+    cluster_id: str
+    file_names: tuple[str, ...]
+    location: str
+
+
+@dataclass
+class Metadata:
+    """One metadata file, indexed by opinion file name (without `.gz`)."""
+
+    files: dict[str, FileMeta]
+    clusters: list[ClusterMeta]
+
+
+# --------------------------------------------------------------------------------------------------- loading
+
+
+def load(folder: Path) -> LoadResult:
+    """Load every opinion file under `folder` (the `opinions/scotus` folder) with its cluster metadata."""
+    folder = Path(folder)
+    result = LoadResult()
+    citing = read_metadata(folder / CITING_METADATA, "citing", result.issues)
+    cited = read_metadata(folder / CITED_METADATA, "cited", result.issues)
+    pending: list[dict[str, Any]] = []
+    pending += _load_folder(folder / TEXT_DIR, citing, raw=False, result=result)
+    pending += _load_folder(folder / RAW_DIR, cited, raw=True, result=result)
+    _report_missing(folder / TEXT_DIR, citing, expected_types=None, issues=result.issues)
+    _report_missing(folder / RAW_DIR, cited, expected_types=RAW_EXPECTED_TYPES, issues=result.issues)
+    result.opinions = _with_majority_flags(pending)
+    return result
+
+
+def _load_folder(directory: Path, meta: Metadata, *, raw: bool, result: LoadResult) -> list[dict[str, Any]]:
+    """Read each `*.txt.gz` file of one folder into record fields; unusable files become issues."""
+    if not directory.is_dir():
+        result.issues.append(RowIssue(SOURCE, str(directory), "folder not found"))
+        return []
+    out: list[dict[str, Any]] = []
+    for path in sorted(directory.glob("*.txt.gz")):
+        result.rows_read += 1
+        fields = _load_file(path, meta, raw=raw, issues=result.issues)
+        if fields is not None:
+            out.append(fields)
+    return out
+
+
+def _load_file(path: Path, meta: Metadata, *, raw: bool, issues: list[RowIssue]) -> dict[str, Any] | None:
+    """Return the record fields of one opinion file, or None after recording why it cannot be used."""
+    location = f"{path.parent.name}/{path.name}"
+    match = _FILE_NAME.match(path.name)
+    if match is None:
+        issues.append(RowIssue(SOURCE, str(path), "file name is not {cluster_id}_{NNNtype}.txt.gz"))
+        return None
+    cluster_from_name, type_code, type_letters = match.groups()
+    file_name = path.name.removesuffix(".gz")
+    info = meta.files.get(file_name)
+    if info is None:
+        issues.append(
+            RowIssue(
+                SOURCE,
+                str(path),
+                f"not listed in the metadata (cluster {cluster_from_name}): a download the study no longer uses; "
+                "no case name or citation known, skipped",
+            )
+        )
+        return None
+    data = _read_gzip(path, issues)
+    if data is None:
+        return None
+    decoded = data.decode("utf-8", errors="replace")
+    bad_sequences = decoded.count("\ufffd") - data.count("\ufffd".encode())
+    if bad_sequences:
+        issues.append(RowIssue(SOURCE, str(path), f"{bad_sequences} invalid UTF-8 sequences replaced with U+FFFD"))
+        data = decoded.encode("utf-8")
+    try:
+        text, note = convert_markup(data) if raw else (plain_text(decoded), None)
+    except (etree.XMLSyntaxError, etree.ParserError, ValueError) as exc:
+        issues.append(RowIssue(SOURCE, str(path), f"markup could not be parsed: {exc}"))
+        return None
+    if note:
+        issues.append(RowIssue(SOURCE, str(path), note))
+    if not text:
+        issues.append(RowIssue(SOURCE, str(path), "no text"))
+        return None
+    if len(info.opinion_ids) > 1:
+        lost = ", ".join(info.opinion_ids[1:])
+        issues.append(
+            RowIssue(
+                SOURCE,
+                str(path),
+                f"{len(info.opinion_ids)} opinions share this file name; it holds the first "
+                f"({info.opinion_ids[0]}); no text for {lost}",
+            )
+        )
+    opinion_type = normalize_opinion_type(f"{type_code}{type_letters}")
+    return {
+        "source": SOURCE,
+        "opinion_id": info.opinion_ids[0],
+        "cluster_id": info.cluster_id,
+        "case_name": info.case_name,
+        "citations": info.citations,
+        "opinion_type": opinion_type,
+        "author": find_author(text, opinion_type),
+        "text": text,
+        "source_file": location,
+        "year": info.year,
+    }
+
+
+def _read_gzip(path: Path, issues: list[RowIssue]) -> bytes | None:
+    """Return the decompressed bytes of `path`, or None after recording a broken or empty file."""
+    try:
+        with gzip.open(path, "rb") as handle:
+            data = handle.read()
+    except (OSError, EOFError, zlib.error) as exc:
+        issues.append(RowIssue(SOURCE, str(path), f"unreadable gzip file: {exc}"))
+        return None
+    if not data.strip():
+        issues.append(RowIssue(SOURCE, str(path), "empty file"))
+        return None
+    return data
+
+
+def _with_majority_flags(pending: list[dict[str, Any]]) -> list[OpinionRecord]:
+    """Freeze the records, marking the lead opinion (or the combined one where a cluster has no lead) majority."""
+    has_lead: set[tuple[str, str | None]] = set()
+    for fields in pending:
+        if fields["opinion_type"] in MAJORITY_TYPES:
+            has_lead.add((_folder_of(fields), fields["cluster_id"]))
+    records = []
+    for fields in pending:
+        kind = fields["opinion_type"]
+        majority = kind in MAJORITY_TYPES or (
+            kind == "combined" and (_folder_of(fields), fields["cluster_id"]) not in has_lead
+        )
+        records.append(OpinionRecord(is_majority=majority, **fields))
+    return records
+
+
+def _folder_of(fields: dict[str, Any]) -> str:
+    return fields["source_file"].split("/", 1)[0]
+
+
+def _report_missing(
+    directory: Path, meta: Metadata, *, expected_types: frozenset[str] | None, issues: list[RowIssue]
+) -> None:
+    """Record metadata-listed files of the expected types that the folder lacks, and clusters with none."""
+    if not directory.is_dir():
+        return
+    present = {path.name.removesuffix(".gz") for path in directory.glob("*.txt.gz")}
+    for cluster in meta.clusters:
+        wanted = [name for name in cluster.file_names if _is_expected(name, expected_types)]
+        if not wanted:
+            issues.append(
+                RowIssue(
+                    SOURCE,
+                    cluster.location,
+                    f"cluster {cluster.cluster_id} lists no {'/'.join(sorted(expected_types or ()))} opinion: "
+                    "no text for this case",
+                )
+            )
+            continue
+        for name in dict.fromkeys(wanted):
+            if name not in present:
+                issues.append(
+                    RowIssue(SOURCE, cluster.location, f"{directory.name}/{name}.gz is listed but absent (no text)")
+                )
+
+
+def _is_expected(file_name: str, expected_types: frozenset[str] | None) -> bool:
+    if expected_types is None:
+        return True
+    match = _FILE_NAME.match(file_name + ".gz")
+    return match is not None and normalize_opinion_type(match.group(2) + match.group(3)) in expected_types
+
+
+# -------------------------------------------------------------------------------------------------- metadata
+
+
+def read_metadata(path: Path, side: str, issues: list[RowIssue]) -> Metadata:
+    """Read a `{side}_opinions_metadata.json` file (pandas column-oriented JSON) into a file-name index."""
+    meta = Metadata(files={}, clusters=[])
+    try:
+        columns = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        issues.append(RowIssue(SOURCE, str(path), f"unreadable metadata: {exc}"))
+        return meta
+    needed = [f"{side}_cluster_id", f"{side}_opinions"]
+    if not isinstance(columns, dict) or not all(isinstance(columns.get(name), dict) for name in needed):
+        issues.append(RowIssue(SOURCE, str(path), f"not column-oriented JSON with {', '.join(needed)}"))
+        return meta
+    for row in columns[f"{side}_cluster_id"]:
+        location = f"{path}:row {row}"
+        values = {name: column.get(row) for name, column in columns.items() if isinstance(column, dict)}
+        problem = _add_metadata_row(values, side, location, meta)
+        if problem:
+            issues.append(RowIssue(SOURCE, location, problem))
+    return meta
+
+
+def _add_metadata_row(values: dict[str, Any], side: str, location: str, meta: Metadata) -> str | None:
+    """Index one metadata row; return a message when the row cannot be used."""
+    cluster = values.get(f"{side}_cluster_id")
+    opinions = values.get(f"{side}_opinions")
+    if not isinstance(cluster, int | str) or not str(cluster).isdigit():
+        return f"cluster id {cluster!r} is not a number"
+    if not isinstance(opinions, list) or not opinions:
+        return f"cluster {cluster}: no opinion list"
+    cluster_id = str(cluster)
+    citations = values.get(f"{side}_citations")
+    if not isinstance(citations, list) or not all(isinstance(item, str) for item in citations):
+        return f"cluster {cluster_id}: citations {citations!r} are not a list of strings"
+    ids_by_file: dict[str, list[str]] = defaultdict(list)
+    for opinion in opinions:
+        if not isinstance(opinion, dict):
+            return f"cluster {cluster_id}: opinion entry {opinion!r} is not an object"
+        name, opinion_id = opinion.get("opinion_filename"), opinion.get("opinion_id")
+        if not isinstance(name, str) or not name.startswith(f"{cluster_id}_") or opinion_id is None:
+            return f"cluster {cluster_id}: opinion entry without a file name of this cluster or an id: {opinion!r}"
+        ids_by_file[name].append(str(opinion_id))
+    repeated = [name for name in ids_by_file if name in meta.files]
+    if repeated:
+        return f"cluster {cluster_id}: {', '.join(repeated)} already listed by an earlier row"
+    decision_name = values.get(f"{side}_decision_name")
+    case_name = next(
+        (
+            name.strip()
+            for name in (values.get(f"{side}_name"), values.get(f"{side}_name_full"))
+            if isinstance(name, str) and name.strip()
+        ),
+        None,
+    )
+    year = _year_of(decision_name)
+    for name, ids in ids_by_file.items():
+        meta.files[name] = FileMeta(
+            cluster_id=cluster_id,
+            opinion_ids=tuple(ids),
+            case_name=case_name,
+            citations=tuple(citations),
+            year=year,
+            location=location,
+        )
+    meta.clusters.append(ClusterMeta(cluster_id, tuple(ids_by_file), location))
+    return None
+
+
+def _year_of(decision_name: object) -> int | None:
+    """Return the last parenthesized four-digit year of a decision name, if any."""
+    if not isinstance(decision_name, str):
+        return None
+    years = _YEAR.findall(decision_name)
+    return int(years[-1]) if years else None
+
+
+def normalize_opinion_type(code: str) -> str:
+    """Turn a CourtListener type code ("020lead", "035concurrenceinpart") into a plain type ("lead", ...)."""
+    letters = code.lstrip("0123456789")
+    return OPINION_TYPES.get(letters, letters)
+
+
+# ------------------------------------------------------------------------------------------------------ text
+
+_PARA = "\ue000"  # sentinels (private-use characters; the sources contain none)
+_LINE = "\ue001"
+_BLOCK_TAG_WORDS = (
+    "p div blockquote center h1 h2 h3 h4 h5 h6 pre li ul ol table tr dl dt dd hr section article header footer "
+    "opinion author footnote footnote_body judges attorneys headnotes otherdate decisiondate docketnumber parties "
+    "syllabus summary disposition court casebody"
+)
+_BLOCK_TAGS = frozenset(_BLOCK_TAG_WORDS.split())
+_CELL_TAGS = frozenset({"td", "th"})
+_DROP_TAGS = frozenset({"page-number", "script", "style", "img"})
+_DROP_SPAN_CLASSES = frozenset({"star-pagination", "num"})
+_WHITESPACE = re.compile(r"\s+")
+_LEFTOVER_ENTITY = re.compile(r"&(?:#\d{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+_C1 = re.compile("[\x80-\x9f]")
+# Seen in this data: UTF-8 "—" read as Thai cp874 plus C1 bytes, and 0x9E standing for "§" (not cp1252 "ž").
+_C1_FIXES = {"\u0e42\x80\x94": "—", "\x9e": "§"}
+_XML_START = re.compile(rb"^(?:\xef\xbb\xbf)?\s*(?:<\?xml[^>]*\?>\s*)?(?:<!--.*?-->\s*)*<opinion[\s>]", re.DOTALL)
+
+_XML_PARSER = etree.XMLParser(
+    huge_tree=True, resolve_entities=False, no_network=True, remove_comments=True, remove_pis=True
+)
+_HTML_PARSER = etree.HTMLParser(encoding="utf-8", huge_tree=True, remove_comments=True, remove_pis=True)
+
+
+def is_cap_xml(data: bytes) -> bool:
+    """Return True for Harvard CAP XML (root element `<opinion>`), False for CourtListener-style HTML."""
+    return _XML_START.match(data[:4096]) is not None
+
+
+def markup_to_text(data: bytes) -> str:
+    """Convert raw CourtListener HTML or Harvard CAP XML bytes to clean text with paragraph breaks."""
+    return convert_markup(data)[0]
+
+
+def convert_markup(data: bytes) -> tuple[str, str | None]:
+    """Return (clean text, note): the note says when CAP XML was not well-formed and was read as HTML instead."""
+    note = None
+    if is_cap_xml(data):
+        try:
+            root = etree.fromstring(data, _XML_PARSER)
+        except etree.XMLSyntaxError as exc:
+            note = f"CAP XML not well-formed ({exc}); read with the HTML parser instead, text kept"
+            root = etree.fromstring(data, _HTML_PARSER)
+    else:
+        root = etree.fromstring(data, _HTML_PARSER)
+    return ("" if root is None else _element_text(root)), note
+
+
+def cap_xml_to_text(data: bytes) -> str:
+    """Convert Harvard CAP XML bytes to clean text (raises `lxml.etree.XMLSyntaxError` if not well-formed)."""
+    return _element_text(etree.fromstring(data, _XML_PARSER))
+
+
+def html_to_text(data: bytes) -> str:
+    """Convert CourtListener HTML bytes (UTF-8) to clean text."""
+    root = etree.fromstring(data, _HTML_PARSER)
+    return "" if root is None else _element_text(root)
+
+
+def _element_text(root: etree._Element) -> str:
+    """Flatten a parsed tree: drop page markers, mark block boundaries, join the text, tidy whitespace."""
+    _label_footnotes(root)
+    doomed = []
+    for element in root.iter():
+        tag = element.tag
+        if not isinstance(tag, str):  # comments or processing instructions the parser kept
+            doomed.append(element)
+            continue
+        tag = tag.lower()
+        if tag in _DROP_TAGS or (
+            tag == "span" and _DROP_SPAN_CLASSES.intersection((element.get("class") or "").split())
+        ):
+            doomed.append(element)
+        elif tag in _BLOCK_TAGS:
+            element.text = _PARA + (element.text or "")
+            element.tail = _PARA + (element.tail or "")
+        elif tag == "br":
+            element.tail = _LINE + (element.tail or "")
+        elif tag in _CELL_TAGS:
+            element.tail = " " + (element.tail or "")
+    for element in doomed:
+        _remove_keeping_tail(element)
+    return tidy_text("".join(root.itertext()))
+
+
+def _label_footnotes(root: etree._Element) -> None:
+    """Put a CAP footnote's label ("1", "*") in front of its text, inside its first paragraph."""
+    for footnote in root.iter("footnote"):
+        label = (footnote.get("label") or "").strip()
+        if not label:
+            continue
+        first = footnote[0] if len(footnote) and not (footnote.text or "").strip() else None
+        if first is not None and isinstance(first.tag, str):
+            first.text = f"{label} " + (first.text or "")
+        else:
+            footnote.text = f"{label} " + (footnote.text or "")
+
+
+def _remove_keeping_tail(element: etree._Element) -> None:
+    """Remove `element` and its content from the tree, keeping the text that follows it in place."""
+    parent = element.getparent()
+    if parent is None:
+        return
+    tail = element.tail or ""
+    previous = element.getprevious()
+    if tail:
+        if previous is not None:
+            previous.tail = (previous.tail or "") + tail
+        else:
+            parent.text = (parent.text or "") + tail
+    parent.remove(element)
+
+
+def tidy_text(raw: str) -> str:
+    """Collapse whitespace within paragraphs, keep paragraph and line breaks, unescape leftover entities."""
+    paragraphs = []
+    for part in " ".join(raw.split()).split(_PARA):
+        paragraph = "\n".join(line.strip() for line in part.split(_LINE) if line and not line.isspace())
+        if paragraph:
+            paragraphs.append(paragraph)
+    text = "\n\n".join(paragraphs)
+    if "&" in text:  # entities escaped twice in the source ("&amp;amp;") survive one parse
+        text = _LEFTOVER_ENTITY.sub(lambda match: html.unescape(match.group(0)), text)
+    return fix_c1_controls(text)
+
+
+def plain_text(raw: str) -> str:
+    """Return a plain-text opinion as published, with whitespace runs collapsed and line breaks kept."""
+    lines = (" ".join(line.split()) for line in raw.splitlines())
+    return fix_c1_controls("\n".join(line for line in lines if line))
+
+
+def fix_c1_controls(text: str) -> str:
+    """Map C1 control characters (Windows-1252 bytes read as Latin-1 upstream: "\\x97") to what they stand for."""
+    if _C1.search(text) is None:
+        return text
+    for wrong, right in _C1_FIXES.items():
+        text = text.replace(wrong, right)
+    return _C1.sub(_cp1252, text)
+
+
+def _cp1252(match: re.Match[str]) -> str:
+    try:
+        return bytes([ord(match.group(0))]).decode("cp1252")
+    except UnicodeDecodeError:  # 0x81, 0x8D, 0x8F, 0x90, 0x9D are unassigned: keep them
+        return match.group(0)
+
+
+# ---------------------------------------------------------------------------------------------------- author
+
+_TITLE = r"(?i:(?:m[a-z]{0,2}\.?[\s\-]*)?(?:chief\s+)?j\.?u\.?s\.?t\.?i\.?c\.?e)"  # OCR: "Me.", "Mr.-", "Ju.sti.ce"
+_GAP = r"(?:\s+|\s*[~'’\-]+\s*)"
+_UPPER = r"[A-ZÀ-ÖØ-Þ]"
+_NAME_WORD = rf"{_UPPER}(?:[^\W\d_]|['’`\-])*[^\W\d_]"
+_NAME = rf"((?:(?:Van|VAN|De|DE|Du|DU)\s+)?{_NAME_WORD})"
+_THE_CHIEF = r"((?i:the\s+chief\s+justice))"
+_BETWEEN = r"(?:[,:'’\s][^.;:]{0,160}?)?\s*"
+# Each majority pattern ends at the anchor word found first by `_ANCHOR` (a cheap scan of the whole text).
+_MAJORITY_PATTERNS = (
+    re.compile(rf"\b{_TITLE}{_GAP}{_NAME}{_BETWEEN}(?:delivered|announced)$"),
+    re.compile(rf"\b{_THE_CHIEF}{_BETWEEN}(?:delivered|announced)$"),
+    re.compile(rf"\b({_NAME_WORD}),\s+(?:Ch\.\s*|Chief\s+)?(?:J\.|Justice),?\s+delivered$"),
+)
+_OPINION_OF = re.compile(rf"(?i:opinion\s+of\s+(?:the\s+court\s+by\s+)?){_TITLE}{_GAP}{_NAME}")
+_FILED_BY = re.compile(rf"filed\s+by\s+(?:(?:Chief|Circuit|District|Senior)\s+)?(?:Judge|Justice)\s+{_NAME}")
+_ANCHOR = re.compile(r"\b(?:delivered|announced|[Oo]pinion of|OPINION OF|filed by)\b")
+_ANCHOR_LOOKBACK = 240
+# Lower-court and CAP opinions open with the author on a line of its own: "L. HAND, Chief Judge.", "Crow, J."
+_JUDGE_LINE = re.compile(
+    rf"(?m)^((?:{_UPPER}[\w'’\-]*\.?\s+){{0,3}}{_NAME_WORD}),\s+"
+    r"(?:(?:Chief|Circuit|District|Presiding|Senior|Associate)\s+)?(?:Judge|Justice|J\.|C\.\s?J\.)\s*[.:]?\s*$"
+)
+_SEPARATE_PATTERNS = (re.compile(rf"\b{_TITLE}{_GAP}{_NAME}"), re.compile(rf"\b{_THE_CHIEF}"))
+_PER_CURIAM = re.compile(r"(?i:p[a-z]{1,2}\s+curiam)")  # OCR: "Pee Curiam", "Pm Curiam"
+_NOT_NAMES = frozenset({"delivered", "announced", "and", "with", "whom", "dissenting", "concurring"})
+SEPARATE_OPENING_CHARS = 1500
+JUDGE_LINE_OPENING_CHARS = 5000
+
+
+def find_author(text: str, opinion_type: str) -> str | None:
+    """Return the opinion's author as the text states it ("HARLAN", "Warren", "The CHIEF JUSTICE"), or None."""
+    if opinion_type in MAJORITY_TYPES or opinion_type in {"combined", "plurality"}:
+        found = _majority_statement(text)
+        line = _JUDGE_LINE.search(text, 0, JUDGE_LINE_OPENING_CHARS)
+        if line and (found is None or line.start() < found[0]):
+            found = line.start(), line.group(1)
+        if found is None:
+            return None
+        start, name = found
+        return None if _PER_CURIAM.search(text, 0, start) else name
+    found = _earliest(_SEPARATE_PATTERNS, text[:SEPARATE_OPENING_CHARS])
+    return found[1] if found else None
+
+
+def _majority_statement(text: str) -> tuple[int, str] | None:
+    """Find the first "X delivered the opinion" / "Opinion of the Court by X" statement: (position, name)."""
+    for anchor in _ANCHOR.finditer(text):
+        first = anchor.group(0)[0]
+        if first in "OofF":
+            pattern = _FILED_BY if first == "f" else _OPINION_OF
+            match = pattern.match(text, anchor.start())
+            if match and match.group(1).lower() not in _NOT_NAMES:
+                return anchor.start(), _WHITESPACE.sub(" ", match.group(1))
+            continue
+        window_start = max(0, anchor.start() - _ANCHOR_LOOKBACK)
+        found = _earliest(_MAJORITY_PATTERNS, text[window_start : anchor.end()])
+        if found is not None:
+            return window_start + found[0], found[1]
+    return None
+
+
+def _earliest(patterns: tuple[re.Pattern[str], ...], text: str) -> tuple[int, str] | None:
+    """Return (position, name) of the earliest match of any pattern whose name is plausible."""
+    best: tuple[int, str] | None = None
+    for pattern in patterns:
+        for match in pattern.finditer(text):
+            name = _WHITESPACE.sub(" ", match.group(1)).strip()
+            if name.lower() in _NOT_NAMES:
+                continue
+            if best is None or match.start() < best[0]:
+                best = (match.start(), name)
+            break
+    return best

@@ -1,0 +1,252 @@
+"""`lexprobe data ...`: build, inspect and sample the case database. Thin: parse, call caselaw/, print."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from lexprobe.caselaw.build import BuildError, BuildProgress, build_database
+from lexprobe.caselaw.paths import data_root, default_db_path
+from lexprobe.caselaw.query import CaseDatabase, CaseDatabaseMissing
+from lexprobe.caselaw.records import LoadResult
+from lexprobe.caselaw.sampling import LEVEL_FILTERS, sample_cases
+from lexprobe.caselaw.sources import cap, courtlistener_api, scdb_release
+
+data_app = typer.Typer(
+    help="Build and query the case database of real public case-law data (SCDB, Fowler network, Library of "
+    "Congress overruled table, CourtListener opinions and treatments, Courts of Appeals Database).",
+    no_args_is_help=True,
+)
+out = Console()
+err = Console(stderr=True)
+
+DbOpt = Annotated[Path | None, typer.Option("--db", help="Case database file (default: caselaw.sqlite in the cache).")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+
+
+def _fail(message: str, code: int = 2) -> typer.Exit:
+    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    return typer.Exit(code)
+
+
+class RichBuildProgress(BuildProgress):
+    """One progress line per source on stderr."""
+
+    def __init__(self, progress: Progress) -> None:
+        self.progress = progress
+        self.tasks: dict[str, int] = {}
+
+    def source_started(self, name: str, description: str) -> None:
+        self.tasks[name] = self.progress.add_task(f"{name}: {description}", total=1)
+
+    def source_finished(self, name: str, result: LoadResult, seconds: float) -> None:
+        issues = f", {len(result.issues)} issue(s)" if result.issues else ""
+        self.progress.update(
+            self.tasks[name], completed=1, description=f"{name}: {result.rows_read:,} rows{issues} ({seconds:.1f}s)"
+        )
+
+    def step(self, name: str) -> None:
+        previous = self.tasks.get("_step")
+        if previous is not None:
+            self.progress.update(previous, completed=1)
+        self.tasks["_step"] = self.progress.add_task(name, total=1)
+
+
+@data_app.command("build")
+def build(
+    source: Annotated[
+        Path | None, typer.Option(help="Folder of the public data (default: $LEXPROBE_DATA or ../shared/data).")
+    ] = None,
+    db: DbOpt = None,
+    overruled_edition: Annotated[str, typer.Option(help="Library of Congress table edition: 2025 or 2022.")] = "2025",
+    cap_file: Annotated[
+        list[Path] | None,
+        typer.Option("--cap", help="Also load a Caselaw Access Project bulk JSONL file (repeatable)."),
+    ] = None,
+    courtlistener_file: Annotated[
+        list[Path] | None,
+        typer.Option("--courtlistener", help="Also load saved CourtListener API results (JSON/JSONL; repeatable)."),
+    ] = None,
+    scdb_zip: Annotated[
+        list[Path] | None, typer.Option("--scdb-zip", help="Also load an SCDB release zip, e.g. the Legacy file.")
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Load every source into one SQLite case database, atomically (a temporary file renamed when complete).
+
+    Example: `lexprobe data build` then `lexprobe data case "163 U.S. 537"`.
+    """
+    if overruled_edition not in ("2025", "2022"):
+        raise _fail(f"--overruled-edition must be 2025 or 2022, not {overruled_edition!r}")
+    source_dir = source or data_root()
+    db_path = db or default_db_path()
+    extra = [(f"cap:{p.name}", p, cap.load) for p in cap_file or []]
+    extra += [(f"courtlistener:{p.name}", p, courtlistener_api.load) for p in courtlistener_file or []]
+    extra += [(f"scdb-zip:{p.name}", p, scdb_release.load) for p in scdb_zip or []]
+    for _, path, _ in extra:
+        if not path.is_file():
+            raise _fail(f"file not found: {path}")
+    with Progress(
+        SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(), console=err
+    ) as progress:
+        try:
+            report = build_database(
+                source_dir,
+                db_path,
+                overruled_edition=overruled_edition,
+                extra_sources=extra,
+                progress=RichBuildProgress(progress),
+            )
+        except BuildError as exc:
+            raise _fail(str(exc)) from None
+    if as_json:
+        print(json.dumps(report.to_dict()))
+        return
+    table = Table(title=f"case database built in {report.elapsed_s:.1f}s: {db_path}")
+    table.add_column("table")
+    table.add_column("rows", justify="right")
+    for name, count in report.tables.items():
+        table.add_row(name, f"{count:,}")
+    out.print(table)
+    issues = sum(report.issues.values())
+    out.print(
+        f"{issues} malformed row(s) reported (see table build_issues); conflicts between sources: "
+        f"{report.conflicts or 'none'}; unmatched links: {report.unmatched}",
+        highlight=False,
+        soft_wrap=True,
+    )
+
+
+def _open(db: Path | None) -> CaseDatabase:
+    try:
+        return CaseDatabase(db or default_db_path())
+    except CaseDatabaseMissing as exc:
+        raise _fail(str(exc)) from None
+
+
+@data_app.command("info")
+def info(db: DbOpt = None, as_json: JsonOpt = False) -> None:
+    """Counts per table and coverage per court level (name, citation, author, disposition, opinion text,
+    overruling, prominence)."""
+    database = _open(db)
+    counts, coverage, build_info = database.table_counts(), database.coverage(), database.build_info()
+    if as_json:
+        print(json.dumps({"db": str(database.path), "tables": counts, "coverage": coverage, "build": build_info}))
+        return
+    tables = Table(title=f"tables in {database.path}")
+    tables.add_column("table")
+    tables.add_column("rows", justify="right")
+    for name, count in counts.items():
+        tables.add_row(name, f"{count:,}")
+    out.print(tables)
+    cov = Table(title="coverage per court level (cases with each fact)")
+    columns = list(next(iter(coverage.values())).keys())
+    cov.add_column("level")
+    for column in columns:
+        cov.add_column(column, justify="right")
+    for level, row in coverage.items():
+        cov.add_row(level, *(f"{row[c]:,}" for c in columns))
+    out.print(cov)
+
+
+@data_app.command("case")
+def case(
+    citation_or_name: Annotated[str, typer.Argument(help='A citation ("163 U.S. 537") or a case name.')],
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Everything known about one case, with the source of each fact.
+
+    Example: `lexprobe data case "163 U.S. 537"` shows Plessy v. Ferguson, 1896, overruled 1954 by Brown.
+    """
+    database = _open(db)
+    ids = database.find(citation_or_name)
+    if not ids:
+        raise _fail(f"no case matches {citation_or_name!r}", code=1)
+    details = [database.case(case_id) for case_id in ids[:1]]
+    if as_json:
+        print(json.dumps({"matches": ids, "case": details[0]}))
+        return
+    info = details[0]
+    row = info["case"]
+    out.print(f"[bold]{row['name']}[/], {row['citation']} ({row['year']}) — {row['court_id']}", highlight=False)
+    if len(ids) > 1:
+        out.print(f"[dim]other matches: {', '.join(ids[1:])}[/]", highlight=False)
+    table = Table(show_header=True)
+    table.add_column("fact")
+    table.add_column("value")
+    table.add_column("source")
+    for field_name, entries in sorted(info["facts"].items()):
+        for entry in entries:
+            table.add_row(field_name, entry["value"], entry["source"])
+    out.print(table)
+    for rule in info["overruled_by"]:
+        part = " (in part)" if rule["in_part"] else ""
+        out.print(
+            f"overruled{part} {rule['overruling_year']} by {rule['overruling_name']}"
+            f" {rule['overruling_citation'] or ('No. ' + (rule['overruling_docket'] or '?'))} [{rule['source']}]",
+            highlight=False,
+        )
+    for rule in info["overrules"]:
+        out.print(f"overrules {rule['overruled_name']} {rule['overruled_citation'] or ''}", highlight=False)
+    for opinion in info["opinions"]:
+        flag = " (majority)" if opinion["is_majority"] else ""
+        out.print(
+            f"opinion {opinion['opinion_id']}: {opinion['opinion_type']}{flag}, author {opinion['author'] or '?'}, "
+            f"{opinion['characters']:,} characters",
+            highlight=False,
+        )
+    out.print(f"cites {info['cites']} case(s); cited by {info['cited_by']}", highlight=False)
+    for conflict in info["conflicts"]:
+        out.print(
+            f"[yellow]sources disagree on {conflict['field']}:[/] {conflict['value_a']} ({conflict['source_a']}) vs "
+            f"{conflict['value_b']} ({conflict['source_b']})",
+            highlight=False,
+        )
+
+
+@data_app.command("sample")
+def sample(
+    level: Annotated[str, typer.Option(help=f"Court level: {', '.join(LEVEL_FILTERS)}.")] = "scotus",
+    n: Annotated[int, typer.Option("--n", min=1, help="How many cases to draw.")] = 5000,
+    seed: Annotated[int, typer.Option(help="Random seed; the same seed draws the same sample.")] = 47,
+    out_file: Annotated[
+        Path | None, typer.Option("--out", help="Write the sample here (.jsonl or .csv); default stdout (JSONL).")
+    ] = None,
+    db: DbOpt = None,
+) -> None:
+    """Draw the study's stratified sample of one court level (see `lexprobe.caselaw.sampling` for the filters).
+
+    Example: `lexprobe data sample --level scotus --n 5000 --seed 47 --out scotus.jsonl`
+    """
+    if level not in LEVEL_FILTERS:
+        raise _fail(f"unknown level {level!r}; choose one of {', '.join(LEVEL_FILTERS)}")
+    result = sample_cases(_open(db), level, n, seed)
+    if out_file is None:
+        for row in result.rows:
+            sys.stdout.write(json.dumps(row) + "\n")
+    elif out_file.suffix == ".csv":
+        with out_file.open("w", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=list(result.rows[0]) if result.rows else ["case_id"])
+            writer.writeheader()
+            writer.writerows(result.rows)
+    else:
+        with out_file.open("w") as handle:
+            handle.writelines(json.dumps(row) + "\n" for row in result.rows)
+    err.print(
+        f"drew {len(result.rows):,} of {n:,} requested {level} cases from {result.eligible:,} eligible in "
+        f"{result.strata} strata (equal share {result.equal_share}); seed {seed}",
+        highlight=False,
+    )
+    if result.short_strata:
+        err.print(f"[yellow]{len(result.short_strata)} strata had fewer cases than the equal share[/]", highlight=False)
+    if result.shortfall:
+        err.print(f"[yellow]short by {result.shortfall:,}: not enough eligible cases[/]", highlight=False)
