@@ -8,8 +8,8 @@ Filters (one per level, applied before stratifying):
 
 Allocation: every stratum gets an equal share of `n` (the per-term cap for the Supreme Court); a stratum with
 fewer eligible cases gives all it has, and the shortfall is spread evenly over the strata that still have cases,
-until `n` is reached or every eligible case is drawn (`allocate`). Strata that could not fill the equal share are reported. The draw is
-reproducible: strata and cases are ordered by id before a `random.Random(seed)` draws from them.
+until `n` is reached or every eligible case is drawn (`allocate`). Strata that could not fill the equal share are
+reported. The draw is reproducible: strata and cases are ordered by id before a `random.Random(seed)` draws.
 """
 
 from __future__ import annotations
