@@ -10,6 +10,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -177,7 +178,10 @@ def case(
         return
     info = details[0]
     row = info["case"]
-    out.print(f"[bold]{row['name']}[/], {row['citation']} ({row['year']}) — {row['court_id']}", highlight=False)
+    out.print(
+        f"[bold]{escape(row['name'] or '(no name)')}[/], {row['citation']} ({row['year']}) — {row['court_id']}",
+        highlight=False,
+    )
     if len(ids) > 1:
         out.print(f"[dim]other matches: {', '.join(ids[1:])}[/]", highlight=False)
     table = Table(show_header=True)
@@ -194,21 +198,26 @@ def case(
             f"overruled{part} {rule['overruling_year']} by {rule['overruling_name']}"
             f" {rule['overruling_citation'] or ('No. ' + (rule['overruling_docket'] or '?'))} [{rule['source']}]",
             highlight=False,
+            markup=False,
         )
     for rule in info["overrules"]:
-        out.print(f"overrules {rule['overruled_name']} {rule['overruled_citation'] or ''}", highlight=False)
+        out.print(
+            f"overrules {rule['overruled_name']} {rule['overruled_citation'] or ''}", highlight=False, markup=False
+        )
     for opinion in info["opinions"]:
         flag = " (majority)" if opinion["is_majority"] else ""
         out.print(
             f"opinion {opinion['opinion_id']}: {opinion['opinion_type']}{flag}, author {opinion['author'] or '?'}, "
             f"{opinion['characters']:,} characters",
             highlight=False,
+            markup=False,
         )
     out.print(f"cites {info['cites']} case(s); cited by {info['cited_by']}", highlight=False)
     for conflict in info["conflicts"]:
         out.print(
-            f"[yellow]sources disagree on {conflict['field']}:[/] {conflict['value_a']} ({conflict['source_a']}) vs "
-            f"{conflict['value_b']} ({conflict['source_b']})",
+            f"[yellow]sources disagree on {conflict['field']}:[/] "
+            f"{escape(conflict['value_a'])} ({conflict['source_a']}) vs {escape(conflict['value_b'])} "
+            f"({conflict['source_b']})",
             highlight=False,
         )
 

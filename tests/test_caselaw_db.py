@@ -137,9 +137,25 @@ def test_coverage_and_counts(db: CaseDatabase) -> None:
     assert counts["citation_edges"] >= 200_000
 
 
-def test_find_by_name(db: CaseDatabase) -> None:
-    ids = db.find_by_name("Plessy v. Ferguson")
-    assert ids and db.case(ids[0])["case"]["citation"] == "163 U.S. 537"
+@pytest.mark.parametrize(
+    ("name", "citation"),
+    [
+        ("Plessy v. Ferguson", "163 U.S. 537"),
+        ("plessy v ferguson", "163 U.S. 537"),
+        ("Brown v. Board of Education", "347 U.S. 483"),  # not the 1952 order of the same name
+        ("Marbury v. Madison", "5 U.S. 137"),
+        ("Roe v. Wade", "410 U.S. 113"),
+        ("United States v. Nixon", "418 U.S. 683"),
+        ("Miranda v. Arizona", "384 U.S. 436"),
+    ],
+)
+def test_find_by_name(db: CaseDatabase, name: str, citation: str) -> None:
+    ids = db.find_by_name(name)
+    assert ids and db.case(ids[0])["case"]["citation"] == citation
+
+
+def test_display_names_prefer_normal_case(db: CaseDatabase) -> None:
+    assert one(db, "347 U.S. 483")["case"]["name"] == "Brown v. Board of Educ."
 
 
 def test_missing_database_names_the_fix(tmp_path: Path) -> None:

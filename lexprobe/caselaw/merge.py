@@ -79,7 +79,7 @@ def names_conflict(a: str, b: str) -> bool:
 def _is_shouting(name: str) -> bool:
     """True for names set mostly in capitals, as SCDB prints them ("BROWN et al. v. BOARD OF EDUCATION")."""
     letters = [c for c in name if c.isalpha()]
-    return bool(letters) and sum(c.isupper() for c in letters) >= 0.8 * len(letters)
+    return bool(letters) and sum(c.isupper() for c in letters) >= 0.7 * len(letters)
 
 
 @dataclass

@@ -8,6 +8,7 @@ from typing import Any
 
 from rapidfuzz import fuzz, process
 
+from lexprobe.caselaw.case_names import normalize_case_name
 from lexprobe.caselaw.citations import citation_key
 
 LEVELS = ("scotus", "coa", "district")
@@ -37,7 +38,7 @@ class CaseDatabase:
         self.path = Path(path)
         self.conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         self.conn.row_factory = sqlite3.Row
-        self._names: list[tuple[str, str]] | None = None
+        self._names: list[tuple[str, str, float]] | None = None
 
     def close(self) -> None:
         """Close the connection."""
@@ -73,17 +74,32 @@ class CaseDatabase:
         return [r[0] for r in rows]
 
     def find_by_name(self, name: str, limit: int = 5) -> list[str]:
-        """Return case ids whose name matches `name`: exact (case-insensitive) matches, else the best fuzzy ones."""
-        exact = self.conn.execute(
-            "SELECT case_id FROM cases WHERE lower(name) = lower(?) ORDER BY prominence DESC NULLS LAST", (name,)
-        ).fetchall()
-        if exact:
-            return [r[0] for r in exact][:limit]
+        """Return ids of cases named like `name` by any source, most prominent first among the closest matches.
+
+        Every name any source gives a case is normalized (`case_names.normalize_case_name`: "et al." dropped,
+        "Educ." read as "Education") and compared with rapidfuzz (token-sort similarity >= 80); matches within 10
+        points of the best count as equally close, so "Brown v. Board of Education" finds the 1954 decision before
+        the 1952 order of the same name.
+        """
         if self._names is None:
-            self._names = [(r[0], r[1]) for r in self.conn.execute("SELECT case_id, name FROM cases WHERE name != ''")]
-        choices = {case_id: case_name.lower() for case_id, case_name in self._names}
-        found = process.extract(name.lower(), choices, scorer=fuzz.token_sort_ratio, limit=limit, score_cutoff=80)
-        return [case_id for _, _, case_id in found]
+            rows = self.conn.execute(
+                "SELECT DISTINCT f.case_id, f.value, COALESCE(c.prominence, 0) FROM facts f"
+                " JOIN cases c ON c.case_id = f.case_id WHERE f.field = 'name'"
+            )
+            self._names = [(case_id, normalize_case_name(value), prominence) for case_id, value, prominence in rows]
+        choices = [case_name for _, case_name, _ in self._names]
+        query = normalize_case_name(name)
+        found = process.extract(query, choices, scorer=fuzz.token_sort_ratio, limit=100, score_cutoff=80)
+        best_score: dict[str, float] = {}
+        for _, score, index in found:
+            case_id = self._names[index][0]
+            best_score[case_id] = max(score, best_score.get(case_id, 0.0))
+        if not best_score:
+            return []
+        top = max(best_score.values())
+        prominence = {self._names[index][0]: self._names[index][2] for _, _, index in found}
+        close = sorted((c for c, score in best_score.items() if score >= top - 10), key=lambda c: -prominence[c])
+        return close[:limit]
 
     def find(self, citation_or_name: str) -> list[str]:
         """Return case ids for a citation, else for a name."""
