@@ -20,8 +20,11 @@ from rich.logging import RichHandler
 from rich.table import Table
 
 from lexprobe import __version__
+from lexprobe.caselaw.build import BuildError
+from lexprobe.caselaw.paths import default_db_path
 from lexprobe.cli_data import data_app
-from lexprobe.demo import run_demo
+from lexprobe.cli_hallucination import hallucination_app, print_report, print_skipped
+from lexprobe.demo import ensure_case_database, run_demo
 from lexprobe.engine import (
     Engine,
     EngineConfig,
@@ -47,6 +50,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(data_app, name="data")
+app.add_typer(hallucination_app, name="hallucination")
 out = Console()
 err = Console(stderr=True)
 
@@ -211,42 +215,35 @@ async def _run_once(store: RunStore, cache: ResponseCache | None, config: Engine
 @app.command()
 def demo(
     model: Annotated[str, typer.Option("--model", "-m", help=MODEL_HELP)] = "local",
-    run_dir: Annotated[
-        Path | None, typer.Option(help="Where the demo's run stores go (default: a new temporary folder).")
-    ] = None,
+    run_dir: Annotated[Path | None, typer.Option(help="Run directory (default: a new temporary folder).")] = None,
+    n: Annotated[int, typer.Option("--n", min=1, help="Supreme Court cases sampled.")] = 3,
     no_cache: NoCacheOpt = False,
 ) -> None:
-    """Ask the embedded model a handful of legal questions through the engine, twice.
+    """A small hallucination profile: every reference-based task the data supports, Supreme Court cases, zero- and
+    few-shot, answered by the embedded model (or --model) and scored against the case database.
 
-    Prints each answer with its token usage, then shows the second pass served from the response cache.
+    Builds the case database first when there is none (`lexprobe data build`, about 10 s).
     """
     try:
         check_model(model)
     except ModelConfigError as exc:
         fail(str(exc))
+    db_path = default_db_path()
+    if not db_path.is_file():
+        err.print(f"[dim]building the case database at {db_path} (first run only)...[/]", highlight=False)
+        try:
+            ensure_case_database(db_path)
+        except BuildError as exc:
+            fail(str(exc))
     folder = run_dir or Path(tempfile.mkdtemp(prefix="lexprobe-demo-"))
     config = engine_config(None, no_cache, 6, None)
     cache = None if no_cache else ResponseCache()
-    err.print(f"[dim]asking {model} through the engine; run stores in {folder}[/]", highlight=False)
-    first, second = asyncio.run(run_demo(model, folder, cache, config))
-    table = Table(title=f"lexprobe demo: {model}", show_lines=True)
-    table.add_column("question", ratio=2)
-    table.add_column("answer", ratio=3)
-    table.add_column("tokens in/out", justify="right")
-    table.add_column("source")
-    for question, response in first.answers:
-        source = "cache" if response.cached else f"model, {response.latency_s:.2f}s"
-        usage = response.usage
-        table.add_row(question, response.text.strip(), f"{usage.input_tokens}/{usage.output_tokens}", source)
-    out.print(table)
-    out.print(f"first pass:  {first.summary.one_line()}", highlight=False, soft_wrap=True)
-    out.print(f"second pass: {second.summary.one_line()}", highlight=False, soft_wrap=True)
-    if cache is not None:
-        out.print(
-            f"The second pass asked the same questions in a new run and was answered from the cache "
-            f"({second.summary.cache_hits}/{second.summary.total} hits) at {cache.path}.",
-            highlight=False,
-            soft_wrap=True,
-        )
-    if not (first.summary.complete and second.summary.complete):
-        fail("some demo requests failed: " + "; ".join(first.summary.errors + second.summary.errors), code=1)
+    err.print(f"[dim]profiling {model}; run directory {folder}[/]", highlight=False)
+    result = asyncio.run(run_demo(model, folder, db_path, cache, config, n=n))
+    print_skipped(result.plan.skipped)
+    print_report(model, result.rows)
+    if result.summary is not None:
+        out.print(result.summary.one_line(), highlight=False, soft_wrap=True)
+        out.print(f"Reprint this table with: lexprobe hallucination report {folder}", highlight=False, soft_wrap=True)
+        if not result.summary.complete:
+            fail("some demo requests failed: " + "; ".join(result.summary.errors), code=1)

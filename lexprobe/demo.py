@@ -1,62 +1,43 @@
-"""The `lexprobe demo` job: a handful of legal questions to the embedded model, asked twice through the engine
-to show answers, token usage and the response cache at work. Later issues replace it with the real profiling job.
+"""The `lexprobe demo` job: a small hallucination profile of a model (the embedded one by default).
+
+It builds the case database from the public data when there is none yet, samples a few Supreme Court cases, asks
+every task the data supports in both prompt styles through the engine (temperature 0, cached, resumable), scores the
+answers and returns the rate table.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
-from lexprobe.engine import Engine, EngineConfig, ResponseCache, RunStore, RunSummary
-from lexprobe.models.types import Request, Response
+from lexprobe.caselaw.build import BuildProgress, build_database
+from lexprobe.caselaw.paths import data_root
+from lexprobe.caselaw.query import CaseDatabase
+from lexprobe.engine import EngineConfig, ResponseCache
+from lexprobe.hallucination.run import ProfileResult, ProfileSettings, run_profile
+from lexprobe.hallucination.tasks import TASKS
 
-DEMO_SYSTEM = "You are a careful legal research assistant. Answer in one or two sentences."
-
-DEMO_QUESTIONS: tuple[str, ...] = (
-    "Is Marbury v. Madison, 5 U.S. 137 (1803), a real case? Answer yes or no, then explain briefly.",
-    "Which court decided Brown v. Board of Education, 347 U.S. 483 (1954)?",
-    "Who wrote the majority opinion in Miranda v. Arizona, 384 U.S. 436 (1966)?",
-    "Was Plessy v. Ferguson, 163 U.S. 537 (1896), ever overruled? If so, by which case?",
-    "What is the central holding of Gideon v. Wainwright, 372 U.S. 335 (1963)?",
-)
+DEMO_CASES = 3
+DEMO_SEED = 47
 
 
-@dataclass
-class DemoPass:
-    """One pass over the demo questions."""
-
-    summary: RunSummary
-    answers: list[tuple[str, Response]]
+def demo_settings(model: str, n: int = DEMO_CASES) -> ProfileSettings:
+    """Return the demo's profile: every reference-based task, Supreme Court, zero- and few-shot, n cases."""
+    tasks = [task for task in TASKS.values() if not task.reference_free]
+    return ProfileSettings(model=model, tasks=tasks, levels=["scotus"], styles=["zero", "few"], n=n, seed=DEMO_SEED)
 
 
-def demo_requests(model: str, max_tokens: int = 96) -> list[Request]:
-    """Return the demo questions as deterministic (temperature 0) requests to `model`."""
-    return [
-        Request.from_prompt(
-            model, question, system=DEMO_SYSTEM, max_tokens=max_tokens, id=f"demo-{index}", tags={"job": "demo"}
-        )
-        for index, question in enumerate(DEMO_QUESTIONS, start=1)
-    ]
+def ensure_case_database(db_path: Path, progress: BuildProgress | None = None) -> None:
+    """Build the case database at `db_path` from `LEXPROBE_DATA` unless it exists."""
+    if not db_path.is_file():
+        build_database(data_root(), db_path, progress=progress)
 
 
 async def run_demo(
-    model: str, run_dir: Path, cache: ResponseCache | None, config: EngineConfig
-) -> tuple[DemoPass, DemoPass]:
-    """Ask the demo questions twice, each pass in its own run store under `run_dir`.
-
-    The second pass is answered from the response cache when the cache is on. Returns both passes.
-    """
-    requests = demo_requests(model)
-    passes = []
-    for name in ("first", "second"):
-        store = RunStore.open(run_dir / f"{name}-pass")
-        engine = Engine(store, cache, config)
-        try:
-            summary = await engine.run(requests)
-            stored = store.responses()
-            answers = [(r.messages[-1].content, stored[r.request_id]) for r in requests if r.request_id in stored]
-        finally:
-            await engine.aclose()
-            store.close()
-        passes.append(DemoPass(summary, answers))
-    return passes[0], passes[1]
+    model: str, run_dir: Path, db_path: Path, cache: ResponseCache | None, config: EngineConfig, n: int = DEMO_CASES
+) -> ProfileResult:
+    """Run the demo profile into `run_dir`; returns the plan, engine summary and rate table."""
+    database = CaseDatabase(db_path)
+    try:
+        return await run_profile(demo_settings(model, n), database, run_dir, cache, config)
+    finally:
+        database.close()

@@ -1,0 +1,198 @@
+"""`lexprobe hallucination ...`: the Large Legal Fictions profile. Thin: parse, call hallucination/, print."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from lexprobe.caselaw.paths import default_db_path
+from lexprobe.caselaw.query import CaseDatabase, CaseDatabaseMissing
+from lexprobe.engine import EngineConfig, ResponseCache, RunStore
+from lexprobe.engine.store import RUN_DB_NAME
+from lexprobe.hallucination.external import LineError, score_lines
+from lexprobe.hallucination.prompts import PROMPT_STYLES
+from lexprobe.hallucination.report import ReportRow, report_json, summarize
+from lexprobe.hallucination.run import ProfileSettings, run_profile
+from lexprobe.hallucination.tasks import TASKS, resolve_levels, resolve_tasks
+from lexprobe.models import ModelConfigError, check_model
+from lexprobe.models.spec import valid_forms_text
+
+hallucination_app = typer.Typer(
+    help="Profile legal hallucinations (Dahl et al., Large Legal Fictions): ask a model about real cases, score every "
+    "answer against public case-law data, report hallucination rates with standard errors.",
+    no_args_is_help=True,
+)
+out = Console()
+err = Console(stderr=True)
+
+DbOpt = Annotated[Path | None, typer.Option("--db", help="Case database (default: built by `lexprobe data build`).")]
+
+
+def _fail(message: str, code: int = 2) -> typer.Exit:
+    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    return typer.Exit(code)
+
+
+def _open_db(db: Path | None) -> CaseDatabase:
+    try:
+        return CaseDatabase(db or default_db_path())
+    except CaseDatabaseMissing as exc:
+        raise _fail(str(exc)) from None
+
+
+@hallucination_app.command("tasks")
+def tasks(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
+    """List the study's tasks: question, complexity, method, prompt styles and court levels."""
+    if as_json:
+        print(json.dumps([
+            {"task": t.id, "question": t.question, "complexity": t.complexity,
+             "method": "reference-free" if t.reference_free else "reference-based",
+             "styles": list(t.styles), "levels": list(t.levels)}
+            for t in TASKS.values()
+        ]))  # fmt: skip
+        return
+    table = Table(title=f"{len(TASKS)} hallucination tasks")
+    for column in ("task", "question", "complexity", "method", "styles", "levels"):
+        table.add_column(column)
+    for t in TASKS.values():
+        method = "reference-free" if t.reference_free else "reference-based"
+        table.add_row(t.id, t.question, t.complexity, method, ",".join(t.styles), ",".join(t.levels))
+    out.print(table)
+
+
+def print_report(model: str, rows: list[ReportRow]) -> None:
+    """Print the rate table."""
+    table = Table(title=f"hallucination rates: {model}")
+    for column in ("task", "level", "prompt", "n", "rate", "s.e.", "abstain", "unscored", "pending"):
+        table.add_column(column, justify="right" if column not in ("task", "level", "prompt") else "left", no_wrap=True)
+    for row in rows:
+        rate = "-" if row.rate is None else f"{row.rate:.3f}"
+        se = "-" if row.se is None else f"({row.se:.3f})"
+        abstain = "-" if row.abstain_rate is None else f"{row.abstain_rate:.3f}"
+        table.add_row(row.task, row.level, row.prompt_style, str(row.n), rate, se, abstain, str(row.unscored),
+                      str(row.pending))  # fmt: skip
+    out.print(table)
+    out.print(
+        "rate = hallucinations / scored answers (abstentions count as non-hallucinations); "
+        "s.e. = sqrt(p(1-p)/n); unscored answers are excluded from n.",
+        highlight=False,
+        soft_wrap=True,
+    )
+
+
+def print_skipped(skipped: list[tuple[str, str, str, str]]) -> None:
+    """Say on stderr which task x level x style combinations were not asked, and why (one line each).
+
+    Combinations the study never defines (a few-shot variant of a zero-shot-only task) are left out.
+    """
+    for task, level, style, reason in skipped:
+        if "-shot template" not in reason:
+            err.print(f"[dim]skipped {task} / {level} / {style}: {reason}[/]", highlight=False, soft_wrap=True)
+
+
+@hallucination_app.command("run")
+def run(
+    model: Annotated[str, typer.Option("--model", "-m", help=f"Model spec, one of: {valid_forms_text()}.")] = "local",
+    task_list: Annotated[str, typer.Option("--tasks", help="Comma list of task ids, or 'all'.")] = "all",
+    levels: Annotated[str, typer.Option(help="Comma list of court levels: scotus, coa, usdc.")] = "scotus",
+    prompt_styles: Annotated[str, typer.Option(help="Comma list: zero, few.")] = "zero,few",
+    n: Annotated[int, typer.Option("--n", min=1, help="Cases sampled per level.")] = 100,
+    seed: Annotated[int, typer.Option(help="Sampling seed.")] = 47,
+    run_dir: Annotated[Path, typer.Option(help="Run directory (resumable; rerun the same command to resume).")] = Path(
+        "lexprobe-runs/hallucination"
+    ),
+    db: DbOpt = None,
+    concurrency: Annotated[int | None, typer.Option(min=1, help="Requests in flight per model.")] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Bypass the shared response cache.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Count requests, tokens and cost; send nothing.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Sample cases, ask every task at temperature 0 through the engine, score, and print the rate table.
+
+    Example: `lexprobe hallucination run --model local --tasks existence,author --n 20 --run-dir runs/smol`
+    """
+    try:
+        check_model(model)
+        settings = ProfileSettings(
+            model=model,
+            tasks=resolve_tasks(task_list),
+            levels=resolve_levels(levels),
+            styles=[s.strip() for s in prompt_styles.split(",") if s.strip()],
+            n=n,
+            seed=seed,
+        )
+    except (ModelConfigError, ValueError) as exc:
+        raise _fail(str(exc)) from None
+    bad_styles = [s for s in settings.styles if s not in PROMPT_STYLES]
+    if bad_styles or not settings.styles:
+        raise _fail(f"unknown prompt style(s) {bad_styles}; valid: zero, few")
+    database = _open_db(db)
+    config = EngineConfig(concurrency=concurrency, use_cache=not no_cache, progress=sys.stderr.isatty())
+    cache = None if no_cache else ResponseCache()
+    try:
+        result = asyncio.run(run_profile(settings, database, run_dir, cache, config, dry_run=dry_run))
+    except (ValueError, ModelConfigError) as exc:
+        raise _fail(str(exc)) from None
+    print_skipped(result.plan.skipped)
+    if result.estimate is not None:
+        print(json.dumps(result.estimate.to_dict()) if as_json else result.estimate.one_line())
+        return
+    if as_json:
+        print(json.dumps(report_json(model, result.rows)))
+    else:
+        print_report(model, result.rows)
+    summary = result.summary
+    if summary is not None:
+        err.print(summary.one_line(), highlight=False)
+        if not summary.complete:
+            raise _fail(f"{summary.failed} request(s) still pending; rerun the same command to resume", code=1)
+
+
+@hallucination_app.command("report")
+def report(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory written by `lexprobe hallucination run`.")],
+    as_json: Annotated[bool, typer.Option("--json", help='Print {"model", "rows": [...]}.')] = False,
+) -> None:
+    """Print the rate table of a run from its stored scores."""
+    if not (run_dir / RUN_DB_NAME).is_file():
+        raise _fail(f"{run_dir} is not a run directory (no {RUN_DB_NAME})")
+    store = RunStore.open(run_dir)
+    model = store.get_meta("model") or "unknown"
+    rows = summarize(store)
+    store.close()
+    if as_json:
+        print(json.dumps(report_json(model, rows)))
+    else:
+        print_report(model, rows)
+
+
+@hallucination_app.command("score-answers")
+def score_answers(
+    file: Annotated[Path, typer.Argument(help='JSON Lines: {"task", "case", "answer"} (+ "dissenter" / "case2").')],
+    db: DbOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Accepted for symmetry: output is always JSON Lines.")] = True,
+) -> None:
+    """Score answers produced elsewhere (another harness, a commercial research tool) against the case database.
+
+    Prints each line with "label" and "detail" added; malformed lines are reported on stderr by line number.
+    """
+    if not file.is_file():
+        raise _fail(f"file not found: {file}")
+    database = _open_db(db)
+    errors = 0
+    with file.open(encoding="utf-8") as handle:
+        for result in score_lines(handle, database):
+            if isinstance(result, LineError):
+                errors += 1
+                err.print(f"{file}:{result.line}: {result.message}", highlight=False, markup=False)
+            else:
+                sys.stdout.write(json.dumps(result) + "\n")
+    if errors:
+        raise _fail(f"{errors} malformed line(s) in {file} were not scored (listed above)", code=1)

@@ -1,0 +1,178 @@
+"""Is a quotation in the majority opinion? Fuzzy matching of a quote against one opinion text, fast.
+
+Normalization (the same for the opinion and the quote, done by one tokenizer so every word keeps its offset in the
+original text): case folded; star paging ("*483", "**12", "[*483]") and footnote marks ("[1]", "[*]") dropped;
+words joined across apostrophes ("Court's" = "Court’s" = "courts") and hyphens, including a hyphen at a line break
+("con-\\nstitution" = "constitution", "well-known" = "wellknown"); all other punctuation, curly or straight quotes
+and runs of whitespace become single spaces; square brackets of an alteration vanish ("[t]he" = "the"). Only the
+quote is treated as a literal - nothing of the opinion is escaped or compiled (the original code regex-escaped the
+opinion too, so verbatim quotes with more than about five spaces never matched).
+
+Matching: the quote is split at ellipses ("...", "…", ". . .") into fragments that must match in this order.
+A fragment found verbatim (after normalization) scores 100. Otherwise it is located through an index of the
+opinion's word `NGRAM`-grams: each shared n-gram votes for a start position (when none is shared - a short
+fragment, or a typo in every n-gram - each rare word of the fragment votes instead), the best-voted windows (a few
+words of slack either side) are compared with `rapidfuzz.fuzz.partial_ratio`, and the earliest window scoring at
+least `MATCH_THRESHOLD` wins. The quote's similarity is its weakest fragment's, so `found` is exactly
+`similarity >= MATCH_THRESHOLD`. `start` is exact for verbatim matches and within a word or two for fuzzy ones.
+
+Thresholds:
+- `MATCH_THRESHOLD = 90` (rapidfuzz 0-100, an Indel-distance ratio): tolerates a misspelt or dropped word in a
+  sentence-long quote (one changed word in twenty scores about 95) but not a paraphrase (typically below 75).
+- `MIN_QUOTE_WORDS = 5`: a quote of fewer words (all fragments together) is `too_short`. Four common words
+  ("the court held that") appear in almost any opinion, so such a match is no evidence that the model knows the
+  case, and a miss is no evidence that it does not; the scorer labels it `unscored` with that reason rather than
+  guessing either way.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from itertools import accumulate
+
+from rapidfuzz import fuzz
+
+NGRAM = 4
+MATCH_THRESHOLD = 90.0
+MIN_QUOTE_WORDS = 5
+_CANDIDATES = 8  # best-voted windows compared per fragment
+_RARE_WORD = 100  # a word this frequent or rarer in the opinion may vote alone, when no n-gram does
+
+_TOKEN = re.compile(
+    r"(?P<skip>(?<![^\s(\[])\[?\*{1,3}\d+\]?(?=[\s.,;:)\]]|$)|\[\d{1,3}\]|\[\*+\])"
+    r"|(?P<word>[^\W_]+(?:(?:['’]|[-\u00ad\u2010\u2011](?:[ \t]*\n\s*)?)[^\W_]+)*)"
+)
+_JOINERS = re.compile(r"['’\-\u00ad\u2010\u2011\s]+")
+_BRACKETS = re.compile(r"[\[\]]")
+_ELLIPSIS = re.compile(r"\.\s?\.\s?\.|…")
+
+
+@dataclass(frozen=True)
+class QuoteMatch:
+    """Where (and how well) a quote matched: `similarity` is 0-100, `start` the quote's character offset in the
+    opinion text when found, `too_short` when the quote has fewer than `MIN_QUOTE_WORDS` words."""
+
+    found: bool
+    similarity: float
+    start: int | None
+    too_short: bool = False
+    words: int = 0
+
+
+def _fold(word: str) -> str:
+    return _JOINERS.sub("", unicodedata.normalize("NFKC", word)).casefold()
+
+
+def tokenize(text: str) -> tuple[list[str], list[int]]:
+    """Return the normalized words of `text` and the character offset of each in `text` (see module docstring)."""
+    words: list[str] = []
+    offsets: list[int] = []
+    for match in _TOKEN.finditer(text):
+        if match.lastgroup == "word":
+            words.append(_fold(match.group()))
+            offsets.append(match.start())
+    return words, offsets
+
+
+def normalize_text(text: str) -> str:
+    """Return `text` normalized for quotation matching: folded words joined by single spaces."""
+    return " ".join(tokenize(text)[0])
+
+
+def _quote_fragments(quote: str) -> list[list[str]]:
+    """Return the quote's ellipsis-separated fragments as lists of normalized words, empty ones dropped."""
+    pieces = _ELLIPSIS.split(_BRACKETS.sub("", quote))
+    return [words for words in (tokenize(piece)[0] for piece in pieces) if words]
+
+
+class QuoteIndex:
+    """One opinion text, tokenized and indexed by word n-gram once; `match` then checks quotes against it."""
+
+    def __init__(self, text: str) -> None:
+        self.words, self.offsets = tokenize(text)
+        self.normalized = " ".join(self.words)
+        # character offset of each word in `self.normalized`
+        self._char_starts = [0, *accumulate(len(word) + 1 for word in self.words)][: len(self.words)]
+        self._word_at_char = {start: index for index, start in enumerate(self._char_starts)}
+        self._haystack = f" {self.normalized} "
+        grams: dict[tuple[str, ...], list[int]] = defaultdict(list)
+        for position in range(len(self.words) - NGRAM + 1):
+            grams[tuple(self.words[position : position + NGRAM])].append(position)
+        self._grams = dict(grams)
+        singles: dict[str, list[int]] = defaultdict(list)
+        for position, word in enumerate(self.words):
+            singles[word].append(position)
+        self._singles = dict(singles)
+
+    def _exact(self, fragment: list[str], from_word: int) -> int | None:
+        """Return the first word position >= from_word where `fragment` occurs verbatim, else None."""
+        if from_word >= len(self.words):
+            return None
+        needle = " ".join(fragment)
+        at = self._char_starts[from_word]
+        while True:
+            found = self._haystack.find(f" {needle} ", at)
+            if found == -1:
+                return None
+            if found in self._word_at_char:  # " needle " at haystack offset f = normalized offset f of the word
+                return self._word_at_char[found]
+            at = found + 1
+
+    def _fuzzy(self, fragment: list[str], from_word: int) -> tuple[float, int | None, int | None]:
+        """Return (similarity, start word, end word) of the earliest window at or above the threshold, else of the
+        best window (similarity 0 and no position when no window shares a word n-gram or a rare word)."""
+        votes: Counter[int] = Counter()
+        for k in range(len(fragment) - NGRAM + 1):
+            for position in self._grams.get(tuple(fragment[k : k + NGRAM]), ()):
+                if position >= from_word:
+                    votes[max(position - k, from_word)] += 1
+        if not votes:  # a short fragment, or one whose every n-gram has a typo: rare single words vote instead
+            for k, word in enumerate(fragment):
+                positions = self._singles.get(word, ())
+                if len(positions) <= _RARE_WORD:
+                    for position in positions:
+                        if position >= from_word:
+                            votes[max(position - k, from_word)] += 1
+        needle = " ".join(fragment)
+        slack = max(3, len(fragment) // 10)
+        best: tuple[float, int | None, int | None] = (0.0, None, None)
+        for start, _ in sorted(votes.most_common(_CANDIDATES), key=lambda item: item[0]):
+            low = max(from_word, start - slack)
+            window_words = self.words[low : start + len(fragment) + slack]
+            window = " ".join(window_words)
+            alignment = fuzz.partial_ratio_alignment(needle, window)
+            if alignment is None:
+                continue
+            first = low + window[: alignment.dest_start].count(" ")
+            last = low + window[: alignment.dest_end].count(" ") + 1
+            if alignment.score >= MATCH_THRESHOLD:
+                return alignment.score, first, last  # the earliest good window keeps room for later fragments
+            if alignment.score > best[0]:
+                best = (alignment.score, first, last)
+        return best
+
+    def match(self, quote: str) -> QuoteMatch:
+        """Return how well `quote` matches this opinion (see the module docstring for the rules). Raises nothing."""
+        fragments = _quote_fragments(quote or "")
+        total = sum(len(fragment) for fragment in fragments)
+        if total < MIN_QUOTE_WORDS:
+            return QuoteMatch(False, 0.0, None, too_short=True, words=total)
+        position = 0
+        weakest = 100.0
+        first_start: int | None = None
+        for fragment in fragments:
+            exact = self._exact(fragment, position)
+            if exact is not None:
+                similarity, start, end = 100.0, exact, exact + len(fragment)
+            else:
+                similarity, start, end = self._fuzzy(fragment, position)
+            weakest = min(weakest, similarity)
+            if start is None or end is None or similarity < MATCH_THRESHOLD:
+                return QuoteMatch(False, round(weakest, 2), None, words=total)
+            if first_start is None:
+                first_start = self.offsets[start]
+            position = end
+        return QuoteMatch(True, round(weakest, 2), first_start, words=total)

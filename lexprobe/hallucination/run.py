@@ -1,0 +1,86 @@
+"""`lexprobe hallucination run`: sample, build items, send them through the engine at temperature 0, score, report.
+
+The run directory's SQLite store holds the requests (with each item's reference in its tags), the answers and the
+scores, so `lexprobe hallucination report RUN_DIR` can reprint the table later and a killed run resumes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from lexprobe.caselaw.query import CaseDatabase
+from lexprobe.engine import Engine, EngineConfig, Estimate, ResponseCache, RunStore, RunSummary, estimate_run
+from lexprobe.hallucination.items import ItemPlan, plan_items
+from lexprobe.hallucination.report import ReportRow, score_run, summarize
+from lexprobe.hallucination.scorers import ScoringContext
+from lexprobe.hallucination.tasks import TaskSpec
+
+
+@dataclass
+class ProfileSettings:
+    """What one profiling run asks."""
+
+    model: str
+    tasks: list[TaskSpec]
+    levels: list[str]
+    styles: list[str]
+    n: int
+    seed: int
+
+    def to_meta(self) -> dict:
+        """Return the settings as JSON-ready data for the run store."""
+        return {
+            "model": self.model,
+            "tasks": [t.id for t in self.tasks],
+            "levels": self.levels,
+            "styles": self.styles,
+            "n": self.n,
+            "seed": self.seed,
+        }
+
+
+@dataclass
+class ProfileResult:
+    """A finished (or partly finished) run."""
+
+    plan: ItemPlan
+    summary: RunSummary | None
+    rows: list[ReportRow]
+    estimate: Estimate | None = None
+
+
+async def run_profile(
+    settings: ProfileSettings,
+    db: CaseDatabase,
+    run_dir: Path,
+    cache: ResponseCache | None,
+    config: EngineConfig,
+    *,
+    dry_run: bool = False,
+) -> ProfileResult:
+    """Run (or, with `dry_run`, estimate) a hallucination profile; returns the plan, engine summary and table.
+
+    Raises ValueError when `run_dir` already holds a run with different settings.
+    """
+    plan = plan_items(db, settings.tasks, settings.levels, settings.styles, settings.n, settings.seed)
+    requests = [item.request(settings.model) for item in plan.items]
+    store = RunStore.open(run_dir)
+    try:
+        previous = store.get_meta("settings")
+        if previous is not None and previous != settings.to_meta():
+            raise ValueError(f"{run_dir} holds a run with other settings ({previous}); use a new --run-dir")
+        if dry_run:
+            return ProfileResult(plan, None, [], estimate_run(requests, store, cache))
+        store.set_meta("settings", settings.to_meta())
+        store.set_meta("model", settings.model)
+        store.set_meta("skipped", plan.skipped)
+        engine = Engine(store, cache, config)
+        try:
+            summary = await engine.run(requests)
+        finally:
+            await engine.aclose()
+        score_run(store, ScoringContext(db))
+        return ProfileResult(plan, summary, summarize(store))
+    finally:
+        store.close()
