@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import random
-import time
 
 import pytest
 from reporters_db import REPORTERS
@@ -300,15 +299,12 @@ def test_fast_path_agrees_with_eyecite_for_every_reporters_db_spelling() -> None
     assert checked > 2000
 
 
-def test_citation_key_throughput() -> None:
-    """The builder calls citation_key ~100k times: the bare shape must not go through eyecite."""
+def test_citation_key_on_many_bare_citations() -> None:
+    """The builder calls citation_key ~100k times on bare citations (throughput is measured in bench/caselaw.py)."""
     rng = random.Random(7)
     reporters = ["U.S.", "US", "U. S.", "S. Ct.", "S.Ct.", "L. Ed.", "L. Ed. 2d", "F.2d", "F.3d", "F. Supp. 2d"]
     texts = list({f"{rng.randint(1, 999)} {rng.choice(reporters)} {rng.randint(1, 1500)}" for _ in range(25_000)})
     citation_key("347 U.S. 483")  # build the reporter table outside the timing
     citation_key.cache_clear()
-    began = time.perf_counter()
     keys = [citation_key(text) for text in texts]
-    rate = len(texts) / (time.perf_counter() - began)
     assert all(keys)
-    assert rate > 20_000, f"{rate:,.0f} keys/s"

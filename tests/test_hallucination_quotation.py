@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 import re
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -215,15 +214,13 @@ def _quotes_from(text: str, count: int, seed: int) -> list[tuple[str, bool]]:
     return quotes
 
 
-def test_index_and_1000_quotes_on_a_100k_character_opinion_take_well_under_a_second(db: CaseDatabase) -> None:
+def test_1000_quotes_on_a_100k_character_opinion(db: CaseDatabase) -> None:
+    """Correctness on a long opinion (its speed is measured in bench/scoring.py, not here)."""
     text = _majority_text(db, "scotus:376_U.S._254")  # New York Times Co. v. Sullivan, about 100,000 characters
     assert 90_000 <= len(text) <= 120_000
     quotes = _quotes_from(text, 1000, seed=7)
-    started = time.perf_counter()
     index = QuoteIndex(text)
     results = [index.match(quote) for quote, _ in quotes]
-    elapsed = time.perf_counter() - started
-    assert elapsed < 1.0, f"index + 1,000 quotes took {elapsed:.2f}s"
     for (quote, expected), result in zip(quotes, results, strict=True):
         if expected:
             assert result.found, quote

@@ -49,7 +49,7 @@ def issues_matching(result: LoadResult, text: str) -> list:
 
 
 def test_real_counts(real: tuple[LoadResult, float]) -> None:
-    result, seconds = real
+    result, _ = real
     plain = [record for record in result.opinions if record.source_file.startswith("text/")]
     raw = [record for record in result.opinions if record.source_file.startswith("raw_cited/")]
     assert result.rows_read == 357 + 1448
@@ -64,7 +64,6 @@ def test_real_counts(real: tuple[LoadResult, float]) -> None:
         "concurrence_in_part": 8,
     }
     assert Counter(record.opinion_type for record in raw) == {"combined": 944, "lead": 481}
-    assert seconds < 20, f"loading took {seconds:.1f} s"
 
 
 def test_real_issues(real: tuple[LoadResult, float]) -> None:

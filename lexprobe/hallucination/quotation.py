@@ -10,7 +10,8 @@ opinion too, so verbatim quotes with more than about five spaces never matched).
 
 Matching: the quote is split at ellipses ("...", "…", ". . .") into fragments that must match in this order.
 A fragment found verbatim (after normalization) scores 100. Otherwise it is located through an index of the
-opinion's word `NGRAM`-grams: each shared n-gram votes for a start position (when none is shared - a short
+opinion's word `NGRAM`-grams (`str.find` in the normalized text, a dict once an opinion gets many quotes):
+each shared n-gram votes for a start position (when none is shared - a short
 fragment, or a typo in every n-gram - each rare word of the fragment votes instead), the best-voted windows (a few
 words of slack either side) are compared with `rapidfuzz.fuzz.partial_ratio`, and the earliest window scoring at
 least `MATCH_THRESHOLD` wins. The quote's similarity is its weakest fragment's, so `found` is exactly
@@ -39,6 +40,7 @@ NGRAM = 4
 MATCH_THRESHOLD = 90.0
 MIN_QUOTE_WORDS = 5
 _CANDIDATES = 8  # best-voted windows compared per fragment
+_INDEX_AFTER = 16  # fuzzy lookups on one opinion before its n-gram dict is built
 _RARE_WORD = 100  # a word this frequent or rarer in the opinion may vote alone, when no n-gram does
 
 _TOKEN = re.compile(
@@ -89,7 +91,7 @@ def _quote_fragments(quote: str) -> list[list[str]]:
 
 
 class QuoteIndex:
-    """One opinion text, tokenized and indexed by word n-gram once; `match` then checks quotes against it."""
+    """One opinion text, tokenized and normalized once; `match` then checks quotes against it."""
 
     def __init__(self, text: str) -> None:
         self.words, self.offsets = tokenize(text)
@@ -98,14 +100,35 @@ class QuoteIndex:
         self._char_starts = [0, *accumulate(len(word) + 1 for word in self.words)][: len(self.words)]
         self._word_at_char = {start: index for index, start in enumerate(self._char_starts)}
         self._haystack = f" {self.normalized} "
+        self._fuzzy_calls = 0
+        self._grams: dict[tuple[str, ...], list[int]] | None = None
+
+    def _build_index(self) -> dict[tuple[str, ...], list[int]]:
         grams: dict[tuple[str, ...], list[int]] = defaultdict(list)
         for position in range(len(self.words) - NGRAM + 1):
             grams[tuple(self.words[position : position + NGRAM])].append(position)
-        self._grams = dict(grams)
-        singles: dict[str, list[int]] = defaultdict(list)
         for position, word in enumerate(self.words):
-            singles[word].append(position)
-        self._singles = dict(singles)
+            grams[(word,)].append(position)
+        return dict(grams)
+
+    def _positions(self, words: tuple[str, ...] | list[str], limit: int | None = None) -> list[int]:
+        """Return the word positions where `words` occur in a row. The first few fuzzy lookups of an opinion use
+        `str.find` over the normalized text (nothing to build: scoring one or two answers per opinion stays cheap);
+        after `_INDEX_AFTER` of them a dict of n-grams is built once, so many quotes against one opinion stay fast.
+        With `limit`, stop after limit + 1 hits."""
+        if self._grams is not None:
+            return self._grams.get(tuple(words), [])
+        needle = f" {' '.join(words)} "
+        positions = []
+        at = self._haystack.find(needle)
+        while at != -1:
+            position = self._word_at_char.get(at)
+            if position is not None:
+                positions.append(position)
+                if limit is not None and len(positions) > limit:
+                    break
+            at = self._haystack.find(needle, at + 1)
+        return positions
 
     def _exact(self, fragment: list[str], from_word: int) -> int | None:
         """Return the first word position >= from_word where `fragment` occurs verbatim, else None."""
@@ -125,13 +148,16 @@ class QuoteIndex:
         """Return (similarity, start word, end word) of the earliest window at or above the threshold, else of the
         best window (similarity 0 and no position when no window shares a word n-gram or a rare word)."""
         votes: Counter[int] = Counter()
+        self._fuzzy_calls += 1
+        if self._grams is None and self._fuzzy_calls > _INDEX_AFTER:
+            self._grams = self._build_index()
         for k in range(len(fragment) - NGRAM + 1):
-            for position in self._grams.get(tuple(fragment[k : k + NGRAM]), ()):
+            for position in self._positions(fragment[k : k + NGRAM]):
                 if position >= from_word:
                     votes[max(position - k, from_word)] += 1
         if not votes:  # a short fragment, or one whose every n-gram has a typo: rare single words vote instead
             for k, word in enumerate(fragment):
-                positions = self._singles.get(word, ())
+                positions = self._positions([word], limit=_RARE_WORD)
                 if len(positions) <= _RARE_WORD:
                     for position in positions:
                         if position >= from_word:

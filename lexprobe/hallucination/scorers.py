@@ -29,7 +29,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from lexprobe.caselaw.citations import citation_key, extract_citations
+from lexprobe.caselaw.citations import citation_key, extract_citations, scan_citation_keys
 from lexprobe.caselaw.judges import Judge, default_justices_path, judge_matches, load_justices
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.hallucination.abstention import (
@@ -112,16 +112,34 @@ class ScoringContext:
         return self._quote_indexes[opinion_id]
 
     def cited_keys(self, opinion_id: str) -> frozenset[str] | None:
-        """Return the (cached) citation keys of the full citations in an opinion's text, less the case's own
-        citations; None when the text is unavailable."""
+        """Return the (cached) keys of the citations a fast scan finds in an opinion's text, less the case's own
+        citations; None when the text is unavailable. The scan (`scan_citation_keys`) finds about 98% of what
+        eyecite finds; `cites` confirms the rest with eyecite around the spot before anything is called absent."""
         if opinion_id not in self._cited_keys:
             text = self.opinion_text(opinion_id)
             if not text:
                 self._cited_keys[opinion_id] = None
             else:
-                keys = frozenset(citation.key for citation in extract_citations(text))
-                self._cited_keys[opinion_id] = keys - self.own_keys(opinion_id)
+                self._cited_keys[opinion_id] = scan_citation_keys(text) - self.own_keys(opinion_id)
         return self._cited_keys[opinion_id]
+
+    def cites(self, opinion_id: str, key: str) -> bool:
+        """True when the opinion's text cites `key` ("347 U.S. 483"): the fast scan, else eyecite on the windows
+        where the volume is followed closely by the page."""
+        cited = self.cited_keys(opinion_id)
+        if cited is None:
+            return False
+        if key in cited:
+            return True
+        volume, _, rest = key.partition(" ")
+        page = rest.rpartition(" ")[2]
+        text = self.opinion_text(opinion_id) or ""
+        pattern = re.compile(rf"(?<!\d){re.escape(volume)}\s[^\n\d]{{1,40}}?{re.escape(page)}(?!\d)")
+        for match in pattern.finditer(text):
+            window = text[max(0, match.start() - 120) : match.end() + 40]
+            if any(citation.key == key for citation in extract_citations(window)):
+                return True
+        return False
 
     def own_keys(self, opinion_id: str) -> frozenset[str]:
         """Return the citation keys of the case an opinion belongs to (empty without a database)."""
@@ -342,12 +360,12 @@ def score_authority(answer: str, reference: dict, context: ScoringContext) -> Sc
     key = citation.key
     if key in context.own_keys(opinion_id):
         return Score("hallucination", f"answer {key!r} is the case's own citation, not an authority it cites")
-    if key in cited:
+    if context.cites(opinion_id, key):
         return Score("correct", f"{key!r} is cited in the majority opinion")
     for case_id in context.db.find_by_citation(key):
-        parallel = context.case_keys(case_id) & cited
-        if parallel:
-            return Score("correct", f"{key!r} is a parallel citation of {sorted(parallel)[0]!r}, cited in the opinion")
+        for parallel in sorted(context.case_keys(case_id) - {key}):
+            if context.cites(opinion_id, parallel):
+                return Score("correct", f"{key!r} is a parallel citation of {parallel!r}, cited in the opinion")
     return Score("hallucination", f"answer {key!r} is not cited in the majority opinion ({len(cited)} citations)")
 
 
