@@ -27,7 +27,7 @@ from eyecite import get_citations
 from rapidfuzz import fuzz
 
 from lexprobe.caselaw.build import build_database
-from lexprobe.caselaw.citations import extract_citations
+from lexprobe.caselaw.citations import scan_citation_keys
 from lexprobe.caselaw.paths import data_root
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.hallucination.quotation import normalize_text
@@ -73,6 +73,7 @@ def make_answers(db: CaseDatabase, count: int, seed: int) -> dict[str, list[Pair
     texts = {c["majority_opinion_id"]: db.opinion_text(c["majority_opinion_id"]) or "" for c in with_text}
     pick = rng.choice
     out: dict[str, list[Pair]] = {task: [] for task in SCORERS}
+    cited_by_opinion: dict[str, list[str]] = {}
     yes_no = ["Yes.", "Yes, it is a real case.", "No.", "No, I am not aware of such a case.", "I don't know."]
     courts = {"scotus": ["Supreme Court", "The Supreme Court of the United States", "U.S. Supreme Court"]}
     for _ in range(count):
@@ -131,8 +132,11 @@ def make_answers(db: CaseDatabase, count: int, seed: int) -> dict[str, list[Pair
         else:
             quote = "<quote>We hold that the statute is constitutional.</quote>"
         out["quotation"].append((quote, {"opinion_id": op_case["majority_opinion_id"]}))
-        cited = extract_citations(texts[op_case["majority_opinion_id"]][:20000])
-        answer = str(pick(cited)) if cited and rng.random() < 0.6 else pick(cases)["citation"]
+        opinion = op_case["majority_opinion_id"]
+        if opinion not in cited_by_opinion:
+            cited_by_opinion[opinion] = sorted(scan_citation_keys(texts[opinion]))
+        cited = cited_by_opinion[opinion]
+        answer = pick(cited) if cited and rng.random() < 0.6 else pick(cases)["citation"]
         out["authority"].append((answer, {"opinion_id": op_case["majority_opinion_id"]}))
     return out  # fmt: skip
 
