@@ -68,6 +68,15 @@ def test_well_known_cases_resolve_by_any_citation(db: CaseDatabase, citation: st
     assert case["court_id"] == "scotus" and case["level"] == "scotus"
 
 
+def test_authors_are_names_not_patterns(db: CaseDatabase) -> None:
+    """justices.csv spells names as small patterns ("Harry ?(?:Andrew|A\\.)? Blackmun"): authors are expanded."""
+    (patterns,) = db.conn.execute(
+        "SELECT COUNT(*) FROM cases WHERE author LIKE '%?%' OR author LIKE '%(%' OR author LIKE '%|%'"
+    ).fetchone()
+    assert patterns == 0
+    assert one(db, "410 U.S. 113")["case"]["author"] == "Harry Andrew Blackmun"
+
+
 def test_brown_facts_and_their_sources(db: CaseDatabase) -> None:
     info = one(db, "347 U.S. 483")
     case = info["case"]

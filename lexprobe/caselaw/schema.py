@@ -41,6 +41,7 @@ CREATE TABLE case_citations (
     source TEXT NOT NULL,
     PRIMARY KEY (citation_key, case_id)
 );
+CREATE INDEX case_citations_case ON case_citations(case_id);
 CREATE TABLE facts (
     case_id TEXT NOT NULL,
     field TEXT NOT NULL,

@@ -19,7 +19,8 @@ Columns used and how they map:
 - `dateDecision` (M/D/YYYY) → `decision_date` (ISO) and `year`; `term` → `term`. A date or term that does not parse
   makes the row a `RowIssue` (every SCDB row has both, so a bad one means a broken row).
 - `docket` → `docket`, with en/em dashes turned into hyphens ("11–5001" → "11-5001") so it joins slip citations.
-- `majOpinWriter` → `author`: the justice's full name from justices.csv (`scdb_id` → `name`); empty (per curiam and
+- `majOpinWriter` → `author`: the justice's full name from justices.csv (`scdb_id` → `name`, its pattern expanded
+  by `caselaw.judges`); empty (per curiam and
   other unsigned decisions, 1,755 cases) → None; the code is kept in `extra` as `majOpinWriter`. A code missing from
   the justices table leaves `author` None (none occur in 2024_01).
 - `caseDisposition` → `disposition_raw` (the code as text) and `disposition`: 2 (affirmed) → "affirm"; 3 (reversed),
@@ -87,9 +88,11 @@ def read_text(path: Path) -> str:
 
 
 def load_justices(path: Path) -> dict[str, str]:
-    """Return justices.csv as `scdb_id` → full name."""
-    with path.open(encoding="utf-8-sig", newline="") as handle:
-        return {row["scdb_id"].strip(): row["name"].strip() for row in csv.DictReader(handle) if row.get("scdb_id")}
+    """Return justices.csv as `scdb_id` → full name. The file's `name` column is a small pattern
+    ("Harry ?(?:Andrew|A\\.)? Blackmun"); `caselaw.judges` expands it and the fullest spelling is the name."""
+    from lexprobe.caselaw.judges import load_justices as load_judges
+
+    return {str(judge.scdb_id): judge.full_name for judge in load_judges(path)}
 
 
 def load(path: Path, justices: Path | None = None) -> LoadResult:
