@@ -256,8 +256,8 @@ def _text_profile(text: str) -> _Profile | None:
     return _profile_from_aliases([text], parsed.suffix) if parsed else None
 
 
-def _expand_pattern(pattern: str) -> list[str]:
-    """Return every spelling a justices.csv name pattern accepts, fullest first.
+def expand_name_pattern(pattern: str) -> list[str]:
+    """Return every spelling a justices.csv name pattern accepts, fullest first (a plain name gives itself).
 
     "Roger ?(?:Brooke|B\\.)? Taney" -> ["Roger Brooke Taney", "Roger B. Taney", "Roger Taney"].
     """
@@ -311,7 +311,7 @@ def load_justices(path: Path | str | None = None) -> list[Judge]:
     with path.open(newline="", encoding="utf-8") as handle:
         for line, row in enumerate(csv.DictReader(handle), start=2):
             try:
-                aliases = tuple(_expand_pattern(row["name"]))
+                aliases = tuple(expand_name_pattern(row["name"]))
                 judges.append(
                     Judge(
                         full_name=aliases[0],

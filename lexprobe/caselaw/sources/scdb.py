@@ -90,9 +90,14 @@ def read_text(path: Path) -> str:
 def load_justices(path: Path) -> dict[str, str]:
     """Return justices.csv as `scdb_id` → full name. The file's `name` column is a small pattern
     ("Harry ?(?:Andrew|A\\.)? Blackmun"); `caselaw.judges` expands it and the fullest spelling is the name."""
-    from lexprobe.caselaw.judges import load_justices as load_judges
+    from lexprobe.caselaw.judges import expand_name_pattern
 
-    return {str(judge.scdb_id): judge.full_name for judge in load_judges(path)}
+    with path.open(newline="", encoding="utf-8") as handle:
+        return {
+            row["scdb_id"].strip(): expand_name_pattern(row["name"].strip())[0]
+            for row in csv.DictReader(handle)
+            if row.get("scdb_id") and row.get("name")
+        }
 
 
 def load(path: Path, justices: Path | None = None) -> LoadResult:
