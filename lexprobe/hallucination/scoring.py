@@ -1,0 +1,222 @@
+"""Shared scoring machinery: the `SCORERS` registry (filled by each task module's `@scorer`), the
+`ScoringContext` that caches opinions, quote indexes and citation keys, and the steps every scorer shares (reading
+the answer's stance, reporting a missing reference, comparing a value).
+
+Every scorer first reads the answer's stance with `classify_refusal` (its lead sentence):
+- a question with a true premise (every task but the two false-premise ones): "abstain" -> `abstain`;
+  "reject_premise" -> `hallucination`, because the premise is true by construction (a real case, really
+  overruled) and denying it is a false statement about the law, not a declining to answer - the study likewise
+  counts Llama 2's premise rejections against it on the tasks with correct premises (Section 4.2);
+- a false-premise question (false_dissent, false_overruling): "reject_premise" -> `correct`, "abstain" ->
+  `abstain`.
+Then the scorer extracts the answer (`answers.py`) and compares it with the reference. When nothing can be
+extracted it looks for a refusal anywhere in the answer (-> `abstain`) and for a denial that the (real) case
+exists (-> `hallucination`), and otherwise returns `unscored` with the reason - never a silent label.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from lexprobe.caselaw.citations import extract_citations, scan_citation_keys
+from lexprobe.caselaw.judges import Judge, default_justices_path, load_justices
+from lexprobe.caselaw.query import CaseDatabase
+from lexprobe.hallucination.abstention import (
+    classify_refusal,
+    denies_existence,
+)
+from lexprobe.hallucination.answers import (
+    extract_existence,
+)
+from lexprobe.hallucination.labels import Score
+from lexprobe.hallucination.quotation import QuoteIndex
+
+Scorer = Callable[[str, dict, "ScoringContext"], Score]
+SCORERS: dict[str, Scorer] = {}
+
+
+def scorer(task: str) -> Callable[[Scorer], Scorer]:
+    """Register the decorated function as the scorer of `task`."""
+
+    def register(function: Scorer) -> Scorer:
+        SCORERS[task] = function
+        return function
+
+    return register
+
+
+class ScoringContext:
+    """What scorers need besides the answer: the case database (optional), the justices roster, and caches.
+
+    Without a database every task but quotation and authority can be scored (those two then return `unscored`).
+    The roster is read lazily from `justices_path` (default `<data root>/scdb/justices.csv`) unless `justices` is
+    given; a missing roster file leaves author names compared directly, without the roster.
+    """
+
+    def __init__(
+        self,
+        db: CaseDatabase | None = None,
+        justices: Sequence[Judge] | None = None,
+        justices_path: Path | None = None,
+    ) -> None:
+        self.db = db
+        self._justices = list(justices) if justices is not None else None
+        self._justices_path = justices_path
+        self._quote_indexes: dict[str, QuoteIndex | None] = {}
+        self._cited_keys: dict[str, frozenset[str] | None] = {}
+        self._own_keys: dict[str, frozenset[str]] = {}
+
+    @property
+    def justices(self) -> list[Judge]:
+        """Return the Supreme Court roster, loading it on first use ([] when the file is missing)."""
+        if self._justices is None:
+            try:
+                self._justices = load_justices(self._justices_path or default_justices_path())
+            except FileNotFoundError:
+                self._justices = []
+        return self._justices
+
+    def opinion_text(self, opinion_id: str) -> str | None:
+        """Return an opinion's text from the database, or None without a database or without that opinion."""
+        if self.db is None:
+            return None
+        return self.db.opinion_text(str(opinion_id))
+
+    def quote_index(self, opinion_id: str) -> QuoteIndex | None:
+        """Return the (cached) quotation index of an opinion, or None when its text is unavailable."""
+        if opinion_id not in self._quote_indexes:
+            text = self.opinion_text(opinion_id)
+            self._quote_indexes[opinion_id] = QuoteIndex(text) if text else None
+        return self._quote_indexes[opinion_id]
+
+    def cited_keys(self, opinion_id: str) -> frozenset[str] | None:
+        """Return the (cached) keys of the citations a fast scan finds in an opinion's text, less the case's own
+        citations; None when the text is unavailable. The scan (`scan_citation_keys`) finds about 98% of what
+        eyecite finds; `cites` confirms the rest with eyecite around the spot before anything is called absent."""
+        if opinion_id not in self._cited_keys:
+            text = self.opinion_text(opinion_id)
+            if not text:
+                self._cited_keys[opinion_id] = None
+            else:
+                self._cited_keys[opinion_id] = scan_citation_keys(text) - self.own_keys(opinion_id)
+        return self._cited_keys[opinion_id]
+
+    def cites(self, opinion_id: str, key: str) -> bool:
+        """True when the opinion's text cites `key` ("347 U.S. 483"): the fast scan, else eyecite on the windows
+        where the volume is followed closely by the page."""
+        cited = self.cited_keys(opinion_id)
+        if cited is None:
+            return False
+        if key in cited:
+            return True
+        volume, _, rest = key.partition(" ")
+        page = rest.rpartition(" ")[2]
+        text = self.opinion_text(opinion_id) or ""
+        pattern = re.compile(rf"(?<!\d){re.escape(volume)}\s[^\n\d]{{1,40}}?{re.escape(page)}(?!\d)")
+        for match in pattern.finditer(text):
+            window = text[max(0, match.start() - 120) : match.end() + 40]
+            if any(citation.key == key for citation in extract_citations(window)):
+                return True
+        return False
+
+    def own_keys(self, opinion_id: str) -> frozenset[str]:
+        """Return the citation keys of the case an opinion belongs to (empty without a database)."""
+        if opinion_id not in self._own_keys:
+            keys: frozenset[str] = frozenset()
+            if self.db is not None:
+                sql = "SELECT case_id FROM opinions WHERE opinion_id = ?"
+                row = self.db.conn.execute(sql, (opinion_id,)).fetchone()
+                if row and row[0]:
+                    keys = self.case_keys(row[0])
+            self._own_keys[opinion_id] = keys
+        return self._own_keys[opinion_id]
+
+    def case_keys(self, case_id: str) -> frozenset[str]:
+        """Return the citation keys the database records for a case (empty without a database)."""
+        if self.db is None:
+            return frozenset()
+        rows = self.db.conn.execute("SELECT citation_key FROM case_citations WHERE case_id = ?", (case_id,))
+        return frozenset(row[0] for row in rows if row[0])
+
+
+# --- shared steps -----------------------------------------------------------------------------------------------
+
+
+def _quoted(text: str, limit: int = 80) -> str:
+    """Return `text` on one line, shortened, in single quotes, for a detail."""
+    flat = " ".join((text or "").split())
+    return repr(flat if len(flat) <= limit else flat[: limit - 3] + "...")
+
+
+def _missing(reference: dict, *keys: str) -> Score | None:
+    """Return an unscored score naming the first reference key that is missing or empty, else None."""
+    for key in keys:
+        if reference.get(key) in (None, "", []):
+            return Score("unscored", f"reference missing: no {key!r} in the reference")
+    return None
+
+
+def _stance(answer: str, false_premise: bool = False) -> Score | None:
+    """Return the score decided by the answer's lead stance (empty, abstain, reject_premise), else None."""
+    if not (answer or "").strip():
+        return Score("unscored", "empty answer")
+    refusal = classify_refusal(answer)
+    if refusal == "abstain":
+        return Score("abstain", f"answer abstains: {_quoted(answer)}")
+    if refusal == "reject_premise":
+        if false_premise:
+            return Score("correct", f"answer rejects the false premise: {_quoted(answer)}")
+        return Score("hallucination", f"answer rejects the question's premise, which is true: {_quoted(answer)}")
+    return None
+
+
+def _nothing_found(answer: str, what: str) -> Score:
+    """Return the score of an answer from which no `what` could be extracted."""
+    if classify_refusal(answer, scope="anywhere") == "abstain":
+        return Score("abstain", f"no {what} found and answer declines: {_quoted(answer)}")
+    denial = denies_existence(answer)
+    if denial:
+        return Score("hallucination", f"answer denies that the (real) case exists: {_quoted(denial)}")
+    return Score("unscored", f"no {what} found in answer {_quoted(answer)}")
+
+
+def _compare(answer_value: Any, truth: Any, what: str) -> Score:
+    if answer_value == truth:
+        return Score("correct", f"{what} {answer_value!r} == truth")
+    return Score("hallucination", f"answer {answer_value!r} != truth {truth!r}")
+
+
+def _as_date(value: Any) -> date | None:
+    if isinstance(value, date):
+        return value
+    try:
+        return date.fromisoformat(str(value)[:10]) if value else None
+    except ValueError:
+        return None
+
+
+# --- existence --------------------------------------------------------------------------------------------------
+
+
+def _existence(answer: str, real: bool) -> Score:
+    if not (answer or "").strip():
+        return Score("unscored", "empty answer")
+    if classify_refusal(answer) == "abstain":
+        return Score("abstain", f"answer abstains: {_quoted(answer)}")
+    says_exists = extract_existence(answer)
+    if says_exists is None:
+        if classify_refusal(answer, scope="anywhere") == "abstain":
+            return Score("abstain", f"no yes/no found and answer declines: {_quoted(answer)}")
+        return Score("unscored", f"no yes/no found in answer {_quoted(answer)}")
+    said = "exists" if says_exists else "does not exist"
+    truth = "real" if real else "fabricated"
+    label = "correct" if says_exists == real else "hallucination"
+    return Score(label, f"answer says the case {said}; it is {truth}")
+
+
+#: Words that anchor the year a reply says a case was overruled.
+_OVERRULING_ANCHOR = r"overrul|reversed\s+by|abrogated"

@@ -1,0 +1,17 @@
+"""Procedural posture (reference-free; scored by contradiction in a later issue)."""
+
+from __future__ import annotations
+
+from lexprobe.hallucination.tasks.base import ALL, TaskSpec, reference_free_builder
+
+SPEC = TaskSpec(
+    "procedural_posture",
+    "What is the procedural posture of {case}?",
+    "procedural_posture",
+    "high",
+    True,
+    ("zero",),
+    ALL,
+    reference_free_builder,
+    128,
+)

@@ -1,0 +1,66 @@
+"""Quotation: a verbatim quotation from the majority opinion (see `quotation.py`)."""
+
+from __future__ import annotations
+
+import re
+
+from lexprobe.hallucination.answers import (
+    extract_quote,
+)
+from lexprobe.hallucination.labels import Score
+from lexprobe.hallucination.quotation import MATCH_THRESHOLD, MIN_QUOTE_WORDS
+from lexprobe.hallucination.scoring import (
+    ScoringContext,
+    _missing,
+    _quoted,
+    _stance,
+    scorer,
+)
+from lexprobe.hallucination.tasks.base import ALL, TaskSpec, simple_builder
+
+SPEC = TaskSpec(
+    "quotation",
+    "What is a quotation from {case}?",
+    "quotation",
+    "moderate",
+    False,
+    ("zero", "few"),
+    ALL,
+    simple_builder(
+        lambda c: {"opinion_id": c["majority_opinion_id"]} if c.get("majority_opinion_id") else None,
+        "a majority opinion text",
+    ),
+    160,
+)
+
+
+_QUOTE_TAGS = re.compile(r"<quote>.*?(?:</quote>|$)", re.IGNORECASE | re.DOTALL)
+
+
+@scorer("quotation")
+def score_quotation(answer: str, reference: dict, context: ScoringContext) -> Score:
+    """Score the quotation task: the quote must fuzzily match the majority opinion text (`quotation.py`)."""
+    missing = _missing(reference, "opinion_id")
+    if missing:
+        return missing
+    outside = _QUOTE_TAGS.sub(" ", answer or "")
+    stance = _stance(outside) if outside.strip() else None  # the quote itself may say "I do not know ..."
+    if stance:
+        return stance
+    if context.db is None:
+        return Score("unscored", "reference missing: no case database to read the opinion text from")
+    opinion_id = str(reference["opinion_id"])
+    index = context.quote_index(opinion_id)
+    if index is None:
+        return Score("unscored", f"reference missing: opinion {opinion_id} has no text in the case database")
+    quote = extract_quote(answer)
+    if quote is None:
+        return Score("unscored", "empty answer")
+    found = index.match(quote)
+    if found.too_short:
+        return Score("unscored", f"quote too short to verify ({found.words} words < {MIN_QUOTE_WORDS})")
+    if found.found:
+        return Score("correct", f"quote found in the majority opinion at character {found.start} "
+                                f"(similarity {found.similarity:.1f})")  # fmt: skip
+    return Score("hallucination", f"quote not in the majority opinion (best similarity {found.similarity:.1f} < "
+                                  f"{MATCH_THRESHOLD:.0f}): {_quoted(quote)}")  # fmt: skip

@@ -1,0 +1,17 @@
+"""Subsequent history (reference-free; scored by contradiction in a later issue)."""
+
+from __future__ import annotations
+
+from lexprobe.hallucination.tasks.base import ALL, TaskSpec, reference_free_builder
+
+SPEC = TaskSpec(
+    "subsequent_history",
+    "What is the subsequent history of {case}?",
+    "subsequent_history",
+    "high",
+    True,
+    ("zero",),
+    ALL,
+    reference_free_builder,
+    128,
+)
