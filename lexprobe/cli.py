@@ -216,7 +216,7 @@ async def _run_once(store: RunStore, cache: ResponseCache | None, config: Engine
 def demo(
     model: Annotated[str, typer.Option("--model", "-m", help=MODEL_HELP)] = "local",
     run_dir: Annotated[Path | None, typer.Option(help="Run directory (default: a new temporary folder).")] = None,
-    n: Annotated[int, typer.Option("--n", min=1, help="Supreme Court cases sampled.")] = 3,
+    n: Annotated[int, typer.Option("--n", min=1, help="Supreme Court cases sampled.")] = 5,
     no_cache: NoCacheOpt = False,
 ) -> None:
     """A small hallucination profile: every reference-based task the data supports, Supreme Court cases, zero- and

@@ -78,7 +78,9 @@ def print_report(model: str, rows: list[ReportRow]) -> None:
         abstain = "-" if row.abstain_rate is None else f"{row.abstain_rate:.3f}"
         table.add_row(row.task, row.level, row.prompt_style, str(row.n), rate, se, abstain, str(row.unscored),
                       str(row.pending))  # fmt: skip
-    out.print(table)
+    # piped output (make, files) gets room for every column instead of rich's 80-column default
+    console = out if out.is_terminal else Console(width=max(out.width, 132))
+    console.print(table)
     out.print(
         "rate = hallucinations / scored answers (abstentions count as non-hallucinations); "
         "s.e. = sqrt(p(1-p)/n); unscored answers are excluded from n.",

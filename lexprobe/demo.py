@@ -16,7 +16,7 @@ from lexprobe.engine import EngineConfig, ResponseCache
 from lexprobe.hallucination.run import ProfileResult, ProfileSettings, run_profile
 from lexprobe.hallucination.tasks import TASKS
 
-DEMO_CASES = 3
+DEMO_CASES = 5
 DEMO_SEED = 47
 
 
