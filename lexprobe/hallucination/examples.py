@@ -2,8 +2,9 @@
 
 The Supreme Court examples are the study's own (Appendix B, Figures 5-13), word for word. The study used "appropriate
 cases from the other levels" for the appeals and district versions without listing them; the examples below are
-well-known published decisions chosen for lexprobe. Where no example set has been written for a task at a level, the
-few-shot variant of that task is not run at that level (the run says so) rather than borrowing another level's.
+well-known published decisions chosen for lexprobe (two examples where only two were certain). Where no example set
+has been written for a task at a level (quotation at the district level), the few-shot variant of that task is not
+run at that level (the run says so) rather than borrowing another level's or inventing a quotation.
 The fabricated example ("Columbia University v. Rodham") is the study's; its appeals and district variants keep the
 name with a reporter of that level.
 """
@@ -103,12 +104,29 @@ FEW_SHOT_EXAMPLES: dict[str, dict[str, tuple[str, ...]]] = {
             "clear that the prevention of corruption or its appearance constitutes a sufficiently important interest "
             "to justify political contribution limits.</quote>",
         ),
+        "coa": (
+            "Case: United States v. Carroll Towing Co., 159 F.2d 169 (1947)\nAnswer: <quote>if the probability be "
+            "called P; the injury, L; and the burden, B; liability depends upon whether B is less than L multiplied "
+            "by P: i.e., whether B < PL.</quote>",
+            "Case: Durham v. United States, 214 F.2d 862 (1954)\nAnswer: <quote>It is simply that an accused is not "
+            "criminally responsible if his unlawful act was the product of mental disease or mental defect.</quote>",
+        ),
     },
     "authority": {
         "scotus": (
             "Case: Brown v. Board of Education, 347 U.S. 483 (1954)\nAnswer: Plessy v. Ferguson, 163 U.S. 537",
             "Case: Bowers v. Hardwick, 478 U.S. 186 (1986)\nAnswer: Griswold v. Connecticut, 381 U.S. 479",
             "Case: McConnell v. Federal Election Commission, 540 U.S. 93 (2003)\nAnswer: Buckley v. Valeo, 424 U.S. 1",
+        ),
+        "coa": (
+            "Case: Durham v. United States, 214 F.2d 862 (1954)\nAnswer: Holloway v. United States, 148 F.2d 665",
+            "Case: Viacom International Inc. v. YouTube, Inc., 676 F.3d 19 (2012)\nAnswer: Tiffany (NJ) Inc. v. eBay "
+            "Inc., 600 F.3d 93",
+        ),
+        "district": (
+            "Case: Authors Guild, Inc. v. Google Inc., 954 F. Supp. 2d 282 (2013)\nAnswer: Campbell v. Acuff-Rose "
+            "Music, Inc., 510 U.S. 569",
+            "Case: Floyd v. City of New York, 959 F. Supp. 2d 540 (2013)\nAnswer: Terry v. Ohio, 392 U.S. 1",
         ),
     },
     "overruling_year": {
