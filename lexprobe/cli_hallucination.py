@@ -83,7 +83,9 @@ def print_report(model: str, rows: list[ReportRow]) -> None:
     console.print(table)
     out.print(
         "rate = hallucinations / scored answers (abstentions count as non-hallucinations); "
-        "s.e. = sqrt(p(1-p)/n); unscored answers are excluded from n.",
+        "s.e. = sqrt(p(1-p)/n); unscored answers are excluded from n. Reference-free tasks (factual background, "
+        "procedural posture, subsequent history, core legal question, central holding) count contradictions "
+        "between two samples found by the judge: their rates are lower bounds.",
         highlight=False,
         soft_wrap=True,
     )
@@ -106,6 +108,10 @@ def run(
     levels: Annotated[str, typer.Option(help="Comma list of court levels: scotus, coa, usdc.")] = "scotus",
     prompt_styles: Annotated[str, typer.Option(help="Comma list: zero, few.")] = "zero,few",
     n: Annotated[int, typer.Option("--n", min=1, help="Cases sampled per level.")] = 100,
+    judge: Annotated[
+        str | None,
+        typer.Option(help="Judge for the reference-free tasks' contradiction check (default: the model under test)."),
+    ] = None,
     seed: Annotated[int, typer.Option(help="Sampling seed.")] = 47,
     run_dir: Annotated[Path, typer.Option(help="Run directory (resumable; rerun the same command to resume).")] = Path(
         "lexprobe-runs/hallucination"
@@ -129,7 +135,10 @@ def run(
             styles=[s.strip() for s in prompt_styles.split(",") if s.strip()],
             n=n,
             seed=seed,
+            judge=judge,
         )
+        if judge:
+            check_model(judge)
     except (ModelConfigError, ValueError) as exc:
         raise _fail(str(exc)) from None
     bad_styles = [s for s in settings.styles if s not in PROMPT_STYLES]
@@ -147,9 +156,11 @@ def run(
         print(json.dumps(result.estimate.to_dict()) if as_json else result.estimate.one_line())
         return
     if as_json:
-        print(json.dumps(report_json(model, result.rows)))
+        print(json.dumps(report_json(model, result.rows) | {"judge": settings.judge_model}))
     else:
         print_report(model, result.rows)
+        if any(task.reference_free for task in settings.tasks):
+            out.print(f"contradiction judge: {settings.judge_model}", highlight=False)
     summary = result.summary
     if summary is not None:
         err.print(summary.one_line(), highlight=False)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.caselaw.sampling import sample_cases
+from lexprobe.hallucination.judge import SAMPLE_TEMPERATURE, SAMPLES
 from lexprobe.hallucination.prompts import has_template, render_prompt
 from lexprobe.hallucination.tasks import TaskSpec
 from lexprobe.models.types import Request
@@ -30,18 +31,38 @@ class Item:
     reference: dict
     max_tokens: int
 
-    def request(self, model: str) -> Request:
-        """Return the temperature-0 engine request for this item."""
-        tags = {
+    reference_free: bool = False
+
+    def tags(self) -> dict[str, str]:
+        """Return the bookkeeping tags every request of this item carries."""
+        return {
             "task": self.task,
             "level": self.level,
             "prompt_style": self.prompt_style,
             "case_id": self.case_id or "",
             "reference": json.dumps(self.reference, sort_keys=True),
         }
-        return Request.from_prompt(
-            model, self.prompt, temperature=0.0, max_tokens=self.max_tokens, id=self.item_id, tags=tags
-        )
+
+    def requests(self, model: str) -> list[Request]:
+        """Return the engine requests of this item: one greedy (temperature 0) request, or for a reference-free
+        task two samples at temperature 1 (`sample0` carries the pair's score, `sample1` is its partner)."""
+        if not self.reference_free:
+            request = Request.from_prompt(
+                model, self.prompt, temperature=0.0, max_tokens=self.max_tokens, id=self.item_id, tags=self.tags()
+            )
+            return [request]
+        return [
+            Request.from_prompt(
+                model,
+                self.prompt,
+                temperature=SAMPLE_TEMPERATURE,
+                sample_index=k,
+                max_tokens=self.max_tokens,
+                id=f"{self.item_id}#{k}",
+                tags=self.tags() | {"role": f"sample{k}", "pair": self.item_id},
+            )
+            for k in range(SAMPLES)
+        ]
 
 
 @dataclass
@@ -94,6 +115,7 @@ def plan_items(
                                 prompt=render_prompt(task.template, style, level, draft.variables),
                                 reference=draft.reference,
                                 max_tokens=task.max_tokens,
+                                reference_free=task.reference_free,
                             )
                         )
     return plan

@@ -37,6 +37,15 @@ def load_template(template_task: str, style: str) -> Template:
     return _environment().from_string(path.read_text(encoding="utf-8"))
 
 
+@cache
+def load_named_template(name: str) -> Template:
+    """Return the compiled template `templates/<name>.j2` (e.g. the contradiction judge's); raises TemplateMissing."""
+    path = resources.files("lexprobe.hallucination") / "templates" / f"{name}.j2"
+    if not path.is_file():
+        raise TemplateMissing(f"no template {name}")
+    return _environment().from_string(path.read_text(encoding="utf-8"))
+
+
 def has_template(template_task: str, style: str, level: str) -> bool:
     """True when the task can be asked in this style at this level (template and, for few-shot, examples)."""
     try:

@@ -1,5 +1,6 @@
 """Score a run's answers and summarize them: hallucination rate, standard error, abstention rate, n, unscored.
 
+Reference-free tasks (two samples and a contradiction judge) give a lower bound on the rate (the study's Eq. 2).
 Rate definition (the study's Eq. 1): among scored answers (correct, hallucination, abstain), the share that are
 hallucinations; abstentions count as non-hallucinations and stay in the denominator. Standard error: the binomial
 sqrt(p(1-p)/n). Unscored answers (missing reference, unparseable answer) are excluded from n and counted apart.
@@ -13,8 +14,10 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass
 
 from lexprobe.engine.store import RunStore
+from lexprobe.hallucination.judge import judge_request, pair_label, verdict_label
 from lexprobe.hallucination.labels import Score
 from lexprobe.hallucination.scorers import SCORERS, ScoringContext
+from lexprobe.models.types import Request
 
 SCORER_NAME = "reference"
 
@@ -34,17 +37,61 @@ class ReportRow:
     pending: int
 
 
-def score_run(store: RunStore, context: ScoringContext) -> dict[str, Score]:
-    """Score every answered request of a hallucination run, store each score, and return them by request id."""
+def pending_judge_requests(store: RunStore, judge_model: str) -> list[Request]:
+    """Return the judge requests for every answered sample pair whose samples do not abstain."""
     responses = store.responses()
-    scores: dict[str, Score] = {}
+    partners: dict[str, dict[str, Request]] = {}
     for request in store.requests():
-        response = responses.get(request.request_id)
-        task = request.tags.get("task")
-        if response is None or task not in SCORERS:
+        role = request.tags.get("role", "")
+        if role.startswith("sample"):
+            partners.setdefault(request.tags["pair"], {})[role] = request
+    judges = []
+    for pair, members in partners.items():
+        first, second = members.get("sample0"), members.get("sample1")
+        if first is None or second is None:
             continue
-        reference = json.loads(request.tags.get("reference", "{}"))
-        score = SCORERS[task](response.text, reference, context)
+        answer_1, answer_2 = responses.get(first.request_id), responses.get(second.request_id)
+        if answer_1 is None or answer_2 is None or pair_label(answer_1.text, answer_2.text) is not None:
+            continue
+        tags = {key: value for key, value in first.tags.items() if key not in ("role", "pair")}
+        judges.append(judge_request(judge_model, pair, answer_1.text, answer_2.text, tags | {"pair": pair}))
+    return judges
+
+
+def _score_pair(first: Request, requests: dict[str, Request], responses: dict) -> Score | None:
+    pair = first.tags["pair"]
+    answer_1 = responses.get(first.request_id)
+    answer_2 = responses.get(f"{pair}#1")
+    if answer_1 is None or answer_2 is None:
+        return None
+    abstained = pair_label(answer_1.text, answer_2.text)
+    if abstained is not None:
+        return abstained
+    verdict = responses.get(f"{pair}|judge")
+    return verdict_label(verdict.text) if verdict is not None else None
+
+
+def score_run(store: RunStore, context: ScoringContext) -> dict[str, Score]:
+    """Score every answered item of a hallucination run, store each score, and return them by request id.
+
+    Reference-based items are scored by their task's scorer; a reference-free pair is scored on its `sample0`
+    request from the two samples and the judge's verdict (see `judge.py`).
+    """
+    responses = store.responses()
+    requests = {request.request_id: request for request in store.requests()}
+    scores: dict[str, Score] = {}
+    for request in requests.values():
+        task = request.tags.get("task")
+        role = request.tags.get("role", "")
+        if role == "sample0":
+            score = _score_pair(request, requests, responses)
+        elif role or task not in SCORERS or request.request_id not in responses:
+            continue
+        else:
+            reference = json.loads(request.tags.get("reference", "{}"))
+            score = SCORERS[task](responses[request.request_id].text, reference, context)
+        if score is None:
+            continue
         scores[request.request_id] = score
         store.record_score(request.request_id, SCORER_NAME, score.label, {"detail": score.detail})
     return scores
@@ -58,6 +105,8 @@ def summarize(store: RunStore) -> list[ReportRow]:
     }
     groups: dict[tuple[str, str, str], list[str | None]] = defaultdict(list)
     for request in store.requests():
+        if request.tags.get("role") in ("sample1", "judge"):
+            continue  # a reference-free pair counts once, on its sample0 request
         key = (request.tags.get("task", ""), request.tags.get("level", ""), request.tags.get("prompt_style", ""))
         groups[key].append(labels.get(request.request_id))
     rows = []

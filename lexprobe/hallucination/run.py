@@ -12,7 +12,7 @@ from pathlib import Path
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.engine import Engine, EngineConfig, Estimate, ResponseCache, RunStore, RunSummary, estimate_run
 from lexprobe.hallucination.items import ItemPlan, plan_items
-from lexprobe.hallucination.report import ReportRow, score_run, summarize
+from lexprobe.hallucination.report import ReportRow, pending_judge_requests, score_run, summarize
 from lexprobe.hallucination.scorers import ScoringContext
 from lexprobe.hallucination.tasks import TaskSpec
 
@@ -27,6 +27,12 @@ class ProfileSettings:
     styles: list[str]
     n: int
     seed: int
+    judge: str | None = None  # the contradiction judge for reference-free tasks; None = the model under test
+
+    @property
+    def judge_model(self) -> str:
+        """The model that judges reference-free pairs."""
+        return self.judge or self.model
 
     def to_meta(self) -> dict:
         """Return the settings as JSON-ready data for the run store."""
@@ -37,6 +43,7 @@ class ProfileSettings:
             "styles": self.styles,
             "n": self.n,
             "seed": self.seed,
+            "judge": self.judge_model,
         }
 
 
@@ -64,7 +71,7 @@ async def run_profile(
     Raises ValueError when `run_dir` already holds a run with different settings.
     """
     plan = plan_items(db, settings.tasks, settings.levels, settings.styles, settings.n, settings.seed)
-    requests = [item.request(settings.model) for item in plan.items]
+    requests = [request for item in plan.items for request in item.requests(settings.model)]
     store = RunStore.open(run_dir)
     try:
         previous = store.get_meta("settings")
@@ -78,6 +85,19 @@ async def run_profile(
         engine = Engine(store, cache, config)
         try:
             summary = await engine.run(requests)
+            judges = pending_judge_requests(store, settings.judge_model)
+            if judges:
+                judged = await engine.run(judges)
+                summary.total += judged.total
+                summary.already_done += judged.already_done
+                summary.cache_hits += judged.cache_hits
+                summary.sent += judged.sent
+                summary.failed += judged.failed
+                summary.retries += judged.retries
+                summary.usage = summary.usage + judged.usage
+                summary.errors += judged.errors
+                if summary.cost_usd is not None:
+                    summary.cost_usd = None if judged.cost_usd is None else summary.cost_usd + judged.cost_usd
         finally:
             await engine.aclose()
         score_run(store, ScoringContext(db))

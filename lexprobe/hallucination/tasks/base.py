@@ -85,7 +85,12 @@ def decided_date(case: dict) -> str:
 
 
 def reference_free_builder(db: CaseDatabase, cases: list[dict], level: str, n: int, seed: int) -> Drafts:
-    return Drafts(skipped="reference-free task: sampling and the contradiction judge are not implemented yet")
+    """Ask about every sampled case with a name, citation and year; there is no reference answer (two samples and
+    a contradiction judge decide, see `hallucination/judge.py`)."""
+    named = named_cases(cases)
+    if not named:
+        return Drafts(skipped=no_names_reason(level))
+    return Drafts([ItemDraft(c["case_id"], c["case_id"], case_variables(c), {}) for c in named])
 
 
 ALL = LEVELS

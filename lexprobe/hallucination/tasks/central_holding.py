@@ -1,4 +1,4 @@
-"""Central holding (reference-free; scored by contradiction in a later issue)."""
+"""Central holding (reference-free: two samples at temperature 1 and a contradiction judge)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Core legal question (reference-free; scored by contradiction in a later issue)."""
+"""Core legal question (reference-free: two samples at temperature 1 and a contradiction judge)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Factual background (reference-free; scored by contradiction in a later issue)."""
+"""Factual background (reference-free: two samples at temperature 1 and a contradiction judge)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Procedural posture (reference-free; scored by contradiction in a later issue)."""
+"""Procedural posture (reference-free: two samples at temperature 1 and a contradiction judge)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Subsequent history (reference-free; scored by contradiction in a later issue)."""
+"""Subsequent history (reference-free: two samples at temperature 1 and a contradiction judge)."""
 
 from __future__ import annotations
 
