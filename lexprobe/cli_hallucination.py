@@ -178,10 +178,11 @@ def report(
         raise _fail(f"{run_dir} is not a run directory (no {RUN_DB_NAME})")
     store = RunStore.open(run_dir)
     model = store.get_meta("model") or "unknown"
+    judge = (store.get_meta("settings") or {}).get("judge") or model
     rows = summarize(store)
     store.close()
     if as_json:
-        print(json.dumps(report_json(model, rows)))
+        print(json.dumps(report_json(model, rows) | {"judge": judge}))
     else:
         print_report(model, rows)
 
