@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import Annotated, NoReturn
 
 import typer
-from rich.console import Console
 from rich.logging import RichHandler
 from rich.table import Table
 
 from lexprobe import __version__
 from lexprobe.caselaw.build import BuildError
 from lexprobe.caselaw.paths import default_db_path
+from lexprobe.cli_common import err, error_exit, out
 from lexprobe.cli_data import data_app
 from lexprobe.cli_hallucination import hallucination_app, print_report, print_skipped
 from lexprobe.demo import ensure_case_database, run_demo
@@ -51,16 +51,13 @@ app = typer.Typer(
 )
 app.add_typer(data_app, name="data")
 app.add_typer(hallucination_app, name="hallucination")
-out = Console()
-err = Console(stderr=True)
 
 MODEL_HELP = f"Model spec, one of: {valid_forms_text()}. `lexprobe models` explains each form."
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
     """Print a one-line reason on stderr and exit with `code`."""
-    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
-    raise typer.Exit(code)
+    raise error_exit(message, code)
 
 
 def version_callback(value: bool) -> None:

@@ -9,33 +9,23 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from lexprobe.caselaw.build import BuildError, BuildProgress, build_database
 from lexprobe.caselaw.paths import data_root, default_db_path
-from lexprobe.caselaw.query import CaseDatabase, CaseDatabaseMissing
 from lexprobe.caselaw.records import LoadResult
 from lexprobe.caselaw.sampling import LEVEL_FILTERS, sample_cases
 from lexprobe.caselaw.sources import cap, courtlistener_api, scdb_release
+from lexprobe.cli_common import DbOpt, err, error_exit, open_case_db, out
 
 data_app = typer.Typer(
     help="Build and query the case database of real public case-law data (SCDB, Fowler network, Library of "
     "Congress overruled table, CourtListener opinions and treatments, Courts of Appeals Database).",
     no_args_is_help=True,
 )
-out = Console()
-err = Console(stderr=True)
-
-DbOpt = Annotated[Path | None, typer.Option("--db", help="Case database file (default: caselaw.sqlite in the cache).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
-
-
-def _fail(message: str, code: int = 2) -> typer.Exit:
-    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
-    return typer.Exit(code)
 
 
 class RichBuildProgress(BuildProgress):
@@ -86,7 +76,7 @@ def build(
     Example: `lexprobe data build` then `lexprobe data case "163 U.S. 537"`.
     """
     if overruled_edition not in ("2025", "2022"):
-        raise _fail(f"--overruled-edition must be 2025 or 2022, not {overruled_edition!r}")
+        raise error_exit(f"--overruled-edition must be 2025 or 2022, not {overruled_edition!r}")
     source_dir = source or data_root()
     db_path = db or default_db_path()
     extra = [(f"cap:{p.name}", p, cap.load) for p in cap_file or []]
@@ -94,7 +84,7 @@ def build(
     extra += [(f"scdb-zip:{p.name}", p, scdb_release.load) for p in scdb_zip or []]
     for _, path, _ in extra:
         if not path.is_file():
-            raise _fail(f"file not found: {path}")
+            raise error_exit(f"file not found: {path}")
     with Progress(
         SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(), console=err
     ) as progress:
@@ -107,7 +97,7 @@ def build(
                 progress=RichBuildProgress(progress),
             )
         except BuildError as exc:
-            raise _fail(str(exc)) from None
+            raise error_exit(str(exc)) from None
     if as_json:
         print(json.dumps(report.to_dict()))
         return
@@ -126,18 +116,11 @@ def build(
     )
 
 
-def _open(db: Path | None) -> CaseDatabase:
-    try:
-        return CaseDatabase(db or default_db_path())
-    except CaseDatabaseMissing as exc:
-        raise _fail(str(exc)) from None
-
-
 @data_app.command("info")
 def info(db: DbOpt = None, as_json: JsonOpt = False) -> None:
     """Counts per table and coverage per court level (name, citation, author, disposition, opinion text,
     overruling, prominence)."""
-    database = _open(db)
+    database = open_case_db(db)
     counts, coverage, build_info = database.table_counts(), database.coverage(), database.build_info()
     if as_json:
         print(json.dumps({"db": str(database.path), "tables": counts, "coverage": coverage, "build": build_info}))
@@ -168,10 +151,10 @@ def case(
 
     Example: `lexprobe data case "163 U.S. 537"` shows Plessy v. Ferguson, 1896, overruled 1954 by Brown.
     """
-    database = _open(db)
+    database = open_case_db(db)
     ids = database.find(citation_or_name)
     if not ids:
-        raise _fail(f"no case matches {citation_or_name!r}", code=1)
+        raise error_exit(f"no case matches {citation_or_name!r}", code=1)
     details = [database.case(case_id) for case_id in ids[:1]]
     if as_json:
         print(json.dumps({"matches": ids, "case": details[0]}))
@@ -237,8 +220,8 @@ def sample(
     Example: `lexprobe data sample --level scotus --n 5000 --seed 47 --out scotus.jsonl`
     """
     if level not in LEVEL_FILTERS:
-        raise _fail(f"unknown level {level!r}; choose one of {', '.join(LEVEL_FILTERS)}")
-    result = sample_cases(_open(db), level, n, seed)
+        raise error_exit(f"unknown level {level!r}; choose one of {', '.join(LEVEL_FILTERS)}")
+    result = sample_cases(open_case_db(db), level, n, seed)
     if out_file is None:
         for row in result.rows:
             sys.stdout.write(json.dumps(row) + "\n")

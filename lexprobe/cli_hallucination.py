@@ -12,8 +12,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from lexprobe.caselaw.paths import default_db_path
-from lexprobe.caselaw.query import CaseDatabase, CaseDatabaseMissing
+from lexprobe.cli_common import DbOpt, err, error_exit, open_case_db, out
 from lexprobe.engine import EngineConfig, ResponseCache, RunStore
 from lexprobe.engine.store import RUN_DB_NAME
 from lexprobe.hallucination.external import LineError, score_lines
@@ -29,22 +28,6 @@ hallucination_app = typer.Typer(
     "answer against public case-law data, report hallucination rates with standard errors.",
     no_args_is_help=True,
 )
-out = Console()
-err = Console(stderr=True)
-
-DbOpt = Annotated[Path | None, typer.Option("--db", help="Case database (default: built by `lexprobe data build`).")]
-
-
-def _fail(message: str, code: int = 2) -> typer.Exit:
-    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
-    return typer.Exit(code)
-
-
-def _open_db(db: Path | None) -> CaseDatabase:
-    try:
-        return CaseDatabase(db or default_db_path())
-    except CaseDatabaseMissing as exc:
-        raise _fail(str(exc)) from None
 
 
 @hallucination_app.command("tasks")
@@ -140,17 +123,17 @@ def run(
         if judge:
             check_model(judge)
     except (ModelConfigError, ValueError) as exc:
-        raise _fail(str(exc)) from None
+        raise error_exit(str(exc)) from None
     bad_styles = [s for s in settings.styles if s not in PROMPT_STYLES]
     if bad_styles or not settings.styles:
-        raise _fail(f"unknown prompt style(s) {bad_styles}; valid: zero, few")
-    database = _open_db(db)
+        raise error_exit(f"unknown prompt style(s) {bad_styles}; valid: zero, few")
+    database = open_case_db(db)
     config = EngineConfig(concurrency=concurrency, use_cache=not no_cache, progress=sys.stderr.isatty())
     cache = None if no_cache else ResponseCache()
     try:
         result = asyncio.run(run_profile(settings, database, run_dir, cache, config, dry_run=dry_run))
     except (ValueError, ModelConfigError) as exc:
-        raise _fail(str(exc)) from None
+        raise error_exit(str(exc)) from None
     print_skipped(result.plan.skipped)
     if result.estimate is not None:
         print(json.dumps(result.estimate.to_dict()) if as_json else result.estimate.one_line())
@@ -165,7 +148,7 @@ def run(
     if summary is not None:
         err.print(summary.one_line(), highlight=False)
         if not summary.complete:
-            raise _fail(f"{summary.failed} request(s) still pending; rerun the same command to resume", code=1)
+            raise error_exit(f"{summary.failed} request(s) still pending; rerun the same command to resume", code=1)
 
 
 @hallucination_app.command("report")
@@ -175,7 +158,7 @@ def report(
 ) -> None:
     """Print the rate table of a run from its stored scores."""
     if not (run_dir / RUN_DB_NAME).is_file():
-        raise _fail(f"{run_dir} is not a run directory (no {RUN_DB_NAME})")
+        raise error_exit(f"{run_dir} is not a run directory (no {RUN_DB_NAME})")
     store = RunStore.open(run_dir)
     model = store.get_meta("model") or "unknown"
     judge = (store.get_meta("settings") or {}).get("judge") or model
@@ -198,8 +181,8 @@ def score_answers(
     Prints each line with "label" and "detail" added; malformed lines are reported on stderr by line number.
     """
     if not file.is_file():
-        raise _fail(f"file not found: {file}")
-    database = _open_db(db)
+        raise error_exit(f"file not found: {file}")
+    database = open_case_db(db)
     errors = 0
     with file.open(encoding="utf-8") as handle:
         for result in score_lines(handle, database):
@@ -209,4 +192,4 @@ def score_answers(
             else:
                 sys.stdout.write(json.dumps(result) + "\n")
     if errors:
-        raise _fail(f"{errors} malformed line(s) in {file} were not scored (listed above)", code=1)
+        raise error_exit(f"{errors} malformed line(s) in {file} were not scored (listed above)", code=1)

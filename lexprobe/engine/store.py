@@ -63,6 +63,23 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 EVENTS = ("ok", "retry", "failed", "cache_hit")
 
 
+_INSERT_RESPONSE = "INSERT OR IGNORE INTO responses VALUES (?, ?, ?, ?, ?, ?, ?)"
+
+
+def _response_row(request_id: str, response: Response, completed_at: float) -> tuple:
+    """Return the `responses` row of one answer (a second write of the same id is ignored)."""
+    usage = response.usage
+    return (
+        request_id,
+        response.model_dump_json(),
+        int(response.cached),
+        usage.input_tokens,
+        usage.output_tokens,
+        response.cost_usd,
+        completed_at,
+    )
+
+
 class RunConflictError(ValueError):
     """A request id is already in the run with different content (two different jobs share a run directory)."""
 
@@ -144,18 +161,7 @@ class RunStore:
     def record_response(self, request_id: str, response: Response, telemetry: TelemetryRow | None = None) -> None:
         """Commit one response (and its telemetry row) in a single transaction. A second write is ignored."""
         with transaction(self.conn) as conn:
-            conn.execute(
-                "INSERT OR IGNORE INTO responses VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (
-                    request_id,
-                    response.model_dump_json(),
-                    int(response.cached),
-                    response.usage.input_tokens,
-                    response.usage.output_tokens,
-                    response.cost_usd,
-                    time.time(),
-                ),
-            )
+            conn.execute(_INSERT_RESPONSE, _response_row(request_id, response, time.time()))
             if telemetry is not None:
                 self._insert_telemetry(conn, telemetry)
 
@@ -167,21 +173,7 @@ class RunStore:
         """
         now = time.time()
         with transaction(self.conn) as conn:
-            conn.executemany(
-                "INSERT OR IGNORE INTO responses VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (
-                        request_id,
-                        response.model_dump_json(),
-                        int(response.cached),
-                        response.usage.input_tokens,
-                        response.usage.output_tokens,
-                        response.cost_usd,
-                        now,
-                    )
-                    for request_id, response, _ in rows
-                ],
-            )
+            conn.executemany(_INSERT_RESPONSE, [_response_row(rid, response, now) for rid, response, _ in rows])
             for _, _, telemetry in rows:
                 self._insert_telemetry(conn, telemetry)
 

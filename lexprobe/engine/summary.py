@@ -32,6 +32,19 @@ class RunSummary:
         if self.cost_usd is not None:
             self.cost_usd = None if cost is None else self.cost_usd + cost
 
+    def absorb(self, other: RunSummary) -> None:
+        """Add the counts of a later engine run of the same job (e.g. the judge requests after the samples)."""
+        self.total += other.total
+        self.already_done += other.already_done
+        self.cache_hits += other.cache_hits
+        self.sent += other.sent
+        self.failed += other.failed
+        self.retries += other.retries
+        self.usage = self.usage + other.usage
+        self.add_cost(other.cost_usd)
+        self.elapsed_s += other.elapsed_s
+        self.errors += other.errors
+
     def to_dict(self) -> dict:
         """Return the summary as plain JSON-ready data."""
         data = asdict(self)

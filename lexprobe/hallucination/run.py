@@ -87,17 +87,7 @@ async def run_profile(
             summary = await engine.run(requests)
             judges = pending_judge_requests(store, settings.judge_model)
             if judges:
-                judged = await engine.run(judges)
-                summary.total += judged.total
-                summary.already_done += judged.already_done
-                summary.cache_hits += judged.cache_hits
-                summary.sent += judged.sent
-                summary.failed += judged.failed
-                summary.retries += judged.retries
-                summary.usage = summary.usage + judged.usage
-                summary.errors += judged.errors
-                if summary.cost_usd is not None:
-                    summary.cost_usd = None if judged.cost_usd is None else summary.cost_usd + judged.cost_usd
+                summary.absorb(await engine.run(judges))
         finally:
             await engine.aclose()
         score_run(store, ScoringContext(db))

@@ -14,7 +14,7 @@ import anthropic
 from anthropic.types import Message as AnthropicMessage
 
 from lexprobe.models.base import Model
-from lexprobe.models.errors import ModelError, TransientModelError
+from lexprobe.models.errors import ModelError, connection_error, http_status_error
 from lexprobe.models.spec import ModelSpec
 from lexprobe.models.types import FinishReason, Message, Request, Response, ToolCall, Usage
 
@@ -26,7 +26,7 @@ _FINISH: dict[str, FinishReason] = {
     "tool_use": "tool_calls",
     "refusal": "content_filter",
 }
-_RETRYABLE_STATUS = {408, 409, 429, 529}
+_RETRYABLE_STATUS = frozenset({408, 409, 429, 529})
 
 
 def to_anthropic_messages(messages: tuple[Message, ...]) -> tuple[str | None, list[dict[str, Any]]]:
@@ -114,19 +114,10 @@ def parse_anthropic_message(
 def classify_anthropic_error(exc: Exception) -> ModelError:
     """Map an `anthropic` exception onto a retryable or a final lexprobe error."""
     if isinstance(exc, anthropic.APITimeoutError | anthropic.APIConnectionError):
-        where = f" ({exc.request.url})" if getattr(exc, "request", None) is not None else ""
-        return TransientModelError(f"{type(exc).__name__}: {exc}{where}")
+        return connection_error(exc)
     if isinstance(exc, anthropic.APIStatusError):
-        status = exc.status_code
-        header = exc.response.headers.get("retry-after") if exc.response is not None else None
-        try:
-            retry_after = float(header) if header else None
-        except ValueError:
-            retry_after = None
-        message = f"HTTP {status}: {exc.message}"
-        if status in _RETRYABLE_STATUS or status >= 500:
-            return TransientModelError(message, retry_after_s=retry_after)
-        return ModelError(message)
+        headers = exc.response.headers if exc.response is not None else None
+        return http_status_error(exc.status_code, exc.message, headers, _RETRYABLE_STATUS)
     return ModelError(f"{type(exc).__name__}: {exc}")
 
 

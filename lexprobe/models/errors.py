@@ -6,6 +6,8 @@ at once on everything else, because sending the same bad request again only cost
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class ModelError(Exception):
     """A model call failed in a way that retrying will not fix (bad request, refused key, unparseable reply)."""
@@ -24,3 +26,24 @@ class ModelConfigError(ValueError):
 
     Raised before any work starts, with a message that says what to fix.
     """
+
+
+def connection_error(exc: Exception) -> TransientModelError:
+    """Return the retryable error for a timeout or dropped connection, naming the URL when the client knows it."""
+    request = getattr(exc, "request", None)
+    where = f" ({request.url})" if request is not None else ""
+    return TransientModelError(f"{type(exc).__name__}: {exc}{where}")
+
+
+def http_status_error(status: int, message: str, headers: Any, retryable: frozenset[int]) -> ModelError:
+    """Return the error for an HTTP error answer: retryable (honouring a numeric Retry-After header) for the
+    `retryable` statuses and every 5xx, final otherwise."""
+    text = f"HTTP {status}: {message}"
+    if status not in retryable and status < 500:
+        return ModelError(text)
+    header = headers.get("retry-after") if headers is not None else None
+    try:
+        retry_after = float(header) if header else None
+    except ValueError:
+        retry_after = None
+    return TransientModelError(text, retry_after_s=retry_after)

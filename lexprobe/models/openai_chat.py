@@ -15,7 +15,7 @@ import openai
 from openai.types.chat import ChatCompletion
 
 from lexprobe.models.base import Model
-from lexprobe.models.errors import ModelError, TransientModelError
+from lexprobe.models.errors import ModelError, connection_error, http_status_error
 from lexprobe.models.spec import ModelSpec
 from lexprobe.models.tool_arguments import tool_call_from_json
 from lexprobe.models.types import FinishReason, Message, Request, Response, ToolSpec, Usage
@@ -27,7 +27,7 @@ _FINISH: dict[str, FinishReason] = {
     "function_call": "tool_calls",
     "content_filter": "content_filter",
 }
-_RETRYABLE_STATUS = {408, 409, 425, 429}
+_RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
 
 
 def to_openai_message(message: Message) -> dict[str, Any]:
@@ -120,21 +120,10 @@ def parse_openai_completion(completion: ChatCompletion) -> tuple[str, tuple, Fin
 def classify_openai_error(exc: Exception) -> ModelError:
     """Map an `openai` exception onto a retryable or a final lexprobe error."""
     if isinstance(exc, openai.APITimeoutError | openai.APIConnectionError):
-        where = f" ({exc.request.url})" if getattr(exc, "request", None) is not None else ""
-        return TransientModelError(f"{type(exc).__name__}: {exc}{where}")
+        return connection_error(exc)
     if isinstance(exc, openai.APIStatusError):
-        status = exc.status_code
-        retry_after = None
-        header = exc.response.headers.get("retry-after") if exc.response is not None else None
-        if header:
-            try:
-                retry_after = float(header)
-            except ValueError:
-                retry_after = None
-        message = f"HTTP {status}: {exc.message}"
-        if status in _RETRYABLE_STATUS or status >= 500:
-            return TransientModelError(message, retry_after_s=retry_after)
-        return ModelError(message)
+        headers = exc.response.headers if exc.response is not None else None
+        return http_status_error(exc.status_code, exc.message, headers, _RETRYABLE_STATUS)
     return ModelError(f"{type(exc).__name__}: {exc}")
 
 
