@@ -1,0 +1,134 @@
+"""`lexprobe hallucination export-labels` / `agreement`: validate the contradiction judge against human coders
+(the study's Appendix C). Thin: parse, call hallucination/labelsheet.py, print. `register(app)` adds both commands
+to a Typer app."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from lexprobe.cli_common import err, error_exit, out
+from lexprobe.engine.store import RUN_DB_NAME, RunStore
+from lexprobe.hallucination.labelsheet import agreement_report, export_label_sheet, key_path, write_label_sheet
+
+KAPPA_NOTE = (
+    "Cohen's kappa corrects agreement for chance: above 0.80 is almost perfect, above 0.60 substantial, above 0.40 "
+    "moderate (Landis & Koch 1977); the study reports 0.77-0.87 between GPT 4 and two human coders (Appendix Table 2)."
+)
+
+
+def export_labels(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory written by `lexprobe hallucination run`.")],
+    out_file: Annotated[Path, typer.Option("--out", help="Where to write the CSV sheet (its key goes next to it).")],
+    n: Annotated[int, typer.Option("--n", min=1, help="Judged pairs to sample.")] = 100,
+    seed: Annotated[int, typer.Option(help="Sampling seed (the same seed gives the same sheet).")] = 0,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing sheet and key.")] = False,
+) -> None:
+    """Export a blinded sheet of judged pairs for human coders, to check the contradiction judge.
+
+    Writes N sampled pairs the judge ruled on: row_id, question, response_1, response_2, coder_label, notes.
+
+    Coders write yes (the two answers are consistent) or no (they contradict each other) in coder_label.
+
+    The judge's verdicts and the pair ids go to FILE.csv.key.json: keep that file from the coders.
+
+    Example: lexprobe hallucination export-labels runs/gpt4o --n 100 --out labels/sheet.csv
+    """
+    if not (run_dir / RUN_DB_NAME).is_file():
+        raise error_exit(f"{run_dir} is not a run directory (no {RUN_DB_NAME})")
+    key = key_path(out_file)
+    existing = [str(path) for path in (out_file, key) if path.exists()]
+    if existing and not force:
+        raise error_exit(f"{' and '.join(existing)} already exist(s) and may hold coders' labels; pass --force")
+    store = RunStore.open(run_dir)
+    try:
+        sheet = export_label_sheet(store, n, seed)
+    except ValueError as exc:
+        raise error_exit(f"{run_dir}: {exc}") from None
+    finally:
+        store.close()
+    if sheet.short:
+        err.print(
+            f"[yellow]warning:[/] {escape(str(run_dir))} has only {sheet.judged_pairs} judged pair(s); "
+            f"the sheet holds all of them, not {n}",
+            highlight=False,
+            soft_wrap=True,
+        )
+    try:
+        write_label_sheet(sheet, out_file)
+    except OSError as exc:
+        raise error_exit(f"cannot write {out_file}: {exc.strerror or exc}") from None
+    print(f"{out_file}: {len(sheet.rows)} rows (judge: {sheet.judge}; key: {key}, keep it from the coders)")
+
+
+def _number(value: float | None, percent: bool = False) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.1%}" if percent else f"{value:.2f}"
+
+
+def print_agreement(report: dict[str, Any]) -> None:
+    """Print the agreement table (Coders | kappa | agreement | n), its notes and the kappa reading guide."""
+    table = Table(title=f"intercoder reliability: judge {report['judge']}")
+    table.add_column("Coders")
+    for column in ("kappa", "agreement", "n"):
+        table.add_column(column, justify="right", no_wrap=True)
+    for row in report["rows"]:
+        table.add_row(row["coders"], _number(row["kappa"]), _number(row["agreement"], percent=True), str(row["n"]))
+    # piped output gets room for the coder names instead of rich's 80-column default
+    console = out if out.is_terminal else Console(width=max(out.width, 132))
+    console.print(table)
+    for row in report["rows"]:
+        if row["note"]:
+            out.print(f"{row['coders']}: {row['note']}", highlight=False, soft_wrap=True, markup=False)
+    out.print(KAPPA_NOTE, highlight=False, soft_wrap=True)
+
+
+def agreement(
+    sheets: Annotated[list[Path], typer.Argument(help="Filled sheets, one per coder (the file name names the coder).")],
+    key: Annotated[
+        Path | None,
+        typer.Option("--key", help="The export's key file (default: <sheet>.key.json next to the sheets)."),
+    ] = None,
+    as_json: Annotated[
+        bool,
+        typer.Option("--json", help='Print {"judge", "key", "coders": [...], "rows": [{"coders", "kappa", ...}]}.'),
+    ] = False,
+) -> None:
+    """Compute Cohen's kappa between coders and the judge from filled label sheets (Appendix Table 2).
+
+    Compares each coder with the judge and each pair of coders on the rows both labelled (n), with raw agreement.
+
+    Rows the judge gave no parseable verdict are left out of judge comparisons and counted.
+
+    Example: lexprobe hallucination agreement labels/alice.csv labels/bob.csv --key labels/sheet.csv.key.json
+    """
+    try:
+        report = agreement_report(sheets, key)
+    except ValueError as exc:
+        raise error_exit(str(exc)) from None
+    for coder in report["coders"]:
+        if coder["coded"] < coder["rows"]:
+            err.print(
+                f"{coder['sheet']}: {coder['coded']} of {coder['rows']} rows coded",
+                style="dim",
+                highlight=False,
+                markup=False,
+                soft_wrap=True,
+            )
+    if as_json:
+        print(json.dumps(report))
+    else:
+        print_agreement(report)
+
+
+def register(app: typer.Typer) -> None:
+    """Add `export-labels` and `agreement` to `app` (the `lexprobe hallucination` group)."""
+    app.command("export-labels")(export_labels)
+    app.command("agreement")(agreement)

@@ -1,0 +1,479 @@
+"""Validate the contradiction judge against human coders (the study's Appendix C, "Intercoder reliability").
+
+The study had two authors recode 100 judged pairs by hand and reported Cohen's kappa for each coder against GPT 4
+and for the two coders against each other (Appendix Table 2). This module does the same for any run:
+
+1. `export_label_sheet` draws a seeded sample of judged pairs (pairs whose judge request has a response; pairs
+   where a sample abstains are never judged, so they are never on the sheet) and `write_label_sheet` writes a
+   blinded CSV sheet: an opaque `row_id`, the question, the two sampled answers, and empty `coder_label` and
+   `notes` columns. Neither the pair id nor the judge's verdict is on the sheet; both go to a sidecar key file
+   (`<sheet>.key.json`), which must stay away from the coders.
+2. Each coder fills `coder_label` in a copy of the sheet with `yes` (the answers are consistent) or `no` (they
+   contradict each other), the judge's own yes/no question; blank rows count as not coded.
+3. `agreement_table` reads the filled sheets (one per coder, the coder named by the file's stem) and the key and
+   returns Cohen's kappa and raw agreement for every coder against the judge and every pair of coders, each on the
+   rows both sides labelled. Rows where the judge gave no parseable verdict are left out of judge comparisons and
+   counted.
+
+The key stores a digest of each row's question and answers (whitespace-normalized), so a sheet from another export
+is refused even when its row ids happen to exist in the key.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import random
+from dataclasses import dataclass
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+from lexprobe.engine.store import RunStore
+from lexprobe.hallucination.judge import parse_verdict
+from lexprobe.models.types import Request
+from lexprobe.stats import cohen_kappa
+
+SHEET_COLUMNS = ("row_id", "question", "response_1", "response_2", "coder_label", "notes")
+KEY_SUFFIX = ".key.json"
+KEY_FORMAT = "lexprobe-label-key/1"
+#: What a coder may write in `coder_label` (case-insensitive, surrounding spaces ignored) and what it means.
+LABEL_ALIASES = {"yes": "yes", "y": "yes", "consistent": "yes", "no": "no", "n": "no", "contradiction": "no"}
+#: Cells starting with one of these are read as formulas by spreadsheet programs; they are written with a leading
+#: apostrophe (the usual CSV-injection guard), which the digest ignores.
+_FORMULA_STARTS = ("=", "+", "-", "@")
+
+
+@dataclass(frozen=True)
+class SheetRow:
+    """One pair on a label sheet: what coders see, plus the pair id and judge verdict that go to the key only."""
+
+    row_id: int
+    question: str
+    response_1: str
+    response_2: str
+    pair: str
+    judge_verdict: str | None  # "yes" (consistent), "no" (contradiction), None (no parseable verdict)
+
+    def blinded(self) -> dict[str, str]:
+        """Return the CSV cells of this row: no pair id, no judge verdict, empty label and notes."""
+        return {
+            "row_id": str(self.row_id),
+            "question": _cell(self.question),
+            "response_1": _cell(self.response_1),
+            "response_2": _cell(self.response_2),
+            "coder_label": "",
+            "notes": "",
+        }
+
+    def digest(self) -> str:
+        """Return the fingerprint of the row's visible text that the key keeps (see `text_digest`)."""
+        return text_digest(self.question, self.response_1, self.response_2)
+
+
+@dataclass
+class LabelSheet:
+    """An exported sheet: its rows and where they came from. `len(rows) < requested` when the run had fewer
+    judged pairs than were asked for (all of them are then on the sheet)."""
+
+    rows: list[SheetRow]
+    run_dir: str | None
+    model: str | None
+    judge: str
+    seed: int
+    requested: int
+    judged_pairs: int
+
+    @property
+    def short(self) -> bool:
+        """True when the run had fewer judged pairs than requested."""
+        return len(self.rows) < self.requested
+
+    def key(self, sheet_name: str | None = None) -> dict[str, Any]:
+        """Return the sidecar key: run, judge, seed and, per row id, the pair, the judge's verdict and a digest."""
+        return {
+            "format": KEY_FORMAT,
+            "sheet": sheet_name,
+            "run_dir": self.run_dir,
+            "model": self.model,
+            "judge": self.judge,
+            "seed": self.seed,
+            "requested": self.requested,
+            "judged_pairs": self.judged_pairs,
+            "rows": {
+                str(row.row_id): {"pair": row.pair, "judge_verdict": row.judge_verdict, "digest": row.digest()}
+                for row in self.rows
+            },
+        }
+
+
+@dataclass(frozen=True)
+class KeyRow:
+    """What the key knows about one row id."""
+
+    pair: str
+    judge_verdict: str | None
+    digest: str
+
+
+@dataclass(frozen=True)
+class LabelKey:
+    """A loaded key file."""
+
+    path: Path
+    judge: str
+    rows: dict[int, KeyRow]
+
+
+@dataclass(frozen=True)
+class CodedRow:
+    """One row of a filled sheet."""
+
+    row_id: int
+    label: str | None  # "yes", "no", or None when left blank
+    line: int  # the line of the file where the row starts
+    digest: str
+
+
+@dataclass(frozen=True)
+class CodedSheet:
+    """A filled sheet: one coder's labels by row id."""
+
+    path: Path
+    coder: str
+    rows: dict[int, CodedRow]
+
+    @property
+    def labels(self) -> dict[int, str | None]:
+        """Return each row id's label (None = not coded)."""
+        return {row_id: row.label for row_id, row in self.rows.items()}
+
+    @property
+    def coded(self) -> int:
+        """How many rows carry a label."""
+        return sum(row.label is not None for row in self.rows.values())
+
+
+def _normalize(text: str) -> str:
+    """Collapse whitespace and drop leading apostrophes (a spreadsheet's text marker) for digest comparisons."""
+    return " ".join(text.split()).lstrip("'")
+
+
+def text_digest(question: str, response_1: str, response_2: str) -> str:
+    """Return a short SHA-256 fingerprint of a row's visible text, insensitive to whitespace changes (line endings,
+    trailing spaces) and to the apostrophe spreadsheets use to mark text."""
+    blob = "\x1f".join(_normalize(part) for part in (question, response_1, response_2))
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
+
+
+def _cell(text: str) -> str:
+    """Return `text` safe to open in a spreadsheet program: a leading formula character gets an apostrophe."""
+    return "'" + text if text.startswith(_FORMULA_STARTS) else text
+
+
+def key_path(sheet: Path) -> Path:
+    """Return where the key of `sheet` lives: `<sheet>.key.json` next to it (e.g. `labels.csv.key.json`)."""
+    return sheet.with_name(sheet.name + KEY_SUFFIX)
+
+
+def _question(request: Request) -> str:
+    """Return the question a sample request asked: its last user message."""
+    users = [message.content for message in request.messages if message.role == "user"]
+    return users[-1] if users else ""
+
+
+def _judged_rows(store: RunStore) -> tuple[list[tuple[str, str, str, str, str | None]], set[str]]:
+    """Return (pair, question, answer 1, answer 2, judge verdict) for every pair with a judge response, sorted by
+    pair id, and the models the judge requests name."""
+    responses = store.responses()
+    samples: dict[str, dict[str, Request]] = {}
+    judge_models: set[str] = set()
+    judged: set[str] = set()
+    for request in store.requests():
+        role, pair = request.tags.get("role", ""), request.tags.get("pair")
+        if pair is None:
+            continue
+        if role in ("sample0", "sample1"):
+            samples.setdefault(pair, {})[role] = request
+        elif role == "judge" and request.request_id in responses:
+            judged.add(pair)
+            judge_models.add(request.model)
+    rows = []
+    for pair in sorted(judged):
+        first, second = samples.get(pair, {}).get("sample0"), samples.get(pair, {}).get("sample1")
+        if first is None or second is None:
+            continue
+        answer_1, answer_2 = responses.get(first.request_id), responses.get(second.request_id)
+        if answer_1 is None or answer_2 is None:
+            continue
+        verdict = parse_verdict(responses[f"{pair}|judge"].text)
+        label = None if verdict is None else ("yes" if verdict else "no")
+        rows.append((pair, _question(first), answer_1.text, answer_2.text, label))
+    return rows, judge_models
+
+
+def export_label_sheet(store: RunStore, n: int, seed: int) -> LabelSheet:
+    """Draw `n` judged pairs from the run in `store` for human coding and return the sheet (not yet written).
+
+    Pairs are ordered by pair id and then sampled with `random.Random(seed)`, so the same run and seed give the
+    same sheet; the sheet's order is the sample's order, and row ids run 1..n. When the run has fewer than `n`
+    judged pairs, all of them are taken (`LabelSheet.short` is then True). Raises ValueError when `n` < 1 or the
+    run has no judged pair.
+    """
+    if n < 1:
+        raise ValueError(f"n must be at least 1, not {n}")
+    judged, judge_models = _judged_rows(store)
+    if not judged:
+        raise ValueError(
+            "the run has no judged pairs (reference-free tasks whose two samples got a judge verdict); "
+            "run `lexprobe hallucination run` with a reference-free task first"
+        )
+    picked = random.Random(seed).sample(judged, min(n, len(judged)))
+    settings = store.get_meta("settings") or {}
+    judge = settings.get("judge") or ", ".join(sorted(judge_models)) or "judge"
+    run_dir = None if str(store.path) == ":memory:" else str(Path(store.path).parent)
+    rows = [
+        SheetRow(
+            row_id=index, question=question, response_1=answer_1, response_2=answer_2, pair=pair, judge_verdict=verdict
+        )
+        for index, (pair, question, answer_1, answer_2, verdict) in enumerate(picked, start=1)
+    ]
+    return LabelSheet(
+        rows=rows,
+        run_dir=run_dir,
+        model=settings.get("model") or store.get_meta("model"),
+        judge=judge,
+        seed=seed,
+        requested=n,
+        judged_pairs=len(judged),
+    )
+
+
+def write_label_sheet(sheet: LabelSheet, path: Path) -> Path:
+    """Write the blinded sheet to `path` (UTF-8 CSV with a header row) and its key to `<path>.key.json`; return the
+    key's path. Existing files are overwritten (the CLI refuses unless asked)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=SHEET_COLUMNS)
+        writer.writeheader()
+        for row in sheet.rows:
+            writer.writerow(row.blinded())
+    key = key_path(path)
+    key.write_text(json.dumps(sheet.key(path.name), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return key
+
+
+def parse_label(value: str) -> str | None:
+    """Return "yes", "no", or None for a blank cell; raises ValueError for anything else."""
+    cleaned = value.strip().lower()
+    if not cleaned:
+        return None
+    if cleaned not in LABEL_ALIASES:
+        raise ValueError(
+            f"coder_label {value.strip()!r} is not a label; write yes (consistent) or no (contradiction), "
+            "or leave it blank"
+        )
+    return LABEL_ALIASES[cleaned]
+
+
+def read_coded_sheet(path: Path) -> CodedSheet:
+    """Read a filled sheet; the coder is the file's stem. Errors raise ValueError(f"{path}:{line}: ...") naming the
+    line where the offending row starts (a missing column, a row id that is not a positive integer or repeats, a
+    label other than yes/no/consistent/contradiction/y/n). A UTF-8 byte-order mark (Excel's "CSV UTF-8") is fine.
+    """
+    try:
+        handle = path.open(encoding="utf-8-sig", newline="")
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read the sheet ({exc.strerror or exc})") from None
+    rows: dict[int, CodedRow] = {}
+    with handle:
+        reader = csv.reader(handle)
+        try:
+            header = next(reader, None)
+        except (csv.Error, UnicodeDecodeError) as exc:
+            raise ValueError(f"{path}:1: not a readable CSV file ({exc})") from None
+        if header is None:
+            raise ValueError(f"{path}:1: the file is empty; expected a header row {','.join(SHEET_COLUMNS)}")
+        columns = [name.strip().lower() for name in header]
+        missing = [
+            name for name in ("row_id", "question", "response_1", "response_2", "coder_label") if name not in columns
+        ]
+        if missing:
+            raise ValueError(
+                f"{path}:1: missing column(s) {', '.join(missing)}; a label sheet from `export-labels` has "
+                f"{','.join(SHEET_COLUMNS)}"
+            )
+        where = {name: columns.index(name) for name in columns}
+        while True:
+            line = reader.line_num + 1
+            try:
+                record = next(reader, None)
+            except (csv.Error, UnicodeDecodeError) as exc:
+                raise ValueError(f"{path}:{line}: not readable as CSV ({exc})") from None
+            if record is None:
+                break
+            if not any(cell.strip() for cell in record):
+                continue
+            cells = {name: record[index] if index < len(record) else "" for name, index in where.items()}
+            raw_id = cells["row_id"].strip()
+            if not raw_id.isdigit() or int(raw_id) < 1:
+                raise ValueError(f"{path}:{line}: row_id {raw_id!r} is not a positive integer")
+            row_id = int(raw_id)
+            if row_id in rows:
+                raise ValueError(f"{path}:{line}: row_id {row_id} appears twice (first on line {rows[row_id].line})")
+            try:
+                label = parse_label(cells["coder_label"])
+            except ValueError as exc:
+                raise ValueError(f"{path}:{line}: {exc}") from None
+            digest = text_digest(cells["question"], cells["response_1"], cells["response_2"])
+            rows[row_id] = CodedRow(row_id=row_id, label=label, line=line, digest=digest)
+    return CodedSheet(path=path, coder=path.stem, rows=rows)
+
+
+def load_key(path: Path) -> LabelKey:
+    """Read a key written by `write_label_sheet`; raises ValueError naming the file when it is not one."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read the key ({exc.strerror or exc})") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: not a label key (invalid JSON: {exc})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("rows"), dict):
+        raise ValueError(f"{path}: not a label key (no 'rows' object); keys are written by `export-labels`")
+    rows: dict[int, KeyRow] = {}
+    for raw_id, entry in data["rows"].items():
+        if not str(raw_id).isdigit() or not isinstance(entry, dict):
+            raise ValueError(f"{path}: not a label key (row {raw_id!r} is malformed)")
+        verdict = entry.get("judge_verdict")
+        if verdict not in ("yes", "no", None):
+            raise ValueError(f"{path}: row {raw_id}: judge_verdict must be yes, no or null, not {verdict!r}")
+        rows[int(raw_id)] = KeyRow(
+            pair=str(entry.get("pair", "")), judge_verdict=verdict, digest=str(entry.get("digest", ""))
+        )
+    return LabelKey(path=path, judge=str(data.get("judge") or "judge"), rows=rows)
+
+
+def find_key(sheets: list[Path]) -> Path:
+    """Return the key next to the sheets (`<sheet>.key.json`); raises ValueError when there is none, or when the
+    sheets sit next to different keys (different exports)."""
+    found = [key_path(sheet) for sheet in sheets if key_path(sheet).is_file()]
+    if not found:
+        looked = ", ".join(str(key_path(sheet)) for sheet in sheets)
+        raise ValueError(
+            f"no key file found (looked for {looked}); pass --key with the .key.json that `export-labels` wrote "
+            "next to the exported sheet"
+        )
+    first = found[0]
+    for other in found[1:]:
+        if other.read_bytes() != first.read_bytes():
+            raise ValueError(f"{first} and {other} differ: the sheets come from different exports")
+    return first
+
+
+def _check_against_key(sheet: CodedSheet, key: LabelKey) -> None:
+    """Raise ValueError when a row of `sheet` is not a row of the export `key` describes."""
+    for row in sheet.rows.values():
+        if row.row_id not in key.rows:
+            raise ValueError(
+                f"{sheet.path}:{row.line}: row_id {row.row_id} is not in the key {key.path} "
+                f"({len(key.rows)} rows): the sheet comes from a different export"
+            )
+    for row in sheet.rows.values():
+        expected = key.rows[row.row_id]
+        if expected.digest and expected.digest != row.digest:
+            raise ValueError(
+                f"{sheet.path}:{row.line}: row {row.row_id}'s question and answers differ from the export in "
+                f"{key.path}: the sheet comes from a different export (or its text was edited)"
+            )
+
+
+def compare(a: dict[int, str | None], b: dict[int, str | None]) -> dict[str, Any]:
+    """Return {"kappa", "agreement", "n", "note"} for two label maps over the rows both labelled (None = no label).
+
+    `agreement` is the raw share of rows with the same label (0..1). With no common row, kappa and agreement are
+    None and `note` says why; when both sides use one identical label throughout, kappa is 1 by convention (see
+    `stats.cohen_kappa`) and `note` says so.
+    """
+    common = sorted(row for row in a.keys() & b.keys() if a[row] is not None and b[row] is not None)
+    if not common:
+        return {"kappa": None, "agreement": None, "n": 0, "note": "no row labelled by both"}
+    left, right = [a[row] for row in common], [b[row] for row in common]
+    note = None
+    if len(set(left) | set(right)) == 1:
+        note = f"every label is {left[0]!r}: kappa is 1 by convention"
+    return {
+        "kappa": cohen_kappa(left, right),
+        "agreement": sum(x == y for x, y in zip(left, right, strict=True)) / len(common),
+        "n": len(common),
+        "note": note,
+    }
+
+
+def _coder_title(index: int, name: str) -> str:
+    return f"Coder {index} ({name})"
+
+
+def agreement_report(sheets: list[Path], key: Path | None = None) -> dict[str, Any]:
+    """Return {"judge", "key", "coders", "rows"} for filled sheets of one export (see `agreement_table`)."""
+    if not sheets:
+        raise ValueError("give at least one filled sheet")
+    label_key = load_key(key if key is not None else find_key(sheets))
+    coded = [read_coded_sheet(path) for path in sheets]
+    names = [sheet.coder for sheet in coded]
+    duplicates = sorted({name for name in names if names.count(name) > 1})
+    if duplicates:
+        raise ValueError(f"two sheets name the same coder {', '.join(duplicates)}: give each coder's file its own name")
+    for sheet in coded:
+        _check_against_key(sheet, label_key)
+    judge = {row_id: row.judge_verdict for row_id, row in label_key.rows.items()}
+    rows: list[dict[str, Any]] = []
+    for index, sheet in enumerate(coded, start=1):
+        result = compare(sheet.labels, judge)
+        no_verdict = sum(
+            1 for row_id, label in sheet.labels.items() if label is not None and judge.get(row_id, "") is None
+        )
+        notes = [result["note"]] if result["note"] else []
+        if no_verdict:
+            notes.append(f"{no_verdict} coded row(s) without a judge verdict left out")
+        result |= {"note": "; ".join(notes) or None, "no_judge_verdict": no_verdict}
+        rows.append(
+            {
+                "coders": f"{_coder_title(index, sheet.coder)} vs. {label_key.judge}",
+                "a": sheet.coder,
+                "b": label_key.judge,
+            }
+            | result
+        )
+    for (i, first), (j, second) in combinations(enumerate(coded, start=1), 2):
+        result = compare(first.labels, second.labels)
+        rows.append(
+            {
+                "coders": f"{_coder_title(i, first.coder)} vs. {_coder_title(j, second.coder)}",
+                "a": first.coder,
+                "b": second.coder,
+            }
+            | result
+        )
+    return {
+        "judge": label_key.judge,
+        "key": str(label_key.path),
+        "coders": [
+            {"coder": sheet.coder, "sheet": str(sheet.path), "coded": sheet.coded, "rows": len(label_key.rows)}
+            for sheet in coded
+        ],
+        "rows": rows,
+    }
+
+
+def agreement_table(sheets: list[Path], key: Path | None = None) -> list[dict[str, Any]]:
+    """Return Appendix Table 2 for filled sheets of one export, one dict per comparison: every coder against the
+    judge ("Coder 1 (alice) vs. <judge>"), then every pair of coders ("Coder 1 (alice) vs. Coder 2 (bob)").
+
+    Each dict has "coders", "a", "b", "kappa" (Cohen's kappa, None with no common row), "agreement" (raw share
+    agreeing, 0..1), "n" (rows both sides labelled), "note" (why kappa is None, rows without a judge verdict left
+    out, ...), and for judge rows "no_judge_verdict". Coders are named by their files' stems, in the order given.
+    The key is `key`, or else `<sheet>.key.json` next to the sheets. Raises ValueError (naming file and line where
+    there is one) on a malformed sheet or key, or a sheet from another export.
+    """
+    return agreement_report(sheets, key)["rows"]
