@@ -12,12 +12,16 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from lexprobe.caselaw.judges import load_justices
 from lexprobe.cli_common import DbOpt, err, error_exit, open_case_db, out
+from lexprobe.cli_labels import register as register_label_commands
 from lexprobe.engine import EngineConfig, ResponseCache, RunStore
-from lexprobe.engine.store import RUN_DB_NAME
+from lexprobe.hallucination.calibration import DEFAULT_SAMPLES
 from lexprobe.hallucination.external import LineError, score_lines
+from lexprobe.hallucination.profile_stats import profile
 from lexprobe.hallucination.prompts import PROMPT_STYLES
 from lexprobe.hallucination.report import ReportRow, report_json, summarize
+from lexprobe.hallucination.results import read_runs
 from lexprobe.hallucination.run import ProfileSettings, run_profile
 from lexprobe.hallucination.tasks import TASKS, resolve_levels, resolve_tasks
 from lexprobe.models import ModelConfigError, check_model
@@ -95,6 +99,16 @@ def run(
         str | None,
         typer.Option(help="Judge for the reference-free tasks' contradiction check (default: the model under test)."),
     ] = None,
+    samples: Annotated[
+        int,
+        typer.Option(
+            "--samples",
+            min=0,
+            help="Calibration samples K per question at temperature 1 (confidence = share agreeing with the greedy "
+            "answer); the study's tasks with calibration only (not quotation, authority, false_dissent, nor the "
+            "reference-free ones). 0 = no calibration.",
+        ),
+    ] = DEFAULT_SAMPLES,
     seed: Annotated[int, typer.Option(help="Sampling seed.")] = 47,
     run_dir: Annotated[Path, typer.Option(help="Run directory (resumable; rerun the same command to resume).")] = Path(
         "lexprobe-runs/hallucination"
@@ -119,6 +133,7 @@ def run(
             n=n,
             seed=seed,
             judge=judge,
+            samples=samples,
         )
         if judge:
             check_model(judge)
@@ -153,21 +168,135 @@ def run(
 
 @hallucination_app.command("report")
 def report(
-    run_dir: Annotated[Path, typer.Argument(help="A run directory written by `lexprobe hallucination run`.")],
-    as_json: Annotated[bool, typer.Option("--json", help='Print {"model", "rows": [...]}.')] = False,
+    run_dirs: Annotated[
+        list[Path], typer.Argument(help="One or more run directories written by `lexprobe hallucination run`.")
+    ],
+    as_json: Annotated[bool, typer.Option("--json", help="Print every statistic as one JSON object.")] = False,
+    html: Annotated[
+        Path | None, typer.Option("--html", help="Also write a self-contained HTML report (figures embedded).")
+    ] = None,
+    bins: Annotated[int, typer.Option(min=2, help="Bins of the calibration error (both variants).")] = 10,
+    holdout: Annotated[
+        float,
+        typer.Option(
+            "--platt-holdout", min=0.0, max=0.9, help="Share of answers held out to evaluate Platt scaling (0 = none)."
+        ),
+    ] = 0.5,
+    seed: Annotated[int, typer.Option(help="Seed of the bootstrap, the debiased ECE and the Platt split.")] = 0,
 ) -> None:
-    """Print the rate table of a run from its stored scores."""
-    if not (run_dir / RUN_DB_NAME).is_file():
-        raise error_exit(f"{run_dir} is not a run directory (no {RUN_DB_NAME})")
-    store = RunStore.open(run_dir)
-    model = store.get_meta("model") or "unknown"
-    judge = (store.get_meta("settings") or {}).get("judge") or model
-    rows = summarize(store)
-    store.close()
+    """Print the rate tables, breakdowns and calibration of one or more runs; several runs are put side by side.
+
+    Example: `lexprobe hallucination report runs/gpt runs/smol --html report.html`
+    """
+    try:
+        infos, units = read_runs(run_dirs)
+    except FileNotFoundError as exc:
+        raise error_exit(str(exc)) from None
+    stats = profile(units, _roster(), bins=bins, seed=seed, holdout=holdout)
+    models = [{"model": info.label, "run_dir": str(info.run_dir), "judge": info.judge or info.model} for info in infos]
+    if html is not None:
+        from lexprobe.hallucination.html_report import write_html_report
+
+        try:
+            write_html_report(html, models, stats, units)
+        except OSError as exc:
+            raise error_exit(f"cannot write {html}: {exc}") from None
+        err.print(f"wrote {html}", highlight=False)
     if as_json:
-        print(json.dumps(report_json(model, rows) | {"judge": judge}))
+        single = {}
+        if len(infos) == 1:
+            store = RunStore.open(infos[0].run_dir)
+            single = report_json(infos[0].model, summarize(store)) | {"judge": models[0]["judge"]}
+            store.close()
+        print(json.dumps(single | {"models": models} | stats))
+        return
+    if len(infos) == 1:
+        store = RunStore.open(infos[0].run_dir)
+        print_report(infos[0].model, summarize(store))
+        store.close()
     else:
-        print_report(model, rows)
+        print_side_by_side(stats["rates"], [info.label for info in infos])
+    print_statistics(stats)
+    if any(row["lower_bound"] for row in stats["rates"]):
+        for model in models:
+            out.print(f"contradiction judge for {model['model']}: {model['judge']}", highlight=False)
+
+
+def _roster() -> list:
+    try:
+        return load_justices()
+    except (FileNotFoundError, ValueError):
+        return []
+
+
+def _cell(rate: float | None, se: float | None) -> str:
+    return "-" if rate is None else f"{rate:.3f} ({se:.3f})"
+
+
+def print_side_by_side(rates: list[dict], models: list[str]) -> None:
+    """Print one rate table with a column per model (the layout of the study's Tables 3-6)."""
+    table = Table(title="hallucination rates, models side by side: rate (s.e.) [n]")
+    for column in ("task", "level", "prompt", *models):
+        table.add_column(column, no_wrap=True)
+    cells: dict[tuple[str, str, str], dict[str, str]] = {}
+    for row in rates:
+        key = (row["task"] + (" (lower bound)" if row["lower_bound"] else ""), row["level"], row["prompt_style"])
+        cells.setdefault(key, {})[row["model"]] = f"{_cell(row['rate'], row['se'])} [{row['n']}]"
+    for (task, level, style), by_model in cells.items():
+        table.add_row(task, level, style, *(by_model.get(model, "-") for model in models))
+    console = out if out.is_terminal else Console(width=max(out.width, 160))
+    console.print(table)
+
+
+def print_statistics(stats: dict) -> None:
+    """Print balanced rates, the main breakdowns and the calibration table."""
+    console = out if out.is_terminal else Console(width=max(out.width, 160))
+    balanced = [row for row in stats["rates"] if row["balanced_rate"] is not None]
+    if balanced:
+        table = Table(title="class-balanced rates (mean of per-class rates)")
+        for column in ("model", "task", "level", "prompt", "n", "rate", "balanced"):
+            table.add_column(column, no_wrap=True)
+        for row in balanced:
+            table.add_row(row["model"], row["task"], row["level"], row["prompt_style"], str(row["n"]),
+                          _cell(row["rate"], row["se"]), f"{row['balanced_rate']:.3f}")  # fmt: skip
+        console.print(table)
+    for name, title in (("level", "by court level"), ("complexity", "by task complexity"),
+                        ("contra_factual", "contra-factual (false-premise) tasks")):  # fmt: skip
+        groups = stats["breakdowns"][name]
+        if not groups:
+            continue
+        table = Table(title=f"{title}: rate (s.e.) [n]")
+        for column in ("model", "group", "rate"):
+            table.add_column(column, no_wrap=True)
+        for group in groups:
+            table.add_row(group["model"], group["group"], f"{_cell(group['rate'], group['se'])} [{group['n']}]")
+        console.print(table)
+    rows = stats["calibration"]
+    if rows:
+        table = Table(title="expected calibration error: (s.e.) bootstrap")
+        for column in ("model", "task", "level", "prompt", "n", "conf", "acc", "ECE width/plug-in",
+                       "ECE mass/debiased", "Platt ECE width", "Platt ECE mass"):  # fmt: skip
+            table.add_column(column, no_wrap=True)
+        for row in rows:
+            table.add_row(
+                row["model"], row["task"], row["level"], row["prompt_style"], str(row["n"]),
+                _num(row["mean_confidence"]), _num(row["accuracy"]),
+                _cell(row["ece_width"], row["ece_width_se"]),
+                _cell(row["ece_mass_debiased"], row["ece_mass_debiased_se"]),
+                _num(row["platt_ece_width"]), _num(row["platt_ece_mass_debiased"]),
+            )  # fmt: skip
+        console.print(table)
+        out.print(
+            f"ECE: {stats['estimators']['ece_width']}; {stats['estimators']['ece_mass_debiased']}; "
+            f"{stats['estimators']['bins']} bins; {stats['estimators']['platt']}. Confidence = share of K samples at "
+            "temperature 1 agreeing with the greedy answer; the debiased estimator can fall below 0 on small n.",
+            highlight=False,
+            soft_wrap=True,
+        )
+
+
+def _num(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
 
 
 @hallucination_app.command("score-answers")
@@ -193,3 +322,6 @@ def score_answers(
                 sys.stdout.write(json.dumps(result) + "\n")
     if errors:
         raise error_exit(f"{errors} malformed line(s) in {file} were not scored (listed above)", code=1)
+
+
+register_label_commands(hallucination_app)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.caselaw.sampling import sample_cases
+from lexprobe.hallucination.calibration import CALIBRATION_TEMPERATURE, is_calibrated
 from lexprobe.hallucination.judge import SAMPLE_TEMPERATURE, SAMPLES
 from lexprobe.hallucination.prompts import has_template, render_prompt
 from lexprobe.hallucination.tasks import TaskSpec
@@ -32,10 +33,12 @@ class Item:
     max_tokens: int
 
     reference_free: bool = False
+    calibration_samples: int = 0  # K answers at temperature 1 for the confidence of the greedy answer
+    covariates: dict[str, str] = field(default_factory=dict)  # year, circuit, prominence, court_id (for breakdowns)
 
     def tags(self) -> dict[str, str]:
-        """Return the bookkeeping tags every request of this item carries."""
-        return {
+        """Return the bookkeeping tags every request of this item carries (covariates included)."""
+        return self.covariates | {
             "task": self.task,
             "level": self.level,
             "prompt_style": self.prompt_style,
@@ -44,13 +47,28 @@ class Item:
         }
 
     def requests(self, model: str) -> list[Request]:
-        """Return the engine requests of this item: one greedy (temperature 0) request, or for a reference-free
-        task two samples at temperature 1 (`sample0` carries the pair's score, `sample1` is its partner)."""
+        """Return the engine requests of this item: one greedy (temperature 0) request followed by its
+        `calibration_samples` samples at temperature 1 (role `calibration`, distinct seeds 1..K), or for a
+        reference-free task two samples at temperature 1 (`sample0` carries the pair's score, `sample1` is its
+        partner)."""
         if not self.reference_free:
-            request = Request.from_prompt(
+            greedy = Request.from_prompt(
                 model, self.prompt, temperature=0.0, max_tokens=self.max_tokens, id=self.item_id, tags=self.tags()
             )
-            return [request]
+            samples = [
+                Request.from_prompt(
+                    model,
+                    self.prompt,
+                    temperature=CALIBRATION_TEMPERATURE,
+                    seed=k + 1,
+                    sample_index=k,
+                    max_tokens=self.max_tokens,
+                    id=f"{self.item_id}@{k}",
+                    tags=self.tags() | {"role": "calibration", "of": self.item_id},
+                )
+                for k in range(self.calibration_samples)
+            ]
+            return [greedy, *samples]
         return [
             Request.from_prompt(
                 model,
@@ -83,11 +101,33 @@ def sampled_cases(db: CaseDatabase, level: str, n: int, seed: int) -> list[dict]
     return rows
 
 
+_COVARIATES = ("year", "circuit", "prominence", "court_id")
+
+
+def case_covariates(db: CaseDatabase, case_id: str | None, cache: dict[str, dict[str, str]]) -> dict[str, str]:
+    """Return the breakdown covariates of a case as tag strings (empty values left out)."""
+    if not case_id:
+        return {}
+    if case_id not in cache:
+        row = db.conn.execute(f"SELECT {', '.join(_COVARIATES)} FROM cases WHERE case_id = ?", (case_id,)).fetchone()
+        values = dict(zip(_COVARIATES, row, strict=True)) if row else {}
+        cache[case_id] = {key: str(value) for key, value in values.items() if value not in (None, "")}
+    return cache[case_id]
+
+
 def plan_items(
-    db: CaseDatabase, tasks: list[TaskSpec], levels: list[str], styles: list[str], n: int, seed: int
+    db: CaseDatabase,
+    tasks: list[TaskSpec],
+    levels: list[str],
+    styles: list[str],
+    n: int,
+    seed: int,
+    samples: int = 0,
 ) -> ItemPlan:
-    """Build every item of a run: n sampled cases per level, each supported task in each requested style."""
+    """Build every item of a run: n sampled cases per level, each supported task in each requested style, with
+    `samples` calibration samples per item of a calibrated task (see `calibration.py`)."""
     plan = ItemPlan()
+    covariates: dict[str, dict[str, str]] = {}
     for level in levels:
         cases = sampled_cases(db, level, n, seed)
         for task in tasks:
@@ -116,6 +156,8 @@ def plan_items(
                                 reference=draft.reference,
                                 max_tokens=task.max_tokens,
                                 reference_free=task.reference_free,
+                                calibration_samples=samples if is_calibrated(task.id, task.reference_free) else 0,
+                                covariates=case_covariates(db, draft.case_id, covariates),
                             )
                         )
     return plan

@@ -14,12 +14,14 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass
 
 from lexprobe.engine.store import RunStore
+from lexprobe.hallucination.calibration import Confidence, confidence
 from lexprobe.hallucination.judge import judge_request, pair_label, verdict_label
 from lexprobe.hallucination.labels import Score
 from lexprobe.hallucination.scorers import SCORERS, ScoringContext
 from lexprobe.models.types import Request
 
 SCORER_NAME = "reference"
+CONFIDENCE_SCORER = "confidence"
 
 
 @dataclass
@@ -79,6 +81,13 @@ def score_run(store: RunStore, context: ScoringContext) -> dict[str, Score]:
     """
     responses = store.responses()
     requests = {request.request_id: request for request in store.requests()}
+    samples: dict[str, list[str]] = defaultdict(list)
+    expected: dict[str, int] = defaultdict(int)
+    for request in requests.values():
+        if request.tags.get("role") == "calibration":
+            expected[request.tags["of"]] += 1
+            if request.request_id in responses:
+                samples[request.tags["of"]].append(responses[request.request_id].text)
     scores: dict[str, Score] = {}
     for request in requests.values():
         task = request.tags.get("task")
@@ -94,7 +103,25 @@ def score_run(store: RunStore, context: ScoringContext) -> dict[str, Score]:
             continue
         scores[request.request_id] = score
         store.record_score(request.request_id, SCORER_NAME, score.label, {"detail": score.detail})
+        k = expected.get(request.request_id, 0)
+        if k and len(samples[request.request_id]) == k:
+            _record_confidence(store, request, responses[request.request_id].text, score, samples, context)
     return scores
+
+
+def _record_confidence(
+    store: RunStore, request: Request, greedy: str, score: Score, samples: dict[str, list[str]], context
+) -> None:
+    """Store the greedy answer's confidence (scorer `confidence`: label `measured` with the share, or `unscored`
+    with the reason the item has none)."""
+    reference = json.loads(request.tags.get("reference", "{}"))
+    task = request.tags["task"]
+    result = confidence(task, greedy, score, samples[request.request_id], reference, context)
+    if isinstance(result, Confidence):
+        detail = {"confidence": result.value, "agree": result.agree, "k": result.k}
+        store.record_score(request.request_id, CONFIDENCE_SCORER, "measured", detail)
+    else:
+        store.record_score(request.request_id, CONFIDENCE_SCORER, "unscored", {"detail": result.detail})
 
 
 def summarize(store: RunStore) -> list[ReportRow]:
@@ -105,7 +132,7 @@ def summarize(store: RunStore) -> list[ReportRow]:
     }
     groups: dict[tuple[str, str, str], list[str | None]] = defaultdict(list)
     for request in store.requests():
-        if request.tags.get("role") in ("sample1", "judge"):
+        if request.tags.get("role") in ("sample1", "judge", "calibration"):
             continue  # a reference-free pair counts once, on its sample0 request
         key = (request.tags.get("task", ""), request.tags.get("level", ""), request.tags.get("prompt_style", ""))
         groups[key].append(labels.get(request.request_id))

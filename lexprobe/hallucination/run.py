@@ -28,6 +28,7 @@ class ProfileSettings:
     n: int
     seed: int
     judge: str | None = None  # the contradiction judge for reference-free tasks; None = the model under test
+    samples: int = 0  # K calibration samples per item of a calibrated task (0 = no calibration)
 
     @property
     def judge_model(self) -> str:
@@ -44,7 +45,7 @@ class ProfileSettings:
             "n": self.n,
             "seed": self.seed,
             "judge": self.judge_model,
-        }
+        } | ({"samples": self.samples} if self.samples else {})
 
 
 @dataclass
@@ -70,7 +71,7 @@ async def run_profile(
 
     Raises ValueError when `run_dir` already holds a run with different settings.
     """
-    plan = plan_items(db, settings.tasks, settings.levels, settings.styles, settings.n, settings.seed)
+    plan = plan_items(db, settings.tasks, settings.levels, settings.styles, settings.n, settings.seed, settings.samples)
     requests = [request for item in plan.items for request in item.requests(settings.model)]
     store = RunStore.open(run_dir)
     try:

@@ -54,7 +54,7 @@ _OVERRULING_CLAIM = re.compile(r"\b(?:overrul\w*|reversed\s+by|abrogated)\b", re
 _CLAUSE_BREAK = re.compile(r"[;,]|\b(?:but|though|although|however|while|yet)\b", re.IGNORECASE)
 
 
-def _claimed_overruling_year(answer: str) -> int | None:
+def claimed_overruling_year(answer: str) -> int | None:
     """Return a year the answer gives as the overruling year: a clause that speaks of overruling, with a year and
     without rejecting it ("It was overruled in 1968, though ..."), or an answer that is nothing but a year; None
     otherwise."""
@@ -86,7 +86,7 @@ def score_false_overruling(answer: str, reference: dict, context: ScoringContext
     stance = _stance(answer, false_premise=True)
     if stance:
         return stance
-    claimed = _claimed_overruling_year(answer)
+    claimed = claimed_overruling_year(answer)
     if claimed is not None:
         return Score("hallucination", f"answer accepts the false premise: overruled in {claimed}")
     rejection = premise_rejection(answer) or denies_existence(answer)

@@ -1,0 +1,133 @@
+"""Read one or more hallucination runs into scored units: one per greedy question or reference-free pair.
+
+A unit carries what every breakdown needs: model, task, level, prompt style, the case's covariates (year, circuit,
+prominence, court), its label, the greedy answer, the reference, and the confidence where it was measured. Several
+runs of the same model are told apart by their run directory's name.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lexprobe.engine.store import RUN_DB_NAME, RunStore
+from lexprobe.hallucination.report import CONFIDENCE_SCORER, SCORER_NAME
+from lexprobe.hallucination.tasks import TASKS
+
+SKIPPED_ROLES = ("sample1", "judge", "calibration")
+
+
+@dataclass
+class Unit:
+    """One scored (or pending) question of one model."""
+
+    model: str
+    task: str
+    level: str
+    prompt_style: str
+    label: str | None  # correct | hallucination | abstain | unscored | None (pending)
+    detail: str = ""
+    case_id: str = ""
+    year: int | None = None
+    circuit: str | None = None
+    prominence: float | None = None
+    court_id: str | None = None
+    answer: str = ""
+    reference: dict = field(default_factory=dict)
+    confidence: float | None = None
+
+    @property
+    def complexity(self) -> str:
+        """The study's complexity class of the task (low, moderate, high, false premise)."""
+        spec = TASKS.get(self.task)
+        return spec.complexity if spec else "unknown"
+
+    @property
+    def reference_free(self) -> bool:
+        """Whether the task is scored by the contradiction judge (rate is a lower bound)."""
+        spec = TASKS.get(self.task)
+        return bool(spec and spec.reference_free)
+
+    @property
+    def scored(self) -> bool:
+        """Whether the unit counts in a rate (abstentions do, as non-hallucinations)."""
+        return self.label in ("correct", "hallucination", "abstain")
+
+
+@dataclass
+class RunInfo:
+    """What a run directory says about itself."""
+
+    run_dir: Path
+    model: str
+    label: str  # the model name shown in tables (with the run directory when two runs share a model)
+    judge: str | None
+    settings: dict
+
+
+def _number(text: str | None, kind: type) -> int | float | None:
+    try:
+        return kind(text) if text not in (None, "") else None
+    except ValueError:
+        return None
+
+
+def read_run(run_dir: Path) -> tuple[RunInfo, list[Unit]]:
+    """Return the run's info and units. Raises FileNotFoundError when `run_dir` holds no run."""
+    if not (Path(run_dir) / RUN_DB_NAME).is_file():
+        raise FileNotFoundError(f"{run_dir} is not a run directory (no {RUN_DB_NAME})")
+    store = RunStore.open(run_dir)
+    try:
+        settings = store.get_meta("settings") or {}
+        model = store.get_meta("model") or settings.get("model") or "unknown"
+        scores: dict[tuple[str, str], tuple[str, dict]] = {
+            (row[0], row[1]): (row[2], json.loads(row[3] or "{}"))
+            for row in store.conn.execute("SELECT request_id, scorer, label, detail FROM scores")
+        }
+        responses = store.responses()
+        units = []
+        for request in store.requests():
+            tags = request.tags
+            if tags.get("role") in SKIPPED_ROLES:
+                continue
+            label, detail = scores.get((request.request_id, SCORER_NAME), (None, {}))
+            confidence = scores.get((request.request_id, CONFIDENCE_SCORER))
+            answer = responses.get(request.request_id)
+            units.append(
+                Unit(
+                    model=model,
+                    task=tags.get("task", ""),
+                    level=tags.get("level", ""),
+                    prompt_style=tags.get("prompt_style", ""),
+                    label=label,
+                    detail=str(detail.get("detail", "")),
+                    case_id=tags.get("case_id", ""),
+                    year=_number(tags.get("year"), int),
+                    circuit=tags.get("circuit") or None,
+                    prominence=_number(tags.get("prominence"), float),
+                    court_id=tags.get("court_id") or None,
+                    answer=answer.text if answer else "",
+                    reference=json.loads(tags.get("reference", "{}")),
+                    confidence=confidence[1].get("confidence") if confidence and confidence[0] == "measured" else None,
+                )
+            )
+    finally:
+        store.close()
+    info = RunInfo(Path(run_dir), model, model, settings.get("judge"), settings)
+    return info, units
+
+
+def read_runs(run_dirs: list[Path]) -> tuple[list[RunInfo], list[Unit]]:
+    """Read several runs; runs of the same model are labelled `model (run dir name)` so they stay apart."""
+    infos, all_units = [], []
+    loaded = [read_run(run_dir) for run_dir in run_dirs]
+    models = [info.model for info, _ in loaded]
+    for info, units in loaded:
+        if models.count(info.model) > 1:
+            info.label = f"{info.model} ({info.run_dir.name})"
+            for unit in units:
+                unit.model = info.label
+        infos.append(info)
+        all_units.extend(units)
+    return infos, all_units
