@@ -58,7 +58,8 @@ def test_reference_free_run_with_a_scripted_judge(case_db_path: Path, tmp_path: 
     judge.write_text('{"text": "They differ. So, the answer is no."}\n')
     result = subprocess.run(
         [LEXPROBE, "hallucination", "run", "--model", f"scripted:{model}", "--judge", f"scripted:{judge}",
-         "--tasks", "central_holding,core_legal_question", "--n", "4", "--run-dir", str(tmp_path / "run"),
+         "--tasks", "central_holding,core_legal_question", "--n", "4", "--samples", "0",
+         "--run-dir", str(tmp_path / "run"),
          "--db", str(case_db_path), "--json"],
         capture_output=True, text=True, env=os.environ.copy(), timeout=300,
     )  # fmt: skip
