@@ -23,8 +23,8 @@ from lexprobe.caselaw.build import BuildError
 from lexprobe.caselaw.paths import default_db_path
 from lexprobe.cli_common import err, error_exit, out
 from lexprobe.cli_data import data_app
-from lexprobe.cli_hallucination import hallucination_app, print_report, print_skipped
-from lexprobe.demo import ensure_case_database, run_demo
+from lexprobe.cli_hallucination import hallucination_app, load_roster, print_report, print_skipped
+from lexprobe.demo import DEMO_CASES, demo_settings, ensure_case_database, run_demo
 from lexprobe.engine import (
     Engine,
     EngineConfig,
@@ -35,6 +35,8 @@ from lexprobe.engine import (
     estimate_run,
 )
 from lexprobe.engine.progress import format_cost
+from lexprobe.hallucination.profile_stats import profile
+from lexprobe.hallucination.results import read_runs
 from lexprobe.models import ModelConfigError, Request, check_model, model_status
 from lexprobe.models.spec import valid_forms_text
 
@@ -213,13 +215,18 @@ async def _run_once(store: RunStore, cache: ResponseCache | None, config: Engine
 def demo(
     model: Annotated[str, typer.Option("--model", "-m", help=MODEL_HELP)] = "local",
     run_dir: Annotated[Path | None, typer.Option(help="Run directory (default: a new temporary folder).")] = None,
-    n: Annotated[int, typer.Option("--n", min=1, help="Supreme Court cases sampled.")] = 5,
+    n: Annotated[int, typer.Option("--n", min=1, help="Supreme Court cases sampled.")] = DEMO_CASES,
+    prompt_styles: Annotated[str, typer.Option(help="Comma list of prompt styles: zero, few.")] = "zero",
+    samples: Annotated[int, typer.Option("--samples", min=0, help="Calibration samples K per question.")] = 3,
+    html: Annotated[Path, typer.Option("--html", help="Where to write the HTML report.")] = Path("demo-report.html"),
     no_cache: NoCacheOpt = False,
 ) -> None:
-    """A small hallucination profile: every reference-based task the data supports, Supreme Court cases, zero- and
-    few-shot, answered by the embedded model (or --model) and scored against the case database.
+    """A small hallucination profile of the embedded model (or --model): every task the shared data supports
+    (Supreme Court cases; reference-free tasks judged by the model itself), K=3 calibration samples, scored against
+    the case database, printed as tables and written as an HTML report (demo-report.html).
 
-    Builds the case database first when there is none (`lexprobe data build`, about 10 s).
+    Builds the case database first when there is none (`lexprobe data build`, about 10 s). Takes a few minutes on
+    two CPU cores; rerunning is instant (cached).
     """
     try:
         check_model(model)
@@ -236,7 +243,14 @@ def demo(
     config = engine_config(None, no_cache, 6, None)
     cache = None if no_cache else ResponseCache()
     err.print(f"[dim]profiling {model}; run directory {folder}[/]", highlight=False)
-    result = asyncio.run(run_demo(model, folder, db_path, cache, config, n=n))
+    styles = tuple(s.strip() for s in prompt_styles.split(",") if s.strip())
+    if not styles or set(styles) - {"zero", "few"}:
+        fail(f"unknown prompt style(s) in {prompt_styles!r}; valid: zero, few")
+    settings = demo_settings(model, n, styles, samples)
+    try:
+        result = asyncio.run(run_demo(folder, db_path, cache, config, settings))
+    except ValueError as exc:
+        fail(str(exc))
     print_skipped(result.plan.skipped)
     print_report(model, result.rows)
     if result.summary is not None:
@@ -244,3 +258,13 @@ def demo(
         out.print(f"Reprint this table with: lexprobe hallucination report {folder}", highlight=False, soft_wrap=True)
         if not result.summary.complete:
             fail("some demo requests failed: " + "; ".join(result.summary.errors), code=1)
+    infos, units = read_runs([folder])
+    stats = profile(units, load_roster())
+    models = [{"model": info.label, "run_dir": str(info.run_dir), "judge": info.judge or info.model} for info in infos]
+    from lexprobe.hallucination.html_report import write_html_report  # matplotlib: imported only when needed
+
+    try:
+        write_html_report(html, models, stats, units)
+    except OSError as exc:
+        fail(f"cannot write {html}: {exc}")
+    out.print(f"HTML report: {html.resolve()}", highlight=False, soft_wrap=True)

@@ -192,7 +192,7 @@ def report(
         infos, units = read_runs(run_dirs)
     except FileNotFoundError as exc:
         raise error_exit(str(exc)) from None
-    stats = profile(units, _roster(), bins=bins, seed=seed, holdout=holdout)
+    stats = profile(units, load_roster(), bins=bins, seed=seed, holdout=holdout)
     models = [{"model": info.label, "run_dir": str(info.run_dir), "judge": info.judge or info.model} for info in infos]
     if html is not None:
         from lexprobe.hallucination.html_report import write_html_report
@@ -222,7 +222,8 @@ def report(
             out.print(f"contradiction judge for {model['model']}: {model['judge']}", highlight=False)
 
 
-def _roster() -> list:
+def load_roster() -> list:
+    """Return the Supreme Court roster for the justice-bias table ([] when the data has none)."""
     try:
         return load_justices()
     except (FileNotFoundError, ValueError):

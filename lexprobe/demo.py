@@ -1,8 +1,10 @@
 """The `lexprobe demo` job: a small hallucination profile of a model (the embedded one by default).
 
-It builds the case database from the public data when there is none yet, samples a few Supreme Court cases, asks
-every task the data supports in both prompt styles through the engine (temperature 0, cached, resumable), scores the
-answers and returns the rate table.
+It builds the case database from the public data when there is none yet, samples a few Supreme Court cases (the
+offline data names no appeals or district cases), asks every task through the engine (temperature 0 greedy answers,
+K = 3 calibration samples at temperature 1, two samples and the model itself as contradiction judge for the
+reference-free tasks; cached, resumable), scores the answers and returns the rate table; the CLI then writes the HTML
+report.
 """
 
 from __future__ import annotations
@@ -16,14 +18,24 @@ from lexprobe.engine import EngineConfig, ResponseCache
 from lexprobe.hallucination.run import ProfileResult, ProfileSettings, run_profile
 from lexprobe.hallucination.tasks import TASKS
 
-DEMO_CASES = 5
+DEMO_CASES = 4
 DEMO_SEED = 47
+DEMO_SAMPLES = 3
 
 
-def demo_settings(model: str, n: int = DEMO_CASES) -> ProfileSettings:
-    """Return the demo's profile: every reference-based task, Supreme Court, zero- and few-shot, n cases."""
-    tasks = [task for task in TASKS.values() if not task.reference_free]
-    return ProfileSettings(model=model, tasks=tasks, levels=["scotus"], styles=["zero", "few"], n=n, seed=DEMO_SEED)
+def demo_settings(
+    model: str, n: int = DEMO_CASES, styles: tuple[str, ...] = ("zero",), samples: int = DEMO_SAMPLES
+) -> ProfileSettings:
+    """Return the demo's profile: every task, Supreme Court, the given prompt styles, n cases, K samples."""
+    return ProfileSettings(
+        model=model,
+        tasks=list(TASKS.values()),
+        levels=["scotus"],
+        styles=list(styles),
+        n=n,
+        seed=DEMO_SEED,
+        samples=samples,
+    )
 
 
 def ensure_case_database(db_path: Path, progress: BuildProgress | None = None) -> None:
@@ -33,11 +45,11 @@ def ensure_case_database(db_path: Path, progress: BuildProgress | None = None) -
 
 
 async def run_demo(
-    model: str, run_dir: Path, db_path: Path, cache: ResponseCache | None, config: EngineConfig, n: int = DEMO_CASES
+    run_dir: Path, db_path: Path, cache: ResponseCache | None, config: EngineConfig, settings: ProfileSettings
 ) -> ProfileResult:
     """Run the demo profile into `run_dir`; returns the plan, engine summary and rate table."""
     database = CaseDatabase(db_path)
     try:
-        return await run_profile(demo_settings(model, n), database, run_dir, cache, config)
+        return await run_profile(settings, database, run_dir, cache, config)
     finally:
         database.close()

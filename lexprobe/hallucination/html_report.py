@@ -1,0 +1,242 @@
+"""`lexprobe hallucination report --html FILE`: one self-contained HTML page (figures embedded as SVG data URIs, no
+scripts, nothing loaded from the network) with tables laid out like the study's Tables 3-7 and figures like its
+Figures 1-8. Every table and figure states n, the estimator, and what is a lower bound.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+from matplotlib.figure import Figure
+
+import lexprobe
+from lexprobe.hallucination.profile_stats import COMPLEXITY_ORDER, ERAS, LEVEL_ORDER
+from lexprobe.hallucination.results import Unit
+from lexprobe.hallucination.tasks import TASKS
+from lexprobe.reporting.circuit_map import circuit_map
+from lexprobe.reporting.figures import (
+    bar_chart,
+    calibration_curve,
+    figure_to_data_uri,
+    line_chart,
+    scatter_with_diagonal,
+)
+
+LEVEL_NAMES = {"scotus": "SCOTUS", "coa": "USCOA", "district": "USDC"}
+TABLE_GROUPS = (
+    ("low", "Low complexity tasks (cf. Table 3)"),
+    ("moderate", "Moderate complexity tasks (cf. Table 4)"),
+    ("high", "High complexity tasks (cf. Table 5); reference-free rates are lower bounds"),
+    ("false premise", "Contra-factual tasks (cf. Table 6)"),
+)
+
+
+def _environment() -> Environment:
+    return Environment(
+        loader=PackageLoader("lexprobe.hallucination", "templates"),
+        autoescape=select_autoescape(["html", "j2"]),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def _fmt(rate: float | None, se: float | None = None) -> str:
+    if rate is None:
+        return "–"
+    return f"{rate:.3f}" if se is None else f"{rate:.3f} ({se:.3f})"
+
+
+def rate_tables(rates: list[dict], models: list[str]) -> list[dict]:
+    """Return the study-style tables: per complexity class, rows task x prompt, columns level x model."""
+    tables = []
+    for complexity, title in TABLE_GROUPS:
+        rows = [row for row in rates if row["complexity"] == complexity]
+        if not rows:
+            continue
+        levels = [level for level in LEVEL_ORDER if any(row["level"] == level for row in rows)]
+        cells: dict[tuple[str, str], dict[tuple[str, str], dict]] = defaultdict(dict)
+        for row in rows:
+            cells[(row["task"], row["prompt_style"])][(row["level"], row["model"])] = row
+        body = []
+        for (task, style), by_column in cells.items():
+            body.append(
+                {
+                    "task": task.replace("_", " ") + (" †" if TASKS.get(task) and TASKS[task].reference_free else ""),
+                    "prompt": {"zero": "Zero-shot", "few": "Few-shot"}.get(style, style),
+                    "cells": [
+                        {
+                            "text": _fmt(by_column[(level, model)]["rate"], by_column[(level, model)]["se"])
+                            if (level, model) in by_column
+                            else "–",
+                            "n": by_column[(level, model)]["n"] if (level, model) in by_column else None,
+                        }
+                        for level in levels
+                        for model in models
+                    ],
+                }
+            )
+        tables.append({"title": title, "levels": [LEVEL_NAMES.get(lv, lv) for lv in levels], "body": body})
+    return tables
+
+
+def _series(groups: list[dict], order: list[str], models: list[str]) -> tuple[dict, dict, dict]:
+    index = {(g["model"], g["group"]): g for g in groups}
+    rates = {m: [index[(m, o)]["rate"] if (m, o) in index else None for o in order] for m in models}
+    errors = {m: [index[(m, o)]["se"] if (m, o) in index else None for o in order] for m in models}
+    counts = {m: sum(index[(m, o)]["n"] for o in order if (m, o) in index) for m in models}
+    return rates, errors, counts
+
+
+def _n_text(counts: dict[str, int]) -> str:
+    return "; ".join(f"{model}: n={n}" for model, n in counts.items())
+
+
+def _figure(title: str, build: Callable[[], Figure], caption: str) -> dict:
+    """Render one figure, or a note saying why it is missing (never a broken image)."""
+    try:
+        return {"title": title, "uri": figure_to_data_uri(build(), "svg"), "caption": caption}
+    except (FileNotFoundError, ValueError) as exc:
+        return {"title": title, "uri": None, "caption": f"{caption} Not drawn: {exc}"}
+
+
+def figures(stats: dict, models: list[str]) -> list[dict]:
+    """Return the figures of the report (cf. the study's Figures 1-8), each with a caption naming n and the
+    estimator."""
+    found = stats["breakdowns"]
+    result = []
+    se_note = "Bars and whiskers: rate ± 1.96 s.e. (binomial)."
+
+    present = [c for c in COMPLEXITY_ORDER if any(g["group"] == c for g in found["complexity"])]
+    if present:
+        rates, errors, counts = _series(found["complexity"], present, models)
+        result.append(_figure(
+            "Hallucination rate by task complexity (cf. Figure 1)",
+            lambda: bar_chart(present, rates, errors, "Hallucination rate", "Rate by task complexity", percent=True),
+            f"All true-premise tasks pooled ({_n_text(counts)}). The high class includes reference-free tasks, whose "
+            f"rates are lower bounds. {se_note}",
+        ))  # fmt: skip
+    levels = [lv for lv in LEVEL_ORDER if any(g["group"] == lv for g in found["level"])]
+    if levels:
+        rates, errors, counts = _series(found["level"], levels, models)
+        names = [LEVEL_NAMES[lv] for lv in levels]
+        result.append(_figure(
+            "Hallucination rate by court level (cf. Figure 2)",
+            lambda: bar_chart(names, rates, errors, "Hallucination rate", "Rate by court level", percent=True),
+            f"Reference-based true-premise tasks pooled ({_n_text(counts)}). {se_note}",
+        ))  # fmt: skip
+    circuits = [g for g in found["circuit"]]
+    pooled_circuits: dict[str, list[dict]] = defaultdict(list)
+    for group in circuits:
+        pooled_circuits[group["group"]].append(group)
+    circuit_rates = {
+        circuit: (
+            sum(g["rate"] * g["n"] for g in groups) / sum(g["n"] for g in groups)
+            if sum(g["n"] for g in groups)
+            else None,
+            sum(g["n"] for g in groups),
+        )
+        for circuit, groups in pooled_circuits.items()
+    }
+    result.append(_figure(
+        "Hallucination rate by circuit (cf. Figure 3)",
+        lambda: circuit_map(circuit_rates, "Courts of Appeals: rate by circuit"),
+        "Reference-based true-premise USCOA tasks and models pooled "
+        f"(n={sum(n for _, n in circuit_rates.values())}); grey circuits have no scored answers"
+        + (" (this run asked no appeals-court questions)." if not circuit_rates else "."),
+    ))  # fmt: skip
+    deciles = [f"{low}-{low + 10}" for low in range(0, 100, 10)]
+    if found["prominence"]:
+        rates, errors, counts = _series(found["prominence"], deciles, models)
+        result.append(_figure(
+            "Hallucination rate by case prominence (cf. Figure 4)",
+            lambda: line_chart([low + 5 for low in range(0, 100, 10)], rates, errors, "Prominence percentile "
+                               "(decile midpoint)", "Hallucination rate", "SCOTUS: rate by prominence", percent=True),
+            f"SCOTUS reference-based tasks pooled ({_n_text(counts)}); prominence = the case's citation-network "
+            f"authority percentile within the Supreme Court. {se_note}",
+        ))  # fmt: skip
+    if found["decade"]:
+        decades = sorted({g["group"] for g in found["decade"]})
+        rates, errors, counts = _series(found["decade"], decades, models)
+        xs = [int(d[:-1]) + 5 for d in decades]
+        bands = [(start, end + 1, name) for name, start, end in ERAS if end >= xs[0] - 5 and start <= xs[-1] + 5]
+        result.append(_figure(
+            "Hallucination rate by decision year (cf. Figure 5)",
+            lambda: line_chart(xs, rates, errors, "Decision year (decade midpoint)", "Hallucination rate",
+                               "SCOTUS: rate by decade", bands=bands[-6:], percent=True),
+            f"SCOTUS reference-based tasks pooled ({_n_text(counts)}); shaded bands are Chief Justice eras. "
+            f"{se_note}",
+        ))  # fmt: skip
+    for model in models:
+        points = [(row["justice"], float(row["true"]), float(row["named"]))
+                  for row in stats["justice_bias"] if row["model"] == model]  # fmt: skip
+        if points:
+            total = int(sum(p[1] for p in points))
+            result.append(_figure(
+                f"Justice bias: {model} (cf. Figure 6)",
+                lambda points=points: scatter_with_diagonal(points, "True majority opinions in the sample",
+                                                            "Times named as author", "Named vs true authors"),
+                f"SCOTUS author questions (n={total}); points above the line are justices the model names more "
+                "often than they wrote; answers naming no one on the roster are counted under the name given.",
+            ))  # fmt: skip
+    if found["contra_factual"]:
+        cells = sorted({g["group"] for g in found["contra_factual"]})
+        rates, errors, counts = _series(found["contra_factual"], cells, models)
+        result.append(_figure(
+            "Contra-factual (false-premise) hallucination rate (cf. Figure 7)",
+            lambda: bar_chart(cells, rates, errors, "Hallucination rate", "False-premise tasks", percent=True),
+            f"Answers accepting a false premise are hallucinations; rejecting it is correct ({_n_text(counts)}). "
+            f"{se_note}",
+        ))  # fmt: skip
+    curves = stats["calibration_curves"]
+    if curves:
+        result.append(_figure(
+            "Calibration curves (cf. Figure 8)",
+            lambda: calibration_curve(curves, "Calibration, calibrated tasks pooled"),
+            f"Equal-mass bins of confidence (share of K samples at temperature 1 agreeing with the greedy answer) "
+            f"against the share of greedy answers that are correct "
+            f"({'; '.join(f'{m}: n={sum(b[2] for b in c)}' for m, c in curves.items())}).",
+        ))  # fmt: skip
+    return result
+
+
+def write_html_report(path: Path, models: list[dict], stats: dict, units: list[Unit]) -> None:
+    """Write the report page to `path` (parent folders created). Raises OSError when it cannot be written."""
+    names = [model["model"] for model in models]
+    pooled = {g["model"]: g for g in stats["breakdowns"]["model"]}
+    ece = {row["model"]: row for row in stats["calibration"] if row["task"] == "pooled"}
+    html = (
+        _environment()
+        .get_template("report.html.j2")
+        .render(
+            version=lexprobe.__version__,
+            models=models,
+            summary=[
+                {
+                    "model": name,
+                    "rate": _fmt(pooled[name]["rate"], pooled[name]["se"]) if name in pooled else "–",
+                    "n": pooled[name]["n"] if name in pooled else 0,
+                    "ece_width": _fmt(ece[name]["ece_width"], ece[name]["ece_width_se"]) if name in ece else "–",
+                    "ece_mass": _fmt(ece[name]["ece_mass_debiased"], ece[name]["ece_mass_debiased_se"])
+                    if name in ece
+                    else "–",
+                    "ece_n": ece[name]["n"] if name in ece else 0,
+                    "unscored": sum(u.label == "unscored" for u in units if u.model == name),
+                    "pending": sum(u.label is None for u in units if u.model == name),
+                }
+                for name in names
+            ],
+            tables=rate_tables(stats["rates"], names),
+            model_names=names,
+            balanced=[row for row in stats["rates"] if row["balanced_rate"] is not None],
+            calibration=stats["calibration"],
+            figures=figures(stats, names),
+            estimators=stats["estimators"],
+            fmt=_fmt,
+        )
+    )
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(html, encoding="utf-8")
