@@ -201,7 +201,7 @@ def report(
             write_html_report(html, models, stats, units)
         except OSError as exc:
             raise error_exit(f"cannot write {html}: {exc}") from None
-        err.print(f"wrote {html}", highlight=False)
+        err.print(f"wrote {html}", highlight=False, soft_wrap=True)
     if as_json:
         single = {}
         if len(infos) == 1:

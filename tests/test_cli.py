@@ -247,11 +247,17 @@ def test_demo_profiles_the_embedded_model(cli, tmp_path, isolated_cache):
     assert result.returncode == 0, result.stderr
     text = " ".join(result.stdout.split())  # rich wraps long lines
     assert "hallucination rates: local" in text
-    assert "existence" in text and "fake_existence" in text
+    assert "existence" in text and "fake_existence" in text and "central_holding" in text
     assert (isolated_cache / "caselaw.sqlite").is_file()
+    report = tmp_path / "demo-report.html"
+    assert f"HTML report: {report}" in text and report.stat().st_size > 10_000
     store = RunStore.open(run_dir)
     counts = store.counts()
     assert counts["pending"] == 0 and counts["requests"] > 20
+    roles = {request.tags.get("role") for request in store.requests()}
+    assert {"calibration", "sample0", "sample1"} <= roles  # K=3 calibration samples and reference-free pairs
+    samples = [r for r in store.requests() if r.tags.get("role") == "calibration"]
+    assert {r.sample_index for r in samples} == {0, 1, 2}
     again = cli("demo", "--run-dir", str(run_dir), "--n", "2", timeout=600)
     assert again.returncode == 0, again.stderr
     assert f"{counts['requests']} done before" in " ".join(again.stdout.split())
