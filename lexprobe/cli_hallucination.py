@@ -63,14 +63,17 @@ def print_report(model: str, rows: list[ReportRow]) -> None:
         rate = "-" if row.rate is None else f"{row.rate:.3f}"
         se = "-" if row.se is None else f"({row.se:.3f})"
         abstain = "-" if row.abstain_rate is None else f"{row.abstain_rate:.3f}"
-        table.add_row(row.task, row.level, row.prompt_style, str(row.n), rate, se, abstain, str(row.unscored),
+        asked = row.n + row.unscored
+        unscored = f"{row.unscored} ({row.unscored / asked:.0%})" if row.unscored else "0"
+        table.add_row(row.task, row.level, row.prompt_style, str(row.n), rate, se, abstain, unscored,
                       str(row.pending))  # fmt: skip
     # piped output (make, files) gets room for every column instead of rich's 80-column default
     console = out if out.is_terminal else Console(width=max(out.width, 132))
     console.print(table)
     out.print(
         "rate = hallucinations / scored answers (abstentions count as non-hallucinations); "
-        "s.e. = sqrt(p(1-p)/n); unscored answers are excluded from n. Reference-free tasks (factual background, "
+        "s.e. = sqrt(p(1-p)/n); unscored answers (count and share of answers) are excluded from n. "
+        "Reference-free tasks (factual background, "
         "procedural posture, subsequent history, core legal question, central holding) count contradictions "
         "between two samples found by the judge: their rates are lower bounds.",
         highlight=False,

@@ -72,6 +72,7 @@ def rate_tables(rates: list[dict], models: list[str]) -> list[dict]:
                             if (level, model) in by_column
                             else "–",
                             "n": by_column[(level, model)]["n"] if (level, model) in by_column else None,
+                            "unscored": by_column[(level, model)]["unscored"] if (level, model) in by_column else 0,
                         }
                         for level in levels
                         for model in models
