@@ -1,0 +1,1 @@
+"""InvestigationWorlds environments: the format (environment.py), validation, construction, review."""
