@@ -24,6 +24,7 @@ from lexprobe.caselaw.paths import default_db_path
 from lexprobe.cli_common import err, error_exit, out
 from lexprobe.cli_data import data_app
 from lexprobe.cli_hallucination import hallucination_app, load_roster, print_report, print_skipped
+from lexprobe.cli_investigation import investigation_app
 from lexprobe.demo import DEMO_CASES, demo_settings, ensure_case_database, run_demo
 from lexprobe.engine import (
     Engine,
@@ -53,6 +54,7 @@ app = typer.Typer(
 )
 app.add_typer(data_app, name="data")
 app.add_typer(hallucination_app, name="hallucination")
+app.add_typer(investigation_app, name="investigation")
 
 MODEL_HELP = f"Model spec, one of: {valid_forms_text()}. `lexprobe models` explains each form."
 

@@ -1,0 +1,240 @@
+"""`lexprobe investigation ...`: check, import and review InvestigationWorlds environments. Thin: parse, call
+investigation/, print. Results go to stdout, the summary line and problems of a failed command to stderr."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from lexprobe.cli_common import err, error_exit, out
+from lexprobe.investigation.hf_dataset import DATASET_NAME, HFDatasetError, import_hf_cases, load_hf_cases
+from lexprobe.investigation.review import (
+    ALTERNATIVES,
+    DOCUMENTS,
+    HYPOTHESES,
+    ReviewReport,
+    ReviewSheetError,
+    read_review_sheets,
+    write_review_sheet,
+)
+from lexprobe.investigation.validate import EnvironmentInvalid, Problem, errors_in, validate_environment
+
+investigation_app = typer.Typer(
+    help="Investigation environments (InvestigationWorlds): validate an environment directory, import cases of the "
+    "published dataset from a local copy, and run the attorney review (sheets out, pass rates and agreement in).",
+    no_args_is_help=True,
+)
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+EnvArg = Annotated[Path, typer.Argument(help="An environment directory (environment.json, questions.json, corpus/).")]
+NO_EXTRACTOR = "text extraction needs lexprobe.documents, which is not available; pass --no-extract"
+
+
+def _wide(console: Console = out) -> Console:
+    # piped output gets room for long locations and messages instead of rich's 80-column default
+    return console if console.is_terminal else Console(width=max(console.width, 160), stderr=console.stderr)
+
+
+def _problem_table(problems: list[Problem], title: str) -> Table:
+    table = Table(title=title)
+    for column in ("severity", "location", "message"):
+        table.add_column(column, overflow="fold")
+    for problem in problems:
+        style = "red" if problem.severity == "error" else "yellow"
+        table.add_row(f"[{style}]{problem.severity}[/]", escape(problem.location), escape(problem.message))
+    return table
+
+
+def _summary(env: Path, problems: list[Problem]) -> str:
+    errors = len(errors_in(problems))
+    warnings = len(problems) - errors
+    if not errors:
+        return f"{env}: valid" + (f" ({warnings} warning(s))" if warnings else "")
+    return f"{env}: {errors} error(s), {warnings} warning(s)"
+
+
+@investigation_app.command("validate")
+def validate(
+    env: EnvArg,
+    no_extract: Annotated[
+        bool, typer.Option("--no-extract", help="Skip extracting the text of every corpus file (the slow check).")
+    ] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help='Print a JSON list of {"location", "message", "severity"}.')
+    ] = False,
+) -> None:
+    """Check an environment directory and report every problem at once, each with where to fix it.
+
+    Checks the schema, unique ids, and that every fact, entity and hypothesis id resolves.
+
+    Checks the hypotheses: one court-adopted, one court-rejected, alternatives each refuted by a corpus document.
+
+    Checks each role, and the files: inside corpus/, present, suffix matching the format, none left unlisted.
+
+    Unless --no-extract, checks that every file extracts to text. docs/investigation.md lists every check.
+
+    Exit status: 0 no errors (warnings allowed), 1 errors found, 2 ENV is not a directory. Summary on stderr.
+
+    Example: lexprobe investigation validate envs/marshall-v-northrop --no-extract
+    """
+    if not env.is_dir():
+        raise error_exit(f"{env} is not a directory")
+    try:
+        problems = validate_environment(env, extract=not no_extract)
+    except ImportError:
+        raise error_exit(NO_EXTRACTOR) from None
+    if as_json:
+        print(json.dumps([problem.as_dict() for problem in problems]))
+    elif problems:
+        _wide().print(_problem_table(problems, f"{len(problems)} problem(s) in {escape(str(env))}"))
+    err.print(_summary(env, problems), highlight=False, markup=False, soft_wrap=True)
+    raise typer.Exit(1 if errors_in(problems) else 0)
+
+
+@investigation_app.command("import-hf")
+def import_hf(
+    dataset_dir: Annotated[Path, typer.Argument(help=f"A local copy of the {DATASET_NAME} dataset.")],
+    out_dir: Annotated[Path, typer.Option("--out", help="Parent folder: each case goes to OUT/<case_id>/.")],
+    case: Annotated[list[str] | None, typer.Option("--case", help="Case id to import (repeatable).")] = None,
+    all_cases: Annotated[bool, typer.Option("--all", help="Import every case of the dataset.")] = False,
+    no_extract: Annotated[
+        bool, typer.Option("--no-extract", help="Validate without extracting the text of the files.")
+    ] = False,
+    force: Annotated[bool, typer.Option("--force", help="Replace existing non-empty case folders.")] = False,
+) -> None:
+    """Import cases of the published dataset from a local folder (no network) as environment directories.
+
+    Each case is written to OUT/<case_id>/ and validated. Inline document texts become .txt corpus files.
+
+    The assumed dataset layout is in docs/investigation.md. Prints one line per case: its id and its folder.
+
+    Exit status: 0 imported; 1 an imported environment has validation errors (on stderr; the folder is kept).
+
+    Exit status 2: bad input (no such case, a row that does not fit the layout, an existing folder without --force).
+
+    Example: lexprobe investigation import-hf ~/data/investigation-worlds --case cacd-2-16-cv-06794 --out envs
+    """
+    if bool(case) == all_cases:
+        try:
+            known = load_hf_cases(dataset_dir)
+        except HFDatasetError as exc:
+            raise error_exit(str(exc)) from None
+        listed = ", ".join(known[:10]) + (" ..." if len(known) > 10 else "")
+        raise error_exit(f"pass either --case ID (repeatable) or --all; {len(known)} cases: {listed}")
+    try:
+        written = import_hf_cases(
+            dataset_dir, out_dir, None if all_cases else case, extract=not no_extract, overwrite=force
+        )
+    except EnvironmentInvalid as exc:
+        _wide(err).print(_problem_table(exc.problems, f"problems in {escape(str(exc.env_dir))}"))
+        err.print(_summary(exc.env_dir, exc.problems), highlight=False, markup=False, soft_wrap=True)
+        raise typer.Exit(1) from None
+    except (HFDatasetError, FileExistsError) as exc:
+        raise error_exit(str(exc)) from None
+    except ImportError:
+        raise error_exit(NO_EXTRACTOR) from None
+    for folder in written:
+        print(f"{folder.name}\t{folder}")
+
+
+@investigation_app.command("review-sheet")
+def review_sheet(
+    env: EnvArg,
+    out_file: Annotated[Path, typer.Option("--out", help="The workbook to write (.xlsx).")],
+    per_role: Annotated[int, typer.Option("--per-role", min=0, help="Documents sampled per role.")] = 3,
+    seed: Annotated[int, typer.Option(help="Sampling seed (the same seed gives the same sheet).")] = 0,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing workbook.")] = False,
+) -> None:
+    """Write the attorney-review workbook of an environment (paper Section 2.4), one pass/fail verdict per row.
+
+    Sheets: Instructions (with the reviewer's name cell), Hypotheses (the party hypotheses), Alternatives.
+
+    Documents: a seeded sample of --per-role documents per role with text excerpts; Metadata: their type, date, author.
+
+    Send one copy to each reviewer; read the filled copies back with `review-import`.
+
+    Example: lexprobe investigation review-sheet envs/marshall-v-northrop --out review/marshall.xlsx --per-role 3
+    """
+    if out_file.suffix.lower() != ".xlsx":
+        raise error_exit(f"{out_file}: the review sheet is an .xlsx workbook")
+    if out_file.exists() and not force:
+        raise error_exit(f"{out_file} already exists and may hold a review; pass --force")
+    try:
+        counts = write_review_sheet(env, out_file, per_role=per_role, seed=seed)
+    except (FileNotFoundError, ValueError) as exc:
+        raise error_exit(str(exc)) from None
+    except ImportError:
+        raise error_exit("document excerpts need lexprobe.documents, which is not available") from None
+    except OSError as exc:
+        raise error_exit(f"cannot write {out_file}: {exc.strerror or exc}") from None
+    print(
+        f"{out_file}: {counts[HYPOTHESES]} party hypotheses, {counts[ALTERNATIVES]} alternatives, "
+        f"{counts[DOCUMENTS]} documents (and their metadata)"
+    )
+
+
+def _percent(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1%}"
+
+
+def print_review(report: ReviewReport) -> None:
+    """Print the Table 2 layout (stage | n | pass rate | shared items | agreement | kappa) and the reviewer pairs."""
+    table = Table(title=f"attorney review: {report.case_id} ({len(report.reviewers)} reviewer(s))")
+    table.add_column("stage")
+    for column in ("n", "pass rate", "shared", "agreement", "kappa"):
+        table.add_column(column, justify="right", no_wrap=True)
+    for row in report.stages:
+        kappa = "-" if row.kappa is None else f"{row.kappa:.2f}"
+        table.add_row(row.stage, str(row.n), _percent(row.pass_rate), str(row.shared), _percent(row.agreement), kappa)
+    console = _wide()
+    console.print(table)
+    if report.pairs:
+        pairs = Table(title="agreement between reviewers (all items both judged)")
+        for column in ("reviewers", "n", "agreement", "kappa"):
+            pairs.add_column(column, justify="left" if column == "reviewers" else "right")
+        for pair in report.pairs:
+            kappa = "-" if pair.kappa is None else f"{pair.kappa:.2f}"
+            pairs.add_row(" vs ".join(pair.reviewers), str(pair.n), _percent(pair.agreement), kappa)
+        console.print(pairs)
+    out.print(
+        "n: verdicts (reviewer x item); shared: items judged by more than one reviewer, on which agreement and "
+        "Cohen's kappa are computed (kappa: mean over reviewer pairs).",
+        highlight=False,
+        soft_wrap=True,
+    )
+
+
+@investigation_app.command("review-import")
+def review_import(
+    env: EnvArg,
+    sheets: Annotated[list[Path], typer.Argument(help="Filled review workbooks, one per reviewer.")],
+    as_json: JsonOpt = False,
+) -> None:
+    """Read filled review workbooks and report per-stage pass rates and reviewer agreement (paper Table 2).
+
+    The reviewer is the workbook's name cell, else its file name. Verdicts are pass or fail; blanks are unreviewed.
+
+    Any other verdict, a missing sheet or an unknown item is an error naming file, sheet and cell (exit status 2).
+
+    Example: lexprobe investigation review-import envs/marshall-v-northrop review/alice.xlsx review/bob.xlsx
+    """
+    try:
+        report = read_review_sheets(env, sheets)
+    except ReviewSheetError as exc:
+        for line in exc.errors:
+            err.print(line, highlight=False, markup=False, soft_wrap=True)
+        raise error_exit(f"{len(exc.errors)} problem(s) in the review sheets; nothing was computed") from None
+    except (FileNotFoundError, ValueError) as exc:
+        raise error_exit(str(exc)) from None
+    for reviewer, count in report.blank.items():
+        if count:
+            err.print(f"{reviewer}: {count} verdict(s) left blank", style="dim", highlight=False, markup=False)
+    if as_json:
+        print(json.dumps(report.as_dict()))
+    else:
+        print_review(report)
