@@ -1,0 +1,23 @@
+"""A small hand-written investigation environment, a FICTIONAL breach-of-contract case, for tests and demos:
+"Harlow Freight Systems, Inc. v. Brightline Components LLC (fictional)". The case is JSON data in this package;
+`build_sample_environment` renders it into an environment directory at one ablation level (see `build`)."""
+
+from lexprobe.investigation.sample.build import (
+    ABLATION_LEVELS,
+    DEFAULT_ABLATION,
+    SampleCase,
+    SampleDocument,
+    build_sample_environment,
+    load_sample_case,
+    select_documents,
+)
+
+__all__ = [
+    "ABLATION_LEVELS",
+    "DEFAULT_ABLATION",
+    "SampleCase",
+    "SampleDocument",
+    "build_sample_environment",
+    "load_sample_case",
+    "select_documents",
+]
