@@ -41,6 +41,14 @@ $(VENV)/.setup-stamp: pyproject.toml $(VENV)/bin/python
 	  else \
 	    echo "note: no chromium and no apt-get here; install Chromium for the browser tests (they are skipped)"; \
 	  fi
+	@# bubblewrap sandboxes the agents' shell tool; without it shell is disabled and its tests are skipped.
+	@command -v bwrap >/dev/null 2>&1 || \
+	  if command -v apt-get >/dev/null 2>&1; then \
+	    (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y bubblewrap) || \
+	      echo "note: could not install bubblewrap with apt-get (root needed?); the shell tool is disabled"; \
+	  else \
+	    echo "note: no bwrap and no apt-get here; install bubblewrap to enable the agents' shell tool"; \
+	  fi
 	touch $@
 
 clean:
