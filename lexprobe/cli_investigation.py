@@ -238,3 +238,29 @@ def review_import(
         print(json.dumps(report.as_dict()))
     else:
         print_review(report)
+
+
+@investigation_app.command("sample")
+def sample(
+    out_dir: Annotated[Path, typer.Option("--out", help="Folder to write the environment into.")] = Path(
+        "sample-environment"
+    ),
+    ablation: Annotated[
+        str, typer.Option(help="Ablation level: merits, +pro_alternative, +noise, +chaff50, +chaff100.")
+    ] = "+chaff100",
+    force: Annotated[bool, typer.Option("--force", help="Replace an environment already in --out.")] = False,
+) -> None:
+    """Build the hand-written sample environment (a FICTIONAL breach-of-warranty case: 38 documents in five formats
+    and six roles, four hypotheses, twelve QA questions) and print its path.
+
+    Example: `lexprobe investigation sample --out envs/harlow --ablation merits`
+    """
+    from lexprobe.investigation.sample import build_sample_environment
+
+    try:
+        path = build_sample_environment(out_dir, ablation, overwrite=force)
+    except ValueError as exc:
+        raise error_exit(str(exc)) from None
+    except FileExistsError:
+        raise error_exit(f"{out_dir} already holds an environment; use --force to replace it") from None
+    print(path)

@@ -237,3 +237,19 @@ def test_validator_reports_no_errors(built: dict[str, Path], level: str):
     problems = validate_environment(built[level])
     assert errors_in(problems) == []
     assert problems == [], [str(p) for p in problems]  # not even a warning
+
+
+def test_cli_builds_and_refuses_to_overwrite(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from lexprobe.cli_investigation import investigation_app
+
+    runner = CliRunner()
+    out = tmp_path / "env"
+    first = runner.invoke(investigation_app, ["sample", "--out", str(out), "--ablation", "merits"])
+    assert first.exit_code == 0, first.output
+    assert (out / "environment.json").is_file()
+    again = runner.invoke(investigation_app, ["sample", "--out", str(out)])
+    assert again.exit_code == 2 and "--force" in again.output
+    forced = runner.invoke(investigation_app, ["sample", "--out", str(out), "--force"])
+    assert forced.exit_code == 0, forced.output
