@@ -171,3 +171,20 @@ def test_missing_script_file_is_a_config_error(tmp_path):
     with pytest.raises(ModelConfigError, match="script file not found") as caught:
         open_model(f"scripted:{missing}")
     assert str(missing) in str(caught.value)
+
+
+async def test_when_lines_answer_matching_conversations_and_leave_the_positions_alone(tmp_path) -> None:
+    script = tmp_path / "s.jsonl"
+    script.write_text('{"text": "first"}\n{"when": "VERDICT", "text": "keyed"}\n{"text": "second"}\n')
+    model = open_model(f"scripted:{script}")
+    fresh = Request(model=f"scripted:{script}", messages=(Message(role="user", content="hello"),))
+    assert (await model.generate(fresh)).text == "first"
+    later = fresh.model_copy(update={"messages": (*fresh.messages, Message(role="assistant", content="first"),
+                                                  Message(role="user", content="go on"))})  # fmt: skip
+    assert (await model.generate(later)).text == "second"
+    keyed = Request(model=f"scripted:{script}", messages=(Message(role="user", content="the VERDICT turn"),))
+    assert (await model.generate(keyed)).text == "keyed"
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"when": "", "text": "x"}\n')
+    with pytest.raises(ModelConfigError, match="'when' must be a non-empty string"):
+        open_model(f"scripted:{bad}")

@@ -3,6 +3,9 @@
 A request whose messages already hold n assistant turns gets line n+1, so each conversation replays exactly and
 independently of every other one. Lines look like
 `{"text": "...", "tool_calls": [{"name": "search", "arguments": {"q": "x"}}]}`; either key may be absent.
+A line may also carry `"when": "some text"`: it answers any request whose last user message contains that text
+(the first such line wins) and is left out of the positional count - how a script answers a second conversation,
+such as the verdict turn of an investigation, that starts afresh.
 """
 
 from __future__ import annotations
@@ -20,9 +23,11 @@ from lexprobe.models.types import Request, Response, ToolCall, Usage
 def _parse_turn(raw: Any, where: str, turn: int) -> tuple[str, tuple[ToolCall, ...]]:
     if not isinstance(raw, dict):
         raise ModelConfigError(f"{where}: expected a JSON object, got {type(raw).__name__}")
-    unknown = set(raw) - {"text", "tool_calls"}
+    unknown = set(raw) - {"text", "tool_calls", "when"}
     if unknown:
-        raise ModelConfigError(f"{where}: unknown key(s) {sorted(unknown)}; allowed: text, tool_calls")
+        raise ModelConfigError(f"{where}: unknown key(s) {sorted(unknown)}; allowed: text, tool_calls, when")
+    if "when" in raw and (not isinstance(raw["when"], str) or not raw["when"]):
+        raise ModelConfigError(f"{where}: 'when' must be a non-empty string")
     text = raw.get("text", "")
     if not isinstance(text, str):
         raise ModelConfigError(f"{where}: 'text' must be a string")
@@ -38,7 +43,16 @@ def _parse_turn(raw: Any, where: str, turn: int) -> tuple[str, tuple[ToolCall, .
 
 
 def load_script(path: Path) -> list[tuple[str, tuple[ToolCall, ...]]]:
-    """Read and validate a script file; returns its turns in order.
+    """Read and validate a script file; returns its positional turns in order (see `load_script_lines` for the
+    `when` lines too).
+
+    Raises `ModelConfigError` naming the file and line of the first malformed line.
+    """
+    return [(text, calls) for text, calls, when in load_script_lines(path) if when is None]
+
+
+def load_script_lines(path: Path) -> list[tuple[str, tuple[ToolCall, ...], str | None]]:
+    """Read and validate a script file; returns (text, tool calls, when) per line, in order.
 
     Raises `ModelConfigError` naming the file and line of the first malformed line.
     """
@@ -52,7 +66,8 @@ def load_script(path: Path) -> list[tuple[str, tuple[ToolCall, ...]]]:
                 raw = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise ModelConfigError(f"{where}: not valid JSON ({exc.msg})") from None
-            turns.append(_parse_turn(raw, where, len(turns) + 1))
+            text, calls = _parse_turn(raw, where, len(turns) + 1)
+            turns.append((text, calls, raw.get("when") if isinstance(raw, dict) else None))
     return turns
 
 
@@ -66,16 +81,20 @@ class ScriptedModel(Model):
         super().__init__(spec)
         assert spec.path is not None
         self.path = Path(spec.path)
-        self.turns = load_script(self.path)
+        lines = load_script_lines(self.path)
+        self.turns = [(text, calls) for text, calls, when in lines if when is None]
+        self.keyed = [(when, text, calls) for text, calls, when in lines if when is not None]
 
     async def generate(self, request: Request) -> Response:
         """Return the script line after the assistant turns already in `request.messages`."""
+        last_user = next((m.content for m in reversed(request.messages) if m.role == "user"), "")
+        keyed = next(((text, calls) for when, text, calls in self.keyed if when in last_user), None)
         position = sum(1 for message in request.messages if message.role == "assistant")
-        if position >= len(self.turns):
+        if keyed is None and position >= len(self.turns):
             raise ModelError(
                 f"script {self.path} has {len(self.turns)} turn(s); the conversation asks for turn {position + 1}"
             )
-        text, calls = self.turns[position]
+        text, calls = keyed if keyed is not None else self.turns[position]
         input_chars = sum(len(message.content) for message in request.messages)
         usage = Usage(input_tokens=(input_chars + 3) // 4, output_tokens=(len(text) + 3) // 4)
         return Response(
