@@ -1,0 +1,220 @@
+"""One reader per file format: path -> `Extracted(text, page_count)`, text in the layout `extract.py` documents.
+
+Readers raise `ExtractionError` for what they recognise (an encrypted PDF, binary data in a .txt); any other
+exception they let through, and `extract.extract` turns it into an `ExtractionError` naming the file as corrupt.
+"""
+
+from __future__ import annotations
+
+import codecs
+import logging
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import date, datetime, time
+from pathlib import Path
+from typing import BinaryIO
+
+import docx
+from docx.oxml.ns import qn
+from docx.text.paragraph import Paragraph
+from openpyxl import load_workbook
+from pptx import Presentation
+from pptx.enum.shapes import MSO_SHAPE_TYPE, PP_PLACEHOLDER
+from pypdf import PasswordType, PdfReader
+from pypdf.errors import DependencyError
+
+from lexprobe.documents.errors import ExtractionError
+from lexprobe.documents.numbers import format_number
+
+_SPACES = re.compile(r" {2,}")
+
+
+class _HandledRotationWarning(logging.Filter):
+    """Drop pypdf's "Rotated text discovered" warning: `_pdf_page_text` falls back to plain mode for such pages."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith("Rotated text discovered")
+
+
+logging.getLogger("pypdf._text_extraction._layout_mode._fixed_width_page").addFilter(_HandledRotationWarning())
+
+
+@dataclass(frozen=True)
+class Extracted:
+    """A document's text and, where the format has them cheaply, its pages (pdf), slides (pptx) or sheets (xlsx)."""
+
+    text: str
+    page_count: int | None
+
+
+def _pdf_page_text(page) -> str:
+    """Return one page's text: pypdf's layout mode (keeps table rows and margin line numbers on one line), unless
+    plain mode finds more text (layout mode skips rotated text); lines stripped, runs of spaces made one space (so
+    justified text and table gaps read as ordinary text)."""
+    try:
+        layout = page.extract_text(extraction_mode="layout", layout_mode_space_vertically=False)
+    except Exception:  # layout mode is the less robust of the two; plain mode decides
+        layout = ""
+    plain = page.extract_text() or ""
+    if len("".join(layout.split())) < 0.9 * len("".join(plain.split())):
+        layout = plain
+    return "\n".join(_SPACES.sub(" ", line.strip()) for line in layout.splitlines())
+
+
+def open_pdf(stream: BinaryIO, path: Path) -> PdfReader:
+    """Return a reader for the PDF in `stream`, decrypted with the empty password when it is encrypted.
+
+    Raises ExtractionError when it is encrypted with a password, or with a cipher this install cannot open.
+    """
+    reader = PdfReader(stream)
+    if reader.is_encrypted:
+        try:
+            opened = reader.decrypt("")
+        except DependencyError as exc:
+            raise ExtractionError(path, f"encrypted PDF that needs a missing package to open ({exc})") from exc
+        if opened == PasswordType.NOT_DECRYPTED:
+            raise ExtractionError(path, "encrypted PDF: a password is required")
+    return reader
+
+
+def read_pdf(path: Path) -> Extracted:
+    """Return the text of every page under "## Page N" headers, or "" when no page has a text layer."""
+    with open(path, "rb") as stream:
+        reader = open_pdf(stream, path)
+        pages: list[str] = []
+        for number, page in enumerate(reader.pages, start=1):
+            try:
+                pages.append(_pdf_page_text(page))
+            except Exception as exc:  # one bad page must not lose the rest of a filing
+                pages.append(f"[page {number}: text could not be extracted: {type(exc).__name__}]")
+    if not any(text.strip() for text in pages):
+        return Extracted("", len(pages))
+    text = "\n".join(f"## Page {number}\n{body}" for number, body in enumerate(pages, start=1))
+    return Extracted(text, len(pages))
+
+
+def _docx_blocks(body, document) -> Iterator[str]:
+    def paragraph_text(element) -> str:
+        return Paragraph(element, document).text
+
+    for element in body.iterchildren():
+        if element.tag == qn("w:p"):
+            yield paragraph_text(element)
+        elif element.tag == qn("w:tbl"):
+            for row in element.iterchildren(qn("w:tr")):
+                cells = [
+                    " ".join(paragraph_text(p) for p in cell.iter(qn("w:p"))).replace("\n", " ").strip()
+                    for cell in row.iterchildren(qn("w:tc"))
+                ]
+                yield " | ".join(cells)
+            yield ""
+        elif element.tag == qn("w:sdt"):  # content controls wrap ordinary paragraphs
+            yield from (paragraph_text(p) for p in element.iter(qn("w:p")))
+
+
+def read_docx(path: Path) -> Extracted:
+    """Return body paragraphs and tables in document order (headers, footers and text boxes are not read)."""
+    document = docx.Document(str(path))
+    return Extracted("\n".join(_docx_blocks(document.element.body, document)), None)
+
+
+def cell_text(value: object, number_format: str | None) -> str:
+    """Return a spreadsheet cell value as printed: numbers through their format, dates ISO, text on one line."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, int | float):
+        return format_number(value, number_format)
+    if isinstance(value, datetime):
+        return value.date().isoformat() if value.time() == time(0) else value.isoformat(sep=" ", timespec="minutes")
+    if isinstance(value, date | time):
+        return value.isoformat()
+    return str(value).replace("\r\n", " ").replace("\n", " ").strip()
+
+
+def read_xlsx(path: Path) -> Extracted:
+    """Return each worksheet under "## Sheet: NAME", one row per line, cells joined by " | " (cached values, not
+    formulas; a formula never calculated reads as an empty cell)."""
+    workbook = load_workbook(str(path), read_only=True, data_only=True)
+    lines: list[str] = []
+    try:
+        for sheet in workbook.worksheets:
+            lines.append(f"## Sheet: {sheet.title}")
+            sheet.reset_dimensions()  # stored dimensions can be wrong; read every row there is
+            for row in sheet.iter_rows():
+                cells = [cell_text(cell.value, getattr(cell, "number_format", None)) for cell in row]
+                while cells and not cells[-1]:
+                    cells.pop()
+                lines.append(" | ".join(cells))
+            lines.append("")
+        count = len(workbook.worksheets)
+    finally:
+        workbook.close()
+    return Extracted("\n".join(lines), count)
+
+
+def _shape_lines(shapes, skip_id: int | None) -> Iterator[str]:
+    for shape in shapes:
+        if shape.shape_id == skip_id:
+            continue
+        if shape.shape_type == MSO_SHAPE_TYPE.GROUP:
+            yield from _shape_lines(shape.shapes, None)
+        elif getattr(shape, "has_table", False) and shape.has_table:
+            for row in shape.table.rows:
+                yield " | ".join(cell.text.replace("\n", " ").replace("\v", " ").strip() for cell in row.cells)
+        elif shape.has_text_frame:
+            bulleted = shape.is_placeholder and shape.placeholder_format.type in (
+                PP_PLACEHOLDER.BODY,
+                PP_PLACEHOLDER.OBJECT,
+            )
+            for paragraph in shape.text_frame.paragraphs:
+                text = paragraph.text.replace("\v", "\n")
+                if text.strip():
+                    yield "  " * paragraph.level + ("- " if bulleted else "") + text
+
+
+def read_pptx(path: Path) -> Extracted:
+    """Return each slide under "## Slide N: title": body text (bullets as "- "), tables as " | " rows, then
+    "Notes:" and the speaker notes."""
+    deck = Presentation(str(path))
+    lines: list[str] = []
+    for number, slide in enumerate(deck.slides, start=1):
+        title_shape = slide.shapes.title
+        title = title_shape.text_frame.text.replace("\n", " ").replace("\v", " ").strip() if title_shape else ""
+        lines.append(f"## Slide {number}: {title}" if title else f"## Slide {number}")
+        lines.extend(_shape_lines(slide.shapes, title_shape.shape_id if title_shape else None))
+        notes_frame = slide.notes_slide.notes_text_frame if slide.has_notes_slide else None
+        if notes_frame is not None and notes_frame.text.strip():
+            lines.append("Notes:")
+            lines.append(notes_frame.text.replace("\v", "\n"))
+        lines.append("")
+    return Extracted("\n".join(lines), len(deck.slides))
+
+
+def read_text(path: Path) -> Extracted:
+    """Return a text file decoded as UTF-8 (BOM honoured; UTF-16 with a BOM), else as latin-1.
+
+    Raises ExtractionError when the file holds binary data (NUL bytes outside UTF-16).
+    """
+    data = path.read_bytes()
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return Extracted(data.decode("utf-16"), None)
+    if b"\x00" in data:
+        raise ExtractionError(path, "binary data in a text file (NUL bytes)")
+    try:
+        return Extracted(data.decode("utf-8-sig"), None)
+    except UnicodeDecodeError:
+        return Extracted(data.decode("latin-1"), None)
+
+
+READERS: dict[str, Callable[[Path], Extracted]] = {
+    ".pdf": read_pdf,
+    ".docx": read_docx,
+    ".xlsx": read_xlsx,
+    ".xlsm": read_xlsx,
+    ".pptx": read_pptx,
+    ".txt": read_text,
+    ".md": read_text,
+}
