@@ -264,3 +264,15 @@ def sample(
     except FileExistsError:
         raise error_exit(f"{out_dir} already holds an environment; use --force to replace it") from None
     print(path)
+
+
+def _register_more() -> None:
+    """Add the commands that live in their own modules (run / show / qa, score)."""
+    from lexprobe.cli_investigation_run import register as register_run
+    from lexprobe.cli_investigation_score import register as register_score
+
+    register_run(investigation_app)
+    register_score(investigation_app)
+
+
+_register_more()

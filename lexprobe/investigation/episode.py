@@ -75,18 +75,19 @@ class Episode(_Model):
     wall_s: float = 0.0
     transcript: list[dict] = Field(default_factory=list, description="Messages of both turns, in order.")
 
-    def save(self, run_dir: Path) -> Path:
-        """Write the episode atomically to `run_dir/episodes/<episode_id>.json` and return the path."""
-        folder = Path(run_dir) / EPISODES_DIR
+    def save(self, run_dir: Path, folder_name: str = EPISODES_DIR) -> Path:
+        """Write the episode atomically to `run_dir/<folder_name>/<episode_id>.json` and return the path."""
+        folder = Path(run_dir) / folder_name
         folder.mkdir(parents=True, exist_ok=True)
-        path = folder / f"{_safe(self.episode_id)}.json"
+        path = folder / f"{safe_name(self.episode_id)}.json"
         temporary = path.with_suffix(".json.tmp")
         temporary.write_text(self.model_dump_json(indent=1) + "\n", encoding="utf-8")
         os.replace(temporary, path)
         return path
 
 
-def _safe(name: str) -> str:
+def safe_name(name: str) -> str:
+    """Return `name` as a file name (characters other than letters, digits, - _ . become _)."""
     return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name)
 
 

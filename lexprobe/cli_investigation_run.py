@@ -1,0 +1,192 @@
+"""`lexprobe investigation run` and `show`: agents through environments, and readable transcripts."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from lexprobe.cli_common import err, error_exit, out
+from lexprobe.engine import EngineConfig, ResponseCache
+from lexprobe.investigation.episode import Episode, load_episodes
+from lexprobe.models import ModelConfigError, check_model
+from lexprobe.models.spec import valid_forms_text
+
+
+def register(app: typer.Typer) -> None:
+    """Add `run` and `show` to the `investigation` command group."""
+    app.command("run")(run)
+    app.command("show")(show)
+    app.command("qa")(qa)
+
+
+def _episode_line(episode: Episode) -> str:
+    verdicts = " ".join(f"{v.label}={v.verdict or '?'}" for v in episode.verdicts)
+    calls = sum(not call.denied for call in episode.tool_calls)
+    return (f"{episode.episode_id}: {episode.status}, {episode.steps} steps, {calls} tool calls, "
+            f"verdicts {verdicts or '-'}{' (unparsed)' if episode.unparsed else ''}")  # fmt: skip
+
+
+def run(
+    env_dirs: Annotated[list[Path], typer.Argument(help="Environment directories (see `investigation sample`).")],
+    model: Annotated[str, typer.Option("--model", "-m", help=f"Model spec, one of: {valid_forms_text()}.")] = "local",
+    run_dir: Annotated[Path, typer.Option(help="Run directory (resumable: rerun the same command).")] = Path(
+        "lexprobe-runs/investigation"
+    ),
+    tool_budget: Annotated[int, typer.Option(min=0, help="Tool calls allowed in Turn 1.")] = 30,
+    turn_budget: Annotated[int, typer.Option(min=1, help="Assistant replies allowed in Turn 1.")] = 25,
+    epochs: Annotated[int, typer.Option(min=1, help="Episodes per environment.")] = 1,
+    concurrency: Annotated[int, typer.Option(min=1, help="Episodes in flight at once.")] = 2,
+    seed: Annotated[int, typer.Option(help="Seed of the per-episode hypothesis shuffle.")] = 0,
+    protocol: Annotated[str, typer.Option(help="Tool protocol: native (the backend's tool calling) or text.")] = (
+        "native"
+    ),
+    no_shell: Annotated[bool, typer.Option("--no-shell", help="Offer read, glob and grep only.")] = False,
+    max_tokens: Annotated[int, typer.Option(min=16, help="Longest reply per model call.")] = 1024,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Bypass the shared response cache.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON line per episode.")] = False,
+) -> None:
+    """Run the two-turn investigation protocol: Turn 1 investigates with tools and writes a summary; Turn 2 sees only
+    that summary and the shuffled hypotheses and answers A (believe) / B (don't believe) / C (don't know).
+
+    Example: `lexprobe investigation run envs/harlow --model local --tool-budget 10 --run-dir runs/inv-smol`
+    """
+    from lexprobe.investigation.harness import HarnessSettings
+    from lexprobe.investigation.run import run_investigations
+
+    if protocol not in ("native", "text"):
+        raise error_exit(f"unknown protocol {protocol!r}; valid: native, text")
+    try:
+        check_model(model)
+    except ModelConfigError as exc:
+        raise error_exit(str(exc)) from None
+    settings = HarnessSettings(model=model, tool_budget=tool_budget, turn_budget=turn_budget, epochs=epochs,
+                               seed=seed, protocol=protocol, shell=not no_shell, max_tokens=max_tokens)  # fmt: skip
+    config = EngineConfig(use_cache=not no_cache, progress=False)
+    cache = None if no_cache else ResponseCache()
+
+    def report(episode: Episode) -> None:
+        err.print(_episode_line(episode), highlight=False, markup=False)
+
+    try:
+        episodes = asyncio.run(run_investigations(env_dirs, settings, run_dir, cache, config,
+                                                  concurrency=concurrency, on_episode=report))  # fmt: skip
+    except (FileNotFoundError, ValueError) as exc:
+        raise error_exit(str(exc)) from None
+    if episodes and not episodes[0].shell_enabled and not no_shell:
+        err.print(f"note: {episodes[0].shell_note}", highlight=False)
+    for episode in episodes:
+        if as_json:
+            sys.stdout.write(json.dumps(episode.model_dump(mode="json", exclude={"transcript"})) + "\n")
+        else:
+            print(_episode_line(episode))
+    failed = [e for e in episodes if e.status != "complete"]
+    if failed:
+        raise error_exit(f"{len(failed)} episode(s) did not finish ({failed[0].error}); rerun to resume", code=1)
+
+
+def show(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory of `investigation run`.")],
+    episode_id: Annotated[str | None, typer.Argument(help="Episode id (default: list the episodes).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the episode record as JSON.")] = False,
+) -> None:
+    """Print an episode's transcript: every message, tool call (with the documents and roles it touched), the
+    summary and the verdicts. Without an id, list the run's episodes."""
+    try:
+        episodes = load_episodes(run_dir)
+    except ValueError as exc:
+        raise error_exit(str(exc)) from None
+    if not episodes:
+        raise error_exit(f"{run_dir} holds no episodes")
+    if episode_id is None:
+        for episode in episodes:
+            print(_episode_line(episode))
+        return
+    matches = [e for e in episodes if e.episode_id == episode_id or e.episode_id.startswith(episode_id)]
+    if len(matches) != 1:
+        known = ", ".join(e.episode_id for e in episodes[:10])
+        raise error_exit(f"{'no' if not matches else 'several'} episode(s) match {episode_id!r}; known: {known}")
+    episode = matches[0]
+    if as_json:
+        print(episode.model_dump_json(indent=1))
+        return
+    out.print(f"[bold]{escape(episode.episode_id)}[/] ({episode.status}; model {escape(episode.model)}; "
+              f"ablation {episode.ablation}; shuffle seed {episode.seed})")  # fmt: skip
+    calls = iter(episode.tool_calls)
+    for message in episode.transcript:
+        role = message.get("role", "?")
+        out.print(f"\n[bold cyan]{role}[/]", highlight=False)
+        if message.get("content"):
+            out.print(escape(message["content"]), highlight=False)
+        for call in message.get("tool_calls", []):
+            record = next(calls, None)
+            touched = f" -> {', '.join(f'{d} ({r})' for d, r in zip(record.doc_ids, record.roles, strict=False))}" if (
+                record and record.doc_ids) else ""  # fmt: skip
+            denied = " [denied: budget spent]" if record and record.denied else ""
+            out.print(f"[yellow]call {call['name']}({json.dumps(call.get('arguments', {}))}){denied}{touched}[/]",
+                      highlight=False)  # fmt: skip
+    table = Table(title="verdicts")
+    for column in ("label", "hypothesis", "kind", "verdict", "reason"):
+        table.add_column(column)
+    for verdict in episode.verdicts:
+        table.add_row(verdict.label, verdict.hypothesis_id, verdict.kind, verdict.verdict or "unparsed", verdict.reason)
+    out.print(table)
+
+
+def qa(
+    env_dirs: Annotated[list[Path], typer.Argument(help="Environment directories with questions.json.")],
+    model: Annotated[str, typer.Option("--model", "-m", help=f"Model spec, one of: {valid_forms_text()}.")] = "local",
+    judge: Annotated[str | None, typer.Option(help="Rubric judge (default: the model under test).")] = None,
+    run_dir: Annotated[Path, typer.Option(help="Run directory (resumable).")] = Path("lexprobe-runs/qa"),
+    tool_budget: Annotated[int, typer.Option(min=0, help="Tool calls allowed per question.")] = 30,
+    turn_budget: Annotated[int, typer.Option(min=1, help="Assistant replies allowed per question.")] = 25,
+    concurrency: Annotated[int, typer.Option(min=1, help="Questions in flight at once.")] = 2,
+    no_shell: Annotated[bool, typer.Option("--no-shell", help="Offer read, glob and grep only.")] = False,
+    max_tokens: Annotated[int, typer.Option(min=16, help="Longest reply per model call.")] = 1024,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Bypass the shared response cache.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON line per question.")] = False,
+) -> None:
+    """Factual QA: answer each question of the environments with the tools (final answer after ANSWER:), then a
+    judge marks each rubric item true/false; an unreadable grade is `unscored`.
+
+    Example: `lexprobe investigation qa envs/harlow --model openai/gpt-4o-mini --judge openai/gpt-4o`
+    """
+    from lexprobe.investigation.harness import HarnessSettings
+    from lexprobe.investigation.qa import run_qa
+
+    judge_model = judge or model
+    try:
+        check_model(model)
+        check_model(judge_model)
+    except ModelConfigError as exc:
+        raise error_exit(str(exc)) from None
+    settings = HarnessSettings(model=model, tool_budget=tool_budget, turn_budget=turn_budget, shell=not no_shell,
+                               max_tokens=max_tokens)  # fmt: skip
+    config = EngineConfig(use_cache=not no_cache, progress=False)
+    try:
+        records = asyncio.run(run_qa(env_dirs, settings, judge_model, run_dir, None if no_cache else ResponseCache(),
+                                     config, concurrency=concurrency))  # fmt: skip
+    except (FileNotFoundError, ValueError) as exc:
+        raise error_exit(str(exc)) from None
+    if as_json:
+        for record in records:
+            sys.stdout.write(json.dumps(record.model_dump(mode="json", exclude={"episode"})) + "\n")
+    else:
+        table = Table(title=f"factual QA: {model} (judge {judge_model})")
+        for column in ("question", "label", "score", "answer", "reason"):
+            table.add_column(column)
+        for record in records:
+            score = "-" if record.score is None else f"{record.score:.2f}"
+            table.add_row(record.question_id, record.label, score, (record.answer or "")[:80], record.reason)
+        out.print(table)
+    scored = [r.score for r in records if r.score is not None]
+    unscored = sum(r.label == "unscored" for r in records)
+    mean = f"{sum(scored) / len(scored):.3f}" if scored else "-"
+    err.print(f"{len(records)} questions; mean rubric score {mean} over {len(scored)} graded; {unscored} unscored",
+              highlight=False)  # fmt: skip

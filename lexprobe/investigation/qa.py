@@ -1,0 +1,176 @@
+"""Factual QA over an environment's corpus (InvestigationWorlds, Appendix D.3).
+
+For each question of `questions.json`: the QA prompt with the same tools and budgets as an investigation; the final
+answer is what follows the last `ANSWER:` in the model's final reply (no `ANSWER:` line: the answer is missing and
+the question is `incorrect`, with that reason). A judge model then gets the question, the reference answer,
+the model's answer and the rubric items, and returns one boolean per item as a JSON array. A reply that is not
+such an array (wrong length, not booleans, no array) is `unscored`, with the judge's text kept, never guessed.
+A question whose model call stays unanswered after the engine's retries is `pending` (rerun to resume).
+
+Score per question: the share of rubric items satisfied; `correct` when all are. Records are saved as
+`RUN_DIR/qa/<id>.json` (the tool loop's transcript, the answer, the grades) after every step, like episodes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from lexprobe.engine import Engine, EngineConfig, ResponseCache, RunStore
+from lexprobe.investigation.corpus_view import CorpusView
+from lexprobe.investigation.environment import Question, load_environment
+from lexprobe.investigation.episode import Episode, safe_name
+from lexprobe.investigation.harness import EpisodeFailed, EpisodeRunner, HarnessSettings, render_template
+from lexprobe.models.types import Message
+
+QA_DIR = "qa"
+_ANSWER = re.compile(r"ANSWER:", re.IGNORECASE)
+_ARRAY = re.compile(r"\[[^\[\]]*\]", re.DOTALL)
+
+
+class QARecord(BaseModel):
+    """One question answered by one model, and its grade."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    qa_id: str
+    question_id: str
+    environment: str
+    model: str
+    judge: str
+    answer: str | None = Field(default=None, description="Text after ANSWER:, or None when there was none.")
+    grades: list[bool] | None = Field(default=None, description="One boolean per rubric item; None when unscored.")
+    judge_reply: str = ""
+    label: Literal["correct", "partial", "incorrect", "unscored", "pending"] = "pending"
+    score: float | None = None
+    reason: str = ""
+    episode: Episode
+
+
+def extract_answer(reply: str) -> str | None:
+    """Return what follows the last `ANSWER:` of a reply (stripped), or None when there is none."""
+    matches = list(_ANSWER.finditer(reply or ""))
+    if not matches:
+        return None
+    text = reply[matches[-1].end() :].strip()
+    return text or None
+
+
+def parse_grades(reply: str, items: int) -> list[bool] | None:
+    """Return the judge's booleans when the reply holds a JSON array of exactly `items` booleans, else None (the
+    last such array counts when the judge restates itself)."""
+    for candidate in reversed(_ARRAY.findall(reply or "")):
+        try:
+            values = json.loads(candidate.lower())
+        except json.JSONDecodeError:
+            continue
+        if isinstance(values, list) and len(values) == items and all(isinstance(v, bool) for v in values):
+            return values
+    return None
+
+
+class QARunner(EpisodeRunner):
+    """A tool-using answer to one question, then the rubric judge."""
+
+    folder_name = QA_DIR
+
+    def __init__(self, engine: Engine, view: CorpusView, settings: HarnessSettings, question: Question, run_dir: Path,
+                 judge: str) -> None:  # fmt: skip
+        case_id = view.environment.case.case_id
+        super().__init__(engine, view, settings, 0, run_dir, f"{case_id}|{question.question_id}|{settings.model}")
+        self.question, self.judge = question, judge
+        self.record = QARecord(
+            qa_id=self.episode.episode_id,
+            question_id=question.question_id,
+            environment=case_id,
+            model=settings.model,
+            judge=judge,
+            episode=self.episode,
+        )
+
+    def task_prompt(self) -> str:
+        """The QA prompt: the question, the tools, the ANSWER: terminator."""
+        return render_template("qa.j2", case_type=self.view.environment.case.category or "civil",
+                               question=self.question.question, tool_budget=self.settings.tool_budget,
+                               tool_names=", ".join(self.toolbox.names))  # fmt: skip
+
+    async def finish(self, final_reply: str) -> None:
+        """Read the answer and ask the judge for the rubric."""
+        record = self.record
+        record.answer = extract_answer(final_reply)
+        if record.answer is None:
+            record.label, record.score, record.reason = "incorrect", 0.0, "no 'ANSWER:' line in the final reply"
+            return
+        rubric = [item.text for item in self.question.rubric]
+        prompt = render_template("rubric_judge.j2", question=self.question.question, answer=self.question.answer,
+                                 response=record.answer, rubric=rubric)  # fmt: skip
+        reply = await self._ask(f"{self.episode.episode_id}|judge", [Message(role="user", content=prompt)],
+                                tools=False, model=self.judge)  # fmt: skip
+        record.judge_reply = reply.text
+        record.grades = parse_grades(reply.text, len(rubric))
+        if record.grades is None:
+            record.label, record.score = "unscored", None
+            record.reason = f"the judge gave no array of {len(rubric)} booleans"
+            return
+        record.score = sum(record.grades) / len(rubric)
+        record.label = "correct" if all(record.grades) else ("partial" if any(record.grades) else "incorrect")
+        record.reason = f"{sum(record.grades)} of {len(rubric)} rubric items satisfied"
+
+    async def run_question(self) -> QARecord:
+        """Run the question (resuming stored steps) and save its record."""
+        episode = await self.run()
+        self.record.episode = episode
+        if episode.status == "failed":  # a model call stayed unanswered: rerun to resume
+            self.record.label, self.record.score, self.record.reason = "pending", None, episode.error
+        path = Path(self.run_dir) / QA_DIR / f"{safe_name(episode.episode_id)}.qa.json"
+        path.write_text(self.record.model_dump_json(indent=1) + "\n", encoding="utf-8")
+        return self.record
+
+
+async def run_qa(
+    env_dirs: list[Path],
+    settings: HarnessSettings,
+    judge: str,
+    run_dir: Path,
+    cache: ResponseCache | None,
+    config: EngineConfig,
+    *,
+    concurrency: int = 2,
+    on_record: Callable[[QARecord], None] | None = None,
+) -> list[QARecord]:
+    """Answer and grade every question of every environment; returns the records in order."""
+    views = [CorpusView.open(Path(env_dir)) for env_dir in env_dirs]
+    questions = [load_environment(Path(env_dir))[1].questions for env_dir in env_dirs]
+    store = RunStore.open(run_dir)
+    store.set_meta("qa_settings", settings.to_meta() | {"judge": judge})
+    engine = Engine(store, cache, config)
+    gate = asyncio.Semaphore(max(concurrency, 1))
+
+    async def one(view: CorpusView, question: Question) -> QARecord:
+        async with gate:
+            record = await QARunner(engine, view, settings, question, run_dir, judge).run_question()
+            if on_record is not None:
+                on_record(record)
+            return record
+
+    try:
+        jobs = [one(view, question) for view, items in zip(views, questions, strict=True) for question in items]
+        return list(await asyncio.gather(*jobs))
+    finally:
+        await engine.aclose()
+        store.close()
+
+
+def load_qa_records(run_dir: Path) -> list[QARecord]:
+    """Return the QA records of a run directory, sorted by id."""
+    folder = Path(run_dir) / QA_DIR
+    return [QARecord.model_validate_json(path.read_text(encoding="utf-8")) for path in sorted(folder.glob("*.qa.json"))]
+
+
+__all__ = ["EpisodeFailed", "QARecord", "extract_answer", "load_qa_records", "parse_grades", "run_qa"]
