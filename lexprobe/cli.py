@@ -25,7 +25,7 @@ from lexprobe.cli_common import err, error_exit, out
 from lexprobe.cli_data import data_app
 from lexprobe.cli_hallucination import hallucination_app, load_roster, print_report, print_skipped
 from lexprobe.cli_investigation import investigation_app
-from lexprobe.demo import DEMO_CASES, demo_settings, ensure_case_database, run_demo
+from lexprobe.demo import DEMO_CASES, demo_settings, ensure_case_database, run_demo, run_demo_investigation
 from lexprobe.engine import (
     Engine,
     EngineConfig,
@@ -260,13 +260,26 @@ def demo(
         out.print(f"Reprint this table with: lexprobe hallucination report {folder}", highlight=False, soft_wrap=True)
         if not result.summary.complete:
             fail("some demo requests failed: " + "; ".join(result.summary.errors), code=1)
+    err.print("[dim]investigating the fictional sample environment (two turns)...[/]", highlight=False)
+    investigation, episodes = asyncio.run(run_demo_investigation(folder, model, cache, config))
+    for episode in episodes:
+        verdicts = " ".join(f"{v.label}={v.verdict or '?'}" for v in episode.verdicts)
+        out.print(f"investigation episode {episode.episode_id}: {episode.status}, "
+                  f"{sum(not c.denied for c in episode.tool_calls)} tool calls, verdicts {verdicts or '-'}",
+                  highlight=False, soft_wrap=True)  # fmt: skip
+    if investigation:
+        record = investigation["models"][0]
+        transcript = f"lexprobe investigation show {folder / 'investigation'}"
+        out.print(f"case solved {record['case_solved']:.0f}; worst-class accuracy {record['worst_class_acc']:.2f}; "
+                  f"coverage {record['coverage'] or 0:.2f} (transcript: {transcript})",
+                  highlight=False, soft_wrap=True)  # fmt: skip
     infos, units = read_runs([folder])
     stats = profile(units, load_roster())
     models = [{"model": info.label, "run_dir": str(info.run_dir), "judge": info.judge or info.model} for info in infos]
     from lexprobe.hallucination.html_report import write_html_report  # matplotlib: imported only when needed
 
     try:
-        write_html_report(html, models, stats, units)
+        write_html_report(html, models, stats, units, investigation)
     except OSError as exc:
         fail(f"cannot write {html}: {exc}")
     out.print(f"HTML report: {html.resolve()}", highlight=False, soft_wrap=True)

@@ -53,3 +53,29 @@ async def run_demo(
         return await run_profile(settings, database, run_dir, cache, config)
     finally:
         database.close()
+
+
+DEMO_TOOL_BUDGET = 8
+
+
+async def run_demo_investigation(
+    folder: Path, model: str, cache: ResponseCache | None, config: EngineConfig
+) -> tuple[dict, list]:
+    """Build the fictional sample environment in `folder/sample-environment`, run one two-turn episode of `model`
+    on it (tool budget 8) into `folder/investigation`, and return the scoring summary and the episodes."""
+    from lexprobe.investigation.environment import load_environment
+    from lexprobe.investigation.harness import HarnessSettings
+    from lexprobe.investigation.run import run_investigations
+    from lexprobe.investigation.sample import build_sample_environment
+    from lexprobe.investigation.scoring import complete_episodes, summarize
+
+    env_dir = folder / "sample-environment"
+    if not (env_dir / "environment.json").is_file():
+        build_sample_environment(env_dir)
+    settings = HarnessSettings(model=model, tool_budget=DEMO_TOOL_BUDGET, turn_budget=DEMO_TOOL_BUDGET + 2,
+                               max_tokens=256)  # fmt: skip
+    episodes = await run_investigations([env_dir], settings, folder / "investigation", cache, config)
+    complete, _ = complete_episodes(episodes)
+    environment, _ = load_environment(env_dir)
+    summary = summarize(complete, {str(env_dir): environment}, replicates=200) if complete else {}
+    return summary, episodes

@@ -251,6 +251,9 @@ def test_demo_profiles_the_embedded_model(cli, tmp_path, isolated_cache):
     assert (isolated_cache / "caselaw.sqlite").is_file()
     report = tmp_path / "demo-report.html"
     assert f"HTML report: {report}" in text and report.stat().st_size > 10_000
+    assert "investigation episode fictional-harlow-v-brightline|local|e0: complete" in text
+    assert "Investigation (sample environment)" in report.read_text()
+    assert list((run_dir / "investigation" / "episodes").glob("*.json"))
     store = RunStore.open(run_dir)
     counts = store.counts()
     assert counts["pending"] == 0 and counts["requests"] > 20

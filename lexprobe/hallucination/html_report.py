@@ -203,8 +203,26 @@ def figures(stats: dict, models: list[str]) -> list[dict]:
     return result
 
 
-def write_html_report(path: Path, models: list[dict], stats: dict, units: list[Unit]) -> None:
-    """Write the report page to `path` (parent folders created). Raises OSError when it cannot be written."""
+def investigation_rows(summary: dict) -> list[dict]:
+    """Return the rows of the demo's investigation table: each model, then the exact naive baselines."""
+    keys = ("case_solved", "believe_acc", "reject_acc", "worst_class_acc", "commit_rate")
+    rows = []
+    for record in summary.get("models", []):
+        values = {key: _fmt(record[key]) for key in keys}
+        reach = {"coverage": _fmt(record.get("coverage")), "signal_recall": _fmt(record.get("signal_recall"))}
+        rows.append({"name": record["model"], "n": record["n_episodes"], **values, **reach})
+    for name, baseline in summary.get("baselines", {}).items():
+        rows.append({"name": f"baseline: {name.replace('_', ' ')}", "n": "exact",
+                     **{key: _fmt(baseline[key]) for key in keys}, "coverage": "–", "signal_recall": "–"})  # fmt: skip
+    return rows
+
+
+def write_html_report(
+    path: Path, models: list[dict], stats: dict, units: list[Unit], investigation: dict | None = None
+) -> None:
+    """Write the report page to `path` (parent folders created); `investigation`, a scoring summary of
+    `lexprobe.investigation.scoring.summarize`, adds the demo's investigation section. Raises OSError when the file
+    cannot be written."""
     names = [model["model"] for model in models]
     pooled = {g["model"]: g for g in stats["breakdowns"]["model"]}
     ece = {row["model"]: row for row in stats["calibration"] if row["task"] == "pooled"}
@@ -235,6 +253,7 @@ def write_html_report(path: Path, models: list[dict], stats: dict, units: list[U
             calibration=stats["calibration"],
             figures=figures(stats, names),
             estimators=stats["estimators"],
+            investigation=investigation_rows(investigation) if investigation else [],
             fmt=_fmt,
         )
     )
