@@ -139,3 +139,41 @@ def test_embedded_model_episode(sample_env: Path, tmp_path: Path) -> None:
     assert all(v.verdict in (None, "believe", "reject", "dont_know") for v in episode.verdicts)
     saved = load_episodes(tmp_path / "run")
     assert saved[0].episode_id == episode.episode_id
+
+
+@pytest.mark.slow
+def test_killed_cli_run_resumes_at_the_last_step(sample_env: Path, tmp_path: Path) -> None:
+    """SIGKILL a two-epoch run of the embedded model mid-way; the rerun finishes without asking anything twice."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    lexprobe = str(Path(sys.executable).with_name("lexprobe"))
+    run_dir = tmp_path / "run"
+    args = [lexprobe, "investigation", "run", str(sample_env), "--model", "local", "--epochs", "2", "--concurrency",
+            "1", "--tool-budget", "3", "--turn-budget", "3", "--max-tokens", "64", "--run-dir", str(run_dir),
+            "--no-cache"]  # fmt: skip
+    process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=os.environ.copy())
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        time.sleep(0.2)
+        records = list((run_dir / "episodes").glob("*.json")) if (run_dir / "episodes").is_dir() else []
+        if records and any('"steps": 2' in path.read_text() for path in records):
+            break
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    store = RunStore.open(run_dir)
+    before = store.counts()["completed"]
+    store.close()
+    assert before >= 2
+    rerun = subprocess.run(args, capture_output=True, text=True, timeout=600, env=os.environ.copy())
+    assert rerun.returncode == 0, rerun.stderr
+    episodes = load_episodes(run_dir)
+    assert [e.status for e in episodes] == ["complete", "complete"]
+    store = RunStore.open(run_dir)
+    counts = store.counts()
+    sent = sum(row.event == "ok" for row in store.telemetry())
+    store.close()
+    assert counts["pending"] == 0 and sent == counts["completed"]  # every step answered exactly once
