@@ -1,0 +1,31 @@
+"""The InvestigationWorlds construction pipeline: from a summary-judgment record to an environment.
+
+    result = run_build(record_dir, out_dir, BuildSettings(generator="openai/gpt-4o-mini"))
+
+Stages (one module per group, registered by name in `registry.py`, run in order by `runner.py`, each output
+saved as OUT/stages/<nn>_<name>.json and reused while its inputs are unchanged): ingest; opinion, souf,
+ground_facts, party_dags, ruling; entities, exhibits; alternatives, doc_plans, shard_plans, generate; assemble.
+"""
+
+from lexprobe.investigation.pipeline.ablation import ABLATION_LEVELS, select_documents
+from lexprobe.investigation.pipeline.context import BuildSettings, StageContext, StageError
+from lexprobe.investigation.pipeline.llm import Answer, Ask, LLMCall, ask_json
+from lexprobe.investigation.pipeline.registry import STAGE_ORDER, Stage, stages
+from lexprobe.investigation.pipeline.runner import BuildResult, run_build
+
+__all__ = [
+    "ABLATION_LEVELS",
+    "STAGE_ORDER",
+    "Answer",
+    "Ask",
+    "BuildResult",
+    "BuildSettings",
+    "LLMCall",
+    "Stage",
+    "StageContext",
+    "StageError",
+    "ask_json",
+    "run_build",
+    "select_documents",
+    "stages",
+]
