@@ -190,3 +190,30 @@ async def test_engine_runs_the_embedded_model_and_caches_it(tmp_path):
     assert all(response.cached and response.cost_usd == 0.0 for response in replayed.values())
     assert {rid: r.text for rid, r in replayed.items()} == {rid: r.text for rid, r in stored.items()}
     assert replayed["tool"].tool_calls == stored["tool"].tool_calls
+
+
+def test_grammar_safe_schema_drops_only_large_bounds():
+    from lexprobe.models.local import GRAMMAR_BOUND_LIMIT, grammar_safe_schema
+
+    schema = {"type": "object", "properties": {
+        "a": {"type": "string", "maxLength": 5000, "minLength": 1},
+        "b": {"type": "array", "items": {"type": "string", "maxLength": 10}, "maxItems": 1000},
+        "c": {"anyOf": [{"type": "string", "maxLength": GRAMMAR_BOUND_LIMIT + 1}]},
+    }}  # fmt: skip
+    safe = grammar_safe_schema(schema)
+    assert safe["properties"]["a"] == {"type": "string", "minLength": 1}
+    assert safe["properties"]["b"] == {"type": "array", "items": {"type": "string", "maxLength": 10}}
+    assert safe["properties"]["c"] == {"anyOf": [{"type": "string"}]}
+    assert schema["properties"]["a"]["maxLength"] == 5000  # the caller's schema is untouched
+
+
+async def test_large_schema_bounds_do_not_abort_llama_cpp(local_model):
+    """llama.cpp aborts the process on grammars unrolled from huge bounds; the backend drops such bounds."""
+    properties = {
+        "name": {"type": "string", "maxLength": 5000},
+        "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 3000},
+    }
+    schema = {"type": "object", "properties": properties, "required": ["name"]}
+    request = Request.from_prompt("local", "A JSON object with a name.", max_tokens=24, schema=schema)
+    response = await local_model.generate(request)
+    assert response.text.lstrip().startswith("{")  # grammar-constrained (possibly cut at max_tokens), no abort

@@ -24,6 +24,26 @@ from lexprobe.models.types import FinishReason, Request, Response, Usage
 DEFAULT_CONTEXT = 4096
 
 
+#: Largest length / item bounds kept in a schema handed to llama.cpp: its grammar converter unrolls each bound into
+#: nested optional rules, and very large bounds overflow llama.cpp's grammar parser, which aborts the whole process.
+GRAMMAR_BOUND_LIMIT = 64
+_BOUND_KEYS = ("maxLength", "minLength", "maxItems", "minItems")
+
+
+def grammar_safe_schema(schema: Any) -> Any:
+    """Return a copy of a JSON schema without length / item bounds above `GRAMMAR_BOUND_LIMIT` (the shape is still
+    enforced by the grammar; callers validate bounds afterwards, as they must for every backend)."""
+    if isinstance(schema, dict):
+        return {
+            key: grammar_safe_schema(value)
+            for key, value in schema.items()
+            if not (key in _BOUND_KEYS and isinstance(value, int) and value > GRAMMAR_BOUND_LIMIT)
+        }
+    if isinstance(schema, list):
+        return [grammar_safe_schema(value) for value in schema]
+    return schema
+
+
 def derived_seed(request: Request) -> int:
     """Return the request's seed, or a reproducible one derived from its cache key."""
     if request.seed is not None:
@@ -81,12 +101,12 @@ class LlamaCppModel(Model):
             }
             if request.tools:
                 messages = render_tool_conversation(request.messages, request.tools)
-                schema = tool_choice_schema(request.tools)
+                schema = grammar_safe_schema(tool_choice_schema(request.tools))
                 params["grammar"] = LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
             else:
                 messages = [{"role": m.role, "content": m.content} for m in request.messages]
                 if request.schema_ is not None:
-                    params["response_format"] = {"type": "json_object", "schema": request.schema_}
+                    params["response_format"] = {"type": "json_object", "schema": grammar_safe_schema(request.schema_)}
             llm.reset()
             try:
                 out = llm.create_chat_completion(messages=messages, **params)
