@@ -21,6 +21,7 @@ from rich.table import Table
 from lexprobe import __version__
 from lexprobe.caselaw.build import BuildError
 from lexprobe.caselaw.paths import default_db_path
+from lexprobe.cli_check import register as register_check
 from lexprobe.cli_common import err, error_exit, out
 from lexprobe.cli_data import data_app
 from lexprobe.cli_hallucination import hallucination_app, load_roster, print_report, print_skipped
@@ -55,6 +56,7 @@ app = typer.Typer(
 app.add_typer(data_app, name="data")
 app.add_typer(hallucination_app, name="hallucination")
 app.add_typer(investigation_app, name="investigation")
+register_check(app)
 
 MODEL_HELP = f"Model spec, one of: {valid_forms_text()}. `lexprobe models` explains each form."
 

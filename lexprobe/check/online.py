@@ -1,0 +1,252 @@
+"""`lexprobe check --online`: ask CourtListener's citation-lookup API about citations the local database cannot
+verify (verdicts unverifiable and not_found), through the `courtlistener-api-client` package (extra `online`).
+
+- Token: `COURTLISTENER_API_TOKEN` (or the `token` argument). Without one, or without the package, or when the
+  server cannot be reached, nothing changes and `OnlineResult.message` says why.
+- Base URL: `COURTLISTENER_API_BASE_URL` (the client's own variable; default https://www.courtlistener.com/api/rest/v4).
+- Requests: the citations are sent as one text ("VOL REPORTER PAGE" per line, at most 250 per request, the API's
+  limit) to `CitationLookup.lookup_text`; each result is matched back by its start offset.
+- Cache: every answer the API gives for a citation (found 200, ambiguous 300, not found 404, invalid 400) is kept
+  in `courtlistener.sqlite` in the lexprobe cache folder (`LEXPROBE_CACHE`), keyed by base URL and citation, and
+  reused forever; throttled answers (429) and errors are not kept.
+- Verdicts from an answer: found -> verified when the case name and year given match the cluster's (`names_match`;
+  the year must equal the cluster's `date_filed` year), else mismatch; 404 -> not_found ("CourtListener has no case
+  at ..."); 400 -> unchanged, with a note. Short forms, "Id." and "supra" follow their full citation.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from lexprobe.check.extract import FULL, FoundCitation
+from lexprobe.check.verify import (
+    MISMATCH,
+    NOT_FOUND,
+    UNVERIFIABLE,
+    VERIFIED,
+    CaseSummary,
+    CitationVerdict,
+    names_match,
+)
+from lexprobe.engine.cache import default_cache_dir
+from lexprobe.engine.sqlite_util import connect, transaction
+
+TOKEN_ENV = "COURTLISTENER_API_TOKEN"
+BASE_URL_ENV = "COURTLISTENER_API_BASE_URL"
+DEFAULT_BASE_URL = "https://www.courtlistener.com/api/rest/v4"
+CACHE_NAME = "courtlistener.sqlite"
+MAX_PER_REQUEST = 250  # citations the API looks up per request
+CACHED_STATUSES = (200, 300, 400, 404)
+_CLUSTER_FIELDS = ("id", "absolute_url", "case_name", "case_name_short", "case_name_full", "date_filed", "citations")
+
+
+@dataclass
+class OnlineResult:
+    """The verdicts after the online step, and what happened: `message` (None when all went well), how many
+    citations were asked about, answered from the cache, and answered by the API."""
+
+    verdicts: list[CitationVerdict]
+    message: str | None = None
+    asked: int = 0
+    cached: int = 0
+    fetched: int = 0
+
+
+class LookupCache:
+    """CourtListener citation-lookup answers in `courtlistener.sqlite` in the lexprobe cache folder."""
+
+    def __init__(self, folder: Path | str | None = None) -> None:
+        self.path = Path(folder if folder is not None else default_cache_dir()) / CACHE_NAME
+        self.conn = connect(self.path)
+        self.conn.execute(
+            "CREATE TABLE IF NOT EXISTS lookups (key TEXT PRIMARY KEY, body TEXT NOT NULL, created_at REAL NOT NULL)"
+        )
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        row = self.conn.execute("SELECT body FROM lookups WHERE key = ?", (key,)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def put(self, key: str, body: dict[str, Any]) -> None:
+        with transaction(self.conn) as conn:
+            conn.execute("INSERT OR REPLACE INTO lookups VALUES (?, ?, ?)", (key, json.dumps(body), time.time()))
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def _slim(result: dict[str, Any]) -> dict[str, Any]:
+    """What is kept of one lookup result: status, error message and the clusters' identifying fields."""
+    clusters = [
+        {name: cluster.get(name) for name in _CLUSTER_FIELDS}
+        for cluster in result.get("clusters") or []
+        if isinstance(cluster, dict)
+    ]
+    return {"status": result.get("status"), "error_message": result.get("error_message") or "", "clusters": clusters}
+
+
+def _cluster_citation(cluster: dict[str, Any], reporter: str | None, fallback: str) -> str:
+    citations = [c for c in cluster.get("citations") or [] if isinstance(c, dict)]
+    for wanted in (reporter, None):
+        for citation in citations:
+            if wanted is None or citation.get("reporter") == wanted:
+                return f"{citation.get('volume')} {citation.get('reporter')} {citation.get('page')}"
+    return fallback
+
+
+def _year(cluster: dict[str, Any]) -> int | None:
+    date = str(cluster.get("date_filed") or "")
+    return int(date[:4]) if date[:4].isdigit() else None
+
+
+def _names(cluster: dict[str, Any]) -> list[str]:
+    return [str(cluster[k]) for k in ("case_name", "case_name_full") if cluster.get(k)]
+
+
+def _judge(citation: FoundCitation, before: CitationVerdict, answer: dict[str, Any]) -> CitationVerdict:
+    key = citation.key or citation.text
+    status = answer.get("status")
+    clusters = answer.get("clusters") or []
+    note = "checked online with CourtListener's citation lookup (the local database cannot verify it)"
+    if status in (200, 300) and clusters:
+        scored = [(names_match(citation.name, _names(c))[1] if citation.name else 0.0, c) for c in clusters]
+        _, cluster = max(scored, key=lambda item: item[0])
+        name = cluster.get("case_name") or cluster.get("case_name_full")
+        year = _year(cluster)
+        case = CaseSummary(
+            case_id=f"courtlistener:{cluster.get('id')}",
+            name=name,
+            citation=_cluster_citation(cluster, citation.reporter, key),
+            year=year,
+        )
+        problems = []
+        if citation.name and _names(cluster) and not names_match(citation.name, _names(cluster))[0]:
+            problems.append(f"CourtListener has {key} as {name} ({year}), not “{citation.name}”")
+        if citation.year is not None and year is not None and citation.year != year:
+            problems.append(f"the year given, {citation.year}, is not CourtListener's ({year}) for {name}")
+        if problems:
+            return replace(before, verdict=MISMATCH, case=case, reason="; ".join(problems), notes=(*before.notes, note))
+        ambiguous = f" (one of {len(clusters)} cases at this citation)" if status == 300 else ""
+        return replace(
+            before,
+            verdict=VERIFIED,
+            case=case,
+            reason=f"CourtListener: {key} is {name} ({year}){ambiguous}",
+            notes=(*before.notes, note),
+        )
+    if status == 404:
+        return replace(
+            before,
+            verdict=NOT_FOUND,
+            case=None,
+            reason=f"CourtListener's citation lookup has no case at {key}; before: {before.reason}",
+            notes=(*before.notes, note),
+        )
+    message = answer.get("error_message") or f"status {status}"
+    return replace(before, notes=(*before.notes, f"CourtListener could not look up {key}: {message}"))
+
+
+def refine_online(
+    found: Sequence[FoundCitation],
+    verdicts: Sequence[CitationVerdict],
+    *,
+    token: str | None = None,
+    base_url: str | None = None,
+    cache_folder: Path | str | None = None,
+    timeout_s: float = 30.0,
+) -> OnlineResult:
+    """Return `verdicts` with CourtListener's answers for the full citations judged unverifiable or not_found (and
+    the short forms that refer to them). Never raises for network, token or package problems: they become the
+    result's `message`."""
+    result = OnlineResult(list(verdicts))
+    wanted: dict[str, list[int]] = {}
+    for index, (citation, verdict) in enumerate(zip(found, verdicts, strict=True)):
+        if citation.kind == FULL and citation.key and verdict.verdict in (UNVERIFIABLE, NOT_FOUND):
+            wanted.setdefault(citation.key, []).append(index)
+    if not wanted:
+        return result
+    token = token or os.environ.get(TOKEN_ENV)
+    if not token:
+        result.message = f"--online skipped: set {TOKEN_ENV} to a CourtListener API token"
+        return result
+    base_url = (base_url or os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL).rstrip("/")
+    result.asked = len(wanted)
+    cache = LookupCache(cache_folder)
+    try:
+        answers: dict[str, dict[str, Any]] = {}
+        for key in wanted:
+            cached = cache.get(f"{base_url}|{key}")
+            if cached is not None:
+                answers[key] = cached
+        result.cached = len(answers)
+        missing = [key for key in wanted if key not in answers]
+        if missing:
+            result.message = _fetch(missing, answers, cache, token, base_url, timeout_s)
+            result.fetched = len(answers) - result.cached
+    finally:
+        cache.close()
+    changed: dict[int, CitationVerdict] = {}
+    for key, indexes in wanted.items():
+        if key in answers:
+            for index in indexes:
+                changed[index] = _judge(found[index], result.verdicts[index], answers[key])
+    for index, verdict in changed.items():
+        result.verdicts[index] = verdict
+    for index, citation in enumerate(found):
+        if citation.kind != FULL and citation.refers_to in changed:
+            target = result.verdicts[citation.refers_to]
+            before = result.verdicts[index]
+            head = before.reason.split(": ", 1)[0]
+            result.verdicts[index] = replace(
+                before, verdict=target.verdict, case=target.case, reason=f"{head}: {target.reason}"
+            )
+    return result
+
+
+def _fetch(
+    keys: list[str], answers: dict[str, dict[str, Any]], cache: LookupCache, token: str, base_url: str, timeout_s: float
+) -> str | None:
+    """Ask the API about `keys`, filling `answers` (and the cache); return a message when something went wrong."""
+    try:
+        import httpx
+        from courtlistener import CourtListener, CourtListenerAPIError
+    except ImportError:
+        return "--online skipped: the courtlistener-api-client package is missing (pip install 'lexprobe[online]')"
+    client = CourtListener(api_token=token, base_url=base_url, timeout=timeout_s)
+    throttled = 0
+    try:
+        for start in range(0, len(keys), MAX_PER_REQUEST):
+            batch = keys[start : start + MAX_PER_REQUEST]
+            offsets: dict[int, str] = {}
+            position = 0
+            for key in batch:
+                offsets[position] = key
+                position += len(key) + 1
+            text = "\n".join(batch)
+            try:
+                results = client.citation_lookup.lookup_text(text)
+            except CourtListenerAPIError as exc:
+                if exc.status_code in (401, 403):
+                    return f"--online stopped: CourtListener rejected the token (HTTP {exc.status_code})"
+                return f"--online stopped: CourtListener answered HTTP {exc.status_code}"
+            except httpx.HTTPError as exc:
+                return f"--online skipped: cannot reach {base_url} ({type(exc).__name__}: {exc})"
+            for item in results if isinstance(results, list) else []:
+                key = offsets.get(item.get("start_index")) if isinstance(item, dict) else None
+                if key is None:
+                    continue
+                if item.get("status") not in CACHED_STATUSES:
+                    throttled += item.get("status") == 429
+                    continue
+                answers[key] = _slim(item)
+                cache.put(f"{base_url}|{key}", answers[key])
+    finally:
+        client.close()
+    if throttled:
+        return f"--online: CourtListener throttled {throttled} citation(s); run again later for the rest"
+    return None

@@ -1,0 +1,124 @@
+"""`lexprobe check --html OUT`: one self-contained page (inline CSS, no scripts, nothing loaded from the network)
+showing each checked document's text with every citation highlighted by verdict - a colour, a legend, and the
+reason and notes as the highlight's tooltip (`title`) - followed by a table of the citations."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from lexprobe.check.verify import MISMATCH, NOT_FOUND, UNVERIFIABLE, VERDICTS, VERIFIED, CitationVerdict, summarize
+
+COLOURS = {
+    VERIFIED: ("#c8ecd0", "#1e6b32"),
+    MISMATCH: ("#ffe0a8", "#8a5300"),
+    NOT_FOUND: ("#ffc4c4", "#9b1c1c"),
+    UNVERIFIABLE: ("#e3e3e8", "#4a4a55"),
+}
+MEANINGS = {
+    VERIFIED: "in the database; name and year as given",
+    MISMATCH: "in the database, but the name, year, page or parallel citation disagrees",
+    NOT_FOUND: "no such case where the database lists every decision: likely fabricated",
+    UNVERIFIABLE: "outside what the database covers: not judged",
+}
+
+
+@dataclass(frozen=True)
+class CheckedDocument:
+    """One checked document: its name, its extracted text and the verdicts (spans index into `text`)."""
+
+    path: str
+    text: str
+    verdicts: Sequence[CitationVerdict]
+
+
+def _tooltip(verdict: CitationVerdict) -> str:
+    lines = [f"{verdict.verdict}: {verdict.reason}", *(f"note: {note}" for note in verdict.notes)]
+    return "\n".join(lines)
+
+
+def _highlighted(document: CheckedDocument, number: int) -> str:
+    parts: list[str] = []
+    position = 0
+    for index, verdict in sorted(enumerate(document.verdicts), key=lambda item: item[1].span):
+        start, end = verdict.span
+        if start < position or end <= start:
+            continue  # overlapping spans are listed in the table only
+        parts.append(html.escape(document.text[position:start]))
+        parts.append(
+            f'<mark class="v-{verdict.verdict}" id="d{number}-c{index}" title="{html.escape(_tooltip(verdict))}">'
+            f"{html.escape(document.text[start:end])}</mark>"
+        )
+        position = end
+    parts.append(html.escape(document.text[position:]))
+    return "".join(parts)
+
+
+def _table(document: CheckedDocument, number: int) -> str:
+    rows = []
+    for index, verdict in enumerate(document.verdicts):
+        case = verdict.case
+        case_cell = html.escape(f"{case.name or ''} {case.citation or ''} ({case.year or '?'})") if case else ""
+        notes = "".join(f"<br><small>{html.escape(note)}</small>" for note in verdict.notes)
+        rows.append(
+            f'<tr><td><a href="#d{number}-c{index}">{index + 1}</a></td>'
+            f'<td><span class="badge v-{verdict.verdict}">{verdict.verdict}</span></td>'
+            f"<td>{html.escape(verdict.text)}</td><td>{case_cell}</td>"
+            f"<td>{html.escape(verdict.reason)}{notes}</td></tr>"
+        )
+    return (
+        "<table><thead><tr><th>#</th><th>verdict</th><th>citation</th><th>database case</th><th>reason</th></tr>"
+        f"</thead><tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
+def render_html(documents: Sequence[CheckedDocument], title: str = "Citation check") -> str:
+    """Return the page for `documents` as a string."""
+    styles = "\n".join(
+        f".v-{verdict} {{ background: {back}; color: {fore}; }}" for verdict, (back, fore) in COLOURS.items()
+    )
+    legend = "".join(
+        f'<li><span class="badge v-{verdict}">{verdict}</span> {html.escape(MEANINGS[verdict])}</li>'
+        for verdict in VERDICTS
+    )
+    counts = summarize(v for document in documents for v in document.verdicts)
+    totals = ", ".join(f"{counts[verdict]} {verdict}" for verdict in VERDICTS)
+    sections = []
+    for number, document in enumerate(documents):
+        own = summarize(document.verdicts)
+        line = ", ".join(f"{own[verdict]} {verdict}" for verdict in VERDICTS)
+        sections.append(
+            f"<section><h2>{html.escape(document.path)}</h2><p>{len(document.verdicts)} citations: {line}</p>"
+            f'<pre class="doc">{_highlighted(document, number)}</pre>'
+            f"<h3>Citations</h3>{_table(document, number)}</section>"
+        )
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{html.escape(title)}</title>
+<style>
+body {{ font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto; max-width: 70rem;
+  padding: 0 1rem; color: #1d1d24; line-height: 1.45; }}
+pre.doc {{ white-space: pre-wrap; word-wrap: break-word; font-family: Georgia, "Times New Roman", serif;
+  font-size: 0.95rem; background: #fbfbfd; border: 1px solid #ddd; padding: 1rem; max-height: 60rem;
+  overflow: auto; }}
+mark {{ border-radius: 3px; padding: 0 1px; cursor: help; }}
+.badge {{ display: inline-block; border-radius: 3px; padding: 0 0.4em; font-size: 0.85em; font-weight: 600; }}
+ul.legend {{ list-style: none; padding: 0; }} ul.legend li {{ margin: 0.2em 0; }}
+table {{ border-collapse: collapse; width: 100%; font-size: 0.9rem; }}
+th, td {{ border-bottom: 1px solid #e2e2e8; padding: 0.3em 0.5em; text-align: left; vertical-align: top; }}
+{styles}
+</style>
+</head>
+<body>
+<h1>{html.escape(title)}</h1>
+<p>{sum(len(d.verdicts) for d in documents)} citations in {len(documents)} document(s): {totals}.
+Hover a highlighted citation for the reason. Rules: docs/check.md.</p>
+<ul class="legend">{legend}</ul>
+{"".join(sections)}
+</body>
+</html>
+"""

@@ -1,0 +1,174 @@
+"""`lexprobe check FILE...`: verify the case citations in briefs or model answers (rules: docs/check.md).
+
+Exit codes, like a linter: 0 when every citation is verified or unverifiable (nothing wrong was found); 1 when any
+citation is a mismatch or not_found; 2 for bad input (an unreadable document, no case database).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
+
+from lexprobe.cli_common import DbOpt, err, error_exit, open_case_db, out
+from lexprobe.documents.errors import ExtractionError
+
+VERDICT_STYLES = {"verified": "green", "mismatch": "yellow", "not_found": "bold red", "unverifiable": "dim"}
+#: Documents longer than this report their progress on stderr.
+PROGRESS_CHARS = 100_000
+
+
+def register(app: typer.Typer) -> None:
+    """Add the top-level `check` command to `app`."""
+    app.command("check")(check)
+
+
+def check(
+    files: Annotated[list[Path], typer.Argument(help="Documents to check: .txt, .md, .docx or .pdf.")],
+    db: DbOpt = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help='Print {"citations": [...], "summary": {...}} (see docs/check.md).')
+    ] = False,
+    html: Annotated[
+        Path | None, typer.Option("--html", help="Also write the text with every citation highlighted to this file.")
+    ] = None,
+    online: Annotated[
+        bool,
+        typer.Option(
+            "--online",
+            help="Ask CourtListener's citation lookup about citations the database cannot verify "
+            "(COURTLISTENER_API_TOKEN; answers cached in LEXPROBE_CACHE).",
+        ),
+    ] = False,
+) -> None:
+    """Check every case citation in the documents (full citations, short forms, Id., supra) against the case
+    database: verified, mismatch (name, year or page disagrees), not_found (no such case where the database is
+    complete: likely fabricated) or unverifiable (not covered), with overruled cases and pin cites outside the
+    opinion noted.
+
+    Exit code 0: nothing wrong found; 1: a mismatch or not_found; 2: bad input.
+    Example: `lexprobe check brief.pdf --html brief-check.html`
+    """
+    from lexprobe.check.extract import extract_citations
+    from lexprobe.check.render_html import CheckedDocument, render_html
+    from lexprobe.check.verify import MISMATCH, NOT_FOUND, VERDICTS, reference_for, summarize, verify_citations
+    from lexprobe.documents.extract import extract_text
+
+    texts: list[tuple[Path, str]] = []
+    for path in files:
+        try:
+            texts.append((path, extract_text(path)))
+        except ExtractionError as exc:
+            raise error_exit(f"cannot read {exc.path}: {exc.reason}") from None
+    case_db = open_case_db(db)
+    logging.getLogger("eyecite").setLevel(logging.ERROR)
+    reference = reference_for(case_db)
+    documents: list[CheckedDocument] = []
+    for path, text in texts:
+        if not text.strip():
+            err.print(f"[yellow]warning:[/] {escape(str(path))} has no text (a scanned PDF?)", highlight=False)
+        found = extract_citations(text, _progress(path, len(text)))
+        verdicts = verify_citations(found, reference) if found else []
+        if online and found:
+            from lexprobe.check.online import refine_online
+
+            result = refine_online(found, verdicts)
+            verdicts = result.verdicts
+            if result.message:
+                err.print(escape(result.message), highlight=False, soft_wrap=True)
+            elif result.asked:
+                err.print(
+                    f"[dim]{escape(str(path))}: asked CourtListener about {result.asked} citation(s): "
+                    f"{result.cached} from the cache, {result.fetched} from the API[/]",
+                    highlight=False,
+                )
+        documents.append(CheckedDocument(str(path), text, verdicts))
+
+    all_verdicts = [v for document in documents for v in document.verdicts]
+    if as_json:
+        print(json.dumps(_json(documents, summarize, VERDICTS)))
+    else:
+        for document in documents:
+            _print_table(document, summarize)
+    if html is not None:
+        try:
+            html.write_text(render_html(documents), encoding="utf-8")
+        except OSError as exc:
+            raise error_exit(f"cannot write {html}: {exc.strerror or exc}") from None
+        err.print(f"[dim]HTML: {escape(str(html.resolve()))}[/]", highlight=False)
+    if any(v.verdict in (MISMATCH, NOT_FOUND) for v in all_verdicts):
+        raise typer.Exit(1)
+
+
+def _progress(path: Path, total: int):
+    """A progress callback for long documents: a line on stderr at every quarter of the text."""
+    if total < PROGRESS_CHARS:
+        return None
+    reported = {0}
+
+    def report(done: int, parsed_total: int) -> None:  # counts of the whitespace-collapsed text eyecite parses
+        quarter = done * 4 // max(parsed_total, 1)
+        if quarter not in reported:
+            reported.add(quarter)
+            share = done * total // max(parsed_total, 1)
+            err.print(f"[dim]{escape(str(path))}: {share:,} of {total:,} characters read[/]", highlight=False)
+
+    err.print(f"[dim]checking {escape(str(path))} ({total:,} characters)...[/]", highlight=False)
+    return report
+
+
+def _json(documents, summarize, verdicts_order) -> dict:
+    """`--json`: all files' citations in one list, in file order; `summary.files` says which slice is whose."""
+    citations = []
+    files = []
+    for document in documents:
+        counts = summarize(document.verdicts)
+        files.append({"path": document.path, "first": len(citations), "count": len(document.verdicts), **counts})
+        citations.extend(v.to_json() for v in document.verdicts)
+    totals = summarize(v for document in documents for v in document.verdicts)
+    return {"citations": citations, "summary": {**{k: totals[k] for k in verdicts_order}, "files": files}}
+
+
+def _context(text: str, span: tuple[int, int], words: int = 8) -> Text:
+    """A few words either side of the citation, the citation in bold."""
+    start, end = span
+    before = " ".join(text[max(0, start - 200) : start].split(" "))
+    before = " ".join(" ".join(before.split("\n")).split(" ")[-(words + 1) :])
+    after = " ".join(text[end : end + 200].split("\n")).split(" ")[: words + 1]
+    line = Text(("… " if start > len(before) else "") + " ".join(before.split()), style="dim")
+    if before[-1:] == " ":
+        line.append(" ")
+    line.append(" ".join(text[start:end].split()), style="bold")
+    tail = " ".join(after)
+    line.append(tail.rstrip() + (" …" if end + len(tail) < len(text.rstrip()) else ""), style="dim")
+    return line
+
+
+def _print_table(document, summarize) -> None:
+    counts = summarize(document.verdicts)
+    table = Table(title=f"{document.path}: {len(document.verdicts)} citations", show_lines=True, expand=True)
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("verdict", no_wrap=True)
+    table.add_column("citation in context", ratio=3)
+    table.add_column("reason", ratio=4)
+    for index, verdict in enumerate(document.verdicts, start=1):
+        reason = Text(verdict.reason)
+        for note in verdict.notes:
+            reason.append(f"\nnote: {note}", style="italic")
+        table.add_row(
+            str(index),
+            Text(verdict.verdict, style=VERDICT_STYLES.get(verdict.verdict, "")),
+            _context(document.text, verdict.span),
+            reason,
+        )
+    out.print(table)
+    summary = ", ".join(f"{counts[k]} {k}" for k in counts)
+    out.print(f"{escape(document.path)}: {summary}", highlight=False)
+    sys.stdout.flush()
