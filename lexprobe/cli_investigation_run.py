@@ -98,6 +98,8 @@ def show(
 ) -> None:
     """Print an episode's transcript: every message, tool call (with the documents and roles it touched), the
     summary and the verdicts. Without an id, list the run's episodes."""
+    if not run_dir.is_dir():
+        raise error_exit(f"{run_dir} is not a directory")
     try:
         episodes = load_episodes(run_dir)
     except ValueError as exc:

@@ -109,6 +109,9 @@ def agreement(
 
     Example: lexprobe hallucination agreement labels/alice.csv labels/bob.csv --key labels/sheet.csv.key.json
     """
+    missing = [str(path) for path in [*sheets, *([key] if key else [])] if not path.is_file()]
+    if missing:
+        raise error_exit(f"file not found: {', '.join(missing)}")
     try:
         report = agreement_report(sheets, key)
     except ValueError as exc:

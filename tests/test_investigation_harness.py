@@ -177,3 +177,12 @@ def test_killed_cli_run_resumes_at_the_last_step(sample_env: Path, tmp_path: Pat
     sent = sum(row.event == "ok" for row in store.telemetry())
     store.close()
     assert counts["pending"] == 0 and sent == counts["completed"]  # every step answered exactly once
+
+
+def test_show_refuses_a_missing_run_directory(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from lexprobe.cli_investigation import investigation_app
+
+    result = CliRunner().invoke(investigation_app, ["show", str(tmp_path / "nope")])
+    assert result.exit_code == 2 and "is not a directory" in result.output

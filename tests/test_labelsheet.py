@@ -280,3 +280,8 @@ def test_cli_errors(run_dir: Path, tmp_path: Path) -> None:
     assert result.exit_code == 2 and f"{bad}:2:" in result.stderr and result.stdout == ""
     result = runner.invoke(cli(), ["agreement", str(bad)])
     assert result.exit_code == 2 and "no key file found" in result.stderr
+
+
+def test_cli_agreement_names_missing_sheets(tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli(), ["agreement", str(tmp_path / "nope.csv")])
+    assert result.exit_code == 2 and "file not found" in result.output and "nope.csv" in result.output
