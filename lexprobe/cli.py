@@ -277,7 +277,7 @@ def demo(
                   highlight=False, soft_wrap=True)  # fmt: skip
     infos, units = read_runs([folder])
     stats = profile(units, load_roster())
-    models = [{"model": info.label, "run_dir": str(info.run_dir), "judge": info.judge or info.model} for info in infos]
+    models = [info.as_row() for info in infos]
     from lexprobe.hallucination.html_report import write_html_report  # matplotlib: imported only when needed
 
     try:

@@ -15,12 +15,12 @@ from rich.table import Table
 from lexprobe.caselaw.judges import load_justices
 from lexprobe.cli_common import DbOpt, err, error_exit, open_case_db, out
 from lexprobe.cli_labels import register as register_label_commands
-from lexprobe.engine import EngineConfig, ResponseCache, RunStore
+from lexprobe.engine import EngineConfig, ResponseCache
 from lexprobe.hallucination.calibration import DEFAULT_SAMPLES
 from lexprobe.hallucination.external import LineError, score_lines
 from lexprobe.hallucination.profile_stats import profile
 from lexprobe.hallucination.prompts import PROMPT_STYLES
-from lexprobe.hallucination.report import ReportRow, report_json, summarize
+from lexprobe.hallucination.report import ReportRow, report_json, report_rows
 from lexprobe.hallucination.results import read_runs
 from lexprobe.hallucination.run import ProfileSettings, run_profile
 from lexprobe.hallucination.tasks import TASKS, resolve_levels, resolve_tasks
@@ -196,7 +196,7 @@ def report(
     except FileNotFoundError as exc:
         raise error_exit(str(exc)) from None
     stats = profile(units, load_roster(), bins=bins, seed=seed, holdout=holdout)
-    models = [{"model": info.label, "run_dir": str(info.run_dir), "judge": info.judge or info.model} for info in infos]
+    models = [info.as_row() for info in infos]
     if html is not None:
         from lexprobe.hallucination.html_report import write_html_report
 
@@ -208,15 +208,11 @@ def report(
     if as_json:
         single = {}
         if len(infos) == 1:
-            store = RunStore.open(infos[0].run_dir)
-            single = report_json(infos[0].model, summarize(store)) | {"judge": models[0]["judge"]}
-            store.close()
+            single = report_json(infos[0].model, report_rows(units)) | {"judge": models[0]["judge"]}
         print(json.dumps(single | {"models": models} | stats))
         return
     if len(infos) == 1:
-        store = RunStore.open(infos[0].run_dir)
-        print_report(infos[0].model, summarize(store))
-        store.close()
+        print_report(infos[0].model, report_rows(units))
     else:
         print_side_by_side(stats["rates"], [info.label for info in infos])
     print_statistics(stats)

@@ -35,6 +35,7 @@ from lexprobe.hallucination.answers import (
 )
 from lexprobe.hallucination.labels import Score
 from lexprobe.hallucination.scorers import SCORERS, ScoringContext
+from lexprobe.hallucination.scoring import OVERRULING_ANCHOR
 
 #: K where the study drew samples (Table 7: 10 samples at temperature 1).
 DEFAULT_SAMPLES = 10
@@ -96,7 +97,7 @@ def _truth_from_greedy(task: str, greedy: str, reference: dict) -> tuple[str, di
         agreement = extract_agreement(greedy)
         return None if agreement is None else ("doctrinal_agreement", {"agreement": agreement})
     if task == "overruling_year":
-        year = extract_year(greedy, anchor=r"overrul|reversed\s+by|abrogated")
+        year = extract_year(greedy, anchor=OVERRULING_ANCHOR)
         return None if year is None else ("overruling_year", {"year": year})
     if task == "false_overruling":
         from lexprobe.hallucination.tasks.false_overruling import claimed_overruling_year

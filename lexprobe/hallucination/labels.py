@@ -15,6 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
+#: Scorer names in a run store's `scores` table: the label of each question, and the greedy answer's confidence.
+REFERENCE_SCORER = "reference"
+CONFIDENCE_SCORER = "confidence"
+
 Label = Literal["correct", "hallucination", "abstain", "unscored"]
 LABELS: tuple[Label, ...] = get_args(Label)
 

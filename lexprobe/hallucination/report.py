@@ -9,19 +9,17 @@ sqrt(p(1-p)/n). Unscored answers (missing reference, unparseable answer) are exc
 from __future__ import annotations
 
 import json
-import math
 from collections import defaultdict
 from dataclasses import asdict, dataclass
 
 from lexprobe.engine.store import RunStore
 from lexprobe.hallucination.calibration import Confidence, confidence
 from lexprobe.hallucination.judge import judge_request, pair_label, verdict_label
-from lexprobe.hallucination.labels import Score
+from lexprobe.hallucination.labels import CONFIDENCE_SCORER, REFERENCE_SCORER, Score
+from lexprobe.hallucination.profile_stats import rate_rows
+from lexprobe.hallucination.results import Unit, read_units
 from lexprobe.hallucination.scorers import SCORERS, ScoringContext
 from lexprobe.models.types import Request
-
-SCORER_NAME = "reference"
-CONFIDENCE_SCORER = "confidence"
 
 
 @dataclass
@@ -102,7 +100,7 @@ def score_run(store: RunStore, context: ScoringContext) -> dict[str, Score]:
         if score is None:
             continue
         scores[request.request_id] = score
-        store.record_score(request.request_id, SCORER_NAME, score.label, {"detail": score.detail})
+        store.record_score(request.request_id, REFERENCE_SCORER, score.label, {"detail": score.detail})
         k = expected.get(request.request_id, 0)
         if k and len(samples[request.request_id]) == k:
             _record_confidence(store, request, responses[request.request_id].text, score, samples, context)
@@ -124,37 +122,20 @@ def _record_confidence(
         store.record_score(request.request_id, CONFIDENCE_SCORER, "unscored", {"detail": result.detail})
 
 
+def report_rows(units: list[Unit]) -> list[ReportRow]:
+    """Return one row per task x level x prompt style of one model's units (sorted by task, level, style)."""
+    rows = [
+        ReportRow(
+            row.task, row.level, row.prompt_style, row.n, row.rate, row.se, row.abstain_rate, row.unscored, row.pending
+        )
+        for row in rate_rows(units)
+    ]
+    return sorted(rows, key=lambda row: (row.task, row.level, row.prompt_style))
+
+
 def summarize(store: RunStore) -> list[ReportRow]:
     """Return one row per task x level x prompt style from the scores stored in the run."""
-    labels = {
-        row[0]: row[1]
-        for row in store.conn.execute("SELECT request_id, label FROM scores WHERE scorer = ?", (SCORER_NAME,))
-    }
-    groups: dict[tuple[str, str, str], list[str | None]] = defaultdict(list)
-    for request in store.requests():
-        if request.tags.get("role") in ("sample1", "judge", "calibration"):
-            continue  # a reference-free pair counts once, on its sample0 request
-        key = (request.tags.get("task", ""), request.tags.get("level", ""), request.tags.get("prompt_style", ""))
-        groups[key].append(labels.get(request.request_id))
-    rows = []
-    for (task, level, style), group in sorted(groups.items()):
-        scored = [label for label in group if label in ("correct", "hallucination", "abstain")]
-        n = len(scored)
-        rate = sum(label == "hallucination" for label in scored) / n if n else None
-        rows.append(
-            ReportRow(
-                task=task,
-                level=level,
-                prompt_style=style,
-                n=n,
-                rate=rate,
-                se=math.sqrt(rate * (1 - rate) / n) if n and rate is not None else None,
-                abstain_rate=sum(label == "abstain" for label in scored) / n if n else None,
-                unscored=sum(label == "unscored" for label in group),
-                pending=sum(label is None for label in group),
-            )
-        )
-    return rows
+    return report_rows(read_units(store, store.get_meta("model") or "unknown"))
 
 
 def report_json(model: str, rows: list[ReportRow]) -> dict:

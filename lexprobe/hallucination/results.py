@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lexprobe.engine.store import RUN_DB_NAME, RunStore
-from lexprobe.hallucination.report import CONFIDENCE_SCORER, SCORER_NAME
+from lexprobe.hallucination.labels import CONFIDENCE_SCORER, REFERENCE_SCORER
 from lexprobe.hallucination.tasks import TASKS
 
 SKIPPED_ROLES = ("sample1", "judge", "calibration")
@@ -65,6 +65,10 @@ class RunInfo:
     judge: str | None
     settings: dict
 
+    def as_row(self) -> dict:
+        """Return {"model", "run_dir", "judge"} as reports list each run (the judge defaults to the model)."""
+        return {"model": self.label, "run_dir": str(self.run_dir), "judge": self.judge or self.model}
+
 
 def _number(text: str | None, kind: type) -> int | float | None:
     try:
@@ -81,41 +85,46 @@ def read_run(run_dir: Path) -> tuple[RunInfo, list[Unit]]:
     try:
         settings = store.get_meta("settings") or {}
         model = store.get_meta("model") or settings.get("model") or "unknown"
-        scores: dict[tuple[str, str], tuple[str, dict]] = {
-            (row[0], row[1]): (row[2], json.loads(row[3] or "{}"))
-            for row in store.conn.execute("SELECT request_id, scorer, label, detail FROM scores")
-        }
-        responses = store.responses()
-        units = []
-        for request in store.requests():
-            tags = request.tags
-            if tags.get("role") in SKIPPED_ROLES:
-                continue
-            label, detail = scores.get((request.request_id, SCORER_NAME), (None, {}))
-            confidence = scores.get((request.request_id, CONFIDENCE_SCORER))
-            answer = responses.get(request.request_id)
-            units.append(
-                Unit(
-                    model=model,
-                    task=tags.get("task", ""),
-                    level=tags.get("level", ""),
-                    prompt_style=tags.get("prompt_style", ""),
-                    label=label,
-                    detail=str(detail.get("detail", "")),
-                    case_id=tags.get("case_id", ""),
-                    year=_number(tags.get("year"), int),
-                    circuit=tags.get("circuit") or None,
-                    prominence=_number(tags.get("prominence"), float),
-                    court_id=tags.get("court_id") or None,
-                    answer=answer.text if answer else "",
-                    reference=json.loads(tags.get("reference", "{}")),
-                    confidence=confidence[1].get("confidence") if confidence and confidence[0] == "measured" else None,
-                )
-            )
+        units = read_units(store, model)
     finally:
         store.close()
-    info = RunInfo(Path(run_dir), model, model, settings.get("judge"), settings)
-    return info, units
+    return RunInfo(Path(run_dir), model, model, settings.get("judge"), settings), units
+
+
+def read_units(store: RunStore, model: str) -> list[Unit]:
+    """Return the scored (or pending) units of an open run store, one per question or reference-free pair."""
+    scores: dict[tuple[str, str], tuple[str, dict]] = {
+        (row[0], row[1]): (row[2], json.loads(row[3] or "{}"))
+        for row in store.conn.execute("SELECT request_id, scorer, label, detail FROM scores")
+    }
+    responses = store.responses()
+    units = []
+    for request in store.requests():
+        tags = request.tags
+        if tags.get("role") in SKIPPED_ROLES:
+            continue
+        label, detail = scores.get((request.request_id, REFERENCE_SCORER), (None, {}))
+        confidence = scores.get((request.request_id, CONFIDENCE_SCORER))
+        answer = responses.get(request.request_id)
+        units.append(
+            Unit(
+                model=model,
+                task=tags.get("task", ""),
+                level=tags.get("level", ""),
+                prompt_style=tags.get("prompt_style", ""),
+                label=label,
+                detail=str(detail.get("detail", "")),
+                case_id=tags.get("case_id", ""),
+                year=_number(tags.get("year"), int),
+                circuit=tags.get("circuit") or None,
+                prominence=_number(tags.get("prominence"), float),
+                court_id=tags.get("court_id") or None,
+                answer=answer.text if answer else "",
+                reference=json.loads(tags.get("reference", "{}")),
+                confidence=confidence[1].get("confidence") if confidence and confidence[0] == "measured" else None,
+            )
+        )
+    return units
 
 
 def read_runs(run_dirs: list[Path]) -> tuple[list[RunInfo], list[Unit]]:

@@ -219,4 +219,4 @@ def _existence(answer: str, real: bool) -> Score:
 
 
 #: Words that anchor the year a reply says a case was overruled.
-_OVERRULING_ANCHOR = r"overrul|reversed\s+by|abrogated"
+OVERRULING_ANCHOR = r"overrul|reversed\s+by|abrogated"

@@ -12,10 +12,18 @@ from __future__ import annotations
 import os
 import shutil
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from lexprobe.documents.corpus import extract_corpus
-from lexprobe.investigation.environment import CORPUS_DIR, EXTRACTED_DIR, Environment, load_environment
+from lexprobe.investigation.environment import (
+    CORPUS_DIR,
+    EXTRACTED_DIR,
+    Document,
+    Environment,
+    QuestionSet,
+    load_environment,
+)
 
 
 @dataclass
@@ -26,6 +34,7 @@ class CorpusView:
     environment: Environment
     texts: dict[str, str]  # corpus path -> extracted text
     errors: dict[str, str] = field(default_factory=dict)  # corpus path -> why it has no text
+    questions: QuestionSet = field(default_factory=QuestionSet)  # questions.json (factual QA)
     _lines: dict[str, list[str]] = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -34,7 +43,7 @@ class CorpusView:
 
         Raises FileNotFoundError / ValueError from `load_environment` for a missing or malformed environment."""
         env_dir = Path(env_dir)
-        environment, _ = load_environment(env_dir)
+        environment, questions = load_environment(env_dir)
         corpus = (env_dir / CORPUS_DIR).resolve()
         extracted = extract_corpus(env_dir / CORPUS_DIR, env_dir / EXTRACTED_DIR)
         texts, errors = {}, dict(extracted.errors)
@@ -43,7 +52,7 @@ class CorpusView:
                 texts[path] = text
             else:  # a symlink out of the corpus: never shown to the agent
                 errors[path] = "the file links outside the corpus"
-        return cls(env_dir, environment, texts, errors)
+        return cls(env_dir, environment, texts, errors, questions)
 
     @property
     def paths(self) -> list[str]:
@@ -58,17 +67,17 @@ class CorpusView:
 
     def doc_id(self, path: str) -> str | None:
         """Return the document id of a corpus path (None for a file the environment does not list)."""
-        for document in self.environment.documents:
-            if document.path == path:
-                return document.doc_id
-        return None
+        document = self._documents.get(path)
+        return document.doc_id if document else None
 
     def role(self, path: str) -> str | None:
         """Return the role of the document at a corpus path."""
-        for document in self.environment.documents:
-            if document.path == path:
-                return document.role.value
-        return None
+        document = self._documents.get(path)
+        return document.role.value if document else None
+
+    @cached_property
+    def _documents(self) -> dict[str, Document]:
+        return {document.path: document for document in self.environment.documents}
 
     def materialize(self, folder: Path) -> Path:
         """Write every text under `folder/<corpus path>` (for the shell sandbox) and return `folder`.

@@ -204,8 +204,7 @@ class EpisodeRunner:
             self._record(assistant)
             if not calls or not tools_open:
                 for call in calls:  # asked for after the tools were closed: denied, never run
-                    self.episode.tool_calls.append(ToolCallRecord(step=step, name=call.name,
-                                                                  arguments=call.arguments, denied=True))  # fmt: skip
+                    self._deny(call, step)
                 self.episode.save(self.run_dir, self.folder_name)
                 return response.text
             results = []
@@ -214,10 +213,7 @@ class EpisodeRunner:
                     used += 1
                     results.append((call, self._execute(call, step)))
                 else:
-                    denial = f"denied: the budget of {self.settings.tool_budget} tool calls is spent"
-                    self.episode.tool_calls.append(ToolCallRecord(step=step, name=call.name,
-                                                                  arguments=call.arguments, denied=True))  # fmt: skip
-                    results.append((call, denial))
+                    results.append((call, self._deny(call, step)))
             for call, output in results:
                 reply = (Message(role="tool", content=output, tool_call_id=call.id, name=call.name)
                          if self.settings.protocol == "native"
@@ -237,6 +233,11 @@ class EpisodeRunner:
                 self._record(notice)
             self.episode.save(self.run_dir, self.folder_name)
         return ""
+
+    def _deny(self, call: ToolCall, step: int) -> str:
+        """Record a call that is not run because the budget is spent, and return what the model is told."""
+        self.episode.tool_calls.append(ToolCallRecord(step=step, name=call.name, arguments=call.arguments, denied=True))
+        return f"denied: the budget of {self.settings.tool_budget} tool calls is spent"
 
     def _execute(self, call: ToolCall, step: int) -> str:
         if call.raw_arguments is not None:

@@ -13,7 +13,6 @@ Score per question: the share of rubric items satisfied; `correct` when all are.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 from collections.abc import Callable
@@ -24,9 +23,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from lexprobe.engine import Engine, EngineConfig, ResponseCache, RunStore
 from lexprobe.investigation.corpus_view import CorpusView
-from lexprobe.investigation.environment import Question, load_environment
+from lexprobe.investigation.environment import Question
 from lexprobe.investigation.episode import Episode, safe_name
 from lexprobe.investigation.harness import EpisodeFailed, EpisodeRunner, HarnessSettings, render_template
+from lexprobe.investigation.run import run_gated
 from lexprobe.models.types import Message
 
 QA_DIR = "qa"
@@ -146,25 +146,16 @@ async def run_qa(
 ) -> list[QARecord]:
     """Answer and grade every question of every environment; returns the records in order."""
     views = [CorpusView.open(Path(env_dir)) for env_dir in env_dirs]
-    questions = [load_environment(Path(env_dir))[1].questions for env_dir in env_dirs]
     store = RunStore.open(run_dir)
     store.set_meta("qa_settings", settings.to_meta() | {"judge": judge})
-    engine = Engine(store, cache, config)
-    gate = asyncio.Semaphore(max(concurrency, 1))
-
-    async def one(view: CorpusView, question: Question) -> QARecord:
-        async with gate:
-            record = await QARunner(engine, view, settings, question, run_dir, judge).run_question()
-            if on_record is not None:
-                on_record(record)
-            return record
-
-    try:
-        jobs = [one(view, question) for view, items in zip(views, questions, strict=True) for question in items]
-        return list(await asyncio.gather(*jobs))
-    finally:
-        await engine.aclose()
-        store.close()
+    jobs = [
+        lambda engine, view=view, question=question: QARunner(
+            engine, view, settings, question, run_dir, judge
+        ).run_question()
+        for view in views
+        for question in view.questions.questions
+    ]
+    return await run_gated(store, cache, config, jobs, concurrency, on_record)
 
 
 def load_qa_records(run_dir: Path) -> list[QARecord]:

@@ -4,13 +4,16 @@ resumable run directory (`run.sqlite` for every model call, `episodes/*.json` fo
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 from lexprobe.engine import Engine, EngineConfig, ResponseCache, RunStore
 from lexprobe.investigation.corpus_view import CorpusView
 from lexprobe.investigation.episode import Episode
 from lexprobe.investigation.harness import EpisodeRunner, HarnessSettings
+
+T = TypeVar("T")
 
 
 async def run_investigations(
@@ -37,18 +40,36 @@ async def run_investigations(
         raise ValueError(f"{run_dir} holds a run with other settings ({previous}); use a new --run-dir")
     store.set_meta("investigation_settings", settings.to_meta())
     store.set_meta("model", settings.model)
+    jobs = [
+        lambda engine, view=view, epoch=epoch: EpisodeRunner(engine, view, settings, epoch, run_dir).run()
+        for view in views
+        for epoch in range(settings.epochs)
+    ]
+    return await run_gated(store, cache, config, jobs, concurrency, on_episode)
+
+
+async def run_gated(
+    store: RunStore,
+    cache: ResponseCache | None,
+    config: EngineConfig,
+    jobs: Sequence[Callable[[Engine], Awaitable[T]]],
+    concurrency: int,
+    on_done: Callable[[T], None] | None = None,
+) -> list[T]:
+    """Run `jobs` (each given one shared engine over `store`) at most `concurrency` at a time and return their
+    results in order; `on_done` sees each result as it finishes. Closes the engine and the store."""
     engine = Engine(store, cache, config)
     gate = asyncio.Semaphore(max(concurrency, 1))
 
-    async def one(view: CorpusView, epoch: int) -> Episode:
+    async def one(job: Callable[[Engine], Awaitable[T]]) -> T:
         async with gate:
-            episode = await EpisodeRunner(engine, view, settings, epoch, run_dir).run()
-            if on_episode is not None:
-                on_episode(episode)
-            return episode
+            result = await job(engine)
+            if on_done is not None:
+                on_done(result)
+            return result
 
     try:
-        return list(await asyncio.gather(*(one(view, epoch) for view in views for epoch in range(settings.epochs))))
+        return list(await asyncio.gather(*(one(job) for job in jobs)))
     finally:
         await engine.aclose()
         store.close()

@@ -17,7 +17,7 @@ from lexprobe.hallucination.answers import (
 )
 from lexprobe.hallucination.labels import Score
 from lexprobe.hallucination.scoring import (
-    _OVERRULING_ANCHOR,
+    OVERRULING_ANCHOR,
     ScoringContext,
     _quoted,
     _stance,
@@ -70,7 +70,7 @@ def claimed_overruling_year(answer: str) -> int | None:
             clause = sentence[start:end]
             if _OVERRULING_CLAIM.search(clause) and not premise_rejection(clause):
                 # the year may follow in a later clause: "overruled by Brown v. Board, 347 U.S. 483 (1954)"
-                year = extract_year(sentence[start:], anchor=_OVERRULING_ANCHOR)
+                year = extract_year(sentence[start:], anchor=OVERRULING_ANCHOR)
                 if year is not None:
                     return year
     return None
@@ -94,7 +94,7 @@ def score_false_overruling(answer: str, reference: dict, context: ScoringContext
         return Score("correct", f"answer rejects the false premise: {_quoted(rejection)}")
     if classify_refusal(answer, scope="anywhere") == "abstain":
         return Score("abstain", f"answer declines: {_quoted(answer)}")
-    year = extract_year(answer, anchor=_OVERRULING_ANCHOR, dated_cases=False)
+    year = extract_year(answer, anchor=OVERRULING_ANCHOR, dated_cases=False)
     if year is not None:
         return Score("hallucination", f"answer gives year {year} without rejecting the false premise")
     return Score("unscored", f"no year and no rejection of the premise in answer {_quoted(answer)}")

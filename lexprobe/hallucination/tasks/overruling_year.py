@@ -10,7 +10,7 @@ from lexprobe.hallucination.answers import (
 )
 from lexprobe.hallucination.labels import Score
 from lexprobe.hallucination.scoring import (
-    _OVERRULING_ANCHOR,
+    OVERRULING_ANCHOR,
     ScoringContext,
     _compare,
     _missing,
@@ -54,7 +54,7 @@ def score_overruling_year(answer: str, reference: dict, context: ScoringContext)
     missing = _missing(reference, "year") or _stance(answer)
     if missing:
         return missing
-    year = extract_year(answer, anchor=_OVERRULING_ANCHOR)
+    year = extract_year(answer, anchor=OVERRULING_ANCHOR)
     if year is None:
         return _nothing_found(answer, "year")
     return _compare(year, int(reference["year"]), "year")
