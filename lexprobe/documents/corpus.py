@@ -7,29 +7,54 @@ error. Keys are paths relative to the corpus, with "/" separators.
 The cache (default: `corpus_dir.parent / "extracted"`, the environment layout's `extracted/` folder):
 
     extracted/
-      manifest.json          {"version", "max_bytes", "files": {REL: {sha256, text, error, page_count, chars}}}
+      manifest.json          {"version", "max_bytes", "files": {REL: {sha256, text, text_sha256, error, page_count,
+                             chars}}}
       emails/0001.pdf.txt    the text of corpus/emails/0001.pdf (the source's full name + ".txt")
 
 A document whose sha256 and extraction settings match the manifest is read from its `.txt` (or its recorded
 error) instead of being extracted again; a changed document is re-extracted; cache entries of documents that are
 gone are removed. The manifest is written last, atomically, so an interrupted run costs only re-extraction.
+
+Both folders are untrusted (environments are downloaded): nothing below `corpus_dir` or `cache_dir` is opened
+through a symbolic link, and only regular files are read (`open_confined`: every path component is opened with
+O_NOFOLLOW). A corpus entry that is a link (or whose folder is one), or not a regular file, is refused: its document
+gets an error, `unsafe=True`, and a line in `CorpusText.warnings`. A corpus file is hashed and extracted from the
+same bytes (a private copy), so the cached text always belongs to the recorded sha256. A cache entry is used only
+when its text file is exactly `REL.txt` inside the cache, is a regular file reached without links, and its bytes
+match the recorded `text_sha256`; anything else is ignored (a warning when it looks tampered) and re-extracted.
+The manifest may hold anything: bad JSON, wrong types and foreign paths are ignored, never followed.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 import json
 import os
+import shutil
+import stat
+import tempfile
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
+from typing import Any
 
 from lexprobe.documents.errors import ExtractionError
 from lexprobe.documents.extract import MAX_BYTES, extract
 from lexprobe.documents.readers import Extracted
+from lexprobe.errors import BadInputError
 
 MANIFEST = "manifest.json"
-EXTRACTOR_VERSION = 1  # bump when the text layout changes, so every cached text is redone
+EXTRACTOR_VERSION = 2  # bump when the text layout or the manifest changes, so every cached text is redone
+MAX_MANIFEST_BYTES = 256 * 1024 * 1024  # a bigger manifest is not one lexprobe wrote: ignored
+TEXT_SIZE_FACTOR = 16  # a cached text larger than this many times max_bytes is not one lexprobe wrote: ignored
+_CHUNK = 1 << 20
+
+
+class UnsafePathError(ValueError):
+    """A path below a confined root that lexprobe refuses to open: a symbolic link on the way, not a regular file,
+    or not a plain relative path. The message says which and where."""
 
 
 @dataclass(frozen=True)
@@ -42,6 +67,7 @@ class DocumentText:
     page_count: int | None
     sha256: str
     cached: bool  # True when the result came from the cache
+    unsafe: bool = False  # True when the file was refused unread (a symbolic link, not a regular file)
 
     @property
     def ok(self) -> bool:
@@ -56,6 +82,7 @@ class CorpusText:
     corpus_dir: Path
     cache_dir: Path
     documents: dict[str, DocumentText] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)  # refused corpus files, tampered cache entries (one line each)
 
     @property
     def texts(self) -> dict[str, str]:
@@ -68,58 +95,333 @@ class CorpusText:
         return {key: doc.error for key, doc in self.documents.items() if doc.error is not None}
 
     @property
+    def refused(self) -> dict[str, str]:
+        """Return the reason of every corpus entry refused unread (symbolic links, files that are not regular)."""
+        return {key: doc.error or "" for key, doc in self.documents.items() if doc.unsafe}
+
+    @property
     def extracted_count(self) -> int:
         """Return how many documents were extracted in this call (not read from the cache)."""
         return sum(not doc.cached for doc in self.documents.values())
+
+
+# --- confined file access --------------------------------------------------------------------------------------
+
+
+def shown(text: str) -> str:
+    """Return untrusted text (a file name, a link target) safe to print: control characters as escapes."""
+    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
+
+
+def relative_path_problem(rel: str) -> str | None:
+    """Return why `rel` is not a plain relative "/"-separated path (empty, absolute, `..`, `.`, `//`, NUL), or None
+    when it is one."""
+    if not isinstance(rel, str) or not rel:
+        return "empty path"
+    if "\x00" in rel:
+        return "NUL in path"
+    if rel.startswith("/"):
+        return "absolute path"
+    parts = rel.split("/")
+    if any(part in ("", ".", "..") for part in parts):
+        return "path leaves its folder ('..')" if ".." in parts else "not a normalized path ('.', '//')"
+    return None
+
+
+def _parts(rel: str) -> list[str]:
+    problem = relative_path_problem(rel)
+    if problem:
+        raise UnsafePathError(f"{shown(rel)}: {problem}")
+    return rel.split("/")
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe"), (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device")):  # fmt: skip
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def link_problem(root: Path, rel: str) -> str | None:
+    """Return why `root/rel` must not be opened -- a component below `root` is a symbolic link (named, with its
+    target) or the entry is not a regular file -- or None when it is a regular file reached without links (or does
+    not exist: opening it then fails as usual). `rel` must be a plain relative path (`relative_path_problem`)."""
+    here = Path(root)
+    parts = _parts(rel)
+    for index, part in enumerate(parts):
+        here = here / part
+        try:
+            info = os.lstat(here)
+        except OSError:
+            return None
+        where = "/".join(parts[: index + 1])
+        if stat.S_ISLNK(info.st_mode):
+            try:
+                target = os.readlink(here)
+            except OSError:
+                target = "?"
+            return f"{shown(where)} is a symbolic link (to {shown(target)}); links are never followed"
+        if index == len(parts) - 1 and not stat.S_ISREG(info.st_mode):
+            return f"{shown(where)} is {_kind(info.st_mode)}, not a regular file"
+    return None
+
+
+def _open_dir(root: Path, parts: list[str], *, create: bool = False) -> int:
+    """Return a descriptor of the folder `root/parts...`, each part opened without following links; with `create`,
+    missing folders are made and a link or file standing in a folder's place is removed (never followed)."""
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for part in parts:
+            flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+            try:
+                child = os.open(part, flags, dir_fd=fd)
+            except FileNotFoundError:
+                if not create:
+                    raise
+                os.mkdir(part, dir_fd=fd)
+                child = os.open(part, flags, dir_fd=fd)
+            except OSError as exc:
+                if not create or exc.errno not in (errno.ELOOP, errno.ENOTDIR):
+                    raise
+                os.unlink(part, dir_fd=fd)  # removes the link itself, never what it points to
+                os.mkdir(part, dir_fd=fd)
+                child = os.open(part, flags, dir_fd=fd)
+            os.close(fd)
+            fd = child
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def open_confined(root: Path, rel: str) -> int:
+    """Return a read-only descriptor of the regular file `root/rel`, every component below `root` opened with
+    O_NOFOLLOW (no symbolic link is ever followed, so the file lies inside `root`).
+
+    Raises UnsafePathError (a ValueError) for a path that is not plain, a link on the way or an entry that is not a
+    regular file (a pipe never blocks), and OSError (FileNotFoundError, ...) when it cannot be opened."""
+    parts = _parts(rel)
+    try:
+        folder = _open_dir(root, parts[:-1])
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            why = link_problem(root, rel) or f"{shown(rel)}: a folder on the way is a link or not a folder"
+            raise UnsafePathError(why) from exc
+        raise
+    try:
+        fd = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=folder)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise UnsafePathError(link_problem(root, rel) or f"{shown(rel)} is a symbolic link") from exc
+        raise
+    finally:
+        os.close(folder)
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise UnsafePathError(f"{shown(rel)} is {_kind(mode)}, not a regular file")
+    return fd
+
+
+def read_confined(root: Path, rel: str, limit: int | None = None) -> bytes:
+    """Return the bytes of the regular file `root/rel` opened as `open_confined` does. Raises UnsafePathError as it
+    does, and when the file holds more than `limit` bytes."""
+    fd = open_confined(root, rel)
+    with os.fdopen(fd, "rb") as stream:
+        size = os.fstat(stream.fileno()).st_size
+        if limit is not None and size > limit:
+            raise UnsafePathError(f"{shown(rel)} is too large ({size:,} bytes; at most {limit:,} expected)")
+        return stream.read() if limit is None else stream.read(limit + 1)
+
+
+def write_confined(root: Path, rel: str, data: bytes) -> None:
+    """Write `data` to `root/rel` atomically (a temporary file, then a rename), creating folders; nothing below
+    `root` is followed through a link (a link or folder in the way is replaced, never written through)."""
+    parts = _parts(rel)
+    Path(root).mkdir(parents=True, exist_ok=True)
+    folder = _open_dir(root, parts[:-1], create=True)
+    name, temporary = parts[-1], parts[-1] + ".tmp"
+    try:
+        _remove_entry(temporary, folder)
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644,
+                     dir_fd=folder)  # fmt: skip
+        with os.fdopen(fd, "wb") as stream:
+            stream.write(data)
+        if stat.S_ISDIR(_lstat_mode(name, folder)):
+            _remove_entry(name, folder)
+        os.replace(temporary, name, src_dir_fd=folder, dst_dir_fd=folder)
+    finally:
+        os.close(folder)
+
+
+def _lstat_mode(name: str, folder: int) -> int:
+    try:
+        return os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode
+    except FileNotFoundError:
+        return 0
+
+
+def _remove_entry(name: str, folder: int) -> None:
+    """Remove the entry `name` of the open folder `folder` when it is there: a file or link itself, or a whole folder
+    (removed without following links)."""
+    if stat.S_ISDIR(_lstat_mode(name, folder)):
+        shutil.rmtree(name, dir_fd=folder)
+    else:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(name, dir_fd=folder)
+
+
+def unlink_confined(root: Path, rel: str) -> None:
+    """Remove the entry `root/rel` (a link itself, never its target) when it is there and reached without links;
+    does nothing otherwise."""
+    try:
+        parts = _parts(rel)
+        folder = _open_dir(root, parts[:-1])
+    except (OSError, UnsafePathError):
+        return
+    try:
+        os.unlink(parts[-1], dir_fd=folder)
+    except OSError:
+        pass
+    finally:
+        os.close(folder)
+
+
+# --- hashing and listing ---------------------------------------------------------------------------------------
 
 
 def sha256_file(path: Path) -> str:
     """Return the hex sha256 of a file's bytes."""
     digest = hashlib.sha256()
     with open(path, "rb") as stream:
-        for chunk in iter(lambda: stream.read(1 << 20), b""):
+        for chunk in iter(lambda: stream.read(_CHUNK), b""):
             digest.update(chunk)
     return digest.hexdigest()
 
 
-def corpus_files(corpus_dir: Path, skip: Path | None = None) -> list[str]:
-    """Return the relative, "/"-separated paths of the files under `corpus_dir`, sorted; hidden names and the
-    folder `skip` are left out."""
+def sha256_confined(root: Path, rel: str) -> str:
+    """Return the hex sha256 of the regular file `root/rel`, opened as `open_confined` does (same errors)."""
+    digest = hashlib.sha256()
+    with os.fdopen(open_confined(root, rel), "rb") as stream:
+        for chunk in iter(lambda: stream.read(_CHUNK), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _walk(corpus_dir: Path, skip: Path | None) -> tuple[list[str], list[str]]:
+    """Return (files, linked folders) under `corpus_dir`, relative and sorted; folders that are links are listed,
+    never entered; hidden names and the folder `skip` are left out."""
     skip_resolved = skip.resolve() if skip else None
     found: list[str] = []
+    linked: list[str] = []
     for folder, dirs, files in os.walk(corpus_dir):
         here = Path(folder)
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and (here / d).resolve() != skip_resolved)
+        kept = []
+        for name in sorted(d for d in dirs if not d.startswith(".")):
+            if (here / name).is_symlink():
+                linked.append((here / name).relative_to(corpus_dir).as_posix())
+            elif (here / name).resolve() != skip_resolved:
+                kept.append(name)
+        dirs[:] = kept
         found.extend((here / name).relative_to(corpus_dir).as_posix() for name in files if not name.startswith("."))
-    return sorted(found)
+    return sorted(found), sorted(linked)
 
 
-def _load_manifest(cache_dir: Path, max_bytes: int) -> dict[str, dict]:
+def corpus_files(corpus_dir: Path, skip: Path | None = None) -> list[str]:
+    """Return the relative, "/"-separated paths of the files under `corpus_dir`, sorted; hidden names and the
+    folder `skip` are left out, and folders that are symbolic links are not entered."""
+    return _walk(corpus_dir, skip)[0]
+
+
+# --- the cache -------------------------------------------------------------------------------------------------
+
+
+def load_manifest(cache_dir: Path) -> tuple[dict[str, Any] | None, str | None]:
+    """Return (the manifest's JSON object, None), or (None, why it cannot be used) -- missing, a link, not JSON,
+    not an object. Never raises and never follows a link."""
     try:
-        manifest = json.loads((cache_dir / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    if manifest.get("version") != EXTRACTOR_VERSION or manifest.get("max_bytes") != max_bytes:
+        raw = read_confined(cache_dir, MANIFEST, MAX_MANIFEST_BYTES)
+    except FileNotFoundError:
+        return None, "missing"
+    except (OSError, UnsafePathError) as exc:
+        return None, str(exc) if isinstance(exc, UnsafePathError) else f"cannot be read ({exc.strerror or exc})"
+    try:
+        manifest = json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        return None, f"not JSON ({type(exc).__name__})"
+    if not isinstance(manifest, dict):
+        return None, f"not a JSON object ({type(manifest).__name__})"
+    return manifest, None
+
+
+def _load_manifest(cache_dir: Path, max_bytes: int) -> dict[str, Any]:
+    manifest, _ = load_manifest(cache_dir)
+    if manifest is None or manifest.get("version") != EXTRACTOR_VERSION or manifest.get("max_bytes") != max_bytes:
         return {}
     files = manifest.get("files")
     return files if isinstance(files, dict) else {}
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(text, encoding="utf-8", newline="\n")
-    os.replace(temporary, path)
-
-
-def _from_cache(rel: str, entry: dict, digest: str, cache_dir: Path) -> DocumentText | None:
-    if entry.get("sha256") != digest:
+def text_path_problem(rel: str, entry: Any) -> str | None:
+    """Return why a manifest entry's `text` names a file other than `REL.txt` (a path elsewhere in the cache, or
+    outside it: `../../etc/shadow`, an absolute path, not a string), or None when it is `REL.txt` or null."""
+    text = entry.get("text") if isinstance(entry, dict) else None
+    if text is None or text == f"{rel}.txt":
         return None
-    if entry.get("error") is not None:
+    where = "outside extracted/" if not isinstance(text, str) or relative_path_problem(text) else "elsewhere"
+    return f"its text file {shown(repr(text))} lies {where}; lexprobe reads only {shown(rel)}.txt"
+
+
+def entry_problem(rel: str, entry: Any) -> str | None:
+    """Return why a manifest entry would never be used as it stands -- a `text` other than `REL.txt`
+    (`text_path_problem`) or fields of the wrong type -- or None when it is well-formed."""
+    if not isinstance(entry, dict):
+        return f"not an object ({type(entry).__name__})"
+    path_problem = text_path_problem(rel, entry)
+    if path_problem:
+        return path_problem
+    text = entry.get("text")
+    if not isinstance(entry.get("sha256"), str):
+        return "sha256 is not a string"
+    if text is None and not isinstance(entry.get("error"), str):
+        return "neither a text file nor an error"
+    if text is not None and not isinstance(entry.get("text_sha256"), str):
+        return "text_sha256 is not a string"
+    page_count = entry.get("page_count")
+    if page_count is not None and (not isinstance(page_count, int) or isinstance(page_count, bool)):
+        return "page_count is not a number"
+    return None
+
+
+def read_cached_text(cache_dir: Path, rel: str, entry: dict, max_bytes: int) -> str:
+    """Return the cached text of `rel` (`cache_dir/REL.txt`) when it is a regular file reached without links whose
+    bytes match the entry's `text_sha256`. Raises UnsafePathError (link, not a regular file, too large), ValueError
+    (hash or UTF-8 mismatch) or OSError (missing, unreadable)."""
+    raw = read_confined(cache_dir, f"{rel}.txt", TEXT_SIZE_FACTOR * max_bytes)
+    if hashlib.sha256(raw).hexdigest() != entry.get("text_sha256"):
+        raise ValueError(f"{shown(rel)}.txt does not match its recorded text_sha256 (edited after extraction)")
+    return raw.decode("utf-8")
+
+
+def _from_cache(
+    rel: str, entry: Any, digest: str, cache_dir: Path, max_bytes: int, warnings: list[str]
+) -> DocumentText | None:
+    """Return the cached result of `rel`, or None when the cache cannot answer (a warning when it looks tampered)."""
+    if not isinstance(entry, dict) or entry.get("sha256") != digest:
+        return None
+    problem = entry_problem(rel, entry)
+    if problem:
+        warnings.append(f"{cache_dir.name}/{MANIFEST}: entry {shown(rel)}: {problem}: ignored, extracted again")
+        return None
+    if entry.get("text") is None:
         return DocumentText(rel, None, entry["error"], entry.get("page_count"), digest, cached=True)
     try:
-        text = (cache_dir / entry["text"]).read_text(encoding="utf-8")
-    except (OSError, KeyError, TypeError, ValueError):
+        text = read_cached_text(cache_dir, rel, entry, max_bytes)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:  # UnsafePathError is a ValueError
+        warnings.append(f"{cache_dir.name}/{shown(str(exc))}: ignored, extracted again")
         return None
     return DocumentText(rel, text, None, entry.get("page_count"), digest, cached=True)
 
@@ -132,63 +434,151 @@ def _extract_one(source: Path, max_bytes: int) -> Extracted | ExtractionError:
         return exc
 
 
+def _copy_confined(corpus_dir: Path, rel: str, target: Path, max_bytes: int) -> tuple[str, int | None]:
+    """Copy the regular file `corpus_dir/rel` (opened as `open_confined` does) to `target` and return (its sha256,
+    None); a file over `max_bytes` is only hashed: (its sha256, its size)."""
+    digest = hashlib.sha256()
+    with os.fdopen(open_confined(corpus_dir, rel), "rb") as source:
+        size = os.fstat(source.fileno()).st_size
+        if size > max_bytes:
+            for chunk in iter(lambda: source.read(_CHUNK), b""):
+                digest.update(chunk)
+            return digest.hexdigest(), size
+        with open(target, "wb") as copy:
+            for chunk in iter(lambda: source.read(_CHUNK), b""):
+                digest.update(chunk)
+                copy.write(chunk)
+    return digest.hexdigest(), None
+
+
+def _refused(corpus_dir: Path, rel: str, reason: str, warnings: list[str]) -> DocumentText:
+    warnings.append(f"{corpus_dir.name}/{reason}: refused, never read")
+    message = (
+        "refused: a symbolic link (never followed)" if "symbolic link" in reason else "refused: not a regular file"
+    )
+    return DocumentText(rel, None, message, None, "", cached=False, unsafe=True)
+
+
+def extract_confined(root: Path, rel: str, max_bytes: int = MAX_BYTES) -> Extracted:
+    """Return the extraction of the regular file `root/rel`, read without following any link below `root` (a private
+    copy of its bytes is extracted). Raises UnsafePathError (a link on the way, not a regular file) and
+    ExtractionError naming `root/rel` (unreadable, too large, and everything `extract` raises for)."""
+    source = Path(root) / rel
+    with tempfile.TemporaryDirectory(prefix="lexprobe-extract-") as scratch:
+        copy = Path(scratch) / PurePosixPath(rel).name
+        try:
+            _, too_large = _copy_confined(Path(root), rel, copy, max_bytes)
+        except UnsafePathError:
+            raise
+        except OSError as exc:
+            raise ExtractionError(source, f"cannot read the file ({exc.strerror or exc})") from exc
+        if too_large is not None:
+            raise ExtractionError(source, f"file too large ({too_large:,} bytes; the limit is {max_bytes:,})")
+        outcome = _extract_one(copy, max_bytes)
+    if isinstance(outcome, ExtractionError):
+        raise ExtractionError(source, outcome.reason)
+    return outcome
+
+
 def extract_corpus(
     corpus_dir: Path, cache_dir: Path | None = None, max_bytes: int = MAX_BYTES, workers: int = 1
 ) -> CorpusText:
     """Return the text or error of every document under `corpus_dir`, extracting only what the cache lacks.
 
     `workers` > 1 extracts in that many processes (the results are the same). Never raises for a bad document
-    (its `error` says why); raises NotADirectoryError when `corpus_dir` is not a folder, and OSError when the cache
-    folder cannot be written.
+    (its `error` says why; links and non-regular files are refused unread, see the module docstring); raises
+    NotADirectoryError when `corpus_dir` is not a folder, BadInputError when `cache_dir` is a symbolic link, and
+    OSError when the cache folder cannot be written.
     """
     corpus_dir = Path(corpus_dir)
     if not corpus_dir.is_dir():
         raise NotADirectoryError(f"corpus folder not found: {corpus_dir}")
     cache_dir = Path(cache_dir) if cache_dir is not None else corpus_dir.parent / "extracted"
+    if cache_dir.is_symlink():
+        raise BadInputError(
+            f"{cache_dir} is a symbolic link (to {shown(os.readlink(cache_dir))}); the extracted-text cache must be "
+            "a real folder: delete the link"
+        )
     previous = _load_manifest(cache_dir, max_bytes)
     documents: dict[str, DocumentText] = {}
-    todo: dict[str, str] = {}  # relative path -> sha256, for the files the cache cannot answer
-    for rel in corpus_files(corpus_dir, skip=cache_dir):
-        try:
-            digest = sha256_file(corpus_dir / rel)
-        except OSError as exc:
-            documents[rel] = DocumentText(rel, None, f"cannot read the file ({exc})", None, "", cached=False)
-            continue
-        doc = _from_cache(rel, previous.get(rel, {}), digest, cache_dir)
-        if doc is None:
-            todo[rel] = digest
+    warnings: list[str] = []
+    files, linked = _walk(corpus_dir, cache_dir)
+    for rel in linked:
+        documents[rel] = _refused(corpus_dir, rel, link_problem(corpus_dir, rel) or rel, warnings)
+    todo: dict[str, Path] = {}  # relative path -> private copy, for the files the cache cannot answer
+    with tempfile.TemporaryDirectory(prefix="lexprobe-extract-") as scratch:
+        for rel in files:
+            try:
+                digest = sha256_confined(corpus_dir, rel)
+            except UnsafePathError as exc:
+                documents[rel] = _refused(corpus_dir, rel, str(exc), warnings)
+                continue
+            except OSError as exc:
+                documents[rel] = DocumentText(rel, None, f"cannot read the file ({exc.strerror or exc})", None, "",
+                                              cached=False)  # fmt: skip
+                continue
+            doc = _from_cache(rel, previous.get(rel), digest, cache_dir, max_bytes, warnings)
+            if doc is not None:
+                documents[rel] = doc
+            else:
+                todo[rel] = Path(scratch) / f"{len(todo)}-{PurePosixPath(rel).name}"
+        digests = _copy_sources(corpus_dir, todo, max_bytes, documents, warnings)
+        sources = [todo[rel] for rel in digests]
+        if workers > 1 and len(sources) > 1:
+            with ProcessPoolExecutor(max_workers=workers) as pool:
+                outcomes = list(pool.map(_extract_one, sources, [max_bytes] * len(sources), chunksize=4))
         else:
-            documents[rel] = doc
-    sources = [corpus_dir / rel for rel in todo]
-    if workers > 1 and len(sources) > 1:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            outcomes = list(pool.map(_extract_one, sources, [max_bytes] * len(sources), chunksize=4))
-    else:
-        outcomes = [_extract_one(source, max_bytes) for source in sources]
-    for (rel, digest), outcome in zip(todo.items(), outcomes, strict=True):
+            outcomes = [_extract_one(source, max_bytes) for source in sources]
+    for (rel, digest), outcome in zip(digests.items(), outcomes, strict=True):
         if isinstance(outcome, ExtractionError):
             documents[rel] = DocumentText(rel, None, outcome.reason, None, digest, cached=False)
         else:
             documents[rel] = DocumentText(rel, outcome.text, None, outcome.page_count, digest, cached=False)
-            _write_atomic(cache_dir / f"{rel}.txt", outcome.text)
-    result = CorpusText(corpus_dir, cache_dir, dict(sorted(documents.items())))
+            write_confined(cache_dir, f"{rel}.txt", outcome.text.encode("utf-8"))
+    result = CorpusText(corpus_dir, cache_dir, dict(sorted(documents.items())), warnings)
+    _write_manifest(cache_dir, max_bytes, result, previous)
+    return result
+
+
+def _copy_sources(
+    corpus_dir: Path, todo: dict[str, Path], max_bytes: int, documents: dict[str, DocumentText], warnings: list[str]
+) -> dict[str, str]:
+    """Copy each file of `todo` to its private path and return {rel: sha256 of the copied bytes} for those to
+    extract; files too large, gone or refused get their DocumentText in `documents` instead."""
+    digests: dict[str, str] = {}
+    for rel, copy in todo.items():
+        try:
+            digest, too_large = _copy_confined(corpus_dir, rel, copy, max_bytes)
+        except UnsafePathError as exc:
+            documents[rel] = _refused(corpus_dir, rel, str(exc), warnings)
+        except OSError as exc:
+            documents[rel] = DocumentText(rel, None, f"cannot read the file ({exc.strerror or exc})", None, "",
+                                          cached=False)  # fmt: skip
+        else:
+            if too_large is None:
+                digests[rel] = digest
+            else:  # the reason `extract` gives, without copying a huge file
+                reason = f"file too large ({too_large:,} bytes; the limit is {max_bytes:,})"
+                documents[rel] = DocumentText(rel, None, reason, None, digest, cached=False)
+    return digests
+
+
+def _write_manifest(cache_dir: Path, max_bytes: int, result: CorpusText, previous: dict[str, Any]) -> None:
+    """Write the manifest of `result` and remove the cached texts of documents that are gone or now fail."""
     entries = {
         rel: {
             "sha256": doc.sha256,
             "text": f"{rel}.txt" if doc.text is not None else None,
+            "text_sha256": hashlib.sha256(doc.text.encode("utf-8")).hexdigest() if doc.text is not None else None,
             "error": doc.error,
             "page_count": doc.page_count,
             "chars": len(doc.text) if doc.text is not None else 0,
         }
         for rel, doc in result.documents.items()
-        if doc.sha256  # an unreadable file is retried next time
+        if doc.sha256  # an unreadable or refused file is retried next time
     }
-    for rel, entry in previous.items():  # documents that are gone, or now fail: drop their stale text
-        stale = entry.get("text") if isinstance(entry, dict) else None
-        if isinstance(stale, str) and (rel not in entries or entries[rel]["text"] is None):
-            target = (cache_dir / stale).resolve()
-            if target.is_relative_to(cache_dir.resolve()):
-                target.unlink(missing_ok=True)
+    for rel in previous:  # documents that are gone, or now fail: drop their stale text (never through a link)
+        if rel not in entries or entries[rel]["text"] is None:
+            unlink_confined(cache_dir, f"{rel}.txt")
     manifest = {"version": EXTRACTOR_VERSION, "max_bytes": max_bytes, "files": entries}
-    _write_atomic(cache_dir / MANIFEST, json.dumps(manifest, indent=1, sort_keys=True) + "\n")
-    return result
+    write_confined(cache_dir, MANIFEST, (json.dumps(manifest, indent=1, sort_keys=True) + "\n").encode("utf-8"))

@@ -5,17 +5,23 @@ caches it in `extracted/`). The view maps each corpus path ("emails/0001.pdf") t
 every tool call can be logged with the documents (and so the roles) it touched. For `shell`, the texts are
 materialized once as plain files under the same relative paths in a private folder, which the sandbox binds
 read-only.
+
+An environment is untrusted: `corpus/` and `extracted/` must be real folders (not symbolic links) and nothing below
+them is read through a link (`lexprobe.documents.corpus` refuses such files unread and re-extracts tampered cache
+entries). Every refusal is a line in `CorpusView.warnings`, logged as a warning when the view is opened (stderr in
+the command line) and recorded in each episode.
 """
 
 from __future__ import annotations
 
-import os
+import logging
 import shutil
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from lexprobe.documents.corpus import extract_corpus
+from lexprobe.documents.corpus import extract_corpus, shown
+from lexprobe.errors import BadInputError
 from lexprobe.investigation.environment import (
     CORPUS_DIR,
     EXTRACTED_DIR,
@@ -24,6 +30,8 @@ from lexprobe.investigation.environment import (
     QuestionSet,
     load_environment,
 )
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -35,24 +43,33 @@ class CorpusView:
     texts: dict[str, str]  # corpus path -> extracted text
     errors: dict[str, str] = field(default_factory=dict)  # corpus path -> why it has no text
     questions: QuestionSet = field(default_factory=QuestionSet)  # questions.json (factual QA)
+    warnings: list[str] = field(default_factory=list)  # files refused unread, tampered cache entries ignored
     _lines: dict[str, list[str]] = field(default_factory=dict, repr=False)
 
     @classmethod
     def open(cls, env_dir: Path) -> CorpusView:
         """Load the environment and the extracted text of its corpus (extracting what the cache lacks).
 
-        Raises FileNotFoundError / ValueError from `load_environment` for a missing or malformed environment."""
+        Files refused unread (symbolic links, files that are not regular) have an error instead of a text and a line
+        in `warnings`, each also logged as a warning. Raises FileNotFoundError / ValueError from `load_environment`
+        for a missing or malformed environment, and BadInputError (a ValueError) when `corpus/` or `extracted/` is
+        a symbolic link."""
         env_dir = Path(env_dir)
         environment, questions = load_environment(env_dir)
+        for name in (CORPUS_DIR, EXTRACTED_DIR):
+            _refuse_linked_folder(env_dir, name)
         corpus = (env_dir / CORPUS_DIR).resolve()
         extracted = extract_corpus(env_dir / CORPUS_DIR, env_dir / EXTRACTED_DIR)
         texts, errors = {}, dict(extracted.errors)
         for path, text in extracted.texts.items():
             if (env_dir / CORPUS_DIR / path).resolve().is_relative_to(corpus):
                 texts[path] = text
-            else:  # a symlink out of the corpus: never shown to the agent
-                errors[path] = "the file links outside the corpus"
-        return cls(env_dir, environment, texts, errors, questions)
+            else:  # a symlink out of the corpus (extract_corpus refuses them already): never shown to the agent
+                errors[path] = "refused: a symbolic link (never followed)"
+        warnings = [f"{shown(str(env_dir))}: {line}" for line in extracted.warnings]
+        for line in warnings:
+            log.warning("%s", line)
+        return cls(env_dir, environment, texts, errors, questions, warnings)
 
     @property
     def paths(self) -> list[str]:
@@ -82,17 +99,24 @@ class CorpusView:
     def materialize(self, folder: Path) -> Path:
         """Write every text under `folder/<corpus path>` (for the shell sandbox) and return `folder`.
 
-        Hard links to the cached `.txt` files where possible, copies otherwise; rewritten from scratch each time."""
+        The texts are written from memory (the checked texts, never links to cache files); rewritten from scratch
+        each time."""
         folder = Path(folder)
         if folder.exists():
             shutil.rmtree(folder)
-        cache = self.env_dir / EXTRACTED_DIR
         for path, text in self.texts.items():
             target = folder / path
             target.parent.mkdir(parents=True, exist_ok=True)
-            source = cache / f"{path}.txt"
-            try:
-                os.link(source, target)
-            except OSError:
-                target.write_text(text, encoding="utf-8")
+            target.write_text(text, encoding="utf-8")
         return folder
+
+
+def _refuse_linked_folder(env_dir: Path, name: str) -> None:
+    """Raise BadInputError when `env_dir/name` is a symbolic link (lexprobe would read or write outside the
+    environment through it)."""
+    folder = env_dir / name
+    if folder.is_symlink():
+        target = shown(str(folder.readlink()))
+        raise BadInputError(
+            f"{folder} is a symbolic link (to {target}); an environment's {name}/ must be a real folder inside it"
+        )

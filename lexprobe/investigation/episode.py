@@ -61,6 +61,9 @@ class Episode(_Model):
     protocol: Literal["native", "text"] = "native"
     shell_enabled: bool = True
     shell_note: str = ""
+    warnings: list[str] = Field(
+        default_factory=list, description="Environment files refused unread (symbolic links, tampered cache)."
+    )
     status: Literal["running", "complete", "failed"] = "running"
     error: str = ""
     steps: int = 0

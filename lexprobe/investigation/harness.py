@@ -121,6 +121,7 @@ class EpisodeRunner:
             env_dir=str(view.env_dir), ablation=env.ablation, model=settings.model, epoch=epoch, seed=settings.seed,
             tool_budget=settings.tool_budget, turn_budget=settings.turn_budget, protocol=settings.protocol,
             shell_enabled=self.toolbox.shell_enabled, shell_note=self.toolbox.shell_disabled_reason or "",
+            warnings=list(view.warnings),
         )  # fmt: skip
         self._responses: set[str] = set()
 

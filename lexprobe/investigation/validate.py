@@ -18,16 +18,22 @@ problem at once (never stopping at the first), each with the place to fix it.
 5. roles: merits documents name no target hypothesis; pro_alternative and refuting documents target an
    alternative (and carry one of its supporting / refuting facts: warning); signal documents carry a fact
    supporting a party hypothesis; noise documents bear on no hypothesis (warning); chaff documents carry no facts;
-6. files: every document's path stays inside corpus/ (no `..`, no absolute path, no symlink out), exists, has the
-   suffix of its declared format; corpus files no document lists (warning); with `extract=True` every file
-   extracts (`lexprobe.documents.extract`) to non-empty text (empty: warning);
-7. questions: non-empty question and answer, at least one rubric item.
+6. files: every document's path stays inside corpus/ (no `..`, no absolute path, no symbolic link on the way:
+   lexprobe never follows one), exists, has the suffix of its declared format; corpus files no document lists
+   (warning; a symbolic link: error); with `extract=True` every file extracts (`lexprobe.documents.extract`, read
+   without following links) to non-empty text (empty: warning);
+7. questions: non-empty question and answer, at least one rubric item;
+8. the extracted-text cache (extracted/, when present): a real folder holding no symbolic link and nothing but
+   folders and regular files; manifest.json entries name corpus paths and their own `REL.txt` (never a path
+   elsewhere or outside) (errors); malformed entries, stale entries and texts that do not match their recorded
+   hash are ignored by runs and re-extracted (warnings).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import stat
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from datetime import date
@@ -39,6 +45,7 @@ from pydantic import BaseModel, ValidationError
 from lexprobe.investigation.environment import (
     CORPUS_DIR,
     ENVIRONMENT_FILE,
+    EXTRACTED_DIR,
     QUESTIONS_FILE,
     SCHEMA_VERSION,
     Document,
@@ -142,6 +149,7 @@ def validate_environment(env_dir: Path, *, extract: bool = True) -> list[Problem
     _check_roles(env, report)
     _check_files(env_dir, env, report, extract)
     _check_questions(questions, report)
+    _check_extracted(env_dir, report)
     return report.problems
 
 
@@ -446,21 +454,32 @@ def corpus_path_problem(path: str) -> str | None:
 
 def resolve_in_corpus(env_dir: Path, path: str) -> Path:
     """Return the file a document path names, under ENV/corpus/. Raises ValueError when the path is not a plain
-    relative path (`corpus_path_problem`) or resolves outside corpus/ (a symlink pointing out)."""
+    relative path (`corpus_path_problem`), resolves outside corpus/ (a symlink pointing out), or reaches the file
+    through any symbolic link (corpus/ itself, a folder, the file: lexprobe never follows one)."""
+    from lexprobe.documents.corpus import link_problem, shown
+
     problem = corpus_path_problem(path)
     if problem:
         raise ValueError(problem)
     corpus = Path(env_dir) / CORPUS_DIR
+    if corpus.is_symlink():
+        raise ValueError(f"{CORPUS_DIR}/ is a symbolic link (to {shown(os.readlink(corpus))}); it is never followed")
     target = corpus / path
     resolved = target.resolve()
     if not resolved.is_relative_to(corpus.resolve()):
-        raise ValueError(f"resolves outside corpus/ (symlink to {resolved})")
+        raise ValueError(f"resolves outside corpus/ (symlink to {shown(str(resolved))})")
+    linked = link_problem(corpus, _normal_path(path))
+    if linked and "symbolic link" in linked:
+        raise ValueError(f"{CORPUS_DIR}/{linked}")
     return target
 
 
 def _check_files(env_dir: Path, env: _Parsed, report: _Report, extract: bool) -> None:
     corpus = env_dir / CORPUS_DIR
     documents = env.of("documents")
+    if corpus.is_symlink():
+        report.add(f"{CORPUS_DIR}/", "", f"is a symbolic link (to {_link_target(corpus)}); it is never followed")
+        return
     if not corpus.is_dir():
         if documents:
             report.add(f"{CORPUS_DIR}/", "", f"corpus directory missing in {env_dir}")
@@ -492,7 +511,7 @@ def _check_files(env_dir: Path, env: _Parsed, report: _Report, extract: bool) ->
         if extract_text is None:
             continue
         try:
-            text = extract_text(target)
+            text = extract_text(corpus, _normal_path(doc.path))
         except extraction_error as exc:  # type: ignore[misc]
             report.add(shown, "", f"cannot extract text: {getattr(exc, 'reason', exc)}")
             continue
@@ -503,8 +522,25 @@ def _check_files(env_dir: Path, env: _Parsed, report: _Report, extract: bool) ->
             report.add(shown, "", "extracted text is empty", "warning")
     listed = {_normal_path(doc.path) for _, doc in documents} | env.extra_paths
     for relative in _corpus_files(corpus):
-        if relative not in listed:
+        if relative in listed:
+            continue
+        if (corpus / relative).is_symlink():
+            report.add(
+                f"{CORPUS_DIR}/{relative}",
+                "",
+                f"symbolic link (to {_link_target(corpus / relative)}) in corpus/: never followed; delete it",
+            )
+        else:
             report.add(f"{CORPUS_DIR}/{relative}", "", "file in corpus/ that no document lists", "warning")
+
+
+def _link_target(path: Path) -> str:
+    from lexprobe.documents.corpus import shown
+
+    try:
+        return shown(os.readlink(path))
+    except OSError:
+        return "?"
 
 
 def _corpus_files(corpus: Path) -> list[str]:
@@ -517,10 +553,13 @@ def _corpus_files(corpus: Path) -> list[str]:
     return sorted(found)
 
 
-def _extractor() -> tuple[Any, type[Exception]]:
-    from lexprobe.documents.extract import ExtractionError, extract_text
+def _extractor() -> tuple[Any, tuple[type[Exception], ...]]:
+    """Return (extract(corpus, rel) -> text, the errors it raises for a bad file): files are read without following
+    links (`lexprobe.documents.corpus.extract_confined`)."""
+    from lexprobe.documents.corpus import UnsafePathError, extract_confined
+    from lexprobe.documents.extract import ExtractionError
 
-    return extract_text, ExtractionError
+    return (lambda corpus, rel: extract_confined(corpus, rel).text), (ExtractionError, UnsafePathError)
 
 
 # --- 7. questions ----------------------------------------------------------------------------------------------
@@ -538,3 +577,99 @@ def _check_questions(questions: _Parsed, report: _Report) -> None:
         for j, item in enumerate(question.rubric):
             if not item.text.strip():
                 report.add(QUESTIONS_FILE, [*where, "rubric", j, "text"], "empty rubric item")
+
+
+# --- 8. the extracted-text cache -------------------------------------------------------------------------------
+
+
+def _check_extracted(env_dir: Path, report: _Report) -> None:
+    """Report links and odd files in extracted/ and manifest entries that name other files (errors), and entries a
+    run would ignore and extract again (warnings). Never follows a link or reads outside extracted/."""
+    cache = env_dir / EXTRACTED_DIR
+    if cache.is_symlink():
+        report.add(f"{EXTRACTED_DIR}/", "", f"is a symbolic link (to {_link_target(cache)}); it is never followed: "
+                   "delete it (the cache is rebuilt)")  # fmt: skip
+        return
+    if not cache.exists():
+        return
+    if not cache.is_dir():
+        report.add(f"{EXTRACTED_DIR}", "", "is not a folder: delete it (the cache is rebuilt)")
+        return
+    _check_cache_entries(cache, report)
+    _check_manifest(env_dir, cache, report)
+
+
+def _check_cache_entries(cache: Path, report: _Report) -> None:
+    from lexprobe.documents.corpus import shown
+
+    for root, dirs, files in os.walk(cache):
+        for name in sorted([*dirs, *files]):
+            path = Path(root) / name
+            where = f"{EXTRACTED_DIR}/{shown(path.relative_to(cache).as_posix())}"
+            info = path.lstat()
+            if stat.S_ISLNK(info.st_mode):
+                report.add(where, "", f"symbolic link (to {_link_target(path)}): never read; delete it")
+            elif not (stat.S_ISDIR(info.st_mode) or stat.S_ISREG(info.st_mode)):
+                report.add(where, "", "not a regular file: never read; delete it")
+
+
+def _check_manifest(env_dir: Path, cache: Path, report: _Report) -> None:
+    from lexprobe.documents import corpus as cached
+
+    where = f"{EXTRACTED_DIR}/{cached.MANIFEST}"
+    manifest, why = cached.load_manifest(cache)
+    if manifest is None:
+        if why != "missing" and not (cache / cached.MANIFEST).is_symlink():  # a link is reported already
+            report.add(where, "", f"{why}: ignored, every file is extracted again", "warning")
+        return
+    files = manifest.get("files")
+    if not isinstance(files, dict):
+        report.add(where, "files", "not an object: ignored, every file is extracted again", "warning")
+        return
+    current = manifest.get("version") == cached.EXTRACTOR_VERSION
+    for rel, entry in files.items():
+        location = f"files[{json.dumps(rel)}]"
+        problem = cached.relative_path_problem(rel) or corpus_path_problem(rel)
+        if problem:
+            report.add(where, location, f"{problem}: not a corpus path; never used")
+            continue
+        hostile = cached.text_path_problem(rel, entry)
+        if hostile:
+            report.add(where, f"{location}.text", f"{hostile}; never read")
+        elif current:
+            _check_manifest_entry(env_dir, cache, rel, entry, report, f"{where}:{location}")
+
+
+def _check_manifest_entry(env_dir: Path, cache: Path, rel: str, entry: Any, report: _Report, where: str) -> None:
+    """Warn about an entry a run ignores: malformed, stale (its corpus file changed or is gone) or whose text does
+    not match its recorded hash."""
+    from lexprobe.documents import corpus as cached
+
+    problem = cached.entry_problem(rel, entry)
+    if problem:
+        report.add(where, "", f"{problem}: ignored, extracted again", "warning")
+        return
+    try:
+        digest = cached.sha256_confined(env_dir / CORPUS_DIR, rel)
+    except FileNotFoundError:
+        report.add(
+            where, "", f"no file {CORPUS_DIR}/{cached.shown(rel)}: stale entry, removed on the next run", "warning"
+        )
+        return
+    except (OSError, ValueError):  # a link or odd file in corpus/: reported by the file checks
+        return
+    if digest != entry["sha256"]:
+        report.add(where, "", f"{CORPUS_DIR}/{cached.shown(rel)} changed since it was extracted: extracted again",
+                   "warning")  # fmt: skip
+        return
+    if entry.get("text") is None:
+        return
+    try:
+        cached.read_cached_text(cache, rel, entry, cached.MAX_BYTES)
+    except FileNotFoundError:
+        report.add(where, "", f"{EXTRACTED_DIR}/{cached.shown(rel)}.txt is missing: extracted again", "warning")
+    except cached.UnsafePathError as exc:
+        if "symbolic link" not in str(exc):  # links are reported by _check_cache_entries
+            report.add(where, "", f"{exc}: ignored, extracted again", "warning")
+    except (OSError, ValueError) as exc:
+        report.add(where, "", f"{exc}: ignored, extracted again", "warning")
