@@ -5,35 +5,54 @@ These names and arguments are the contract scripted agents and other harnesses r
 - `read(path, offset=1, limit=200)`: lines offset..offset+limit-1 of a document's text, each prefixed with its
   line number (`cat -n` style); `limit` is capped at `MAX_READ_LINES`.
 - `glob(pattern)`: the corpus paths matching a shell pattern (`*` within a folder, `**` across folders), sorted.
-- `grep(pattern, path=".")`: a Python regular expression searched line by line in every document under `path` (a
-  folder or one document); each hit as `path:line: text`, with one line of context either side, at most
-  `MAX_GREP_HITS` hits.
+- `grep(pattern, path=".")`: a regular expression searched line by line in every document under `path` (a folder
+  or one document); each hit as `path:line: text`, with one line of context either side, at most `MAX_GREP_HITS`
+  hits. Patterns run on RE2 (`google-re2`), which matches in linear time: Python's syntax less backreferences and
+  lookaround, and `\\w`, `\\d`, `\\s`, `\\b` are ASCII-only (`\\pL` is any letter); other patterns are an error.
 - `shell(command)`: a read-only command in a bubblewrap sandbox whose working directory holds the texts under the
-  same paths (see `sandbox.py`); disabled, with a message, where bwrap is missing.
+  same paths (see `sandbox.py`); disabled, with a message, where bwrap is missing. The texts are written to a
+  private folder `<tmp>/lexprobe-view-<pid>-<random>` (`make_private_view`); folders left by a killed process are
+  removed by the next `Toolbox` (`sweep_stale_views`).
 
 Paths are corpus paths ("emails/0001.pdf"); anything that escapes the corpus (`..`, absolute paths) is refused
-with a message. Every tool's output is cut at `MAX_OUTPUT_CHARS` with a note saying so. Tool errors go back to the
-model as text; nothing here raises for bad arguments. Each call returns a `ToolResult` naming the documents it
-touched, so coverage and signal recall can be measured from the log.
+with a message. Every call has a time limit (`Toolbox.time_limit_s`, `TIME_LIMIT_S` by default): grep and glob
+check it as they go and stop with an error, the shell's sandbox is killed when it passes; read does bounded work.
+Every tool's output is cut at `MAX_OUTPUT_CHARS` with a note saying so. Tool errors go back to the model as text;
+nothing here raises for bad arguments. Each call returns a `ToolResult` naming the documents it touched, so
+coverage and signal recall can be measured from the log.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import stat
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+import re2
+
 from lexprobe.investigation.corpus_view import CorpusView
-from lexprobe.investigation.sandbox import refusal, run_sandboxed, sandbox_available
+from lexprobe.investigation.sandbox import TIMEOUT_S, refusal, run_sandboxed, sandbox_available, sandbox_user
 from lexprobe.models.types import ToolSpec
 
 MAX_OUTPUT_CHARS = 20_000
 MAX_READ_LINES = 500
 MAX_GREP_HITS = 100
 TOOL_NAMES = ("read", "glob", "grep", "shell")
+TIME_LIMIT_S = TIMEOUT_S  # seconds of wall time per tool call
+VIEW_PREFIX = "lexprobe-view-"
+LEGACY_VIEW_AGE_S = 24 * 3600  # a view folder named without its owner's pid (older lexprobe) is stale after this
+_VIEW_NAME = re.compile(re.escape(VIEW_PREFIX) + r"(\d+)-[A-Za-z0-9_]+")
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False  # a bad pattern is reported to the model, not logged on stderr
+_RE2_SYNTAX = "grep uses RE2 syntax: no backreferences or lookaround"
+WINDOW_WORK = 20_000_000  # bytes x program size per RE2 search: about 0.2 s at worst (NFA)
+MIN_WINDOW_BYTES, MAX_WINDOW_BYTES = 2048, 1 << 20
 
 
 @dataclass
@@ -112,13 +131,15 @@ def _normalize(path: str) -> str | None:
 class Toolbox:
     """Executes tool calls for one episode over one corpus view."""
 
-    def __init__(self, view: CorpusView, *, shell: bool = True) -> None:
+    def __init__(self, view: CorpusView, *, shell: bool = True, time_limit_s: float = TIME_LIMIT_S) -> None:
         self.view = view
+        self.time_limit_s = time_limit_s
         self.shell_enabled = shell and sandbox_available()
         self.shell_disabled_reason = None if self.shell_enabled else (
             "shell disabled by configuration" if not shell else "shell disabled: bubblewrap (bwrap) is not installed"
         )  # fmt: skip
         self._sandbox_dir: Path | None = None
+        sweep_stale_views()
 
     def close(self) -> None:
         """Remove the sandbox's materialized view, if one was made."""
@@ -174,37 +195,42 @@ class Toolbox:
         normalized = _normalize(pattern)
         if normalized is None:
             return ToolResult(f"refused: {pattern!r} is outside the corpus", refused=True)
-        regex = _glob_regex(normalized or "**")
-        matches = [path for path in self.view.paths if regex.fullmatch(path)]
+        try:
+            regex = _glob_regex(normalized or "**")
+        except re2.error as exc:
+            return ToolResult(f"error: bad pattern {pattern!r}: {_re2_reason(exc)}", error=True)
+        deadline = time.monotonic() + self.time_limit_s
+        matches = []
+        for path in self.view.paths:
+            if time.monotonic() > deadline:
+                return ToolResult(f"error: glob ran past its time limit of {self.time_limit_s:g} s and was stopped; "
+                                  "use a simpler pattern", error=True)  # fmt: skip
+            if regex.fullmatch(path):
+                matches.append(path)
         output, truncated = _cut("\n".join(matches) if matches else f"no documents match {pattern!r}")
         return ToolResult(output, truncated=truncated)
 
     def grep(self, pattern: str, path: str = ".") -> ToolResult:
-        """Return lines matching a regular expression, with one line of context."""
+        """Return lines matching a regular expression (RE2), with one line of context; stops at the time limit."""
         try:
-            regex = re.compile(pattern)
-        except re.error as exc:
-            return ToolResult(f"error: bad regular expression {pattern!r}: {exc}", error=True)
+            regex = re2.compile(pattern.encode("utf-8"), _RE2_OPTIONS)  # UTF-8 bytes: the same matches as str
+        except re2.error as exc:
+            return ToolResult(f"error: bad regular expression {pattern!r}: {_re2_reason(exc)} ({_RE2_SYNTAX})",
+                              error=True)  # fmt: skip
+        except UnicodeEncodeError:
+            return ToolResult(f"error: bad regular expression {pattern!r}: it is not valid Unicode", error=True)
         scope = _normalize(path)
         if scope is None:
             return ToolResult(f"refused: {path!r} is outside the corpus", refused=True)
         paths = [p for p in self.view.paths if not scope or p == scope or p.startswith(scope + "/")]
         if not paths:
             return ToolResult(f"error: no document or folder {path!r}", error=True)
-        hits, touched = [], []
-        for doc in paths:
-            lines = self.view.lines(doc)
-            for index, line in enumerate(lines):
-                if regex.search(line):
-                    if doc not in touched:
-                        touched.append(doc)
-                    before = f"{doc}-{index}- {lines[index - 1]}\n" if index > 0 else ""
-                    after = f"\n{doc}-{index + 2}- {lines[index + 1]}" if index + 1 < len(lines) else ""
-                    hits.append(f"{before}{doc}:{index + 1}: {line}{after}")
-                    if len(hits) >= MAX_GREP_HITS:
-                        break
-            if len(hits) >= MAX_GREP_HITS:
-                break
+        hits, touched, searched = self._grep_hits(regex, paths)
+        if searched < len(paths):
+            stopped = (f"error: grep ran past its time limit of {self.time_limit_s:g} s and was stopped after "
+                       f"{searched} of {len(paths)} documents; narrow the pattern or the path")  # fmt: skip
+            output, truncated = _cut("\n--\n".join([stopped, *hits]))
+            return ToolResult(output, touched, error=True, truncated=truncated)
         if not hits:
             return ToolResult(f"no matches for {pattern!r}")
         note = (
@@ -212,6 +238,28 @@ class Toolbox:
         )
         output, truncated = _cut("\n--\n".join(hits) + note)
         return ToolResult(output, touched, truncated=truncated)
+
+    def _grep_hits(self, regex: Any, paths: list[str]) -> tuple[list[str], list[str], int]:
+        """Return the hits (with context), the documents hit, and how many documents were searched in full."""
+        deadline = time.monotonic() + self.time_limit_s
+        window = _window_bytes(regex)
+        hits: list[str] = []
+        touched: list[str] = []
+        for searched, doc in enumerate(paths):
+            lines = self.view.lines(doc)
+            for index, line in enumerate(lines):
+                found = _line_matches(regex, line.encode("utf-8", "replace"), window, deadline)
+                if found is None:
+                    return hits, touched, searched
+                if found:
+                    if doc not in touched:
+                        touched.append(doc)
+                    before = f"{doc}-{index}- {lines[index - 1]}\n" if index > 0 else ""
+                    after = f"\n{doc}-{index + 2}- {lines[index + 1]}" if index + 1 < len(lines) else ""
+                    hits.append(f"{before}{doc}:{index + 1}: {line}{after}")
+                    if len(hits) >= MAX_GREP_HITS:
+                        return hits, touched, len(paths)
+        return hits, touched, len(paths)
 
     def shell(self, command: str) -> ToolResult:
         """Run a read-only command in the sandbox over the texts."""
@@ -221,24 +269,148 @@ class Toolbox:
         if reason:
             return ToolResult(reason, refused=True)
         if self._sandbox_dir is None:
-            self._sandbox_dir = Path(tempfile.mkdtemp(prefix="lexprobe-view-"))
-            self._sandbox_dir.chmod(0o755)  # the sandbox runs as an unprivileged user
-            self.view.materialize(self._sandbox_dir / "corpus")
-        result = run_sandboxed(self._sandbox_dir / "corpus", command)
+            try:
+                self._sandbox_dir = make_private_view(self.view)
+            except OSError as exc:
+                return ToolResult(f"error: the shell's copy of the texts could not be written ({exc.strerror})",
+                                  error=True)  # fmt: skip
+        result = run_sandboxed(self._sandbox_dir / "corpus", command, timeout=self.time_limit_s)
         text = result.output
         if result.timed_out:
-            text += "\n[stopped: the command ran past the time limit]"
+            text += f"\n[error: the command ran past the time limit of {self.time_limit_s:g} s and was stopped]"
         elif result.truncated:
             text += "\n[stopped: the command printed too much; output cut]"
         elif result.exit_code:
             text += f"\n[exit code {result.exit_code}]"
         output, truncated = _cut(text or "(no output)")
         touched = [path for path in self.view.paths if path in command or path in result.output]
-        return ToolResult(output, touched, truncated=truncated or result.truncated, error=bool(result.exit_code))
+        return ToolResult(output, touched, truncated=truncated or result.truncated,
+                          error=bool(result.exit_code) or result.timed_out)  # fmt: skip
 
 
-def _glob_regex(pattern: str) -> re.Pattern[str]:
-    """Translate a glob with `**` (any folders) and `*` (within one folder) into a regex over corpus paths."""
+def _window_bytes(regex: Any) -> int:
+    """Return how many bytes of a line one RE2 search may cover: RE2's time is linear in the text, but where it falls
+    back from its DFA to its NFA each byte costs up to the program's size, so a large pattern gets smaller windows
+    (one search stays well under a second and the time limit is checked between them)."""
+    return max(MIN_WINDOW_BYTES, min(MAX_WINDOW_BYTES, WINDOW_WORK // max(regex.programsize, 1)))
+
+
+def _line_matches(regex: Any, data: bytes, window: int, deadline: float) -> bool | None:
+    """Return whether an RE2 pattern matches somewhere in one line (UTF-8), or None once the deadline has passed.
+
+    A line longer than `window` is searched in windows overlapping by half, each with the whole line as context (so
+    `^`, `$` and `\\b` keep their meaning): any match up to `window // 2` bytes long is found."""
+    start, step = 0, window // 2
+    while True:
+        if time.monotonic() > deadline:
+            return None
+        end = min(start + window, len(data))
+        if regex.search(data, start, end) is not None:
+            return True
+        if end == len(data):
+            return False
+        start += step
+        while start < len(data) and 0x80 <= data[start] < 0xC0:
+            start += 1  # not inside a UTF-8 character
+
+
+def _re2_reason(exc: Exception) -> str:
+    """Return RE2's reason for refusing a pattern as text (it comes as bytes)."""
+    reason = exc.args[0] if exc.args else exc
+    return reason.decode("utf-8", "replace") if isinstance(reason, bytes) else str(reason)
+
+
+def make_private_view(view: CorpusView) -> Path:
+    """Write the view's texts under a new private folder's `corpus/` (same relative paths) and return the folder.
+
+    The folder is `<tmp>/lexprobe-view-<pid>-<random>`, so `sweep_stale_views` can tell when its process is gone.
+    Nothing in it is readable by other users: folders 0700 and files 0600, or, when the sandbox runs as `nobody`
+    (lexprobe run by root), folders 0750 and files 0640 in nobody's group, which the sandbox needs to read them."""
+    folder = Path(tempfile.mkdtemp(prefix=f"{VIEW_PREFIX}{os.getpid()}-"))  # mode 0700
+    try:
+        _write_private_texts(view, folder)
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    return folder
+
+
+def _write_private_texts(view: CorpusView, folder: Path) -> None:
+    """Write the view's texts under `folder/corpus/`, readable by us and, when it runs as `nobody`, the sandbox."""
+    gid = sandbox_user()
+    dir_mode, file_mode = (0o700, 0o600) if gid is None else (0o750, 0o640)
+    _private(folder, dir_mode, gid)
+    corpus = folder / "corpus"
+    _private(corpus, dir_mode, gid, make=True)
+    for path, text in view.texts.items():
+        if _normalize(path) != path or not path:
+            continue  # never written outside the view
+        target = corpus / path
+        for parent in reversed(target.relative_to(corpus).parents[:-1]):
+            _private(corpus / parent, dir_mode, gid, make=True)
+        descriptor = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, file_mode)
+        os.fchmod(descriptor, file_mode)  # whatever the umask
+        if gid is not None:
+            os.fchown(descriptor, -1, gid)
+        with os.fdopen(descriptor, "w", encoding="utf-8", errors="surrogatepass") as handle:
+            handle.write(text)
+
+
+def _private(folder: Path, mode: int, gid: int | None, *, make: bool = False) -> None:
+    """Give `folder` (created first when `make` and missing) `mode`, and group `gid` when one is given."""
+    if make and not folder.is_dir():
+        folder.mkdir(mode=mode)
+    if gid is not None:
+        os.chown(folder, -1, gid, follow_symlinks=False)
+    os.chmod(folder, mode, follow_symlinks=False)
+
+
+def sweep_stale_views(root: Path | None = None) -> list[Path]:
+    """Remove the view folders a killed process left in the temporary folder; return the ones removed.
+
+    A folder is stale when it is ours (same owner, a real folder, not a link) and the process in its name
+    (`lexprobe-view-<pid>-...`) is gone; a folder named without a pid (older lexprobe) when it is older than
+    `LEGACY_VIEW_AGE_S`."""
+    root = Path(root or tempfile.gettempdir())
+    try:
+        entries = [entry for entry in os.scandir(root) if entry.name.startswith(VIEW_PREFIX)]
+    except OSError:
+        return []
+    removed = []
+    for entry in entries:
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
+            continue
+        match = _VIEW_NAME.fullmatch(entry.name)
+        stale = not _alive(int(match.group(1))) if match else time.time() - info.st_mtime > LEGACY_VIEW_AGE_S
+        if stale:
+            shutil.rmtree(entry.path, ignore_errors=True)
+            removed.append(Path(entry.path))
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    """Return whether a process with this pid exists (ours or another user's)."""
+    if pid == os.getpid():
+        return True
+    if pid <= 0:
+        return False  # os.kill would signal a process group
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, OverflowError):
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _glob_regex(pattern: str) -> Any:
+    """Translate a glob with `**` (any folders) and `*` (within one folder) into an RE2 regex over corpus paths.
+
+    Raises re2.error for a class RE2 refuses (`[z-a]`)."""
     pieces = []
     index = 0
     while index < len(pattern):
@@ -257,7 +429,7 @@ def _glob_regex(pattern: str) -> re.Pattern[str]:
         else:
             pieces.append(re.escape(pattern[index]) if pattern[index] != "[" else _bracket(pattern, index, pieces))
             index = _skip_bracket(pattern, index)
-    return re.compile("".join(pieces))
+    return re2.compile("".join(pieces), _RE2_OPTIONS)
 
 
 def _bracket(pattern: str, index: int, pieces: list[str]) -> str:
