@@ -205,6 +205,16 @@ def test_shell_caps_memory_and_hides_interpreters(env_dir: Path) -> None:
         box.close()
 
 
+@needs_bwrap
+def test_awk_through_debian_alternatives_works_without_exposing_etc(env_dir: Path) -> None:
+    box = Toolbox(CorpusView.open(env_dir))
+    try:
+        result = box.call("shell", {"command": "awk '{print $2}' emails/0002.txt | head -1; ls /etc"})
+        assert result.output.splitlines() == ["Sam", "alternatives"], result.output
+    finally:
+        box.close()
+
+
 # Item 14: private view folders, and stale ones swept
 
 

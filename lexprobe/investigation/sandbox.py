@@ -208,6 +208,26 @@ def masked_interpreters() -> tuple[str, ...]:
     return tuple(sorted(masked))
 
 
+@functools.cache
+def alternatives() -> tuple[tuple[str, str], ...]:
+    """Return Debian's /etc/alternatives links (name, target under /usr) that the sandbox recreates.
+
+    /etc is not mounted in the sandbox, so /usr/bin/awk (-> /etc/alternatives/awk -> /usr/bin/mawk) would dangle.
+    Only links to files under /usr that are not hidden interpreters are recreated; no file of /etc is exposed."""
+    folder = Path("/etc/alternatives")
+    masked = set(masked_interpreters())
+    links = []
+    try:
+        entries = sorted(os.listdir(folder))
+    except OSError:
+        return ()
+    for name in entries:
+        target = os.path.realpath(folder / name)
+        if target.startswith("/usr/") and os.path.isfile(target) and target not in masked and not is_interpreter(name):
+            links.append((name, target))
+    return tuple(links)
+
+
 def limits_prefix() -> list[str]:
     """Return the `prlimit ... setpriv ...` words that start the sandbox under its resource limits.
 
@@ -244,6 +264,8 @@ def bwrap_command(view: Path, command: str) -> list[str]:
         arguments += ["--symlink", "usr/lib64", "/lib64"]
     for interpreter in masked_interpreters():
         arguments += ["--ro-bind", "/dev/null", interpreter]
+    for name, target in alternatives():
+        arguments += ["--symlink", target, f"/etc/alternatives/{name}"]
     arguments += [
         "--proc", "/proc", "--dev", "/dev", "--size", str(TMP_BYTES), "--tmpfs", "/tmp",
         "--ro-bind", str(view), "/corpus", "--chdir", "/corpus",
