@@ -14,13 +14,16 @@ from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeEl
 from rich.table import Table
 
 from lexprobe.caselaw.build import BuildError, BuildProgress, build_database
+from lexprobe.caselaw.courts import LEVELS_TEXT, canonical_level
 from lexprobe.caselaw.paths import data_root, default_db_path
 from lexprobe.caselaw.records import LoadResult
-from lexprobe.caselaw.sampling import LEVEL_FILTERS, sample_cases
+from lexprobe.caselaw.sampling import sample_cases
 from lexprobe.caselaw.sources import cap, courtlistener_api, scdb_release
-from lexprobe.cli_common import DbOpt, err, error_exit, open_case_db, out
+from lexprobe.cli_common import DbOpt, LexprobeGroup, err, error_exit, open_case_db, out
+from lexprobe.errors import BadInputError
 
 data_app = typer.Typer(
+    cls=LexprobeGroup,
     help="Build and query the case database of real public case-law data (SCDB, Fowler network, Library of "
     "Congress overruled table, CourtListener opinions and treatments, Courts of Appeals Database).",
     no_args_is_help=True,
@@ -119,7 +122,10 @@ def build(
 @data_app.command("info")
 def info(db: DbOpt = None, as_json: JsonOpt = False) -> None:
     """Counts per table and coverage per court level (name, citation, author, disposition, opinion text,
-    overruling, prominence)."""
+    overruling, prominence).
+
+    Example: `lexprobe data info --json`
+    """
     database = open_case_db(db)
     counts, coverage, build_info = database.table_counts(), database.coverage(), database.build_info()
     if as_json:
@@ -207,7 +213,7 @@ def case(
 
 @data_app.command("sample")
 def sample(
-    level: Annotated[str, typer.Option(help=f"Court level: {', '.join(LEVEL_FILTERS)}.")] = "scotus",
+    level: Annotated[str, typer.Option(help=f"Court level: {LEVELS_TEXT}.")] = "scotus",
     n: Annotated[int, typer.Option("--n", min=1, help="How many cases to draw.")] = 5000,
     seed: Annotated[int, typer.Option(help="Random seed; the same seed draws the same sample.")] = 47,
     out_file: Annotated[
@@ -217,17 +223,24 @@ def sample(
 ) -> None:
     """Draw the study's stratified sample of one court level (see `lexprobe.caselaw.sampling` for the filters).
 
+    An --n beyond the eligible cases draws all of them, with a warning; a level with no eligible case exits 2.
+
     Example: `lexprobe data sample --level scotus --n 5000 --seed 47 --out scotus.jsonl`
     """
-    if level not in LEVEL_FILTERS:
-        raise error_exit(f"unknown level {level!r}; choose one of {', '.join(LEVEL_FILTERS)}")
-    result = sample_cases(open_case_db(db), level, n, seed)
+    level = canonical_level(level)
+    database = open_case_db(db)
+    result = sample_cases(database, level, n, seed)
+    if not result.rows:
+        raise BadInputError(
+            f"no {level} case in {database.path} passes the sampling filter (see `lexprobe data info`): "
+            "the sample would be empty; nothing written"
+        )
     if out_file is None:
         for row in result.rows:
             sys.stdout.write(json.dumps(row) + "\n")
     elif out_file.suffix == ".csv":
         with out_file.open("w", newline="") as handle:
-            writer = csv.DictWriter(handle, fieldnames=list(result.rows[0]) if result.rows else ["case_id"])
+            writer = csv.DictWriter(handle, fieldnames=list(result.rows[0]))
             writer.writeheader()
             writer.writerows(result.rows)
     else:
@@ -241,4 +254,8 @@ def sample(
     if result.short_strata:
         err.print(f"[yellow]{len(result.short_strata)} strata had fewer cases than the equal share[/]", highlight=False)
     if result.shortfall:
-        err.print(f"[yellow]short by {result.shortfall:,}: not enough eligible cases[/]", highlight=False)
+        err.print(
+            f"[yellow]warning:[/] --n {n:,} is more than the {result.eligible:,} eligible {level} cases: "
+            f"drew all {len(result.rows):,} (short by {result.shortfall:,})",
+            highlight=False,
+        )

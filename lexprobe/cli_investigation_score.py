@@ -286,7 +286,7 @@ def score(
 
     Exit status: 0 scored; 2 a RUN_DIR is missing, holds no episodes or a malformed one, or none is complete.
 
-    Example: lexprobe investigation score runs/haiku runs/sonnet --env-root envs --html scores.html
+    Example: `lexprobe investigation score runs/haiku runs/sonnet --env-root envs --html scores.html`
     """
     runs = _read_runs(run_dirs)
     every = [episode for _, episodes in runs for episode in episodes]

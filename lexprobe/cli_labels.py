@@ -38,7 +38,7 @@ def export_labels(
 
     The judge's verdicts and the pair ids go to FILE.csv.key.json: keep that file from the coders.
 
-    Example: lexprobe hallucination export-labels runs/gpt4o --n 100 --out labels/sheet.csv
+    Example: `lexprobe hallucination export-labels runs/gpt4o --n 100 --out labels/sheet.csv`
     """
     if not (run_dir / RUN_DB_NAME).is_file():
         raise error_exit(f"{run_dir} is not a run directory (no {RUN_DB_NAME})")
@@ -46,7 +46,7 @@ def export_labels(
     existing = [str(path) for path in (out_file, key) if path.exists()]
     if existing and not force:
         raise error_exit(f"{' and '.join(existing)} already exist(s) and may hold coders' labels; pass --force")
-    store = RunStore.open(run_dir)
+    store = RunStore.open_read_only(run_dir)  # reading: no lock, works on a read-only run directory
     try:
         sheet = export_label_sheet(store, n, seed)
     except ValueError as exc:
@@ -107,7 +107,7 @@ def agreement(
 
     Rows the judge gave no parseable verdict are left out of judge comparisons and counted.
 
-    Example: lexprobe hallucination agreement labels/alice.csv labels/bob.csv --key labels/sheet.csv.key.json
+    Example: `lexprobe hallucination agreement labels/alice.csv labels/bob.csv --key labels/sheet.csv.key.json`
     """
     missing = [str(path) for path in [*sheets, *([key] if key else [])] if not path.is_file()]
     if missing:

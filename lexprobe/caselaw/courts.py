@@ -24,7 +24,30 @@ from typing import Any, Literal
 import courts_db
 from reporters_db import STATE_ABBREVIATIONS
 
+from lexprobe.errors import BadInputError
+
 CourtLevel = Literal["scotus", "coa", "district"]
+
+#: The court levels in their one canonical spelling (the one every table, report and message prints).
+COURT_LEVELS: tuple[CourtLevel, ...] = ("scotus", "coa", "district")
+#: Every accepted spelling of a court level (compared without case, spaces or punctuation) -> the canonical level.
+LEVEL_ALIASES: dict[str, CourtLevel] = {
+    "scotus": "scotus",
+    "supreme": "scotus",
+    "supremecourt": "scotus",
+    "ussc": "scotus",
+    "coa": "coa",
+    "uscoa": "coa",
+    "appeals": "coa",
+    "appellate": "coa",
+    "circuit": "coa",
+    "courtofappeals": "coa",
+    "district": "district",
+    "usdc": "district",
+    "districtcourt": "district",
+}
+#: The levels and their main aliases, for --help and error messages.
+LEVELS_TEXT = "scotus (or supreme), coa (or appeals, circuit, uscoa), district (or usdc)"
 
 # The circuits by number: 1-11 are the numbered circuits, then the Songer/FJC convention 12 = D.C., 13 = Federal.
 CIRCUIT_IDS: dict[str, str] = {**{str(n): f"ca{n}" for n in range(1, 12)}, "dc": "cadc", "fed": "cafc"}
@@ -80,6 +103,27 @@ _US_ABBREVIATION = re.compile(r"\bU\.\s?S\.(?:\s?A\.)?(?=\s|$)|\bUSA?\b")
 def _squash(text: str) -> str:
     """Return `text` lowercased without spaces or punctuation: "N.D. Cal." -> "ndcal"."""
     return re.sub(r"[\W_]+", "", text.lower())
+
+
+def canonical_level(name: str) -> CourtLevel:
+    """Return the canonical court level of any accepted spelling: "usdc" / "U.S.D.C." -> "district",
+    "supreme" -> "scotus", "appeals" / "circuit" -> "coa". Raises `BadInputError` (a ValueError) naming the valid
+    levels for anything else."""
+    level = LEVEL_ALIASES.get(_squash(name))
+    if level is None:
+        raise BadInputError(f"unknown court level {name.strip()[:40]!r}; valid: {LEVELS_TEXT}")
+    return level
+
+
+def parse_levels(spec: str) -> list[CourtLevel]:
+    """Return the canonical levels of a comma list ("scotus,usdc" -> ["scotus", "district"]), each once, in order.
+
+    Raises `BadInputError` for an unknown level or an empty list.
+    """
+    levels = list(dict.fromkeys(canonical_level(part) for part in spec.split(",") if part.strip()))
+    if not levels:
+        raise BadInputError(f"no court level given; valid: {LEVELS_TEXT}")
+    return levels
 
 
 @functools.cache

@@ -1,7 +1,8 @@
 """Stratified case samples, as in the study: year strata for the Supreme Court, circuit-year strata for the
 courts of appeals, state-year strata for the district courts.
 
-Filters (one per level, applied before stratifying):
+Filters (one per level, applied before stratifying; a level may be given in any spelling `courts.canonical_level`
+accepts, such as "usdc" for "district"):
 - scotus: a case with a name and a U.S. Reports citation;
 - coa: a case with a Federal Reporter citation (F., F.2d, F.3d, F.4th) and a circuit;
 - district: a case with a Federal Supplement citation (F. Supp., F. Supp. 2d, F. Supp. 3d) and a state.
@@ -17,6 +18,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+from lexprobe.caselaw.courts import canonical_level
 from lexprobe.caselaw.query import CaseDatabase
 
 LEVEL_FILTERS: dict[str, tuple[str, str]] = {
@@ -79,10 +81,20 @@ def allocate(sizes: dict[str, int], n: int, rng: random.Random) -> dict[str, int
     return quotas
 
 
+def eligible_count(db: CaseDatabase, level: str) -> int:
+    """Return how many cases of a court level (any accepted spelling) pass its filter, i.e. the most a sample
+    can draw. Raises `BadInputError` (a ValueError) for an unknown level."""
+    level = canonical_level(level)
+    condition, _ = LEVEL_FILTERS[level]
+    return db.conn.execute(f"SELECT COUNT(*) FROM cases WHERE level = ? AND {condition}", (level,)).fetchone()[0]
+
+
 def sample_cases(db: CaseDatabase, level: str, n: int, seed: int) -> SampleResult:
-    """Draw a stratified sample of `n` cases of one court level; raises ValueError for an unknown level."""
-    if level not in LEVEL_FILTERS:
-        raise ValueError(f"unknown level {level!r}; choose one of {', '.join(LEVEL_FILTERS)}")
+    """Draw a stratified sample of `n` cases of one court level (any accepted spelling: "usdc" is "district").
+
+    Raises `BadInputError` (a ValueError) for an unknown level. The result's `level` is the canonical spelling.
+    """
+    level = canonical_level(level)
     condition, stratum_sql = LEVEL_FILTERS[level]
     rows = db.conn.execute(
         f"SELECT case_id, name, citation, court_id, year, state, {stratum_sql} AS stratum FROM cases"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from importlib import import_module
 
+from lexprobe.caselaw.courts import parse_levels
 from lexprobe.hallucination.tasks.base import LEVEL_ALIASES, LEVELS, Drafts, ItemDraft, TaskSpec
 
 #: Task modules in the order `lexprobe hallucination tasks` lists them.
@@ -48,13 +49,9 @@ def resolve_tasks(spec: str) -> list[TaskSpec]:
 
 
 def resolve_levels(spec: str) -> list[str]:
-    """Return the court levels of a comma list (scotus, coa, usdc/district); raises ValueError on unknown ones."""
-    levels = []
-    for name in (part.strip().lower() for part in spec.split(",") if part.strip()):
-        if name not in LEVEL_ALIASES:
-            raise ValueError(f"unknown level {name!r}; valid: scotus, coa, usdc")
-        levels.append(LEVEL_ALIASES[name])
-    return levels
+    """Return the canonical court levels of a comma list, any spelling `lexprobe.caselaw.courts.parse_levels`
+    accepts ("usdc" -> "district"); raises ValueError (`BadInputError`) on unknown ones or none."""
+    return list(parse_levels(spec))
 
 
 __all__ = ["LEVELS", "LEVEL_ALIASES", "TASKS", "Drafts", "ItemDraft", "TaskSpec", "resolve_levels", "resolve_tasks"]

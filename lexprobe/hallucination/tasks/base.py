@@ -6,10 +6,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from lexprobe.caselaw.courts import COURT_LEVELS as LEVELS
+from lexprobe.caselaw.courts import LEVEL_ALIASES  # noqa: F401 - re-exported by tasks/__init__
 from lexprobe.caselaw.query import CaseDatabase
-
-LEVELS = ("scotus", "coa", "district")
-LEVEL_ALIASES = {"scotus": "scotus", "coa": "coa", "usdc": "district", "district": "district", "uscoa": "coa"}
 
 
 @dataclass(frozen=True)
