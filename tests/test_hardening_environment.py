@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -337,3 +338,46 @@ def test_a_run_on_a_tampered_environment_leaks_nothing_and_warns(
     warnings = json.loads(record.read_text())["warnings"]
     assert any(f"corpus/{LINKED_DOC}" in line for line in warnings)
     assert any(f"extracted/{CACHED_DOC}.txt" in line for line in warnings)
+
+
+# --- a read-only environment (issue 12 item 11) -------------------------------------------------------------------
+
+
+def _read_only_mounts_work() -> bool:
+    """Whether this kernel lets us bind-mount a folder read-only in a private mount namespace (root is not stopped
+    by chmod, so a real read-only mount is the only honest read-only folder for a root test run)."""
+    if not shutil.which("unshare"):
+        return False
+    probe = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", "mount --bind -o ro / /"],
+                           capture_output=True)  # fmt: skip
+    return probe.returncode == 0
+
+
+def test_a_run_on_a_read_only_environment_extracts_in_memory_and_warns(tmp_path: Path, isolated_cache: Path) -> None:
+    if not _read_only_mounts_work():
+        if os.environ.get("CI") == "true":
+            pytest.fail("CI=true but `unshare -m` + a read-only bind mount is not permitted here")
+        pytest.skip("no private mount namespace here (unshare -m / mount --bind -o ro refused)")
+    env = build_sample_environment(tmp_path / "env", "merits")
+    shutil.rmtree(env / "extracted", ignore_errors=True)  # nothing cached: the run must extract and cannot write
+    script = [
+        {"tool_calls": [{"name": "read", "arguments": {"path": CACHED_DOC}}]},
+        {"text": "Summary: read one document."},
+        {"when": "give your view on each hypothesis", "text": '[{"label": "H1", "verdict": "C"}]'},
+    ]
+    (tmp_path / "agent.jsonl").write_text("".join(json.dumps(line) + "\n" for line in script))
+    run_dir = tmp_path / "run"
+    command = f"mount --bind -o ro '{env}' '{env}' && exec \"$@\""
+    done = subprocess.run(
+        ["unshare", "-m", "--propagation", "private", "sh", "-c", command, "sh", LEXPROBE, "investigation", "run",
+         str(env), "--model", f"scripted:{tmp_path / 'agent.jsonl'}", "--no-shell", "--run-dir", str(run_dir)],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    assert "cannot write the extracted-text cache" in done.stderr
+    assert not (env / "extracted").exists()
+    (record,) = (run_dir / "episodes").glob("*.json")
+    episode = json.loads(record.read_text())
+    assert episode["status"] == "complete"
+    assert any("cannot write the extracted-text cache" in line for line in episode["warnings"])

@@ -487,8 +487,8 @@ def extract_corpus(
 
     `workers` > 1 extracts in that many processes (the results are the same). Never raises for a bad document
     (its `error` says why; links and non-regular files are refused unread, see the module docstring); raises
-    NotADirectoryError when `corpus_dir` is not a folder, BadInputError when `cache_dir` is a symbolic link, and
-    OSError when the cache folder cannot be written.
+    NotADirectoryError when `corpus_dir` is not a folder, and BadInputError when `cache_dir` is a symbolic link. A cache
+    folder that cannot be written (read-only environment, full disk) is a warning: the texts stay in memory.
     """
     corpus_dir = Path(corpus_dir)
     if not corpus_dir.is_dir():
@@ -529,15 +529,32 @@ def extract_corpus(
                 outcomes = list(pool.map(_extract_one, sources, [max_bytes] * len(sources), chunksize=4))
         else:
             outcomes = [_extract_one(source, max_bytes) for source in sources]
+    writable = True
     for (rel, digest), outcome in zip(digests.items(), outcomes, strict=True):
         if isinstance(outcome, ExtractionError):
             documents[rel] = DocumentText(rel, None, outcome.reason, None, digest, cached=False)
-        else:
-            documents[rel] = DocumentText(rel, outcome.text, None, outcome.page_count, digest, cached=False)
-            write_confined(cache_dir, f"{rel}.txt", outcome.text.encode("utf-8"))
+            continue
+        documents[rel] = DocumentText(rel, outcome.text, None, outcome.page_count, digest, cached=False)
+        if writable:
+            writable = _write_cache(cache_dir, f"{rel}.txt", outcome.text.encode("utf-8"), warnings)
     result = CorpusText(corpus_dir, cache_dir, dict(sorted(documents.items())), warnings)
-    _write_manifest(cache_dir, max_bytes, result, previous)
+    if writable:
+        _write_manifest(cache_dir, max_bytes, result, previous)
     return result
+
+
+def _write_cache(cache_dir: Path, rel: str, data: bytes, warnings: list[str]) -> bool:
+    """Write one cached text; on a read-only or full disk, warn once and return False (the texts stay in memory)."""
+    try:
+        write_confined(cache_dir, rel, data)
+    except OSError as exc:
+        message = (
+            f"cannot write the extracted-text cache {cache_dir} ({exc.strerror or exc}); the texts are kept in "
+            "memory for this run and extracted again next time"
+        )
+        warnings.append(message)
+        return False
+    return True
 
 
 def _copy_sources(
@@ -581,4 +598,4 @@ def _write_manifest(cache_dir: Path, max_bytes: int, result: CorpusText, previou
         if rel not in entries or entries[rel]["text"] is None:
             unlink_confined(cache_dir, f"{rel}.txt")
     manifest = {"version": EXTRACTOR_VERSION, "max_bytes": max_bytes, "files": entries}
-    write_confined(cache_dir, MANIFEST, (json.dumps(manifest, indent=1, sort_keys=True) + "\n").encode("utf-8"))
+    _write_cache(cache_dir, MANIFEST, (json.dumps(manifest, indent=1, sort_keys=True) + "\n").encode("utf-8"), [])
