@@ -10,6 +10,7 @@ from rapidfuzz import fuzz, process
 
 from lexprobe.caselaw.case_names import normalize_case_name
 from lexprobe.caselaw.citations import citation_key
+from lexprobe.errors import StoreError
 
 LEVELS = ("scotus", "coa", "district")
 
@@ -29,6 +30,29 @@ class CaseDatabaseMissing(FileNotFoundError):
     """No case database where one was expected."""
 
 
+#: Tables every built case database has; a file without them is not one.
+REQUIRED_TABLES = ("cases", "case_citations", "facts")
+_REBUILD = "rebuild it with `lexprobe data build` or pass another --db"
+
+
+def _open_read_only(path: Path) -> sqlite3.Connection:
+    """Open a built case database read-only; raises `StoreError` naming the file when it is damaged, truncated or
+    not a case database at all."""
+    from lexprobe.engine.sqlite_util import check_sqlite_header, store_error  # the SQLite error model, not the engine
+
+    check_sqlite_header(path, hint=_REBUILD)
+    try:
+        conn = sqlite3.connect(f"{Path(path).absolute().as_uri()}?mode=ro", uri=True, check_same_thread=False)
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    except sqlite3.Error as exc:
+        raise store_error(path, exc, _REBUILD) from None
+    missing = [table for table in REQUIRED_TABLES if table not in tables]
+    if missing:
+        conn.close()
+        raise StoreError(f"{path} is not a lexprobe case database (no table {', '.join(missing)}); {_REBUILD}")
+    return conn
+
+
 class CaseDatabase:
     """A read-only handle on a built case database."""
 
@@ -36,7 +60,7 @@ class CaseDatabase:
         if not Path(path).is_file():
             raise CaseDatabaseMissing(f"no case database at {path}: run `lexprobe data build` first")
         self.path = Path(path)
-        self.conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        self.conn = _open_read_only(self.path)
         self.conn.row_factory = sqlite3.Row
         self._names: list[tuple[str, str, float]] | None = None
 

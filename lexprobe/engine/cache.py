@@ -2,17 +2,29 @@
 
 It lives in `~/.cache/lexprobe` unless `LEXPROBE_CACHE` names another folder. Sampled requests (temperature > 0)
 carry their sample index in the key, so K samples of one question stay K distinct answers.
+
+The cache only saves money: a damaged cache file (truncated, overwritten) is moved aside as
+`responses.sqlite.corrupt-<time>` with a warning, and the run goes on with a fresh, empty cache. A cache that
+cannot be written (a read-only folder) is a `StoreError` naming the file.
 """
 
 from __future__ import annotations
 
+import logging
 import os
+import sqlite3
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TypeVar
 
-from lexprobe.engine.sqlite_util import connect, transaction
+from lexprobe.engine.sqlite_util import CorruptStoreError, connect, store_error, transaction
+from lexprobe.errors import StoreError
 from lexprobe.models.types import Response
+
+T = TypeVar("T")
+
+logger = logging.getLogger(__name__)
 
 CACHE_DB_NAME = "responses.sqlite"
 
@@ -32,11 +44,55 @@ class ResponseCache:
     def __init__(self, folder: Path | str | None = None) -> None:
         self.folder = Path(folder) if folder is not None else default_cache_dir()
         self.path = self.folder / CACHE_DB_NAME
-        self.conn = connect(self.path)
-        self.conn.execute(
-            "CREATE TABLE IF NOT EXISTS responses ("
-            " key TEXT PRIMARY KEY, model TEXT NOT NULL, body TEXT NOT NULL, created_at REAL NOT NULL)"
-        )
+        try:
+            self.conn = self._open()
+        except CorruptStoreError as exc:
+            self._move_aside(exc)
+            self.conn = self._open()
+
+    def _open(self) -> sqlite3.Connection:
+        conn = connect(self.path, hint="set LEXPROBE_CACHE to another folder or pass --no-cache")
+        try:
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS responses ("
+                " key TEXT PRIMARY KEY, model TEXT NOT NULL, body TEXT NOT NULL, created_at REAL NOT NULL)"
+            )
+            conn.execute("SELECT key FROM responses LIMIT 1").fetchall()
+        except sqlite3.Error as exc:
+            conn.close()
+            raise store_error(self.path, exc, "set LEXPROBE_CACHE to another folder or pass --no-cache") from None
+        return conn
+
+    def _move_aside(self, exc: CorruptStoreError) -> None:
+        """Rename the damaged cache file (and its -wal / -shm files) with a time suffix and warn."""
+        suffix = time.strftime(".corrupt-%Y%m%dT%H%M%S")
+        aside = self.path.with_name(self.path.name + suffix)
+        try:
+            for extra in ("-wal", "-shm", ""):
+                part = Path(f"{self.path}{extra}")
+                if part.exists():
+                    part.rename(f"{aside}{extra}")
+        except OSError as error:
+            raise StoreError(f"{exc}; it could not be moved aside ({error.strerror or error})") from None
+        logger.warning("the response cache %s was damaged (%s); moved it to %s and started a fresh cache",
+                       self.path, exc.reason, aside)  # fmt: skip
+
+    def _guarded(self, operation: Callable[[], T]) -> T:
+        """Run `operation`; a damaged cache found on the way is moved aside and the operation retried once on a
+        fresh cache."""
+        try:
+            return operation()
+        except sqlite3.Error as exc:
+            error = store_error(self.path, exc)
+            if not isinstance(error, CorruptStoreError):
+                raise error from None
+            self.conn.close()
+            self._move_aside(error)
+            self.conn = self._open()
+        try:
+            return operation()
+        except sqlite3.Error as exc:
+            raise store_error(self.path, exc) from None
 
     def close(self) -> None:
         """Close the connection."""
@@ -44,8 +100,11 @@ class ResponseCache:
 
     def get_many(self, keys: Iterable[str]) -> dict[str, Response]:
         """Return the cached responses among `keys`, marked `cached=True` and costing nothing this time."""
-        found: dict[str, Response] = {}
         keys = list(keys)
+        return self._guarded(lambda: self._get_many(keys))
+
+    def _get_many(self, keys: list[str]) -> dict[str, Response]:
+        found: dict[str, Response] = {}
         for start in range(0, len(keys), 500):
             chunk = keys[start : start + 500]
             marks = ",".join("?" * len(chunk))
@@ -60,15 +119,16 @@ class ResponseCache:
 
     def put(self, key: str, model: str, response: Response) -> None:
         """Store `response` under `key` (first answer wins; a concurrent duplicate is ignored)."""
-        with transaction(self.conn) as conn:
-            conn.execute(
-                "INSERT OR IGNORE INTO responses VALUES (?, ?, ?, ?)",
-                (key, model, response.model_dump_json(), time.time()),
-            )
+        row = (key, model, response.model_dump_json(), time.time())
+
+        def insert() -> None:
+            with transaction(self.conn) as conn:
+                conn.execute("INSERT OR IGNORE INTO responses VALUES (?, ?, ?, ?)", row)
+
+        self._guarded(insert)
 
     def __len__(self) -> int:
-        (count,) = self.conn.execute("SELECT COUNT(*) FROM responses").fetchone()
-        return count
+        return self._guarded(lambda: self.conn.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
 
 
 def as_cache_hit(response: Response) -> Response:

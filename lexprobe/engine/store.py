@@ -13,7 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lexprobe.engine.sqlite_util import connect, transaction
+from lexprobe.engine.lock import RunDirLock
+from lexprobe.engine.sqlite_util import connect, connect_read_only, transaction, translate_errors
+from lexprobe.errors import LexprobeError, StoreError
 from lexprobe.models.types import Request, Response
 
 RUN_DB_NAME = "run.sqlite"
@@ -80,8 +82,26 @@ def _response_row(request_id: str, response: Response, completed_at: float) -> t
     )
 
 
-class RunConflictError(ValueError):
+class RunConflictError(LexprobeError, ValueError):
     """A request id is already in the run with different content (two different jobs share a run directory)."""
+
+
+#: Meta keys by which stores written before run kinds were recorded tell their kind.
+LEGACY_KIND_KEYS = {"settings": "hallucination", "investigation_settings": "investigation", "qa_settings": "qa"}
+
+
+def _show(value: Any) -> str:
+    return "-" if value is None else json.dumps(value, sort_keys=True)
+
+
+def settings_changes(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """Return "key: old -> new" for every setting that differs (a setting missing on one side shows as -)."""
+    keys = list(old) + [key for key in new if key not in old]
+    return [f"{key}: {_show(old.get(key))} -> {_show(new.get(key))}" for key in keys if old.get(key) != new.get(key)]
+
+
+def _article(kind: str) -> str:
+    return "an" if kind[:1] in "aeiou" else "a"
 
 
 @dataclass(frozen=True)
@@ -97,17 +117,53 @@ class TelemetryRow:
 
 
 class RunStore:
-    """A run's SQLite file. Use `RunStore.open(run_dir)`, or `RunStore.in_memory()` for one-off asks."""
+    """A run's SQLite file. Use `RunStore.open(run_dir)` to run (it takes the run directory's lock),
+    `RunStore.open_read_only(run_dir)` to read a run (no lock; works in a read-only folder), or
+    `RunStore.in_memory()` for one-off asks."""
 
-    def __init__(self, path: Path | str) -> None:
+    damaged_hint = "move it aside or use a new --run-dir"
+
+    def __init__(self, path: Path | str, *, read_only: bool = False, lock: RunDirLock | None = None) -> None:
         self.path = path
-        self.conn = connect(path)
-        self.conn.executescript(_SCHEMA)
+        self.read_only = read_only
+        self.lock = lock
+        if read_only:
+            self.conn = connect_read_only(path, hint=self.damaged_hint)
+        else:
+            self.conn = connect(path, hint=self.damaged_hint)
+            self._create_schema()
+
+    @translate_errors
+    def _create_schema(self) -> None:
+        try:
+            self.conn.executescript(_SCHEMA)
+        except Exception:
+            self.conn.close()
+            raise
 
     @classmethod
     def open(cls, run_dir: Path | str) -> RunStore:
-        """Open (creating if needed) the store of the run directory `run_dir`."""
-        return cls(Path(run_dir) / RUN_DB_NAME)
+        """Open (creating if needed) the store of the run directory `run_dir` for a run.
+
+        Takes the run directory's lock (`lexprobe.engine.lock`) until `close`: raises `RunDirectoryLocked` while
+        another process runs there, and `StoreError` (naming the file) for a directory that cannot be written or a
+        damaged `run.sqlite`.
+        """
+        lock = RunDirLock(run_dir).acquire()
+        try:
+            return cls(Path(run_dir) / RUN_DB_NAME, lock=lock)
+        except BaseException:
+            lock.release()
+            raise
+
+    @classmethod
+    def open_read_only(cls, run_dir: Path | str) -> RunStore:
+        """Open an existing run's store for reading (reports): no lock, nothing written, also in a read-only
+        folder. Raises `StoreError` naming the file when there is none or it cannot be read."""
+        path = Path(run_dir) / RUN_DB_NAME
+        if not path.is_file():
+            raise StoreError(f"{run_dir} is not a run directory (no {RUN_DB_NAME})")
+        return cls(path, read_only=True)
 
     @classmethod
     def in_memory(cls) -> RunStore:
@@ -115,9 +171,15 @@ class RunStore:
         return cls(":memory:")
 
     def close(self) -> None:
-        """Close the connection."""
-        self.conn.close()
+        """Close the connection and let go of the run directory's lock."""
+        try:
+            self.conn.close()
+        finally:
+            if self.lock is not None:
+                self.lock.release()
+                self.lock = None
 
+    @translate_errors
     def add_requests(self, requests: Iterable[Request]) -> int:
         """Record `requests` (idempotently) and return how many were new.
 
@@ -154,10 +216,12 @@ class RunStore:
                 added += 1
         return added
 
+    @translate_errors
     def completed_ids(self) -> set[str]:
         """Return the ids of every request that has a response."""
         return {row[0] for row in self.conn.execute("SELECT request_id FROM responses")}
 
+    @translate_errors
     def record_response(self, request_id: str, response: Response, telemetry: TelemetryRow | None = None) -> None:
         """Commit one response (and its telemetry row) in a single transaction. A second write is ignored."""
         with transaction(self.conn) as conn:
@@ -165,6 +229,7 @@ class RunStore:
             if telemetry is not None:
                 self._insert_telemetry(conn, telemetry)
 
+    @translate_errors
     def record_responses(self, rows: list[tuple[str, Response, TelemetryRow]]) -> None:
         """Commit many (request id, response, telemetry) rows in one transaction.
 
@@ -177,6 +242,7 @@ class RunStore:
             for _, _, telemetry in rows:
                 self._insert_telemetry(conn, telemetry)
 
+    @translate_errors
     def record_telemetry(self, row: TelemetryRow) -> None:
         """Commit one telemetry row (a retry or a final failure)."""
         with transaction(self.conn) as conn:
@@ -190,21 +256,25 @@ class RunStore:
             (row.request_id, row.model, row.attempt, row.event, row.error, row.latency_s, time.time()),
         )
 
+    @translate_errors
     def response(self, request_id: str) -> Response | None:
         """Return the stored response of `request_id`, or None when it has none yet."""
         row = self.conn.execute("SELECT body FROM responses WHERE request_id = ?", (request_id,)).fetchone()
         return Response.model_validate_json(row[0]) if row else None
 
+    @translate_errors
     def responses(self) -> dict[str, Response]:
         """Return every stored response by request id."""
         rows = self.conn.execute("SELECT request_id, body FROM responses")
         return {request_id: Response.model_validate_json(body) for request_id, body in rows}
 
+    @translate_errors
     def requests(self) -> list[Request]:
         """Return every request in the order it was first added."""
         rows = self.conn.execute("SELECT body FROM requests ORDER BY seq")
         return [Request.model_validate_json(body) for (body,) in rows]
 
+    @translate_errors
     def telemetry(self, request_id: str | None = None) -> list[TelemetryRow]:
         """Return telemetry rows in the order they were written, optionally for one request."""
         sql = "SELECT request_id, model, attempt, event, error, latency_s FROM telemetry"
@@ -215,12 +285,14 @@ class RunStore:
         )
         return [TelemetryRow(*row) for row in rows]
 
+    @translate_errors
     def counts(self) -> dict[str, int]:
         """Return {'requests', 'completed', 'pending'} for the whole run."""
         (total,) = self.conn.execute("SELECT COUNT(*) FROM requests").fetchone()
         (done,) = self.conn.execute("SELECT COUNT(*) FROM responses").fetchone()
         return {"requests": total, "completed": done, "pending": total - done}
 
+    @translate_errors
     def record_score(self, request_id: str, scorer: str, label: str, detail: dict[str, Any]) -> None:
         """Commit (or replace) the score one scorer gave one request."""
         with transaction(self.conn) as conn:
@@ -229,12 +301,72 @@ class RunStore:
                 (request_id, scorer, label, json.dumps(detail, sort_keys=True), time.time()),
             )
 
+    @translate_errors
     def set_meta(self, key: str, value: Any) -> None:
         """Store one JSON-serializable value describing the run (command, config, versions)."""
         with transaction(self.conn) as conn:
             conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value, sort_keys=True)))
 
+    @translate_errors
     def get_meta(self, key: str) -> Any:
         """Return a value stored with `set_meta`, or None."""
         row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return json.loads(row[0]) if row else None
+
+    @property
+    def run_dir(self) -> Path:
+        """The run directory this store belongs to."""
+        return Path(self.path).parent
+
+    def kinds(self) -> list[str]:
+        """Return the kinds of run this store holds (`hallucination`, `investigation`, `qa`, `ask`), [] when new.
+
+        Stores written before kinds were recorded are told by their settings keys."""
+        recorded = self.get_meta("kinds")
+        if recorded:
+            return list(recorded)
+        return [kind for key, kind in LEGACY_KIND_KEYS.items() if self.get_meta(key) is not None]
+
+    def check_claim(self, kind: str, model: str, companions: Iterable[str] = ()) -> None:
+        """Raise `RunConflictError` unless this store is new or holds `kind` runs (or `companions`) of `model`.
+
+        A run directory belongs to one kind of run and one model: anything else would be reported as that model's.
+        """
+        kinds = self.kinds()
+        previous_model = self.get_meta("model")
+        allowed = {kind, *companions}
+        other_kinds = [k for k in kinds if k not in allowed]
+        differs = []
+        if other_kinds:
+            differs.append(f"kind {'+'.join(kinds)} vs {kind}")
+        if previous_model is not None and previous_model != model:
+            differs.append(f"model {previous_model} vs {model}")
+        if differs:
+            held = "+".join(kinds) if kinds else "another"
+            raise RunConflictError(
+                f"{self.run_dir} holds {_article(held)} {held} run of {previous_model or 'another model'}, not "
+                f"{_article(kind)} {kind} run of {model} ({'; '.join(differs)}); use a new --run-dir"
+            )
+
+    def claim(self, kind: str, model: str, companions: Iterable[str] = ()) -> None:
+        """`check_claim`, then record that this store holds a `kind` run of `model`."""
+        self.check_claim(kind, model, companions)
+        kinds = self.kinds()
+        if kind not in kinds:
+            self.set_meta("kinds", [*kinds, kind])
+        self.set_meta("model", model)
+
+    def check_settings(self, key: str, settings: dict[str, Any], comparable: Any = None) -> None:
+        """Raise `RunConflictError` naming every setting that differs ("key: old -> new") when the store already
+        holds other `key` settings; `comparable` maps stored and new settings to the form in which they are
+        compared (the same tasks in another order are the same run)."""
+        previous = self.get_meta(key)
+        if previous is None:
+            return
+        same = comparable or (lambda value: value)
+        changes = settings_changes(same(previous), same(settings))
+        if changes:
+            raise RunConflictError(
+                f"{self.run_dir} holds a run with other settings ({'; '.join(changes)}); rerun with the same "
+                "settings to resume, or use a new --run-dir"
+            )

@@ -8,13 +8,18 @@ runs of the same model are told apart by their run directory's name.
 from __future__ import annotations
 
 import json
+import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lexprobe.engine.sqlite_util import store_error
 from lexprobe.engine.store import RUN_DB_NAME, RunStore
+from lexprobe.errors import BadInputError
 from lexprobe.hallucination.labels import CONFIDENCE_SCORER, REFERENCE_SCORER
 from lexprobe.hallucination.tasks import TASKS
 
+#: The kind of run a hallucination profile's run directory holds (see `RunStore.claim`).
+RUN_KIND = "hallucination"
 SKIPPED_ROLES = ("sample1", "judge", "calibration")
 
 
@@ -78,14 +83,24 @@ def _number(text: str | None, kind: type) -> int | float | None:
 
 
 def read_run(run_dir: Path) -> tuple[RunInfo, list[Unit]]:
-    """Return the run's info and units. Raises FileNotFoundError when `run_dir` holds no run."""
+    """Return the run's info and units, reading the store read-only (no lock; a read-only folder is fine).
+
+    Raises FileNotFoundError when `run_dir` holds no run, `BadInputError` when it holds another kind of run, and
+    `StoreError` naming the file when the store cannot be read.
+    """
     if not (Path(run_dir) / RUN_DB_NAME).is_file():
         raise FileNotFoundError(f"{run_dir} is not a run directory (no {RUN_DB_NAME})")
-    store = RunStore.open(run_dir)
+    store = RunStore.open_read_only(run_dir)
     try:
+        kinds = store.kinds()
+        if kinds and RUN_KIND not in kinds:
+            raise BadInputError(f"{run_dir} holds {'+'.join(kinds)} runs, not a hallucination run")
         settings = store.get_meta("settings") or {}
         model = store.get_meta("model") or settings.get("model") or "unknown"
-        units = read_units(store, model)
+        try:
+            units = read_units(store, model)
+        except sqlite3.Error as exc:
+            raise store_error(store.path, exc, store.damaged_hint) from None
     finally:
         store.close()
     return RunInfo(Path(run_dir), model, model, settings.get("judge"), settings), units

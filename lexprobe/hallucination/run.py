@@ -13,6 +13,7 @@ from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.engine import Engine, EngineConfig, Estimate, ResponseCache, RunStore, RunSummary, estimate_run
 from lexprobe.hallucination.items import ItemPlan, plan_items
 from lexprobe.hallucination.report import ReportRow, pending_judge_requests, score_run, summarize
+from lexprobe.hallucination.results import RUN_KIND
 from lexprobe.hallucination.scorers import ScoringContext
 from lexprobe.hallucination.tasks import TaskSpec
 
@@ -45,7 +46,19 @@ class ProfileSettings:
             "n": self.n,
             "seed": self.seed,
             "judge": self.judge_model,
-        } | ({"samples": self.samples} if self.samples else {})
+            "samples": self.samples,
+        }
+
+    @staticmethod
+    def comparable(meta: dict) -> dict:
+        """Return stored settings in the form two runs are compared in: the same tasks, levels and styles in another
+        order ask the same items; a store written before `samples` was always recorded had 0 when it had none."""
+        same = dict(meta)
+        for key in ("tasks", "levels", "styles"):
+            if isinstance(same.get(key), list):
+                same[key] = sorted(same[key])
+        same.setdefault("samples", 0)
+        return same
 
 
 @dataclass
@@ -69,19 +82,22 @@ async def run_profile(
 ) -> ProfileResult:
     """Run (or, with `dry_run`, estimate) a hallucination profile; returns the plan, engine summary and table.
 
-    Raises ValueError when `run_dir` already holds a run with different settings.
+    Raises `RunConflictError` when `run_dir` holds another kind of run, another model's run or a run with other
+    settings (naming what differs), `RunDirectoryLocked` while another process runs there, and `StoreError` for a
+    run directory that cannot be written.
     """
-    plan = plan_items(db, settings.tasks, settings.levels, settings.styles, settings.n, settings.seed, settings.samples)
-    requests = [request for item in plan.items for request in item.requests(settings.model)]
     store = RunStore.open(run_dir)
     try:
-        previous = store.get_meta("settings")
-        if previous is not None and previous != settings.to_meta():
-            raise ValueError(f"{run_dir} holds a run with other settings ({previous}); use a new --run-dir")
+        store.check_claim(RUN_KIND, settings.model)
+        store.check_settings("settings", settings.to_meta(), ProfileSettings.comparable)
+        plan = plan_items(
+            db, settings.tasks, settings.levels, settings.styles, settings.n, settings.seed, settings.samples
+        )
+        requests = [request for item in plan.items for request in item.requests(settings.model)]
         if dry_run:
             return ProfileResult(plan, None, [], estimate_run(requests, store, cache))
+        store.claim(RUN_KIND, settings.model)
         store.set_meta("settings", settings.to_meta())
-        store.set_meta("model", settings.model)
         store.set_meta("skipped", plan.skipped)
         engine = Engine(store, cache, config)
         try:

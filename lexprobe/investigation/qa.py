@@ -21,12 +21,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from lexprobe.engine import Engine, EngineConfig, ResponseCache, RunStore
+from lexprobe.engine import Engine, EngineConfig, ResponseCache
 from lexprobe.investigation.corpus_view import CorpusView
 from lexprobe.investigation.environment import Question
 from lexprobe.investigation.episode import Episode, safe_name
 from lexprobe.investigation.harness import EpisodeFailed, EpisodeRunner, HarnessSettings, render_template
-from lexprobe.investigation.run import run_gated
+from lexprobe.investigation.run import QA_KIND, open_run_store, record_run, run_gated
 from lexprobe.models.types import Message
 
 QA_DIR = "qa"
@@ -144,10 +144,19 @@ async def run_qa(
     concurrency: int = 2,
     on_record: Callable[[QARecord], None] | None = None,
 ) -> list[QARecord]:
-    """Answer and grade every question of every environment; returns the records in order."""
-    views = [CorpusView.open(Path(env_dir)) for env_dir in env_dirs]
-    store = RunStore.open(run_dir)
-    store.set_meta("qa_settings", settings.to_meta() | {"judge": judge})
+    """Answer and grade every question of every environment; returns the records in order.
+
+    Raises `RunConflictError` when `run_dir` holds another model's run, a hallucination run or QA with other
+    settings (investigation episodes of the same model may share it), and `RunDirectoryLocked` while another
+    process runs there."""
+    meta = settings.to_meta() | {"judge": judge}
+    store = open_run_store(Path(run_dir), QA_KIND, settings.model, "qa_settings", meta)
+    try:
+        views = [CorpusView.open(Path(env_dir)) for env_dir in env_dirs]
+        record_run(store, QA_KIND, settings.model, "qa_settings", meta)
+    except BaseException:
+        store.close()
+        raise
     jobs = [
         lambda engine, view=view, question=question: QARunner(
             engine, view, settings, question, run_dir, judge
