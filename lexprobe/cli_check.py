@@ -1,7 +1,12 @@
 """`lexprobe check FILE...`: verify the case citations in briefs or model answers (rules: docs/check.md).
 
 Exit codes, like a linter: 0 when every citation is verified or unverifiable (nothing wrong was found); 1 when any
-citation is a mismatch or not_found; 2 for bad input (an unreadable document, no case database).
+citation is a mismatch or not_found; 2 for bad input (an unreadable document, one over a limit of
+`lexprobe.documents.limits`, no case database).
+
+Document text, file names and database names are untrusted: everything printed goes through
+`lexprobe.terminal.safe_text` / `safe_markup`, so no control sequence reaches the terminal and no Rich markup in a
+document is read as markup.
 """
 
 from __future__ import annotations
@@ -13,12 +18,12 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
 from lexprobe.cli_common import DbOpt, err, error_exit, open_case_db, out
 from lexprobe.documents.errors import ExtractionError
+from lexprobe.terminal import safe_markup, safe_text
 
 VERDICT_STYLES = {"verified": "green", "mismatch": "yellow", "not_found": "bold red", "unverifiable": "dim"}
 #: Documents longer than this report their progress on stderr.
@@ -66,14 +71,18 @@ def check(
         try:
             texts.append((path, extract_text(path)))
         except ExtractionError as exc:
-            raise error_exit(f"cannot read {exc.path}: {exc.reason}") from None
+            raise error_exit(safe_text(f"cannot read {exc.path}: {exc.reason}")) from None
     case_db = open_case_db(db)
     logging.getLogger("eyecite").setLevel(logging.ERROR)
     reference = reference_for(case_db)
     documents: list[CheckedDocument] = []
     for path, text in texts:
         if not text.strip():
-            err.print(f"[yellow]warning:[/] {escape(str(path))} has no text (a scanned PDF?)", highlight=False)
+            err.print(
+                f"[yellow]warning:[/] {safe_markup(str(path))} has no text (a scanned PDF?)",
+                highlight=False,
+                emoji=False,
+            )
         found = extract_citations(text, _progress(path, len(text)))
         verdicts = verify_citations(found, reference) if found else []
         if online and found:
@@ -82,12 +91,13 @@ def check(
             result = refine_online(found, verdicts)
             verdicts = result.verdicts
             if result.message:
-                err.print(escape(result.message), highlight=False, soft_wrap=True)
+                err.print(safe_markup(result.message), highlight=False, soft_wrap=True, emoji=False)
             elif result.asked:
                 err.print(
-                    f"[dim]{escape(str(path))}: asked CourtListener about {result.asked} citation(s): "
+                    f"[dim]{safe_markup(str(path))}: asked CourtListener about {result.asked} citation(s): "
                     f"{result.cached} from the cache, {result.fetched} from the API[/]",
                     highlight=False,
+                    emoji=False,
                 )
         documents.append(CheckedDocument(str(path), text, verdicts))
 
@@ -101,8 +111,8 @@ def check(
         try:
             html.write_text(render_html(documents), encoding="utf-8")
         except OSError as exc:
-            raise error_exit(f"cannot write {html}: {exc.strerror or exc}") from None
-        err.print(f"[dim]HTML: {escape(str(html.resolve()))}[/]", highlight=False)
+            raise error_exit(safe_text(f"cannot write {html}: {exc.strerror or exc}")) from None
+        err.print(f"[dim]HTML: {safe_markup(str(html.resolve()))}[/]", highlight=False, emoji=False)
     if any(v.verdict in (MISMATCH, NOT_FOUND) for v in all_verdicts):
         raise typer.Exit(1)
 
@@ -118,9 +128,13 @@ def _progress(path: Path, total: int):
         if quarter not in reported:
             reported.add(quarter)
             share = done * total // max(parsed_total, 1)
-            err.print(f"[dim]{escape(str(path))}: {share:,} of {total:,} characters read[/]", highlight=False)
+            err.print(
+                f"[dim]{safe_markup(str(path))}: {share:,} of {total:,} characters read[/]",
+                highlight=False,
+                emoji=False,
+            )
 
-    err.print(f"[dim]checking {escape(str(path))} ({total:,} characters)...[/]", highlight=False)
+    err.print(f"[dim]checking {safe_markup(str(path))} ({total:,} characters)...[/]", highlight=False, emoji=False)
     return report
 
 
@@ -137,31 +151,32 @@ def _json(documents, summarize, verdicts_order) -> dict:
 
 
 def _context(text: str, span: tuple[int, int], words: int = 8) -> Text:
-    """A few words either side of the citation, the citation in bold."""
+    """A few words either side of the citation, the citation in bold (made terminal-safe by `safe_text`)."""
     start, end = span
     before = " ".join(text[max(0, start - 200) : start].split(" "))
     before = " ".join(" ".join(before.split("\n")).split(" ")[-(words + 1) :])
     after = " ".join(text[end : end + 200].split("\n")).split(" ")[: words + 1]
-    line = Text(("… " if start > len(before) else "") + " ".join(before.split()), style="dim")
+    line = Text(safe_text(("… " if start > len(before) else "") + " ".join(before.split())), style="dim")
     if before[-1:] == " ":
         line.append(" ")
-    line.append(" ".join(text[start:end].split()), style="bold")
+    line.append(safe_text(" ".join(text[start:end].split())), style="bold")
     tail = " ".join(after)
-    line.append(tail.rstrip() + (" …" if end + len(tail) < len(text.rstrip()) else ""), style="dim")
+    line.append(safe_text(tail.rstrip() + (" …" if end + len(tail) < len(text.rstrip()) else "")), style="dim")
     return line
 
 
 def _print_table(document, summarize) -> None:
     counts = summarize(document.verdicts)
-    table = Table(title=f"{document.path}: {len(document.verdicts)} citations", show_lines=True, expand=True)
+    title = Text(safe_text(f"{document.path}: {len(document.verdicts)} citations"))
+    table = Table(title=title, show_lines=True, expand=True)
     table.add_column("#", justify="right", no_wrap=True)
     table.add_column("verdict", no_wrap=True)
     table.add_column("citation in context", ratio=3)
     table.add_column("reason", ratio=4)
     for index, verdict in enumerate(document.verdicts, start=1):
-        reason = Text(verdict.reason)
+        reason = Text(safe_text(verdict.reason))
         for note in verdict.notes:
-            reason.append(f"\nnote: {note}", style="italic")
+            reason.append(safe_text(f"\nnote: {note}"), style="italic")
         table.add_row(
             str(index),
             Text(verdict.verdict, style=VERDICT_STYLES.get(verdict.verdict, "")),
@@ -170,5 +185,5 @@ def _print_table(document, summarize) -> None:
         )
     out.print(table)
     summary = ", ".join(f"{counts[k]} {k}" for k in counts)
-    out.print(f"{escape(document.path)}: {summary}", highlight=False)
+    out.print(Text(safe_text(f"{document.path}: {summary}")), highlight=False)
     sys.stdout.flush()

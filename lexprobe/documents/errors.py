@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lexprobe.errors import LexprobeError
 
-class ExtractionError(ValueError):
+
+class ExtractionError(LexprobeError, ValueError):
     """A file whose text cannot be extracted: corrupt, encrypted, empty, too large, or of an unknown format.
 
     `path` is the file and `reason` says what is wrong with it; the message names both.

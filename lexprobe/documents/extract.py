@@ -28,11 +28,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from openpyxl import load_workbook
-from pptx import Presentation
-
 from lexprobe.documents.errors import ExtractionError
-from lexprobe.documents.readers import READERS, Extracted, open_pdf
+from lexprobe.documents.readers import READERS, Extracted, open_pdf, open_pptx, open_xlsx
 
 MAX_BYTES = 50 * 1024 * 1024
 FORMATS = tuple(sorted(suffix.lstrip(".") for suffix in READERS))
@@ -103,9 +100,9 @@ def page_count(path: Path, max_bytes: int = MAX_BYTES) -> int | None:
             with open(path, "rb") as stream:
                 return len(open_pdf(stream, path).pages)
         if suffix == ".pptx":
-            return len(Presentation(str(path)).slides)
+            return len(open_pptx(path).slides)
         if suffix in (".xlsx", ".xlsm"):
-            workbook = load_workbook(str(path), read_only=True)
+            workbook = open_xlsx(path, data_only=False)
             try:
                 return len(workbook.worksheets)
             finally:

@@ -1,7 +1,10 @@
 """One reader per file format: path -> `Extracted(text, page_count)`, text in the layout `extract.py` documents.
 
-Readers raise `ExtractionError` for what they recognise (an encrypted PDF, binary data in a .txt); any other
-exception they let through, and `extract.extract` turns it into an `ExtractionError` naming the file as corrupt.
+Readers raise `ExtractionError` for what they recognise (an encrypted PDF, binary data in a .txt, a file over one
+of the limits in `limits.py`); any other exception they let through, and `extract.extract` turns it into an
+`ExtractionError` naming the file as corrupt. Every reader applies the limits before the file reaches its library:
+OOXML zips are checked from their central directory and a bounded stream (`limits.check_ooxml_archive`), PDFs are
+read under pypdf limits set from `limits.PDF_*` with the pages and their decoded content counted.
 """
 
 from __future__ import annotations
@@ -21,10 +24,23 @@ from docx.text.paragraph import Paragraph
 from openpyxl import load_workbook
 from pptx import Presentation
 from pptx.enum.shapes import MSO_SHAPE_TYPE, PP_PLACEHOLDER
-from pypdf import PasswordType, PdfReader
-from pypdf.errors import DependencyError
+from pptx.presentation import Presentation as PptxPresentation
+from pypdf import PageObject, PasswordType, PdfReader
+from pypdf.errors import DependencyError, LimitReachedError
+from pypdf.generic import ArrayObject, DictionaryObject, IndirectObject, StreamObject
 
 from lexprobe.documents.errors import ExtractionError
+from lexprobe.documents.limits import (
+    PDF_MAX_CONTENT_BYTES,
+    PDF_MAX_PAGE_CONTENT_BYTES,
+    PDF_MAX_PAGES,
+    XLSX_MAX_CELLS,
+    TextBudget,
+    check_ooxml_archive,
+    over,
+    pdf_limits,
+    pypdf_limit,
+)
 from lexprobe.documents.numbers import format_number
 
 _SPACES = re.compile(r" {2,}")
@@ -54,6 +70,8 @@ def _pdf_page_text(page) -> str:
     justified text and table gaps read as ordinary text)."""
     try:
         layout = page.extract_text(extraction_mode="layout", layout_mode_space_vertically=False)
+    except LimitReachedError:
+        raise
     except Exception:  # layout mode is the less robust of the two; plain mode decides
         layout = ""
     plain = page.extract_text() or ""
@@ -63,35 +81,127 @@ def _pdf_page_text(page) -> str:
 
 
 def open_pdf(stream: BinaryIO, path: Path) -> PdfReader:
-    """Return a reader for the PDF in `stream`, decrypted with the empty password when it is encrypted.
+    """Return a reader for the PDF in `stream`, decrypted with the empty password when it is encrypted, with its
+    page tree read (`reader.pages`) under the PDF limits.
 
-    Raises ExtractionError when it is encrypted with a password, or with a cipher this install cannot open.
+    Raises ExtractionError when it is encrypted with a password, or with a cipher this install cannot open, or
+    when it is over `PDF_MAX_PAGES` or one of pypdf's limits.
     """
-    reader = PdfReader(stream)
-    if reader.is_encrypted:
-        try:
-            opened = reader.decrypt("")
-        except DependencyError as exc:
-            raise ExtractionError(path, f"encrypted PDF that needs a missing package to open ({exc})") from exc
-        if opened == PasswordType.NOT_DECRYPTED:
-            raise ExtractionError(path, "encrypted PDF: a password is required")
+    try:
+        with pdf_limits():
+            reader = PdfReader(stream)
+            if reader.is_encrypted:
+                try:
+                    opened = reader.decrypt("")
+                except DependencyError as exc:
+                    raise ExtractionError(path, f"encrypted PDF that needs a missing package to open ({exc})") from exc
+                if opened == PasswordType.NOT_DECRYPTED:
+                    raise ExtractionError(path, "encrypted PDF: a password is required")
+            _check_page_count(reader, path)
+            pages = len(reader.pages)
+    except LimitReachedError as exc:
+        raise pypdf_limit(path, "the document", exc) from exc
+    if pages > PDF_MAX_PAGES:
+        raise over(path, f"{pages:,} pages", "PDF_MAX_PAGES")
     return reader
 
 
+def _check_page_count(reader: PdfReader, path: Path) -> None:
+    """Refuse a page tree whose root declares more than `PDF_MAX_PAGES` pages before pypdf walks it (the walk takes
+    seconds for tens of thousands of pages); the pages found by the walk are checked too, since /Count can lie."""
+    try:
+        declared = int(_resolved(_resolved(reader.trailer["/Root"])["/Pages"])["/Count"])
+    except Exception:  # no or a malformed /Count: pypdf's walk decides
+        return
+    if declared > PDF_MAX_PAGES:
+        raise over(path, f"the page tree declares {declared:,} pages", "PDF_MAX_PAGES")
+
+
+def _resolved(value: object) -> object:
+    return value.get_object() if isinstance(value, IndirectObject) else value
+
+
+def _stream_bytes(contents: object) -> int:
+    """Decoded bytes of a page's /Contents: one stream or an array of streams (pypdf caches the decoded data)."""
+    contents = _resolved(contents)
+    items = contents if isinstance(contents, ArrayObject) else [contents]
+    return sum(len(item.get_data()) for item in map(_resolved, items) if isinstance(item, StreamObject))
+
+
+def page_content_bytes(page: PageObject, stop_at: int = PDF_MAX_PAGE_CONTENT_BYTES) -> int:
+    """Return the decoded bytes of a page's content streams and of the form XObjects its resources hold, each form
+    once (what text extraction parses); counting stops once past `stop_at`."""
+    total = _stream_bytes(page.get("/Contents"))
+    seen: set[tuple[int, int] | int] = set()
+    pending = [page.get("/Resources")]
+    while pending and total <= stop_at:
+        resources = _resolved(pending.pop())
+        xobjects = _resolved(resources.get("/XObject")) if isinstance(resources, DictionaryObject) else None
+        if not isinstance(xobjects, DictionaryObject):
+            continue
+        for reference in xobjects.values():
+            key = (reference.idnum, reference.generation) if isinstance(reference, IndirectObject) else id(reference)
+            xobject = _resolved(reference)
+            if key in seen or not isinstance(xobject, StreamObject) or xobject.get("/Subtype") != "/Form":
+                continue
+            seen.add(key)
+            total += len(xobject.get_data())
+            pending.append(xobject.get("/Resources"))
+            if total > stop_at:
+                break
+    return total
+
+
 def read_pdf(path: Path) -> Extracted:
-    """Return the text of every page under "## Page N" headers, or "" when no page has a text layer."""
+    """Return the text of every page under "## Page N" headers, or "" when no page has a text layer.
+
+    Raises ExtractionError when the file is over a PDF limit: pages, a stream's decoded size, a page's or the whole
+    document's decoded content, the extracted text (see `limits.py`).
+    """
     with open(path, "rb") as stream:
         reader = open_pdf(stream, path)
-        pages: list[str] = []
-        for number, page in enumerate(reader.pages, start=1):
-            try:
-                pages.append(_pdf_page_text(page))
-            except Exception as exc:  # one bad page must not lose the rest of a filing
-                pages.append(f"[page {number}: text could not be extracted: {type(exc).__name__}]")
+        with pdf_limits():
+            pages = _pdf_pages(reader, path)
     if not any(text.strip() for text in pages):
         return Extracted("", len(pages))
     text = "\n".join(f"## Page {number}\n{body}" for number, body in enumerate(pages, start=1))
     return Extracted(text, len(pages))
+
+
+def _check_content(reader: PdfReader, path: Path) -> None:
+    """Decode (pypdf keeps it) and count every page's content before any is parsed: raise ExtractionError when a
+    page is over `PDF_MAX_PAGE_CONTENT_BYTES` or all pages together over `PDF_MAX_CONTENT_BYTES`."""
+    content = 0
+    for number, page in enumerate(reader.pages, start=1):
+        try:
+            size = page_content_bytes(page)
+        except LimitReachedError as exc:
+            raise pypdf_limit(path, f"page {number}", exc) from exc
+        except Exception:  # a corrupt stream: the page's extraction reports it
+            continue
+        if size > PDF_MAX_PAGE_CONTENT_BYTES:
+            raise over(path, f"page {number}'s content decodes to {size:,} bytes", "PDF_MAX_PAGE_CONTENT_BYTES")
+        content += size
+        if content > PDF_MAX_CONTENT_BYTES:
+            finding = f"the content of pages 1-{number} decodes to {content:,} bytes"
+            raise over(path, finding, "PDF_MAX_CONTENT_BYTES", bomb=True)
+
+
+def _pdf_pages(reader: PdfReader, path: Path) -> list[str]:
+    """The text of each page, after `_check_content`."""
+    _check_content(reader, path)
+    budget = TextBudget(path)
+    pages: list[str] = []
+    for number, page in enumerate(reader.pages, start=1):
+        try:
+            pages.append(budget.add(_pdf_page_text(page)))
+        except LimitReachedError as exc:
+            raise pypdf_limit(path, f"page {number}", exc) from exc
+        except ExtractionError:
+            raise
+        except Exception as exc:  # one bad page must not lose the rest of a filing
+            pages.append(f"[page {number}: text could not be extracted: {type(exc).__name__}]")
+    return pages
 
 
 def _docx_blocks(body, document) -> Iterator[str]:
@@ -115,8 +225,10 @@ def _docx_blocks(body, document) -> Iterator[str]:
 
 def read_docx(path: Path) -> Extracted:
     """Return body paragraphs and tables in document order (headers, footers and text boxes are not read)."""
+    check_ooxml_archive(path)
     document = docx.Document(str(path))
-    return Extracted("\n".join(_docx_blocks(document.element.body, document)), None)
+    budget = TextBudget(path)
+    return Extracted("\n".join(budget.add(block) for block in _docx_blocks(document.element.body, document)), None)
 
 
 def cell_text(value: object, number_format: str | None) -> str:
@@ -134,20 +246,34 @@ def cell_text(value: object, number_format: str | None) -> str:
     return str(value).replace("\r\n", " ").replace("\n", " ").strip()
 
 
+def open_xlsx(path: Path, data_only: bool = True):
+    """Return the workbook at `path` opened read-only, after `check_ooxml_archive` (the caller closes it)."""
+    check_ooxml_archive(path)
+    return load_workbook(str(path), read_only=True, data_only=data_only)
+
+
 def read_xlsx(path: Path) -> Extracted:
     """Return each worksheet under "## Sheet: NAME", one row per line, cells joined by " | " (cached values, not
-    formulas; a formula never calculated reads as an empty cell)."""
-    workbook = load_workbook(str(path), read_only=True, data_only=True)
+    formulas; a formula never calculated reads as an empty cell).
+
+    Raises ExtractionError past `XLSX_MAX_CELLS` cells and rows (empty ones count: openpyxl fills the gaps).
+    """
+    workbook = open_xlsx(path)
+    budget = TextBudget(path)
     lines: list[str] = []
+    read = 0
     try:
-        for sheet in workbook.worksheets:
-            lines.append(f"## Sheet: {sheet.title}")
+        for index, sheet in enumerate(workbook.worksheets, start=1):
+            lines.append(budget.add(f"## Sheet: {sheet.title}"))
             sheet.reset_dimensions()  # stored dimensions can be wrong; read every row there is
             for row in sheet.iter_rows():
+                read += 1 + len(row)
+                if read > XLSX_MAX_CELLS:
+                    raise over(path, f"sheet {index} brings the cells and rows read to {read:,}", "XLSX_MAX_CELLS")
                 cells = [cell_text(cell.value, getattr(cell, "number_format", None)) for cell in row]
                 while cells and not cells[-1]:
                     cells.pop()
-                lines.append(" | ".join(cells))
+                lines.append(budget.add(" | ".join(cells)))
             lines.append("")
         count = len(workbook.worksheets)
     finally:
@@ -175,10 +301,16 @@ def _shape_lines(shapes, skip_id: int | None) -> Iterator[str]:
                     yield "  " * paragraph.level + ("- " if bulleted else "") + text
 
 
+def open_pptx(path: Path) -> PptxPresentation:
+    """Return the presentation at `path`, after `check_ooxml_archive`."""
+    check_ooxml_archive(path)
+    return Presentation(str(path))
+
+
 def read_pptx(path: Path) -> Extracted:
     """Return each slide under "## Slide N: title": body text (bullets as "- "), tables as " | " rows, then
     "Notes:" and the speaker notes."""
-    deck = Presentation(str(path))
+    deck = open_pptx(path)
     lines: list[str] = []
     for number, slide in enumerate(deck.slides, start=1):
         title_shape = slide.shapes.title
@@ -190,7 +322,8 @@ def read_pptx(path: Path) -> Extracted:
             lines.append("Notes:")
             lines.append(notes_frame.text.replace("\v", "\n"))
         lines.append("")
-    return Extracted("\n".join(lines), len(deck.slides))
+    text = TextBudget(path).add("\n".join(lines))
+    return Extracted(text, len(deck.slides))
 
 
 def read_text(path: Path) -> Extracted:
