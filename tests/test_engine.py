@@ -166,7 +166,8 @@ async def test_non_transient_failure_leaves_request_pending(tmp_path):
     assert store.response("followup") is None
     assert store.counts() == {"requests": 3, "completed": 2, "pending": 1}
     rows = store.telemetry("followup")
-    assert [(row.event, row.attempt) for row in rows] == [("failed", 1)]
+    assert [(row.event, row.attempt) for row in rows] == [("failed_permanent", 1)]  # not retried: it cannot help
+    assert summary.failed_permanent == 1 and summary.permanent_errors == summary.errors
     assert "turn 2" in (rows[0].error or "")
     assert len(cache) == 2
 
@@ -239,11 +240,13 @@ def test_estimate_cost_by_price(monkeypatch):
     assert priced.max_cost_usd == pytest.approx(priced.input_tokens * 0.15e-6 + 1000 * 0.60e-6)
 
 
-def test_estimate_rejects_unusable_spec(monkeypatch):
-    """A dry run fails on a missing key exactly as the real run would."""
+def test_estimate_needs_no_key_but_rejects_unusable_spec(monkeypatch, tmp_path):
+    """A dry run sends nothing, so it needs no API key; a spec no run could use still fails."""
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    with pytest.raises(ModelConfigError, match="OPENAI_API_KEY"):
-        estimate_run([Request.from_prompt("openai/gpt-4o-mini", "Hi?")])
+    estimate = estimate_run([Request.from_prompt("openai/gpt-4o-mini", "Hi?")])
+    assert estimate.requests == 1
+    with pytest.raises(ModelConfigError, match="missing.gguf"):
+        estimate_run([Request.from_prompt(f"local:{tmp_path / 'missing.gguf'}", "Hi?")])
 
 
 async def test_missing_api_key_fails_before_anything_is_stored(tmp_path, monkeypatch):
