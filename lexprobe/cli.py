@@ -1,7 +1,8 @@
 """The `lexprobe` command line: parse, call the library, print. Results go to stdout; progress and logs to stderr.
 
-Exit codes: 0 success; 1 the work ran but some requests are still pending (rerun to resume); 2 bad input or
-configuration (unknown model spec, missing API key, conflicting run directory).
+Exit codes: 0 success; 1 the work ran but some requests are still pending (rerun to resume); 2 bad input,
+configuration or a permanent failure (unknown model spec, missing API key, conflicting run directory, a prompt
+longer than the context window); 130 stopped by Ctrl-C (what completed is kept; rerun to resume).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from lexprobe import __version__
 from lexprobe.caselaw.build import BuildError
 from lexprobe.caselaw.paths import default_db_path
 from lexprobe.cli_check import register as register_check
-from lexprobe.cli_common import err, error_exit, out
+from lexprobe.cli_common import LexprobeGroup, err, error_exit, out
 from lexprobe.cli_data import data_app
 from lexprobe.cli_hallucination import hallucination_app, load_roster, print_report, print_skipped
 from lexprobe.cli_investigation import investigation_app
@@ -36,6 +37,7 @@ from lexprobe.engine import (
     default_cache_dir,
     estimate_run,
 )
+from lexprobe.engine.interrupt import RunInterrupted, stop_on_sigint
 from lexprobe.engine.progress import format_cost
 from lexprobe.hallucination.profile_stats import profile
 from lexprobe.hallucination.results import read_runs
@@ -43,11 +45,16 @@ from lexprobe.models import ModelConfigError, Request, check_model, model_status
 from lexprobe.models.spec import valid_forms_text
 
 app = typer.Typer(
+    cls=LexprobeGroup,
     name="lexprobe",
     help=(
         "Measure what language models know about law and how well they investigate legal evidence.\n\n"
         "Every command that talks to a model takes --model SPEC. Run `lexprobe models` to see the spec forms "
-        "and which ones work on this machine right now."
+        "and which ones work on this machine right now.\n\n"
+        'Examples: `lexprobe data build`, `lexprobe ask "Who wrote Miranda v. Arizona?"`, '
+        "`lexprobe hallucination run --model local --tasks existence --n 5 --samples 0 --run-dir runs/smol`, "
+        "`lexprobe check brief.pdf`, `lexprobe investigation run envs/harlow --model local --run-dir runs/inv`. "
+        "Every command's --help shows an example of its own."
     ),
     no_args_is_help=True,
     add_completion=False,
@@ -136,6 +143,10 @@ def models(
     out.print(f"Response cache: {default_cache_dir()} (set LEXPROBE_CACHE to move it)", highlight=False)
 
 
+#: The kind of run `lexprobe ask --run-dir` records (see `RunStore.claim`).
+ASK_KIND = "ask"
+
+
 @app.command()
 def ask(
     prompt: Annotated[str, typer.Argument(help="The question to ask.")],
@@ -164,7 +175,7 @@ def ask(
     Example: `lexprobe ask --model local --json "Who wrote Marbury v. Madison?"`
     """
     try:
-        check_model(model)
+        check_model(model, credentials=not dry_run)  # a dry run sends nothing: no API key needed
         request = Request.from_prompt(
             model,
             prompt,
@@ -177,17 +188,27 @@ def ask(
         config = engine_config(concurrency, no_cache, max_retries, timeout)
         cache = ResponseCache() if config.use_cache else None
         store = RunStore.open(run_dir) if run_dir else RunStore.in_memory()
+        if run_dir and dry_run:  # a run directory holds one kind of run of one model; a dry run records nothing
+            store.check_claim(ASK_KIND, model)
+        elif run_dir:
+            store.claim(ASK_KIND, model)
         if dry_run:
             estimate = estimate_run([request], store, cache)
             print(json.dumps(estimate.to_dict()) if as_json else estimate.one_line())
             return
-        summary = asyncio.run(_run_once(store, cache, config, request))
+        with stop_on_sigint():  # Ctrl-C: the call stops cleanly, exit 130
+            summary = asyncio.run(_run_once(store, cache, config, request))
     except (ModelConfigError, RunConflictError) as exc:
         fail(str(exc))
+    except RunInterrupted as exc:
+        err.print(exc.summary.one_line(), highlight=False)
+        raise
     response = store.response(request.request_id)
     if response is None:
+        if summary.permanent_errors:
+            fail(f"the request failed permanently: {summary.permanent_errors[0].split(': ', 1)[-1]}")
         reason = summary.errors[0].split(": ", 1)[-1] if summary.errors else "no answer"
-        fail(f"the request failed after {summary.retries} retries: {reason}", code=1)
+        fail(f"the request failed after {summary.retries} retries: {reason}; rerun to try again", code=1)
     if as_json:
         payload = {
             "text": response.text,
@@ -231,6 +252,8 @@ def demo(
 
     Builds the case database first when there is none (`lexprobe data build`, about 10 s). Takes a few minutes on
     two CPU cores; rerunning is instant (cached).
+
+    Example: `lexprobe demo --html demo-report.html`
     """
     try:
         check_model(model)

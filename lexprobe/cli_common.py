@@ -37,7 +37,7 @@ class LexprobeGroup(TyperGroup):
     exception is a bug and keeps its traceback.
     """
 
-    def invoke(self, ctx: click.Context):  # noqa: D102 - click's signature
+    def invoke(self, ctx: click.Context) -> object:
         try:
             return super().invoke(ctx)
         except LexprobeError as exc:

@@ -12,22 +12,29 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from lexprobe.caselaw.courts import LEVELS_TEXT, parse_levels
 from lexprobe.caselaw.judges import load_justices
-from lexprobe.cli_common import DbOpt, err, error_exit, open_case_db, out
+from lexprobe.caselaw.query import CaseDatabase
+from lexprobe.caselaw.sampling import eligible_count
+from lexprobe.cli_common import DbOpt, LexprobeGroup, err, error_exit, open_case_db, out
 from lexprobe.cli_labels import register as register_label_commands
 from lexprobe.engine import EngineConfig, ResponseCache
+from lexprobe.engine.interrupt import RunInterrupted, stop_on_sigint
+from lexprobe.errors import BadInputError
 from lexprobe.hallucination.calibration import DEFAULT_SAMPLES
-from lexprobe.hallucination.external import LineError, score_lines
+from lexprobe.hallucination.external import LineError, read_answer_lines, score_lines
 from lexprobe.hallucination.profile_stats import profile
 from lexprobe.hallucination.prompts import PROMPT_STYLES
 from lexprobe.hallucination.report import ReportRow, report_json, report_rows
 from lexprobe.hallucination.results import read_runs
 from lexprobe.hallucination.run import ProfileSettings, run_profile
-from lexprobe.hallucination.tasks import TASKS, resolve_levels, resolve_tasks
+from lexprobe.hallucination.tasks import TASKS, resolve_tasks
 from lexprobe.models import ModelConfigError, check_model
 from lexprobe.models.spec import valid_forms_text
+from lexprobe.terminal import safe_markup, safe_text
 
 hallucination_app = typer.Typer(
+    cls=LexprobeGroup,
     help="Profile legal hallucinations (Dahl et al., Large Legal Fictions): ask a model about real cases, score every "
     "answer against public case-law data, report hallucination rates with standard errors.",
     no_args_is_help=True,
@@ -36,7 +43,10 @@ hallucination_app = typer.Typer(
 
 @hallucination_app.command("tasks")
 def tasks(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
-    """List the study's tasks: question, complexity, method, prompt styles and court levels."""
+    """List the study's tasks: question, complexity, method, prompt styles and court levels.
+
+    Example: `lexprobe hallucination tasks --json`
+    """
     if as_json:
         print(json.dumps([
             {"task": t.id, "question": t.question, "complexity": t.complexity,
@@ -91,11 +101,26 @@ def print_skipped(skipped: list[tuple[str, str, str, str]]) -> None:
             err.print(f"[dim]skipped {task} / {level} / {style}: {reason}[/]", highlight=False, soft_wrap=True)
 
 
+def warn_sample_sizes(database: CaseDatabase, levels: list[str], n: int) -> None:
+    """Warn on stderr about each level with fewer eligible cases than `n` (the sample takes all of them);
+    raise `BadInputError` when no level has any case to sample."""
+    available = {level: eligible_count(database, level) for level in levels}
+    for level, count in available.items():
+        if count == 0:
+            err.print(f"[yellow]warning:[/] no {level} case in {safe_markup(str(database.path))} passes the "
+                      "sampling filter: nothing is asked at that level", highlight=False, soft_wrap=True)  # fmt: skip
+        elif count < n:
+            err.print(f"[yellow]warning:[/] --n {n:,} is more than the {count:,} eligible {level} cases: "
+                      f"sampling all {count:,}", highlight=False, soft_wrap=True)  # fmt: skip
+    if not any(available.values()):
+        raise BadInputError(f"no case to ask: {database.path} has no eligible case at level(s) {', '.join(levels)}")
+
+
 @hallucination_app.command("run")
 def run(
     model: Annotated[str, typer.Option("--model", "-m", help=f"Model spec, one of: {valid_forms_text()}.")] = "local",
     task_list: Annotated[str, typer.Option("--tasks", help="Comma list of task ids, or 'all'.")] = "all",
-    levels: Annotated[str, typer.Option(help="Comma list of court levels: scotus, coa, usdc.")] = "scotus",
+    levels: Annotated[str, typer.Option(help=f"Comma list of court levels: {LEVELS_TEXT}.")] = "scotus",
     prompt_styles: Annotated[str, typer.Option(help="Comma list: zero, few.")] = "zero,few",
     n: Annotated[int, typer.Option("--n", min=1, help="Cases sampled per level.")] = 100,
     judge: Annotated[
@@ -124,14 +149,18 @@ def run(
 ) -> None:
     """Sample cases, ask every task at temperature 0 through the engine, score, and print the rate table.
 
-    Example: `lexprobe hallucination run --model local --tasks existence,author --n 20 --run-dir runs/smol`
+    Levels may be spelled scotus/supreme, coa/appeals/circuit/uscoa, district/usdc; reports print
+    scotus, coa, district. An --n beyond a level's eligible cases samples all of them, with a warning.
+
+    Example: `lexprobe hallucination run --model local --tasks existence,author --n 20 --samples 0 --run-dir runs/smol`
+    (about 50 requests; add `--dry-run` to count requests, tokens and cost first).
     """
     try:
-        check_model(model)
+        check_model(model, credentials=not dry_run)  # a dry run sends nothing: no API key needed
         settings = ProfileSettings(
             model=model,
             tasks=resolve_tasks(task_list),
-            levels=resolve_levels(levels),
+            levels=parse_levels(levels),
             styles=[s.strip() for s in prompt_styles.split(",") if s.strip()],
             n=n,
             seed=seed,
@@ -139,20 +168,27 @@ def run(
             samples=samples,
         )
         if judge:
-            check_model(judge)
+            check_model(judge, credentials=not dry_run)
     except (ModelConfigError, ValueError) as exc:
         raise error_exit(str(exc)) from None
     bad_styles = [s for s in settings.styles if s not in PROMPT_STYLES]
     if bad_styles or not settings.styles:
         raise error_exit(f"unknown prompt style(s) {bad_styles}; valid: zero, few")
     database = open_case_db(db)
+    warn_sample_sizes(database, settings.levels, n)
     config = EngineConfig(concurrency=concurrency, use_cache=not no_cache, progress=sys.stderr.isatty())
     cache = None if no_cache else ResponseCache()
     try:
-        result = asyncio.run(run_profile(settings, database, run_dir, cache, config, dry_run=dry_run))
+        with stop_on_sigint():  # Ctrl-C: stop cleanly, keep what completed, exit 130
+            result = asyncio.run(run_profile(settings, database, run_dir, cache, config, dry_run=dry_run))
     except (ValueError, ModelConfigError) as exc:
         raise error_exit(str(exc)) from None
+    except RunInterrupted as exc:
+        err.print(exc.summary.one_line(), highlight=False)
+        raise
     print_skipped(result.plan.skipped)
+    if not result.plan.items:
+        raise BadInputError("nothing to ask: every task was skipped at the chosen level(s) (reasons above)")
     if result.estimate is not None:
         print(json.dumps(result.estimate.to_dict()) if as_json else result.estimate.one_line())
         return
@@ -165,8 +201,9 @@ def run(
     summary = result.summary
     if summary is not None:
         err.print(summary.one_line(), highlight=False)
-        if not summary.complete:
-            raise error_exit(f"{summary.failed} request(s) still pending; rerun the same command to resume", code=1)
+        failure = summary.failure()  # exit 2 for a permanent failure, 1 while requests are pending
+        if failure is not None:
+            raise failure
 
 
 @hallucination_app.command("report")
@@ -307,21 +344,40 @@ def score_answers(
 ) -> None:
     """Score answers produced elsewhere (another harness, a commercial research tool) against the case database.
 
-    Prints each line with "label" and "detail" added; malformed lines are reported on stderr by line number.
+    Prints each line with "label" and "detail" added. Bad lines (not UTF-8, not a JSON object, over 1 MiB, nested
+    too deep, a field missing) are reported on stderr by line number and left out; the good lines are still scored,
+    and the command then exits 2. A file with a UTF-16 byte-order mark is decoded as UTF-16, with a note.
+
+    Example: `lexprobe hallucination score-answers answers.jsonl > scored.jsonl`
     """
     if not file.is_file():
-        raise error_exit(f"file not found: {file}")
+        raise BadInputError(f"file not found: {safe_text(str(file))}")
     database = open_case_db(db)
-    errors = 0
-    with file.open(encoding="utf-8") as handle:
-        for result in score_lines(handle, database):
+    name = safe_text(str(file))
+    scored = errors = 0
+    try:
+        handle = file.open("rb")
+    except OSError as exc:
+        raise BadInputError(f"cannot read {name}: {exc.strerror or exc}") from None
+    with handle:
+        codec, lines = read_answer_lines(handle)
+        if codec != "utf-8":
+            err.print(f"note: {name} starts with a {codec} byte-order mark: read as {codec} (save JSON Lines as UTF-8)",
+                      highlight=False, markup=False, soft_wrap=True)  # fmt: skip
+        for result in score_lines(lines, database):
             if isinstance(result, LineError):
                 errors += 1
-                err.print(f"{file}:{result.line}: {result.message}", highlight=False, markup=False)
+                err.print(f"{name}:{result.line}: {safe_text(result.message)}", highlight=False, markup=False,
+                          soft_wrap=True)  # fmt: skip
             else:
+                scored += 1
                 sys.stdout.write(json.dumps(result) + "\n")
+    sys.stdout.flush()
     if errors:
-        raise error_exit(f"{errors} malformed line(s) in {file} were not scored (listed above)", code=1)
+        raise BadInputError(f"{errors} bad line(s) in {name} were not scored (listed above); {scored} line(s) scored")
+    if not scored:
+        raise BadInputError(f"{name} holds no answer lines (empty input); expected one JSON object a line")
+    err.print(f"scored {scored} line(s) of {name}", highlight=False, markup=False, soft_wrap=True)
 
 
 register_label_commands(hallucination_app)

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from lexprobe.cli_common import err, error_exit, out
+from lexprobe.cli_common import LexprobeGroup, err, error_exit, out
 from lexprobe.investigation.hf_dataset import DATASET_NAME, HFDatasetError, import_hf_cases, load_hf_cases
 from lexprobe.investigation.review import (
     ALTERNATIVES,
@@ -26,6 +26,7 @@ from lexprobe.investigation.review import (
 from lexprobe.investigation.validate import EnvironmentInvalid, Problem, errors_in, validate_environment
 
 investigation_app = typer.Typer(
+    cls=LexprobeGroup,
     help="Investigation environments (InvestigationWorlds): validate an environment directory, import cases of the "
     "published dataset from a local copy, and run the attorney review (sheets out, pass rates and agreement in).",
     no_args_is_help=True,

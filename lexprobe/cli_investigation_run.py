@@ -9,14 +9,17 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from lexprobe.cli_common import err, error_exit, out
 from lexprobe.engine import EngineConfig, ResponseCache
+from lexprobe.engine.interrupt import stop_on_sigint
+from lexprobe.engine.summary import permanent_failures_error
 from lexprobe.investigation.episode import Episode, load_episodes
 from lexprobe.models import ModelConfigError, check_model
 from lexprobe.models.spec import valid_forms_text
+from lexprobe.terminal import safe_json, safe_text
 
 
 def register(app: typer.Typer) -> None:
@@ -74,9 +77,12 @@ def run(
     def report(episode: Episode) -> None:
         err.print(_episode_line(episode), highlight=False, markup=False)
 
+    permanent: dict[str, str] = {}
     try:
-        episodes = asyncio.run(run_investigations(env_dirs, settings, run_dir, cache, config,
-                                                  concurrency=concurrency, on_episode=report))  # fmt: skip
+        with stop_on_sigint():  # Ctrl-C: every episode stops at its next step (saved, resumable), exit 130
+            episodes = asyncio.run(run_investigations(env_dirs, settings, run_dir, cache, config,
+                                                      concurrency=concurrency, on_episode=report,
+                                                      permanent_failures=permanent))  # fmt: skip
     except (FileNotFoundError, ValueError) as exc:
         raise error_exit(str(exc)) from None
     if episodes and not episodes[0].shell_enabled and not no_shell:
@@ -86,6 +92,9 @@ def run(
             sys.stdout.write(json.dumps(episode.model_dump(mode="json", exclude={"transcript"})) + "\n")
         else:
             print(_episode_line(episode))
+    failure = permanent_failures_error(permanent)  # exit 2: a rerun would fail the same way
+    if failure is not None:
+        raise failure
     failed = [e for e in episodes if e.status != "complete"]
     if failed:
         raise error_exit(f"{len(failed)} episode(s) did not finish ({failed[0].error}); rerun to resume", code=1)
@@ -97,7 +106,10 @@ def show(
     as_json: Annotated[bool, typer.Option("--json", help="Print the episode record as JSON.")] = False,
 ) -> None:
     """Print an episode's transcript: every message, tool call (with the documents and roles it touched), the
-    summary and the verdicts. Without an id, list the run's episodes."""
+    summary and the verdicts. Without an id, list the run's episodes.
+
+    Example: `lexprobe investigation show runs/inv-smol` lists the episodes; add an episode id for its transcript.
+    """
     if not run_dir.is_dir():
         raise error_exit(f"{run_dir} is not a directory")
     try:
@@ -108,36 +120,43 @@ def show(
         raise error_exit(f"{run_dir} holds no episodes")
     if episode_id is None:
         for episode in episodes:
-            print(_episode_line(episode))
+            print(safe_text(_episode_line(episode)))
         return
     matches = [e for e in episodes if e.episode_id == episode_id or e.episode_id.startswith(episode_id)]
     if len(matches) != 1:
         known = ", ".join(e.episode_id for e in episodes[:10])
         raise error_exit(f"{'no' if not matches else 'several'} episode(s) match {episode_id!r}; known: {known}")
-    episode = matches[0]
     if as_json:
-        print(episode.model_dump_json(indent=1))
+        print(safe_json(matches[0].model_dump_json(indent=1)))
         return
-    out.print(f"[bold]{escape(episode.episode_id)}[/] ({episode.status}; model {escape(episode.model)}; "
-              f"ablation {episode.ablation}; shuffle seed {episode.seed})")  # fmt: skip
+    _print_transcript(matches[0])
+
+
+def _print_transcript(episode: Episode) -> None:
+    """Print an episode for `show`. Everything in it came from a model, a tool or an environment: it is printed
+    through `safe_text` as `Text` (never read as Rich markup or emoji codes), so the transcript shows exactly what
+    was said and run, and no control sequence reaches the terminal."""
+    header = (f"{episode.episode_id} ({episode.status}; model {episode.model}; ablation {episode.ablation}; "
+              f"shuffle seed {episode.seed})")  # fmt: skip
+    out.print(Text(safe_text(header), style="bold"), highlight=False)
     calls = iter(episode.tool_calls)
     for message in episode.transcript:
-        role = message.get("role", "?")
-        out.print(f"\n[bold cyan]{role}[/]", highlight=False)
+        out.print(Text("\n" + safe_text(str(message.get("role", "?"))), style="bold cyan"), highlight=False)
         if message.get("content"):
-            out.print(escape(message["content"]), highlight=False)
+            out.print(Text(safe_text(str(message["content"]))), highlight=False)
         for call in message.get("tool_calls", []):
             record = next(calls, None)
             touched = f" -> {', '.join(f'{d} ({r})' for d, r in zip(record.doc_ids, record.roles, strict=False))}" if (
                 record and record.doc_ids) else ""  # fmt: skip
             denied = " [denied: budget spent]" if record and record.denied else ""
-            out.print(f"[yellow]call {call['name']}({json.dumps(call.get('arguments', {}))}){denied}{touched}[/]",
-                      highlight=False)  # fmt: skip
+            line = f"call {call.get('name')}({json.dumps(call.get('arguments', {}))}){denied}{touched}"
+            out.print(Text(safe_text(line), style="yellow"), highlight=False)
     table = Table(title="verdicts")
     for column in ("label", "hypothesis", "kind", "verdict", "reason"):
         table.add_column(column)
     for verdict in episode.verdicts:
-        table.add_row(verdict.label, verdict.hypothesis_id, verdict.kind, verdict.verdict or "unparsed", verdict.reason)
+        cells = (verdict.label, verdict.hypothesis_id, verdict.kind, verdict.verdict or "unparsed", verdict.reason)
+        table.add_row(*(Text(safe_text(str(cell or ""))) for cell in cells))
     out.print(table)
 
 
@@ -172,8 +191,10 @@ def qa(
                                max_tokens=max_tokens)  # fmt: skip
     config = EngineConfig(use_cache=not no_cache, progress=False)
     try:
-        records = asyncio.run(run_qa(env_dirs, settings, judge_model, run_dir, None if no_cache else ResponseCache(),
-                                     config, concurrency=concurrency))  # fmt: skip
+        with stop_on_sigint():  # Ctrl-C: every question stops at its next step, exit 130
+            records = asyncio.run(run_qa(env_dirs, settings, judge_model, run_dir,
+                                         None if no_cache else ResponseCache(), config,
+                                         concurrency=concurrency))  # fmt: skip
     except (FileNotFoundError, ValueError) as exc:
         raise error_exit(str(exc)) from None
     if as_json:

@@ -254,7 +254,7 @@ def test_demo_profiles_the_embedded_model(cli, tmp_path, isolated_cache):
     assert "investigation episode fictional-harlow-v-brightline|local|e0: complete" in text
     assert "Investigation (sample environment)" in report.read_text()
     assert list((run_dir / "investigation" / "episodes").glob("*.json"))
-    store = RunStore.open(run_dir)
+    store = RunStore.open_read_only(run_dir)  # reading only: the rerun below must be able to lock the run directory
     counts = store.counts()
     assert counts["pending"] == 0 and counts["requests"] > 20
     roles = {request.tags.get("role") for request in store.requests()}

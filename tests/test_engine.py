@@ -245,7 +245,7 @@ def test_estimate_needs_no_key_but_rejects_unusable_spec(monkeypatch, tmp_path):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     estimate = estimate_run([Request.from_prompt("openai/gpt-4o-mini", "Hi?")])
     assert estimate.requests == 1
-    with pytest.raises(ModelConfigError, match="missing.gguf"):
+    with pytest.raises(ModelConfigError, match=r"missing\.gguf"):
         estimate_run([Request.from_prompt(f"local:{tmp_path / 'missing.gguf'}", "Hi?")])
 
 

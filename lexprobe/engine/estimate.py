@@ -56,22 +56,24 @@ def estimate_run(
 ) -> Estimate:
     """Estimate the work of running `requests` without sending or storing anything.
 
-    Raises `ModelConfigError` when a model spec cannot be used, exactly as the real run would.
+    Raises `ModelConfigError` when a model spec cannot be used, as the real run would; a missing API key is no
+    error here, since nothing is sent.
     """
     unique = {request.request_id: request for request in requests}
     for spec in sorted({request.model for request in unique.values()}):
-        check_model(spec)
+        check_model(spec, credentials=False)  # a dry run sends nothing: no API key needed
     done = store.completed_ids() if store is not None else set()
     pending = [r for rid, r in unique.items() if rid not in done]
-    hits = cache.get_many(r.cache_key() for r in pending) if cache is not None else {}
-    to_send = [r for r in pending if r.cache_key() not in hits]
+    keys = [r.response_key() for r in pending]
+    hits = cache.get_many(keys) if cache is not None else {}
+    to_send = [r for r, key in zip(pending, keys, strict=True) if key not in hits]
     input_tokens = output_tokens = 0
     total_cost: float | None = 0.0
     for request in to_send:
         usage = Usage(input_tokens=estimate_input_tokens(request), output_tokens=request.max_tokens)
         input_tokens += usage.input_tokens
         output_tokens += usage.output_tokens
-        spec = check_model(request.model)
+        spec = check_model(request.model, credentials=False)
         cost = cost_usd(price_for(spec.backend, spec.name), usage)
         total_cost = None if cost is None or total_cost is None else total_cost + cost
     return Estimate(

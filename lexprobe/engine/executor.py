@@ -6,27 +6,36 @@
 
 Only requests without a stored response are considered, so rerunning the same job resumes it. Each request is
 looked up in the cache, then sent with bounded retries; its answer is written to the cache and then committed to
-the run store. When retries are exhausted the request stays pending, and the summary says so.
+the run store. When retries are exhausted the request stays pending, and the summary says so; a request that fails
+permanently (a `ModelError` that is not transient: context overflow, exhausted script, HTTP 400) is not retried and
+is counted apart (`failed_permanent`, telemetry event `failed_permanent`). A model that cannot answer anything (a
+`ModelConfigError` from its first call, e.g. a GGUF that does not load) ends the run: `run` raises it.
+
+Stopping: on Ctrl-C inside `stop_on_sigint()` (see `interrupt.py`), or `request_stop()`, no new request is sent,
+calls in flight are stopped at a safe point (`Model.interrupt`, then cancelled), what completed is committed, and
+`run` raises `RunInterrupted` with the summary. A later `run` raises it at once, before storing anything.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
 from tenacity.wait import wait_exponential_jitter
 
 from lexprobe.engine.cache import ResponseCache
 from lexprobe.engine.config import EngineConfig
+from lexprobe.engine.interrupt import STOP, RunInterrupted
 from lexprobe.engine.progress import RunProgress
 from lexprobe.engine.store import RunStore, TelemetryRow
 from lexprobe.engine.summary import RunSummary
 from lexprobe.models.base import Model
-from lexprobe.models.errors import ModelError, TransientModelError
+from lexprobe.models.errors import CallInterrupted, ModelConfigError, ModelError, TransientModelError
 from lexprobe.models.registry import check_model, open_model
 from lexprobe.models.types import Request, Response
 
@@ -52,6 +61,22 @@ class Engine:
         self.cache = cache if self.config.use_cache else None
         self.progress = progress or RunProgress(enabled=self.config.progress)
         self.models: dict[str, Model] = {}
+        self.permanent_failures: dict[str, str] = {}  # request id -> reason, over every run of this engine
+        self._fatal: ModelConfigError | None = None  # a model that cannot answer anything: every later run raises it
+        self._stop_requested = False
+        self._running: set[asyncio.Event] = set()  # the stop event of each run in progress
+
+    @property
+    def stopping(self) -> bool:
+        """True once Ctrl-C (inside `stop_on_sigint`) or `request_stop` asked the engine to stop."""
+        return self._stop_requested or STOP.requested
+
+    def request_stop(self) -> None:
+        """Stop every run of this engine as Ctrl-C does (e.g. when a sibling job failed): they raise
+        `RunInterrupted` after committing what completed, and later runs raise it at once."""
+        self._stop_requested = True
+        for stop in list(self._running):
+            stop.set()
 
     async def aclose(self) -> None:
         """Close every model the engine opened."""
@@ -68,42 +93,75 @@ class Engine:
     async def run(self, requests: Sequence[Request]) -> RunSummary:
         """Complete every request that has no stored response yet; return what happened.
 
-        Raises `ModelConfigError` before any work when a model spec cannot be used, and `RunConflictError` when a
-        request id is already in the store with different content. Model failures never raise: they leave the
-        request pending and are counted in the summary.
+        Raises `ModelConfigError` before any work when a model spec cannot be used, or once its first call shows
+        that the model cannot answer anything; `RunConflictError` when a request id is already in the store with
+        different content; `RunInterrupted` (exit 130, with the summary) when the run was stopped with requests
+        left. Failures of single requests never raise: they leave the request without an answer and are counted in
+        the summary (`failed`, and `failed_permanent` for those retrying cannot fix).
         """
+        if self._fatal is not None:
+            raise self._fatal
+        unique: dict[str, Request] = {}
+        for request in requests:
+            unique.setdefault(request.request_id, request)
+        summary = RunSummary(total=len(unique))
+        if self.stopping:  # before storing anything: the next step of a stopped job never reaches the store
+            done = self.store.completed_ids()
+            summary.already_done = sum(1 for request_id in unique if request_id in done)
+            raise RunInterrupted(summary)
         for spec in sorted({request.model for request in requests}):
             check_model(spec)
         started = time.perf_counter()
-        summary = RunSummary(total=len({r.request_id for r in requests}))
         self.store.add_requests(requests)
         done = self.store.completed_ids()
-        pending: dict[str, Request] = {}
-        for request in requests:
-            if request.request_id not in done:
-                pending.setdefault(request.request_id, request)
+        pending = {request_id: request for request_id, request in unique.items() if request_id not in done}
         summary.already_done = summary.total - len(pending)
+        stop = asyncio.Event()
+        unsubscribe = STOP.subscribe(_waker(asyncio.get_running_loop(), stop))
+        self._running.add(stop)
         self.progress.start(summary.total, summary.already_done)
         try:
             to_send = self._replay_cached(list(pending.values()), summary)
             by_model: dict[str, list[Request]] = defaultdict(list)
             for request in to_send:
                 by_model[request.model].append(request)
-            await asyncio.gather(*(self._run_model(spec, batch, summary) for spec, batch in by_model.items()))
+            await self._run_models(by_model, summary, stop)
         finally:
+            unsubscribe()
+            self._running.discard(stop)
             self.progress.stop()
             summary.elapsed_s = time.perf_counter() - started
+        if self._fatal is not None:
+            raise self._fatal
+        if (stop.is_set() or self.stopping) and summary.remaining > summary.failed:  # some were never answered
+            raise RunInterrupted(summary)
         return summary
+
+    async def _run_models(self, by_model: dict[str, list[Request]], summary: RunSummary, stop: asyncio.Event) -> None:
+        """Run each model's requests concurrently; the first error stops the others, then is raised."""
+
+        async def one(spec: str, batch: list[Request]) -> None:
+            try:
+                await self._run_model(spec, batch, summary, stop)
+            except BaseException:
+                stop.set()
+                raise
+
+        outcomes = await asyncio.gather(*(one(spec, batch) for spec, batch in by_model.items()), return_exceptions=True)
+        for outcome in outcomes:
+            if isinstance(outcome, BaseException):
+                raise outcome
 
     def _replay_cached(self, requests: list[Request], summary: RunSummary) -> list[Request]:
         """Store cache hits (in batches: a replay costs nothing to redo); return the requests still to send."""
         if self.cache is None or not requests:
             return requests
-        hits = self.cache.get_many(request.cache_key() for request in requests)
+        keys = [request.response_key() for request in requests]
+        hits = self.cache.get_many(keys)
         misses = []
         batch: list[tuple[str, Response, TelemetryRow]] = []
-        for request in requests:
-            response = hits.get(request.cache_key())
+        for request, key in zip(requests, keys, strict=True):
+            response = hits.get(key)
             if response is None:
                 misses.append(request)
                 continue
@@ -128,7 +186,7 @@ class Engine:
         for _, response, _ in batch:
             self.progress.advance(response)
 
-    async def _run_model(self, spec: str, requests: list[Request], summary: RunSummary) -> None:
+    async def _run_model(self, spec: str, requests: list[Request], summary: RunSummary, stop: asyncio.Event) -> None:
         model = self.model(spec)
         workers = self.config.concurrency or model.default_concurrency
         queue: asyncio.Queue[Request] = asyncio.Queue()
@@ -136,12 +194,12 @@ class Engine:
             queue.put_nowait(request)
 
         async def worker() -> None:
-            while True:
+            while not (stop.is_set() or self.stopping):
                 try:
                     request = queue.get_nowait()
                 except asyncio.QueueEmpty:
                     return
-                await self._complete(model, request, summary)
+                await self._complete(model, request, summary, stop)
 
         await asyncio.gather(*(worker() for _ in range(min(workers, len(requests)))))
 
@@ -154,8 +212,8 @@ class Engine:
             return max(backoff, min(error.retry_after_s, self.config.backoff_max_s))
         return backoff
 
-    async def _complete(self, model: Model, request: Request, summary: RunSummary) -> None:
-        """Send one request with retries; store its answer or record why it stays pending."""
+    async def _complete(self, model: Model, request: Request, summary: RunSummary, stop: asyncio.Event) -> None:
+        """Send one request with retries; store its answer or record why it has none."""
         timeout = self.config.timeout_s if self.config.timeout_s is not None else model.default_timeout_s
         request_id = request.request_id
 
@@ -175,7 +233,16 @@ class Engine:
                 TelemetryRow(request_id, request.model, state.attempt_number, "retry", str(error), None)
             )
 
+        async def pause(seconds: float) -> None:
+            """The backoff sleep; a stop ends it and leaves the request pending."""
+            try:
+                await asyncio.wait_for(stop.wait(), seconds)
+            except TimeoutError:
+                return
+            raise CallInterrupted("stopped during a retry pause")
+
         retrying = AsyncRetrying(
+            sleep=pause,
             stop=stop_after_attempt(self.config.max_retries + 1),
             wait=self._wait_seconds,
             retry=retry_if_exception_type(TransientModelError),
@@ -187,17 +254,21 @@ class Engine:
             async for attempt in retrying:
                 with attempt:
                     attempt_number = attempt.retry_state.attempt_number
-                    response = await self._attempt(model, request, timeout)
-        except Exception as exc:  # every failure leaves the request pending, never ends the run
+                    response = await self._attempt(model, request, timeout, stop)
+        except CallInterrupted:  # the run is stopping: the request stays pending, nothing is recorded
+            return
+        except ModelConfigError as exc:  # the model cannot answer anything: end the run
+            self._fatal = self._fatal or exc
+            stop.set()
+            self._record_failure(request, attempt_number, str(exc), True, summary)
+            return
+        except Exception as exc:  # one request's failure never ends the run
+            permanent = isinstance(exc, ModelError) and not isinstance(exc, TransientModelError)
             error = str(exc) if isinstance(exc, ModelError) else f"{type(exc).__name__}: {exc}"
-            summary.failed += 1
-            if len(summary.errors) < MAX_ERRORS_KEPT:
-                summary.errors.append(f"{request_id}: {error}")
-            self.store.record_telemetry(TelemetryRow(request_id, request.model, attempt_number, "failed", error, None))
-            logger.warning("%s: gave up after %d attempt(s): %s", request_id[:16], attempt_number, error)
+            self._record_failure(request, attempt_number, error, permanent, summary)
             return
         if self.cache is not None:
-            self.cache.put(request.cache_key(), request.model, response)
+            self.cache.put(request.response_key(), request.model, response)
         self.store.record_response(
             request_id,
             response,
@@ -208,16 +279,67 @@ class Engine:
         summary.add_cost(response.cost_usd)
         self.progress.advance(response)
 
+    def _record_failure(self, request: Request, attempt: int, error: str, permanent: bool, summary: RunSummary) -> None:
+        """Count a request left without an answer and commit its `failed` / `failed_permanent` telemetry row."""
+        entry = f"{request.request_id}: {error}"
+        summary.failed += 1
+        if len(summary.errors) < MAX_ERRORS_KEPT:
+            summary.errors.append(entry)
+        if permanent:
+            summary.failed_permanent += 1
+            self.permanent_failures.setdefault(request.request_id, error)
+            if len(summary.permanent_errors) < MAX_ERRORS_KEPT:
+                summary.permanent_errors.append(entry)
+        event = "failed_permanent" if permanent else "failed"
+        self.store.record_telemetry(TelemetryRow(request.request_id, request.model, attempt, event, error, None))
+        logger.warning(
+            "%s: %s after %d attempt(s): %s",
+            request.request_id[:16],
+            "failed permanently" if permanent else "gave up",
+            attempt,
+            error,
+        )
+
     @staticmethod
-    async def _attempt(model: Model, request: Request, timeout: float | None) -> Response:
+    async def _attempt(model: Model, request: Request, timeout: float | None, stop: asyncio.Event) -> Response:
+        """One call, raced against the run's stop: a stop interrupts the call (at a safe point for the model) and
+        raises `CallInterrupted`; an answer that arrived first is kept."""
         started = time.perf_counter()
+        call = asyncio.ensure_future(asyncio.wait_for(model.generate(request), timeout))
+        watch = asyncio.ensure_future(stop.wait())
         try:
-            response = await asyncio.wait_for(model.generate(request), timeout)
+            await asyncio.wait((call, watch), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            watch.cancel()
+            if not call.done():  # stopped, or this task itself was cancelled: abandon the call
+                model.interrupt()
+                call.cancel()
+                call.add_done_callback(_settled)
+        if not call.done():
+            raise CallInterrupted("stopped while the call was in flight")
+        try:
+            response = call.result()
         except TimeoutError:
             raise TransientModelError(f"no answer within {timeout:g}s") from None
         if not response.latency_s:
             response = response.model_copy(update={"latency_s": time.perf_counter() - started})
         return response
+
+
+def _settled(task: asyncio.Future) -> None:
+    """Retrieve an abandoned call's outcome, so that asyncio does not log it as never retrieved."""
+    if not task.cancelled():
+        task.exception()
+
+
+def _waker(loop: asyncio.AbstractEventLoop, stop: asyncio.Event) -> Callable[[], None]:
+    """Return a function, safe to call from a signal handler, that sets `stop` in `loop`."""
+
+    def wake() -> None:
+        with contextlib.suppress(RuntimeError):  # a loop already closed has nothing to wake
+            loop.call_soon_threadsafe(stop.set)
+
+    return wake
 
 
 def run_requests(

@@ -9,11 +9,38 @@ from pathlib import Path
 from typing import TypeVar
 
 from lexprobe.engine import Engine, EngineConfig, ResponseCache, RunStore
+from lexprobe.engine.interrupt import interrupted_message
+from lexprobe.errors import Interrupted
 from lexprobe.investigation.corpus_view import CorpusView
 from lexprobe.investigation.episode import Episode
 from lexprobe.investigation.harness import EpisodeRunner, HarnessSettings
 
 T = TypeVar("T")
+
+#: The kinds of run an investigation run directory holds: episodes, and factual QA of the same model beside them.
+RUN_KIND = "investigation"
+QA_KIND = "qa"
+COMPANIONS = {RUN_KIND: (QA_KIND,), QA_KIND: (RUN_KIND,)}
+
+
+def open_run_store(run_dir: Path, kind: str, model: str, settings_key: str, settings: dict) -> RunStore:
+    """Open (and lock) the run directory's store for a `kind` run of `model`; raises `RunConflictError` naming
+    what differs when it holds another kind of run (QA beside investigation episodes of the same model is fine),
+    another model's run, or `settings_key` settings that differ."""
+    store = RunStore.open(run_dir)
+    try:
+        store.check_claim(kind, model, COMPANIONS.get(kind, ()))
+        store.check_settings(settings_key, settings)
+    except BaseException:
+        store.close()
+        raise
+    return store
+
+
+def record_run(store: RunStore, kind: str, model: str, settings_key: str, settings: dict) -> None:
+    """Record in the store that it holds a `kind` run of `model` with these settings."""
+    store.claim(kind, model, COMPANIONS.get(kind, ()))
+    store.set_meta(settings_key, settings)
 
 
 async def run_investigations(
@@ -25,27 +52,32 @@ async def run_investigations(
     *,
     concurrency: int = 2,
     on_episode: Callable[[Episode], None] | None = None,
+    permanent_failures: dict[str, str] | None = None,
 ) -> list[Episode]:
     """Run every environment x epoch episode (at most `concurrency` at a time) and return the episodes in order.
 
-    Raises ValueError when `run_dir` holds a run with other settings, and FileNotFoundError / ValueError for an
-    environment that cannot be loaded (before any model call).
+    Ctrl-C (inside `stop_on_sigint`) stops every episode at its next step and raises `Interrupted`; the model
+    requests that failed permanently are added to `permanent_failures` when given (see `run_gated`).
+
+    Raises `RunConflictError` (a ValueError) when `run_dir` holds another kind of run, another model's run or a run
+    with other settings, `RunDirectoryLocked` while another process runs there, and FileNotFoundError / ValueError
+    for an environment that cannot be loaded (all before any model call).
     """
-    views = [CorpusView.open(Path(env_dir)) for env_dir in env_dirs]
     run_dir = Path(run_dir)
-    store = RunStore.open(run_dir)
-    previous = store.get_meta("investigation_settings")
-    if previous is not None and previous != settings.to_meta():
+    store = open_run_store(run_dir, RUN_KIND, settings.model, "investigation_settings", settings.to_meta())
+    try:
+        views = [CorpusView.open(Path(env_dir)) for env_dir in env_dirs]
+        record_run(store, RUN_KIND, settings.model, "investigation_settings", settings.to_meta())
+    except BaseException:
         store.close()
-        raise ValueError(f"{run_dir} holds a run with other settings ({previous}); use a new --run-dir")
-    store.set_meta("investigation_settings", settings.to_meta())
-    store.set_meta("model", settings.model)
+        raise
     jobs = [
         lambda engine, view=view, epoch=epoch: EpisodeRunner(engine, view, settings, epoch, run_dir).run()
         for view in views
         for epoch in range(settings.epochs)
     ]
-    return await run_gated(store, cache, config, jobs, concurrency, on_episode)
+    return await run_gated(store, cache, config, jobs, concurrency, on_episode, unit="episode(s)",
+                           permanent_failures=permanent_failures)  # fmt: skip
 
 
 async def run_gated(
@@ -55,21 +87,49 @@ async def run_gated(
     jobs: Sequence[Callable[[Engine], Awaitable[T]]],
     concurrency: int,
     on_done: Callable[[T], None] | None = None,
+    *,
+    unit: str = "job(s)",
+    permanent_failures: dict[str, str] | None = None,
 ) -> list[T]:
     """Run `jobs` (each given one shared engine over `store`) at most `concurrency` at a time and return their
-    results in order; `on_done` sees each result as it finishes. Closes the engine and the store."""
+    results in order; `on_done` sees each result as it finishes. Closes the engine and the store.
+
+    Stops cleanly: on Ctrl-C (inside `stop_on_sigint`) a job stops at its next model call - an episode record is
+    saved after every step, so it resumes there - and jobs not started yet never start; the first job that raises
+    stops the others the same way. The engine (and the models under it) is closed only once every job has ended.
+    Raises the first job's error, else `Interrupted` (exit 130) saying how many `unit` finished and how many are
+    pending. Requests that failed permanently (retrying cannot help) are added to `permanent_failures` (request id ->
+    reason) when it is given, for the command to exit 2 with.
+    """
     engine = Engine(store, cache, config)
     gate = asyncio.Semaphore(max(concurrency, 1))
 
     async def one(job: Callable[[Engine], Awaitable[T]]) -> T:
         async with gate:
-            result = await job(engine)
+            if engine.stopping:
+                raise Interrupted("not started")
+            try:
+                result = await job(engine)
+            except Interrupted:
+                raise
+            except BaseException:
+                engine.request_stop()
+                raise
             if on_done is not None:
                 on_done(result)
             return result
 
     try:
-        return list(await asyncio.gather(*(one(job) for job in jobs)))
+        outcomes = await asyncio.gather(*(one(job) for job in jobs), return_exceptions=True)
     finally:
         await engine.aclose()
         store.close()
+    stopped = [outcome for outcome in outcomes if isinstance(outcome, BaseException)]
+    errors = [outcome for outcome in stopped if not isinstance(outcome, Interrupted)]
+    if errors:
+        raise errors[0]
+    if stopped:
+        raise Interrupted(interrupted_message(len(jobs) - len(stopped), len(stopped), unit))
+    if permanent_failures is not None:
+        permanent_failures.update(engine.permanent_failures)
+    return list(outcomes)

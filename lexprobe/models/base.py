@@ -34,5 +34,11 @@ class Model(ABC):
         """Return the dollar cost of `usage` for this model, or None when its price is unknown."""
         return cost_usd(self.price, usage)
 
+    def interrupt(self) -> None:  # noqa: B027 - optional hook
+        """Ask the calls in flight to stop at the next safe point (Ctrl-C); each then raises `CallInterrupted`.
+
+        Only backends whose calls run in a thread need this: the engine cancels async calls itself. The default
+        does nothing."""
+
     async def aclose(self) -> None:  # noqa: B027 - optional hook
         """Release clients, files or weights. The default does nothing."""

@@ -1,16 +1,26 @@
 """Errors raised by the model layer.
 
-The engine retries `TransientModelError` (rate limits, server errors, timeouts, dropped connections) and gives up
-at once on everything else, because sending the same bad request again only costs money.
+The engine retries `TransientModelError` (rate limits, server errors, timeouts, dropped connections); when the
+retries run out the request stays pending (exit 1: rerun to resume). Any other `ModelError` is permanent (a prompt
+longer than the context window, an exhausted script, HTTP 400): it is not retried, because sending the same bad
+request again only costs money, and the command exits 2 naming the request and the reason. A `ModelConfigError`
+means the model cannot answer anything (a missing key or file, a GGUF that does not load): it ends the run, exit 2.
+`CallInterrupted` is a call stopped by Ctrl-C; the request simply stays pending.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from lexprobe.errors import LexprobeError
+
 
 class ModelError(Exception):
     """A model call failed in a way that retrying will not fix (bad request, refused key, unparseable reply)."""
+
+
+class CallInterrupted(ModelError):
+    """A call stopped on request (Ctrl-C) before it finished; its request stays pending and nothing is stored."""
 
 
 class TransientModelError(ModelError):
@@ -21,10 +31,12 @@ class TransientModelError(ModelError):
         self.retry_after_s = retry_after_s
 
 
-class ModelConfigError(ValueError):
-    """A model spec cannot be used: unknown form, missing API key, missing package or file.
+class ModelConfigError(LexprobeError, ValueError):
+    """A model spec cannot be used: unknown form, missing API key, missing package or file, a model file that
+    does not load.
 
-    Raised before any work starts, with a message that says what to fix.
+    Raised before any work starts (`check_model`), or by the first call when the model only turns out to be unusable
+    when it is loaded; the engine then ends the run. The message says what to fix.
     """
 
 

@@ -3,25 +3,38 @@
 Determinism: the model's state is reset before every call, so temperature 0 gives bit-identical answers across
 calls and processes. A sampled request (temperature > 0) without a seed gets one derived from its cache key, so
 each sample index is a distinct but reproducible sample. Calls run one at a time in a worker thread.
+
+Stopping (Ctrl-C): `interrupt()` makes a call in flight stop between two generated tokens or two prompt chunks - in
+Python, between two llama.cpp calls, never inside one - and raise `CallInterrupted`. The weights are freed only under
+the call lock, so `aclose` waits for a call in flight instead of freeing memory a worker thread still uses (which
+crashed the process).
+A file that llama.cpp cannot load raises `ModelConfigError`: no request can be answered, so the run ends.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import os
 import threading
 import time
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from lexprobe.models.base import Model
 from lexprobe.models.embedded import embedded_model_path
-from lexprobe.models.errors import ModelError
+from lexprobe.models.errors import CallInterrupted, ModelConfigError, ModelError
 from lexprobe.models.local_tools import parse_tool_answer, render_tool_conversation, tool_choice_schema
 from lexprobe.models.spec import ModelSpec
 from lexprobe.models.types import FinishReason, Request, Response, Usage
 
 DEFAULT_CONTEXT = 4096
+
+#: Prompt tokens evaluated between two checks for a stop (Ctrl-C): a 4,000-token prompt takes many seconds on two
+#: cores, so it is fed in chunks. The chunking is the same on every call, so answers stay bit-identical across calls
+#: and processes (on the CPU build the logits are even identical to one 512-token batch).
+PREFILL_CHUNK = 64
 
 
 #: Largest length / item bounds kept in a schema handed to llama.cpp: its grammar converter unrolls each bound into
@@ -51,6 +64,39 @@ def derived_seed(request: Request) -> int:
     return int(request.cache_key()[:8], 16)
 
 
+@functools.cache
+def stoppable_llama_class() -> type:
+    """Return a `llama_cpp.Llama` subclass that stops between two tokens or prompt chunks once its `stop_event` is
+    set (imported lazily: llama-cpp-python is optional)."""
+    from llama_cpp import Llama
+
+    class StoppableLlama(Llama):
+        """`Llama` that checks `stop_event` after each generated token and raises `CallInterrupted` when set."""
+
+        stop_event: threading.Event | None = None
+
+        def generate(self, *args: Any, **kwargs: Any) -> Iterator[int]:
+            """Yield `Llama.generate`'s tokens until `stop_event` is set."""
+            for token in super().generate(*args, **kwargs):
+                self._check_stop()
+                yield token
+
+        def eval(self, tokens: Sequence[int]) -> None:
+            """Evaluate `tokens` in chunks of `PREFILL_CHUNK`, checking `stop_event` between chunks, so that a long
+            prompt can be abandoned too."""
+            if not tokens:
+                super().eval(tokens)
+            for start in range(0, len(tokens), PREFILL_CHUNK):
+                self._check_stop()
+                super().eval(tokens[start : start + PREFILL_CHUNK])
+
+        def _check_stop(self) -> None:
+            if self.stop_event is not None and self.stop_event.is_set():
+                raise CallInterrupted("stopped before the answer was complete")
+
+    return StoppableLlama
+
+
 class LlamaCppModel(Model):
     """`local`, `local/smollm2` and `local:PATH.gguf`. Weights load on the first call, not on construction."""
 
@@ -65,14 +111,13 @@ class LlamaCppModel(Model):
         # core makes each call tens of times slower as soon as any other process is busy.
         self.n_threads = n_threads or max(1, min(4, (os.cpu_count() or 2) // 2))
         self._llm: Any = None
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # held by the one call in flight, and by `aclose` while it frees the weights
+        self._stops: set[threading.Event] = set()  # one per call queued or running in a worker thread
 
     def _load(self) -> Any:
         if self._llm is None:
-            from llama_cpp import Llama
-
             try:
-                self._llm = Llama(
+                self._llm = stoppable_llama_class()(
                     model_path=self.model_path,
                     n_ctx=self.n_ctx,
                     n_threads=self.n_threads,
@@ -80,39 +125,60 @@ class LlamaCppModel(Model):
                     verbose=False,
                 )
             except Exception as exc:  # llama.cpp raises ValueError with little detail
-                raise ModelError(f"could not load GGUF model {self.model_path}: {exc}") from exc
+                raise ModelConfigError(
+                    f"model {self.spec.raw!r} cannot be used: llama.cpp could not load {self.model_path} ({exc}); "
+                    "is it a complete GGUF file?"
+                ) from exc
         return self._llm
 
     async def generate(self, request: Request) -> Response:
-        """Answer in a worker thread, one call at a time."""
-        return await asyncio.to_thread(self._generate_blocking, request)
+        """Answer in a worker thread, one call at a time; `interrupt()` stops it between two tokens."""
+        stop = threading.Event()
+        self._stops.add(stop)
+        return await asyncio.to_thread(self._generate_blocking, request, stop)
 
-    def _generate_blocking(self, request: Request) -> Response:
+    def interrupt(self) -> None:
+        """Make every call queued or in flight stop at its next token or prompt chunk (raising `CallInterrupted`)."""
+        for stop in list(self._stops):
+            stop.set()
+
+    def _generate_blocking(self, request: Request, stop: threading.Event) -> Response:
+        try:
+            with self._lock:
+                if stop.is_set():
+                    raise CallInterrupted("stopped before the call started")
+                return self._answer(self._load(), request, stop)
+        finally:
+            self._stops.discard(stop)
+
+    def _answer(self, llm: Any, request: Request, stop: threading.Event) -> Response:
+        """Run one call on the loaded model (the caller holds the lock)."""
         from llama_cpp import LlamaGrammar
 
-        with self._lock:
-            llm = self._load()
-            started = time.perf_counter()
-            params: dict[str, Any] = {
-                "temperature": request.temperature,
-                "seed": derived_seed(request),
-                "max_tokens": request.max_tokens,
-                "stop": list(request.stop) or None,
-            }
-            if request.tools:
-                messages = render_tool_conversation(request.messages, request.tools)
-                schema = grammar_safe_schema(tool_choice_schema(request.tools))
-                params["grammar"] = LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
-            else:
-                messages = [{"role": m.role, "content": m.content} for m in request.messages]
-                if request.schema_ is not None:
-                    params["response_format"] = {"type": "json_object", "schema": grammar_safe_schema(request.schema_)}
-            llm.reset()
-            try:
-                out = llm.create_chat_completion(messages=messages, **params)
-            except ValueError as exc:  # prompt longer than the context window, bad grammar
-                raise ModelError(f"llama.cpp rejected the request: {exc}") from exc
-            latency = time.perf_counter() - started
+        started = time.perf_counter()
+        params: dict[str, Any] = {
+            "temperature": request.temperature,
+            "seed": derived_seed(request),
+            "max_tokens": request.max_tokens,
+            "stop": list(request.stop) or None,
+        }
+        if request.tools:
+            messages = render_tool_conversation(request.messages, request.tools)
+            schema = grammar_safe_schema(tool_choice_schema(request.tools))
+            params["grammar"] = LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
+        else:
+            messages = [{"role": m.role, "content": m.content} for m in request.messages]
+            if request.schema_ is not None:
+                params["response_format"] = {"type": "json_object", "schema": grammar_safe_schema(request.schema_)}
+        llm.reset()
+        llm.stop_event = stop
+        try:
+            out = llm.create_chat_completion(messages=messages, **params)
+        except ValueError as exc:  # prompt longer than the context window, bad grammar: permanent
+            raise ModelError(f"llama.cpp rejected the request: {exc}") from exc
+        finally:
+            llm.stop_event = None
+        latency = time.perf_counter() - started
         choice = out["choices"][0]
         text = choice["message"].get("content") or ""
         calls: tuple = ()
@@ -131,7 +197,12 @@ class LlamaCppModel(Model):
         )
 
     async def aclose(self) -> None:
-        """Free the weights."""
-        if self._llm is not None:
-            self._llm.close()
-            self._llm = None
+        """Stop any call in flight, wait for it to end, then free the weights (never under a running call)."""
+        self.interrupt()
+        await asyncio.to_thread(self._close_blocking)
+
+    def _close_blocking(self) -> None:
+        with self._lock:
+            if self._llm is not None:
+                self._llm.close()
+                self._llm = None

@@ -43,6 +43,22 @@ def _local_problem(spec: ModelSpec) -> str | None:
         return None
     if not Path(spec.path).is_file():
         return f"GGUF file not found: {spec.path}"
+    return _gguf_header_problem(Path(spec.path))
+
+
+#: Every GGUF file starts with these four bytes.
+GGUF_MAGIC = b"GGUF"
+
+
+def _gguf_header_problem(path: Path) -> str | None:
+    """Return why `path` is not a GGUF file judging by its first bytes (a truncated body shows only on loading)."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(len(GGUF_MAGIC))
+    except OSError as exc:
+        return f"cannot read {path}: {exc.strerror or exc}"
+    if head != GGUF_MAGIC:
+        return f"{path} is not a GGUF file (it does not start with {GGUF_MAGIC!r})"
     return None
 
 
@@ -54,31 +70,40 @@ def _scripted_problem(spec: ModelSpec) -> str | None:
 
 @dataclass(frozen=True)
 class Backend:
-    """How to check and open one kind of model."""
+    """How to check and open one kind of model; `key_env` names the API key variable a hosted backend sends."""
 
     module: str
     class_name: str
     problem: Callable[[ModelSpec], str | None]
+    key_env: str | None = None
+
+    def missing(self, spec: ModelSpec, *, credentials: bool = True) -> str | None:
+        """Return why `spec` cannot be used now, or None; the API key counts only when `credentials` is True."""
+        problem = self.problem(spec)
+        if problem is None and credentials and self.key_env:
+            problem = _needs_env(self.key_env)
+        return problem
 
 
 BACKENDS: dict[str, Backend] = {
     "local": Backend("lexprobe.models.local", "LlamaCppModel", _local_problem),
-    "openai": Backend("lexprobe.models.openai_chat", "OpenAIModel", lambda s: _needs_env("OPENAI_API_KEY")),
+    "openai": Backend("lexprobe.models.openai_chat", "OpenAIModel", lambda s: None, key_env="OPENAI_API_KEY"),
     "openai-compatible": Backend("lexprobe.models.openai_chat", "OpenAIModel", lambda s: None),
     "anthropic": Backend(
-        "lexprobe.models.anthropic_messages", "AnthropicModel", lambda s: _needs_env("ANTHROPIC_API_KEY")
+        "lexprobe.models.anthropic_messages", "AnthropicModel", lambda s: None, key_env="ANTHROPIC_API_KEY"
     ),
     "scripted": Backend("lexprobe.models.scripted", "ScriptedModel", _scripted_problem),
 }
 
 
-def check_model(spec: str) -> ModelSpec:
+def check_model(spec: str, *, credentials: bool = True) -> ModelSpec:
     """Parse `spec` and verify it can be used now (key present, package installed, file found).
 
+    With `credentials=False` (a dry run, which sends nothing) a missing API key is not a problem.
     Returns the parsed spec; raises `ModelConfigError` saying what is missing. Nothing is loaded or sent.
     """
     parsed = parse_model_spec(spec)
-    problem = BACKENDS[parsed.backend].problem(parsed)
+    problem = BACKENDS[parsed.backend].missing(parsed, credentials=credentials)
     if problem:
         raise ModelConfigError(f"model {spec!r} cannot be used: {problem}")
     return parsed
@@ -113,7 +138,7 @@ def model_status() -> list[SpecStatus]:
     for form, description in SPEC_FORMS:
         if form in examples:
             parsed = parse_model_spec(examples[form])
-            problem = BACKENDS[parsed.backend].problem(parsed)
+            problem = BACKENDS[parsed.backend].missing(parsed)
         elif form == "local:PATH.gguf":
             problem = _needs_package("llama_cpp", "pip install 'lexprobe[local]'")
         else:

@@ -14,6 +14,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from lexprobe.models.identity import model_identity
+
 Role = Literal["system", "user", "assistant", "tool"]
 
 
@@ -83,18 +85,31 @@ class Request(BaseModel):
         return cls(model=model, messages=tuple(messages), **params)
 
     def cache_key(self) -> str:
-        """Return the SHA-256 hex digest of everything that determines the answer.
+        """Return the SHA-256 hex digest of everything that determines the answer, the model named by its spec.
 
         A deterministic request (temperature 0) ignores `seed` and `sample_index`; a sampled one keeps both, so K
-        samples stay K distinct cache entries. Computed once per (immutable) request.
+        samples stay K distinct cache entries. This key names the request (its default id; the run store refuses an
+        id reused for other content). Computed once per (immutable) request. The response cache uses
+        `response_key`, which names the model by what it is.
         """
         return self._cache_key
 
+    def response_key(self) -> str:
+        """Return the key of this request's answer in the shared response cache: `cache_key` with the model named
+        by `model_identity` - a content hash for `scripted:FILE` and `local:PATH.gguf` (so an edited file never
+        returns its old answers), the embedded model's fingerprint for `local`, the spec itself (so the very same
+        key as `cache_key`) for hosted models."""
+        identity = model_identity(self.model)
+        return self._cache_key if identity == self.model else self._digest(identity)
+
     @cached_property
     def _cache_key(self) -> str:
+        return self._digest(self.model)
+
+    def _digest(self, model: str) -> str:
         sampled = self.temperature > 0
         payload = {
-            "model": self.model,
+            "model": model,
             "messages": [m.model_dump(mode="json") for m in self.messages],
             "tools": [t.model_dump(mode="json") for t in self.tools],
             "schema": self.schema_,

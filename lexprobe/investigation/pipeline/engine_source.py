@@ -70,7 +70,11 @@ class EngineTextSource:
             if response is not None:
                 answers.append(Answer(response.text))
                 continue
-            failures = [row.error for row in self.store.telemetry(request.request_id) if row.event == "failed"]
+            failures = [
+                row.error
+                for row in self.store.telemetry(request.request_id)
+                if row.event in ("failed", "failed_permanent")
+            ]
             answers.append(Answer(None, failures[-1] if failures else "no response"))
         return answers
 
