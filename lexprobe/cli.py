@@ -275,9 +275,14 @@ def demo(
         fail(f"unknown prompt style(s) in {prompt_styles!r}; valid: zero, few")
     settings = demo_settings(model, n, styles, samples)
     try:
-        result = asyncio.run(run_demo(folder, db_path, cache, config, settings))
+        with stop_on_sigint():  # Ctrl-C: stop cleanly, print what is done, exit 130; rerun to resume
+            result = asyncio.run(run_demo(folder, db_path, cache, config, settings))
     except ValueError as exc:
         fail(str(exc))
+    except RunInterrupted as exc:
+        err.print(exc.summary.one_line(), highlight=False)
+        err.print(f"resume with: lexprobe demo --run-dir {folder}", highlight=False, soft_wrap=True)
+        raise
     print_skipped(result.plan.skipped)
     print_report(model, result.rows)
     if result.summary is not None:
@@ -286,7 +291,8 @@ def demo(
         if not result.summary.complete:
             fail("some demo requests failed: " + "; ".join(result.summary.errors), code=1)
     err.print("[dim]investigating the fictional sample environment (two turns)...[/]", highlight=False)
-    investigation, episodes = asyncio.run(run_demo_investigation(folder, model, cache, config))
+    with stop_on_sigint():
+        investigation, episodes = asyncio.run(run_demo_investigation(folder, model, cache, config))
     for episode in episodes:
         verdicts = " ".join(f"{v.label}={v.verdict or '?'}" for v in episode.verdicts)
         out.print(f"investigation episode {episode.episode_id}: {episode.status}, "

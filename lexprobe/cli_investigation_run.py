@@ -32,8 +32,8 @@ def register(app: typer.Typer) -> None:
 def _episode_line(episode: Episode) -> str:
     verdicts = " ".join(f"{v.label}={v.verdict or '?'}" for v in episode.verdicts)
     calls = sum(not call.denied for call in episode.tool_calls)
-    return (f"{episode.episode_id}: {episode.status}, {episode.steps} steps, {calls} tool calls, "
-            f"verdicts {verdicts or '-'}{' (unparsed)' if episode.unparsed else ''}")  # fmt: skip
+    return safe_text(f"{episode.episode_id}: {episode.status}, {episode.steps} steps, {calls} tool calls, "
+                     f"verdicts {verdicts or '-'}{' (unparsed)' if episode.unparsed else ''}")  # fmt: skip
 
 
 def run(
@@ -190,11 +190,12 @@ def qa(
     settings = HarnessSettings(model=model, tool_budget=tool_budget, turn_budget=turn_budget, shell=not no_shell,
                                max_tokens=max_tokens)  # fmt: skip
     config = EngineConfig(use_cache=not no_cache, progress=False)
+    permanent: dict[str, str] = {}
     try:
         with stop_on_sigint():  # Ctrl-C: every question stops at its next step, exit 130
             records = asyncio.run(run_qa(env_dirs, settings, judge_model, run_dir,
                                          None if no_cache else ResponseCache(), config,
-                                         concurrency=concurrency))  # fmt: skip
+                                         concurrency=concurrency, permanent_failures=permanent))  # fmt: skip
     except (FileNotFoundError, ValueError) as exc:
         raise error_exit(str(exc)) from None
     if as_json:
@@ -206,10 +207,14 @@ def qa(
             table.add_column(column)
         for record in records:
             score = "-" if record.score is None else f"{record.score:.2f}"
-            table.add_row(record.question_id, record.label, score, (record.answer or "")[:80], record.reason)
+            cells = (record.question_id, record.label, score, (record.answer or "")[:80], record.reason)
+            table.add_row(*(Text(safe_text(cell)) for cell in cells))  # model text: no markup, no escapes
         out.print(table)
     scored = [r.score for r in records if r.score is not None]
     unscored = sum(r.label == "unscored" for r in records)
     mean = f"{sum(scored) / len(scored):.3f}" if scored else "-"
     err.print(f"{len(records)} questions; mean rubric score {mean} over {len(scored)} graded; {unscored} unscored",
               highlight=False)  # fmt: skip
+    failure = permanent_failures_error(permanent)  # exit 2: a rerun would fail the same way
+    if failure is not None:
+        raise failure

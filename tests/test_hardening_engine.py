@@ -314,6 +314,13 @@ def test_exhausted_script_exits_2_naming_the_request(tmp_path: Path) -> None:
     assert result.returncode == 2, result.stderr
     assert "failed permanently" in result.stderr and "|t1|2" in result.stderr
     assert "has 1 turn(s); the conversation asks for turn 2" in result.stderr
+    (record,) = [json.loads(path.read_text()) for path in (tmp_path / "run" / "episodes").glob("*.json")]
+    assert record["status"] == "failed" and "failed permanently" in record["error"]
+    assert "rerun" not in record["error"]  # a rerun would fail the same way
+
+    qa = cli("investigation", "qa", str(env), "--model", model, "--run-dir", str(tmp_path / "qa"))
+    assert qa.returncode == 2, qa.stderr  # factual QA tells permanent failures apart too
+    assert "failed permanently" in qa.stderr and "Traceback" not in qa.stderr
 
     empty = tmp_path / "empty.jsonl"
     empty.write_text("")

@@ -61,8 +61,9 @@ CREATE INDEX IF NOT EXISTS telemetry_request ON telemetry(request_id);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
-#: Telemetry events: a successful call, a retried failure, a final failure, a cache hit.
-EVENTS = ("ok", "retry", "failed", "cache_hit")
+#: Telemetry events: a successful call, a retried failure, a failure that outlasted its retries (pending: a rerun
+#: tries again), a failure retrying cannot fix (exit 2), a cache hit.
+EVENTS = ("ok", "retry", "failed", "failed_permanent", "cache_hit")
 
 
 _INSERT_RESPONSE = "INSERT OR IGNORE INTO responses VALUES (?, ?, ?, ?, ?, ?, ?)"

@@ -157,6 +157,9 @@ class EpisodeRunner:
         await self.engine.run([request])
         response = self.engine.store.response(request_id)
         if response is None:
+            permanent = self.engine.permanent_failures.get(request_id)
+            if permanent is not None:  # retrying cannot help: say why, and do not promise a resume
+                raise EpisodeFailed(f"{request_id} failed permanently: {permanent}")
             raise EpisodeFailed(f"no answer to {request_id} after retries; rerun the same command to resume")
         if model is None and request_id not in self._responses:
             self._responses.add(request_id)

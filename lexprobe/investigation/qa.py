@@ -143,8 +143,10 @@ async def run_qa(
     *,
     concurrency: int = 2,
     on_record: Callable[[QARecord], None] | None = None,
+    permanent_failures: dict[str, str] | None = None,
 ) -> list[QARecord]:
-    """Answer and grade every question of every environment; returns the records in order.
+    """Answer and grade every question of every environment; returns the records in order. Requests that failed
+    permanently are added to `permanent_failures` (request id -> reason) when it is given (see `run_gated`).
 
     Raises `RunConflictError` when `run_dir` holds another model's run, a hallucination run or QA with other
     settings (investigation episodes of the same model may share it), and `RunDirectoryLocked` while another
@@ -164,7 +166,8 @@ async def run_qa(
         for view in views
         for question in view.questions.questions
     ]
-    return await run_gated(store, cache, config, jobs, concurrency, on_record)
+    return await run_gated(store, cache, config, jobs, concurrency, on_record, unit="question(s)",
+                           permanent_failures=permanent_failures)  # fmt: skip
 
 
 def load_qa_records(run_dir: Path) -> list[QARecord]:
