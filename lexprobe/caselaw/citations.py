@@ -30,10 +30,12 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from eyecite import get_citations
-from eyecite.models import FullCaseCitation
 from reporters_db import REPORTERS
+
+if TYPE_CHECKING:  # eyecite (~0.25 s to import) loads on the first text that needs it, not at start-up
+    from eyecite.models import FullCaseCitation
 
 SCOTUS_JURISDICTION = "us;supreme.court"
 
@@ -187,6 +189,9 @@ def _eyecite_parse_all(text: str) -> list[Citation]:
     """Return the canonical full case citations eyecite finds in `text`, in order, duplicates kept."""
     if not text.strip():  # eyecite refuses empty documents
         return []
+    from eyecite import get_citations
+    from eyecite.models import FullCaseCitation
+
     found = [citation for citation in get_citations(text) if isinstance(citation, FullCaseCitation)]
     parsed = (_from_eyecite(citation) for citation in _outermost(found))
     return [citation for citation in parsed if citation is not None]
