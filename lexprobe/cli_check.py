@@ -22,7 +22,6 @@ from rich.table import Table
 from rich.text import Text
 
 from lexprobe.cli_common import DbOpt, err, error_exit, open_case_db, out
-from lexprobe.documents.errors import ExtractionError
 from lexprobe.terminal import safe_markup, safe_text
 
 VERDICT_STYLES = {"verified": "green", "mismatch": "yellow", "not_found": "bold red", "unverifiable": "dim"}
@@ -64,6 +63,7 @@ def check(
     from lexprobe.check.extract import extract_citations
     from lexprobe.check.render_html import CheckedDocument, render_html
     from lexprobe.check.verify import MISMATCH, NOT_FOUND, VERDICTS, reference_for, summarize, verify_citations
+    from lexprobe.documents.errors import ExtractionError
     from lexprobe.documents.extract import extract_text
 
     texts: list[tuple[Path, str]] = []
