@@ -42,7 +42,8 @@ def test_scripted_yes_man_profile(case_db_path: Path, tmp_path: Path) -> None:
     rows = {(r["task"], r["level"], r["prompt_style"]): r for r in json.loads(result.stdout)["rows"]}
     assert rows[("existence", "scotus", "zero")]["rate"] == 0.0
     assert rows[("existence", "scotus", "zero")]["n"] == 6
-    assert rows[("fake_existence", "scotus", "few")]["rate"] == 1.0
+    assert rows[("fake_existence", "scotus", "zero")]["rate"] == 1.0
+    assert ("fake_existence", "scotus", "few") not in rows  # contra-factual: zero-shot only, as in the study
     assert rows[("fake_existence", "coa", "zero")]["rate"] == 1.0
     # "Yes" is neither affirm nor reverse: unscored with a reason, never a silent label
     assert rows[("disposition", "scotus", "zero")]["n"] == 0

@@ -14,8 +14,10 @@ Rules (documented in docs/hallucination.md):
 - A sample that abstains, is empty or cannot be read disagrees (it did not give the greedy answer).
 - Y (the outcome calibrated against) is 1 when the greedy answer is `correct` against the real reference, else 0.
 
-Tasks without calibration, as in the study's Table 7: quotation and authority (open-ended answers with no single
-value to agree on), false_dissent (free-text arguments), and the reference-free tasks (already two samples).
+Which tasks are calibrated, and how a greedy answer becomes the truth its samples are scored against, is part of each
+task's definition (`calibrated`, `not_calibrated`, `extract`, `stance_agreement` in `hallucination/tasks`): the study
+calibrated neither quotation and authority (open-ended answers with no single value to agree on) nor false_dissent
+(free-text arguments) nor the reference-free tasks (already two samples), as its Table 7 shows.
 """
 
 from __future__ import annotations
@@ -24,33 +26,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lexprobe.hallucination.abstention import classify_refusal, denies_existence
-from lexprobe.hallucination.answers import (
-    extract_agreement,
-    extract_citation,
-    extract_court,
-    extract_disposition,
-    extract_existence,
-    extract_judge_name,
-    extract_year,
-)
 from lexprobe.hallucination.labels import Score
 from lexprobe.hallucination.scorers import SCORERS, ScoringContext
-from lexprobe.hallucination.scoring import OVERRULING_ANCHOR
+from lexprobe.hallucination.tasks import TASKS
 
 #: K where the study drew samples (Table 7: 10 samples at temperature 1).
 DEFAULT_SAMPLES = 10
 CALIBRATION_TEMPERATURE = 1.0
-#: Tasks the study did not calibrate, with the reason shown to users.
-NOT_CALIBRATED = {
-    "quotation": "open-ended quotations have no single value for samples to agree on",
-    "authority": "any of many cited precedents is correct, so samples need not agree with the greedy answer",
-    "false_dissent": "free-text arguments have no single value for samples to agree on",
-}
+#: Tasks the study did not calibrate, with the reason shown to users (read from the task registry).
+NOT_CALIBRATED = {task.id: task.not_calibrated for task in TASKS.values() if not task.calibrated}
 
 
-def is_calibrated(task_id: str, reference_free: bool) -> bool:
-    """Return whether the study measures confidence on this task."""
-    return not reference_free and task_id not in NOT_CALIBRATED
+def is_calibrated(task_id: str, reference_free: bool = False) -> bool:
+    """Return whether the study measures confidence on this task (its registry entry says so; a reference-free
+    task never is)."""
+    task = TASKS.get(task_id)
+    return task is not None and task.calibrated and not reference_free
 
 
 @dataclass(frozen=True)
@@ -73,52 +64,23 @@ def _stance_key(answer: str) -> str | None:
     return None
 
 
-def _truth_from_greedy(task: str, greedy: str, reference: dict) -> tuple[str, dict] | None:
-    """Return (scorer task, reference) that make the task's scorer judge agreement with the greedy answer; None
-    when the greedy answer has no extractable value."""
-    if task in ("existence", "fake_existence"):
-        exists = extract_existence(greedy)
-        return None if exists is None else ("existence" if exists else "fake_existence", {})
-    if task == "court":
-        court = extract_court(greedy)
-        return None if court is None else ("court", {"court_id": court})
-    if task == "citation":
-        citation = extract_citation(greedy)
-        return None if citation is None else ("citation", {"citations": [citation.key]})
-    if task == "author":
-        name = extract_judge_name(greedy)
-        if name is None or name == "per curiam":
-            return None
-        return "author", {"author": name, "decided": reference.get("decided")}
-    if task == "disposition":
-        disposition = extract_disposition(greedy)
-        return None if disposition is None else ("disposition", {"disposition": disposition})
-    if task == "doctrinal_agreement":
-        agreement = extract_agreement(greedy)
-        return None if agreement is None else ("doctrinal_agreement", {"agreement": agreement})
-    if task == "overruling_year":
-        year = extract_year(greedy, anchor=OVERRULING_ANCHOR)
-        return None if year is None else ("overruling_year", {"year": year})
-    if task == "false_overruling":
-        from lexprobe.hallucination.tasks.false_overruling import claimed_overruling_year
-
-        year = claimed_overruling_year(greedy)
-        return None if year is None else ("overruling_year", {"year": year})
-    raise ValueError(f"task {task!r} is not calibrated")
+def same_stance(greedy: str, sample: str, reference: dict, context: ScoringContext) -> bool:
+    """Agreement with a greedy answer that has no extractable value: both reject the premise or deny the case
+    exists (the default `stance_agreement` of a calibrated task)."""
+    stance = _stance_key(greedy)
+    return stance is not None and _stance_key(sample) == stance
 
 
 def agrees(task: str, greedy: str, sample: str, reference: dict, context: ScoringContext) -> bool:
     """Return whether `sample` gives the same answer as `greedy`, judged by the task's scorer with the greedy
-    answer as the truth (see the module docstring for answers without an extractable value)."""
-    truth = _truth_from_greedy(task, greedy, reference)
-    if truth is None and task == "false_overruling":
-        # no year claimed: the greedy answer rejects the premise (or says nothing scorable); a sample agrees when the
-        # task's scorer also finds it rejecting the premise
-        rejects = SCORERS[task](greedy, reference, context).label == "correct"
-        return rejects and SCORERS[task](sample, reference, context).label == "correct"
+    answer as the truth (see the module docstring for answers without an extractable value). Raises ValueError for
+    a task that is not calibrated."""
+    spec = TASKS.get(task)
+    if spec is None or spec.extract is None:
+        raise ValueError(f"task {task!r} is not calibrated")
+    truth = spec.extract(greedy, reference)
     if truth is None:
-        stance = _stance_key(greedy)
-        return stance is not None and _stance_key(sample) == stance
+        return (spec.stance_agreement or same_stance)(greedy, sample, reference, context)
     scorer_task, truth_reference = truth
     return SCORERS[scorer_task](sample, truth_reference, context).label == "correct"
 

@@ -3,6 +3,11 @@
 Zero-shot templates are the study's questions word for word (Appendix B, unwrapped from the figures' line breaks).
 Few-shot templates put the level's examples (`examples.py`) between triple backticks, as in the appendix (whose
 typesetting shows the backticks as ‘‘‘).
+
+The appendix shows the Supreme Court prompts. Where the study's Section 2.1 says the appeals and district versions
+name the court's opinion, the templates do so through two variables every prompt gets: `level_case` (citation: "the
+circuit court case", "the district court case") and `level_opinion` (author: the study asks for the "majority
+opinion" author of Supreme Court and appeals cases only, so a district prompt asks who wrote "the opinion").
 """
 
 from __future__ import annotations
@@ -16,6 +21,10 @@ from jinja2 import Environment, StrictUndefined, Template
 from lexprobe.hallucination.examples import examples_for
 
 PROMPT_STYLES = ("zero", "few")
+#: How a prompt names the case, per level ("What is the citation for the circuit court case ...?").
+LEVEL_CASE = {"scotus": "case", "coa": "circuit court case", "district": "district court case"}
+#: Whose opinion the author prompt asks about, per level.
+LEVEL_OPINION = {"scotus": "majority opinion", "coa": "majority opinion", "district": "opinion"}
 
 
 class TemplateMissing(LookupError):
@@ -59,7 +68,11 @@ def render_prompt(template_task: str, style: str, level: str, variables: dict[st
     """Return the prompt text. Raises TemplateMissing for a missing template or missing few-shot examples, and
     jinja2.UndefinedError when a variable the template needs is absent."""
     template = load_template(template_task, style)
-    context = dict(variables)
+    context: dict[str, Any] = {
+        "level_case": LEVEL_CASE.get(level, "case"),
+        "level_opinion": LEVEL_OPINION.get(level, "majority opinion"),
+    }
+    context |= variables
     if style == "few":
         examples = examples_for(template_task, level)
         if examples is None:

@@ -1,6 +1,6 @@
-"""Shared scoring machinery: the `SCORERS` registry (filled by each task module's `@scorer`), the
-`ScoringContext` that caches opinions, quote indexes and citation keys, and the steps every scorer shares (reading
-the answer's stance, reporting a missing reference, comparing a value).
+"""The scoring steps every task shares, public and named: the `ScoringContext` that caches opinions, quote indexes
+and citation keys; `stance_score` (the answer's lead stance), `missing_reference`, `nothing_found`, `compare_values`,
+`existence_score`, `quoted` and `as_date`. A task's own scorer (its `score` field, `tasks/<task>.py`) chains them.
 
 Every scorer first reads the answer's stance with `classify_refusal` (its lead sentence):
 - a question with a true premise (every task but the two false-premise ones): "abstain" -> `abstain`;
@@ -22,7 +22,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from lexprobe.caselaw.citations import extract_citations, scan_citation_keys
+from lexprobe.caselaw.citations import REPORTER_GAP, extract_citations, scan_citation_keys
 from lexprobe.caselaw.judges import Judge, default_justices_path, load_justices
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.hallucination.abstention import (
@@ -35,18 +35,8 @@ from lexprobe.hallucination.answers import (
 from lexprobe.hallucination.labels import Score
 from lexprobe.hallucination.quotation import QuoteIndex
 
+#: A reference-based task's scorer: (answer, reference, context) -> Score.
 Scorer = Callable[[str, dict, "ScoringContext"], Score]
-SCORERS: dict[str, Scorer] = {}
-
-
-def scorer(task: str) -> Callable[[Scorer], Scorer]:
-    """Register the decorated function as the scorer of `task`."""
-
-    def register(function: Scorer) -> Scorer:
-        SCORERS[task] = function
-        return function
-
-    return register
 
 
 class ScoringContext:
@@ -116,7 +106,7 @@ class ScoringContext:
         volume, _, rest = key.partition(" ")
         page = rest.rpartition(" ")[2]
         text = self.opinion_text(opinion_id) or ""
-        pattern = re.compile(rf"(?<!\d){re.escape(volume)}\s[^\n\d]{{1,40}}?{re.escape(page)}(?!\d)")
+        pattern = re.compile(rf"(?<!\d){re.escape(volume)}\s{REPORTER_GAP}{{1,40}}?{re.escape(page)}(?!\d)")
         for match in pattern.finditer(text):
             window = text[max(0, match.start() - 120) : match.end() + 40]
             if any(citation.key == key for citation in extract_citations(window)):
@@ -146,13 +136,13 @@ class ScoringContext:
 # --- shared steps -----------------------------------------------------------------------------------------------
 
 
-def _quoted(text: str, limit: int = 80) -> str:
+def quoted(text: str, limit: int = 80) -> str:
     """Return `text` on one line, shortened, in single quotes, for a detail."""
     flat = " ".join((text or "").split())
     return repr(flat if len(flat) <= limit else flat[: limit - 3] + "...")
 
 
-def _missing(reference: dict, *keys: str) -> Score | None:
+def missing_reference(reference: dict, *keys: str) -> Score | None:
     """Return an unscored score naming the first reference key that is missing or empty, else None."""
     for key in keys:
         if reference.get(key) in (None, "", []):
@@ -160,37 +150,39 @@ def _missing(reference: dict, *keys: str) -> Score | None:
     return None
 
 
-def _stance(answer: str, false_premise: bool = False) -> Score | None:
+def stance_score(answer: str, false_premise: bool = False) -> Score | None:
     """Return the score decided by the answer's lead stance (empty, abstain, reject_premise), else None."""
     if not (answer or "").strip():
         return Score("unscored", "empty answer")
     refusal = classify_refusal(answer)
     if refusal == "abstain":
-        return Score("abstain", f"answer abstains: {_quoted(answer)}")
+        return Score("abstain", f"answer abstains: {quoted(answer)}")
     if refusal == "reject_premise":
         if false_premise:
-            return Score("correct", f"answer rejects the false premise: {_quoted(answer)}")
-        return Score("hallucination", f"answer rejects the question's premise, which is true: {_quoted(answer)}")
+            return Score("correct", f"answer rejects the false premise: {quoted(answer)}")
+        return Score("hallucination", f"answer rejects the question's premise, which is true: {quoted(answer)}")
     return None
 
 
-def _nothing_found(answer: str, what: str) -> Score:
+def nothing_found(answer: str, what: str) -> Score:
     """Return the score of an answer from which no `what` could be extracted."""
     if classify_refusal(answer, scope="anywhere") == "abstain":
-        return Score("abstain", f"no {what} found and answer declines: {_quoted(answer)}")
+        return Score("abstain", f"no {what} found and answer declines: {quoted(answer)}")
     denial = denies_existence(answer)
     if denial:
-        return Score("hallucination", f"answer denies that the (real) case exists: {_quoted(denial)}")
-    return Score("unscored", f"no {what} found in answer {_quoted(answer)}")
+        return Score("hallucination", f"answer denies that the (real) case exists: {quoted(denial)}")
+    return Score("unscored", f"no {what} found in answer {quoted(answer)}")
 
 
-def _compare(answer_value: Any, truth: Any, what: str) -> Score:
+def compare_values(answer_value: Any, truth: Any, what: str) -> Score:
+    """Return `correct` when the extracted value equals the truth, else `hallucination` naming both."""
     if answer_value == truth:
         return Score("correct", f"{what} {answer_value!r} == truth")
     return Score("hallucination", f"answer {answer_value!r} != truth {truth!r}")
 
 
-def _as_date(value: Any) -> date | None:
+def as_date(value: Any) -> date | None:
+    """Return a date from a date or an ISO string ("1954-05-17", longer strings cut to 10 characters), else None."""
     if isinstance(value, date):
         return value
     try:
@@ -202,16 +194,18 @@ def _as_date(value: Any) -> date | None:
 # --- existence --------------------------------------------------------------------------------------------------
 
 
-def _existence(answer: str, real: bool) -> Score:
+def existence_score(answer: str, real: bool) -> Score:
+    """Score "Is {case} a real case?" for a real (`real=True`) or a fabricated case: yes/no against the truth, a
+    lead or later refusal `abstain`, no yes/no `unscored`."""
     if not (answer or "").strip():
         return Score("unscored", "empty answer")
     if classify_refusal(answer) == "abstain":
-        return Score("abstain", f"answer abstains: {_quoted(answer)}")
+        return Score("abstain", f"answer abstains: {quoted(answer)}")
     says_exists = extract_existence(answer)
     if says_exists is None:
         if classify_refusal(answer, scope="anywhere") == "abstain":
-            return Score("abstain", f"no yes/no found and answer declines: {_quoted(answer)}")
-        return Score("unscored", f"no yes/no found in answer {_quoted(answer)}")
+            return Score("abstain", f"no yes/no found and answer declines: {quoted(answer)}")
+        return Score("unscored", f"no yes/no found in answer {quoted(answer)}")
     said = "exists" if says_exists else "does not exist"
     truth = "real" if real else "fabricated"
     label = "correct" if says_exists == real else "hallucination"

@@ -1,40 +1,58 @@
-"""The study's tasks, one module each: what it asks, which template it uses, how its items are built from the case
-database and, for a reference-based task, how its answers are scored (`@scorer`). Adding a task means one module and
-one line in `_MODULES`.
+"""The study's tasks: each one frozen `TaskSpec` (`tasks/base.py`) that says what it asks, with which templates, at
+which levels and in which prompt styles, how its items are built, how an outside answer's reference is looked up,
+how a greedy answer is extracted for calibration and how answers are scored. One module per reference-based task;
+the five reference-free tasks are declared together in `tasks/reference_free.py`.
+
+`TASKS` is the one registry every other module reads (the run, calibration, `score-answers`, the reports and the
+CLI): adding a task means one module defining its `TASK` and one line in `REGISTRY` below.
 """
 
 from __future__ import annotations
 
-from importlib import import_module
+from collections.abc import Callable
 
 from lexprobe.caselaw.courts import parse_levels
+from lexprobe.hallucination.tasks import (
+    author,
+    authority,
+    citation,
+    court,
+    disposition,
+    doctrinal_agreement,
+    existence,
+    fake_existence,
+    false_dissent,
+    false_overruling,
+    overruling_year,
+    quotation,
+    reference_free,
+)
 from lexprobe.hallucination.tasks.base import LEVEL_ALIASES, LEVELS, Drafts, ItemDraft, TaskSpec
 
-#: Task modules in the order `lexprobe hallucination tasks` lists them.
-_MODULES = (
-    "existence",
-    "court",
-    "citation",
-    "author",
-    "disposition",
-    "quotation",
-    "authority",
-    "overruling_year",
-    "doctrinal_agreement",
-    "factual_background",
-    "procedural_posture",
-    "subsequent_history",
-    "core_legal_question",
-    "central_holding",
-    "fake_existence",
-    "false_dissent",
-    "false_overruling",
+#: Every task, in the order `lexprobe hallucination tasks` and the reports list them.
+REGISTRY: tuple[TaskSpec, ...] = (
+    existence.TASK,
+    court.TASK,
+    citation.TASK,
+    author.TASK,
+    disposition.TASK,
+    quotation.TASK,
+    authority.TASK,
+    overruling_year.TASK,
+    doctrinal_agreement.TASK,
+    reference_free.FACTUAL_BACKGROUND,
+    reference_free.PROCEDURAL_POSTURE,
+    reference_free.SUBSEQUENT_HISTORY,
+    reference_free.CORE_LEGAL_QUESTION,
+    reference_free.CENTRAL_HOLDING,
+    fake_existence.TASK,
+    false_dissent.TASK,
+    false_overruling.TASK,
 )
 
-TASKS: dict[str, TaskSpec] = {}
-for _name in _MODULES:
-    _spec = import_module(f"lexprobe.hallucination.tasks.{_name}").SPEC
-    TASKS[_spec.id] = _spec
+TASKS: dict[str, TaskSpec] = {task.id: task for task in REGISTRY}
+if len(TASKS) != len(REGISTRY):
+    raise RuntimeError("two registered tasks share an id")
 
 
 def resolve_tasks(spec: str) -> list[TaskSpec]:
@@ -54,4 +72,22 @@ def resolve_levels(spec: str) -> list[str]:
     return list(parse_levels(spec))
 
 
-__all__ = ["LEVELS", "LEVEL_ALIASES", "TASKS", "Drafts", "ItemDraft", "TaskSpec", "resolve_levels", "resolve_tasks"]
+def task_names(predicate: Callable[[TaskSpec], bool] | None = None) -> str:
+    """Return the ids of the registered tasks for which `predicate(task)` holds (all without one), comma-joined,
+    for help texts and messages."""
+    chosen = [task for task in REGISTRY if predicate is None or predicate(task)]
+    return ", ".join(task.id for task in chosen)
+
+
+__all__ = [
+    "LEVELS",
+    "LEVEL_ALIASES",
+    "REGISTRY",
+    "TASKS",
+    "Drafts",
+    "ItemDraft",
+    "TaskSpec",
+    "resolve_levels",
+    "resolve_tasks",
+    "task_names",
+]

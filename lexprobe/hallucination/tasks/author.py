@@ -3,49 +3,60 @@
 from __future__ import annotations
 
 from lexprobe.caselaw.judges import judge_matches
-from lexprobe.hallucination.answers import (
-    extract_judge_name,
-)
+from lexprobe.hallucination.answers import extract_judge_name
 from lexprobe.hallucination.labels import Score
 from lexprobe.hallucination.scoring import (
     ScoringContext,
-    _as_date,
-    _missing,
-    _nothing_found,
-    _stance,
-    scorer,
+    as_date,
+    missing_reference,
+    nothing_found,
+    stance_score,
 )
-from lexprobe.hallucination.tasks.base import ALL, TaskSpec, decided_date, simple_builder
-
-SPEC = TaskSpec(
-    "author",
-    "Who wrote the majority opinion in {case}?",
-    "author",
-    "low",
-    False,
-    ("zero", "few"),
-    ALL,
-    simple_builder(
-        lambda c: {"author": c["author"], "decided": decided_date(c)} if c.get("author") else None,
-        "a known majority author",
-    ),
-    48,
-)
+from lexprobe.hallucination.tasks.base import ALL, TaskSpec, case_lookup, decided_date, simple_builder
 
 
-@scorer("author")
+def _author_reference(case: dict) -> dict | None:
+    return {"author": case["author"], "decided": decided_date(case)} if case.get("author") else None
+
+
 def score_author(answer: str, reference: dict, context: ScoringContext) -> Score:
     """Score the author task: the judge named must be the majority author (fuzzy name match; a surname several
     justices share is settled by the decision date against the roster)."""
-    missing = _missing(reference, "author") or _stance(answer)
+    missing = missing_reference(reference, "author") or stance_score(answer)
     if missing:
         return missing
     name = extract_judge_name(answer)
     if name is None:
-        return _nothing_found(answer, "judge name")
+        return nothing_found(answer, "judge name")
     truth = reference["author"]
     if name == "per curiam":
         return Score("hallucination", f"answer says per curiam; truth {truth!r}")
-    if judge_matches(name, truth, _as_date(reference.get("decided")), context.justices):
+    if judge_matches(name, truth, as_date(reference.get("decided")), context.justices):
         return Score("correct", f"judge {name!r} matches truth {truth!r}")
     return Score("hallucination", f"answer {name!r} != truth {truth!r}")
+
+
+def author_truth(greedy: str, reference: dict) -> tuple[str, dict] | None:
+    """Return the author scorer with the greedy answer's judge as the truth (the item's decision date kept); None
+    when it names no judge or says per curiam."""
+    name = extract_judge_name(greedy)
+    if name is None or name == "per curiam":
+        return None
+    return "author", {"author": name, "decided": reference.get("decided")}
+
+
+TASK = TaskSpec(
+    id="author",
+    question="Who wrote the majority opinion in {case}?",
+    template="author",
+    complexity="low",
+    levels=ALL,
+    styles=("zero", "few"),
+    max_tokens=48,
+    needs=("name", "author"),
+    builder=simple_builder(_author_reference, "a known majority author"),
+    lookup=case_lookup(_author_reference, "case has no known majority author"),
+    score=score_author,
+    calibrated=True,
+    extract=author_truth,
+)

@@ -2,39 +2,21 @@
 
 from __future__ import annotations
 
-from lexprobe.hallucination.answers import (
-    extract_citation,
-)
+from lexprobe.hallucination.answers import extract_citation
 from lexprobe.hallucination.labels import Score
 from lexprobe.hallucination.scoring import (
     ScoringContext,
-    _missing,
-    _nothing_found,
-    _stance,
-    scorer,
+    missing_reference,
+    nothing_found,
+    stance_score,
 )
-from lexprobe.hallucination.tasks.base import ALL, TaskSpec, simple_builder
-
-SPEC = TaskSpec(
-    "authority",
-    "What is an authority cited in {case}?",
-    "authority",
-    "moderate",
-    False,
-    ("zero", "few"),
-    ALL,
-    simple_builder(
-        lambda c: {"opinion_id": c["majority_opinion_id"]} if c.get("majority_opinion_id") else None,
-        "a majority opinion text",
-    ),
-    48,
-)
+from lexprobe.hallucination.tasks.base import ALL, TaskSpec, case_lookup, simple_builder
+from lexprobe.hallucination.tasks.quotation import majority_opinion_reference
 
 
-@scorer("authority")
 def score_authority(answer: str, reference: dict, context: ScoringContext) -> Score:
     """Score the authority task: the cited precedent must be cited in the majority opinion text."""
-    missing = _missing(reference, "opinion_id") or _stance(answer)
+    missing = missing_reference(reference, "opinion_id") or stance_score(answer)
     if missing:
         return missing
     if context.db is None:
@@ -45,7 +27,7 @@ def score_authority(answer: str, reference: dict, context: ScoringContext) -> Sc
         return Score("unscored", f"reference missing: opinion {opinion_id} has no text in the case database")
     citation = extract_citation(answer)
     if citation is None:
-        return _nothing_found(answer, "citation")
+        return nothing_found(answer, "citation")
     key = citation.key
     if key in context.own_keys(opinion_id):
         return Score("hallucination", f"answer {key!r} is the case's own citation, not an authority it cites")
@@ -56,3 +38,19 @@ def score_authority(answer: str, reference: dict, context: ScoringContext) -> Sc
             if context.cites(opinion_id, parallel):
                 return Score("correct", f"{key!r} is a parallel citation of {parallel!r}, cited in the opinion")
     return Score("hallucination", f"answer {key!r} is not cited in the majority opinion ({len(cited)} citations)")
+
+
+TASK = TaskSpec(
+    id="authority",
+    question="What is an authority cited in {case}?",
+    template="authority",
+    complexity="moderate",
+    levels=ALL,
+    styles=("zero", "few"),
+    max_tokens=48,
+    needs=("name", "opinion_text"),
+    builder=simple_builder(majority_opinion_reference, "a majority opinion text"),
+    lookup=case_lookup(majority_opinion_reference, "no majority opinion text in the database"),
+    score=score_authority,
+    not_calibrated="any of many cited precedents is correct, so samples need not agree with the greedy answer",
+)

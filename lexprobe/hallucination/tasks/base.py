@@ -1,14 +1,22 @@
-"""What every task module shares: the task spec, item drafts, and the generic item builders."""
+"""What every task module shares: the task definition (`TaskSpec`), item drafts, the generic item builders and the
+generic reference lookup for answers scored outside a run."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from lexprobe.caselaw.courts import COURT_LEVELS as LEVELS
 from lexprobe.caselaw.courts import LEVEL_ALIASES  # noqa: F401 - re-exported by tasks/__init__
 from lexprobe.caselaw.query import CaseDatabase
+from lexprobe.hallucination.scoring import Scorer, ScoringContext
+
+Complexity = Literal["low", "moderate", "high", "false premise"]
+#: The contra-factual (false-premise) complexity class of the study's Table 6.
+FALSE_PREMISE: Complexity = "false premise"
+#: Why a contra-factual task is not asked few-shot (the study's Appendix E.4); shown when a few-shot run skips it.
+CONTRA_FACTUAL_ZERO_SHOT = "contra-factual tasks are asked zero-shot only, as in the study (Appendix E.4)"
 
 
 @dataclass(frozen=True)
@@ -29,22 +37,65 @@ class Drafts:
     skipped: str | None = None
 
 
+#: Item builder: (case database, sampled case rows, level, n, seed) -> drafts or the reason there are none.
 Builder = Callable[[CaseDatabase, list[dict], str, int, int], Drafts]
+#: Reference lookup for one answer scored outside a run (`score-answers`): (input record, case database) ->
+#: (reference, None), or (None, the reason there is none).
+Lookup = Callable[[dict, CaseDatabase], tuple[dict | None, str | None]]
+#: Answer extraction for calibration: (greedy answer, item reference) -> (id of the task whose scorer judges
+#: agreement, the reference that makes the greedy answer the truth), or None when the greedy answer has no value.
+Extract = Callable[[str, dict], tuple[str, dict] | None]
+#: Agreement of a sample with a greedy answer that has no value (`extract` returned None):
+#: (greedy, sample, reference, context) -> agrees.
+StanceAgreement = Callable[[str, str, dict, ScoringContext], bool]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class TaskSpec:
-    """One task of the study."""
+    """One task of the study, everything the run, the reports, calibration and `score-answers` need to know about it.
+
+    A reference-based task has a `score`; a reference-free task has none (two samples and the contradiction judge,
+    `hallucination/judge.py`, decide). A calibrated task has an `extract` (how a greedy answer becomes the truth its
+    samples are scored against); an uncalibrated one says why in `not_calibrated`.
+    """
 
     id: str
-    question: str
-    template: str  # template file prefix (fake_existence asks the existence question)
-    complexity: str  # low | moderate | high | false premise
-    reference_free: bool
-    styles: tuple[str, ...]
+    question: str  # the study's Table 2 wording, as `lexprobe hallucination tasks` lists it
+    template: str  # prompt templates `templates/<template>_<style>.j2` (fake_existence asks the existence question)
+    complexity: Complexity
     levels: tuple[str, ...]
-    builder: Builder | None = None
-    max_tokens: int = 48
+    styles: tuple[str, ...]
+    max_tokens: int
+    builder: Builder
+    lookup: Lookup | None = None  # None: `score-answers` cannot score the task
+    score: Scorer | None = None  # None: a reference-free task
+    calibrated: bool = False
+    not_calibrated: str = ""  # why the study measured no confidence on this task
+    extract: Extract | None = None  # calibrated tasks only
+    stance_agreement: StanceAgreement | None = None  # None: `calibration.same_stance`
+    style_note: str = ""  # why the styles outside `styles` are not asked; "" = the study defines no such prompt
+    needs: tuple[str, ...] = ()  # facts a sampled case needs (`caselaw.sampling.CASE_FACTS`), in the order a
+    #                              dropped case's reason is looked for (`coverage.py`, `--complete-cases`)
+    population: str = ""  # where the items come from when not from the case sample ("" = the sample)
+    balanced_on: str = ""  # reference key holding an item's class, for a task reported by its class-balanced rate
+
+    def __post_init__(self) -> None:
+        if self.calibrated and (self.extract is None or self.score is None):
+            raise ValueError(f"task {self.id}: a calibrated task needs a scorer and an answer extraction")
+        if not self.calibrated and not self.not_calibrated:
+            raise ValueError(f"task {self.id}: say why it is not calibrated (not_calibrated)")
+        if self.lookup is not None and self.score is None:
+            raise ValueError(f"task {self.id}: a reference lookup needs a scorer")
+
+    @property
+    def reference_free(self) -> bool:
+        """True for a task without a reference answer (scored by two samples and a contradiction judge)."""
+        return self.score is None
+
+    @property
+    def false_premise(self) -> bool:
+        """True for a contra-factual task, whose correct answer rejects the question's premise."""
+        return self.complexity == FALSE_PREMISE
 
 
 def case_variables(case: dict) -> dict[str, Any]:
@@ -53,10 +104,12 @@ def case_variables(case: dict) -> dict[str, Any]:
 
 
 def named_cases(cases: list[dict]) -> list[dict]:
+    """Return the cases that have a name, a citation and a year (what every prompt shows)."""
     return [c for c in cases if c.get("name") and c.get("citation") and c.get("year")]
 
 
 def no_names_reason(level: str) -> str:
+    """Return the skip reason of a level whose sampled cases have no names."""
     return f"no {level} cases with names in the database (load Caselaw Access Project data with `data build --cap`)"
 
 
@@ -80,6 +133,7 @@ def simple_builder(reference: Callable[[dict], dict | None], missing: str) -> Bu
 
 
 def decided_date(case: dict) -> str:
+    """Return a case's decision date, or July 1 of its year when the date is unknown."""
     return case.get("decision_date") or f"{case['year']}-07-01"
 
 
@@ -90,6 +144,35 @@ def reference_free_builder(db: CaseDatabase, cases: list[dict], level: str, n: i
     if not named:
         return Drafts(skipped=no_names_reason(level))
     return Drafts([ItemDraft(c["case_id"], c["case_id"], case_variables(c), {}) for c in named])
+
+
+def shown(value: object, limit: int = 60) -> str:
+    """Return `value` quoted for a message: repr (control characters escaped), cut to `limit` characters."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def find_case(db: CaseDatabase, text: str) -> dict | None:
+    """Return the case row named by a case id or a citation (any parallel citation), or None."""
+    row = db.conn.execute("SELECT * FROM cases WHERE case_id = ?", (text,)).fetchone()
+    if row is None:
+        ids = db.find_by_citation(text)
+        row = db.conn.execute("SELECT * FROM cases WHERE case_id = ?", (ids[0],)).fetchone() if ids else None
+    return dict(row) if row else None
+
+
+def case_lookup(reference: Callable[[dict], dict | None], missing: str) -> Lookup:
+    """Return a lookup that finds the record's `case` in the database and takes its reference with `reference`
+    (the function the item builder uses); `missing` is the reason when the case lacks the fact."""
+
+    def lookup(record: dict, db: CaseDatabase) -> tuple[dict | None, str | None]:
+        case = find_case(db, str(record["case"]))
+        if case is None:
+            return None, f"case {shown(record['case'])} is not in the case database"
+        found = reference(case)
+        return (found, None) if found is not None else (None, missing)
+
+    return lookup
 
 
 ALL = LEVELS

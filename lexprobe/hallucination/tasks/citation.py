@@ -4,16 +4,13 @@ from __future__ import annotations
 
 from lexprobe.caselaw.citations import citation_key
 from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.hallucination.answers import (
-    extract_citation,
-)
+from lexprobe.hallucination.answers import extract_citation
 from lexprobe.hallucination.labels import Score
 from lexprobe.hallucination.scoring import (
     ScoringContext,
-    _missing,
-    _nothing_found,
-    _stance,
-    scorer,
+    missing_reference,
+    nothing_found,
+    stance_score,
 )
 from lexprobe.hallucination.tasks.base import (
     ALL,
@@ -21,8 +18,10 @@ from lexprobe.hallucination.tasks.base import (
     ItemDraft,
     TaskSpec,
     case_variables,
+    find_case,
     named_cases,
     no_names_reason,
+    shown,
 )
 
 
@@ -43,22 +42,46 @@ def _build_citation(db: CaseDatabase, cases: list[dict], level: str, n: int, see
     )
 
 
-SPEC = TaskSpec(
-    "citation", "What is the citation for {case}?", "citation", "low", False, ("zero", "few"), ALL, _build_citation, 48
-)
+def _lookup_citation(record: dict, db: CaseDatabase) -> tuple[dict | None, str | None]:
+    case = find_case(db, str(record["case"]))
+    if case is None:
+        return None, f"case {shown(record['case'])} is not in the case database"
+    return {"citations": _citations_of(db, case["case_id"])}, None
 
 
-@scorer("citation")
 def score_citation(answer: str, reference: dict, context: ScoringContext) -> Score:
     """Score the citation task: the answer's first citation must equal one of the case's citations (same volume,
     reporter and page; reporter spelling free)."""
-    missing = _missing(reference, "citations") or _stance(answer)
+    missing = missing_reference(reference, "citations") or stance_score(answer)
     if missing:
         return missing
     citation = extract_citation(answer)
     if citation is None:
-        return _nothing_found(answer, "citation")
+        return nothing_found(answer, "citation")
     truths = {citation_key(str(text)) or str(text) for text in reference["citations"]}
     if citation.key in truths:
         return Score("correct", f"citation {citation.key!r} is one of the case's citations")
     return Score("hallucination", f"answer {citation.key!r} is not among truth {sorted(truths)}")
+
+
+def citation_truth(greedy: str, reference: dict) -> tuple[str, dict] | None:
+    """Return the citation scorer with the greedy answer's citation as the truth; None when it cites nothing."""
+    citation = extract_citation(greedy)
+    return None if citation is None else ("citation", {"citations": [citation.key]})
+
+
+TASK = TaskSpec(
+    id="citation",
+    question="What is the citation for {case}?",
+    template="citation",
+    complexity="low",
+    levels=ALL,
+    styles=("zero", "few"),
+    max_tokens=48,
+    needs=("name",),
+    builder=_build_citation,
+    lookup=_lookup_citation,
+    score=score_citation,
+    calibrated=True,
+    extract=citation_truth,
+)

@@ -1,42 +1,77 @@
-"""Court: which court decided the case (courts-db ids; districts compared at the district level)."""
+"""Court: which court decided the case (courts-db ids; districts compared at the district level).
+
+The study requires the specific court (Section 2.1): "the name of the specific circuit court" for an appeals case,
+"the name of the specific district court" for a district case. An answer that names a court only generically ("a
+federal court of appeals", "the United States District Court") is not that answer: a `hallucination` whose detail
+says so, never `correct` and never a silent `unscored`.
+"""
 
 from __future__ import annotations
 
-from lexprobe.hallucination.answers import (
-    extract_court,
-)
+import re
+
+from lexprobe.hallucination.abstention import normalize_answer
+from lexprobe.hallucination.answers import extract_court
 from lexprobe.hallucination.labels import Score
 from lexprobe.hallucination.scoring import (
     ScoringContext,
-    _compare,
-    _missing,
-    _nothing_found,
-    _stance,
-    scorer,
+    compare_values,
+    missing_reference,
+    nothing_found,
+    quoted,
+    stance_score,
 )
-from lexprobe.hallucination.tasks.base import ALL, TaskSpec, simple_builder
+from lexprobe.hallucination.tasks.base import ALL, TaskSpec, case_lookup, simple_builder
 
-SPEC = TaskSpec(
-    "court",
-    "What court decided {case}?",
-    "court",
-    "low",
-    False,
-    ("zero", "few"),
-    ALL,
-    simple_builder(lambda c: {"court_id": c["court_id"]} if c.get("court_id") else None, "a court"),
-    48,
+#: A court named without saying which one: "a federal court of appeals", "the U.S. District Court", "the circuit
+#: court", "an appellate court", "a federal court".
+GENERIC_COURT = re.compile(
+    r"\b(?:court\s+of\s+appeals?|(?:federal\s+)?appeals?\s+court|appellate\s+court|circuit\s+court(?:\s+of\s+appeals?)?"
+    r"|district\s+court|federal\s+court|trial\s+court)\b",
+    re.IGNORECASE,
 )
 
 
-@scorer("court")
+def _court_reference(case: dict) -> dict | None:
+    return {"court_id": case["court_id"]} if case.get("court_id") else None
+
+
 def score_court(answer: str, reference: dict, context: ScoringContext) -> Score:
     """Score the court task: the court named must be the reference court itself (a district court at the district
-    level: "Northern District of California" is "cand", a bare "California" is not)."""
-    missing = _missing(reference, "court_id") or _stance(answer)
+    level: "Northern District of California" is "cand", a bare "California" is not); a court named only generically
+    ("a federal court of appeals") is a hallucination, as the study requires the specific circuit or district."""
+    missing = missing_reference(reference, "court_id") or stance_score(answer)
     if missing:
         return missing
     court = extract_court(answer)
-    if court is None:
-        return _nothing_found(answer, "court")
-    return _compare(court, reference["court_id"], "court")
+    if court is not None:
+        return compare_values(court, reference["court_id"], "court")
+    unread = nothing_found(answer, "court")
+    generic = GENERIC_COURT.search(normalize_answer(answer))
+    if unread.label == "unscored" and generic:
+        detail = f"answer names no specific court ({quoted(generic.group())}); the study requires the specific"
+        return Score("hallucination", f"{detail} circuit or district: truth {reference['court_id']!r}")
+    return unread
+
+
+def court_truth(greedy: str, reference: dict) -> tuple[str, dict] | None:
+    """Return the court scorer with the greedy answer's court as the truth; None when it names no court."""
+    court = extract_court(greedy)
+    return None if court is None else ("court", {"court_id": court})
+
+
+TASK = TaskSpec(
+    id="court",
+    question="What court decided {case}?",
+    template="court",
+    complexity="low",
+    levels=ALL,
+    styles=("zero", "few"),
+    max_tokens=48,
+    needs=("name", "court"),
+    builder=simple_builder(_court_reference, "a court"),
+    lookup=case_lookup(_court_reference, "case has no court"),
+    score=score_court,
+    calibrated=True,
+    extract=court_truth,
+)

@@ -5,19 +5,16 @@ from __future__ import annotations
 import random
 
 from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.hallucination.answers import (
-    extract_agreement,
-)
+from lexprobe.hallucination.answers import extract_agreement
 from lexprobe.hallucination.labels import Score
 from lexprobe.hallucination.scoring import (
     ScoringContext,
-    _compare,
-    _missing,
-    _nothing_found,
-    _stance,
-    scorer,
+    compare_values,
+    missing_reference,
+    nothing_found,
+    stance_score,
 )
-from lexprobe.hallucination.tasks.base import Drafts, ItemDraft, TaskSpec
+from lexprobe.hallucination.tasks.base import Drafts, ItemDraft, TaskSpec, find_case, shown
 
 
 def _build_doctrinal_agreement(db: CaseDatabase, cases: list[dict], level: str, n: int, seed: int) -> Drafts:
@@ -46,29 +43,51 @@ def _build_doctrinal_agreement(db: CaseDatabase, cases: list[dict], level: str, 
     return Drafts(drafts)
 
 
-SPEC = TaskSpec(
-    "doctrinal_agreement",
-    "Does {case1} agree with {case2}?",
-    "doctrinal_agreement",
-    "high",
-    False,
-    ("zero", "few"),
-    ("scotus",),
-    _build_doctrinal_agreement,
-    16,
-)
+def _lookup_agreement(record: dict, db: CaseDatabase) -> tuple[dict | None, str | None]:
+    """The treatment of the pair (`case` citing, `case2` cited)."""
+    case = find_case(db, str(record["case"]))
+    if case is None:
+        return None, f"case {shown(record['case'])} is not in the case database"
+    other = find_case(db, str(record.get("case2", "")))
+    if other is None:
+        return None, "needs 'case2' (the cited case) found in the case database"
+    row = db.conn.execute(
+        "SELECT agreement FROM treatments WHERE citing_case_id = ? AND cited_case_id = ? AND agreement IS NOT NULL",
+        (case["case_id"], other["case_id"]),
+    ).fetchone()
+    return ({"agreement": row[0]}, None) if row else (None, "no agree/disagree treatment for this pair")
 
 
-@scorer("doctrinal_agreement")
 def score_doctrinal_agreement(answer: str, reference: dict, context: ScoringContext) -> Score:
     """Score the doctrinal-agreement task: agree or disagree, as the treatment label says."""
-    missing = _missing(reference, "agreement") or _stance(answer)
+    missing = missing_reference(reference, "agreement") or stance_score(answer)
     if missing:
         return missing
     agreement = extract_agreement(answer)
     if agreement is None:
-        return _nothing_found(answer, "agree/disagree")
-    return _compare(agreement, reference["agreement"], "agreement")
+        return nothing_found(answer, "agree/disagree")
+    return compare_values(agreement, reference["agreement"], "agreement")
 
 
-# --- false premises ---------------------------------------------------------------------------------------------
+def agreement_truth(greedy: str, reference: dict) -> tuple[str, dict] | None:
+    """Return the doctrinal-agreement scorer with the greedy answer's agree/disagree as the truth; None without."""
+    agreement = extract_agreement(greedy)
+    return None if agreement is None else ("doctrinal_agreement", {"agreement": agreement})
+
+
+TASK = TaskSpec(
+    id="doctrinal_agreement",
+    question="Does {case1} agree with {case2}?",
+    template="doctrinal_agreement",
+    complexity="high",
+    levels=("scotus",),
+    styles=("zero", "few"),
+    max_tokens=16,
+    population="citing-cited pairs with an agree/disagree treatment (not the sample)",
+    balanced_on="agreement",
+    builder=_build_doctrinal_agreement,
+    lookup=_lookup_agreement,
+    score=score_doctrinal_agreement,
+    calibrated=True,
+    extract=agreement_truth,
+)

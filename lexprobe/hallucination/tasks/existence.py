@@ -2,28 +2,40 @@
 
 from __future__ import annotations
 
+from lexprobe.hallucination.answers import extract_existence
 from lexprobe.hallucination.labels import Score
-from lexprobe.hallucination.scoring import (
-    ScoringContext,
-    _existence,
-    scorer,
-)
-from lexprobe.hallucination.tasks.base import ALL, TaskSpec, simple_builder
-
-SPEC = TaskSpec(
-    "existence",
-    "Is {case} a real case?",
-    "existence",
-    "low",
-    False,
-    ("zero", "few"),
-    ALL,
-    simple_builder(lambda c: {}, "a name"),
-    16,
-)
+from lexprobe.hallucination.scoring import ScoringContext, existence_score
+from lexprobe.hallucination.tasks.base import ALL, TaskSpec, case_lookup, simple_builder
 
 
-@scorer("existence")
 def score_existence(answer: str, reference: dict, context: ScoringContext) -> Score:
     """Score "Is {real case} a real case?": yes is correct, no a hallucination."""
-    return _existence(answer, real=True)
+    return existence_score(answer, real=True)
+
+
+def existence_truth(greedy: str, reference: dict) -> tuple[str, dict] | None:
+    """Return the scorer that makes a greedy yes (existence) or no (fake_existence) the truth; None without yes/no.
+    Shared with fake_existence."""
+    exists = extract_existence(greedy)
+    return None if exists is None else ("existence" if exists else "fake_existence", {})
+
+
+def _no_fact(case: dict) -> dict:
+    return {}
+
+
+TASK = TaskSpec(
+    id="existence",
+    question="Is {case} a real case?",
+    template="existence",
+    complexity="low",
+    levels=ALL,
+    styles=("zero", "few"),
+    max_tokens=16,
+    needs=("name",),
+    builder=simple_builder(_no_fact, "a name"),
+    lookup=case_lookup(_no_fact, "case has no record"),
+    score=score_existence,
+    calibrated=True,
+    extract=existence_truth,
+)

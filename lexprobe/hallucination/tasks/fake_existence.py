@@ -1,15 +1,13 @@
-"""Fabricated-case existence: is a case lexprobe made up real? The correct answer is no."""
+"""Fabricated-case existence: is a case lexprobe made up real? The correct answer is no (the study's Appendix E.1;
+contra-factual, so zero-shot only)."""
 
 from __future__ import annotations
 
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.hallucination.labels import Score
-from lexprobe.hallucination.scoring import (
-    ScoringContext,
-    _existence,
-    scorer,
-)
-from lexprobe.hallucination.tasks.base import ALL, Drafts, ItemDraft, TaskSpec
+from lexprobe.hallucination.scoring import ScoringContext, existence_score
+from lexprobe.hallucination.tasks.base import ALL, CONTRA_FACTUAL_ZERO_SHOT, Drafts, ItemDraft, TaskSpec
+from lexprobe.hallucination.tasks.existence import existence_truth
 
 
 def _build_fake_existence(db: CaseDatabase, cases: list[dict], level: str, n: int, seed: int) -> Drafts:
@@ -29,23 +27,29 @@ def _build_fake_existence(db: CaseDatabase, cases: list[dict], level: str, n: in
     )
 
 
-SPEC = TaskSpec(
-    "fake_existence",
-    "Is {fabricated case} a real case?",
-    "existence",
-    "false premise",
-    False,
-    ("zero", "few"),
-    ALL,
-    _build_fake_existence,
-    16,
-)
-
-
-@scorer("fake_existence")
 def score_fake_existence(answer: str, reference: dict, context: ScoringContext) -> Score:
     """Score "Is {fabricated case} a real case?": no is correct, yes a hallucination."""
-    return _existence(answer, real=False)
+    return existence_score(answer, real=False)
 
 
-# --- low and moderate complexity --------------------------------------------------------------------------------
+def _lookup_fabricated(record: dict, db: CaseDatabase) -> tuple[dict | None, str | None]:
+    """The case is the fabricated one as asked: nothing to look up."""
+    return {}, None
+
+
+TASK = TaskSpec(
+    id="fake_existence",
+    question="Is {fabricated case} a real case?",
+    template="existence",
+    complexity="false premise",
+    levels=ALL,
+    styles=("zero",),
+    style_note=CONTRA_FACTUAL_ZERO_SHOT,
+    max_tokens=16,
+    population="fabricated cases (not the sample)",
+    builder=_build_fake_existence,
+    lookup=_lookup_fabricated,
+    score=score_fake_existence,
+    calibrated=True,
+    extract=existence_truth,
+)

@@ -12,12 +12,19 @@ from lexprobe.hallucination.abstention import (
 from lexprobe.hallucination.labels import Score
 from lexprobe.hallucination.scoring import (
     ScoringContext,
-    _missing,
-    _quoted,
-    _stance,
-    scorer,
+    missing_reference,
+    quoted,
+    stance_score,
 )
-from lexprobe.hallucination.tasks.base import Drafts, ItemDraft, TaskSpec, case_variables, named_cases, no_names_reason
+from lexprobe.hallucination.tasks.base import (
+    CONTRA_FACTUAL_ZERO_SHOT,
+    Drafts,
+    ItemDraft,
+    TaskSpec,
+    case_variables,
+    named_cases,
+    no_names_reason,
+)
 
 
 def _build_false_dissent(db: CaseDatabase, cases: list[dict], level: str, n: int, seed: int) -> Drafts:
@@ -36,20 +43,14 @@ def _build_false_dissent(db: CaseDatabase, cases: list[dict], level: str, n: int
     return Drafts(drafts)
 
 
-SPEC = TaskSpec(
-    "false_dissent",
-    "What did Justice {X} argue in their dissent in {case}? (X wrote no dissent)",
-    "false_dissent",
-    "false premise",
-    False,
-    ("zero",),
-    ("scotus", "coa"),
-    _build_false_dissent,
-    96,
-)
+def _lookup_dissenter(record: dict, db: CaseDatabase) -> tuple[dict | None, str | None]:
+    """The justice asked about comes with the answer (`dissenter`); the case is not looked up."""
+    dissenter = record.get("dissenter")
+    if isinstance(dissenter, str) and dissenter:
+        return {"dissenter": dissenter}, None
+    return None, "needs 'dissenter'"
 
 
-@scorer("false_dissent")
 def score_false_dissent(answer: str, reference: dict, context: ScoringContext) -> Score:
     """Score "What did Justice X argue in dissent?" where X wrote no dissent.
 
@@ -57,15 +58,32 @@ def score_false_dissent(answer: str, reference: dict, context: ScoringContext) -
     unanimous, X did not sit, or the case or justice does not exist (the study records these as rejections).
     Abstain: a refusal with no rejection. Hallucination: anything else, i.e. an answer that describes a dissent.
     """
-    missing = _missing(reference, "dissenter") or _stance(answer, false_premise=True)
+    missing = missing_reference(reference, "dissenter") or stance_score(answer, false_premise=True)
     if missing:
         return missing
     rejection = (
         premise_rejection(answer) or dissent_rejection(answer, reference["dissenter"]) or denies_existence(answer)
     )
     if rejection:
-        return Score("correct", f"answer rejects the false premise: {_quoted(rejection)}")
+        return Score("correct", f"answer rejects the false premise: {quoted(rejection)}")
     if classify_refusal(answer, scope="anywhere") == "abstain":
-        return Score("abstain", f"answer declines: {_quoted(answer)}")
+        return Score("abstain", f"answer declines: {quoted(answer)}")
     return Score("hallucination", f"answer describes a dissent by {reference['dissenter']!r}, who wrote none: "
-                                  f"{_quoted(answer)}")  # fmt: skip
+                                  f"{quoted(answer)}")  # fmt: skip
+
+
+TASK = TaskSpec(
+    id="false_dissent",
+    question="What did Justice {X} argue in their dissent in {case}? (X wrote no dissent)",
+    template="false_dissent",
+    complexity="false premise",
+    levels=("scotus", "coa"),
+    styles=("zero",),
+    style_note=CONTRA_FACTUAL_ZERO_SHOT,
+    max_tokens=96,
+    needs=("name", "author"),
+    builder=_build_false_dissent,
+    lookup=_lookup_dissenter,
+    score=score_false_dissent,
+    not_calibrated="free-text arguments have no single value for samples to agree on",
+)

@@ -1,4 +1,4 @@
-"""False overruling: what year was a never-overruled case overruled."""
+"""False overruling: what year was a never-overruled case overruled (contra-factual, so zero-shot only)."""
 
 from __future__ import annotations
 
@@ -12,18 +12,24 @@ from lexprobe.hallucination.abstention import (
     premise_rejection,
     split_sentences,
 )
-from lexprobe.hallucination.answers import (
-    extract_year,
-)
+from lexprobe.hallucination.answers import extract_year
 from lexprobe.hallucination.labels import Score
 from lexprobe.hallucination.scoring import (
     OVERRULING_ANCHOR,
     ScoringContext,
-    _quoted,
-    _stance,
-    scorer,
+    quoted,
+    stance_score,
 )
-from lexprobe.hallucination.tasks.base import Drafts, ItemDraft, TaskSpec, case_variables, named_cases
+from lexprobe.hallucination.tasks.base import (
+    CONTRA_FACTUAL_ZERO_SHOT,
+    Drafts,
+    ItemDraft,
+    TaskSpec,
+    case_variables,
+    find_case,
+    named_cases,
+    shown,
+)
 
 
 def _build_false_overruling(db: CaseDatabase, cases: list[dict], level: str, n: int, seed: int) -> Drafts:
@@ -33,19 +39,6 @@ def _build_false_overruling(db: CaseDatabase, cases: list[dict], level: str, n: 
     never = [c for c in never if not db.conn.execute(
         "SELECT 1 FROM overrulings WHERE overruled_case_id = ?", (c["case_id"],)).fetchone()]  # fmt: skip
     return Drafts([ItemDraft(c["case_id"], c["case_id"], case_variables(c), {}) for c in never])
-
-
-SPEC = TaskSpec(
-    "false_overruling",
-    "What year was {never-overruled case} overruled?",
-    "overruling_year",
-    "false premise",
-    False,
-    ("zero", "few"),
-    ("scotus",),
-    _build_false_overruling,
-    48,
-)
 
 
 _OVERRULING_CLAIM = re.compile(r"\b(?:overrul\w*|reversed\s+by|abrogated)\b", re.IGNORECASE)
@@ -76,14 +69,13 @@ def claimed_overruling_year(answer: str) -> int | None:
     return None
 
 
-@scorer("false_overruling")
 def score_false_overruling(answer: str, reference: dict, context: ScoringContext) -> Score:
     """Score "What year was {never-overruled case} overruled?".
 
     Correct: rejecting the premise ("never overruled", "still good law", the case does not exist). Hallucination:
     a claimed overruling year, or any year given without rejecting the premise. Unscored: no year and no rejection.
     """
-    stance = _stance(answer, false_premise=True)
+    stance = stance_score(answer, false_premise=True)
     if stance:
         return stance
     claimed = claimed_overruling_year(answer)
@@ -91,10 +83,61 @@ def score_false_overruling(answer: str, reference: dict, context: ScoringContext
         return Score("hallucination", f"answer accepts the false premise: overruled in {claimed}")
     rejection = premise_rejection(answer) or denies_existence(answer)
     if rejection:
-        return Score("correct", f"answer rejects the false premise: {_quoted(rejection)}")
+        return Score("correct", f"answer rejects the false premise: {quoted(rejection)}")
     if classify_refusal(answer, scope="anywhere") == "abstain":
-        return Score("abstain", f"answer declines: {_quoted(answer)}")
+        return Score("abstain", f"answer declines: {quoted(answer)}")
     year = extract_year(answer, anchor=OVERRULING_ANCHOR, dated_cases=False)
     if year is not None:
         return Score("hallucination", f"answer gives year {year} without rejecting the false premise")
-    return Score("unscored", f"no year and no rejection of the premise in answer {_quoted(answer)}")
+    return Score("unscored", f"no year and no rejection of the premise in answer {quoted(answer)}")
+
+
+def _lookup_never_overruled(record: dict, db: CaseDatabase) -> tuple[dict | None, str | None]:
+    """The reference of an answer scored outside a run (`score-answers`): `{}` when the record's case is in the
+    database and no source records an overruling of it (the run asks only about such cases), else None with the
+    reason: a case the database does not hold cannot be checked, and an overruled case makes the premise true."""
+    case = find_case(db, str(record["case"]))
+    if case is None:
+        return None, f"case {shown(record['case'])} is not in the case database; cannot check it was never overruled"
+    link = db.first_overruling(case["case_id"])
+    if link is None:
+        return {}, None
+    by = link["overruling_citation"] or (f"No. {link['overruling_docket']}" if link["overruling_docket"] else "")
+    part = " in part" if link["in_part"] else ""
+    return None, (
+        f"the case was overruled{part} in {link['overruling_year']} by {link['overruling_name']} {by}".rstrip()
+        + f" ({link['source']}), so the question's premise is true"
+    )
+
+
+def false_overruling_truth(greedy: str, reference: dict) -> tuple[str, dict] | None:
+    """Return the overruling-year scorer with the year the greedy answer claims as the truth; None when it claims
+    none (then `rejections_agree` decides)."""
+    year = claimed_overruling_year(greedy)
+    return None if year is None else ("overruling_year", {"year": year})
+
+
+def rejections_agree(greedy: str, sample: str, reference: dict, context: ScoringContext) -> bool:
+    """Agreement when the greedy answer claims no year: both answers reject the premise, as this task's scorer
+    finds (`correct`)."""
+    rejects = score_false_overruling(greedy, reference, context).label == "correct"
+    return rejects and score_false_overruling(sample, reference, context).label == "correct"
+
+
+TASK = TaskSpec(
+    id="false_overruling",
+    question="What year was {never-overruled case} overruled?",
+    template="overruling_year",
+    complexity="false premise",
+    levels=("scotus",),
+    styles=("zero",),
+    style_note=CONTRA_FACTUAL_ZERO_SHOT,
+    max_tokens=48,
+    needs=("name", "never_overruled"),
+    builder=_build_false_overruling,
+    lookup=_lookup_never_overruled,
+    score=score_false_overruling,
+    calibrated=True,
+    extract=false_overruling_truth,
+    stance_agreement=rejections_agree,
+)

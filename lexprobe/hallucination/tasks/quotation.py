@@ -4,47 +4,32 @@ from __future__ import annotations
 
 import re
 
-from lexprobe.hallucination.answers import (
-    extract_quote,
-)
+from lexprobe.hallucination.answers import extract_quote
 from lexprobe.hallucination.labels import Score
 from lexprobe.hallucination.quotation import MATCH_THRESHOLD, MIN_QUOTE_WORDS
 from lexprobe.hallucination.scoring import (
     ScoringContext,
-    _missing,
-    _quoted,
-    _stance,
-    scorer,
+    missing_reference,
+    quoted,
+    stance_score,
 )
-from lexprobe.hallucination.tasks.base import ALL, TaskSpec, simple_builder
-
-SPEC = TaskSpec(
-    "quotation",
-    "What is a quotation from {case}?",
-    "quotation",
-    "moderate",
-    False,
-    ("zero", "few"),
-    ALL,
-    simple_builder(
-        lambda c: {"opinion_id": c["majority_opinion_id"]} if c.get("majority_opinion_id") else None,
-        "a majority opinion text",
-    ),
-    160,
-)
-
+from lexprobe.hallucination.tasks.base import ALL, TaskSpec, case_lookup, simple_builder
 
 _QUOTE_TAGS = re.compile(r"<quote>.*?(?:</quote>|$)", re.IGNORECASE | re.DOTALL)
 
 
-@scorer("quotation")
+def majority_opinion_reference(case: dict) -> dict | None:
+    """Return the reference of a task scored against the majority opinion's text (quotation, authority)."""
+    return {"opinion_id": case["majority_opinion_id"]} if case.get("majority_opinion_id") else None
+
+
 def score_quotation(answer: str, reference: dict, context: ScoringContext) -> Score:
     """Score the quotation task: the quote must fuzzily match the majority opinion text (`quotation.py`)."""
-    missing = _missing(reference, "opinion_id")
+    missing = missing_reference(reference, "opinion_id")
     if missing:
         return missing
     outside = _QUOTE_TAGS.sub(" ", answer or "")
-    stance = _stance(outside) if outside.strip() else None  # the quote itself may say "I do not know ..."
+    stance = stance_score(outside) if outside.strip() else None  # the quote itself may say "I do not know ..."
     if stance:
         return stance
     if context.db is None:
@@ -63,4 +48,20 @@ def score_quotation(answer: str, reference: dict, context: ScoringContext) -> Sc
         return Score("correct", f"quote found in the majority opinion at character {found.start} "
                                 f"(similarity {found.similarity:.1f})")  # fmt: skip
     return Score("hallucination", f"quote not in the majority opinion (best similarity {found.similarity:.1f} < "
-                                  f"{MATCH_THRESHOLD:.0f}): {_quoted(quote)}")  # fmt: skip
+                                  f"{MATCH_THRESHOLD:.0f}): {quoted(quote)}")  # fmt: skip
+
+
+TASK = TaskSpec(
+    id="quotation",
+    question="What is a quotation from {case}?",
+    template="quotation",
+    complexity="moderate",
+    levels=ALL,
+    styles=("zero", "few"),
+    max_tokens=160,
+    needs=("name", "opinion_text"),
+    builder=simple_builder(majority_opinion_reference, "a majority opinion text"),
+    lookup=case_lookup(majority_opinion_reference, "no majority opinion text in the database"),
+    score=score_quotation,
+    not_calibrated="open-ended quotations have no single value for samples to agree on",
+)
