@@ -13,7 +13,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from lexprobe.caselaw.build import BuildError, BuildProgress, build_database
+from lexprobe.caselaw.build import BuildError, BuildProgress, build_database, describe_overruling_years
 from lexprobe.caselaw.courts import LEVELS_TEXT, canonical_level
 from lexprobe.caselaw.paths import data_root, default_db_path
 from lexprobe.caselaw.records import LoadResult
@@ -117,6 +117,7 @@ def build(
         highlight=False,
         soft_wrap=True,
     )
+    out.print(describe_overruling_years(report.overruling_years), highlight=False, soft_wrap=True, markup=False)
 
 
 @data_app.command("info")
@@ -128,8 +129,10 @@ def info(db: DbOpt = None, as_json: JsonOpt = False) -> None:
     """
     database = open_case_db(db)
     counts, coverage, build_info = database.table_counts(), database.coverage(), database.build_info()
+    overruling_years = json.loads(build_info.get("overruling_years") or "{}")
     if as_json:
-        print(json.dumps({"db": str(database.path), "tables": counts, "coverage": coverage, "build": build_info}))
+        payload = {"db": str(database.path), "tables": counts, "coverage": coverage, "build": build_info}
+        print(json.dumps(payload | {"overruling_years": overruling_years}))
         return
     tables = Table(title=f"tables in {database.path}")
     tables.add_column("table")
@@ -145,6 +148,8 @@ def info(db: DbOpt = None, as_json: JsonOpt = False) -> None:
     for level, row in coverage.items():
         cov.add_row(level, *(f"{row[c]:,}" for c in columns))
     out.print(cov)
+    if overruling_years:
+        out.print(describe_overruling_years(overruling_years), highlight=False, soft_wrap=True, markup=False)
 
 
 @data_app.command("case")

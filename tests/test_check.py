@@ -576,3 +576,15 @@ def test_online_without_network_is_skipped(db: CaseDatabase, monkeypatch: pytest
     result = refine_online(found, offline, token=TOKEN, base_url=f"http://127.0.0.1:{port}/api/rest/v4", timeout_s=5)
     assert result.message is not None and "cannot reach" in result.message
     assert result.verdicts == offline
+
+
+def test_an_overruled_case_without_a_settled_year_still_gets_its_overruling_note(db: CaseDatabase) -> None:
+    """Hylton's only overruling link is the Fowler network's (no SCDB or LoC date): the note names it anyway."""
+    verdict = one("Hylton v. United States, 3 U.S. 171 (1796).", db)
+    assert any(note.startswith("overruled: Pollock") for note in verdict.notes), verdict.notes
+
+
+def test_the_same_overruling_dated_by_two_sources_is_not_listed_twice(db: CaseDatabase) -> None:
+    verdict = one("Hepburn v. Griswold, 75 U.S. 603 (1870).", db)
+    (note,) = [note for note in verdict.notes if "overruled" in note]
+    assert note.startswith("overruled by Legal Tender Cases") and "also listed" not in note, note

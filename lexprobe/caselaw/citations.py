@@ -228,9 +228,14 @@ def extract_citations(text: str) -> list[Citation]:
     return list(dict.fromkeys(_eyecite_parse_all(text)))
 
 
+# volume, reporter (its series may be "2d", "3d", "4th", or parenthesized as in older opinions: "F. (2d)"), page
 _SCAN = re.compile(
-    r"(?<![\w.])(\d{1,5})\s+([A-Z][A-Za-z.' ]{0,24}?(?:\s?\d[a-z]{1,2}\.?)?)\s*,?\s+(\d{1,6})(?![\d,]*\s*U\.)"
+    r"(?<![\w.])(\d{1,5})\s+([A-Z][A-Za-z.' ]{0,24}?(?:\s?\(?\d[a-z]{1,2}\)?\.?)?)\s*,?\s+(\d{1,6})"
+    r"(?![\d,]*\s*U\.)"
 )
+#: What may stand between a citation's volume and its page: no line break, and no digit except in a reporter's
+#: series ("F.2d", "F. (2d)", "L. Ed. 2d", "F.4th", "N.Y.3d").
+REPORTER_GAP = r"(?:[^\n\d]|\d(?:st|nd|rd|d|th)(?![A-Za-z\d]))"
 
 
 def scan_citation_keys(text: str) -> frozenset[str]:

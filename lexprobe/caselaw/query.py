@@ -191,6 +191,19 @@ class CaseDatabase:
             "cited_by": cited_by,
         }
 
+    def first_overruling(self, case_id: str) -> dict[str, Any] | None:
+        """Return the earliest overruling link any source records for a case (`overruling_name`,
+        `overruling_citation`, `overruling_year` as that source prints it, `in_part`, `source`), or None when no
+        source says the case was overruled, in full or in part. Links the build does not count for the case's
+        `overruled_year` (weaker Fowler relations) are included: a case any source calls overruled is not a
+        never-overruled case."""
+        row = self.conn.execute(
+            "SELECT overruling_name, overruling_citation, overruling_docket, overruling_year, in_part, source"
+            " FROM overrulings WHERE overruled_case_id = ? ORDER BY overruling_year, source LIMIT 1",
+            (case_id,),
+        ).fetchone()
+        return dict(row) if row is not None else None
+
     def opinion_text(self, opinion_id: str) -> str | None:
         """Return the clean text of one opinion, or None."""
         row = self.conn.execute("SELECT text FROM opinions WHERE opinion_id = ?", (opinion_id,)).fetchone()

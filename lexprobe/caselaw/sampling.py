@@ -7,6 +7,13 @@ accepts, such as "usdc" for "district"):
 - coa: a case with a Federal Reporter citation (F., F.2d, F.3d, F.4th) and a circuit;
 - district: a case with a Federal Supplement citation (F. Supp., F. Supp. 2d, F. Supp. 3d) and a state.
 
+Date windows (`years`, inclusive): a level may be limited to cases decided in a range of years before anything
+else; the study's windows are `PAPER_YEARS` (Supreme Court 1794-2015, appeals 1895-2019, district 1932-2019, the
+ranges in the headers of its Tables 3-7). `parse_year_windows` reads them from the command line.
+
+Required facts (`require`): a sample may be limited to cases that have every named fact of `CASE_FACTS` (a majority
+author, an opinion text ...), so that every task asked of the sample can use every case (`--complete-cases`).
+
 Allocation: every stratum gets an equal share of `n` (the per-term cap for the Supreme Court); a stratum with
 fewer eligible cases gives all it has, and the shortfall is spread evenly over the strata that still have cases,
 until `n` is reached or every eligible case is drawn (`allocate`). Strata that could not fill the equal share are
@@ -16,10 +23,58 @@ reported. The draw is reproducible: strata and cases are ordered by id before a 
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from lexprobe.caselaw.courts import canonical_level
 from lexprobe.caselaw.query import CaseDatabase
+from lexprobe.errors import BadInputError
+
+#: The study's date windows per level (inclusive decision years), from the headers of its Tables 3-7.
+PAPER_YEARS: dict[str, tuple[int, int]] = {"scotus": (1794, 2015), "coa": (1895, 2019), "district": (1932, 2019)}
+
+YearWindow = tuple[int, int] | None
+
+
+@dataclass(frozen=True)
+class CaseFact:
+    """A fact a case may lack: an SQL condition over the `cases` table that holds when the case has it, and the
+    reason a task drops a case without it. `shared` facts restrict a `--complete-cases` sample; a fact that only
+    keeps a false premise false (never overruled) is not shared: the task drops those cases itself."""
+
+    name: str
+    condition: str
+    missing: str
+    shared: bool = True
+
+
+#: Every fact a task may need of a sampled case, by name (the tasks' needs are in `hallucination/coverage.py`).
+CASE_FACTS: dict[str, CaseFact] = {
+    fact.name: fact
+    for fact in (
+        CaseFact(
+            "name",
+            "(name IS NOT NULL AND name != '' AND citation IS NOT NULL AND citation != '' AND year IS NOT NULL)",
+            "no case name",
+        ),
+        CaseFact("court", "(court_id IS NOT NULL AND court_id != '')", "no court"),
+        CaseFact("author", "(author IS NOT NULL AND author != '')", "no majority author"),
+        CaseFact("disposition", "(disposition IS NOT NULL AND disposition != '')", "no unambiguous disposition"),
+        CaseFact(
+            "opinion_text",
+            "(majority_opinion_id IS NOT NULL AND majority_opinion_id != '' AND EXISTS (SELECT 1 FROM opinions o"
+            " WHERE o.opinion_id = cases.majority_opinion_id AND o.text != ''))",
+            "no majority opinion text",
+        ),
+        CaseFact(
+            "never_overruled",
+            "(overruled_year IS NULL AND NOT EXISTS (SELECT 1 FROM overrulings v"
+            " WHERE v.overruled_case_id = cases.case_id))",
+            "overruled (the false premise would be true)",
+            shared=False,
+        ),
+    )
+}
 
 LEVEL_FILTERS: dict[str, tuple[str, str]] = {
     # level -> (SQL condition, stratum expression)
@@ -51,6 +106,8 @@ class SampleResult:
     equal_share: int
     rows: list[dict] = field(default_factory=list)
     short_strata: dict[str, tuple[int, int]] = field(default_factory=dict)  # stratum -> (available, equal share)
+    years: YearWindow = None  # the inclusive window of decision years, None = every year
+    require: tuple[str, ...] = ()  # facts every drawn case has (`CASE_FACTS`)
 
     @property
     def shortfall(self) -> int:
@@ -81,25 +138,44 @@ def allocate(sizes: dict[str, int], n: int, rng: random.Random) -> dict[str, int
     return quotas
 
 
-def eligible_count(db: CaseDatabase, level: str) -> int:
-    """Return how many cases of a court level (any accepted spelling) pass its filter, i.e. the most a sample
-    can draw. Raises `BadInputError` (a ValueError) for an unknown level."""
-    level = canonical_level(level)
+def _where(level: str, years: YearWindow, require: Sequence[str]) -> tuple[str, list]:
+    """Return the WHERE clause (without the keyword) and parameters of a level's eligible cases."""
     condition, _ = LEVEL_FILTERS[level]
-    return db.conn.execute(f"SELECT COUNT(*) FROM cases WHERE level = ? AND {condition}", (level,)).fetchone()[0]
+    clauses, params = ["level = ?", condition], [level]
+    if years is not None:
+        clauses.append("year BETWEEN ? AND ?")
+        params.extend(years)
+    for name in require:
+        if name not in CASE_FACTS:
+            raise BadInputError(f"unknown case fact {name!r}; known: {', '.join(CASE_FACTS)}")
+        clauses.append(CASE_FACTS[name].condition)
+    return " AND ".join(clauses), params
 
 
-def sample_cases(db: CaseDatabase, level: str, n: int, seed: int) -> SampleResult:
-    """Draw a stratified sample of `n` cases of one court level (any accepted spelling: "usdc" is "district").
+def eligible_count(db: CaseDatabase, level: str, years: YearWindow = None, require: Sequence[str] = ()) -> int:
+    """Return how many cases of a court level (any accepted spelling) pass its filter, decided within `years` and
+    having every `require`d fact, i.e. the most a sample can draw. Raises `BadInputError` (a ValueError) for an
+    unknown level or fact."""
+    where, params = _where(canonical_level(level), years, require)
+    return db.conn.execute(f"SELECT COUNT(*) FROM cases WHERE {where}", params).fetchone()[0]
 
-    Raises `BadInputError` (a ValueError) for an unknown level. The result's `level` is the canonical spelling.
+
+def sample_cases(
+    db: CaseDatabase, level: str, n: int, seed: int, years: YearWindow = None, require: Sequence[str] = ()
+) -> SampleResult:
+    """Draw a stratified sample of `n` cases of one court level (any accepted spelling: "usdc" is "district"),
+    decided within `years` (inclusive; None = every year) and having every fact named in `require`.
+
+    Raises `BadInputError` (a ValueError) for an unknown level or fact. The result's `level` is the canonical
+    spelling.
     """
     level = canonical_level(level)
-    condition, stratum_sql = LEVEL_FILTERS[level]
+    _, stratum_sql = LEVEL_FILTERS[level]
+    where, params = _where(level, years, require)
     rows = db.conn.execute(
         f"SELECT case_id, name, citation, court_id, year, state, {stratum_sql} AS stratum FROM cases"
-        f" WHERE level = ? AND {condition} ORDER BY case_id",
-        (level,),
+        f" WHERE {where} ORDER BY case_id",
+        params,
     ).fetchall()
     by_stratum: dict[str, list[dict]] = {}
     for row in rows:
@@ -108,9 +184,80 @@ def sample_cases(db: CaseDatabase, level: str, n: int, seed: int) -> SampleResul
     sizes = {s: len(cases) for s, cases in by_stratum.items()}
     quotas = allocate(sizes, n, rng)
     equal_share = n // len(sizes) if sizes else 0
-    result = SampleResult(level, n, seed, len(rows), len(sizes), equal_share)
+    result = SampleResult(level, n, seed, len(rows), len(sizes), equal_share, years=years, require=tuple(require))
     for stratum in sorted(by_stratum):
         result.rows.extend(rng.sample(by_stratum[stratum], quotas[stratum]))
         if sizes[stratum] < equal_share:
             result.short_strata[stratum] = (sizes[stratum], equal_share)
     return result
+
+
+def subsample(rows: list[dict], n: int, seed: int) -> list[dict]:
+    """Return a stratified subsample of `n` of a sample's rows (each with its `stratum`), allocated as the sample
+    was (`allocate`) and in the sample's order, so a task asked of fewer cases (the study's 100 cases for the
+    reference-free tasks) asks a stratified part of the same sample. All rows when `n` is not smaller."""
+    if n >= len(rows):
+        return list(rows)
+    by_stratum: dict[str, list[dict]] = {}
+    for row in rows:
+        by_stratum.setdefault(str(row["stratum"]), []).append(row)
+    rng = random.Random(seed)
+    quotas = allocate({s: len(cases) for s, cases in by_stratum.items()}, n, rng)
+    chosen = {id(row) for s in sorted(by_stratum) for row in rng.sample(by_stratum[s], quotas[s])}
+    return [row for row in rows if id(row) in chosen]
+
+
+def case_facts(db: CaseDatabase, case_ids: Iterable[str], facts: Sequence[str]) -> dict[str, set[str]]:
+    """Return, for each case id, which of the named `CASE_FACTS` the case has (one query per 500 cases)."""
+    ids = list(dict.fromkeys(case_ids))
+    found: dict[str, set[str]] = {case_id: set() for case_id in ids}
+    if not facts:
+        return found
+    columns = ", ".join(f"{CASE_FACTS[name].condition} AS f{i}" for i, name in enumerate(facts))
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        marks = ", ".join("?" * len(chunk))
+        for row in db.conn.execute(f"SELECT case_id, {columns} FROM cases WHERE case_id IN ({marks})", chunk):
+            found[row[0]] = {name for i, name in enumerate(facts) if row[i + 1]}
+    return found
+
+
+def _year_range(text: str, where: str) -> YearWindow:
+    """Parse "FROM-TO" (inclusive years) or "all" (no window)."""
+    text = text.strip()
+    if text.lower() in ("all", "any", "none"):
+        return None
+    start, dash, end = text.partition("-")
+    if not dash or not start.strip().isdigit() or not end.strip().isdigit():
+        raise BadInputError(f"bad year range {text!r} in {where}: write FROM-TO (e.g. 1794-2015) or 'all'")
+    window = (int(start), int(end))
+    if window[0] > window[1]:
+        raise BadInputError(f"bad year range {text!r} in {where}: the first year is after the last")
+    return window
+
+
+def parse_year_windows(spec: str, levels: Sequence[str]) -> dict[str, YearWindow]:
+    """Return the date window of each of `levels` from a `--years` value.
+
+    `paper` (the default) is the study's windows (`PAPER_YEARS`); `all` is no window at any level; a comma list
+    of LEVEL=FROM-TO (or LEVEL=all) sets those levels, any level spelling accepted, and the levels it does not name
+    keep the study's window; a bare FROM-TO sets every level. Raises `BadInputError` on anything else.
+    """
+    windows: dict[str, YearWindow] = {level: PAPER_YEARS.get(level) for level in levels}
+    text = spec.strip()
+    if text.lower() == "paper":
+        return windows
+    if "=" not in text:
+        window = _year_range(text, f"--years {spec!r}")
+        return {level: window for level in levels}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        name, equals, value = part.partition("=")
+        if not equals:
+            raise BadInputError(f"bad --years part {part!r}: write LEVEL=FROM-TO, e.g. scotus=1794-2015")
+        windows[canonical_level(name)] = _year_range(value, f"--years {part!r}")
+    return {level: windows[level] for level in levels}  # a window for a level the run does not ask is unused
+
+
+def window_text(window: YearWindow) -> str:
+    """Return a window as "1794-2015", or "all years"."""
+    return "all years" if window is None else f"{window[0]}-{window[1]}"

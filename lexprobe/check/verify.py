@@ -419,9 +419,20 @@ def _volumes_of_uncited_scdb_cases(conn) -> dict[int, str]:
 # --- verdicts ----------------------------------------------------------------------------------------------------
 
 
+_OVERRULING_SOURCES = {"loc": "Library of Congress table", "fowler": "Fowler network"}
+
+
+def _listed_overrulings(rows: list[dict]) -> str:
+    return "; ".join(
+        f"{r['overruling_name']} ({r['overruling_year']}{', in part' if r['in_part'] else ''}, "
+        f"{_OVERRULING_SOURCES.get(r['source'], r['source'])})"
+        for r in rows
+    )
+
+
 def _overruled_note(reference: Reference, facts: CaseFacts) -> str | None:
-    if not facts.overruled_year:
-        return None
+    if not facts.overruled_year:  # overruled, but the sources do not settle by which decision or when
+        return f"overruled: {_listed_overrulings(facts.overrulings)}" if facts.overrulings else None
     how = "overruled in part" if facts.overruled_in_part else "overruled"
     by = reference.case(facts.overruling_case_id) if facts.overruling_case_id else None
     if by is not None:
@@ -432,19 +443,14 @@ def _overruled_note(reference: Reference, facts: CaseFacts) -> str | None:
         citation = (first or {}).get("overruling_citation")
         note = f"{how} by {label}{', ' + citation if citation else ''}"
     note += f" ({facts.overruled_year})"
-    others = [
+    others = [  # other decisions only: the same decision dated differently by another source is not news
         r
         for r in facts.overrulings
-        if r["overruling_case_id"] != facts.overruling_case_id or r["overruling_year"] != facts.overruled_year
+        if (r["overruling_case_id"] or None) != (facts.overruling_case_id or None)
+        or (facts.overruling_case_id is None and r["overruling_year"] != facts.overruled_year)
     ]
     if others:
-        sources = {"loc": "Library of Congress table", "fowler": "Fowler network"}
-        listed = "; ".join(
-            f"{r['overruling_name']} ({r['overruling_year']}{', in part' if r['in_part'] else ''}, "
-            f"{sources.get(r['source'], r['source'])})"
-            for r in others
-        )
-        note += f"; also listed as overruled by {listed}"
+        note += f"; also listed as overruled by {_listed_overrulings(others)}"
     return note
 
 

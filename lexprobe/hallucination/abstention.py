@@ -4,7 +4,9 @@ not dissent") from one that answers, however apologetic or hedged.
 Rules of `classify_refusal` (all matching is case-insensitive, on text with curly quotes straightened):
 
 1. The answer is split into sentences (abbreviation-aware: "U.S.", "v.", "Mr.", initials do not end one). Only the
-   *lead* sentence is read: the first one that is not pure filler ("I'm sorry.", "Certainly!", "Answer:").
+   *lead* sentence is read: the first one that is not pure filler ("I'm sorry.", "Certainly!", "Answer:",
+   "Regrettably,", "I'm afraid", "As of my knowledge cutoff,"). Filler, and a scene-setting clause ("Without access
+   to a legal database,"), before a cue in the lead is not content either.
    A refusal is the answer's stance, not an aside: "Earl Warren. I'm not sure, though." is an answer.
    (`scope="anywhere"` reads every sentence in turn instead; scorers use it only when no answer could be extracted.)
 2. A *premise-rejection* cue in the lead gives "reject_premise": a negated dissent ("did not dissent", "did not write
@@ -15,9 +17,11 @@ Rules of `classify_refusal` (all matching is case-insensitive, on text with curl
    cue conceded after content and a contrast is not the stance ("It was overruled in 1968, though it remains good
    law in part" accepts the premise; "I'm sorry, but it has not been overruled" rejects it).
 3. An *abstention* cue in the lead gives "abstain": "I don't know", "I'm not sure / not certain / not aware /
-   not familiar", "I cannot / am unable to provide (find, determine, verify ...)", "I do not have information
-   (access, details) ...", "I have no information", "no information is available", "I recommend consulting ...",
-   a bare "Unknown." - unless one of these says the answer goes on:
+   not familiar", "I cannot / am unable to provide (find, determine, verify ...)", "I do not have (possess) the
+   information (citation, author, text, answer, access, details ...)", "I don't have that", "I lack the
+   information", "I'm not in a position to", "that information is not available to me", "beyond / outside my
+   knowledge", "I have no information", "no information is available", "I recommend consulting ...", a bare
+   "Unknown." ("I don't have any doubt" is not one) - unless one of these says the answer goes on:
    a. the cue is a trailing hedge: it follows content and a comma, "but", "though" or a parenthesis
       ("Earl Warren, but I'm not certain");
    b. the cue is qualified ("I don't know *exactly*", "I can't say *for sure*", "I'm not sure of *the exact*
@@ -32,7 +36,9 @@ Rules of `classify_refusal` (all matching is case-insensitive, on text with curl
 4. Apologies alone are never refusals: "Sorry, but the answer is 1954" answers the question.
 
 `premise_rejection`, `dissent_rejection` and `denies_existence` look for rejections anywhere in the answer; the
-false-premise scorers use them after `classify_refusal`, with knowledge of the task.
+false-premise scorers use them after `classify_refusal`, with knowledge of the task. `rejects_case_premise` reads
+the lead sentence for a denial that the case exists or that the question's premise holds: the reference-free
+pairs use it (`judge.pair_label`), where such a denial is a hallucination.
 """
 
 from __future__ import annotations
@@ -101,12 +107,23 @@ def split_sentences(text: str) -> list[str]:
 
 
 _FILLER_WORDS = (
-    r"(?:i'?m|i am) (?:so |very |terribly )?sorry|sorry|i apologi[sz]e(?: for [^.!?]*)?|my apologies|apologies"
+    r"(?:i'?m|i am) (?:(?:so|very|terribly|really|truly|deeply|extremely) )*sorry|sorry"
+    r"|i apologi[sz]e(?: for [^.!?]*)?|my apologies|apologies"
     r"|unfortunately|thank you(?: for [^.!?]*)?|thanks|great question|good question|certainly|sure|of course"
     r"|ok(?:ay)?|well|hmm+|to be honest|honestly|as an ai(?: language model| assistant| model)?"
+    r"|regrettably|sadly|alas|i'?m afraid|i am afraid|i regret(?: to say)?(?: that)?"
+    r"|as of my (?:last )?(?:knowledge )?(?:cut-?off|update|training(?: data)?)(?: date)?(?: (?:in|of) \w+(?: \d{4})?)?"
+    r"|(?:based on|according to|from) (?:my|the) (?:training(?: data)?|knowledge|information (?:i have|available"
+    r"(?: to me)?))"
 )
 _FILLER_SENTENCE = re.compile(rf"^(?:(?:{_FILLER_WORDS})[\s,.!:;-]*)+$", _FLAGS)
-_FILLER_PREFIX = re.compile(rf"^(?:(?:{_FILLER_WORDS}|but|and|however|so)[\s,.!:;-]*)*$", _FLAGS)
+# filler, then at most one scene-setting clause before the cue ("Without access to a legal database, I can't ...");
+# the clause stands once, outside the repetition, so the match stays linear
+_FILLER_PREFIX = re.compile(
+    rf"^(?:(?:{_FILLER_WORDS}|but|and|however|so)[\s,.!:;-]*)*"
+    r"(?:(?:without|lacking|absent|given|since|because|due\s+to)\b[^,.!?;:]*[,;:]\s*(?:(?:but|so)\b[\s,]*)?)?$",
+    _FLAGS,
+)
 
 
 # --- cues -------------------------------------------------------------------------------------------------------
@@ -114,8 +131,9 @@ _FILLER_PREFIX = re.compile(rf"^(?:(?:{_FILLER_WORDS}|but|and|however|so)[\s,.!:
 _NOT_UNTIL = r"(?!\s+(?:until|till|before|in part))"
 _ADVERBS = r"(?:(?:yet|ever|been|actually|since|been\s+\w+ly|\w+ly)\s+){0,3}"
 
-_REJECT_CUES = _any(
-    # the premise itself
+#: Cues that the question's premise as such is false ("the premise is incorrect", "your question is based on a
+#: false premise"), whatever the premise is.
+_PREMISE_PATTERNS = (
     r"\b(?:the\s+|this\s+|your\s+|that\s+)?(?:premise|assumption|presupposition)(?:\s+of\s+(?:the|your|this)\s+"
     r"question)?\s+(?:is|was|seems|appears\s+to\s+be|may\s+be)\s+(?:\w+\s+)?(?:incorrect|false|mistaken|wrong|"
     r"flawed|inaccurate|erroneous|not\s+(?:correct|accurate|true))",
@@ -124,6 +142,11 @@ _REJECT_CUES = _any(
     r"(?:false|incorrect|mistaken|inaccurate|faulty)",
     r"\b(?:the|your|this)\s+question\s+(?:incorrectly|wrongly|mistakenly|falsely)\s+(?:assumes|states|suggests|"
     r"implies)",
+)
+_PREMISE_CUES = _any(*_PREMISE_PATTERNS)
+
+_REJECT_CUES = _any(
+    *_PREMISE_PATTERNS,
     # a dissent
     r"\b(?:did\s+not|didn't|never|does\s+not|doesn't)\s+(?:\w+\s+){0,2}?(?:write|author|file|issue|pen|deliver|"
     r"join|submit|publish|have)\s+(?:a\s+|any\s+|an\s+)?(?:separate\s+|written\s+)?(?:dissent|dissenting\s+opinion)",
@@ -164,8 +187,19 @@ _ABSTAIN_CUES = _any(
     r"(?:provide|find|answer|determine|verify|confirm|locate|access|give|identify|recall|say|tell|be\s+(?:sure|"
     r"certain)|help|assist|comply|generate|quote|reproduce|offer|share|retrieve|know|discuss|speculate|fulfill|"
     r"respond|browse|look\s+up)\b",
-    r"\bi\s+(?:do\s+not|don't|did\s+not|didn't)\s+have\s+(?:[\w-]+\s+){0,3}?(?:information|details|data|knowledge|"
-    r"access|records?|enough|sufficient|the\s+ability)\b",
+    r"\bi\s+(?:do\s+not|don't|did\s+not|didn't|currently\s+do\s+not|currently\s+don't)\s+(?:have|possess)\s+"
+    r"(?!to\b|(?:any\s+|a\s+|the\s+slightest\s+)?doubts?\b)(?:[\w-]+\s+){0,4}?(?:information|info|details|data|knowledge|"
+    r"access|records?|enough|sufficient|the\s+ability|ability|citations?|authors?|answers?|texts?|quotes?|quotations?|"
+    r"years?|dates?|names?|facts|specifics|particulars|copy|copies|means|way|tools?|resources?|capabilit(?:y|ies)|"
+    r"content|references?|sources?|databases?|context|opinions?|reliable|specific|verified)\b",
+    r"\bi\s+(?:do\s+not|don't)\s+have\s+(?:that|this|it)(?:\s+(?:one|information|handy))?\s*(?:[.!;,]|$)",
+    r"\bi\s+lack\s+(?:the\s+|any\s+|sufficient\s+|enough\s+)?(?:information|details|data|knowledge|access|"
+    r"context|ability)\b",
+    r"\b(?:i\s+am|i'm)\s+not\s+in\s+a\s+position\s+to\b",
+    r"\b(?:that|this|the|such|the\s+requested|the\s+specific)\s+(?:\w+\s+){0,2}?(?:information|data|details?|"
+    r"citation|text)\s+(?:is|are)\s+(?:not|unavailable)\s*(?:available|accessible|known)?\s*(?:to\s+me)?\b",
+    r"\b(?:is|are)\s+not\s+available\s+to\s+me\b",
+    r"\b(?:outside|beyond)\s+(?:the\s+scope\s+of\s+)?my\s+(?:knowledge|training|capabilities|abilities)\b",
     r"\bi\s+have\s+no\s+(?:[\w-]+\s+){0,2}?(?:information|knowledge|records?|data|details|access|way|idea|clue)\b",
     r"\b(?:there\s+is|there's)\s+(?:no|not\s+enough|insufficient)\s+(?:\w+\s+){0,2}?(?:information|data|details)\b",
     r"\bno\s+(?:reliable\s+|specific\s+|available\s+|further\s+)?information\s+(?:is\s+)?(?:available|about|on|"
@@ -288,19 +322,26 @@ def premise_rejection(answer: str) -> str | None:
     return match.group().strip() if match else None
 
 
-_EXISTENCE_DENIALS = _any(
+#: Denials that the case (or justice) asked about exists, specific enough to read in any answer.
+_CASE_DENIAL_PATTERNS = (
     r"\b(?:this|that|the|such\s+a|the\s+given|the\s+requested|the\s+above|said)\s+(?:\w+\s+){0,2}?case\s+(?:does\s+"
     r"not|doesn't|did\s+not|didn't)\s+(?:actually\s+)?exist",
-    r"\b(?:does\s+not|doesn't|did\s+not|didn't)\s+(?:actually\s+|really\s+)?exist\b",
+    r"^(?:it|this|that)\s+(?:does\s+not|doesn't|did\s+not|didn't)\s+(?:actually\s+|really\s+)?exist\b",
     r"\b(?:is|was)\s+not\s+(?:a\s+|an\s+)?(?:real|actual|genuine|existing|valid|legitimate|known)\s+(?:\w+\s+)?"
     r"(?:case|decision|opinion|justice|judge)",
-    r"\bno\s+such\s+(?:case|decision|opinion|justice|judge|dissent)",
+    r"\bno\s+such\s+(?:case|decision|opinion|justice|judge)\b(?!\s+or\s+controvers)",
     r"\bthere\s+(?:is|was)\s+no\s+(?:\w+\s+){0,3}?(?:case|decision|opinion)\s+(?:by\s+that\s+name|called|named|"
     r"titled|with\s+(?:that|this)\s+(?:name|citation))",
     r"\b(?:fictional|fictitious|fabricated|made[- ]up|non-?existent|imaginary|fake)\s+(?:\w+\s+)?(?:case|decision|"
     r"opinion|citation|justice|judge)",
     r"\bthere\s+(?:is|was)\s+no\s+(?:record|evidence)\s+of\s+(?:\w+\s+){0,3}?(?:this|that|such\s+a|the)\s+case\b"
     r"(?!\s+being)",
+)
+_CASE_DENIALS = _any(*_CASE_DENIAL_PATTERNS)
+_EXISTENCE_DENIALS = _any(
+    *_CASE_DENIAL_PATTERNS,
+    r"\b(?:does\s+not|doesn't|did\s+not|didn't)\s+(?:actually\s+|really\s+)?exist\b",
+    r"\bno\s+such\s+dissent",
     r"^no,?\s+(?:it|this)\s+is\s+not\b",
 )
 
@@ -309,6 +350,28 @@ def denies_existence(answer: str) -> str | None:
     """Return the phrase by which `answer` says the case (or justice) does not exist ("this case does not exist",
     "not a real case", "a fictional case"), else None. Raises nothing."""
     match = _EXISTENCE_DENIALS.search(" ".join(split_sentences(normalize_answer(answer))))
+    return match.group().strip() if match else None
+
+
+def lead_sentence(answer: str) -> str:
+    """Return the answer's lead sentence: its first sentence that is not pure filler ("I'm sorry.", "Certainly!");
+    "" when there is none. Raises nothing."""
+    for sentence in split_sentences(normalize_answer(answer)):
+        if not _is_filler(sentence):
+            return sentence
+    return ""
+
+
+def rejects_case_premise(answer: str) -> str | None:
+    """Return the phrase by which the answer's lead sentence rejects the premise of a question about a real case:
+    it says the case does not exist ("This case does not exist.", "I'm sorry, but there is no such case") or that
+    the question's premise is false ("The premise of your question is incorrect"); None otherwise.
+
+    Used on the reference-free tasks, whose premise (a real case with a background, a posture, a holding) is true,
+    so a rejection is a hallucination there. Only the lead sentence counts, as in `classify_refusal`: a later "no
+    such case or controversy" inside an answer is not a rejection. Raises nothing."""
+    lead = lead_sentence(answer)
+    match = _CASE_DENIALS.search(lead) or _PREMISE_CUES.search(lead)
     return match.group().strip() if match else None
 
 

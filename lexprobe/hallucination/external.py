@@ -25,6 +25,7 @@ from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.errors import BadInputError
 from lexprobe.hallucination.labels import Score
 from lexprobe.hallucination.scorers import SCORERS, ScoringContext
+from lexprobe.hallucination.tasks import TASKS
 
 MAX_LINE_BYTES = 1 << 20  # 1 MiB: an answer line is a few KB; a longer line is refused, not parsed
 MAX_DEPTH = 32  # an answer line is a flat object; deeper nesting is refused before `json.loads` recurses
@@ -204,64 +205,13 @@ def parse_record(text: str) -> dict:
     return record
 
 
-def _case_row(db: CaseDatabase, text: str) -> dict | None:
-    row = db.conn.execute("SELECT * FROM cases WHERE case_id = ?", (text,)).fetchone()
-    if row is None:
-        ids = db.find_by_citation(text)
-        row = db.conn.execute("SELECT * FROM cases WHERE case_id = ?", (ids[0],)).fetchone() if ids else None
-    return dict(row) if row else None
-
-
 def reference_for(task: str, record: dict, db: CaseDatabase) -> tuple[dict | None, str | None]:
-    """Return (reference, None) for one external answer line, or (None, reason) when no reference exists."""
-    if task in ("fake_existence", "false_overruling"):
-        return {}, None
-    if task == "false_dissent":
-        dissenter = record.get("dissenter")
-        return (
-            ({"dissenter": dissenter}, None)
-            if isinstance(dissenter, str) and dissenter
-            else (None, "needs 'dissenter'")
-        )
-    case = _case_row(db, str(record["case"]))
-    if case is None:
-        return None, f"case {_shown(record['case'])} is not in the case database"
-    if task == "existence":
-        return {}, None
-    if task == "court":
-        return ({"court_id": case["court_id"]}, None) if case["court_id"] else (None, "case has no court")
-    if task == "citation":
-        keys = [
-            r[0]
-            for r in db.conn.execute("SELECT citation_key FROM case_citations WHERE case_id = ?", (case["case_id"],))
-        ]
-        return {"citations": keys}, None
-    if task == "author":
-        if not case["author"]:
-            return None, "case has no known majority author"
-        return {"author": case["author"], "decided": case["decision_date"] or f"{case['year']}-07-01"}, None
-    if task == "disposition":
-        return (
-            ({"disposition": case["disposition"]}, None)
-            if case["disposition"]
-            else (None, "no unambiguous disposition")
-        )
-    if task in ("quotation", "authority"):
-        opinion = case["majority_opinion_id"]
-        return ({"opinion_id": opinion}, None) if opinion else (None, "no majority opinion text in the database")
-    if task == "overruling_year":
-        year = case["overruled_year"]
-        return ({"year": year}, None) if year else (None, "case is not recorded as overruled")
-    if task == "doctrinal_agreement":
-        other = _case_row(db, str(record.get("case2", "")))
-        if other is None:
-            return None, "needs 'case2' (the cited case) found in the case database"
-        row = db.conn.execute(
-            "SELECT agreement FROM treatments WHERE citing_case_id = ? AND cited_case_id = ? AND agreement IS NOT NULL",
-            (case["case_id"], other["case_id"]),
-        ).fetchone()
-        return ({"agreement": row[0]}, None) if row else (None, "no agree/disagree treatment for this pair")
-    return None, f"task {task} has no reference-based scorer"
+    """Return (reference, None) for one external answer line, or (None, reason) when no reference exists: the
+    task's own reference lookup (`TaskSpec.lookup` in the task registry)."""
+    spec = TASKS.get(task)
+    if spec is None or spec.lookup is None:
+        return None, f"task {task} has no reference-based scorer"
+    return spec.lookup(record, db)
 
 
 def _numbered(lines: Iterable[str | AnswerLine | LineError]) -> Iterator[AnswerLine | LineError]:

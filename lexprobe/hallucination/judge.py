@@ -2,15 +2,22 @@
 judge model asked, with the study's few-shot premise/hypothesis prompt (Figure 20), whether they are consistent.
 
 A contradiction guarantees a hallucination; consistency does not guarantee the truth, so the rate is a lower bound.
-A pair where either sample abstains is `abstain` and is not sent to the judge. A verdict without a final
-"So, the answer is yes/no" is `unscored` with the judge's text as the reason.
+Before any judge (`pair_label`):
+- a pair where either sample rejects the question's premise - the case does not exist, the premise is false - is a
+  `hallucination`: the premise (a real case) is true, so the rejection is false whatever a judge would say, and two
+  samples that both deny the case exist are consistent, not correct. No judge request is sent for it, and a verdict
+  stored for it by an older run is ignored;
+- otherwise a pair where either sample abstains is `abstain` and is not judged.
+Other refusal-like answers ("Justice Warren did not dissent", "it has not been overruled") answer these questions
+and go to the judge. A verdict without a final "So, the answer is yes/no" is `unscored` with the judge's text as
+the reason.
 """
 
 from __future__ import annotations
 
 import re
 
-from lexprobe.hallucination.abstention import classify_refusal
+from lexprobe.hallucination.abstention import classify_refusal, rejects_case_premise
 from lexprobe.hallucination.labels import Score
 from lexprobe.hallucination.prompts import load_named_template
 from lexprobe.models.types import Request
@@ -35,9 +42,22 @@ def parse_verdict(text: str) -> bool | None:
 
 
 def pair_label(sample_1: str, sample_2: str) -> Score | None:
-    """Return `abstain` when either sample declines (the pair is not judged), else None."""
-    for index, sample in enumerate((sample_1, sample_2), start=1):
-        if classify_refusal(sample) is not None:
+    """Return the label a pair gets without a judge, else None (the pair is judged).
+
+    `hallucination` when either sample rejects the premise of the question about a real case
+    (`abstention.rejects_case_premise`: "This case does not exist."); else `abstain` when either sample declines
+    (`classify_refusal` gives "abstain"); else None.
+    """
+    samples = (sample_1, sample_2)
+    for index, sample in enumerate(samples, start=1):
+        rejection = rejects_case_premise(sample)
+        if rejection is not None:
+            return Score(
+                "hallucination",
+                f"sample {index} rejects the question's premise, which is true (a real case): {rejection!r}",
+            )
+    for index, sample in enumerate(samples, start=1):
+        if classify_refusal(sample) == "abstain":
             return Score("abstain", f"sample {index} declines: {sample.strip()[:80]!r}")
     return None
 
