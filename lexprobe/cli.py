@@ -284,7 +284,7 @@ def demo(
         err.print(f"resume with: lexprobe demo --run-dir {folder}", highlight=False, soft_wrap=True)
         raise
     print_skipped(result.plan.skipped)
-    print_report(model, result.rows)
+    print_report(model, result.rows, self_judged=settings.self_judged)
     if result.summary is not None:
         out.print(result.summary.one_line(), highlight=False, soft_wrap=True)
         out.print(f"Reprint this table with: lexprobe hallucination report {folder}", highlight=False, soft_wrap=True)
@@ -305,12 +305,14 @@ def demo(
                   f"coverage {record['coverage'] or 0:.2f} (transcript: {transcript})",
                   highlight=False, soft_wrap=True)  # fmt: skip
     infos, units = read_runs([folder])
-    stats = profile(units, load_roster())
+    # the figures pool few-shot answers as the study's do; a zero-shot-only demo pools its zero-shot ones (issue 13)
+    stats = profile(units, load_roster(), prompt_style="few" if "few" in styles else "zero")
     models = [info.as_row() for info in infos]
     from lexprobe.hallucination.html_report import write_html_report  # matplotlib: imported only when needed
 
     try:
-        write_html_report(html, models, stats, units, investigation)
+        write_html_report(html, models, stats, units, investigation,
+                          coverage=[row for info in infos for row in info.coverage_rows()])  # fmt: skip
     except OSError as exc:
         fail(f"cannot write {html}: {exc}")
     out.print(f"HTML report: {html.resolve()}", highlight=False, soft_wrap=True)

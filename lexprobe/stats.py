@@ -1,16 +1,31 @@
 """Statistics of the hallucination profile: rates with standard errors, balanced rates, Cohen's kappa, expected
 calibration error (both variants the study's paper and code differ on), bootstrap standard errors, Platt scaling.
 
-ECE variants (every report names the one it uses):
-- `binning="width"`, `debias=False`: 10 equal-width bins and the plain plug-in estimator, what the authors' code ran.
-  Bin rule: a confidence c falls in bin min(floor(c * bins), bins - 1), so bins are closed on the left and open on
-  the right, except the last, which also holds c = 1.0 (a confidence of exactly 0.1 is in the second bin).
-- `binning="mass"`, `debias=True`: 10 equal-mass bins and a bias-corrected estimator, what the paper describes
-  (Appendix D, after Kumar, Liang & Ma 2019). Equal mass: the confidences are sorted (stable) and cut into `bins`
-  runs whose sizes differ by at most one; equal confidences may straddle a cut. Debiasing follows Kumar et al.'s
-  `normal_debiased_ce`: the plug-in error is recomputed on bin accuracies redrawn from a normal approximation of
-  their sampling distribution, and the mean excess over the plug-in value (the estimator's bias) is subtracted.
-  The redraws are seeded, so the value is reproducible.
+Rates (every report names the one it shows):
+- `hallucination_rate`: hallucinations / scored answers (correct, hallucination, abstain); abstentions count as
+  non-hallucinations, `unscored` answers are left out; s.e. sqrt(p(1-p)/n);
+- `strict_rate`: the study's Eq. 1 as written, 1[response != truth] over every answer: an answer that could not be
+  read as the truth (`unscored`) counts as a hallucination; s.e. sqrt(p(1-p)/n) over those answers;
+- `balanced_rate_se`: the mean of the per-class rates (class = the item's true answer), with the standard error of
+  that mean of independent binomial rates, sqrt(sum_c p_c(1-p_c)/n_c) / C.
+
+ECE variants (every report names the one it uses). Both bin exactly as the `uncertainty-calibration` package
+(Kumar, Liang & Ma 2019; version 0.1.4, `calibration/utils.py`) that the authors' code called, and are
+cross-checked against it in the tests:
+- `binning="width"`, `debias=False`: `get_ece(probs, labels, num_bins=10)`, what the authors' code ran: 10
+  equal-width bins closed on the right, (i/bins, (i+1)/bins], with 0 in the first bin (edges i/bins, a confidence
+  goes to the first edge it does not exceed), and the plain plug-in estimator. With K = 10 samples every
+  confidence k/10 lies on an edge, so the rule decides the number: 0.1 is in the first bin, with 0 and 0.05.
+- `binning="mass"`, `debias=True`: equal-mass bins and the bias-corrected estimator the paper describes (Appendix
+  D). Thresholds as the package's `get_equal_bins`: the sorted confidences are cut into `bins` runs whose sizes
+  differ by at most one (`numpy.array_split`), each threshold is the midpoint between the last confidence of a run
+  and the first of the next, duplicate thresholds merge, and bins are closed on the right. Equal confidences are
+  never split across bins, so with ties a bin can hold more, fewer, or (it holds no weight then) no answers.
+  Debiasing is the package's `normal_debiased_ce`: the plug-in error is recomputed on bin accuracies redrawn from
+  a normal approximation of their sampling distribution (`draws` times, from `numpy.random.RandomState(seed)`,
+  the draws the package makes after `numpy.random.seed(seed)`), and the mean excess over the plug-in value is
+  subtracted. Like the package it refuses (ValueError) a bin holding a single answer; empty bins, which carry no
+  weight, are left out (the package refuses those too).
 """
 
 from __future__ import annotations
@@ -35,14 +50,42 @@ def hallucination_rate(labels: Sequence[str]) -> tuple[float | None, float | Non
     return rate, math.sqrt(rate * (1 - rate) / len(scored))
 
 
-def balanced_rate(labels: Sequence[str], classes: Sequence[Hashable]) -> float | None:
-    """Return the mean of the per-class hallucination rates (classes = each item's true answer, e.g. affirm /
-    reverse), so a model that always says the majority class does not look good. None when nothing is scored."""
+def strict_rate(labels: Sequence[str]) -> tuple[float | None, float | None]:
+    """Return (rate, binomial standard error) of the study's Eq. 1 as written: among answers labelled correct,
+    hallucination, abstain or unscored, the share that are hallucinations or unscored (an answer that cannot be read
+    as the truth is not the truth); abstentions count as non-hallucinations. (None, None) when there is none.
+    Callers leave out answers that are unscored for want of a reference (no truth to compare with)."""
+    counted = [label for label in labels if label in (*SCORED, "unscored")]
+    if not counted:
+        return None, None
+    rate = sum(label in ("hallucination", "unscored") for label in counted) / len(counted)
+    return rate, math.sqrt(rate * (1 - rate) / len(counted))
+
+
+def balanced_rate_se(labels: Sequence[str], classes: Sequence[Hashable]) -> tuple[float | None, float | None]:
+    """Return (balanced rate, standard error): the mean of the per-class hallucination rates (class = each item's
+    true answer, e.g. affirm / reverse), so a model that always says the majority class scores 0.5, and the standard
+    error of that mean of C independent binomial rates, sqrt(sum_c p_c(1 - p_c)/n_c) / C. Classes with no scored
+    answer are left out. (None, None) when nothing is scored."""
     by_class: dict[Hashable, list[str]] = {}
     for label, cls in zip(labels, classes, strict=True):
         by_class.setdefault(cls, []).append(label)
-    rates = [rate for rate, _ in (hallucination_rate(group) for group in by_class.values()) if rate is not None]
-    return sum(rates) / len(rates) if rates else None
+    per_class = [(hallucination_rate(group)[0], len(_scored(group))) for group in by_class.values()]
+    per_class = [(rate, n) for rate, n in per_class if rate is not None]
+    if not per_class:
+        return None, None
+    count = len(per_class)
+    mean = sum(rate for rate, _ in per_class) / count
+    return mean, math.sqrt(sum(rate * (1 - rate) / n for rate, n in per_class)) / count
+
+
+def balanced_rate(labels: Sequence[str], classes: Sequence[Hashable]) -> float | None:
+    """Return the balanced rate of `balanced_rate_se` alone."""
+    return balanced_rate_se(labels, classes)[0]
+
+
+def _scored(labels: Sequence[str]) -> list[str]:
+    return [label for label in labels if label in SCORED]
 
 
 def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable]) -> float:
@@ -59,14 +102,26 @@ def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable]) -> float:
     return (observed - expected) / (1 - expected)
 
 
-def _bin_indices(confidences: np.ndarray, bins: int, binning: Binning) -> list[np.ndarray]:
+def bin_edges(confidences: np.ndarray, bins: int, binning: Binning) -> np.ndarray:
+    """Return the upper bin edges (the last is 1.0) of `uncertainty-calibration`'s `get_equal_prob_bins` (width)
+    or `get_equal_bins` (mass); see the module docstring."""
     if binning == "width":
-        which = np.minimum((confidences * bins).astype(int), bins - 1)
-        return [np.flatnonzero(which == b) for b in range(bins)]
+        return np.array([i / bins for i in range(1, bins + 1)])
     if binning == "mass":
-        order = np.argsort(confidences, kind="stable")
-        return [chunk for chunk in np.array_split(order, bins)]
+        ordered = np.sort(confidences)
+        runs = np.array_split(ordered, min(bins, len(ordered)))
+        cuts = [(runs[i][-1] + runs[i + 1][0]) / 2.0 for i in range(len(runs) - 1)]
+        return np.array(sorted({*cuts, 1.0}))
     raise ValueError(f"binning must be 'width' or 'mass', not {binning!r}")
+
+
+def bin_groups(confidences: np.ndarray, bins: int, binning: Binning) -> list[np.ndarray]:
+    """Return the indices of the confidences in each non-empty bin of `bin_edges` (bins closed on the right, the
+    first holding 0), lowest bin first."""
+    edges = bin_edges(confidences, bins, binning)
+    which = np.searchsorted(edges, confidences, side="left")
+    groups = [np.flatnonzero(which == b) for b in range(len(edges))]
+    return [group for group in groups if len(group)]
 
 
 def _plug_in(confidences: np.ndarray, correct: np.ndarray, groups: list[np.ndarray]) -> float:
@@ -86,38 +141,40 @@ def expected_calibration_error(
 ) -> float:
     """Return the expected calibration error E|X - E[Y|X]| of confidences X against outcomes Y (see the module
     docstring for the binning rule and the debiased estimator). Raises ValueError on empty or unequal inputs, on
-    confidences outside [0, 1] or on an unknown binning."""
+    confidences outside [0, 1], on an unknown binning, and (debiased) on a bin holding a single answer."""
     x = np.asarray(confidences, dtype=float)
     y = np.asarray(correct, dtype=float)
     if len(x) == 0 or len(x) != len(y):
         raise ValueError("ECE needs equally long, non-empty confidences and outcomes")
     if np.any((x < 0) | (x > 1)):
         raise ValueError("confidences must lie in [0, 1]")
-    groups = _bin_indices(x, bins, binning)
+    groups = bin_groups(x, bins, binning)
     plug_in = _plug_in(x, y, groups)
     if not debias:
         return plug_in
-    rng = np.random.default_rng(seed)
-    total = len(x)
-    sizes = np.array([len(g) for g in groups if len(g)])
-    accuracy = np.array([y[g].mean() for g in groups if len(g)])
-    confidence = np.array([x[g].mean() for g in groups if len(g)])
+    sizes = np.array([len(g) for g in groups])
+    if sizes.min() < 2:
+        raise ValueError("the debiased ECE needs at least 2 answers in every bin (as uncertainty-calibration)")
+    accuracy = np.array([y[g].mean() for g in groups])
+    confidence = np.array([x[g].mean() for g in groups])
     spread = np.sqrt(accuracy * (1 - accuracy) / sizes)
-    redrawn = rng.normal(accuracy, spread, size=(draws, len(sizes)))
-    resampled = (sizes / total * np.abs(redrawn - confidence)).sum(axis=1).mean()
-    return float(plug_in - (resampled - plug_in))
+    redrawn = np.random.RandomState(seed).normal(accuracy, spread, size=(draws, len(sizes)))
+    resampled = (np.abs(redrawn - confidence) @ (sizes / len(x))).mean()
+    return float(2 * plug_in - resampled)
 
 
 def bootstrap_se(
     statistic: Callable[[np.ndarray], float], data: Sequence, *, replicates: int = 200, seed: int = 0
 ) -> float:
-    """Return the bootstrap standard error of `statistic` over the rows of `data` (seeded, reproducible)."""
+    """Return the bootstrap standard error of `statistic` over the rows of `data` (seeded, reproducible).
+    Replicates where the statistic is undefined (it returns NaN) are left out; NaN when fewer than two remain."""
     rows = np.asarray(data)
     if len(rows) < 2:
         raise ValueError("bootstrap needs at least two rows")
     rng = np.random.default_rng(seed)
-    values = [statistic(rows[rng.integers(0, len(rows), len(rows))]) for _ in range(replicates)]
-    return float(np.std(values, ddof=1))
+    values = np.array([statistic(rows[rng.integers(0, len(rows), len(rows))]) for _ in range(replicates)], float)
+    values = values[np.isfinite(values)]
+    return float(np.std(values, ddof=1)) if len(values) >= 2 else math.nan
 
 
 def platt_scale(

@@ -129,12 +129,14 @@ def test_breakdowns_pool_true_premise_reference_based_tasks() -> None:
     units = [
         unit("existence", "hallucination", year=1955, prominence=95.0),
         unit("court", "correct", year=1801, prominence=12.0),
-        unit("existence", "correct", level="coa", circuit="ca9"),
-        unit("existence", "hallucination", level="coa", circuit="ca9"),
+        unit("existence", "correct", level="coa", circuit="ca9", year=1990),
+        unit("existence", "hallucination", level="coa", circuit="ca9", year=1990),
         unit("central_holding", "hallucination"),  # reference-free: only in the complexity breakdown
         unit("false_overruling", "hallucination"),  # false premise: only contra-factual
     ]
-    tables = breakdowns(units)
+    # issue 13: the figures use few-shot answers by default and Figure 3 cases decided from 1982; these units are
+    # zero-shot, so this test of the pooling asks for every prompt style, and the appeals units carry a year
+    tables = breakdowns(units, "all")
     level = {g.group: (g.n, g.rate) for g in tables["level"]}
     assert level == {"scotus": (2, 0.5), "coa": (2, 0.5)}
     assert {g.group: g.n for g in tables["complexity"]} == {"low": 4, "high": 1}
@@ -172,7 +174,8 @@ def test_calibration_rows_match_the_estimators() -> None:
         for c, y in zip(confidences, outcomes, strict=True)
     ]
     units.append(unit("author", "abstain", confidence=None))  # no confidence: left out
-    task_row, pooled = calibration_rows(units, bins=5, seed=3, holdout=0.0)
+    # zero-shot units: the pooled row takes few-shot answers by default (issue 13), so ask for every style here
+    task_row, pooled = calibration_rows(units, bins=5, seed=3, holdout=0.0, prompt_style="all")
     assert task_row.n == 10 and pooled.task == "pooled"
     assert task_row.ece_width == pytest.approx(expected_calibration_error(confidences, outcomes, 5))
     assert task_row.ece_mass_debiased == pytest.approx(
@@ -182,13 +185,13 @@ def test_calibration_rows_match_the_estimators() -> None:
     assert task_row.platt_ece_width is not None and "in-sample" in task_row.note
     # Platt scaling fitted in-sample never makes the plug-in ECE of a monotone-ish model worse here
     assert task_row.platt_ece_width <= task_row.ece_width + 1e-9
-    held_out = calibration_rows(units, bins=5, seed=3, holdout=0.5)[0]
+    held_out = calibration_rows(units, bins=5, seed=3, holdout=0.5, prompt_style="all")[0]
     assert held_out.platt_n == 5
 
 
 def test_calibration_curves_use_equal_mass_bins() -> None:
     units = [unit("author", "correct" if i % 2 else "hallucination", confidence=i / 10) for i in range(10)]
-    (curve,) = calibration_curves(units, bins=5).values()
+    (curve,) = calibration_curves(units, bins=5, prompt_style="all").values()
     assert [n for _, _, n in curve] == [2] * 5
     assert curve[0][0] == pytest.approx(0.05) and curve[0][1] == pytest.approx(0.5)
 

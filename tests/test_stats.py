@@ -57,10 +57,11 @@ def test_width_ece_hand_computed() -> None:
     assert ece == pytest.approx(0.5 * 0.35 + 0.5 * 0.025)
 
 
-def test_bin_edges_are_left_closed() -> None:
-    # 0.1 belongs to the second bin, with 0.15: |mean acc 1 - mean conf 0.125|; 0.05 alone in the first bin
+def test_bin_edges_are_right_closed() -> None:
+    # as uncertainty-calibration's get_ece (issue 13; this test asserted left-closed bins before): 0.1 belongs to
+    # the first bin, with 0.05: |mean acc 0.5 - mean conf 0.075|; 0.15 alone in the second bin: |1 - 0.15|
     ece = expected_calibration_error([0.05, 0.1, 0.15], [0, 1, 1], bins=10, binning="width")
-    assert ece == pytest.approx((1 / 3) * 0.05 + (2 / 3) * (1 - 0.125))
+    assert ece == pytest.approx((2 / 3) * 0.425 + (1 / 3) * 0.85)
 
 
 def test_mass_bins_split_sorted_confidences_evenly() -> None:

@@ -1,10 +1,11 @@
-"""`--dry-run`: how many requests a job would send, how many tokens, and what that would cost. Sends nothing."""
+"""`--dry-run`: how many requests a job would send, how many tokens, and what that would cost, in total and per
+model (a hallucination profile's judge requests are priced at the judge's model). Sends nothing."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 from lexprobe.engine.cache import ResponseCache
 from lexprobe.engine.store import RunStore
@@ -26,6 +27,28 @@ def estimate_input_tokens(request: Request) -> int:
 
 
 @dataclass
+class ModelEstimate:
+    """The part of an estimate sent to one model, priced at that model's price."""
+
+    model: str
+    requests: int = 0
+    already_done: int = 0
+    cache_hits: int = 0
+    to_send: int = 0
+    input_tokens: int = 0
+    max_output_tokens: int = 0
+    max_cost_usd: float | None = 0.0
+
+    def one_line(self) -> str:
+        """Return this model's share as one line."""
+        cost = "unknown (no price for this model)" if self.max_cost_usd is None else f"${self.max_cost_usd:.4f}"
+        return (
+            f"  {self.model}: {self.requests:,} requests, {self.to_send:,} to send; ~{self.input_tokens:,} input "
+            f"tokens, at most {self.max_output_tokens:,} output tokens; at most {cost}"
+        )
+
+
+@dataclass
 class Estimate:
     """What a run would do. Output tokens are an upper bound (each request's max_tokens)."""
 
@@ -36,6 +59,7 @@ class Estimate:
     input_tokens: int
     max_output_tokens: int
     max_cost_usd: float | None
+    by_model: list[ModelEstimate] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         """Return the estimate as JSON-ready data."""
@@ -50,38 +74,58 @@ class Estimate:
             f"output tokens; at most {cost}"
         )
 
+    def lines(self) -> str:
+        """Return the total line followed by one line per model."""
+        return "\n".join([self.one_line(), *(model.one_line() for model in self.by_model)])
+
+
+def _add_cost(total: float | None, cost: float | None) -> float | None:
+    return None if cost is None or total is None else total + cost
+
 
 def estimate_run(
     requests: Sequence[Request], store: RunStore | None = None, cache: ResponseCache | None = None
 ) -> Estimate:
-    """Estimate the work of running `requests` without sending or storing anything.
+    """Estimate the work of running `requests` without sending or storing anything, in total and per model (each
+    request priced at its own model's price).
 
     Raises `ModelConfigError` when a model spec cannot be used, as the real run would; a missing API key is no
     error here, since nothing is sent.
     """
     unique = {request.request_id: request for request in requests}
-    for spec in sorted({request.model for request in unique.values()}):
-        check_model(spec, credentials=False)  # a dry run sends nothing: no API key needed
+    models = {spec: ModelEstimate(spec) for spec in sorted({request.model for request in unique.values()})}
+    prices = {}
+    for name in models:
+        spec = check_model(name, credentials=False)  # a dry run sends nothing: no API key needed
+        prices[name] = price_for(spec.backend, spec.name)
     done = store.completed_ids() if store is not None else set()
     pending = [r for rid, r in unique.items() if rid not in done]
     keys = [r.response_key() for r in pending]
     hits = cache.get_many(keys) if cache is not None else {}
-    to_send = [r for r, key in zip(pending, keys, strict=True) if key not in hits]
-    input_tokens = output_tokens = 0
-    total_cost: float | None = 0.0
-    for request in to_send:
+    for request in unique.values():
+        models[request.model].requests += 1
+        models[request.model].already_done += request.request_id in done
+    for request, key in zip(pending, keys, strict=True):
+        share = models[request.model]
+        if key in hits:
+            share.cache_hits += 1
+            continue
         usage = Usage(input_tokens=estimate_input_tokens(request), output_tokens=request.max_tokens)
-        input_tokens += usage.input_tokens
-        output_tokens += usage.output_tokens
-        spec = check_model(request.model, credentials=False)
-        cost = cost_usd(price_for(spec.backend, spec.name), usage)
-        total_cost = None if cost is None or total_cost is None else total_cost + cost
+        share.to_send += 1
+        share.input_tokens += usage.input_tokens
+        share.max_output_tokens += usage.output_tokens
+        share.max_cost_usd = _add_cost(share.max_cost_usd, cost_usd(prices[request.model], usage))
+    shares = list(models.values())
+    total_cost: float | None = 0.0
+    for share in shares:
+        total_cost = _add_cost(total_cost, share.max_cost_usd)
     return Estimate(
         requests=len(unique),
-        already_done=len(unique) - len(pending),
-        cache_hits=len(pending) - len(to_send),
-        to_send=len(to_send),
-        input_tokens=input_tokens,
-        max_output_tokens=output_tokens,
+        already_done=sum(share.already_done for share in shares),
+        cache_hits=sum(share.cache_hits for share in shares),
+        to_send=sum(share.to_send for share in shares),
+        input_tokens=sum(share.input_tokens for share in shares),
+        max_output_tokens=sum(share.max_output_tokens for share in shares),
         max_cost_usd=total_cost,
+        by_model=shares,
     )

@@ -6,14 +6,22 @@ Figures 1-8. Every table and figure states n, the estimator, and what is a lower
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from matplotlib.figure import Figure
 
 import lexprobe
-from lexprobe.hallucination.profile_stats import COMPLEXITY_ORDER, ERAS, LEVEL_ORDER
+from lexprobe.hallucination.coverage import dropped_text
+from lexprobe.hallucination.profile_stats import (
+    BALANCED_TASKS,
+    CIRCUIT_FIRST_YEAR,
+    COMPLEXITY_ORDER,
+    ERAS,
+    LEVEL_ORDER,
+    PROMPT_STYLE_TEXT,
+)
 from lexprobe.hallucination.results import Unit
 from lexprobe.hallucination.tasks import TASKS
 from lexprobe.reporting.circuit_map import circuit_map
@@ -49,8 +57,9 @@ def _fmt(rate: float | None, se: float | None = None) -> str:
     return f"{rate:.3f}" if se is None else f"{rate:.3f} ({se:.3f})"
 
 
-def rate_tables(rates: list[dict], models: list[str]) -> list[dict]:
-    """Return the study-style tables: per complexity class, rows task x prompt, columns level x model."""
+def rate_tables(rates: list[dict], models: list[str], self_judged: Collection[str] = ()) -> list[dict]:
+    """Return the study-style tables: per complexity class, rows task x prompt, columns level x model; a
+    reference-free cell of a model in `self_judged` (it judged its own pairs) is marked."""
     tables = []
     for complexity, title in TABLE_GROUPS:
         rows = [row for row in rates if row["complexity"] == complexity]
@@ -67,13 +76,7 @@ def rate_tables(rates: list[dict], models: list[str]) -> list[dict]:
                     "task": task.replace("_", " ") + (" †" if TASKS.get(task) and TASKS[task].reference_free else ""),
                     "prompt": {"zero": "Zero-shot", "few": "Few-shot"}.get(style, style),
                     "cells": [
-                        {
-                            "text": _fmt(by_column[(level, model)]["rate"], by_column[(level, model)]["se"])
-                            if (level, model) in by_column
-                            else "–",
-                            "n": by_column[(level, model)]["n"] if (level, model) in by_column else None,
-                            "unscored": by_column[(level, model)]["unscored"] if (level, model) in by_column else 0,
-                        }
+                        rate_cell(by_column.get((level, model)), self_judged=model in self_judged)
                         for level in levels
                         for model in models
                     ],
@@ -81,6 +84,25 @@ def rate_tables(rates: list[dict], models: list[str]) -> list[dict]:
             )
         tables.append({"title": title, "levels": [LEVEL_NAMES.get(lv, lv) for lv in levels], "body": body})
     return tables
+
+
+def rate_cell(row: dict | None, *, self_judged: bool = False) -> dict:
+    """Return one cell of a rate table: the headline rate (s.e.) (the class-balanced rate of disposition and doctrinal
+    agreement, named), the raw rate beside a balanced one, the strict rate, n, the unscored count, the note, and
+    whether a reference-free rate is self-judged (`self_judged`: the row's model judged its own pairs)."""
+    if row is None:
+        return {"text": "–", "raw": "", "strict": "", "n": None, "unscored": 0, "note": "", "self_judged": False}
+    balanced = row["task"] in BALANCED_TASKS
+    headline = _fmt(row["balanced_rate"], row["balanced_se"]) + " balanced" if balanced else ""
+    return {
+        "text": headline or _fmt(row["rate"], row["se"]),
+        "raw": _fmt(row["rate"], row["se"]) if balanced else "",
+        "strict": _fmt(row["strict_rate"], row["strict_se"]) if row["strict_rate"] is not None else "",
+        "n": row["n"],
+        "unscored": row["unscored"],
+        "note": row["note"],
+        "self_judged": bool(self_judged and row["lower_bound"]),
+    }
 
 
 def _series(groups: list[dict], order: list[str], models: list[str]) -> tuple[dict, dict, dict]:
@@ -109,6 +131,7 @@ def figures(stats: dict, models: list[str]) -> list[dict]:
     found = stats["breakdowns"]
     result = []
     se_note = "Bars and whiskers: rate ± 1.96 s.e. (binomial)."
+    answers = PROMPT_STYLE_TEXT[stats["estimators"]["prompt_style"]] + " (--prompt-style)"
 
     present = [c for c in COMPLEXITY_ORDER if any(g["group"] == c for g in found["complexity"])]
     if present:
@@ -116,8 +139,8 @@ def figures(stats: dict, models: list[str]) -> list[dict]:
         result.append(_figure(
             "Hallucination rate by task complexity (cf. Figure 1)",
             lambda: bar_chart(present, rates, errors, "Hallucination rate", "Rate by task complexity", percent=True),
-            f"All true-premise tasks pooled ({_n_text(counts)}). The high class includes reference-free tasks, whose "
-            f"rates are lower bounds. {se_note}",
+            f"All true-premise tasks pooled except doctrinal agreement, as in the study ({_n_text(counts)}); "
+            f"{answers}. The high class includes reference-free tasks, whose rates are lower bounds. {se_note}",
         ))  # fmt: skip
     levels = [lv for lv in LEVEL_ORDER if any(g["group"] == lv for g in found["level"])]
     if levels:
@@ -126,7 +149,7 @@ def figures(stats: dict, models: list[str]) -> list[dict]:
         result.append(_figure(
             "Hallucination rate by court level (cf. Figure 2)",
             lambda: bar_chart(names, rates, errors, "Hallucination rate", "Rate by court level", percent=True),
-            f"Reference-based true-premise tasks pooled ({_n_text(counts)}). {se_note}",
+            f"Reference-based true-premise tasks pooled ({_n_text(counts)}); {answers}. {se_note}",
         ))  # fmt: skip
     circuits = [g for g in found["circuit"]]
     pooled_circuits: dict[str, list[dict]] = defaultdict(list)
@@ -144,8 +167,9 @@ def figures(stats: dict, models: list[str]) -> list[dict]:
     result.append(_figure(
         "Hallucination rate by circuit (cf. Figure 3)",
         lambda: circuit_map(circuit_rates, "Courts of Appeals: rate by circuit"),
-        "Reference-based true-premise USCOA tasks and models pooled "
-        f"(n={sum(n for _, n in circuit_rates.values())}); grey circuits have no scored answers"
+        f"Reference-based true-premise USCOA tasks and models pooled, cases decided from {CIRCUIT_FIRST_YEAR} "
+        f"(post-1981, as in the study) (n={sum(n for _, n in circuit_rates.values())}); {answers}; grey circuits "
+        "have no scored answers"
         + (" (this run asked no appeals-court questions)." if not circuit_rates else "."),
     ))  # fmt: skip
     deciles = [f"{low}-{low + 10}" for low in range(0, 100, 10)]
@@ -155,8 +179,8 @@ def figures(stats: dict, models: list[str]) -> list[dict]:
             "Hallucination rate by case prominence (cf. Figure 4)",
             lambda: line_chart([low + 5 for low in range(0, 100, 10)], rates, errors, "Prominence percentile "
                                "(decile midpoint)", "Hallucination rate", "SCOTUS: rate by prominence", percent=True),
-            f"SCOTUS reference-based tasks pooled ({_n_text(counts)}); prominence = the case's citation-network "
-            f"authority percentile within the Supreme Court. {se_note}",
+            f"SCOTUS reference-based tasks pooled ({_n_text(counts)}); {answers}; prominence = the case's "
+            f"citation-network authority percentile within the Supreme Court. {se_note}",
         ))  # fmt: skip
     if found["decade"]:
         decades = sorted({g["group"] for g in found["decade"]})
@@ -167,8 +191,8 @@ def figures(stats: dict, models: list[str]) -> list[dict]:
             "Hallucination rate by decision year (cf. Figure 5)",
             lambda: line_chart(xs, rates, errors, "Decision year (decade midpoint)", "Hallucination rate",
                                "SCOTUS: rate by decade", bands=bands[-6:], percent=True),
-            f"SCOTUS reference-based tasks pooled ({_n_text(counts)}); shaded bands are Chief Justice eras. "
-            f"{se_note}",
+            f"SCOTUS reference-based tasks pooled ({_n_text(counts)}); {answers}; shaded bands are Chief Justice "
+            f"eras. {se_note}",
         ))  # fmt: skip
     for model in models:
         points = [(row["justice"], float(row["true"]), float(row["named"]))
@@ -188,8 +212,8 @@ def figures(stats: dict, models: list[str]) -> list[dict]:
         result.append(_figure(
             "Contra-factual (false-premise) hallucination rate (cf. Figure 7)",
             lambda: bar_chart(cells, rates, errors, "Hallucination rate", "False-premise tasks", percent=True),
-            f"Answers accepting a false premise are hallucinations; rejecting it is correct ({_n_text(counts)}). "
-            f"{se_note}",
+            f"Answers accepting a false premise are hallucinations; rejecting it is correct ({_n_text(counts)}); "
+            f"{answers}. {se_note}",
         ))  # fmt: skip
     curves = stats["calibration_curves"]
     if curves:
@@ -197,8 +221,8 @@ def figures(stats: dict, models: list[str]) -> list[dict]:
             "Calibration curves (cf. Figure 8)",
             lambda: calibration_curve(curves, "Calibration, calibrated tasks pooled"),
             f"Equal-mass bins of confidence (share of K samples at temperature 1 agreeing with the greedy answer) "
-            f"against the share of greedy answers that are correct "
-            f"({'; '.join(f'{m}: n={sum(b[2] for b in c)}' for m, c in curves.items())}).",
+            f"against the share of greedy answers that are correct, true-premise reference-based tasks pooled "
+            f"({'; '.join(f'{m}: n={sum(b[2] for b in c)}' for m, c in curves.items())}); {answers}.",
         ))  # fmt: skip
     return result
 
@@ -217,12 +241,34 @@ def investigation_rows(summary: dict) -> list[dict]:
     return rows
 
 
+def coverage_rows(coverage: list[dict]) -> list[dict]:
+    """Return the rows of the sample-coverage table: per model, task and level, the sampled cases, the cases the
+    task could use and why it dropped the others (`hallucination/coverage.py`)."""
+    return [
+        {
+            "model": row.get("model", ""),
+            "task": row["task"].replace("_", " "),
+            "level": LEVEL_NAMES.get(row["level"], row["level"]),
+            "sampled": "–" if row.get("sampled") is None else row["sampled"],
+            "usable": row["usable"],
+            "dropped": dropped_text(row),
+        }
+        for row in coverage
+    ]
+
+
 def write_html_report(
-    path: Path, models: list[dict], stats: dict, units: list[Unit], investigation: dict | None = None
+    path: Path,
+    models: list[dict],
+    stats: dict,
+    units: list[Unit],
+    investigation: dict | None = None,
+    coverage: list[dict] | None = None,
 ) -> None:
     """Write the report page to `path` (parent folders created); `investigation`, a scoring summary of
-    `lexprobe.investigation.scoring.summarize`, adds the demo's investigation section. Raises OSError when the file
-    cannot be written."""
+    `lexprobe.investigation.scoring.summarize`, adds the demo's investigation section; `coverage` (rows of
+    `coverage.Coverage` with their model) adds the sample-coverage table. Raises OSError when the file cannot be
+    written."""
     names = [model["model"] for model in models]
     pooled = {g["model"]: g for g in stats["breakdowns"]["model"]}
     ece = {row["model"]: row for row in stats["calibration"] if row["task"] == "pooled"}
@@ -247,13 +293,14 @@ def write_html_report(
                 }
                 for name in names
             ],
-            tables=rate_tables(stats["rates"], names),
+            tables=rate_tables(stats["rates"], names, {m["model"] for m in models if m.get("self_judged")}),
             model_names=names,
-            balanced=[row for row in stats["rates"] if row["balanced_rate"] is not None],
+            balanced=[row for row in stats["rates"] if row["task"] in BALANCED_TASKS],
             calibration=stats["calibration"],
             figures=figures(stats, names),
             estimators=stats["estimators"],
             investigation=investigation_rows(investigation) if investigation else [],
+            coverage=coverage_rows(coverage or []),
             fmt=_fmt,
         )
     )

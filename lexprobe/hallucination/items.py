@@ -11,8 +11,9 @@ import json
 from dataclasses import dataclass, field
 
 from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.caselaw.sampling import sample_cases
-from lexprobe.hallucination.calibration import CALIBRATION_TEMPERATURE, is_calibrated
+from lexprobe.caselaw.sampling import SampleResult, YearWindow, sample_cases, subsample, window_text
+from lexprobe.hallucination.calibration import CALIBRATION_TEMPERATURE
+from lexprobe.hallucination.coverage import Coverage, shared_needs, task_coverage
 from lexprobe.hallucination.judge import SAMPLE_TEMPERATURE, SAMPLES
 from lexprobe.hallucination.prompts import has_template, render_prompt
 from lexprobe.hallucination.tasks import TaskSpec
@@ -85,20 +86,25 @@ class Item:
 
 @dataclass
 class ItemPlan:
-    """The items of a run and the (task, level, style) combinations skipped, each with a one-line reason."""
+    """The items of a run, the (task, level, style) combinations skipped, each with a one-line reason, each task's
+    coverage of each level's sample (`coverage.py`) and what each level's sample was drawn from."""
 
     items: list[Item] = field(default_factory=list)
     skipped: list[tuple[str, str, str, str]] = field(default_factory=list)
+    coverage: list[Coverage] = field(default_factory=list)
+    samples: dict[str, dict] = field(default_factory=dict)  # level -> years, require, eligible, drawn
 
 
-def sampled_cases(db: CaseDatabase, level: str, n: int, seed: int) -> list[dict]:
-    """Return full case rows for the stratified sample of a level."""
-    sample = sample_cases(db, level, n, seed)
+def sampled_cases(
+    db: CaseDatabase, level: str, n: int, seed: int, years: YearWindow = None, require: tuple[str, ...] = ()
+) -> tuple[SampleResult, list[dict]]:
+    """Return the stratified sample of a level and its full case rows (each with the sample's `stratum`)."""
+    sample = sample_cases(db, level, n, seed, years, require)
     rows = []
     for row in sample.rows:
         full = db.conn.execute("SELECT * FROM cases WHERE case_id = ?", (row["case_id"],)).fetchone()
-        rows.append(dict(full))
-    return rows
+        rows.append(dict(full) | {"stratum": row["stratum"]})
+    return sample, rows
 
 
 _COVARIATES = ("year", "circuit", "prominence", "court_id")
@@ -123,22 +129,39 @@ def plan_items(
     n: int,
     seed: int,
     samples: int = 0,
+    *,
+    years: dict[str, YearWindow] | None = None,
+    complete_cases: bool = False,
+    task_n: dict[str, int | None] | None = None,
 ) -> ItemPlan:
-    """Build every item of a run: n sampled cases per level, each supported task in each requested style, with
-    `samples` calibration samples per item of a calibrated task (see `calibration.py`)."""
+    """Build every item of a run: n sampled cases per level (decided within the level's `years` window; with
+    `complete_cases` only cases with every fact the requested tasks need), each supported task in each requested
+    style, with `samples` calibration samples per item of a calibrated task (see `calibration.py`).
+
+    `task_n` asks a task about fewer cases than `n`: a stratified part of the same sample (`subsample`), or, for a
+    task whose items do not come from the sample, at most that many (None = every one)."""
     plan = ItemPlan()
     covariates: dict[str, dict[str, str]] = {}
+    task_n = task_n or {}
     for level in levels:
-        cases = sampled_cases(db, level, n, seed)
+        window = (years or {}).get(level)
+        require = shared_needs(tasks, level) if complete_cases else ()
+        sample, cases = sampled_cases(db, level, n, seed, window, require)
+        plan.samples[level] = {"years": window_text(window), "require": list(require), "eligible": sample.eligible,
+                               "drawn": len(cases)}  # fmt: skip
         for task in tasks:
             if level not in task.levels:
                 for style in styles:
                     plan.skipped.append((task.id, level, style, f"the study does not ask {task.id} at this level"))
                 continue
-            drafts = task.builder(db, cases, level, n, seed) if task.builder else None
+            limit = task_n.get(task.id, n)
+            offered = subsample(cases, limit, seed) if limit is not None else cases
+            drafts = task.builder(db, offered, level, limit if limit is not None else 10**9, seed)
+            plan.coverage.append(task_coverage(db, task, level, offered, drafts))
             for style in styles:
                 if style not in task.styles:
-                    plan.skipped.append((task.id, level, style, f"{task.id} has no {style}-shot template"))
+                    reason = task.style_note or f"{task.id} has no {style}-shot template"
+                    plan.skipped.append((task.id, level, style, reason))
                 elif drafts is None or drafts.skipped:
                     plan.skipped.append((task.id, level, style, drafts.skipped if drafts else "no builder"))
                 elif not has_template(task.template, style, level):
@@ -156,7 +179,7 @@ def plan_items(
                                 reference=draft.reference,
                                 max_tokens=task.max_tokens,
                                 reference_free=task.reference_free,
-                                calibration_samples=samples if is_calibrated(task.id, task.reference_free) else 0,
+                                calibration_samples=samples if task.calibrated else 0,
                                 covariates=case_covariates(db, draft.case_id, covariates),
                             )
                         )

@@ -3,13 +3,20 @@ table, contra-factual rates and calibration, computed from scored units (`result
 
 Estimators (named in every output):
 - rate: hallucinations / scored answers, abstentions counted as non-hallucinations, unscored answers left out;
-  standard error sqrt(p(1-p)/n) (the study's Eq. 1 and tables);
-- balanced rate (disposition, doctrinal agreement): the mean of the per-class rates, the class being the true
-  answer (affirm / reverse, agree / disagree), so always answering the majority class scores no better than 0.5;
+  standard error sqrt(p(1-p)/n);
+- strict rate: the study's Eq. 1 as written, unscored answers counted as hallucinations (answers unscored for want
+  of a reference are still left out: there is no truth to compare with); not computed for reference-free tasks,
+  whose unscored pairs are judge verdicts without a yes/no, not answers;
+- balanced rate (disposition, doctrinal agreement; the headline figure of those tasks, as in the study's tables):
+  the mean of the per-class rates, the class being the true answer (affirm / reverse, agree / disagree), so always
+  answering the majority class scores 0.5; s.e. of that mean of per-class binomial rates. A row whose items have
+  one class only says so (`note`): its balanced rate is the raw rate and is not comparable with the paper;
 - reference-free tasks: contradiction rate between two samples, a lower bound on the true rate (Eq. 2);
-- breakdowns pool the reference-based tasks with a true premise (as the study's Figures 2-5 do); the complexity
-  breakdown also shows the high-complexity reference-free tasks, marked as lower bounds; the false-premise tasks
-  are reported apart (contra-factual bias, Figure 7);
+- breakdowns (the study's Figures 1-5, 7) and the pooled calibration (Figure 8, pooled ECE) use one prompt style,
+  few-shot by default as in the study (`PROMPT_STYLE_SELECTIONS`); they pool the reference-based tasks with a true
+  premise (Figures 2-5); the complexity breakdown (Figure 1) also shows the high-complexity reference-free tasks,
+  marked as lower bounds, and leaves doctrinal agreement out; the circuit breakdown (Figure 3) uses cases decided
+  after 1981; the false-premise tasks are reported apart (contra-factual bias, Figure 7);
 - calibration: ECE with `width` bins + plug-in estimator (the authors' code) and `mass` bins + debiased estimator
   (the paper's text; Kumar et al. 2019), bootstrap standard errors (seeded), and Platt-rescaled ECE on a held-out
   split (see `lexprobe.stats`).
@@ -18,6 +25,7 @@ Estimators (named in every output):
 from __future__ import annotations
 
 import math
+import sqlite3
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
@@ -26,19 +34,33 @@ from datetime import date
 import numpy as np
 
 from lexprobe.caselaw.judges import Judge, resolve_justice
+from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.hallucination.answers import extract_judge_name
 from lexprobe.hallucination.results import Unit
+from lexprobe.hallucination.tasks import TASKS
 from lexprobe.stats import (
     apply_platt,
-    balanced_rate,
+    balanced_rate_se,
+    bin_groups,
     bootstrap_se,
     expected_calibration_error,
     hallucination_rate,
     platt_scale,
+    strict_rate,
 )
 
-#: Tasks whose classes are unbalanced in the data, reported with the balanced rate too.
-BALANCED_TASKS = {"disposition": "disposition", "doctrinal_agreement": "agreement"}
+#: Tasks whose headline figure is the class-balanced rate: task -> the reference key holding an item's class
+#: (`TaskSpec.balanced_on` in the task registry).
+BALANCED_TASKS = {task.id: task.balanced_on for task in TASKS.values() if task.balanced_on}
+#: What a rate row of a balanced task says when its items have one class (the offline treatment data has only
+#: "disagree" pairs): the balanced rate is then the raw rate.
+SINGLE_CLASS_NOTE = "single class: not comparable with the paper"
+#: The answers the pooled figures and the pooled ECE use, by `--prompt-style`: "few" (the study's choice: the
+#: few-shot answers, and the zero-shot answers of tasks the study asks zero-shot only), "zero", or "all".
+PROMPT_STYLE_SELECTIONS = ("few", "zero", "all")
+#: Figure 3 (circuits) uses appeals cases decided after 1981 ("post-1981 cases only"; the Online Appendix: "we
+#: exclude cases decided prior to 1982"), so that young circuits compare fairly with old ones.
+CIRCUIT_FIRST_YEAR = 1982
 FALSE_PREMISE = "false premise"
 COMPLEXITY_ORDER = ("low", "moderate", "high")
 LEVEL_ORDER = ("scotus", "coa", "district")
@@ -60,8 +82,8 @@ ERAS = (
     ("Rehnquist", 1986, 2004),
     ("Roberts", 2005, 2100),
 )
-ECE_WIDTH = "width bins, plug-in (authors' code)"
-ECE_MASS = "mass bins, debiased (paper; Kumar et al. 2019)"
+ECE_WIDTH = "width bins, plug-in (authors' code: uncertainty-calibration get_ece; bins (i/K, (i+1)/K])"
+ECE_MASS = "mass bins, debiased (paper; Kumar et al. 2019; thresholds as uncertainty-calibration get_equal_bins)"
 
 
 @dataclass
@@ -81,7 +103,12 @@ class RateRow:
     unscored_rate: float | None
     pending: int
     balanced_rate: float | None = None
+    balanced_se: float | None = None
+    strict_rate: float | None = None
+    strict_se: float | None = None
+    classes: int | None = None  # balanced tasks: how many classes the row's items have
     lower_bound: bool = False
+    note: str = ""
 
 
 @dataclass
@@ -111,35 +138,61 @@ def rate_rows(units: Iterable[Unit]) -> list[RateRow]:
     for (model, task, level, style), group in sorted(groups.items(), key=lambda item: _row_order(item[0])):
         n, rate, se, abstain = _rate_fields(group)
         unscored = sum(unit.label == "unscored" for unit in group)
-        balanced = None
-        if task in BALANCED_TASKS:
-            scored = [unit for unit in group if unit.scored]
-            classes = [str(unit.reference.get(BALANCED_TASKS[task])) for unit in scored]
-            balanced = balanced_rate([unit.label for unit in scored], classes) if scored else None
-        rows.append(
-            RateRow(
-                model=model,
-                task=task,
-                level=level,
-                prompt_style=style,
-                complexity=group[0].complexity,
-                n=n,
-                rate=rate,
-                se=se,
-                abstain_rate=abstain,
-                unscored=unscored,
-                unscored_rate=unscored / (n + unscored) if n + unscored else None,
-                pending=sum(unit.label is None for unit in group),
-                balanced_rate=balanced,
-                lower_bound=group[0].reference_free,
-            )
+        row = RateRow(
+            model=model,
+            task=task,
+            level=level,
+            prompt_style=style,
+            complexity=group[0].complexity,
+            n=n,
+            rate=rate,
+            se=se,
+            abstain_rate=abstain,
+            unscored=unscored,
+            unscored_rate=unscored / (n + unscored) if n + unscored else None,
+            pending=sum(unit.label is None for unit in group),
+            lower_bound=group[0].reference_free,
         )
+        if not row.lower_bound:
+            row.strict_rate, row.strict_se = strict_rate([u.label for u in group if u.label and not no_reference(u)])
+        if task in BALANCED_TASKS:
+            _balanced_fields(row, group, BALANCED_TASKS[task])
+        rows.append(row)
     return rows
 
 
-def _row_order(key: tuple[str, str, str, str]) -> tuple:
-    from lexprobe.hallucination.tasks import TASKS
+def single_class_notes(database: CaseDatabase) -> dict[str, str]:
+    """Return {task: note} for each class-balanced task whose truth has a single class in the case database: doctrinal
+    agreement when the treatment data holds only one agreement label (offline: "disagree" only). Raises `StoreError`
+    when the database cannot be read."""
+    try:
+        labels = [row[0] for row in database.conn.execute("SELECT DISTINCT agreement FROM treatments")]
+    except sqlite3.OperationalError:  # a database built without treatment data: the task is skipped anyway
+        return {}
+    labels = sorted(label for label in labels if label)
+    if len(labels) != 1:
+        return {}
+    return {"doctrinal_agreement": f"{SINGLE_CLASS_NOTE} (the treatment data has only {labels[0]!r} pairs)"}
 
+
+def no_reference(unit: Unit) -> bool:
+    """Whether the unit is unscored for want of a reference (no truth to compare with), not for its answer."""
+    return unit.label == "unscored" and unit.detail.startswith("reference missing")
+
+
+def _balanced_fields(row: RateRow, group: list[Unit], key: str) -> None:
+    """Fill the balanced rate and its s.e.; the classes are those of the row's items (every unit asked), and a row
+    with one class says so."""
+    scored = [unit for unit in group if unit.scored]
+    row.balanced_rate, row.balanced_se = balanced_rate_se(
+        [unit.label for unit in scored], [str(unit.reference.get(key)) for unit in scored]
+    )
+    row.classes = len({str(unit.reference.get(key)) for unit in group if unit.reference.get(key) not in (None, "")})
+    if row.classes == 1:
+        row.note = SINGLE_CLASS_NOTE
+
+
+def _row_order(key: tuple[str, str, str, str]) -> tuple:
     model, task, level, style = key
     task_index = list(TASKS).index(task) if task in TASKS else len(TASKS)
     level_index = LEVEL_ORDER.index(level) if level in LEVEL_ORDER else len(LEVEL_ORDER)
@@ -169,6 +222,22 @@ def true_premise_reference_based(unit: Unit) -> bool:
     return not unit.reference_free and unit.complexity != FALSE_PREMISE
 
 
+def in_prompt_style(unit: Unit, selection: str) -> bool:
+    """Whether a unit belongs to the answers `selection` (see `PROMPT_STYLE_SELECTIONS`) picks for the pooled
+    figures: "few" takes the few-shot answers, and the zero-shot answers of a task the study asks zero-shot only
+    (reference-free and contra-factual tasks, which Figures 1 and 7 show); "zero" the zero-shot answers; "all"
+    every answer. Raises ValueError on another selection."""
+    if selection == "all":
+        return True
+    if selection == "zero":
+        return unit.prompt_style == "zero"
+    if selection == "few":
+        spec = TASKS.get(unit.task)
+        zero_only = spec is not None and "few" not in spec.styles
+        return unit.prompt_style == "few" or (zero_only and unit.prompt_style == "zero")
+    raise ValueError(f"prompt style must be one of {', '.join(PROMPT_STYLE_SELECTIONS)}, not {selection!r}")
+
+
 def era_of(year: int | None) -> str | None:
     """Return the Chief Justice era of a decision year."""
     if year is None:
@@ -192,25 +261,27 @@ def prominence_decile(prominence: float | None) -> str | None:
     return f"{low}-{low + 10}"
 
 
-def breakdowns(units: list[Unit]) -> dict[str, list[GroupRate]]:
-    """Return every breakdown of Section 4.1 (each pooled over true-premise reference-based tasks unless named)."""
-    pooled = [unit for unit in units if true_premise_reference_based(unit)]
+def breakdowns(units: list[Unit], prompt_style: str = "few") -> dict[str, list[GroupRate]]:
+    """Return every breakdown of Section 4.1 (each pooled over true-premise reference-based tasks unless named),
+    over the answers `prompt_style` selects (`in_prompt_style`), except the prompt-style breakdown itself."""
+    every_style = [unit for unit in units if true_premise_reference_based(unit)]
+    chosen = [unit for unit in units if in_prompt_style(unit, prompt_style)]
+    pooled = [unit for unit in chosen if true_premise_reference_based(unit)]
     scotus = [unit for unit in pooled if unit.level == "scotus"]
-    not_false = [unit for unit in units if unit.complexity != FALSE_PREMISE]
+    figure_1 = [u for u in chosen if u.complexity != FALSE_PREMISE and u.task != "doctrinal_agreement"]
+    circuits = [u for u in pooled if u.level == "coa" and u.year is not None and u.year >= CIRCUIT_FIRST_YEAR]
     deciles = [f"{low}-{low + 10}" for low in range(0, 100, 10)]
     return {
-        "complexity": breakdown(not_false, lambda u: u.complexity, COMPLEXITY_ORDER),
+        "complexity": breakdown(figure_1, lambda u: u.complexity, COMPLEXITY_ORDER),
         "level": breakdown(pooled, lambda u: u.level, LEVEL_ORDER),
-        "prompt_style": breakdown(pooled, lambda u: u.prompt_style, ("zero", "few")),
+        "prompt_style": breakdown(every_style, lambda u: u.prompt_style, ("zero", "few")),
         "model": breakdown(pooled, lambda u: "all tasks"),
-        "circuit": breakdown(
-            [u for u in pooled if u.level == "coa"], lambda u: u.circuit, [f"ca{i}" for i in range(1, 12)]
-        ),
+        "circuit": breakdown(circuits, lambda u: u.circuit, [f"ca{i}" for i in range(1, 12)]),
         "decade": breakdown(scotus, lambda u: decade_of(u.year)),
         "era": breakdown(scotus, lambda u: era_of(u.year), [era_of(start) or "" for _, start, _ in ERAS]),
         "prominence": breakdown(scotus, lambda u: prominence_decile(u.prominence), deciles),
         "contra_factual": breakdown(
-            [u for u in units if u.complexity == FALSE_PREMISE], lambda u: f"{u.task} / {u.level}"
+            [u for u in chosen if u.complexity == FALSE_PREMISE], lambda u: f"{u.task} / {u.level}"
         ),
     }
 
@@ -276,10 +347,16 @@ class CalibrationRow:
 
 
 def _ece_pair(x: np.ndarray, y: np.ndarray, bins: int, seed: int) -> tuple[float, float]:
-    return (
-        expected_calibration_error(x, y, bins, "width", debias=False),
-        expected_calibration_error(x, y, bins, "mass", debias=True, seed=seed),
-    )
+    """Return (width/plug-in ECE, mass/debiased ECE); the debiased one is NaN (reported as none) where a bin holds a
+    single answer and the estimator is undefined."""
+    return expected_calibration_error(x, y, bins, "width", debias=False), _mass_debiased(x, y, bins, seed, 1000)
+
+
+def _mass_debiased(x: np.ndarray, y: np.ndarray, bins: int, seed: int, draws: int) -> float:
+    try:
+        return expected_calibration_error(x, y, bins, "mass", debias=True, seed=seed, draws=draws)
+    except ValueError:
+        return math.nan
 
 
 def calibration_row(
@@ -297,10 +374,10 @@ def calibration_row(
     data = np.column_stack([x, y])
     row.ece_width_se = bootstrap_se(lambda d: expected_calibration_error(d[:, 0], d[:, 1], bins), data, seed=seed)
     row.ece_mass_debiased_se = bootstrap_se(
-        lambda d: expected_calibration_error(d[:, 0], d[:, 1], bins, "mass", debias=True, seed=seed, draws=200),
-        data,
-        seed=seed,
+        lambda d: _mass_debiased(d[:, 0], d[:, 1], bins, seed, 200), data, seed=seed
     )
+    if not math.isfinite(row.ece_mass_debiased):
+        row.note = "mass/debiased ECE undefined: a bin holds a single answer"
     _platt(row, x, y, bins=bins, seed=seed, holdout=holdout)
     return row
 
@@ -313,76 +390,126 @@ def _platt(row: CalibrationRow, x: np.ndarray, y: np.ndarray, *, bins: int, seed
     cut = len(x) - round(len(x) * holdout) if holdout > 0 else len(x)
     fit, evaluate = order[:cut], (order[cut:] if holdout > 0 else order)
     if len(evaluate) < 2 or len(set(y[fit])) < 2:
-        row.note = "Platt scaling needs both outcomes in the fitting split and two held-out answers"
+        row.note = _join(row.note, "Platt scaling needs both outcomes in the fitting split and two held-out answers")
         return
     a, b = platt_scale(x[fit], y[fit])
     scaled = apply_platt(x[evaluate], a, b)
     row.platt_ece_width, row.platt_ece_mass_debiased = _ece_pair(scaled, y[evaluate], bins, seed)
     row.platt_n = len(evaluate)
     if holdout <= 0:
-        row.note = "Platt scaling evaluated in-sample (no held-out split)"
+        row.note = _join(row.note, "Platt scaling evaluated in-sample (no held-out split)")
+
+
+def _join(*notes: str) -> str:
+    return "; ".join(note for note in notes if note)
+
+
+def _measured(unit: Unit) -> bool:
+    return unit.confidence is not None and unit.label in ("correct", "hallucination")
+
+
+def pooled_calibration_units(units: Iterable[Unit], prompt_style: str = "few") -> dict[str, list[Unit]]:
+    """Return per model the units of the pooled ECE and the calibration curves (Figure 8): measured answers of the
+    true-premise reference-based tasks (the study's Table 7 tasks) in the selected prompt style."""
+    pooled: dict[str, list[Unit]] = defaultdict(list)
+    for unit in units:
+        if _measured(unit) and true_premise_reference_based(unit) and in_prompt_style(unit, prompt_style):
+            pooled[unit.model].append(unit)
+    return pooled
 
 
 def calibration_rows(
-    units: Iterable[Unit], *, bins: int = 10, seed: int = 0, holdout: float = 0.5
+    units: Iterable[Unit], *, bins: int = 10, seed: int = 0, holdout: float = 0.5, prompt_style: str = "few"
 ) -> list[CalibrationRow]:
-    """Return ECE per model x task x level x style (the study's Table 7) and pooled per model (Figure 8)."""
-    measured = [unit for unit in units if unit.confidence is not None and unit.label in ("correct", "hallucination")]
+    """Return ECE per model x task x level x style (the study's Table 7) and pooled per model (Figure 8) over the
+    answers `prompt_style` selects (the pooled row's `prompt_style` names it)."""
+    units = list(units)
     groups: dict[tuple[str, str, str, str], list[Unit]] = defaultdict(list)
-    pooled: dict[str, list[Unit]] = defaultdict(list)
-    for unit in measured:
-        groups[(unit.model, unit.task, unit.level, unit.prompt_style)].append(unit)
-        pooled[unit.model].append(unit)
+    for unit in units:
+        if _measured(unit):
+            groups[(unit.model, unit.task, unit.level, unit.prompt_style)].append(unit)
     rows = [
         calibration_row(*key, group, bins=bins, seed=seed, holdout=holdout)
         for key, group in sorted(groups.items(), key=lambda item: _row_order(item[0]))
     ]
     rows += [
-        calibration_row(model, "pooled", "all", "all", group, bins=bins, seed=seed, holdout=holdout)
-        for model, group in sorted(pooled.items())
+        calibration_row(model, "pooled", "all", prompt_style, group, bins=bins, seed=seed, holdout=holdout)
+        for model, group in sorted(pooled_calibration_units(units, prompt_style).items())
     ]
     return rows
 
 
-def calibration_curves(units: Iterable[Unit], bins: int = 10) -> dict[str, list[tuple[float, float, int]]]:
-    """Return per model the (mean confidence, share correct, n) of `bins` equal-mass bins, all tasks pooled."""
-    pooled: dict[str, list[Unit]] = defaultdict(list)
-    for unit in units:
-        if unit.confidence is not None and unit.label in ("correct", "hallucination"):
-            pooled[unit.model].append(unit)
+def calibration_curves(
+    units: Iterable[Unit], bins: int = 10, prompt_style: str = "few"
+) -> dict[str, list[tuple[float, float, int]]]:
+    """Return per model the (mean confidence, share correct, n) of `bins` equal-mass bins (the package's
+    thresholds, as the mass ECE), over the pooled calibration units (`pooled_calibration_units`)."""
+    pooled = pooled_calibration_units(units, prompt_style)
     curves = {}
     for model, group in sorted(pooled.items()):
         x = np.array([unit.confidence for unit in group], dtype=float)
         y = np.array([unit.label == "correct" for unit in group], dtype=float)
-        order = np.argsort(x, kind="stable")
         curves[model] = [
-            (float(x[chunk].mean()), float(y[chunk].mean()), len(chunk))
-            for chunk in np.array_split(order, min(bins, len(x)))
-            if len(chunk)
+            (float(x[chunk].mean()), float(y[chunk].mean()), len(chunk)) for chunk in bin_groups(x, bins, "mass")
         ]
     return curves
 
 
-def profile(units: list[Unit], roster: list[Judge], *, bins: int = 10, seed: int = 0, holdout: float = 0.5) -> dict:
-    """Return every statistic of the profile as JSON-ready data."""
+def profile(
+    units: list[Unit],
+    roster: list[Judge],
+    *,
+    bins: int = 10,
+    seed: int = 0,
+    holdout: float = 0.5,
+    prompt_style: str = "few",
+) -> dict:
+    """Return every statistic of the profile as JSON-ready data; `prompt_style` selects the answers of the pooled
+    breakdowns, the pooled ECE and the calibration curves (`in_prompt_style`). Raises ValueError on an unknown
+    prompt style."""
+    if prompt_style not in PROMPT_STYLE_SELECTIONS:
+        raise ValueError(f"prompt style must be one of {', '.join(PROMPT_STYLE_SELECTIONS)}, not {prompt_style!r}")
+    calibration = calibration_rows(units, bins=bins, seed=seed, holdout=holdout, prompt_style=prompt_style)
     return {
-        "estimators": {
-            "rate": "hallucinations / scored answers; abstentions count as non-hallucinations; se = sqrt(p(1-p)/n)",
-            "balanced_rate": "mean of per-class rates (class = true answer)",
-            "reference_free": "contradiction rate between two samples: a lower bound",
-            "ece_width": ECE_WIDTH,
-            "ece_mass_debiased": ECE_MASS,
-            "ece_se": "bootstrap standard error, 200 replicates, seeded",
-            "platt": f"Platt scaling fitted on {1 - holdout:.0%} of answers, ECE on the held-out {holdout:.0%}"
-            if holdout > 0
-            else "Platt scaling fitted and evaluated on all answers (in-sample)",
-            "bins": bins,
-        },
+        "estimators": estimator_names(bins=bins, holdout=holdout, prompt_style=prompt_style),
         "rates": [asdict(row) for row in rate_rows(units)],
-        "breakdowns": {name: [asdict(g) for g in groups] for name, groups in breakdowns(units).items()},
+        "breakdowns": {name: [asdict(g) for g in groups] for name, groups in breakdowns(units, prompt_style).items()},
         "justice_bias": [asdict(row) for row in justice_bias(units, roster)],
-        "calibration": [_finite(asdict(row)) for row in calibration_rows(units, bins=bins, seed=seed, holdout=holdout)],
-        "calibration_curves": calibration_curves(units, bins),
+        "calibration": [_finite(asdict(row)) for row in calibration],
+        "calibration_curves": calibration_curves(units, bins, prompt_style),
+    }
+
+
+#: What each `--prompt-style` selection means, as the reports say it.
+PROMPT_STYLE_TEXT = {
+    "few": "few-shot answers (zero-shot for tasks asked zero-shot only: reference-free and contra-factual), "
+    "as in the study",
+    "zero": "zero-shot answers only",
+    "all": "zero-shot and few-shot answers pooled",
+}
+
+
+def estimator_names(*, bins: int, holdout: float, prompt_style: str) -> dict:
+    """Return the name of every estimator a profile uses, as the reports print them."""
+    return {
+        "rate": "hallucinations / scored answers; abstentions count as non-hallucinations; unscored answers left "
+        "out; se = sqrt(p(1-p)/n)",
+        "strict_rate": "strict rate (the study's Eq. 1 as written): unscored answers counted as hallucinations "
+        "(answers without a reference still left out; none for reference-free tasks); se = sqrt(p(1-p)/n)",
+        "balanced_rate": "class-balanced rate, the headline of disposition and doctrinal agreement: mean of "
+        "per-class rates (class = true answer); se = sqrt(sum_c p_c(1-p_c)/n_c) / C",
+        "single_class": f"{SINGLE_CLASS_NOTE}: the row's items have one class, so its balanced rate is its raw rate",
+        "reference_free": "contradiction rate between two samples: a lower bound",
+        "prompt_style": prompt_style,
+        "pooled": f"figures 1-5, 7-8 and the pooled ECE: {PROMPT_STYLE_TEXT[prompt_style]}; figure 1 leaves "
+        f"doctrinal agreement out; figure 3 uses appeals cases decided from {CIRCUIT_FIRST_YEAR} (post-1981)",
+        "ece_width": ECE_WIDTH,
+        "ece_mass_debiased": ECE_MASS,
+        "ece_se": "bootstrap standard error, 200 replicates, seeded",
+        "platt": f"Platt scaling fitted on {1 - holdout:.0%} of answers, ECE on the held-out {holdout:.0%}"
+        if holdout > 0
+        else "Platt scaling fitted and evaluated on all answers (in-sample)",
+        "bins": bins,
     }
 
 

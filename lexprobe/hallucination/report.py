@@ -1,22 +1,24 @@
 """Score a run's answers and summarize them: hallucination rate, standard error, abstention rate, n, unscored.
 
 Reference-free tasks (two samples and a contradiction judge) give a lower bound on the rate (the study's Eq. 2).
-Rate definition (the study's Eq. 1): among scored answers (correct, hallucination, abstain), the share that are
-hallucinations; abstentions count as non-hallucinations and stay in the denominator. Standard error: the binomial
-sqrt(p(1-p)/n). Unscored answers (missing reference, unparseable answer) are excluded from n and counted apart.
+Rate: among scored answers (correct, hallucination, abstain), the share that are hallucinations; abstentions count
+as non-hallucinations and stay in the denominator. Standard error: the binomial sqrt(p(1-p)/n). Unscored answers
+(missing reference, unparseable answer) are excluded from n and counted apart. Strict rate (the study's Eq. 1 as
+written): unparseable answers counted as hallucinations. Disposition and doctrinal agreement lead with the
+class-balanced rate. The estimators are in `lexprobe.stats` and `profile_stats`.
 """
 
 from __future__ import annotations
 
 import json
 from collections import defaultdict
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 
 from lexprobe.engine.store import RunStore
 from lexprobe.hallucination.calibration import Confidence, confidence
 from lexprobe.hallucination.judge import judge_request, pair_label, verdict_label
 from lexprobe.hallucination.labels import CONFIDENCE_SCORER, REFERENCE_SCORER, Score
-from lexprobe.hallucination.profile_stats import rate_rows
+from lexprobe.hallucination.profile_stats import BALANCED_TASKS, rate_rows
 from lexprobe.hallucination.results import Unit, read_units
 from lexprobe.hallucination.scorers import SCORERS, ScoringContext
 from lexprobe.models.types import Request
@@ -24,7 +26,10 @@ from lexprobe.models.types import Request
 
 @dataclass
 class ReportRow:
-    """One task x level x prompt style."""
+    """One task x level x prompt style: the rate with unscored answers left out (`rate`, `se`), the strict rate of
+    the study's Eq. 1 counting them as hallucinations (`strict_rate`, `strict_se`), and for disposition and
+    doctrinal agreement the class-balanced rate, their headline (`balanced_rate`, `balanced_se`); `note` says when
+    the row's items have a single class (see `profile_stats`)."""
 
     task: str
     level: str
@@ -35,6 +40,18 @@ class ReportRow:
     abstain_rate: float | None
     unscored: int
     pending: int
+    strict_rate: float | None = None
+    strict_se: float | None = None
+    balanced_rate: float | None = None
+    balanced_se: float | None = None
+    note: str = ""
+
+    @property
+    def headline(self) -> tuple[float | None, float | None, str]:
+        """Return (rate, s.e., name) of the row's headline figure: the balanced rate where there is one."""
+        if self.task in BALANCED_TASKS:
+            return self.balanced_rate, self.balanced_se, "balanced"
+        return self.rate, self.se, "rate"
 
 
 def pending_judge_requests(store: RunStore, judge_model: str) -> list[Request]:
@@ -124,12 +141,8 @@ def _record_confidence(
 
 def report_rows(units: list[Unit]) -> list[ReportRow]:
     """Return one row per task x level x prompt style of one model's units (sorted by task, level, style)."""
-    rows = [
-        ReportRow(
-            row.task, row.level, row.prompt_style, row.n, row.rate, row.se, row.abstain_rate, row.unscored, row.pending
-        )
-        for row in rate_rows(units)
-    ]
+    names = [field.name for field in fields(ReportRow)]
+    rows = [ReportRow(**{name: getattr(row, name) for name in names}) for row in rate_rows(units)]
     return sorted(rows, key=lambda row: (row.task, row.level, row.prompt_style))
 
 

@@ -69,10 +69,22 @@ class RunInfo:
     label: str  # the model name shown in tables (with the run directory when two runs share a model)
     judge: str | None
     settings: dict
+    coverage: list[dict] = field(default_factory=list)  # each task's coverage of each level's sample (`coverage.py`)
 
     def as_row(self) -> dict:
-        """Return {"model", "run_dir", "judge"} as reports list each run (the judge defaults to the model)."""
-        return {"model": self.label, "run_dir": str(self.run_dir), "judge": self.judge or self.model}
+        """Return {"model", "run_dir", "judge", "self_judged"} as reports list each run (the judge defaults to the
+        model; `self_judged`: the model judged its own reference-free pairs)."""
+        return {"model": self.label, "run_dir": str(self.run_dir), "judge": self.judge or self.model,
+                "self_judged": is_self_judged(self.model, self.judge)}  # fmt: skip
+
+    def coverage_rows(self) -> list[dict]:
+        """Return the run's sample coverage rows, each with the model's label under "model"."""
+        return [row | {"model": self.label} for row in self.coverage]
+
+
+def is_self_judged(model: str, judge: str | None) -> bool:
+    """Return whether a run's reference-free pairs were judged by the model under test itself."""
+    return judge is None or judge == model
 
 
 def _number(text: str | None, kind: type) -> int | float | None:
@@ -97,13 +109,14 @@ def read_run(run_dir: Path) -> tuple[RunInfo, list[Unit]]:
             raise BadInputError(f"{run_dir} holds {'+'.join(kinds)} runs, not a hallucination run")
         settings = store.get_meta("settings") or {}
         model = store.get_meta("model") or settings.get("model") or "unknown"
+        coverage = store.get_meta("coverage") or []
         try:
             units = read_units(store, model)
         except sqlite3.Error as exc:
             raise store_error(store.path, exc, store.damaged_hint) from None
     finally:
         store.close()
-    return RunInfo(Path(run_dir), model, model, settings.get("judge"), settings), units
+    return RunInfo(Path(run_dir), model, model, settings.get("judge"), settings, coverage), units
 
 
 def read_units(store: RunStore, model: str) -> list[Unit]:

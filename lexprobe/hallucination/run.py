@@ -6,16 +6,49 @@ scores, so `lexprobe hallucination report RUN_DIR` can reprint the table later a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from lexprobe.caselaw.query import CaseDatabase
+from lexprobe.caselaw.sampling import PAPER_YEARS, YearWindow
 from lexprobe.engine import Engine, EngineConfig, Estimate, ResponseCache, RunStore, RunSummary, estimate_run
-from lexprobe.hallucination.items import ItemPlan, plan_items
+from lexprobe.engine.estimate import CHARS_PER_TOKEN
+from lexprobe.hallucination.items import Item, ItemPlan, plan_items
+from lexprobe.hallucination.judge import judge_request
 from lexprobe.hallucination.report import ReportRow, pending_judge_requests, score_run, summarize
-from lexprobe.hallucination.results import RUN_KIND
+from lexprobe.hallucination.results import RUN_KIND, is_self_judged
 from lexprobe.hallucination.scorers import ScoringContext
 from lexprobe.hallucination.tasks import TaskSpec
+from lexprobe.models.types import Request
+
+#: What "the model judges itself" means wherever a rate of a reference-free task appears.
+SELF_JUDGED = "self-judged"
+SELF_JUDGED_WARNING = (
+    "no --judge given: the model under test judges its own reference-free pairs (self-judged); the study used a "
+    "separate, stronger judge (GPT 4), so these rates are not comparable with its Table 5"
+)
+
+
+#: `--design paper`: the study's design (Section 3.1, Tables 3-7, Appendix E.1). Per-task case counts override the
+#: per-level sample `n` (None = every case of the task's population, the 279 overruled cases of Table 4).
+PAPER_DESIGN: dict[str, object] = {
+    "n": 5000,  # cases per level (Tables 3-4)
+    "samples": 10,  # K calibration samples (Table 7)
+    "styles": ["zero", "few"],  # both where the study asked both; contra-factual and reference-free: zero only
+    "levels": ["scotus", "coa", "district"],
+    "task_n": {
+        "factual_background": 100,  # Table 5: n=100 per level
+        "procedural_posture": 100,
+        "subsequent_history": 100,
+        "core_legal_question": 100,
+        "central_holding": 100,
+        "doctrinal_agreement": 5000,  # Table 5 note and section 2.3: 2,839 agree + 2,161 disagree pairs
+        "overruling_year": None,  # every case overruled in full (n=279 in the study)
+        "false_dissent": 1000,  # Table 6: n=1000 per level
+        "false_overruling": 1000,
+        "fake_existence": 1000,  # Appendix Table 5 (it gives n=5000 for district)
+    },
+}
 
 
 @dataclass
@@ -30,11 +63,26 @@ class ProfileSettings:
     seed: int
     judge: str | None = None  # the contradiction judge for reference-free tasks; None = the model under test
     samples: int = 0  # K calibration samples per item of a calibrated task (0 = no calibration)
+    years: dict[str, YearWindow] | None = None  # date window per level; None = the study's (`PAPER_YEARS`)
+    complete_cases: bool = False  # sample only cases with every fact the requested tasks need
+    task_n: dict[str, int | None] = field(default_factory=dict)  # cases per task where not n (None = all)
+    design: str = ""  # "paper" when `--design paper` set the values above
 
     @property
     def judge_model(self) -> str:
         """The model that judges reference-free pairs."""
         return self.judge or self.model
+
+    @property
+    def self_judged(self) -> bool:
+        """Whether the model under test judges its own reference-free pairs."""
+        return is_self_judged(self.model, self.judge)
+
+    @property
+    def windows(self) -> dict[str, YearWindow]:
+        """The date window of each level (the study's unless `years` says otherwise)."""
+        years = self.years if self.years is not None else PAPER_YEARS
+        return {level: years.get(level) for level in self.levels}
 
     def to_meta(self) -> dict:
         """Return the settings as JSON-ready data for the run store."""
@@ -47,18 +95,38 @@ class ProfileSettings:
             "seed": self.seed,
             "judge": self.judge_model,
             "samples": self.samples,
+            "years": {level: list(window) if window else None for level, window in self.windows.items()},
+            "complete_cases": self.complete_cases,
+            "task_n": dict(self.task_n),
+            "design": self.design,
         }
 
     @staticmethod
     def comparable(meta: dict) -> dict:
         """Return stored settings in the form two runs are compared in: the same tasks, levels and styles in another
-        order ask the same items; a store written before `samples` was always recorded had 0 when it had none."""
+        order ask the same items; a store written before `samples`, `years`, `complete_cases` and `task_n` were
+        recorded had none of them (no date window); the design's name is not compared, only its values."""
         same = dict(meta)
         for key in ("tasks", "levels", "styles"):
             if isinstance(same.get(key), list):
                 same[key] = sorted(same[key])
         same.setdefault("samples", 0)
+        same.setdefault("years", dict.fromkeys(same.get("levels") or []))
+        same.setdefault("complete_cases", False)
+        same.setdefault("task_n", {})
+        same.pop("design", None)
         return same
+
+
+def judge_estimates(items: list[Item], judge_model: str) -> list[Request]:
+    """Return a stand-in for the judge request of every reference-free pair, for a dry run: both samples as long as
+    their `max_tokens` allows (so the estimate is an upper bound), with the ids the real requests get."""
+    requests = []
+    for item in items:
+        if item.reference_free:
+            filler = "x" * (item.max_tokens * CHARS_PER_TOKEN)
+            requests.append(judge_request(judge_model, item.item_id, filler, filler, {"pair": item.item_id}))
+    return requests
 
 
 @dataclass
@@ -91,14 +159,18 @@ async def run_profile(
         store.check_claim(RUN_KIND, settings.model)
         store.check_settings("settings", settings.to_meta(), ProfileSettings.comparable)
         plan = plan_items(
-            db, settings.tasks, settings.levels, settings.styles, settings.n, settings.seed, settings.samples
-        )
+            db, settings.tasks, settings.levels, settings.styles, settings.n, settings.seed, settings.samples,
+            years=settings.windows, complete_cases=settings.complete_cases, task_n=settings.task_n,
+        )  # fmt: skip
         requests = [request for item in plan.items for request in item.requests(settings.model)]
         if dry_run:
-            return ProfileResult(plan, None, [], estimate_run(requests, store, cache))
+            judges = judge_estimates(plan.items, settings.judge_model)
+            return ProfileResult(plan, None, [], estimate_run(requests + judges, store, cache))
         store.claim(RUN_KIND, settings.model)
         store.set_meta("settings", settings.to_meta())
         store.set_meta("skipped", plan.skipped)
+        store.set_meta("coverage", [row.to_dict() for row in plan.coverage])
+        store.set_meta("samples", plan.samples)
         engine = Engine(store, cache, config)
         try:
             summary = await engine.run(requests)
