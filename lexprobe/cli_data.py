@@ -17,7 +17,7 @@ from lexprobe.caselaw.build import BuildError, BuildProgress, build_database, de
 from lexprobe.caselaw.courts import LEVELS_TEXT, canonical_level
 from lexprobe.caselaw.paths import data_root, default_db_path
 from lexprobe.caselaw.records import LoadResult
-from lexprobe.caselaw.sampling import sample_cases
+from lexprobe.caselaw.sampling import parse_year_windows, sample_cases, window_text
 from lexprobe.caselaw.sources import cap, courtlistener_api, scdb_release
 from lexprobe.cli_common import DbOpt, LexprobeGroup, err, error_exit, open_case_db, out
 from lexprobe.errors import BadInputError
@@ -224,9 +224,17 @@ def sample(
     out_file: Annotated[
         Path | None, typer.Option("--out", help="Write the sample here (.jsonl or .csv); default stdout (JSONL).")
     ] = None,
+    years: Annotated[
+        str,
+        typer.Option(
+            help="Decision years sampled, inclusive: 'paper' (the study's window for the level, as "
+            "`hallucination run`), 'all', or FROM-TO."
+        ),
+    ] = "paper",
     db: DbOpt = None,
 ) -> None:
-    """Draw the study's stratified sample of one court level (see `lexprobe.caselaw.sampling` for the filters).
+    """Draw the study's stratified sample of one court level (see `lexprobe.caselaw.sampling` for the filters),
+    within the study's date window for that level unless --years says otherwise.
 
     An --n beyond the eligible cases draws all of them, with a warning; a level with no eligible case exits 2.
 
@@ -234,7 +242,8 @@ def sample(
     """
     level = canonical_level(level)
     database = open_case_db(db)
-    result = sample_cases(database, level, n, seed)
+    window = parse_year_windows(years, [level])[level]
+    result = sample_cases(database, level, n, seed, years=window)
     if not result.rows:
         raise BadInputError(
             f"no {level} case in {database.path} passes the sampling filter (see `lexprobe data info`): "
@@ -253,7 +262,7 @@ def sample(
             handle.writelines(json.dumps(row) + "\n" for row in result.rows)
     err.print(
         f"drew {len(result.rows):,} of {n:,} requested {level} cases from {result.eligible:,} eligible in "
-        f"{result.strata} strata (equal share {result.equal_share}); seed {seed}",
+        f"{result.strata} strata (equal share {result.equal_share}) decided in {window_text(window)}; seed {seed}",
         highlight=False,
     )
     if result.short_strata:

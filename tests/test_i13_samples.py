@@ -293,3 +293,19 @@ def test_design_paper_dry_run_prices_judge_requests_at_the_judge(case_db_path: P
                    str(tmp_path / "run"), "--db", str(case_db_path))  # fmt: skip
     assert text.returncode == 0, text.stderr
     assert "openai/gpt-4.1: 100 requests" in text.stdout and "openai/gpt-4o: 200 requests" in text.stdout
+
+
+def test_data_sample_uses_the_paper_window_unless_told_otherwise(case_db_path: Path) -> None:
+    """`data sample` draws within the same window as `hallucination run` (the study's), and --years overrides it."""
+    default = run_cli("data", "sample", "--db", str(case_db_path), "--n", "3000")
+    assert default.returncode == 0, default.stderr
+    years = [json.loads(line)["year"] for line in default.stdout.splitlines()]
+    low, high = PAPER_YEARS["scotus"]
+    assert years and low <= min(years) and max(years) <= high
+    assert f"decided in {low}-{high}" in default.stderr
+    everything = run_cli("data", "sample", "--db", str(case_db_path), "--n", "3000", "--years", "all")
+    assert everything.returncode == 0, everything.stderr
+    all_years = [json.loads(line)["year"] for line in everything.stdout.splitlines()]
+    assert min(all_years) < low or max(all_years) > high  # the offline data runs 1792-2024
+    bad = run_cli("data", "sample", "--db", str(case_db_path), "--years", "1990-x")
+    assert bad.returncode == 2 and "--years" in bad.stderr and "Traceback" not in bad.stderr
