@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -299,7 +300,7 @@ def doc_plan_answer(call: LLMCall) -> dict:
     count = call.schema["properties"]["specs"]["minItems"]
     spec = {"series": f"{call.item} series", "doc_type": "memo", "format": "pdf", "title": "Room note",
             "author_entity": "e_norcross", "date_from": "2021-09-01", "date_to": "2021-10-31",
-            "target_fact": TARGETS.get(call.item), "brief": "A short internal note."}  # fmt: skip
+            "target_fact": TARGETS.get(call.item.split("#")[0]), "brief": "A short internal note."}  # fmt: skip
     formats = ["pdf", "docx", "txt", "xlsx", "pptx"]
     return {"specs": [spec | {"format": formats[n % len(formats)]} for n in range(count)]}
 
@@ -586,6 +587,21 @@ def test_full_build_writes_a_valid_environment(tmp_path: Path) -> None:
     report = json.loads((env_dir / "build_report.json").read_text())
     assert report["documents_by_role"]["merits"] == 3 and report["validator"] is not None
     assert report["dropped_by_stage"]["opinion"] >= 1
+
+
+def test_more_than_eight_documents_per_role_are_planned_in_batches(tmp_path: Path) -> None:
+    """--docs-per-role above the plan schema's cap of 8 used to fail every signal, noise, pro-alternative and
+    refuting plan (the schema asked for N, the parser capped at 8); every role is now planned in batches."""
+    llm = FakeLLM(canned_answers())
+    record = write_record(tmp_path / "record")
+    settings = SMALL.model_copy(update={"docs_per_role": 11, "chaff_docs": 0})
+    result = run_build(record, tmp_path / "env", settings, llm=llm, until="doc_plans", log=quiet)
+    plan = result.outputs["doc_plans"]
+    counts = Counter(spec.role.value for spec in plan.specs)
+    assert counts == {"signal": 11, "noise": 11, "pro_alternative": 22, "refuting": 22}, counts
+    assert plan.dropped == []
+    assert all(":" in spec.series and "#" not in spec.series for spec in plan.specs)
+    assert len({spec.spec_id for spec in plan.specs}) == len(plan.specs)
 
 
 def test_resume_after_a_failed_stage_keeps_earlier_files(tmp_path: Path) -> None:

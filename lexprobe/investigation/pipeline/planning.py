@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pydantic import BaseModel, Field
 
@@ -124,6 +124,22 @@ class RoleGroup:
     count: int
 
 
+def batched(group: RoleGroup) -> list[RoleGroup]:
+    """Split a role group into planning requests of at most `CHAFF_PER_REQUEST` documents (the plan schema's cap).
+
+    The first request keeps the group's item name, so builds of up to that many documents per role resume from
+    their stored plans; later ones are `ITEM#2`, `ITEM#3`, ... Every request sees the same facts to target."""
+    parts = max(math.ceil(group.count / CHAFF_PER_REQUEST), 1)
+    return [
+        replace(
+            group,
+            item=group.item if k == 0 else f"{group.item}#{k + 1}",
+            count=min(CHAFF_PER_REQUEST, group.count - k * CHAFF_PER_REQUEST),
+        )
+        for k in range(parts)
+    ]
+
+
 def role_groups(ctx: StageContext) -> list[RoleGroup]:
     """Return the planning requests of the build (groups asking for no document are left out)."""
     settings, table = ctx.settings, ctx.output("ground_facts")
@@ -132,15 +148,15 @@ def role_groups(ctx: StageContext) -> list[RoleGroup]:
     injected = {f.fact_id: f.text for f in alts.injected_facts}
     per_role = settings.docs_per_role
     signal_targets = {f: table.get(f).text for f in adopted.supporting_facts}
-    groups = [RoleGroup("signal", Role.signal, adopted.hypothesis_id, signal_targets, per_role)]
+    groups = batched(RoleGroup("signal", Role.signal, adopted.hypothesis_id, signal_targets, per_role))
     for alt in alts.alternatives:
         supporting = {f: injected[f] for f in alt.supporting_facts}
         refuters = {f: injected[f] for f in alt.refuting_injected}
         refuters = refuters or {f: table.get(f).text for f in alt.refuting_ground}
         alt_id = alt.hypothesis_id
-        groups.append(RoleGroup(f"pro_alternative:{alt_id}", Role.pro_alternative, alt_id, supporting, per_role))
-        groups.append(RoleGroup(f"refuting:{alt_id}", Role.refuting, alt_id, refuters, per_role))
-    groups.append(RoleGroup("noise", Role.noise, None, {}, per_role))
+        groups += batched(RoleGroup(f"pro_alternative:{alt_id}", Role.pro_alternative, alt_id, supporting, per_role))
+        groups += batched(RoleGroup(f"refuting:{alt_id}", Role.refuting, alt_id, refuters, per_role))
+    groups += batched(RoleGroup("noise", Role.noise, None, {}, per_role))
     for k in range(math.ceil(settings.chaff_docs / CHAFF_PER_REQUEST)):
         count = min(CHAFF_PER_REQUEST, settings.chaff_docs - k * CHAFF_PER_REQUEST)
         groups.append(RoleGroup(f"chaff:{k + 1}", Role.chaff, None, {}, count))
@@ -211,7 +227,7 @@ def doc_plans(ctx: StageContext) -> DocPlan:
                     author_entity=author,
                     date_from=spec.date_from,
                     date_to=spec.date_to,
-                    series=f"{group.item.split(':')[0]}:{series}",
+                    series=f"{group.item.split(':')[0].split('#')[0]}:{series}",
                     brief=spec.brief,
                 )
             )
