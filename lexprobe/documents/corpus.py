@@ -46,7 +46,7 @@ from lexprobe.documents.readers import Extracted
 from lexprobe.errors import BadInputError
 
 MANIFEST = "manifest.json"
-EXTRACTOR_VERSION = 2  # bump when the text layout or the manifest changes, so every cached text is redone
+EXTRACTOR_VERSION = 3  # bump when the text layout or the manifest changes (3: scanned pages OCRed)
 MAX_MANIFEST_BYTES = 256 * 1024 * 1024  # a bigger manifest is not one lexprobe wrote: ignored
 TEXT_SIZE_FACTOR = 16  # a cached text larger than this many times max_bytes is not one lexprobe wrote: ignored
 _CHUNK = 1 << 20

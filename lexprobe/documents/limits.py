@@ -74,6 +74,19 @@ shared by thousands of pages is caught)."""
 PDF_MAX_FORM_INVOCATIONS = 500
 """Form XObjects pypdf's text extraction enters on one page (pypdf's own default is 5,000)."""
 
+# --- OCR of scanned PDF pages (`ocr.py`) ---------------------------------------------------------------------
+
+OCR_MAX_PAGES = 1_000
+"""Pages without a text layer OCRed in one PDF; later ones keep a "[page N: not OCRed ...]" marker. Tesseract
+takes 2-10 s for a 300-dpi page, so a 420-page scanned record takes about half an hour on one core."""
+
+OCR_PAGE_TIMEOUT_S = 60
+"""Seconds Tesseract may spend on one page (all its images together); past it the page gets a marker."""
+
+OCR_MAX_IMAGE_PIXELS = 40_000_000
+"""Width * height of one image OCRed (a letter page scanned at 600 dpi has 33.7 million pixels); checked from the
+image's declared size before it is decoded."""
+
 # --- every format ------------------------------------------------------------------------------------------------
 
 MAX_TEXT_CHARS = 64_000_000

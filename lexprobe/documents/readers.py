@@ -29,8 +29,10 @@ from pypdf import PageObject, PasswordType, PdfReader
 from pypdf.errors import DependencyError, LimitReachedError
 from pypdf.generic import ArrayObject, DictionaryObject, IndirectObject, StreamObject
 
+from lexprobe.documents import ocr
 from lexprobe.documents.errors import ExtractionError
 from lexprobe.documents.limits import (
+    OCR_MAX_PAGES,
     PDF_MAX_CONTENT_BYTES,
     PDF_MAX_PAGE_CONTENT_BYTES,
     PDF_MAX_PAGES,
@@ -44,6 +46,7 @@ from lexprobe.documents.limits import (
 from lexprobe.documents.numbers import format_number
 
 _SPACES = re.compile(r" {2,}")
+logger = logging.getLogger(__name__)
 
 
 class _HandledRotationWarning(logging.Filter):
@@ -153,7 +156,8 @@ def page_content_bytes(page: PageObject, stop_at: int = PDF_MAX_PAGE_CONTENT_BYT
 
 
 def read_pdf(path: Path) -> Extracted:
-    """Return the text of every page under "## Page N" headers, or "" when no page has a text layer.
+    """Return the text of every page under "## Page N" headers, or "" when no page has text. A page without a text
+    layer that holds images is OCRed when tesseract is installed (`ocr.py`, bounded by `limits.OCR_*`).
 
     Raises ExtractionError when the file is over a PDF limit: pages, a stream's decoded size, a page's or the whole
     document's decoded content, the extracted text (see `limits.py`).
@@ -188,13 +192,17 @@ def _check_content(reader: PdfReader, path: Path) -> None:
 
 
 def _pdf_pages(reader: PdfReader, path: Path) -> list[str]:
-    """The text of each page, after `_check_content`."""
+    """The text of each page, after `_check_content`; a page with no text layer but with images is OCRed."""
     _check_content(reader, path)
     budget = TextBudget(path)
+    scans = _Scans(path)
     pages: list[str] = []
     for number, page in enumerate(reader.pages, start=1):
         try:
-            pages.append(budget.add(_pdf_page_text(page)))
+            text = _pdf_page_text(page)
+            if not text.strip():
+                text = scans.read(page, number, text)
+            pages.append(budget.add(text))
         except LimitReachedError as exc:
             raise pypdf_limit(path, f"page {number}", exc) from exc
         except ExtractionError:
@@ -202,6 +210,34 @@ def _pdf_pages(reader: PdfReader, path: Path) -> list[str]:
         except Exception as exc:  # one bad page must not lose the rest of a filing
             pages.append(f"[page {number}: text could not be extracted: {type(exc).__name__}]")
     return pages
+
+
+class _Scans:
+    """OCR of one PDF's pages without a text layer: at most `OCR_MAX_PAGES`, and one warning when tesseract is
+    missing (those pages keep their empty text)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.done = 0
+        self.warned_missing = False
+        self.warned_cap = False
+
+    def read(self, page: PageObject, number: int, text: str) -> str:
+        """Return the OCR text of `page` (or a marker why there is none); `text` when it holds no images."""
+        if not ocr.page_image_count(page):
+            return text
+        if not ocr.ocr_available():
+            if not self.warned_missing:
+                logger.warning("%s: %s", self.path, ocr.MISSING_HINT)
+                self.warned_missing = True
+            return text
+        if self.done >= OCR_MAX_PAGES:
+            if not self.warned_cap:
+                logger.warning("%s: only the first %d scanned pages are OCRed (OCR_MAX_PAGES)", self.path, self.done)
+                self.warned_cap = True
+            return f"[page {number}: not OCRed: over the limit of {OCR_MAX_PAGES:,} scanned pages (OCR_MAX_PAGES)]"
+        self.done += 1
+        return ocr.ocr_page(page, number)
 
 
 def _docx_blocks(body, document) -> Iterator[str]:
