@@ -3,22 +3,16 @@
 from __future__ import annotations
 
 import logging
-import os
 import re
 from pathlib import Path
 
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 from reportlab.pdfgen import canvas
+from tool_requirements import needs_tesseract
 
 from lexprobe.documents import ocr, readers
 from lexprobe.documents.extract import extract_text
-
-# OCR tests skip where tesseract is missing, except in CI (CI=true), where the Makefile installs it.
-needs_tesseract = pytest.mark.skipif(
-    not ocr.ocr_available() and os.environ.get("CI") != "true",
-    reason="tesseract is not installed (apt-get install tesseract-ocr)",
-)
 
 SENTENCE = "The shipment of 40 units arrived damaged on March 3."
 KEY_WORDS = ["shipment", "40", "units", "arrived", "damaged", "march"]

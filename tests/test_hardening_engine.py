@@ -21,11 +21,11 @@ import time
 from pathlib import Path
 
 import pytest
+from tool_requirements import needs_bwrap
 
 from lexprobe.engine import Engine, EngineConfig, ResponseCache, RunStore
 from lexprobe.engine.summary import RequestsFailed, RequestsPending, RunSummary
 from lexprobe.investigation.sample import build_sample_environment
-from lexprobe.investigation.sandbox import sandbox_available
 from lexprobe.models import ModelConfigError, Request
 from lexprobe.models.embedded import embedded_model_path
 from lexprobe.models.identity import embedded_fingerprint, model_identity
@@ -33,12 +33,6 @@ from lexprobe.models.identity import embedded_fingerprint, model_identity
 LEXPROBE = str(Path(sys.executable).with_name("lexprobe"))
 SUMMARY = re.compile(r"interrupted: (\d+)(?: [a-z()]+)? done, (\d+) pending; rerun to resume")
 VERDICT_KEY = "give your view on each hypothesis"
-
-# The shell tool needs bubblewrap: skipped where it is missing, except in CI (CI=true), where the Makefile installs it.
-needs_bwrap = pytest.mark.skipif(
-    not sandbox_available() and os.environ.get("CI") != "true",
-    reason="bubblewrap is not installed (apt-get install bubblewrap)",
-)
 
 
 # --- helpers ------------------------------------------------------------------------------------------------------

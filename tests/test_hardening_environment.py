@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tool_requirements import require_read_only_mounts, run_with_read_only
 
 from lexprobe.documents.corpus import MANIFEST, extract_corpus
 from lexprobe.errors import BadInputError
@@ -343,21 +344,8 @@ def test_a_run_on_a_tampered_environment_leaks_nothing_and_warns(
 # --- a read-only environment (issue 12 item 11) -------------------------------------------------------------------
 
 
-def _read_only_mounts_work() -> bool:
-    """Whether this kernel lets us bind-mount a folder read-only in a private mount namespace (root is not stopped
-    by chmod, so a real read-only mount is the only honest read-only folder for a root test run)."""
-    if not shutil.which("unshare"):
-        return False
-    probe = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", "mount --bind -o ro / /"],
-                           capture_output=True)  # fmt: skip
-    return probe.returncode == 0
-
-
 def test_a_run_on_a_read_only_environment_extracts_in_memory_and_warns(tmp_path: Path, isolated_cache: Path) -> None:
-    if not _read_only_mounts_work():
-        if os.environ.get("CI") == "true":
-            pytest.fail("CI=true but `unshare -m` + a read-only bind mount is not permitted here")
-        pytest.skip("no private mount namespace here (unshare -m / mount --bind -o ro refused)")
+    require_read_only_mounts()
     env = build_sample_environment(tmp_path / "env", "merits")
     shutil.rmtree(env / "extracted", ignore_errors=True)  # nothing cached: the run must extract and cannot write
     script = [
@@ -367,12 +355,20 @@ def test_a_run_on_a_read_only_environment_extracts_in_memory_and_warns(tmp_path:
     ]
     (tmp_path / "agent.jsonl").write_text("".join(json.dumps(line) + "\n" for line in script))
     run_dir = tmp_path / "run"
-    command = f"mount --bind -o ro '{env}' '{env}' && exec \"$@\""
-    done = subprocess.run(
-        ["unshare", "-m", "--propagation", "private", "sh", "-c", command, "sh", LEXPROBE, "investigation", "run",
-         str(env), "--model", f"scripted:{tmp_path / 'agent.jsonl'}", "--no-shell", "--run-dir", str(run_dir)],
-        capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+    done = run_with_read_only(
+        [env],
+        [
+            LEXPROBE,
+            "investigation",
+            "run",
+            str(env),
+            "--model",
+            f"scripted:{tmp_path / 'agent.jsonl'}",
+            "--no-shell",
+            "--run-dir",
+            str(run_dir),
+        ],
+    )
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     assert "cannot write the extracted-text cache" in done.stderr

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import sqlite3
 import subprocess
@@ -22,6 +21,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tool_requirements import require_read_only_mounts, run_with_read_only
 
 from lexprobe.engine import ResponseCache
 from lexprobe.engine.lock import LOCK_NAME, RunDirLock
@@ -281,25 +281,13 @@ def test_a_damaged_case_database_is_one_line_naming_it(case_db_path: Path, tmp_p
     assert ("not a lexprobe case database" if how == "other" else "is damaged") in message
 
 
-def read_only_mounts_work() -> bool:
-    probe = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", "mount --bind -o ro / /"],
-                           capture_output=True)  # fmt: skip
-    return shutil.which("unshare") is not None and probe.returncode == 0
-
-
 def in_read_only(folders: list[Path], *args: str | Path) -> subprocess.CompletedProcess:
     """Run `lexprobe ARGS` with each folder bind-mounted read-only over itself (private mount namespace)."""
-    mounts = " && ".join(f"mount --bind -o ro '{folder}' '{folder}'" for folder in folders)
-    command = f'{mounts} && exec "$@"'
-    argv = ["unshare", "-m", "--propagation", "private", "sh", "-c", command, "sh", LEXPROBE, *map(str, args)]
-    return subprocess.run(argv, capture_output=True, text=True, env=os.environ.copy(), timeout=300)
+    return run_with_read_only(folders, [LEXPROBE, *map(str, args)])
 
 
 def test_read_only_run_directory_reports_and_refuses_to_run(case_db_path: Path, tmp_path: Path) -> None:
-    if not read_only_mounts_work():
-        if os.environ.get("CI") == "true":
-            pytest.fail("CI=true but `unshare -m` + a read-only bind mount is not permitted here")
-        pytest.skip("no private mount namespace here (unshare -m / mount --bind -o ro refused)")
+    require_read_only_mounts()
     yes = script(tmp_path / "yes.jsonl", {"text": "Yes"})
     run_dir = tmp_path / "run"
     first = profile(yes, run_dir, case_db_path)

@@ -17,9 +17,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from tool_requirements import needs_bwrap
 
 from lexprobe.investigation.sample import build_sample_environment
-from lexprobe.investigation.sandbox import sandbox_available
 from lexprobe.terminal import safe_json, safe_markup, safe_text
 
 LEXPROBE = Path(sys.executable).with_name("lexprobe")
@@ -36,11 +36,6 @@ SHOWN = (
     r"csi\x9b31m bidi\u202eevil back\x0dspace [bold]x[/bold] [link=http://evil.example]y[/link] :smile:"
 )
 VERDICT_KEY = "give your view on each hypothesis"
-
-needs_bwrap = pytest.mark.skipif(
-    not sandbox_available() and os.environ.get("CI") != "true",
-    reason="bubblewrap is not installed (make test installs it; CI=true requires it)",
-)
 
 
 def lexprobe(*args: str, cwd: Path) -> subprocess.CompletedProcess:

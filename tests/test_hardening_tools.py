@@ -18,17 +18,12 @@ import time
 from pathlib import Path
 
 import pytest
+from tool_requirements import needs_bwrap
 
 from lexprobe.investigation.corpus_view import CorpusView
 from lexprobe.investigation.environment import CaseInfo, Document, Environment, Role, save_environment
-from lexprobe.investigation.sandbox import MAX_MEMORY_BYTES, SANDBOX_UID, refusal, sandbox_available, sandbox_user
+from lexprobe.investigation.sandbox import MAX_MEMORY_BYTES, SANDBOX_UID, refusal, sandbox_user
 from lexprobe.investigation.tools import TIME_LIMIT_S, VIEW_PREFIX, Toolbox, make_private_view
-
-# Tests of the sandbox skip where bubblewrap is missing, except in CI (CI=true), where the Makefile installs it.
-needs_bwrap = pytest.mark.skipif(
-    not sandbox_available() and os.environ.get("CI") != "true",
-    reason="bubblewrap is not installed (apt-get install bubblewrap)",
-)
 
 EVIL_LINE = "a" * 40 + "!"  # `(\w+\s?)*$` and `(a+)+b` backtrack exponentially on this in Python's re
 TEXTS = {

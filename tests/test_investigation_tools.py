@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
+from tool_requirements import needs_bwrap
 
 from lexprobe.investigation.corpus_view import CorpusView
 from lexprobe.investigation.environment import (
@@ -19,12 +20,8 @@ from lexprobe.investigation.environment import (
     Role,
     save_environment,
 )
-from lexprobe.investigation.sandbox import refusal, sandbox_available
+from lexprobe.investigation.sandbox import refusal
 from lexprobe.investigation.tools import MAX_GREP_HITS, MAX_OUTPUT_CHARS, Toolbox, tool_specs
-
-needs_bwrap = pytest.mark.skipif(
-    not sandbox_available(), reason="bubblewrap is not installed (apt-get install bubblewrap)"
-)
 
 TEXTS = {
     "emails/0001.txt": "From: Dana Reyes\nTo: Sam Ortiz\nSubject: shipment\n\nThe pallets left Reno on March 3.\n",
