@@ -22,6 +22,7 @@ from rich.table import Table
 from lexprobe import __version__
 from lexprobe.caselaw.build import BuildError
 from lexprobe.caselaw.paths import default_db_path
+from lexprobe.caselaw.query import case_database_is_current
 from lexprobe.cli_check import register as register_check
 from lexprobe.cli_common import LexprobeGroup, err, error_exit, out
 from lexprobe.cli_data import data_app
@@ -260,7 +261,7 @@ def demo(
     except ModelConfigError as exc:
         fail(str(exc))
     db_path = default_db_path()
-    if not db_path.is_file():
+    if not case_database_is_current(db_path):
         err.print(f"[dim]building the case database at {db_path} (first run only)...[/]", highlight=False)
         try:
             ensure_case_database(db_path)

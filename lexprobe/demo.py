@@ -13,7 +13,7 @@ from pathlib import Path
 
 from lexprobe.caselaw.build import BuildProgress, build_database
 from lexprobe.caselaw.paths import data_root
-from lexprobe.caselaw.query import CaseDatabase
+from lexprobe.caselaw.query import CaseDatabase, case_database_is_current
 from lexprobe.engine import EngineConfig, ResponseCache
 from lexprobe.hallucination.run import ProfileResult, ProfileSettings, run_profile
 from lexprobe.hallucination.tasks import TASKS
@@ -39,8 +39,9 @@ def demo_settings(
 
 
 def ensure_case_database(db_path: Path, progress: BuildProgress | None = None) -> None:
-    """Build the case database at `db_path` from `LEXPROBE_DATA` unless it exists."""
-    if not db_path.is_file():
+    """Build the case database at `db_path` from `LEXPROBE_DATA` unless a current one is there (a database built
+    under older truth rules is rebuilt)."""
+    if not case_database_is_current(db_path):
         build_database(data_root(), db_path, progress=progress)
 
 

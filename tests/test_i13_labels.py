@@ -377,3 +377,28 @@ def test_authority_finds_reporters_with_digits(db: CaseDatabase, context: Scorin
     assert reference is not None, reason
     score = TASKS["authority"].score(answer, reference, context)
     assert score.label == "correct", score.detail
+
+
+def test_a_case_database_built_under_older_truth_rules_is_refused_and_the_demo_rebuilds_it(
+    case_db_path: Path, tmp_path: Path
+) -> None:
+    """A database built before overruling years became decision years would score against the old truths: it is
+    refused (exit 2, naming the file and the fix), and the demo's on-demand build replaces it."""
+    import shutil
+    import sqlite3
+
+    from lexprobe.caselaw.query import StaleCaseDatabase, case_database_is_current
+    from lexprobe.demo import ensure_case_database
+
+    stale = tmp_path / "stale.sqlite"
+    shutil.copy(case_db_path, stale)
+    with sqlite3.connect(stale) as conn:
+        conn.execute("DELETE FROM build_info WHERE key = 'rules_version'")
+    assert case_database_is_current(case_db_path) and not case_database_is_current(stale)
+    with pytest.raises(StaleCaseDatabase, match="older truth rules"):
+        CaseDatabase(stale)
+    info = subprocess.run([LEXPROBE, "data", "info", "--db", str(stale)], capture_output=True, text=True, timeout=120)
+    assert info.returncode == 2 and str(stale) in info.stderr and "lexprobe data build" in info.stderr
+    assert "Traceback" not in info.stderr
+    ensure_case_database(stale)
+    assert case_database_is_current(stale)

@@ -20,7 +20,7 @@ from rapidfuzz import fuzz
 from lexprobe.caselaw.citations import citation_key
 from lexprobe.caselaw.merge import CaseMerger, MergedCase
 from lexprobe.caselaw.records import CaseRecord, LoadResult, OpinionRecord, OverrulingRecord, TreatmentRecord
-from lexprobe.caselaw.schema import SCHEMA
+from lexprobe.caselaw.schema import RULES_VERSION, SCHEMA
 from lexprobe.caselaw.sources import fowler, loc_overruled, opinions, scdb, songer, treatments
 
 Loader = Callable[[Path], LoadResult]
@@ -565,6 +565,7 @@ def _write(
             "conflicts": json.dumps(report.conflicts),
             "unmatched": json.dumps(report.unmatched),
             "overruling_years": json.dumps(report.overruling_years),
+            "rules_version": str(RULES_VERSION),
         }
         conn.executemany("INSERT INTO build_info VALUES (?, ?)", info.items())
         conn.commit()

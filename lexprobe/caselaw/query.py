@@ -10,6 +10,7 @@ from rapidfuzz import fuzz, process
 
 from lexprobe.caselaw.case_names import normalize_case_name
 from lexprobe.caselaw.citations import citation_key
+from lexprobe.caselaw.schema import RULES_VERSION
 from lexprobe.errors import StoreError
 
 LEVELS = ("scotus", "coa", "district")
@@ -50,7 +51,36 @@ def _open_read_only(path: Path) -> sqlite3.Connection:
     if missing:
         conn.close()
         raise StoreError(f"{path} is not a lexprobe case database (no table {', '.join(missing)}); {_REBUILD}")
+    version = _rules_version(conn)
+    if version != RULES_VERSION:
+        conn.close()
+        raise StaleCaseDatabase(
+            f"{path} was built under older truth rules (version {version}, now {RULES_VERSION}: overruling years "
+            f"are the overruling decision's calendar year); {_REBUILD}"
+        )
     return conn
+
+
+def _rules_version(conn: sqlite3.Connection) -> int:
+    try:
+        row = conn.execute("SELECT value FROM build_info WHERE key = 'rules_version'").fetchone()
+    except sqlite3.Error:
+        return 1
+    return int(row[0]) if row and str(row[0]).isdigit() else 1
+
+
+class StaleCaseDatabase(StoreError):
+    """A case database built by an older lexprobe whose truths differ from today's rules (exit 2: rebuild it)."""
+
+
+def case_database_is_current(path: Path) -> bool:
+    """Return whether `path` holds a case database built under today's truth rules (False when missing, damaged
+    or stale), so callers that build on demand (the demo) know to rebuild."""
+    try:
+        CaseDatabase(path).close()
+    except (CaseDatabaseMissing, StoreError):
+        return False
+    return True
 
 
 class CaseDatabase:

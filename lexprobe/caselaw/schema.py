@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+#: The version of the rules that turn the sources into truths. A database built under other rules is refused (its
+#: answers would be scored against outdated truths) until it is rebuilt. 2: an overruling's year is the calendar year
+#: of the overruling decision (SCDB date, else the Library of Congress table), never a term year.
+RULES_VERSION = 2
+
 SCHEMA = """
 CREATE TABLE cases (
     case_id TEXT PRIMARY KEY,          -- stable: '<court_id>:<volume>_<reporter>_<page>' or '<source>:<source id>'
