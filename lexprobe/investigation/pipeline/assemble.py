@@ -33,26 +33,22 @@ from lexprobe.investigation.environment import (
     CaseInfo,
     Document,
     Environment,
-    Fact,
     Hypothesis,
     HypothesisKind,
-    Question,
-    QuestionSet,
-    RubricItem,
     save_environment,
 )
 from lexprobe.investigation.pipeline.ablation import select_documents
-from lexprobe.investigation.pipeline.alternatives import AlternativesResult
 from lexprobe.investigation.pipeline.context import StageContext
 from lexprobe.investigation.pipeline.entities import EntityTable
 from lexprobe.investigation.pipeline.facts import FactTable
 from lexprobe.investigation.pipeline.generate import GenerationResult, Rejection
-from lexprobe.investigation.pipeline.hypotheses import PartyDags, Ruling
+from lexprobe.investigation.pipeline.hypotheses import Ruling
 from lexprobe.investigation.pipeline.ingest import IngestResult
 from lexprobe.investigation.pipeline.opinion import OpinionResult
 from lexprobe.investigation.pipeline.planning import all_specs
 from lexprobe.investigation.pipeline.record import case_id, neutral_doc_id
 from lexprobe.investigation.pipeline.registry import stage
+from lexprobe.investigation.pipeline.truth import hypotheses_and_facts, questions_from_stubs
 
 BUILD_REPORT = "build_report.json"
 _SUFFIX_FORMAT = {".pdf": "pdf", ".docx": "docx", ".xlsx": "xlsx", ".pptx": "pptx", ".txt": "txt", ".md": "txt"}
@@ -149,64 +145,6 @@ def synthetic_documents(ctx: StageContext, entities: EntityTable) -> list[Docume
     return documents
 
 
-def hypotheses_and_facts(ctx: StageContext) -> tuple[list[Hypothesis], list[Fact]]:
-    """Return the hypothesis DAG (party hypotheses by the ruling, then the alternatives) and every fact."""
-    table: FactTable = ctx.output("ground_facts")
-    dags: PartyDags = ctx.output("party_dags")
-    ruling: Ruling = ctx.output("ruling")
-    alts: AlternativesResult = ctx.output("alternatives")
-    adopted, rejected = (
-        dags.of(ruling.adopted_party),
-        dags.of("defendant" if ruling.adopted_party == "plaintiff" else "plaintiff"),
-    )
-    hypotheses = [
-        Hypothesis(
-            hypothesis_id=adopted.hypothesis_id,
-            kind=HypothesisKind.court_adopted,
-            claim=adopted.claim,
-            sub_claims=[s.label for s in adopted.sub_claims],
-            supporting_facts=adopted.supporting_facts,
-            party=adopted.party,
-        ),
-        Hypothesis(
-            hypothesis_id=rejected.hypothesis_id,
-            kind=HypothesisKind.court_rejected,
-            claim=rejected.claim,
-            sub_claims=[s.label for s in rejected.sub_claims],
-            supporting_facts=rejected.supporting_facts,
-            refuting_facts=[f for f in adopted.supporting_facts if f not in rejected.supporting_facts],
-            party=rejected.party,
-        ),
-    ]
-    for alt in alts.alternatives:
-        hypotheses.append(
-            Hypothesis(
-                hypothesis_id=alt.hypothesis_id,
-                kind=HypothesisKind.alternative,
-                claim=alt.claim,
-                sub_claims=alt.sub_claims,
-                supporting_facts=[*alt.ground_fact_ids, *alt.supporting_facts],
-                refuting_facts=[*alt.refuting_ground, *alt.refuting_injected],
-            )
-        )
-    facts = [
-        Fact(
-            fact_id=f.fact_id,
-            text=f.text,
-            source=f.source,
-            disputed=f.disputed,
-            citation=f.citation,
-            highlight=f.highlight,
-        )
-        for f in table.facts
-    ]
-    facts += [
-        Fact(fact_id=f.fact_id, text=f.text, source="injected", citation=f"synthetic ({f.polarity} {f.hypothesis_id})")
-        for f in alts.injected_facts
-    ]
-    return hypotheses, facts
-
-
 def refutable_only(documents: list[Document], hypotheses: list[Hypothesis]) -> tuple[list[Document], list[str]]:
     """Drop the pro-alternative documents of alternatives no document refutes; return the rest and what went."""
     carried = {f for d in documents for f in d.facts}
@@ -220,26 +158,6 @@ def refutable_only(documents: list[Document], hypotheses: list[Hypothesis]) -> t
                     f"{len(gone)} pro_alternative document(s) of {hyp.hypothesis_id}: no document refutes it"
                 )
     return kept, left_out
-
-
-def questions_from_stubs(opinion: OpinionResult, table: FactTable) -> QuestionSet:
-    """Return one factual-QA question per question stub, with the ground facts its opinion facts became."""
-    questions, seen = [], set()
-    for stub in opinion.stubs():
-        if stub.id in seen:
-            continue
-        seen.add(stub.id)
-        facts = [f.fact_id for f in table.facts if set(f.sources) & set(stub.fact_ids)]
-        questions.append(
-            Question(
-                question_id=stub.id,
-                question=stub.question,
-                answer=stub.answer_sketch,
-                rubric=[RubricItem(item_id=f"{stub.id}_1", text=stub.answer_sketch)],
-                facts=facts,
-            )
-        )
-    return QuestionSet(questions=questions)
 
 
 def sync_corpus(out_dir: Path, selected: list[Document]) -> None:

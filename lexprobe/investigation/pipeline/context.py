@@ -14,6 +14,7 @@ from lexprobe.investigation.pipeline.ablation import AblationLevel
 
 TEXT_DIR = "text"  # OUT/text/<source_id>.txt: extracted text of every record file
 STAGES_DIR = "stages"
+RENDERED_DIR = "documents"  # OUT/documents/: every accepted synthetic document, rendered once (all levels link here)
 RUN_DIR = "run"
 
 
