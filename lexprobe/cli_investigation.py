@@ -14,6 +14,7 @@ from rich.table import Table
 
 from lexprobe.cli_common import LexprobeGroup, err, error_exit, out
 from lexprobe.investigation.hf_dataset import DATASET_NAME, HFDatasetError, import_hf_cases, load_hf_cases
+from lexprobe.investigation.ladder import DEFAULT_LEVEL, LADDER_HELP
 from lexprobe.investigation.review import (
     ALTERNATIVES,
     DOCUMENTS,
@@ -246,9 +247,7 @@ def sample(
     out_dir: Annotated[Path, typer.Option("--out", help="Folder to write the environment into.")] = Path(
         "sample-environment"
     ),
-    ablation: Annotated[
-        str, typer.Option(help="Ablation level: merits, +pro_alternative, +noise, +chaff50, +chaff100.")
-    ] = "+chaff100",
+    ablation: Annotated[str, typer.Option(help=f"Ablation level. {LADDER_HELP}")] = DEFAULT_LEVEL,
     force: Annotated[bool, typer.Option("--force", help="Replace an environment already in --out.")] = False,
 ) -> None:
     """Build the hand-written sample environment (a FICTIONAL breach-of-warranty case: 38 documents in five formats

@@ -42,9 +42,9 @@ import numpy as np
 
 from lexprobe.investigation.environment import Environment
 from lexprobe.investigation.episode import Episode, HypothesisVerdict
+from lexprobe.investigation.ladder import level_sort_key
 
 ADOPTED = "court_adopted"
-ABLATION_ORDER = ("merits", "+pro_alternative", "+noise", "+chaff50", "+chaff100")
 SIGNAL_ROLES = ("merits", "signal")
 ROLES = ("merits", "signal", "pro_alternative", "refuting", "noise", "chaff")
 METRICS = ("case_solved", "believe_acc", "reject_acc", "worst_class_acc", "commit_rate", "committed_acc")
@@ -606,7 +606,7 @@ Environments = Mapping[str, Documents | None]
 
 def ablation_sort_key(level: str) -> tuple[int, str]:
     """Order ablation levels as the paper's cumulative ladder, unknown levels after them by name."""
-    return (ABLATION_ORDER.index(level), "") if level in ABLATION_ORDER else (len(ABLATION_ORDER), level)
+    return level_sort_key(level)
 
 
 def complete_episodes(episodes: Iterable[Episode]) -> tuple[list[Episode], list[Episode]]:

@@ -3,7 +3,6 @@
 `build_sample_environment` renders it into an environment directory at one ablation level (see `build`)."""
 
 from lexprobe.investigation.sample.build import (
-    ABLATION_LEVELS,
     DEFAULT_ABLATION,
     SampleCase,
     SampleDocument,
@@ -13,7 +12,6 @@ from lexprobe.investigation.sample.build import (
 )
 
 __all__ = [
-    "ABLATION_LEVELS",
     "DEFAULT_ABLATION",
     "SampleCase",
     "SampleDocument",

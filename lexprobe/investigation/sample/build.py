@@ -13,14 +13,14 @@ The case lives as data beside this module:
 Corpus file names (`DOC-0001.pdf`, ...) number all documents by date, so a name says nothing about a role and a
 document keeps its name at every level.
 
-Ablation levels (InvestigationWorlds Section 4.2, cumulative): `merits` (the record only), `+pro_alternative` (adds
-the signal, pro-alternative and refuting documents), `+noise`, `+chaff50` (half the chaff, a fixed hash-ordered
-half), `+chaff100` (everything). questions.json keeps the questions whose facts the level's corpus carries.
+Ablation levels: `lexprobe.investigation.ladder` (the one ladder of Section 4.2: `merits`, `+pro_alternative` adds
+the pro-alternative documents only, `+noise` adds noise, signal and refuting documents, `+chaff50` a seeded half of
+the chaff (seed 0), `+chaff100` all of it). questions.json keeps the questions whose facts the level's corpus
+carries.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 import zlib
@@ -43,19 +43,11 @@ from lexprobe.investigation.environment import (
     Fact,
     Hypothesis,
     QuestionSet,
-    Role,
     save_environment,
 )
+from lexprobe.investigation.ladder import DEFAULT_LEVEL, canonical_level, select
 
-ABLATION_LEVELS = ("merits", "+pro_alternative", "+noise", "+chaff50", "+chaff100")
-DEFAULT_ABLATION = "+chaff100"
-_LEVEL_ROLES: dict[str, tuple[Role, ...]] = {
-    "merits": (Role.merits,),
-    "+pro_alternative": (Role.merits, Role.signal, Role.pro_alternative, Role.refuting),
-    "+noise": (Role.merits, Role.signal, Role.pro_alternative, Role.refuting, Role.noise),
-    "+chaff50": (Role.merits, Role.signal, Role.pro_alternative, Role.refuting, Role.noise, Role.chaff),
-    "+chaff100": tuple(Role),
-}
+DEFAULT_ABLATION = DEFAULT_LEVEL
 _PACKAGE = "lexprobe.investigation.sample"
 
 
@@ -141,17 +133,10 @@ def load_sample_case() -> SampleCase:
 
 
 def select_documents(case: SampleCase, ablation: str = DEFAULT_ABLATION) -> list[SampleDocument]:
-    """Return the documents of one ablation level, in data order. Raises ValueError for an unknown level."""
-    if ablation not in _LEVEL_ROLES:
-        raise ValueError(f"unknown ablation level {ablation!r}; known levels: {', '.join(ABLATION_LEVELS)}")
-    roles = _LEVEL_ROLES[ablation]
-    chosen = [doc for doc in case.documents if doc.document.role in roles]
-    if ablation == "+chaff50":
-        chaff = [doc.document.doc_id for doc in chosen if doc.document.role == Role.chaff]
-        ranked = sorted(chaff, key=lambda doc_id: hashlib.sha256(doc_id.encode("utf-8")).hexdigest())
-        dropped = set(ranked[len(ranked) // 2 :])
-        chosen = [doc for doc in chosen if doc.document.doc_id not in dropped]
-    return chosen
+    """Return the documents of one ablation level (`lexprobe.investigation.ladder.select`, seed 0), in data order.
+    Raises ValueError for an unknown level."""
+    kept = {doc.doc_id for doc in select([d.document for d in case.documents], ablation)}
+    return [doc for doc in case.documents if doc.document.doc_id in kept]
 
 
 def build_sample_environment(out_dir: Path, ablation: str = DEFAULT_ABLATION, *, overwrite: bool = False) -> Path:
@@ -183,7 +168,7 @@ def build_sample_environment(out_dir: Path, ablation: str = DEFAULT_ABLATION, *,
         facts=case.facts,
         hypotheses=case.hypotheses,
         documents=[doc.document for doc in documents],
-        ablation=ablation,
+        ablation=canonical_level(ablation),
     )
     save_environment(out_dir, env, questions)
     return out_dir
