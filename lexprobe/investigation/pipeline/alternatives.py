@@ -21,7 +21,7 @@ from lexprobe.documents.content import DocType
 from lexprobe.investigation.pipeline.context import StageContext
 from lexprobe.investigation.pipeline.entities import EntityTable
 from lexprobe.investigation.pipeline.facts import FactTable
-from lexprobe.investigation.pipeline.hypotheses import PartyDags, Ruling
+from lexprobe.investigation.pipeline.hypotheses import PartyDags, Ruling, adopted_or_stop
 from lexprobe.investigation.pipeline.llm import Ask, ask_one
 from lexprobe.investigation.pipeline.opinion import Dropped, OpinionResult
 from lexprobe.investigation.pipeline.registry import LLM_SETTINGS, stage
@@ -216,6 +216,7 @@ def alternatives(ctx: StageContext) -> AlternativesResult:
     table: FactTable = ctx.output("ground_facts")
     dags: PartyDags = ctx.output("party_dags")
     ruling: Ruling = ctx.output("ruling")
+    adopted_or_stop(ruling, "alternatives", dags)  # a split ruling has no court-adopted account to build around
     entity_table: EntityTable = ctx.output("entities")
     opinion: OpinionResult = ctx.output("opinion")
     facts = [{"id": f.fact_id, "text": f.text} for f in table.facts]

@@ -1,12 +1,27 @@
 """Stages `party_dags` (the plaintiff's and the defendant's hypothesis DAGs) and `ruling` (which one the court
-adopted).
+adopted, or that the ruling is split).
 
-A party DAG is a claim with sub-claims, each listing fact ids of the canonical table. The model may only use ids
-from the table: code drops unknown ids (recording each), drops sub-claims left without facts, and refuses (and
-asks again) an answer where no sub-claim survives. `ruling` tags every sub-claim accepted / rejected /
-not_reached and names the adopted party; code checks every sub-claim id, verifies rationale quotes against the
-opinion (an unverifiable quote is cleared and recorded), and refuses a ruling that contradicts itself (the
-adopted party with no accepted sub-claim, or the other party with all of its sub-claims accepted).
+A party DAG is a claim with sub-claims, each listing fact ids of the canonical table. The model reads the party's
+briefs IN FULL (a long brief in chunks sized by the model's context: one request per chunk, each returning the
+groups its part argues; code merges groups with the same label, case and spacing ignored) and, instead of the raw
+opinion, the opinion's verified facts and argument map (extracted from the whole opinion by stage `opinion`). The
+model may only use ids from the table: code drops unknown ids (recording each), drops sub-claims left without
+facts, and refuses (and asks again) an answer where no sub-claim survives.
+
+`ruling` tags every sub-claim accepted / rejected / not_reached and says whose account the court adopted. An
+opinion that fits one request is asked once; a longer one is read in chunks (map): each chunk gives the rulings on
+the sub-claims it addresses, with a rationale quote, and the disposition, movant and adopted party if that part
+states them. Reduce, in code: a sub-claim's ruling is the one backed by a verified quote (conflicting rulings are
+recorded in `dropped` and the chunk nearer the end, where holdings are, wins); disposition, movant and adopted party
+come from the last chunk that states them. Then `settle_ruling` checks every sub-claim id, verifies rationale quotes
+against the FULL opinion (an unverifiable quote is cleared and recorded), and refuses a ruling that contradicts
+itself (the adopted party with no accepted sub-claim, the other party with all of its sub-claims accepted, a "split"
+where only one party won anything).
+
+Split rulings: a ruling whose adopted party is "split", or a granted_in_part disposition where both parties have
+accepted sub-claims, is saved as split (every sub-claim's ruling kept; `adopted_hypothesis` and
+`rejected_hypothesis` are ""), never forced to a winner. Stages that need one court-adopted account call
+`adopted_or_stop(ruling, stage)`, which stops the build there with the reason.
 """
 
 from __future__ import annotations
@@ -15,18 +30,35 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from lexprobe.investigation.pipeline.context import StageContext
+from lexprobe.investigation.pipeline.context import StageContext, StageError
 from lexprobe.investigation.pipeline.facts import FactTable
 from lexprobe.investigation.pipeline.highlight import find_quote
+from lexprobe.investigation.pipeline.ingest import SourceDocument
 from lexprobe.investigation.pipeline.llm import Ask, ask_json, ask_one
-from lexprobe.investigation.pipeline.opinion import Dropped, opinion_source
-from lexprobe.investigation.pipeline.record import head_and_tail, joined_text
+from lexprobe.investigation.pipeline.opinion import (
+    Dropped,
+    OpinionResult,
+    opinion_chunks,
+    opinion_document,
+    opinion_source,
+)
+from lexprobe.investigation.pipeline.reading import (
+    Chunk,
+    SourceRead,
+    chunk_chars,
+    chunk_item,
+    chunks,
+    part_label,
+    read_source,
+)
 from lexprobe.investigation.pipeline.registry import stage
 from lexprobe.investigation.pipeline.rules import DocCategory
 from lexprobe.investigation.pipeline.templates import render_prompt
 
 Party = Literal["plaintiff", "defendant"]
+PARTIES: tuple[Party, Party] = ("plaintiff", "defendant")
 HYPOTHESIS_ID = {"plaintiff": "hp", "defendant": "hd"}
+SPLIT = "split"
 
 
 class SubClaimDraft(BaseModel):
@@ -74,9 +106,13 @@ class PartyDags(BaseModel):
     plaintiff: PartyHypothesis
     defendant: PartyHypothesis
     dropped: list[Dropped] = Field(default_factory=list)
+    reads: list[SourceRead] = Field(default_factory=list)
 
     def of(self, party: str) -> PartyHypothesis:
-        """Return the hypothesis of 'plaintiff' or 'defendant'."""
+        """Return the hypothesis of 'plaintiff' or 'defendant'; raises ValueError for anything else (a split
+        ruling's adopted party names no hypothesis: see `adopted_or_stop`)."""
+        if party not in PARTIES:
+            raise ValueError(f"no party hypothesis for {party!r} (only plaintiff and defendant)")
         return self.plaintiff if party == "plaintiff" else self.defendant
 
 
@@ -105,37 +141,83 @@ def repair_dag(
     return hypothesis, dropped
 
 
-@stage("party_dags", output=PartyDags, templates=("party_dag",))
+def merge_dag_drafts(drafts: list[PartyDagDraft]) -> PartyDagDraft:
+    """Return one DAG draft from the drafts of a brief's chunks: groups with the same label (case and spacing
+    ignored) merged (fact ids united, the first non-empty source section kept), the claim of the first draft."""
+    if len(drafts) == 1:
+        return drafts[0]
+    groups: dict[str, SubClaimDraft] = {}
+    for group in (g for d in drafts for g in d.sub_claims):
+        key = " ".join(group.label.split()).casefold()
+        same = groups.get(key)
+        if same is None:
+            groups[key] = group.model_copy(deep=True)
+            continue
+        same.supporting_fact_ids = list(dict.fromkeys([*same.supporting_fact_ids, *group.supporting_fact_ids]))
+        same.source_section = same.source_section or group.source_section
+    claim = next((d.claim for d in drafts if d.claim.strip()), "")
+    return PartyDagDraft.model_construct(claim=claim, sub_claims=list(groups.values()))
+
+
+def _briefs_text(ctx: StageContext, briefs: list[SourceDocument]) -> tuple[str, list[SourceRead]]:
+    parts, reads = [], []
+    for brief in briefs:
+        text, read = read_source(ctx, brief, "party_dags")
+        parts.append(f"=== {brief.filename} ===\n{text}")
+        reads.append(read)
+    return "\n\n".join(parts), reads
+
+
+def _opinion_map(opinion: OpinionResult) -> dict[str, object]:
+    """Return what party_dags is told of the opinion: its verified facts and its argument map (no raw text)."""
+    return {
+        "facts": [{"id": f.fact_id, "text": f.text, "page": f.opinion_page} for f in opinion.facts],
+        "arguments": [
+            {"label": a.label, "type": a.argument_type, "branches": [b.label for b in a.branches], "note": a.note}
+            for a in opinion.arguments
+        ],
+    }
+
+
+@stage("party_dags", output=PartyDags, templates=("party_dag",), version=2)
 def party_dags(ctx: StageContext) -> PartyDags:
-    """Write both parties' hypothesis DAGs over the fact table. Raises StageError when one never uses known ids."""
+    """Write both parties' hypothesis DAGs over the fact table, reading each party's briefs in full (in chunks when
+    long). Raises StageError when one never uses known ids."""
     table: FactTable = ctx.output("ground_facts")
     known = table.ids()
-    _, opinion_text = opinion_source(ctx)
+    court = _opinion_map(ctx.output("opinion"))
     briefs = ctx.output("ingest").of(DocCategory.brief)
-    budget = ctx.settings.max_input_chars // 2
-    asks, brief_ids = [], {}
-    for party in ("plaintiff", "defendant"):
+    facts = [{"id": f.fact_id, "text": f.text} for f in table.facts]
+    asks: list[Ask] = []
+    owners: list[Party] = []
+    brief_ids: dict[str, list[str]] = {}
+    reads: list[SourceRead] = []
+    for party in PARTIES:
         own = [b for b in briefs if b.party == party] or [b for b in briefs if not b.party]
         brief_ids[party] = [b.source_id for b in own]
-        prompt = render_prompt(
-            "party_dag",
-            party=party,
-            brief_text=joined_text(ctx, own, budget) if own else "(none: write the single-group fallback)",
-            opinion_text=head_and_tail(opinion_text, budget),
-            facts=[{"id": f.fact_id, "text": f.text} for f in table.facts],
-        )
-        asks.append(Ask(party, prompt))
+        text, party_reads = _briefs_text(ctx, own) if own else ("", [])
+        reads += [r for r in party_reads if r.source_id not in {x.source_id for x in reads}]
+        fields = {"party": party, "court": court, "facts": facts}
+        overhead = len(render_prompt("party_dag", brief_text="", part="", **fields)) + 1_000
+        parts = chunks(text, chunk_chars(ctx.settings, overhead)) if text else []
+        for chunk in parts or [None]:
+            brief_text = chunk.text if chunk else "(none: write the single-group fallback)"
+            label = part_label(text, chunk) if chunk and len(parts) > 1 else ""
+            prompt = render_prompt("party_dag", brief_text=brief_text, part=label, **fields)
+            asks.append(Ask(chunk_item(party, chunk) if chunk else party, prompt))
+            owners.append(party)
 
     def check(item: str, draft: PartyDagDraft, attempt: int) -> list[str]:
-        hypothesis, _ = repair_dag(draft, item, known, [])  # type: ignore[arg-type]
+        hypothesis, _ = repair_dag(draft, "plaintiff", known, [])
         return [] if hypothesis.sub_claims else ["no supporting_fact_ids are ids of the FACT TABLE"]
 
     drafts = ask_json(ctx, asks, PartyDagDraft, check=check)
-    (plaintiff, dropped_p), (defendant, dropped_d) = (
-        repair_dag(draft, party, known, brief_ids[party])  # type: ignore[arg-type]
-        for draft, party in zip(drafts, ("plaintiff", "defendant"), strict=True)
-    )
-    return PartyDags(plaintiff=plaintiff, defendant=defendant, dropped=dropped_p + dropped_d)
+    hypotheses, dropped = {}, []
+    for party in PARTIES:
+        merged = merge_dag_drafts([d for d, owner in zip(drafts, owners, strict=True) if owner == party and d])
+        hypotheses[party], lost = repair_dag(merged, party, known, brief_ids[party])
+        dropped += lost
+    return PartyDags(plaintiff=hypotheses["plaintiff"], defendant=hypotheses["defendant"], dropped=dropped, reads=reads)
 
 
 class SubClaimRuling(BaseModel):
@@ -152,22 +234,70 @@ class RulingDraft(BaseModel):
     movant: Literal["plaintiff", "defendant", "both"]
     disposition: Literal["granted", "denied", "granted_in_part"]
     dispositive_question: str
-    adopted_party: Party
+    adopted_party: Literal["plaintiff", "defendant", "split"]
     sub_claim_rulings: list[SubClaimRuling] = Field(max_length=12)
     summary: str
 
 
+class RulingPartDraft(BaseModel):
+    """The model's reading of one part of a long opinion: what THAT part rules ("" where it says nothing)."""
+
+    movant: Literal["plaintiff", "defendant", "both", ""] = ""
+    disposition: Literal["granted", "denied", "granted_in_part", ""] = ""
+    dispositive_question: str = ""
+    adopted_party: Literal["plaintiff", "defendant", "split", ""] = ""
+    sub_claim_rulings: list[SubClaimRuling] = Field(default_factory=list, max_length=12)
+    summary: str = ""
+
+
 class Ruling(RulingDraft):
-    """The `ruling` stage's output."""
+    """The `ruling` stage's output. A split ruling has adopted_party "split" and empty hypothesis ids."""
 
     adopted_hypothesis: str
     rejected_hypothesis: str
     dropped: list[Dropped] = Field(default_factory=list)
+    chunks: int = Field(default=1, description="Requests the opinion was read in.")
+    reads: list[SourceRead] = Field(default_factory=list)
+
+    @property
+    def split(self) -> bool:
+        """Whether the court adopted neither party's account alone."""
+        return self.adopted_party == SPLIT
+
+
+def accepted_ids(ruling: RulingDraft, dags: PartyDags, party: Party) -> list[str]:
+    """Return the ids of `party`'s sub-claims the ruling accepts."""
+    verdicts = {r.sub_claim_id: r.ruling for r in ruling.sub_claim_rulings}
+    return [s.sub_claim_id for s in dags.of(party).sub_claims if verdicts.get(s.sub_claim_id) == "accepted"]
+
+
+def adopted_or_stop(ruling: Ruling, stage: str, dags: PartyDags | None = None) -> Party:
+    """Return the court-adopted party; raises StageError on `stage` when the ruling is split (an investigation
+    environment needs one court-adopted account). `dags` lets the message name the sub-claims accepted per party."""
+    if ruling.adopted_party in PARTIES:
+        return ruling.adopted_party  # type: ignore[return-value]
+    accepted = [r.sub_claim_id for r in ruling.sub_claim_rulings if r.ruling == "accepted"]
+    if dags is not None:
+        accepted = [i for party in PARTIES for i in accepted_ids(ruling, dags, party)]
+    raise StageError(
+        stage,
+        "ruling",
+        f"the court's ruling is split: sub-claims {', '.join(accepted) or '(none)'} accepted for both parties; an "
+        "investigation environment needs one court-adopted account (the split ruling is kept in the ruling stage "
+        "file; use a record whose ruling adopts one party's account)",
+    )
+
+
+def _other(party: str) -> str:
+    return "defendant" if party == "plaintiff" else "plaintiff"
 
 
 def settle_ruling(draft: RulingDraft, dags: PartyDags, opinion_text: str) -> tuple[Ruling, list[str]]:
-    """Return the ruling with every sub-claim covered and quotes verified, and the contradictions found."""
-    ids = {s.sub_claim_id: party for party in ("plaintiff", "defendant") for s in dags.of(party).sub_claims}
+    """Return the ruling with every sub-claim covered and quotes verified, and the contradictions found.
+
+    A granted_in_part disposition with accepted sub-claims for both parties is split whatever the draft names.
+    """
+    ids = {s.sub_claim_id: party for party in PARTIES for s in dags.of(party).sub_claims}
     dropped, rulings = [], {}
     for entry in draft.sub_claim_rulings:
         if entry.sub_claim_id not in ids:
@@ -181,41 +311,124 @@ def settle_ruling(draft: RulingDraft, dags: PartyDags, opinion_text: str) -> tup
         if sub_id not in rulings:
             dropped.append(Dropped(item=sub_id, reason="no ruling given; marked not_reached"))
             rulings[sub_id] = SubClaimRuling(sub_claim_id=sub_id, ruling="not_reached", rationale_quote="")
-    adopted, other = draft.adopted_party, "defendant" if draft.adopted_party == "plaintiff" else "plaintiff"
-    verdicts = {party: [rulings[s.sub_claim_id].ruling for s in dags.of(party).sub_claims] for party in ids.values()}
+    verdicts = {party: [rulings[s.sub_claim_id].ruling for s in dags.of(party).sub_claims] for party in PARTIES}
+    winners = [party for party in PARTIES if "accepted" in verdicts[party]]
+    adopted: str = draft.adopted_party
+    if adopted != SPLIT and draft.disposition == "granted_in_part" and len(winners) == 2:
+        reason = f"adopted_party {adopted} recorded as split: granted in part, sub-claims accepted for both parties"
+        dropped.append(Dropped(item="adopted_party", reason=reason))
+        adopted = SPLIT
     problems = []
-    if "rejected" in verdicts.get(adopted, []) and "accepted" not in verdicts.get(adopted, []):
-        problems.append(f"adopted_party is {adopted} but none of {adopted}'s sub-claims is accepted")
-    if verdicts.get(other) and all(v == "accepted" for v in verdicts[other]):
-        problems.append(f"adopted_party is {adopted} but every sub-claim of the {other} is accepted")
+    if adopted == SPLIT:
+        if len(winners) < 2 and draft.disposition != "granted_in_part":
+            only = winners[0] if winners else "neither party"
+            problems.append(f"adopted_party is split but the motion was {draft.disposition} and only {only} has "
+                            "accepted sub-claims: name the party whose account the court adopted")  # fmt: skip
+    else:
+        other = _other(adopted)
+        if "rejected" in verdicts[adopted] and "accepted" not in verdicts[adopted]:
+            problems.append(f"adopted_party is {adopted} but none of {adopted}'s sub-claims is accepted")
+        if verdicts[other] and all(v == "accepted" for v in verdicts[other]):
+            problems.append(f"adopted_party is {adopted} but every sub-claim of the {other} is accepted")
     ruling = Ruling(
-        **draft.model_dump(exclude={"sub_claim_rulings"}),
+        **draft.model_dump(exclude={"sub_claim_rulings", "adopted_party"}),
+        adopted_party=adopted,  # type: ignore[arg-type]
         sub_claim_rulings=[rulings[i] for i in ids],
-        adopted_hypothesis=HYPOTHESIS_ID[adopted],
-        rejected_hypothesis=HYPOTHESIS_ID[other],
+        adopted_hypothesis="" if adopted == SPLIT else HYPOTHESIS_ID[adopted],
+        rejected_hypothesis="" if adopted == SPLIT else HYPOTHESIS_ID[_other(adopted)],
         dropped=dropped,
     )
     return ruling, problems
 
 
-@stage("ruling", output=Ruling, templates=("ruling",))
+def merge_ruling_parts(parts: list[RulingPartDraft], opinion_text: str) -> tuple[RulingDraft, list[Dropped]]:
+    """Return one ruling draft from the drafts of the opinion's chunks (reading order), and the conflicts recorded.
+
+    A sub-claim's ruling is the one whose rationale quote is found in the opinion (else the last one given); when
+    verified rulings conflict, the chunk nearer the end wins and the conflict is recorded. Movant, disposition,
+    adopted party, question and summary come from the last chunk that states them. Raises ValueError when no chunk
+    states the disposition, the movant or the adopted party.
+    """
+    dropped: list[Dropped] = []
+    chosen: dict[str, tuple[int, SubClaimRuling, bool]] = {}
+    for index, part in enumerate(parts, start=1):
+        for entry in part.sub_claim_rulings:
+            verified = bool(entry.rationale_quote) and find_quote(entry.rationale_quote, opinion_text) is not None
+            before = chosen.get(entry.sub_claim_id)
+            if before is not None and before[2] and not verified:
+                continue
+            if before is not None and before[2] and before[1].ruling != entry.ruling:
+                reason = (f"part {before[0]} says {before[1].ruling}, part {index} says {entry.ruling}: both quote "
+                          f"the opinion; part {index} (nearer the end, where holdings are) kept")  # fmt: skip
+                dropped.append(Dropped(item=f"{entry.sub_claim_id}.ruling", reason=reason))
+            chosen[entry.sub_claim_id] = (index, entry, verified)
+
+    def last(field: str) -> str:
+        return next((getattr(p, field) for p in reversed(parts) if getattr(p, field).strip()), "")
+
+    missing = [f for f in ("movant", "disposition", "adopted_party") if not last(f)]
+    if missing:
+        raise ValueError(f"no part of the opinion states the {', '.join(missing)}")
+    draft = RulingDraft.model_construct(
+        movant=last("movant"),
+        disposition=last("disposition"),
+        dispositive_question=last("dispositive_question"),
+        adopted_party=last("adopted_party"),
+        sub_claim_rulings=[entry for _, entry, _ in chosen.values()],
+        summary=last("summary"),
+    )
+    return draft, dropped
+
+
+@stage("ruling", output=Ruling, templates=("ruling",), version=2)
 def ruling(ctx: StageContext) -> Ruling:
-    """Tag the court's ruling onto the party DAGs. Raises StageError when no consistent ruling comes back."""
+    """Tag the court's ruling onto the party DAGs, reading the whole opinion (in chunks when long). A split ruling
+    is saved as split. Raises StageError when no consistent ruling comes back."""
     dags: PartyDags = ctx.output("party_dags")
     table: FactTable = ctx.output("ground_facts")
-    _, opinion_text = opinion_source(ctx)
-    prompt = render_prompt(
-        "ruling",
-        opinion_text=head_and_tail(opinion_text, ctx.settings.max_input_chars),
-        plaintiff=dags.plaintiff,
-        defendant=dags.defendant,
-        facts=[{"id": f.fact_id, "text": f.text} for f in table.facts],
-    )
+    document = opinion_document(ctx)
+    _, full = opinion_source(ctx)
+    text, read = read_source(ctx, document, "ruling")
+    fields = {
+        "plaintiff": dags.plaintiff,
+        "defendant": dags.defendant,
+        "facts": [{"id": f.fact_id, "text": f.text} for f in table.facts],
+    }
+    parts = opinion_chunks(ctx, text, "ruling", **fields)
 
     def check(item: str, draft: RulingDraft, attempt: int) -> list[str]:
-        return settle_ruling(draft, dags, opinion_text)[1]
+        return settle_ruling(draft, dags, full)[1]
 
-    draft = ask_one(ctx, Ask("ruling", prompt), RulingDraft, check=check)
-    result, _ = settle_ruling(draft, dags, opinion_text)
-    ctx.log(f"  ruling: {result.disposition}; court-adopted hypothesis {result.adopted_hypothesis}")
+    if len(parts) == 1:
+        prompt = render_prompt("ruling", opinion_text=text, part="", **fields)
+        draft = ask_one(ctx, Ask("ruling", prompt), RulingDraft, check=check)
+        dropped: list[Dropped] = []
+    else:
+        draft, dropped = _ruling_by_parts(ctx, text, parts, fields, full)
+    result, problems = settle_ruling(draft, dags, full)
+    if problems:
+        raise StageError(
+            "ruling", "ruling", "the parts of the opinion, read together, contradict: " + "; ".join(problems)
+        )
+    result.dropped[:0] = dropped
+    result.chunks, result.reads = len(parts), [read]
+    ctx.log(
+        f"  ruling: {result.disposition}; "
+        + ("split ruling (no single court-adopted hypothesis)" if result.split else
+           f"court-adopted hypothesis {result.adopted_hypothesis}")
+    )  # fmt: skip
     return result
+
+
+def _ruling_by_parts(
+    ctx: StageContext, text: str, parts: list[Chunk], fields: dict[str, object], full: str
+) -> tuple[RulingDraft, list[Dropped]]:
+    asks = [
+        Ask(chunk_item("ruling", c), render_prompt("ruling", opinion_text=c.text, part=part_label(text, c), **fields))
+        for c in parts
+    ]
+    drafts = [d for d in ask_json(ctx, asks, RulingPartDraft) if d is not None]
+    try:
+        return merge_ruling_parts(drafts, full)
+    except ValueError as exc:
+        raise StageError("ruling", "ruling", f"{exc}; the opinion was read in {len(parts)} parts") from None

@@ -1,11 +1,24 @@
 """Stage `opinion`: the court's findings, arguments and question stubs, with every quote checked by code.
 
-The generator reads the opinion (page markers "[PAGE N]" from the PDF's pages) and returns facts, each with a
-verbatim highlight quote. Code then looks every highlight up in the FULL opinion text (`highlight.find_quote`:
-whitespace, quote marks, dashes and line-break hyphenation are forgiven, nothing else) and drops the facts whose
-quote is not there, recording each drop; the page number is taken from where the quote was found. Question
-stubs that point only at dropped or unknown facts are dropped too. An answer in which no fact survives is refused
-and asked again. A record without an opinion stops the build here with a StageError saying so.
+The whole opinion is read (page markers "[PAGE N]" from the PDF's pages): a long one in chunks sized by the
+model's context (`reading.py`), one request per chunk, each told which part ("pages X-Y of N") it reads and that the
+other parts are read separately. Each answer (an `OpinionDraft` for its part) returns facts, each with a verbatim
+highlight quote. Code then looks every highlight up in the FULL opinion text (`highlight.find_quote`: whitespace,
+quote marks, dashes and line-break hyphenation are forgiven, nothing else) and drops the facts whose quote is not
+there, recording each drop; the page number is taken from where the quote was found. Question stubs that point
+only at dropped or unknown facts are dropped too. A chunk answer with facts none of which is found is refused and
+asked again (a chunk may return no fact: not every part states facts).
+
+Reduce (`merge_drafts`, in code): facts are concatenated in reading order, ids made unique (`snake_id`); a fact
+whose highlight repeats one already kept (chunks overlap) is dropped as a duplicate and recorded; arguments with the
+same label (case and spacing ignored) are merged with their branches (branches with the same label likewise);
+case, citation, court and story come from the first chunk that gives them. `reads` records the characters read
+(the whole opinion unless the user capped it).
+
+Not a summary-judgment ruling: the build stops here (StageError on `opinion`, naming the file, the reason and what
+to add; never retried as a model error) when the opinion never mentions summary judgment (checked before any
+request), when no chunk classifies it as a summary-judgment opinion (`ruling_kind`: a bare order, a partial ruling
+without facts, something else), or when no fact of it is verified. A record without an opinion stops here too.
 """
 
 from __future__ import annotations
@@ -15,10 +28,20 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from lexprobe.investigation.pipeline.context import StageContext
+from lexprobe.investigation.pipeline.context import StageContext, StageError
 from lexprobe.investigation.pipeline.highlight import find_quote, page_of
-from lexprobe.investigation.pipeline.llm import Ask, ask_one
-from lexprobe.investigation.pipeline.record import head_and_tail, require, with_page_markers
+from lexprobe.investigation.pipeline.ingest import SourceDocument
+from lexprobe.investigation.pipeline.llm import Ask, ask_json
+from lexprobe.investigation.pipeline.reading import (
+    Chunk,
+    SourceRead,
+    chunk_chars,
+    chunk_item,
+    chunks,
+    part_label,
+    read_source,
+)
+from lexprobe.investigation.pipeline.record import require, with_page_markers
 from lexprobe.investigation.pipeline.registry import stage
 from lexprobe.investigation.pipeline.rules import DocCategory
 from lexprobe.investigation.pipeline.templates import render_prompt
@@ -49,7 +72,7 @@ class SourceRef(BaseModel):
     id: str
     doc: str
     description: str
-    question_stubs: list[QuestionStub] = Field(max_length=8)
+    question_stubs: list[QuestionStub]
 
 
 class Branch(BaseModel):
@@ -57,7 +80,7 @@ class Branch(BaseModel):
 
     id: str
     label: str
-    sources: list[SourceRef] = Field(max_length=8)
+    sources: list[SourceRef]
 
 
 class Argument(BaseModel):
@@ -66,18 +89,32 @@ class Argument(BaseModel):
     id: str
     label: str
     argument_type: Literal["factual_analysis", "procedural_defense"]
-    branches: list[Branch] = Field(max_length=6)
+    branches: list[Branch]
     note: str
 
 
-class OpinionDraft(BaseModel):
-    """The generator's whole answer."""
+RulingKind = Literal["summary_judgment_opinion", "bare_order", "partial_ruling_without_facts", "other"]
+#: What each `ruling_kind` means, for the StageError that stops the build.
+RULING_KINDS: dict[str, str] = {
+    "summary_judgment_opinion": "an opinion deciding a summary-judgment motion, with the court's findings",
+    "bare_order": "a bare order (a ruling without the court's findings or reasons)",
+    "partial_ruling_without_facts": "a partial ruling that states no facts",
+    "other": "not a ruling on a summary-judgment motion",
+}
+_MENTIONS_SUMMARY_JUDGMENT = re.compile(r"summary[\s-]+judg(?:e)?ment|rule\s+56\b", re.I)
 
+
+class OpinionDraft(BaseModel):
+    """The generator's answer for the opinion (or for one part of it)."""
+
+    ruling_kind: RulingKind = Field(
+        default="summary_judgment_opinion", description="What the document is, judging from the part read."
+    )
     case: str
     citation: str
     court: str
     story: str
-    facts: list[OpinionFactDraft] = Field(min_length=1, max_length=60)
+    facts: list[OpinionFactDraft] = Field(max_length=60)
     arguments: list[Argument] = Field(max_length=8)
 
 
@@ -110,6 +147,9 @@ class OpinionResult(BaseModel):
     facts: list[OpinionFact]
     arguments: list[Argument]
     dropped: list[Dropped] = Field(default_factory=list)
+    ruling_kind: RulingKind = "summary_judgment_opinion"
+    chunks: int = Field(default=1, description="Requests the opinion was read in.")
+    reads: list[SourceRead] = Field(default_factory=list)
 
     def stubs(self) -> list[QuestionStub]:
         """Return every question stub, in order."""
@@ -175,25 +215,154 @@ def verify_opinion(draft: OpinionDraft, opinion_text: str, source_id: str) -> Op
     )
 
 
+def _norm(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def _merge_branches(into: list[Branch], branches: list[Branch], taken: set[str]) -> None:
+    by_label = {_norm(b.label): b for b in into}
+    for branch in branches:
+        same = by_label.get(_norm(branch.label))
+        if same is not None:
+            same.sources.extend(branch.sources)
+            continue
+        branch.id = _unique(branch.id, taken)
+        into.append(branch)
+        by_label[_norm(branch.label)] = branch
+
+
+def _unique(raw: str, taken: set[str]) -> str:
+    candidate, n = raw, 2
+    while candidate in taken:
+        candidate, n = f"{raw}_{n}", n + 1
+    taken.add(candidate)
+    return candidate
+
+
+def merge_drafts(drafts: list[OpinionDraft]) -> tuple[OpinionDraft, list[Dropped]]:
+    """Return one draft from the drafts of the opinion's chunks (reading order), and the duplicates dropped.
+
+    Facts are concatenated with ids made unique (`snake_id`); a fact whose highlight repeats a kept one is dropped
+    (its stubs then point at the kept fact); arguments with the same label (case and spacing ignored) are merged with
+    their branches; case, citation, court and story come from the first draft that gives them. Ruling kind: a
+    summary-judgment opinion when any draft says so, else the first draft's kind.
+    """
+    if len(drafts) == 1:
+        return drafts[0], []
+    facts: list[OpinionFactDraft] = []
+    arguments: list[Argument] = []
+    dropped: list[Dropped] = []
+    taken_facts: set[str] = set()
+    taken_args: set[str] = set()
+    taken_branches: set[str] = set()
+    by_highlight: dict[str, str] = {}
+    by_label: dict[str, Argument] = {}
+    for part, draft in enumerate(drafts, start=1):
+        renamed: dict[str, str] = {}
+        for fact in draft.facts:
+            key = _norm(fact.highlight_text)
+            if key in by_highlight:
+                renamed.setdefault(fact.fact_id, by_highlight[key])
+                reason = f"part {part} repeats the highlight of {by_highlight[key]} (chunks overlap)"
+                dropped.append(Dropped(item=f"{fact.fact_id}@part{part}", reason=reason))
+                continue
+            fact_id = snake_id("op_", fact.fact_id, taken_facts)
+            renamed.setdefault(fact.fact_id, fact_id)
+            by_highlight[key] = fact_id
+            facts.append(fact.model_copy(update={"fact_id": fact_id}))
+        for argument in (a.model_copy(deep=True) for a in draft.arguments):
+            for stub in (q for b in argument.branches for s in b.sources for q in s.question_stubs):
+                stub.fact_ids = list(dict.fromkeys(renamed.get(i, i) for i in stub.fact_ids))
+            same = by_label.get(_norm(argument.label))
+            if same is not None:
+                _merge_branches(same.branches, argument.branches, taken_branches)
+                same.note = same.note or argument.note
+                continue
+            argument.id = _unique(argument.id, taken_args)
+            branches, argument.branches = argument.branches, []
+            _merge_branches(argument.branches, branches, taken_branches)
+            arguments.append(argument)
+            by_label[_norm(argument.label)] = argument
+
+    def first(field: str) -> str:
+        return next((getattr(d, field) for d in drafts if getattr(d, field).strip()), "")
+
+    kinds = [d.ruling_kind for d in drafts]
+    merged = OpinionDraft.model_construct(
+        ruling_kind="summary_judgment_opinion" if "summary_judgment_opinion" in kinds else kinds[0],
+        case=first("case"),
+        citation=first("citation"),
+        court=first("court"),
+        story=first("story"),
+        facts=facts,
+        arguments=arguments,
+    )
+    return merged, dropped
+
+
+def opinion_document(ctx: StageContext) -> SourceDocument:
+    """Return the record's opinion: the longest one when the record has several."""
+    documents = require(ctx, DocCategory.opinion, "opinion deciding the motion")
+    return max(documents, key=lambda d: d.chars)
+
+
 def opinion_source(ctx: StageContext) -> tuple[str, str]:
     """Return (source id, page-marked text) of the opinion: the longest one when the record has several."""
-    documents = require(ctx, DocCategory.opinion, "opinion deciding the motion")
-    chosen = max(documents, key=lambda d: d.chars)
+    chosen = opinion_document(ctx)
     return chosen.source_id, with_page_markers(ctx.text_of(chosen.source_id))
 
 
-@stage("opinion", output=OpinionResult, templates=("opinion",))
+def opinion_chunks(ctx: StageContext, text: str, template: str, **fields: object) -> list[Chunk]:
+    """Return the chunks `text` is read in by prompt `template` (sized by the model's context less the prompt)."""
+    overhead = len(render_prompt(template, opinion_text="", part="", **fields)) + 1_000
+    return chunks(text, chunk_chars(ctx.settings, overhead))
+
+
+def not_summary_judgment(document: SourceDocument, reason: str) -> StageError:
+    """Return the StageError that stops a build whose opinion is not a ruling on summary judgment."""
+    return StageError(
+        "opinion",
+        document.filename,
+        f"{document.filename} is not a ruling on summary judgment: {reason}. An investigation environment is built "
+        "from the court's findings on a summary-judgment motion: add the opinion that decides the motion (with its "
+        "statement of facts) to the record folder, or remove this file, and rerun; finished stages are kept",
+    )
+
+
+@stage("opinion", output=OpinionResult, templates=("opinion",), version=2)
 def opinion(ctx: StageContext) -> OpinionResult:
-    """Extract and verify the opinion's facts, arguments and question stubs. Raises StageError (see module)."""
-    source_id, text = opinion_source(ctx)
+    """Extract and verify the opinion's facts, arguments and question stubs, reading every chunk of it. Raises
+    StageError (see module)."""
+    document = opinion_document(ctx)
+    source_id, full = document.source_id, with_page_markers(ctx.text_of(document.source_id))
+    if not _MENTIONS_SUMMARY_JUDGMENT.search(full):
+        raise not_summary_judgment(document, "it never mentions summary judgment (nor Rule 56)")
+    text, read = read_source(ctx, document, "opinion")
+    parts = opinion_chunks(ctx, text, "opinion")
 
     def check(item: str, draft: OpinionDraft, attempt: int) -> list[str]:
-        if verify_opinion(draft, text, source_id).facts:
+        if not draft.facts or verify_opinion(draft, full, source_id).facts:
             return []
         return [f"none of the {len(draft.facts)} highlight_text quotes occurs in the opinion; copy them exactly"]
 
-    prompt = render_prompt("opinion", opinion_text=head_and_tail(text, ctx.settings.max_input_chars))
-    draft = ask_one(ctx, Ask(source_id, prompt), OpinionDraft, check=check)
-    result = verify_opinion(draft, text, source_id)
-    ctx.log(f"  opinion: {len(result.facts)} facts verified, {len(result.dropped)} item(s) dropped")
+    asks = [
+        Ask(
+            chunk_item(source_id, chunk),
+            render_prompt("opinion", opinion_text=chunk.text, part=part_label(text, chunk) if len(parts) > 1 else ""),
+        )
+        for chunk in parts
+    ]
+    drafts = [d for d in ask_json(ctx, asks, OpinionDraft, check=check) if d is not None]
+    draft, duplicates = merge_drafts(drafts)
+    if draft.ruling_kind != "summary_judgment_opinion":
+        raise not_summary_judgment(document, f"the model read it as {RULING_KINDS[draft.ruling_kind]}")
+    result = verify_opinion(draft, full, source_id)
+    if not result.facts:
+        raise not_summary_judgment(document, "no fact the court relies on could be found in it (a bare order?)")
+    result.dropped[:0] = duplicates
+    result.ruling_kind, result.chunks, result.reads = draft.ruling_kind, len(parts), [read]
+    ctx.log(
+        f"  opinion: {len(result.facts)} facts verified from {len(parts)} part(s), {read.chars_read:,}/{read.chars:,} "
+        f"characters read, {len(result.dropped)} item(s) dropped"
+    )
     return result

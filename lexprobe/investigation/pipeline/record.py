@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from lexprobe.investigation.pipeline.context import StageContext, StageError, truncate
+from lexprobe.investigation.pipeline.context import StageContext, StageError
 from lexprobe.investigation.pipeline.ingest import IngestResult, SourceDocument
 from lexprobe.investigation.pipeline.rules import DocCategory
 
@@ -38,22 +38,6 @@ def require(ctx: StageContext, category: DocCategory, what: str) -> list[SourceD
         "finished stages are kept"
     )
     raise StageError(ctx.stage, "record", detail)
-
-
-def joined_text(ctx: StageContext, documents: list[SourceDocument], budget: int | None = None) -> str:
-    """Return the documents' texts (page markers in), each headed by its file name, sharing the prompt budget."""
-    budget = budget or ctx.settings.max_input_chars
-    share = max(200, budget // max(1, len(documents)))
-    parts = [f"=== {d.filename} ===\n{truncate(with_page_markers(ctx.text_of(d.source_id)), share)}" for d in documents]
-    return "\n\n".join(parts)
-
-
-def head_and_tail(text: str, budget: int) -> str:
-    """Return `text` when it fits `budget`, else its beginning and its end (where opinions state the ruling)."""
-    if len(text) <= budget:
-        return text
-    half = budget // 2
-    return f"{text[:half]}\n[... {len(text) - 2 * half} characters omitted ...]\n{text[-half:]}"
 
 
 def case_id(ctx: StageContext) -> str:

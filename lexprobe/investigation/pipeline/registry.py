@@ -72,7 +72,7 @@ class Stage:
 REGISTRY: dict[str, Stage] = {}
 
 #: Settings every LLM stage reads (what model answers, and how requests are made).
-LLM_SETTINGS = ("generator", "max_attempts", "retry_temperature", "max_tokens", "max_input_chars")
+LLM_SETTINGS = ("generator", "max_attempts", "retry_temperature", "max_tokens", "max_input_chars", "context_tokens")
 
 
 def stage(

@@ -1,0 +1,208 @@
+"""Whole-record reading: long sources are read in chunks sized by the model's context, and every read is recorded.
+
+Rules:
+- Chunk size: `chunk_chars(settings)` characters of source text per request: (context tokens - `max_tokens`) x 3
+  characters per token, less the prompt's own overhead, at least `MIN_CHUNK_CHARS`. The context is the
+  `context_tokens` setting, else the generator's window (`context_tokens(settings)`).
+- Splitting: `chunks(text, size)` cuts near `size` at the last "[PAGE N]" marker, else the last blank line, else the
+  last sentence end in the chunk's second half (a hard cut when there is none); consecutive chunks overlap by
+  `overlap` characters, so a sentence cut at a border is whole in one of them. Every character of the text is in
+  some chunk; a text that fits is one chunk.
+- Items: chunk 1 of a source keeps the source's own item (a one-chunk source asks exactly what it asked before
+  chunking existed, so stored answers are reused); chunk k > 1 is "ITEM#ck" (the FakeLLM of the tests and any
+  table keyed by item falls back from "ITEM#ck" to "ITEM").
+- Cap: nothing is cut unless the user set `max_input_chars` (`cap`); a capped read is recorded as such.
+- Records: a stage that reads record text lists `reads: list[SourceRead]` in its output (characters read per file);
+  `reading_report(outputs)` gathers them per record file for the build report.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from lexprobe.investigation.pipeline.context import BuildSettings, StageContext
+
+#: Characters per token assumed when sizing chunks (English legal prose runs at about 4; 3 leaves room).
+CHARS_PER_TOKEN = 3
+#: The fewest source characters a chunk holds, whatever the context.
+MIN_CHUNK_CHARS = 2_000
+#: Context windows of the API backends and of anything else (scripted, OpenAI-compatible servers).
+API_CONTEXT_TOKENS = 128_000
+OTHER_CONTEXT_TOKENS = 8_192
+
+_PAGE_MARKER = re.compile(r"\[PAGE (\d+)\]")
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
+_SENTENCE_END = re.compile(r"[.!?][\"')\]]?\s")
+
+
+class SourceRead(BaseModel):
+    """One stage's reading of one record file: how many of its characters reached a model."""
+
+    source_id: str
+    filename: str
+    stage: str
+    chars: int = Field(description="Characters in the source's extracted text.")
+    chars_read: int = Field(description="Characters of it that reached a model (all of them unless capped).")
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A piece of a source text: `text == source[start:end]`; `index` is 1-based, of `count` chunks."""
+
+    index: int
+    count: int
+    start: int
+    end: int
+    text: str
+
+
+def context_tokens(settings: BuildSettings) -> int:
+    """Return the generator's context window in tokens: the `context_tokens` setting, else the backend's window
+    (the embedded model's `n_ctx` for local specs, `API_CONTEXT_TOKENS` for openai/ and anthropic/ specs,
+    `OTHER_CONTEXT_TOKENS` otherwise)."""
+    if settings.context_tokens:
+        return settings.context_tokens
+    from lexprobe.models.errors import ModelConfigError
+    from lexprobe.models.spec import parse_model_spec
+
+    try:
+        backend = parse_model_spec(settings.generator).backend
+    except ModelConfigError:
+        return OTHER_CONTEXT_TOKENS
+    if backend == "local":
+        from lexprobe.models.local import DEFAULT_CONTEXT
+
+        return DEFAULT_CONTEXT
+    if backend in ("openai", "anthropic"):
+        return API_CONTEXT_TOKENS
+    return OTHER_CONTEXT_TOKENS
+
+
+def chunk_chars(settings: BuildSettings, overhead_chars: int = 6_000) -> int:
+    """Return the characters of source text one request can hold: (context - max_tokens) x CHARS_PER_TOKEN less the
+    prompt's `overhead_chars`, at least MIN_CHUNK_CHARS."""
+    room = (context_tokens(settings) - settings.max_tokens) * CHARS_PER_TOKEN - overhead_chars
+    return max(MIN_CHUNK_CHARS, room)
+
+
+def cap(text: str, settings: BuildSettings) -> str:
+    """Return `text` cut to `settings.max_input_chars` when the user set that cap, else the whole text."""
+    limit = settings.max_input_chars
+    return text if limit is None or len(text) <= limit else text[:limit]
+
+
+def _break_at(text: str, start: int, limit: int) -> int:
+    """Return where to end a chunk that starts at `start` and may not pass `limit` (< len(text))."""
+    floor = start + (limit - start) // 2
+    window = text[floor:limit]
+    for pattern, at_start in ((_PAGE_MARKER, True), (_BLANK_LINE, False), (_SENTENCE_END, False)):
+        found = [m for m in pattern.finditer(window)]
+        if at_start:
+            found = [m for m in found if m.start() > 0]
+        if found:
+            last = found[-1]
+            return floor + (last.start() if at_start else last.end())
+    return limit
+
+
+def chunks(text: str, size: int, overlap: int = 300) -> list[Chunk]:
+    """Split `text` into chunks of at most `size` characters (see the module rules); one chunk when it fits."""
+    size = max(1, size)
+    overlap = max(0, min(overlap, size // 4))
+    spans: list[tuple[int, int]] = []
+    start = 0
+    while True:
+        if len(text) - start <= size:
+            spans.append((start, len(text)))
+            break
+        end = _break_at(text, start, start + size)
+        spans.append((start, end))
+        start = max(start + 1, end - overlap)
+    return [Chunk(i + 1, len(spans), s, e, text[s:e]) for i, (s, e) in enumerate(spans)]
+
+
+def chunk_item(item: str, chunk: Chunk) -> str:
+    """Return the request item of `chunk` of source `item`: `item` for chunk 1, "ITEM#c2", "ITEM#c3", ... after."""
+    return item if chunk.index == 1 else f"{item}#c{chunk.index}"
+
+
+def page_count(text: str) -> int:
+    """Return the number of the last "[PAGE N]" marker in `text` (0 when it has none)."""
+    pages = [int(m.group(1)) for m in _PAGE_MARKER.finditer(text)]
+    return max(pages, default=0)
+
+
+def page_span(text: str, chunk: Chunk) -> tuple[int, int] | None:
+    """Return the first and last page `chunk` of `text` covers (by its "[PAGE N]" markers), or None without any."""
+    before = [m for m in _PAGE_MARKER.finditer(text, 0, chunk.start)]
+    inside = [int(m.group(1)) for m in _PAGE_MARKER.finditer(chunk.text)]
+    first = int(before[-1].group(1)) if before and not chunk.text.startswith("[PAGE ") else None
+    if first is None and not inside:
+        return None
+    first = first if first is not None else inside[0]
+    return first, max([first, *inside])
+
+
+def part_label(text: str, chunk: Chunk) -> str:
+    """Return how a prompt names `chunk`: "pages X-Y of N (part k of m)", or "characters A-B of N (part k of m)"."""
+    part = f"part {chunk.index} of {chunk.count}"
+    span = page_span(text, chunk)
+    if span:
+        pages = f"page {span[0]}" if span[0] == span[1] else f"pages {span[0]}-{span[1]}"
+        return f"{pages} of {page_count(text)} ({part})"
+    return f"characters {chunk.start + 1}-{chunk.end} of {len(text)} ({part})"
+
+
+def read_of(ctx: StageContext, source: Any, stage: str, chars_read: int) -> SourceRead:
+    """Return the record of stage `stage` reading `chars_read` characters of record file `source` (a
+    SourceDocument); the count is clamped to the source's length."""
+    chars = source.chars or len(ctx.text_of(source.source_id))
+    return SourceRead(
+        source_id=source.source_id,
+        filename=source.filename,
+        stage=stage,
+        chars=chars,
+        chars_read=max(0, min(chars_read, chars)),
+    )
+
+
+def read_source(ctx: StageContext, source: Any, stage: str) -> tuple[str, SourceRead]:
+    """Return record file `source`'s text with page markers, cut only by the user's cap, and the record of reading
+    it (the whole source unless capped)."""
+    from lexprobe.investigation.pipeline.record import with_page_markers
+
+    full = with_page_markers(ctx.text_of(source.source_id))
+    text = cap(full, ctx.settings)
+    chars = source.chars or len(full)
+    read = chars if len(text) == len(full) else len(text)
+    return text, read_of(ctx, source, stage, read)
+
+
+def reading_report(outputs: dict[str, BaseModel]) -> list[dict[str, Any]]:
+    """Return, per readable record file (ingest order), what reached a model: filename, category, chars, chars_read
+    (the most any stage read), share (chars_read / chars) and the stages that read it (none: share 0)."""
+    rows: dict[str, dict[str, Any]] = {}
+    ingest = outputs.get("ingest")
+    for doc in getattr(ingest, "documents", []):
+        if doc.error is None:
+            category = doc.category.value if doc.category is not None else ""
+            rows[doc.source_id] = _row(doc.filename, category, doc.chars)
+    for name, output in outputs.items():
+        for read in getattr(output, "reads", None) or []:
+            row = rows.setdefault(read.source_id, _row(read.filename, "", read.chars))
+            row["chars"] = max(row["chars"], read.chars)
+            row["chars_read"] = max(row["chars_read"], read.chars_read)
+            stage = read.stage or name
+            if stage not in row["stages"]:
+                row["stages"].append(stage)
+    for row in rows.values():
+        row["share"] = round(row["chars_read"] / row["chars"], 4) if row["chars"] else 0.0
+    return list(rows.values())
+
+
+def _row(filename: str, category: str, chars: int) -> dict[str, Any]:
+    return {"filename": filename, "category": category, "chars": chars, "chars_read": 0, "share": 0.0, "stages": []}
