@@ -286,7 +286,7 @@ def test_newer_schema_not_json_and_missing_files(env_dir: Path, tmp_path: Path) 
     raw["schema_version"] = 99
     (env_dir / "environment.json").write_text(json.dumps(raw))
     assert validate_environment(env_dir, extract=False) == [
-        Problem("environment.json:schema_version", "99 is newer than this lexprobe reads (1); upgrade")
+        Problem("environment.json:schema_version", "99 is newer than this lexprobe reads (2); upgrade")
     ]
     (env_dir / "environment.json").write_text("{not json")
     assert found(validate_environment(env_dir, extract=False), "environment.json", "not JSON (line 1")

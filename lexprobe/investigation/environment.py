@@ -5,7 +5,7 @@ On disk an environment is a directory:
 
     ENV/
       environment.json    Environment (this module), schema_version SCHEMA_VERSION
-      questions.json      QuestionSet (factual QA: question, answer, rubric items)
+      questions.json      QuestionSet (factual QA: question, answer, rubric items), schema_version SCHEMA_VERSION
       corpus/             the documents in their native formats (pdf, docx, xlsx, pptx, txt)
       extracted/          extracted text, written by lexprobe.documents (agent tools read this, never corpus/)
 
@@ -17,6 +17,16 @@ default). Every hypothesis names the fact ids that support and refute it. Every 
 - `refuting`: synthetic, carries the fact that refutes an alternative;
 - `noise`: synthetic, on-topic for the case world but bearing on no hypothesis;
 - `chaff`: synthetic, off-topic filler of realistic business records.
+
+A hypothesis's `sub_claims` are the DAG's inner nodes: each has an id, a label, the ground fact ids under it and,
+for the party hypotheses, the court's ruling on it (accepted | rejected | not_reached) with the verified opinion
+quote giving the reason; an alternative's sub-claims carry no ruling (None: the court never saw them). A rubric
+item of a factual-QA question names the ground fact it checks (`fact_id`), or None when it restates the answer.
+
+Schema versions: 2 (this one) adds sub-claim objects and rubric items' `fact_id`. Version 1 files still load: a
+sub-claim given as a string becomes `{sub_claim_id: "<hypothesis_id>_<k>" (k from 1), label: the string}` with no
+facts and no ruling; `save_environment` always writes the current version; a newer version than this lexprobe
+reads is refused.
 """
 
 from __future__ import annotations
@@ -24,11 +34,11 @@ from __future__ import annotations
 import json
 from enum import StrEnum
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 ENVIRONMENT_FILE = "environment.json"
 QUESTIONS_FILE = "questions.json"
 CORPUS_DIR = "corpus"
@@ -98,16 +108,49 @@ class Fact(_Model):
     highlight: str = Field(default="", description="Verbatim quote from the source supporting the fact.")
 
 
+RulingValue = Literal["accepted", "rejected", "not_reached"]
+
+
+class SubClaim(_Model):
+    """One inner node of a hypothesis DAG: a factual sub-claim, the facts under it and the court's ruling on it."""
+
+    sub_claim_id: str = Field(description="Unique within its hypothesis, e.g. 'hd_2'.")
+    label: str = Field(description="The sub-claim, one factual sentence (may be empty for a flat fallback group).")
+    facts: list[str] = Field(default_factory=list, description="Ground fact ids under the sub-claim.")
+    ruling: RulingValue | None = Field(
+        default=None, description="The court's ruling on it; None when the court did not rule on it (alternatives)."
+    )
+    rationale: str = Field(default="", description="Verified opinion quote giving the ruling's reason (may be empty).")
+
+
+def upgrade_sub_claims(hypothesis_id: str, sub_claims: list[Any]) -> list[Any]:
+    """Return `sub_claims` with each string (schema version 1) made a sub-claim `<hypothesis_id>_<k>` (k from 1)."""
+    return [
+        {"sub_claim_id": f"{hypothesis_id}_{k}", "label": item} if isinstance(item, str) else item
+        for k, item in enumerate(sub_claims, start=1)
+    ]
+
+
 class Hypothesis(_Model):
-    """One reading of the case: a claim and the facts that support and refute it."""
+    """One reading of the case: a claim, its sub-claims, and the facts that support and refute it."""
 
     hypothesis_id: str
     kind: HypothesisKind
     claim: str = Field(description="One-sentence statement the agent believes or rejects.")
-    sub_claims: list[str] = Field(default_factory=list, description="Sub-claim headings (the DAG's inner nodes).")
+    sub_claims: list[SubClaim] = Field(default_factory=list, description="The DAG's inner nodes (see SubClaim).")
     supporting_facts: list[str] = Field(default_factory=list)
     refuting_facts: list[str] = Field(default_factory=list)
     party: Literal["plaintiff", "defendant", ""] = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _version_1_sub_claims(cls, data: Any) -> Any:
+        """Accept version-1 sub-claims (strings) by making them sub-claim objects without facts or ruling."""
+        if isinstance(data, dict) and isinstance(data.get("sub_claims"), list):
+            hypothesis_id = data.get("hypothesis_id")
+            prefix = hypothesis_id if isinstance(hypothesis_id, str) else "h"
+            data = {**data, "sub_claims": upgrade_sub_claims(prefix, data["sub_claims"])}
+        return data
 
 
 class Document(_Model):
@@ -148,10 +191,13 @@ class Environment(_Model):
 
 
 class RubricItem(_Model):
-    """One point a correct answer must make."""
+    """One point a correct answer must make (a checkable statement the judge grades true or false)."""
 
     item_id: str
     text: str
+    fact_id: str | None = Field(
+        default=None, description="The ground fact this item checks; None when it restates the answer itself."
+    )
 
 
 class Question(_Model):
@@ -201,9 +247,12 @@ def _read(path: Path, model: type[_Model]):
 
 
 def save_environment(env_dir: Path, env: Environment, questions: QuestionSet | None = None) -> None:
-    """Write environment.json (and questions.json when given), pretty-printed with stable key order."""
+    """Write environment.json (and questions.json when given) at the current SCHEMA_VERSION (an environment read
+    from an older version is written in the current one), pretty-printed with stable key order."""
     env_dir = Path(env_dir)
     env_dir.mkdir(parents=True, exist_ok=True)
+    env = env.model_copy(update={"schema_version": SCHEMA_VERSION})
     (env_dir / ENVIRONMENT_FILE).write_text(env.model_dump_json(indent=2) + "\n", encoding="utf-8")
     if questions is not None:
+        questions = questions.model_copy(update={"schema_version": SCHEMA_VERSION})
         (env_dir / QUESTIONS_FILE).write_text(questions.model_dump_json(indent=2) + "\n", encoding="utf-8")

@@ -19,10 +19,13 @@ Columns of a case row (optional ones may be absent or null):
                 means injected, anything else opinion)
     hypotheses: list of {hypothesis_id | id, kind | label, claim, sub_claims, supporting_facts |
                 supporting_fact_ids, refuting_facts | refuting_fact_ids, party}
+                (sub_claims: strings, or {sub_claim_id | id, label | sub_claim | text, facts |
+                supporting_fact_ids | fact_ids, ruling | judge_ruling, rationale | rationale_quote}; a string or
+                an object without an id gets the id <hypothesis_id>_<k>, k from 1)
     documents:  list of {doc_id | id, filename | path, doc_type, role, date, author, mentions, facts | fact_ids,
                 target_hypothesis | target, series, title, text, bytes}
-    questions:  list of {question_id | id, question, answer, rubric (list of strings or of {item_id, text}),
-                facts | fact_ids}
+    questions:  list of {question_id | id, question, answer, rubric (list of strings or of {item_id, text,
+                fact_id}), facts | fact_ids}
 
 Hypothesis kinds and document roles are mapped through small label tables (`court_adopted`, `adopted`, `h_star`,
 ...; `pro_alternative`, `pro_alt`, ...); an unknown label is an `HFDatasetError` naming the row, the case and the
@@ -57,6 +60,7 @@ from lexprobe.investigation.environment import (
     QuestionSet,
     Role,
     RubricItem,
+    SubClaim,
     save_environment,
 )
 from lexprobe.investigation.validate import EnvironmentInvalid, corpus_path_problem, errors_in, validate_environment
@@ -350,12 +354,33 @@ def _hypothesis(row: _Row, where: str, h: dict[str, Any]) -> Hypothesis:
             "hypothesis_id": _get(h, "hypothesis_id", "id"),
             "kind": kind,
             "claim": _get(h, "claim"),
-            "sub_claims": _get(h, "sub_claims", default=[]),
+            "sub_claims": _sub_claims(row, where, h),
             "supporting_facts": _get(h, "supporting_facts", "supporting_fact_ids", default=[]),
             "refuting_facts": _get(h, "refuting_facts", "refuting_fact_ids", default=[]),
             "party": _get(h, "party", default=""),
         },
     )
+
+
+def _sub_claims(row: _Row, where: str, h: dict[str, Any]) -> list[SubClaim]:
+    """Return a hypothesis's sub-claims from strings or objects (see the module docstring for the names)."""
+    hypothesis_id = _get(h, "hypothesis_id", "id", default="h")
+    sub_claims = []
+    for k, item in enumerate(_get(h, "sub_claims", default=[]), start=1):
+        here = f"{where}.sub_claims[{k - 1}]"
+        if isinstance(item, str):
+            item = {"label": item}
+        if not isinstance(item, dict):
+            raise row.error(here, "a sub-claim is a string or {sub_claim_id, label, facts, ruling, rationale}")
+        values = {
+            "sub_claim_id": _get(item, "sub_claim_id", "id", default=f"{hypothesis_id}_{k}"),
+            "label": _get(item, "label", "sub_claim", "text", default=""),
+            "facts": _get(item, "facts", "supporting_fact_ids", "fact_ids", default=[]),
+            "ruling": _get(item, "ruling", "judge_ruling"),
+            "rationale": _get(item, "rationale", "rationale_quote", default=""),
+        }
+        sub_claims.append(_build(row, here, SubClaim, values))
+    return sub_claims
 
 
 def _iso(value: Any) -> Any:
@@ -426,6 +451,7 @@ def _question(row: _Row, where: str, index: int, q: dict[str, Any]) -> Question:
                     {
                         "item_id": _get(item, "item_id", "id", default=f"r{j + 1}"),
                         "text": _get(item, "text"),
+                        "fact_id": _get(item, "fact_id"),
                     },
                 )
             )
