@@ -19,15 +19,17 @@ from rich.table import Table
 
 from lexprobe.cli_common import err, error_exit, out
 from lexprobe.engine import EngineConfig, ResponseCache
+from lexprobe.investigation.ladder import LADDER_HELP, canonical_level, parse_levels
 from lexprobe.investigation.pipeline import (
-    ABLATION_LEVELS,
     STAGE_ORDER,
     BuildResult,
     BuildSettings,
     StageError,
     run_build,
 )
+from lexprobe.investigation.pipeline.context import SIZE_PRESETS
 from lexprobe.models import ModelConfigError, check_model
+from lexprobe.terminal import safe_text
 
 
 def register(app: typer.Typer) -> None:
@@ -43,17 +45,56 @@ def build(
     stage: Annotated[
         str | None, typer.Option(help=f"Run the stages up to and including this one ({', '.join(STAGE_ORDER)}).")
     ] = None,
-    ablation: Annotated[str, typer.Option(help=f"Corpus level: {', '.join(ABLATION_LEVELS)}.")] = "+chaff100",
+    ablation: Annotated[
+        str, typer.Option(help=f"Corpus level of a one-level build, written at --out. {LADDER_HELP}")
+    ] = "+chaff100",
+    levels: Annotated[
+        str | None,
+        typer.Option(
+            help="Assemble several levels, one environment folder each (OUT/merits, OUT/pro_alternative, OUT/noise, "
+            "OUT/chaff50, OUT/chaff100): 'all' or a comma list such as 'merits,+noise'."
+        ),
+    ] = None,
+    size: Annotated[
+        str,
+        typer.Option(
+            help="Preset of the per-role counts: 'small' (2 per role, 4 chaff, 1 shard fact) or 'paper' (section 4.2 "
+            "of the paper: 10 pro-alternative documents per alternative, 20 in all; 57 noise; 500 chaff at +chaff100, "
+            "250 at +chaff50; and, where the paper gives no number, 10 signal, 2 shard facts, 3 refuting per "
+            "alternative: about 600 documents). Any count option below overrides its preset value.",
+        ),
+    ] = "small",
     docs_per_role: Annotated[
-        int,
-        typer.Option(min=0, help="Signal and noise documents; pro-alternative and refuting documents per alternative."),
-    ] = 2,
-    chaff: Annotated[int, typer.Option(min=0, help="Chaff documents at +chaff100.")] = 4,
-    shards: Annotated[int, typer.Option(min=0, help="Pattern facts spread over 3-5 shard documents each.")] = 1,
+        int | None,
+        typer.Option(min=0, help="Default of --signal, --pro-alternative, --refuting and --noise (preset: by --size)."),
+    ] = None,
+    signal: Annotated[int | None, typer.Option(min=0, help="Signal documents (paper preset: 10).")] = None,
+    pro_alternative: Annotated[
+        int | None, typer.Option(min=0, help="Pro-alternative documents per alternative (paper preset: 10, 20 in all).")
+    ] = None,
+    refuting: Annotated[
+        int | None, typer.Option(min=0, help="Refuting documents per alternative (paper preset: 3).")
+    ] = None,
+    noise: Annotated[int | None, typer.Option(min=0, help="Noise documents (paper preset: 57).")] = None,
+    chaff: Annotated[int | None, typer.Option(min=0, help="Chaff documents at +chaff100 (paper preset: 500).")] = None,
+    shards: Annotated[
+        int | None, typer.Option(min=0, help="Pattern facts spread over 3-5 shard documents each (paper preset: 2).")
+    ] = None,
     regenerations: Annotated[int, typer.Option(min=0, help="Regenerations of a rejected document.")] = 3,
     max_attempts: Annotated[int, typer.Option(min=1, help="Requests per item until its output is valid.")] = 3,
     max_tokens: Annotated[int, typer.Option(min=16, help="Output tokens per request.")] = 2048,
-    max_input_chars: Annotated[int, typer.Option(min=200, help="Characters of one source text in a prompt.")] = 24000,
+    max_input_chars: Annotated[
+        int | None,
+        typer.Option(
+            min=200,
+            help="Cap on the characters of each source that reach a model (default: none, every page is read in "
+            "chunks); with a cap the build report shows less than 100 % read.",
+        ),
+    ] = None,
+    context_tokens: Annotated[
+        int | None,
+        typer.Option(min=512, help="The generator's context window in tokens (default: the backend's): sets chunks."),
+    ] = None,
     case_id: Annotated[str, typer.Option(help="Case id (default: the record folder's name).")] = "",
     category: Annotated[str, typer.Option(help="Federal case type, e.g. employment.")] = "",
     fictional: Annotated[bool, typer.Option("--fictional", help="Mark the record as fictional.")] = False,
@@ -71,22 +112,34 @@ def build(
         raise error_exit(f"record folder not found: {record_dir}")
     if stage is not None and stage not in STAGE_ORDER:
         raise error_exit(f"unknown stage {stage!r}; stages: {', '.join(STAGE_ORDER)}")
-    if ablation not in ABLATION_LEVELS:
-        raise error_exit(f"unknown ablation level {ablation!r}; levels: {', '.join(ABLATION_LEVELS)}")
+    if size not in SIZE_PRESETS:
+        raise error_exit(f"unknown size {size!r}; sizes: {', '.join(SIZE_PRESETS)}")
+    try:
+        ablation = canonical_level(ablation)
+        chosen = parse_levels(levels) if levels is not None else []
+    except ValueError as exc:
+        raise error_exit(str(exc)) from None
     settings = BuildSettings(
         generator=generator,
         judge=judge,
         ablation=ablation,  # type: ignore[arg-type]
+        levels=chosen,
         case_id=case_id,
         category=category,
         fictional=fictional,
+        size=size,  # type: ignore[arg-type]
         docs_per_role=docs_per_role,
+        signal_docs=signal,
+        pro_alternative_docs=pro_alternative,
+        refuting_docs=refuting,
+        noise_docs=noise,
         chaff_docs=chaff,
         shard_facts=shards,
         regenerations=regenerations,
         max_attempts=max_attempts,
         max_tokens=max_tokens,
         max_input_chars=max_input_chars,
+        context_tokens=context_tokens,
         seed=seed,
     )
     try:
@@ -95,6 +148,7 @@ def build(
     except ModelConfigError as exc:
         raise error_exit(str(exc)) from None
     logging.getLogger("pypdf").setLevel(logging.ERROR)  # "Rotated text discovered" and the like, per page
+    err.print(counts_line(settings), highlight=False)
     config = EngineConfig(concurrency=concurrency, use_cache=not no_cache, progress=sys.stderr.isatty())
     cache = None if no_cache else ResponseCache()
     try:
@@ -106,6 +160,28 @@ def build(
     except (ModelConfigError, ValueError) as exc:
         raise error_exit(str(exc)) from None
     _print(result, as_json)
+
+
+def counts_line(settings: BuildSettings) -> str:
+    """Return the one-line summary of the documents a build plans per role (after --size and the count options)."""
+    return (
+        f"documents per role (--size {settings.size}): signal {settings.signal_count} + "
+        f"{settings.shard_count} shard fact(s); per alternative: pro-alternative {settings.pro_alternative_count}, "
+        f"refuting {settings.refuting_count}; noise {settings.noise_count}; chaff {settings.chaff_count}"
+    )
+
+
+def _print_sources_read(rows: list[dict]) -> None:
+    """Print what reached a model of each record file: "source / chars / read / %" (100 % unless capped)."""
+    if not rows:
+        return
+    table = Table(title="record files read (characters read / characters in the source)")
+    for column in ("source", "chars", "read", "%"):
+        table.add_column(column, justify="left" if column == "source" else "right")
+    for row in rows:
+        share = f"{100 * row['share']:.1f}" if row["stages"] else "-"
+        table.add_row(safe_text(row["filename"]), f"{row['chars']:,}", f"{row['chars_read']:,}", share)
+    out.print(table)
 
 
 def _print(result: BuildResult, as_json: bool) -> None:
@@ -129,12 +205,17 @@ def _print(result: BuildResult, as_json: bool) -> None:
             f"{result.out_dir}: built up to stage {last} (stage files in {result.out_dir / 'stages'})", highlight=False
         )
         return
-    table = Table(title=f"{report.case_id}: corpus at {report.ablation}")
-    for column in ("role", "in corpus", "generated"):
+    by_level = report.documents_by_level or {report.ablation: report.documents_by_role}
+    title = f"corpus at {report.ablation}" if len(by_level) == 1 else "corpus per level (one folder each)"
+    table = Table(title=f"{report.case_id}: {title}")
+    columns = ["role", *(by_level if len(by_level) > 1 else ["in corpus"]), "generated"]
+    for column in columns:
         table.add_column(column, justify="right" if column != "role" else "left")
     for role in ("merits", "signal", "pro_alternative", "refuting", "noise", "chaff"):
-        table.add_row(role, str(report.documents_by_role.get(role, 0)), str(report.generated_by_role.get(role, "-")))
+        counts = [str(docs.get(role, 0)) for docs in by_level.values()]
+        table.add_row(role, *counts, str(report.generated_by_role.get(role, "-")))
     out.print(table)
+    _print_sources_read(report.sources_read)
     usage = (report.usage or {}).get("total", {})
     cost = usage.get("cost_usd")
     out.print(

@@ -8,6 +8,7 @@ embedded model end to end and checks the machinery, not the content.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import sqlite3
@@ -25,9 +26,10 @@ from lexprobe.caselaw.paths import data_root
 from lexprobe.cli_investigation_build import register
 from lexprobe.engine import EngineConfig, ResponseCache, RunStore
 from lexprobe.investigation.environment import Document, Role, load_environment
-from lexprobe.investigation.pipeline import BuildSettings, StageContext, StageError, run_build, select_documents
+from lexprobe.investigation.ladder import select as select_documents
+from lexprobe.investigation.pipeline import BuildSettings, StageContext, StageError, run_build
 from lexprobe.investigation.pipeline.alternatives import AlternativesDraft, settle_alternatives
-from lexprobe.investigation.pipeline.context import STAGES_DIR
+from lexprobe.investigation.pipeline.context import RENDERED_DIR, STAGES_DIR
 from lexprobe.investigation.pipeline.engine_source import EngineTextSource
 from lexprobe.investigation.pipeline.highlight import find_quote, page_of
 from lexprobe.investigation.pipeline.hypotheses import PartyDagDraft, repair_dag
@@ -222,6 +224,8 @@ GROUND = {
     ]
 }  # fmt: skip
 
+BRIEF_FACTS = {"facts": [{"text": "Room 4 was kept within the contract range.", "citation": "Ex. 2", "page": None}]}
+
 DAGS = {
     "plaintiff": {"claim": "Norcross let Room 4 warm up and the apples rotted in storage.", "sub_claims": [
         {"label": "The apples arrived sound.", "supporting_fact_ids": ["gf_DELIVERY", "gf_NO_SUCH_FACT"],
@@ -296,13 +300,20 @@ TARGETS = {"signal": "gf_ROOM4_IN_RANGE", "pro_alternative:alt_1": "inj_alt_1_s1
            "pro_alternative:alt_2": "inj_alt_2_s1", "refuting:alt_2": "gf_RUSHED_PICK"}  # fmt: skip
 
 
+def code_words(key: str, count: int, length: int = 6) -> str:
+    """Return `count` pseudo-words, stable for `key` and different from key to key (distinct titles and texts)."""
+    letters = "".join("abdefghijklmnopu"[int(c, 16)] for c in hashlib.shake_256(key.encode()).hexdigest(count * length))
+    return " ".join(letters[n * length : (n + 1) * length] for n in range(count))
+
+
 def doc_plan_answer(call: LLMCall) -> dict:
     count = call.schema["properties"]["specs"]["minItems"]
     spec = {"series": f"{call.item} series", "doc_type": "memo", "format": "pdf", "title": "Room note",
             "author_entity": "e_norcross", "date_from": "2021-09-01", "date_to": "2021-10-31",
             "target_fact": TARGETS.get(call.item.split("#")[0]), "brief": "A short internal note."}  # fmt: skip
     formats = ["pdf", "docx", "txt", "xlsx", "pptx"]
-    return {"specs": [spec | {"format": formats[n % len(formats)]} for n in range(count)]}
+    titles = [f"Room note {code_words(f'{call.item}/{n}', 2)}" for n in range(count)]  # distinct: no title dedup
+    return {"specs": [spec | {"format": formats[n % len(formats)], "title": titles[n]} for n in range(count)]}
 
 
 SHARDS = {
@@ -322,13 +333,14 @@ def document_answer(call: LLMCall) -> dict:
     window_start = re.search(r"dated between (\S+) and", call.prompt)
     return {
         "doc_type": "memo",
-        "title": "Room 4 note",
+        "title": f"Room 4 note {code_words(call.item.split('#')[0], 2)}",
         "date": window_start.group(1) if window_start else "2021-09-15",
         "author": "Norcross Cold Storage Inc.",
         "recipients": ["Warehouse staff"],
         "subject": "Room 4 routine",
         "body": [{"kind": "paragraph", "text": "Room 4 readings were taken at 6 a.m. and 6 p.m. and the doors were "
-                  "checked. Nothing unusual was noted during the shift."}],
+                  "checked. Nothing unusual was noted during the shift."},
+                 {"kind": "paragraph", "text": f"Code words: {code_words(call.item.split('#')[0], 16)}."}],
     }  # fmt: skip
 
 
@@ -375,6 +387,7 @@ def canned_answers(**overrides: Canned) -> dict:
         ("ingest", "attachment_a"): {"category": "procedural", "doc_kind": "fax_cover", "reason": "A fax cover sheet."},
         "opinion": opinion_answer(),
         "souf": SOUF,
+        ("ground_facts", "brief"): BRIEF_FACTS,  # the map over the briefs' parts: items "brief@<source id>"
         "ground_facts": GROUND,
         ("party_dags", "plaintiff"): DAGS["plaintiff"],
         ("party_dags", "defendant"): DAGS["defendant"],
@@ -382,7 +395,7 @@ def canned_answers(**overrides: Canned) -> dict:
         ("entities", "merge"): ENTITIES,
         "entities": MENTIONS,
         "exhibits": {"doc_type": "other", "title": "Exhibit", "date": "2021-09-03", "author": "e_norcross",
-                     "mentions": ["e_bellwether", "e_nobody"]},
+                     "mentions": ["e_bellwether", "e_nobody"], "summary": "A record of the Bellwether fruit."},
         ("alternatives", "alternatives"): alternatives_answer(),
         "alternatives": ALL_TRUE,  # the judge's items are alt_1@<attempt> and alt_2@<attempt>
         "doc_plans": doc_plan_answer,
@@ -464,7 +477,7 @@ def test_ablation_levels_select_cumulative_roles() -> None:
         return [d.role.value for d in select_documents(docs, level)]
 
     assert roles("merits") == ["merits"]
-    assert roles("+pro_alternative") == ["merits", "signal", "pro_alternative", "refuting"]
+    assert roles("+pro_alternative") == ["merits", "pro_alternative"]
     assert roles("+noise") == ["merits", "signal", "pro_alternative", "refuting", "noise"]
     assert roles("+chaff50").count("chaff") == 2 and "noise" in roles("+chaff50")
     assert roles("+chaff100").count("chaff") == 4
@@ -503,9 +516,16 @@ def test_invalid_json_is_retried_with_the_schema_in_every_call(tmp_path: Path) -
     ctx = build_until(tmp_path, "souf", llm, max_attempts=3)
     assert len(ctx.outputs["souf"].facts) == 5
     souf_calls = [c for c in llm.calls if c.stage == "souf"]
-    assert [c.attempt for c in souf_calls] == [0, 1, 2]
-    assert "not JSON" in souf_calls[1].prompt and "movant" in souf_calls[2].prompt
-    assert all(c.schema["title"] == "SoufDraft" for c in souf_calls)
+    # one statement and one response, each read in one part: each item tried three times
+    for item, title in (
+        ("statement@defendant_statement", "StatementPartDraft"),
+        ("response@plaintiff_response", "ResponsePartDraft"),
+    ):
+        calls = [c for c in souf_calls if c.item == item]
+        assert [c.attempt for c in calls] == [0, 1, 2]
+        assert "not JSON" in calls[1].prompt and "movant" in calls[2].prompt
+        assert all(c.schema["title"] == title for c in calls)
+    assert len(souf_calls) == 6
     assert ctx.outputs["souf"].facts[3].dispute_reason == "(the response gives no reason)"
 
 
@@ -554,7 +574,7 @@ def test_generation_rejections_are_recorded_and_give_up_after_three_regeneration
     assert "too short for a memo" in regenerated[-1].prompt
     assert len(accepted) == 10  # 8 planned + 3 shards - 1 failed
     for doc in accepted.values():
-        assert (ctx.out_dir / "corpus" / doc.path).is_file() and doc.path.startswith("doc_")
+        assert (ctx.out_dir / RENDERED_DIR / doc.path).is_file() and doc.path.startswith("doc_")
 
 
 def test_full_build_writes_a_valid_environment(tmp_path: Path) -> None:

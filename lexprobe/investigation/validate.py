@@ -9,16 +9,21 @@ problem at once (never stopping at the first), each with the place to fix it.
 1. schema: environment.json and questions.json parse and match the models, one problem per pydantic error; a newer
    schema_version stops the check of that file. Elements that fail the schema are left out of the checks below
    (their ids still count as defined), and checks that need a complete section are skipped for that section;
-2. unique ids: entities, facts, hypotheses, documents (and document paths), questions, rubric items per question;
-3. references: every fact id (hypotheses, documents, questions), entity id (author, mentions) and target
-   hypothesis resolves;
+2. unique ids: entities, facts, hypotheses, documents (and document paths), questions, rubric items per question,
+   sub-claims per hypothesis;
+3. references: every fact id (hypotheses and their sub-claims, documents, questions and their rubric items),
+   entity id (author, mentions) and target hypothesis resolves;
 4. hypotheses: exactly one court_adopted and one court_rejected, at least one alternative; every alternative has a
-   refuting fact that some document carries (else it is unrefutable); an alternative's supporting fact listed as
-   refuting the adopted hypothesis breaks additivity (warning);
+   refuting fact that some document carries (else it is unrefutable: an error, but a warning naming the level at
+   `merits` and `+pro_alternative`, whose ladder has no refuting documents; see `lexprobe.investigation.ladder`;
+   unknown level names are checked as any other level); an alternative's supporting fact listed as
+   refuting the adopted hypothesis breaks additivity (warning); a sub-claim's facts are among its hypothesis's
+   supporting facts (warning);
 5. roles: merits documents name no target hypothesis; pro_alternative and refuting documents target an
    alternative (and carry one of its supporting / refuting facts: warning); signal documents carry a fact
    supporting a party hypothesis; noise documents bear on no hypothesis (warning); chaff documents carry no facts;
-6. files: every document's path stays inside corpus/ (no `..`, no absolute path, no symbolic link on the way:
+6. files: an environment without documents (an empty corpus: a record with no merits exhibits at `merits`) is a
+   warning; every document's path stays inside corpus/ (no `..`, no absolute path, no symbolic link on the way:
    lexprobe never follows one), exists, has the suffix of its declared format; corpus files no document lists
    (warning; a symbolic link: error); with `extract=True` every file extracts (`lexprobe.documents.extract`, read
    without following links) to non-empty text (empty: warning);
@@ -58,6 +63,7 @@ from lexprobe.investigation.environment import (
     QuestionSet,
     Role,
 )
+from lexprobe.investigation.ladder import LEVELS, roles_at
 
 Severity = Literal["error", "warning"]
 
@@ -109,6 +115,7 @@ class _Parsed:
     incomplete: set[str] = field(default_factory=set)  # sections where some element failed the schema
     extra_ids: dict[str, set[str]] = field(default_factory=dict)  # ids of elements that failed the schema
     extra_paths: set[str] = field(default_factory=set)  # paths of documents that failed the schema
+    level: str | None = None  # environment.json's `ablation`, when it is a string
 
     def of(self, section: str) -> list[tuple[int, Any]]:
         return self.sections.get(section, [])
@@ -184,7 +191,7 @@ def _parse(
     if isinstance(version, int) and version > SCHEMA_VERSION:
         report.add(name, "schema_version", f"{version} is newer than this lexprobe reads ({SCHEMA_VERSION}); upgrade")
         return None
-    parsed = _Parsed()
+    parsed = _Parsed(level=raw.get("ablation") if isinstance(raw.get("ablation"), str) else None)
     try:
         whole = model.model_validate(raw)
     except ValidationError as exc:
@@ -252,6 +259,14 @@ def _check_unique_ids(env: _Parsed, questions: _Parsed, report: _Report) -> None
                     f"duplicate rubric item id {item.item_id!r} (first at rubric[{seen[item.item_id]}])",
                 )
             seen.setdefault(item.item_id, j)
+    for i, hyp in env.of("hypotheses"):
+        _unique(
+            ENVIRONMENT_FILE,
+            f"hypotheses[{i}].sub_claims",
+            [(j, sub.sub_claim_id) for j, sub in enumerate(hyp.sub_claims)],
+            "sub_claim_id",
+            report,
+        )
 
 
 def _unique(file: str, section: str, ids: list[tuple[int, str]], id_field: str, report: _Report, what: str = "id"):
@@ -280,6 +295,8 @@ def _check_references(env: _Parsed, questions: _Parsed, report: _Report) -> None
     for i, hyp in env.of("hypotheses"):
         fact_refs(ENVIRONMENT_FILE, ["hypotheses", i, "supporting_facts"], hyp.supporting_facts)
         fact_refs(ENVIRONMENT_FILE, ["hypotheses", i, "refuting_facts"], hyp.refuting_facts)
+        for j, sub in enumerate(hyp.sub_claims):
+            fact_refs(ENVIRONMENT_FILE, ["hypotheses", i, "sub_claims", j, "facts"], sub.facts)
     for i, doc in env.of("documents"):
         fact_refs(ENVIRONMENT_FILE, ["documents", i, "facts"], doc.facts)
         if doc.author is not None and doc.author not in entities:
@@ -295,6 +312,11 @@ def _check_references(env: _Parsed, questions: _Parsed, report: _Report) -> None
             )
     for i, question in questions.of("questions"):
         fact_refs(QUESTIONS_FILE, ["questions", i, "facts"], question.facts)
+        for j, item in enumerate(question.rubric):
+            if item.fact_id is not None and item.fact_id not in facts:
+                report.add(
+                    QUESTIONS_FILE, ["questions", i, "rubric", j, "fact_id"], f"unknown fact id {item.fact_id!r}"
+                )
 
 
 # --- 4. hypotheses ---------------------------------------------------------------------------------------------
@@ -308,6 +330,8 @@ def _check_hypotheses(env: _Parsed, report: _Report) -> None:
     for i, fact in env.of("facts"):
         if not fact.text.strip():
             report.add(ENVIRONMENT_FILE, ["facts", i, "text"], "empty fact text")
+    for i, hyp in hypotheses:
+        _check_sub_claim_facts(i, hyp, report)
     complete = "hypotheses" not in env.incomplete
     if complete:
         for kind in (HypothesisKind.court_adopted, HypothesisKind.court_rejected):
@@ -332,12 +356,8 @@ def _check_hypotheses(env: _Parsed, report: _Report) -> None:
                 f"alternative {hyp.hypothesis_id!r} has no refuting fact: it cannot be refuted",
             )
         elif "documents" not in env.incomplete and not carried.intersection(hyp.refuting_facts):
-            report.add(
-                ENVIRONMENT_FILE,
-                ["hypotheses", i, "refuting_facts"],
-                f"no document carries any refuting fact of alternative {hyp.hypothesis_id!r} "
-                f"({', '.join(hyp.refuting_facts)}): it is unrefutable from the corpus",
-            )
+            message, severity = _unrefutable(hyp, env.level)
+            report.add(ENVIRONMENT_FILE, ["hypotheses", i, "refuting_facts"], message, severity)
         for j, fact_id in enumerate(hyp.supporting_facts):
             if fact_id in adopted_refuters:
                 report.add(
@@ -347,6 +367,33 @@ def _check_hypotheses(env: _Parsed, report: _Report) -> None:
                     f"hypothesis {adopted[0].hypothesis_id!r} (alternatives must be additive)",
                     "warning",
                 )
+
+
+def _check_sub_claim_facts(index: int, hyp: Hypothesis, report: _Report) -> None:
+    """Warn about sub-claim facts that are not among the hypothesis's supporting facts."""
+    supporting = set(hyp.supporting_facts)
+    for j, sub in enumerate(hyp.sub_claims):
+        for k, fact_id in enumerate(sub.facts):
+            if fact_id not in supporting:
+                report.add(
+                    ENVIRONMENT_FILE,
+                    ["hypotheses", index, "sub_claims", j, "facts", k],
+                    f"fact {fact_id!r} sits under sub-claim {sub.sub_claim_id!r} but is not among the supporting "
+                    f"facts of {hyp.hypothesis_id!r}",
+                    "warning",
+                )
+
+
+def _unrefutable(hyp: Hypothesis, level: str | None) -> tuple[str, Severity]:
+    """Return the problem of an alternative no corpus document refutes: an error, except at a ladder level with no
+    refuting documents (merits, +pro_alternative), where it is what the level measures (a warning)."""
+    message = (
+        f"no document carries any refuting fact of alternative {hyp.hypothesis_id!r} "
+        f"({', '.join(hyp.refuting_facts)}): it is unrefutable from the corpus"
+    )
+    if level in LEVELS and Role.refuting not in roles_at(level):
+        return f"{message}; expected at level {level!r}: refuting documents join at +noise", "warning"
+    return message, "error"
 
 
 # --- 5. roles --------------------------------------------------------------------------------------------------
@@ -477,6 +524,9 @@ def resolve_in_corpus(env_dir: Path, path: str) -> Path:
 def _check_files(env_dir: Path, env: _Parsed, report: _Report, extract: bool) -> None:
     corpus = env_dir / CORPUS_DIR
     documents = env.of("documents")
+    if not documents and "documents" not in env.incomplete:
+        at = f" at level {env.level!r}" if env.level else ""
+        report.add(ENVIRONMENT_FILE, "documents", f"no documents: the corpus{at} is empty", "warning")
     if corpus.is_symlink():
         report.add(f"{CORPUS_DIR}/", "", f"is a symbolic link (to {_link_target(corpus)}); it is never followed")
         return

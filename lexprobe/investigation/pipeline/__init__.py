@@ -7,14 +7,12 @@ saved as OUT/stages/<nn>_<name>.json and reused while its inputs are unchanged):
 ground_facts, party_dags, ruling; entities, exhibits; alternatives, doc_plans, shard_plans, generate; assemble.
 """
 
-from lexprobe.investigation.pipeline.ablation import ABLATION_LEVELS, select_documents
 from lexprobe.investigation.pipeline.context import BuildSettings, StageContext, StageError
 from lexprobe.investigation.pipeline.llm import Answer, Ask, LLMCall, ask_json
 from lexprobe.investigation.pipeline.registry import STAGE_ORDER, Stage, stages
 from lexprobe.investigation.pipeline.runner import BuildResult, run_build
 
 __all__ = [
-    "ABLATION_LEVELS",
     "STAGE_ORDER",
     "Answer",
     "Ask",
@@ -26,6 +24,5 @@ __all__ = [
     "StageError",
     "ask_json",
     "run_build",
-    "select_documents",
     "stages",
 ]

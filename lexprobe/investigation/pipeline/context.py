@@ -6,16 +6,17 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from lexprobe.investigation.pipeline.ablation import AblationLevel
+from lexprobe.investigation.ladder import AblationLevel
 
 TEXT_DIR = "text"  # OUT/text/<source_id>.txt: extracted text of every record file
 STAGES_DIR = "stages"
 RENDERED_DIR = "documents"  # OUT/documents/: every accepted synthetic document, rendered once (all levels link here)
 RUN_DIR = "run"
+SizePreset = Literal["small", "paper"]
 
 
 class StageError(RuntimeError):
@@ -46,21 +47,38 @@ class BuildSettings(BaseModel):
     generator: str = Field(default="local", description="Model spec that extracts, plans and writes documents.")
     judge: str | None = Field(default=None, description="Model spec that judges documents and alternatives.")
     ablation: AblationLevel = Field(default="+chaff100", description="Document roles assembled into the corpus.")
+    levels: list[AblationLevel] = Field(
+        default_factory=list,
+        description="Levels to assemble, one environment folder each (OUT/<slug>/); empty: `ablation`, at OUT.",
+    )
     case_id: str = Field(default="", description="Environment case id; default: the record folder's name.")
     category: str = Field(default="", description="Federal case type (employment, contract, ...), if known.")
     fictional: bool = Field(default=False, description="Mark the environment as built from a fictional record.")
-    docs_per_role: int = Field(
-        default=2,
+    size: SizePreset = Field(default="small", description="Preset of the per-role counts left unset (SIZE_PRESETS).")
+    docs_per_role: int | None = Field(
+        default=None,
         ge=0,
-        description="Signal and noise documents; pro-alternative and refuting documents per alternative.",
+        description="Default of the signal, noise, per-alternative pro-alternative and refuting counts left unset.",
     )
-    chaff_docs: int = Field(default=4, ge=0, description="Chaff documents (at +chaff100).")
-    shard_facts: int = Field(default=1, ge=0, description="Pattern facts embedded as 3-5 shard documents each.")
+    signal_docs: int | None = Field(default=None, ge=0, description="Signal documents (besides shards).")
+    pro_alternative_docs: int | None = Field(default=None, ge=0, description="Pro-alternative documents per alt.")
+    refuting_docs: int | None = Field(default=None, ge=0, description="Refuting documents per alternative.")
+    noise_docs: int | None = Field(default=None, ge=0, description="Noise documents.")
+    chaff_docs: int | None = Field(default=None, ge=0, description="Chaff documents (at +chaff100).")
+    shard_facts: int | None = Field(default=None, ge=0, description="Pattern facts embedded as 3-5 shards each.")
     regenerations: int = Field(default=3, ge=0, description="Regenerations of a document the judge rejects.")
+    generate_batch: int = Field(default=32, ge=1, description="Specifications written per generation batch.")
     max_attempts: int = Field(default=3, ge=1, description="Requests per item until the output is valid.")
     retry_temperature: float = Field(default=0.7, gt=0, le=2, description="Temperature of retried requests.")
     max_tokens: int = Field(default=2048, ge=16, description="Output token limit of each request.")
-    max_input_chars: int = Field(default=24000, ge=200, description="Characters of one source text in a prompt.")
+    max_input_chars: int | None = Field(
+        default=None,
+        ge=200,
+        description="Optional cap on the characters of each source that reach a model (default: the whole source).",
+    )
+    context_tokens: int | None = Field(
+        default=None, ge=512, description="The generator's context window in tokens (default: the backend's)."
+    )
     seed: int = Field(default=0, description="Rendering seed (house styles of synthetic documents).")
 
     @property
@@ -68,9 +86,73 @@ class BuildSettings(BaseModel):
         """The judge's model spec (the generator when no judge is set)."""
         return self.judge or self.generator
 
+    @property
+    def assembled_levels(self) -> list[AblationLevel]:
+        """The levels `assemble` writes: `levels`, or just `ablation` when none are listed."""
+        return list(self.levels) or [self.ablation]
+
     def model_for(self, role: str) -> str:
         """Return the model spec of an LLM role: 'generator' or 'judge'."""
         return self.judge_model if role == "judge" else self.generator
+
+    def count(self, name: str) -> int:
+        """Return the resolved count `name` (a key of SIZE_PRESETS[size]): the explicit field when set, then (for
+        the four per-role counts) `docs_per_role`, then the size preset."""
+        explicit = getattr(self, _COUNT_FIELDS[name])
+        if explicit is None and name in _PER_ROLE:
+            explicit = self.docs_per_role
+        return SIZE_PRESETS[self.size][name] if explicit is None else explicit
+
+    @property
+    def signal_count(self) -> int:
+        """Signal documents to plan (shards come on top)."""
+        return self.count("signal")
+
+    @property
+    def pro_alternative_count(self) -> int:
+        """Pro-alternative documents per alternative."""
+        return self.count("pro_alternative")
+
+    @property
+    def refuting_count(self) -> int:
+        """Refuting documents per alternative."""
+        return self.count("refuting")
+
+    @property
+    def noise_count(self) -> int:
+        """Noise documents."""
+        return self.count("noise")
+
+    @property
+    def chaff_count(self) -> int:
+        """Chaff documents at +chaff100 (the +chaff50 level keeps half of them)."""
+        return self.count("chaff")
+
+    @property
+    def shard_count(self) -> int:
+        """Pattern facts embedded as 3-5 shard documents each."""
+        return self.count("shards")
+
+
+#: Resolved counts of the `size` presets. "paper" follows section 4.2 of the paper: 20 pro-alternative documents
+#: (10 for each of its 2 alternatives), ~57 noise, 500 chaff at +chaff100 (250 at +chaff50). The paper states no
+#: number for signal and refuting documents: 10 signal documents plus 2 pattern facts as 3-5 shards each, and 3
+#: refuting documents per alternative, bring the +chaff100 corpus to about 600 documents with the merits exhibits.
+SIZE_PRESETS: dict[str, dict[str, int]] = {
+    "small": {"signal": 2, "pro_alternative": 2, "refuting": 2, "noise": 2, "chaff": 4, "shards": 1},
+    "paper": {"signal": 10, "pro_alternative": 10, "refuting": 3, "noise": 57, "chaff": 500, "shards": 2},
+}
+_COUNT_FIELDS = {
+    "signal": "signal_docs",
+    "pro_alternative": "pro_alternative_docs",
+    "refuting": "refuting_docs",
+    "noise": "noise_docs",
+    "chaff": "chaff_docs",
+    "shards": "shard_facts",
+}
+_PER_ROLE = ("signal", "pro_alternative", "refuting", "noise")
+#: Settings (resolved counts) that change what `doc_plans` plans; in its input hash.
+COUNT_SETTINGS = ("signal_count", "pro_alternative_count", "refuting_count", "noise_count", "chaff_count")
 
 
 def stderr_log(message: str) -> None:
@@ -109,5 +191,6 @@ class StageContext:
         return path.read_text(encoding="utf-8")
 
     def clip(self, text: str, limit: int | None = None) -> str:
-        """Return `text` cut to the prompt budget (`max_input_chars`, or `limit`)."""
-        return truncate(text, limit or self.settings.max_input_chars)
+        """Return `text` cut to `limit`, else to the user's cap (`max_input_chars`); uncut when neither is set."""
+        limit = limit or self.settings.max_input_chars
+        return truncate(text, limit) if limit else text
