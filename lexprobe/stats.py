@@ -31,7 +31,7 @@ cross-checked against it in the tests:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Literal
 
 import numpy as np
@@ -201,3 +201,41 @@ def apply_platt(confidences: Sequence[float], a: float, b: float) -> np.ndarray:
     """Return recalibrated confidences sigmoid(a * logit(c) + b)."""
     c = np.clip(np.asarray(confidences, dtype=float), 1e-4, 1 - 1e-4)
     return 1 / (1 + np.exp(-(a * np.log(c / (1 - c)) + b)))
+
+
+# --- rank correlation ------------------------------------------------------------------------------------------
+
+
+def average_ranks(values: Sequence[float]) -> np.ndarray:
+    """Ranks 1..n of `values`, ties given the mean of the ranks they span."""
+    x = np.asarray(values, dtype=float)
+    order = np.argsort(x, kind="stable")
+    ranks = np.empty(len(x))
+    start = 0
+    while start < len(x):
+        end = start
+        while end + 1 < len(x) and x[order[end + 1]] == x[order[start]]:
+            end += 1
+        ranks[order[start : end + 1]] = (start + end) / 2 + 1
+        start = end + 1
+    return ranks
+
+
+def spearman(x: Sequence[float], y: Sequence[float]) -> float | None:
+    """Spearman's rho: the Pearson correlation of the average ranks. None with fewer than two pairs or when either
+    side is constant. Raises ValueError on unequal lengths."""
+    if len(x) != len(y):
+        raise ValueError(f"spearman needs equally long inputs, not {len(x)} and {len(y)}")
+    if len(x) < 2:
+        return None
+    rx, ry = average_ranks(x), average_ranks(y)
+    dx, dy = rx - rx.mean(), ry - ry.mean()
+    denominator = math.sqrt(float((dx * dx).sum() * (dy * dy).sum()))
+    return None if denominator == 0 else float((dx * dy).sum() / denominator)
+
+
+def ranking_correlation(a: Mapping[str, float | None], b: Mapping[str, float | None]) -> float | None:
+    """Spearman's rho between two model -> score mappings (e.g. case solved on two environment sets), over the
+    models both score."""
+    shared = [key for key in a if key in b and a[key] is not None and b[key] is not None]
+    return spearman([float(a[k]) for k in shared], [float(b[k]) for k in shared])  # type: ignore[arg-type]
