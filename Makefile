@@ -13,7 +13,7 @@ demo: $(VENV)/.setup-stamp
 	$(BIN)/lexprobe demo
 
 test: $(VENV)/.setup-stamp
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
 lint: $(VENV)/.setup-stamp
 	$(BIN)/ruff check lexprobe tests bench
