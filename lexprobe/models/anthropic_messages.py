@@ -2,6 +2,12 @@
 
 Structured output uses tool use: the schema becomes the input schema of a single forced `answer` tool, and the
 tool's input is returned as the answer text (JSON). Anthropic has no sampling seed; a request's seed is ignored.
+
+Sampling settings: a temperature left at None is not sent (the provider's default applies). The API requires a
+token cap on every request, so a cap left at None becomes `anthropic_default_max_tokens(model)`: the family's
+documented output limit where that is small (Claude 3: 4,096; Claude 3.5: 8,192; Claude Opus 4 / 4.1: 8,192, the
+most the SDK allows without streaming), else 16,384 - generous for any reply lexprobe asks for, and below the
+non-streaming limit of the SDK (about 21,000 tokens).
 """
 
 from __future__ import annotations
@@ -27,6 +33,23 @@ _FINISH: dict[str, FinishReason] = {
     "refusal": "content_filter",
 }
 _RETRYABLE_STATUS = frozenset({408, 409, 429, 529})
+#: Token caps sent when a request sets none, by model-name prefix (first match wins); see the module docstring.
+DEFAULT_MAX_TOKENS: tuple[tuple[str, int], ...] = (
+    ("claude-3-5", 8_192),
+    ("claude-3-7", 16_384),
+    ("claude-3", 4_096),
+    ("claude-opus-4-0", 8_192),
+    ("claude-opus-4-1", 8_192),
+    ("claude-opus-4-2025", 8_192),
+    ("claude-4-opus", 8_192),
+)
+FALLBACK_MAX_TOKENS = 16_384
+
+
+def anthropic_default_max_tokens(model_name: str) -> int:
+    """Return the token cap sent to `model_name` when a request sets none (the API requires one)."""
+    name = model_name.lower()
+    return next((cap for prefix, cap in DEFAULT_MAX_TOKENS if name.startswith(prefix)), FALLBACK_MAX_TOKENS)
 
 
 def to_anthropic_messages(messages: tuple[Message, ...]) -> tuple[str | None, list[dict[str, Any]]]:
@@ -63,10 +86,12 @@ def to_anthropic_messages(messages: tuple[Message, ...]) -> tuple[str | None, li
 def build_anthropic_params(request: Request, model_name: str) -> dict[str, Any]:
     """Return the keyword arguments for `client.messages.create` that express `request`.
 
-    Temperature travels in the request body (`extra_body`), since the client no longer lists it as a parameter.
+    Temperature travels in the request body (`extra_body`), since the client no longer lists it as a parameter;
+    it is left out when None. A cap left at None becomes `anthropic_default_max_tokens`.
     """
     system, wire = to_anthropic_messages(request.messages)
-    params: dict[str, Any] = {"model": model_name, "messages": wire, "max_tokens": request.max_tokens}
+    cap = request.max_tokens if request.max_tokens is not None else anthropic_default_max_tokens(model_name)
+    params: dict[str, Any] = {"model": model_name, "messages": wire, "max_tokens": cap}
     if system:
         params["system"] = system
     if request.stop:
@@ -77,7 +102,8 @@ def build_anthropic_params(request: Request, model_name: str) -> dict[str, Any]:
         params["tool_choice"] = {"type": "tool", "name": ANSWER_TOOL}
     if tools:
         params["tools"] = tools
-    params["extra_body"] = {"temperature": request.temperature}
+    if request.temperature is not None:
+        params["extra_body"] = {"temperature": request.temperature}
     return params
 
 

@@ -1,8 +1,10 @@
 """Embedded llama.cpp backend (llama-cpp-python): the default SmolLM2-135M-Instruct or any GGUF file.
 
 Determinism: the model's state is reset before every call, so temperature 0 gives bit-identical answers across
-calls and processes. A sampled request (temperature > 0) without a seed gets one derived from its cache key, so
-each sample index is a distinct but reproducible sample. Calls run one at a time in a worker thread.
+calls and processes. A request that leaves temperature or the token cap unset (None) gets this backend's own
+defaults: temperature 0 (deterministic) and no cap beyond the context window (llama.cpp then generates at most the
+context size less the prompt). A sampled request (temperature > 0) without a seed gets one derived from its cache
+key, so each sample index is a distinct but reproducible sample. Calls run one at a time in a worker thread.
 
 Stopping (Ctrl-C): `interrupt()` makes a call in flight stop between two generated tokens or two prompt chunks - in
 Python, between two llama.cpp calls, never inside one - and raise `CallInterrupted`. The weights are freed only under
@@ -30,6 +32,8 @@ from lexprobe.models.spec import ModelSpec
 from lexprobe.models.types import FinishReason, Request, Response, Usage
 
 DEFAULT_CONTEXT = 4096
+#: Temperature of a request that sets none (None): deterministic answers.
+LOCAL_DEFAULT_TEMPERATURE = 0.0
 
 #: Prompt tokens evaluated between two checks for a stop (Ctrl-C): a 4,000-token prompt takes many seconds on two
 #: cores, so it is fed in chunks. The chunking is the same on every call, so answers stay bit-identical across calls
@@ -157,9 +161,9 @@ class LlamaCppModel(Model):
 
         started = time.perf_counter()
         params: dict[str, Any] = {
-            "temperature": request.temperature,
+            "temperature": LOCAL_DEFAULT_TEMPERATURE if request.temperature is None else request.temperature,
             "seed": derived_seed(request),
-            "max_tokens": request.max_tokens,
+            "max_tokens": request.max_tokens,  # None: up to the end of the context window
             "stop": list(request.stop) or None,
         }
         if request.tools:

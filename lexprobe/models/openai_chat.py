@@ -2,12 +2,19 @@
 `python -m llama_cpp.server`, Together, ...), through the official `openai` client.
 
 The client's own retries are switched off: the engine retries, so every attempt is visible in telemetry.
+
+Sampling settings: a request's temperature or token cap left at None is not sent (the provider's default applies).
+Reasoning models - the o-series (o1, o3, o4-mini, ...) and the GPT-5 family - never get a temperature (they reject
+one; a temperature set anyway is dropped with a warning, once per model) and get their cap as
+`max_completion_tokens`, which counts hidden reasoning tokens too.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
+import re
 import time
 from typing import Any
 
@@ -28,6 +35,22 @@ _FINISH: dict[str, FinishReason] = {
     "content_filter": "content_filter",
 }
 _RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
+_REASONING = re.compile(r"^(o\d+(?:$|[-.@:])|gpt-5)", re.IGNORECASE)
+_WARNED_TEMPERATURE: set[str] = set()
+logger = logging.getLogger(__name__)
+
+
+def is_reasoning_model(model_name: str) -> bool:
+    """True for OpenAI reasoning models: the o-series (o1, o1-mini, o3, o4-mini, ...) and the GPT-5 family
+    (gpt-5, gpt-5-mini, gpt-5.4-mini, ...). A name with a path (`openai/o3` on a proxy) is judged by its last part."""
+    return bool(_REASONING.match(model_name.rsplit("/", 1)[-1]))
+
+
+def _warn_dropped_temperature(model_name: str, temperature: float) -> None:
+    if model_name not in _WARNED_TEMPERATURE:
+        _WARNED_TEMPERATURE.add(model_name)
+        logger.warning("%s is a reasoning model and takes no temperature: %s is not sent (the provider's default "
+                       "applies)", model_name, temperature)  # fmt: skip
 
 
 def to_openai_message(message: Message) -> dict[str, Any]:
@@ -62,16 +85,20 @@ def build_openai_params(
     """Return the keyword arguments for `client.chat.completions.create` that express `request`.
 
     The hosted API takes `max_completion_tokens` (required by its reasoning models); compatible servers
-    mostly only know `max_tokens`. `tool_choice` is sent as "auto" explicitly because some servers
-    (llama-cpp-python) ignore the tools otherwise. `schema_style` "json_object" sends the schema the way
-    llama-cpp-python's server expects (`{"type": "json_object", "schema": ...}`).
+    mostly only know `max_tokens` (a reasoning model's name gets `max_completion_tokens` there too). A temperature
+    or cap left at None is not sent; a reasoning model never gets a temperature (see `is_reasoning_model`).
+    `tool_choice` is sent as "auto" explicitly because some servers (llama-cpp-python) ignore the tools otherwise.
+    `schema_style` "json_object" sends the schema the way llama-cpp-python's server expects
+    (`{"type": "json_object", "schema": ...}`).
     """
-    params: dict[str, Any] = {
-        "model": model_name,
-        "messages": [to_openai_message(m) for m in request.messages],
-        "temperature": request.temperature,
-    }
-    params["max_completion_tokens" if hosted else "max_tokens"] = request.max_tokens
+    reasoning = is_reasoning_model(model_name)
+    params: dict[str, Any] = {"model": model_name, "messages": [to_openai_message(m) for m in request.messages]}
+    if request.temperature is not None and reasoning:
+        _warn_dropped_temperature(model_name, request.temperature)
+    elif request.temperature is not None:
+        params["temperature"] = request.temperature
+    if request.max_tokens is not None:
+        params["max_completion_tokens" if hosted or reasoning else "max_tokens"] = request.max_tokens
     if request.seed is not None:
         params["seed"] = request.seed
     if request.stop:

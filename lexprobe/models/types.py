@@ -59,13 +59,23 @@ class Request(BaseModel):
 
     `id` and `tags` are bookkeeping: they name the request inside a run and never change the cache key.
     Everything else does.
+
+    `temperature` and `max_tokens` may be None: "not set", so the backend sends neither and the provider's own
+    default applies (what the investigation harness sends unless the user sets them). Hosted backends then omit the
+    parameter (Anthropic, which requires a token cap, gets `anthropic_default_max_tokens`); the embedded model, which
+    needs concrete values, uses temperature 0 and its context-bounded maximum. A request with temperature None
+    counts as sampled for the cache key (the provider's default temperature is usually above 0).
     """
 
     model: str = Field(description="Model spec string, e.g. 'local' or 'openai/gpt-4o-mini'.")
     messages: tuple[Message, ...]
-    temperature: float = Field(default=0.0, ge=0.0, le=2.0)
+    temperature: float | None = Field(
+        default=0.0, ge=0.0, le=2.0, description="Sampling temperature; None: not sent (the provider's default)."
+    )
     seed: int | None = Field(default=None, description="Sampling seed, where the backend supports one.")
-    max_tokens: int = Field(default=256, ge=1)
+    max_tokens: int | None = Field(
+        default=256, ge=1, description="Output token cap; None: not sent (the provider's default, see above)."
+    )
     stop: tuple[str, ...] = ()
     tools: tuple[ToolSpec, ...] = ()
     schema_: dict[str, Any] | None = Field(
@@ -87,10 +97,10 @@ class Request(BaseModel):
     def cache_key(self) -> str:
         """Return the SHA-256 hex digest of everything that determines the answer, the model named by its spec.
 
-        A deterministic request (temperature 0) ignores `seed` and `sample_index`; a sampled one keeps both, so K
-        samples stay K distinct cache entries. This key names the request (its default id; the run store refuses an
-        id reused for other content). Computed once per (immutable) request. The response cache uses
-        `response_key`, which names the model by what it is.
+        A deterministic request (temperature 0) ignores `seed` and `sample_index`; a sampled one (temperature above
+        0, or None: the provider's default) keeps both, so K samples stay K distinct cache entries. This key names the
+        request (its default id; the run store refuses an id reused for other content). Computed once per (immutable)
+        request. The response cache uses `response_key`, which names the model by what it is.
         """
         return self._cache_key
 
@@ -107,7 +117,7 @@ class Request(BaseModel):
         return self._digest(self.model)
 
     def _digest(self, model: str) -> str:
-        sampled = self.temperature > 0
+        sampled = self.sampled
         payload = {
             "model": model,
             "messages": [m.model_dump(mode="json") for m in self.messages],
@@ -121,6 +131,11 @@ class Request(BaseModel):
         }
         blob = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         return hashlib.sha256(blob.encode()).hexdigest()
+
+    @property
+    def sampled(self) -> bool:
+        """True when the answer is a sample: temperature above 0, or None (the provider's default, usually 1)."""
+        return self.temperature is None or self.temperature > 0
 
     def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> Request:
         """Copy the request; a copy with changed fields computes its own cache key."""
