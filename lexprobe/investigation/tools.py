@@ -18,8 +18,16 @@ Paths are corpus paths ("emails/0001.pdf"); anything that escapes the corpus (`.
 with a message. Every call has a time limit (`Toolbox.time_limit_s`, `TIME_LIMIT_S` by default): grep and glob
 check it as they go and stop with an error, the shell's sandbox is killed when it passes; read does bounded work.
 Every tool's output is cut at `MAX_OUTPUT_CHARS` with a note saying so. Tool errors go back to the model as text;
-nothing here raises for bad arguments. Each call returns a `ToolResult` naming the documents it touched, so
-coverage and signal recall can be measured from the log.
+nothing here raises for bad arguments. Each call returns a `ToolResult` naming the documents it OPENED (showed the
+content of) and those it only SAW IN SEARCH (showed by name or by a matching line), so coverage and signal recall
+(opened) and the seen-in-search share can be measured from the log:
+
+- `read`: opens the document when it shows any of its lines (or the document is empty); nothing is seen.
+- `glob`: sees every path it lists; opens nothing.
+- `grep`: sees every document with a matching line; opens nothing (match lines with one line of context are a
+  search result, not a reading).
+- `shell`: decided per command and file argument by `shell_reads.shell_documents` (cat, head, sed -n, grep -C ...
+  on a file open it; ls, find, wc, grep -l and grep match lines over several files only show names).
 """
 
 from __future__ import annotations
@@ -38,6 +46,7 @@ import re2
 
 from lexprobe.investigation.corpus_view import CorpusView
 from lexprobe.investigation.sandbox import TIMEOUT_S, refusal, run_sandboxed, sandbox_available, sandbox_user
+from lexprobe.investigation.shell_reads import shell_documents
 from lexprobe.models.types import ToolSpec
 
 MAX_OUTPUT_CHARS = 20_000
@@ -57,13 +66,19 @@ MIN_WINDOW_BYTES, MAX_WINDOW_BYTES = 2048, 1 << 20
 
 @dataclass
 class ToolResult:
-    """What one tool call returned to the model, and which documents it touched."""
+    """What one tool call returned to the model, and which documents it opened or only saw in search."""
 
     output: str
-    documents: list[str] = field(default_factory=list)  # corpus paths read or matched
+    opened: list[str] = field(default_factory=list)  # corpus paths whose content the call showed
+    seen: list[str] = field(default_factory=list)  # corpus paths it showed only by name or matching line
     refused: bool = False
     error: bool = False
     truncated: bool = False
+
+    @property
+    def documents(self) -> list[str]:
+        """Every document the call opened or saw (opened first)."""
+        return list(dict.fromkeys([*self.opened, *self.seen]))
 
 
 def tool_specs(shell_enabled: bool = True) -> list[ToolSpec]:
@@ -188,7 +203,7 @@ class Toolbox:
             f"[{normalized} has {len(lines)} lines; offset {offset} is past the end]"
         )  # fmt: skip
         output, truncated = _cut(body + footer)
-        return ToolResult(output, [normalized], truncated=truncated)
+        return ToolResult(output, [normalized] if chunk or not lines else [], truncated=truncated)
 
     def glob(self, pattern: str) -> ToolResult:
         """Return the corpus paths matching a pattern."""
@@ -208,7 +223,7 @@ class Toolbox:
             if regex.fullmatch(path):
                 matches.append(path)
         output, truncated = _cut("\n".join(matches) if matches else f"no documents match {pattern!r}")
-        return ToolResult(output, truncated=truncated)
+        return ToolResult(output, seen=_shown(matches, output, truncated), truncated=truncated)
 
     def grep(self, pattern: str, path: str = ".") -> ToolResult:
         """Return lines matching a regular expression (RE2), with one line of context; stops at the time limit."""
@@ -225,19 +240,19 @@ class Toolbox:
         paths = [p for p in self.view.paths if not scope or p == scope or p.startswith(scope + "/")]
         if not paths:
             return ToolResult(f"error: no document or folder {path!r}", error=True)
-        hits, touched, searched = self._grep_hits(regex, paths)
+        hits, matched, searched = self._grep_hits(regex, paths)
         if searched < len(paths):
             stopped = (f"error: grep ran past its time limit of {self.time_limit_s:g} s and was stopped after "
                        f"{searched} of {len(paths)} documents; narrow the pattern or the path")  # fmt: skip
             output, truncated = _cut("\n--\n".join([stopped, *hits]))
-            return ToolResult(output, touched, error=True, truncated=truncated)
+            return ToolResult(output, seen=_shown(matched, output, truncated), error=True, truncated=truncated)
         if not hits:
             return ToolResult(f"no matches for {pattern!r}")
         note = (
             f"\n[stopped at {MAX_GREP_HITS} hits; narrow the pattern or the path]" if len(hits) >= MAX_GREP_HITS else ""
         )
         output, truncated = _cut("\n--\n".join(hits) + note)
-        return ToolResult(output, touched, truncated=truncated)
+        return ToolResult(output, seen=_shown(matched, output, truncated), truncated=truncated)
 
     def _grep_hits(self, regex: Any, paths: list[str]) -> tuple[list[str], list[str], int]:
         """Return the hits (with context), the documents hit, and how many documents were searched in full."""
@@ -283,9 +298,15 @@ class Toolbox:
         elif result.exit_code:
             text += f"\n[exit code {result.exit_code}]"
         output, truncated = _cut(text or "(no output)")
-        touched = [path for path in self.view.paths if path in command or path in result.output]
-        return ToolResult(output, touched, truncated=truncated or result.truncated,
+        found = shell_documents(command, output, self.view.paths, printed=bool(result.output.strip()),
+                                truncated=truncated or result.truncated, lines_of=self.view.lines)  # fmt: skip
+        return ToolResult(output, found.opened, found.seen, truncated=truncated or result.truncated,
                           error=bool(result.exit_code) or result.timed_out)  # fmt: skip
+
+
+def _shown(paths: list[str], output: str, truncated: bool) -> list[str]:
+    """The paths that reached the model: all of them, or, when the output was cut, those still in it."""
+    return paths if not truncated else [path for path in paths if path in output]
 
 
 def _window_bytes(regex: Any) -> int:
