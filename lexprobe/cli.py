@@ -300,10 +300,10 @@ def demo(
                   f"{sum(not c.denied for c in episode.tool_calls)} tool calls, verdicts {verdicts or '-'}",
                   highlight=False, soft_wrap=True)  # fmt: skip
     if investigation:
-        record = investigation["models"][0]
+        record = investigation.models[0]
         transcript = f"lexprobe investigation show {folder / 'investigation'}"
-        out.print(f"case solved {record['case_solved']:.0f}; worst-class accuracy {record['worst_class_acc']:.2f}; "
-                  f"coverage {record['coverage'] or 0:.2f} (transcript: {transcript})",
+        out.print(f"case solved {record.case_solved or 0:.0f}; worst-class accuracy {record.worst_class_acc or 0:.2f}; "
+                  f"coverage {record.coverage or 0:.2f} (transcript: {transcript})",
                   highlight=False, soft_wrap=True)  # fmt: skip
     infos, units = read_runs([folder])
     # the figures pool few-shot answers as the study's do; a zero-shot-only demo pools its zero-shot ones (issue 13)

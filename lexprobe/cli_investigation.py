@@ -269,12 +269,14 @@ def sample(
 def _register_more() -> None:
     """Add the commands that live in their own modules (build, run / show / qa, score)."""
     from lexprobe.cli_investigation_build import register as register_build
+    from lexprobe.cli_investigation_qa_score import register as register_qa_score
     from lexprobe.cli_investigation_run import register as register_run
     from lexprobe.cli_investigation_score import register as register_score
 
     register_build(investigation_app)
     register_run(investigation_app)
     register_score(investigation_app)
+    register_qa_score(investigation_app)
 
 
 _register_more()

@@ -16,10 +16,21 @@ from lexprobe.cli_common import err, error_exit, out
 from lexprobe.engine import EngineConfig, ResponseCache
 from lexprobe.engine.interrupt import stop_on_sigint
 from lexprobe.engine.summary import permanent_failures_error
-from lexprobe.investigation.episode import Episode, load_episodes
+from lexprobe.investigation.episode import Episode, ToolCallRecord, load_episodes
 from lexprobe.models import ModelConfigError, check_model
 from lexprobe.models.spec import valid_forms_text
 from lexprobe.terminal import safe_json, safe_text
+
+TELL_BUDGET_HELP = "Say the tool and turn budgets in the prompt (the paper's prompts do not)."
+PROMPTS_HELP = ("A folder of your own prompt templates (investigate.j2, verdict.j2, qa.j2, budget_spent.j2, "
+                "text_protocol.j2, rubric_judge.j2; same variables, see docs/investigation.md); a file it lacks "
+                "is lexprobe's.")  # fmt: skip
+QA_TURNS_HELP = "Assistant replies allowed per question (Appendix A: 15 with Claude's SDK, 50 with OpenAI's)."
+
+TEMPERATURE_HELP = ("Sampling temperature of every model call (default: none sent, the provider's default; the "
+                    "embedded model uses 0; OpenAI reasoning models never get one).")  # fmt: skip
+MAX_TOKENS_HELP = ("Output token cap per model call (default: none sent; Anthropic, which requires one, gets a "
+                   "generous per-family default; the embedded model stops at its context window).")  # fmt: skip
 
 
 def register(app: typer.Typer) -> None:
@@ -33,7 +44,8 @@ def _episode_line(episode: Episode) -> str:
     verdicts = " ".join(f"{v.label}={v.verdict or '?'}" for v in episode.verdicts)
     calls = sum(not call.denied for call in episode.tool_calls)
     return safe_text(f"{episode.episode_id}: {episode.status}, {episode.steps} steps, {calls} tool calls, "
-                     f"verdicts {verdicts or '-'}{' (unparsed)' if episode.unparsed else ''}")  # fmt: skip
+                     f"verdicts {verdicts or '-'}{' (unparsed)' if episode.unparsed else ''}"
+                     f"{' (summary cut by the token cap)' if episode.summary_truncated else ''}")  # fmt: skip
 
 
 def run(
@@ -42,8 +54,10 @@ def run(
     run_dir: Annotated[Path, typer.Option(help="Run directory (resumable: rerun the same command).")] = Path(
         "lexprobe-runs/investigation"
     ),
-    tool_budget: Annotated[int, typer.Option(min=0, help="Tool calls allowed in Turn 1.")] = 30,
-    turn_budget: Annotated[int, typer.Option(min=1, help="Assistant replies allowed in Turn 1.")] = 25,
+    tool_budget: Annotated[int, typer.Option(min=0, help="Tool calls allowed in Turn 1 (Appendix A: 30).")] = 30,
+    turn_budget: Annotated[int, typer.Option(min=1, help="Assistant replies allowed in Turn 1 (Appendix A: 25).")] = 25,
+    tell_budget: Annotated[bool, typer.Option("--tell-budget", help=TELL_BUDGET_HELP)] = False,
+    prompts: Annotated[Path | None, typer.Option("--prompts", help=PROMPTS_HELP)] = None,
     epochs: Annotated[int, typer.Option(min=1, help="Episodes per environment.")] = 1,
     concurrency: Annotated[int, typer.Option(min=1, help="Episodes in flight at once.")] = 2,
     seed: Annotated[int, typer.Option(help="Seed of the per-episode hypothesis shuffle.")] = 0,
@@ -51,7 +65,8 @@ def run(
         "native"
     ),
     no_shell: Annotated[bool, typer.Option("--no-shell", help="Offer read, glob and grep only.")] = False,
-    max_tokens: Annotated[int, typer.Option(min=16, help="Longest reply per model call.")] = 1024,
+    temperature: Annotated[float | None, typer.Option(min=0.0, max=2.0, help=TEMPERATURE_HELP)] = None,
+    max_tokens: Annotated[int | None, typer.Option(min=16, help=MAX_TOKENS_HELP)] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Bypass the shared response cache.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON line per episode.")] = False,
 ) -> None:
@@ -61,6 +76,7 @@ def run(
     Example: `lexprobe investigation run envs/harlow --model local --tool-budget 10 --run-dir runs/inv-smol`
     """
     from lexprobe.investigation.harness import HarnessSettings
+    from lexprobe.investigation.prompts import load_prompts
     from lexprobe.investigation.run import run_investigations
 
     if protocol not in ("native", "text"):
@@ -69,8 +85,11 @@ def run(
         check_model(model)
     except ModelConfigError as exc:
         raise error_exit(str(exc)) from None
+    prompt_set = load_prompts(prompts)  # a bad template: exit 2 naming it, before any request
     settings = HarnessSettings(model=model, tool_budget=tool_budget, turn_budget=turn_budget, epochs=epochs,
-                               seed=seed, protocol=protocol, shell=not no_shell, max_tokens=max_tokens)  # fmt: skip
+                               seed=seed, protocol=protocol, shell=not no_shell, max_tokens=max_tokens,
+                               temperature=temperature,
+                               tell_budget=tell_budget, prompts=prompt_set)  # fmt: skip
     config = EngineConfig(use_cache=not no_cache, progress=False)
     cache = None if no_cache else ResponseCache()
 
@@ -105,8 +124,8 @@ def show(
     episode_id: Annotated[str | None, typer.Argument(help="Episode id (default: list the episodes).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the episode record as JSON.")] = False,
 ) -> None:
-    """Print an episode's transcript: every message, tool call (with the documents and roles it touched), the
-    summary and the verdicts. Without an id, list the run's episodes.
+    """Print an episode's transcript: every message, tool call (with the documents it opened and those it only saw
+    in search, and their roles), the summary and the verdicts. Without an id, list the run's episodes.
 
     Example: `lexprobe investigation show runs/inv-smol` lists the episodes; add an episode id for its transcript.
     """
@@ -132,6 +151,25 @@ def show(
     _print_transcript(matches[0])
 
 
+SHOWN_SEEN = 8  # seen documents listed per call in `show` (the rest counted)
+
+
+def _documents_note(record: ToolCallRecord) -> str:
+    """ " -> opened: id (role), ... | seen in search: n: id (role), ..." for one call (how coverage counts it; old
+    records: a read opened its document, anything else was seen)."""
+    named = {path: f"{doc_id or path} ({role or '?'})"
+             for path, doc_id, role in zip(record.documents, record.doc_ids, record.roles, strict=False)}  # fmt: skip
+    opened, seen = record.opened_and_seen()
+    parts = []
+    if opened:
+        parts.append("opened: " + ", ".join(named.get(path, path) for path in opened))
+    if seen:
+        more = f", ... {len(seen) - SHOWN_SEEN} more" if len(seen) > SHOWN_SEEN else ""
+        listed = ", ".join(named.get(path, path) for path in seen[:SHOWN_SEEN])
+        parts.append(f"seen in search: {len(seen)}: {listed}{more}")
+    return f" -> {' | '.join(parts)}" if parts else ""
+
+
 def _print_transcript(episode: Episode) -> None:
     """Print an episode for `show`. Everything in it came from a model, a tool or an environment: it is printed
     through `safe_text` as `Text` (never read as Rich markup or emoji codes), so the transcript shows exactly what
@@ -146,8 +184,7 @@ def _print_transcript(episode: Episode) -> None:
             out.print(Text(safe_text(str(message["content"]))), highlight=False)
         for call in message.get("tool_calls", []):
             record = next(calls, None)
-            touched = f" -> {', '.join(f'{d} ({r})' for d, r in zip(record.doc_ids, record.roles, strict=False))}" if (
-                record and record.doc_ids) else ""  # fmt: skip
+            touched = _documents_note(record) if record and not record.denied else ""
             denied = " [denied: budget spent]" if record and record.denied else ""
             line = f"call {call.get('name')}({json.dumps(call.get('arguments', {}))}){denied}{touched}"
             out.print(Text(safe_text(line), style="yellow"), highlight=False)
@@ -165,11 +202,14 @@ def qa(
     model: Annotated[str, typer.Option("--model", "-m", help=f"Model spec, one of: {valid_forms_text()}.")] = "local",
     judge: Annotated[str | None, typer.Option(help="Rubric judge (default: the model under test).")] = None,
     run_dir: Annotated[Path, typer.Option(help="Run directory (resumable).")] = Path("lexprobe-runs/qa"),
-    tool_budget: Annotated[int, typer.Option(min=0, help="Tool calls allowed per question.")] = 30,
-    turn_budget: Annotated[int, typer.Option(min=1, help="Assistant replies allowed per question.")] = 25,
+    tool_budget: Annotated[int, typer.Option(min=0, help="Tool calls allowed per question (Appendix A: 30).")] = 30,
+    turn_budget: Annotated[int, typer.Option(min=1, help=QA_TURNS_HELP)] = 15,
+    tell_budget: Annotated[bool, typer.Option("--tell-budget", help=TELL_BUDGET_HELP)] = False,
+    prompts: Annotated[Path | None, typer.Option("--prompts", help=PROMPTS_HELP)] = None,
     concurrency: Annotated[int, typer.Option(min=1, help="Questions in flight at once.")] = 2,
     no_shell: Annotated[bool, typer.Option("--no-shell", help="Offer read, glob and grep only.")] = False,
-    max_tokens: Annotated[int, typer.Option(min=16, help="Longest reply per model call.")] = 1024,
+    temperature: Annotated[float | None, typer.Option(min=0.0, max=2.0, help=TEMPERATURE_HELP)] = None,
+    max_tokens: Annotated[int | None, typer.Option(min=16, help=MAX_TOKENS_HELP)] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Bypass the shared response cache.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON line per question.")] = False,
 ) -> None:
@@ -179,6 +219,7 @@ def qa(
     Example: `lexprobe investigation qa envs/harlow --model openai/gpt-4o-mini --judge openai/gpt-4o`
     """
     from lexprobe.investigation.harness import HarnessSettings
+    from lexprobe.investigation.prompts import load_prompts
     from lexprobe.investigation.qa import run_qa
 
     judge_model = judge or model
@@ -187,8 +228,10 @@ def qa(
         check_model(judge_model)
     except ModelConfigError as exc:
         raise error_exit(str(exc)) from None
+    prompt_set = load_prompts(prompts)  # a bad template: exit 2 naming it, before any request
     settings = HarnessSettings(model=model, tool_budget=tool_budget, turn_budget=turn_budget, shell=not no_shell,
-                               max_tokens=max_tokens)  # fmt: skip
+                               max_tokens=max_tokens, tell_budget=tell_budget, prompts=prompt_set,
+                               temperature=temperature)  # fmt: skip
     config = EngineConfig(use_cache=not no_cache, progress=False)
     permanent: dict[str, str] = {}
     try:

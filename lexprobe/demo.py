@@ -10,6 +10,7 @@ report.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lexprobe.caselaw.build import BuildProgress, build_database
 from lexprobe.caselaw.paths import data_root
@@ -17,6 +18,9 @@ from lexprobe.caselaw.query import CaseDatabase, case_database_is_current
 from lexprobe.engine import EngineConfig, ResponseCache
 from lexprobe.hallucination.run import ProfileResult, ProfileSettings, run_profile
 from lexprobe.hallucination.tasks import TASKS
+
+if TYPE_CHECKING:
+    from lexprobe.investigation.scoring import ScoreSummary
 
 DEMO_CASES = 4
 DEMO_SEED = 47
@@ -61,9 +65,10 @@ DEMO_TOOL_BUDGET = 8
 
 async def run_demo_investigation(
     folder: Path, model: str, cache: ResponseCache | None, config: EngineConfig
-) -> tuple[dict, list]:
+) -> tuple[ScoreSummary | None, list]:
     """Build the fictional sample environment in `folder/sample-environment`, run one two-turn episode of `model`
-    on it (tool budget 8) into `folder/investigation`, and return the scoring summary and the episodes."""
+    on it (tool budget 8) into `folder/investigation`, and return the scoring summary (None when no episode
+    completed) and the episodes."""
     from lexprobe.investigation.environment import load_environment
     from lexprobe.investigation.harness import HarnessSettings
     from lexprobe.investigation.run import run_investigations
@@ -78,5 +83,5 @@ async def run_demo_investigation(
     episodes = await run_investigations([env_dir], settings, folder / "investigation", cache, config)
     complete, _ = complete_episodes(episodes)
     environment, _ = load_environment(env_dir)
-    summary = summarize(complete, {str(env_dir): environment}, replicates=200) if complete else {}
+    summary = summarize(complete, {str(env_dir): environment}, replicates=200) if complete else None
     return summary, episodes

@@ -239,3 +239,70 @@ def ranking_correlation(a: Mapping[str, float | None], b: Mapping[str, float | N
     models both score."""
     shared = [key for key in a if key in b and a[key] is not None and b[key] is not None]
     return spearman([float(a[k]) for k in shared], [float(b[k]) for k in shared])  # type: ignore[arg-type]
+
+
+# --- bootstrap primitives (cluster and paired) -----------------------------------------------------------------
+
+
+def cluster_sums(clusters: Sequence[Hashable], rows: Sequence[Sequence[float]] | np.ndarray) -> tuple[list, np.ndarray]:
+    """Sum the rows (one per observation, equal length) of each cluster. Returns the cluster keys in first-seen
+    order and their column sums, shape (clusters, columns); (no keys, shape (0, columns)) without observations."""
+    values = np.asarray(rows, dtype=float)
+    if len(clusters) != len(values):
+        raise ValueError(f"cluster_sums needs one cluster per row, not {len(clusters)} for {len(values)}")
+    keys = list(dict.fromkeys(clusters))
+    width = values.shape[1] if values.ndim == 2 else 0
+    sums = np.zeros((len(keys), width))
+    if keys:
+        index = {key: i for i, key in enumerate(keys)}
+        np.add.at(sums, [index[c] for c in clusters], values)
+    return keys, sums
+
+
+def resample_counts(n_clusters: int, replicates: int, seed: int) -> np.ndarray:
+    """How often each of `n_clusters` clusters is drawn (with replacement, n_clusters draws) in each of
+    `replicates` bootstrap resamples: an array (replicates, n_clusters) from `numpy.random.default_rng(seed)`'s
+    multinomial, so the same seed gives the same resamples."""
+    if n_clusters < 1:
+        raise ValueError("a bootstrap needs at least one cluster")
+    rng = np.random.default_rng(seed)
+    return rng.multinomial(n_clusters, np.full(n_clusters, 1.0 / n_clusters), size=replicates).astype(float)
+
+
+def cluster_bootstrap_totals(sums: np.ndarray, *, replicates: int, seed: int) -> np.ndarray:
+    """The column totals of each cluster-bootstrap resample: `resample_counts` @ per-cluster sums, shape
+    (replicates, columns). A statistic that is a function of column totals (a ratio of sums) is then computed
+    per resample; resampling whole clusters keeps the observations of a cluster together."""
+    sums = np.asarray(sums, dtype=float)
+    return resample_counts(len(sums), replicates, seed) @ sums
+
+
+def paired_cluster_bootstrap_totals(
+    sums_a: np.ndarray, sums_b: np.ndarray, *, replicates: int, seed: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Paired cluster bootstrap: row i of `sums_a` and of `sums_b` are the same cluster on two sides; each resample
+    draws clusters once and applies the same draw to both sides. Returns both sides' totals (replicates, columns)."""
+    a, b = np.asarray(sums_a, dtype=float), np.asarray(sums_b, dtype=float)
+    if len(a) != len(b):
+        raise ValueError(f"paired sides need the same clusters, not {len(a)} and {len(b)} rows")
+    counts = resample_counts(len(a), replicates, seed)
+    return counts @ a, counts @ b
+
+
+def percentile_interval(values: Sequence[float] | np.ndarray, level: float = 0.95) -> tuple[float, float] | None:
+    """The percentile bootstrap interval: the (1 - level)/2 and (1 + level)/2 quantiles of the resampled values
+    (numpy's default linear interpolation), NaN values (undefined in a resample) left out; None when none is left."""
+    array = np.asarray(values, dtype=float)
+    finite = array[~np.isnan(array)]
+    if not len(finite):
+        return None
+    tail = (1 - level) / 2 * 100
+    low, high = np.percentile(finite, [tail, 100 - tail])
+    return float(low), float(high)
+
+
+def share_above_zero(values: Sequence[float] | np.ndarray) -> float | None:
+    """The share of resampled values (NaN left out) strictly above zero; None when none is defined."""
+    array = np.asarray(values, dtype=float)
+    finite = array[~np.isnan(array)]
+    return float((finite > 0).mean()) if len(finite) else None

@@ -251,7 +251,7 @@ def test_demo_profiles_the_embedded_model(cli, tmp_path, isolated_cache):
     assert (isolated_cache / "caselaw.sqlite").is_file()
     report = tmp_path / "demo-report.html"
     assert f"HTML report: {report}" in text and report.stat().st_size > 10_000
-    assert "investigation episode fictional-harlow-v-brightline|local|e0: complete" in text
+    assert "investigation episode fictional-harlow-v-brightline|+chaff100|local|e0: complete" in text
     assert "Investigation (sample environment)" in report.read_text()
     assert list((run_dir / "investigation" / "episodes").glob("*.json"))
     store = RunStore.open_read_only(run_dir)  # reading only: the rerun below must be able to lock the run directory

@@ -18,6 +18,9 @@ from lexprobe.investigation.environment import CaseInfo, Document, Environment, 
 from lexprobe.investigation.episode import Episode, HypothesisVerdict, ToolCallRecord
 from lexprobe.investigation.investigation_report import write_investigation_report
 from lexprobe.investigation.scoring import (
+    CoveragePoint,
+    RoleRecall,
+    ScoreSummary,
     aggregate,
     always_reject_baseline,
     average_ranks,
@@ -27,6 +30,7 @@ from lexprobe.investigation.scoring import (
     cluster_bootstrap_ci,
     coverage,
     coverage_points,
+    opened_documents,
     paired_bootstrap,
     ranking_correlation,
     role_recall_table,
@@ -270,16 +274,16 @@ def test_summary_comparisons_pair_shared_units_and_consecutive_levels() -> None:
     episodes = two_models()
     episodes += [make_episode("m2", f"c{i}", [B, R, R, R], ablation="merits") for i in range(10)]
     summary = summarize(episodes, replicates=300)
-    models = {c["a"] + ">" + c["b"]: c for c in summary["comparisons"]}
+    models = {c.a + ">" + c.b: c for c in summary.comparisons}
     pair = models["m1>m2"]
-    assert pair["kind"] == "models" and pair["n_episodes_b"] == 10  # m2's merits episodes have no m1 partner
-    assert pair["case_solved"]["difference"] == pytest.approx(-0.5)
+    assert pair.kind == "models" and pair.n_episodes_b == 10  # m2's merits episodes have no m1 partner
+    assert pair.case_solved.difference == pytest.approx(-0.5)
     ladder = models["merits>+chaff100"]
-    assert ladder["kind"] == "ablation" and ladder["model"] == "m2"
-    assert ladder["case_solved"]["difference"] == pytest.approx(-1.0)
-    m2 = next(m for m in summary["models"] if m["model"] == "m2")
-    assert list(m2["by_ablation"]) == ["merits", "+chaff100"]
-    assert m2["by_ablation"]["merits"]["case_solved"] == 1.0 and m2["case_solved"] == 0.5
+    assert ladder.kind == "ablation" and ladder.model == "m2"
+    assert ladder.case_solved.difference == pytest.approx(-1.0)
+    m2 = next(m for m in summary.models if m.model == "m2")
+    assert list(m2.by_ablation) == ["merits", "+chaff100"]
+    assert m2.by_ablation["merits"].case_solved == 1.0 and m2.case_solved == 0.5
 
 
 # --- baselines ---------------------------------------------------------------------------------------------------
@@ -379,14 +383,17 @@ def path_of(doc_id: str) -> str:
 
 
 def investigating_episode(model: str = "m", env: str = "case-x", **fields) -> Episode:
+    seen = [path_of("n1"), path_of("n2")]
+    m1, s1, p1, c1 = path_of("m1"), path_of("s1"), path_of("p1"), path_of("c1")
     calls = [
-        ToolCallRecord(step=1, name="glob", arguments={"pattern": "**"}),
-        ToolCallRecord(step=1, name="read", documents=[path_of("m1")], doc_ids=["m1"], roles=["merits"]),
-        ToolCallRecord(step=2, name="grep", documents=[path_of("s1"), path_of("p1")]),  # paths only: mapped by path
-        ToolCallRecord(step=2, name="shell", documents=[path_of("c1")], doc_ids=["c1"]),
-        ToolCallRecord(step=3, name="read", documents=[path_of("m1")], doc_ids=["m1"]),  # twice: counted once
+        ToolCallRecord(step=1, name="glob", arguments={"pattern": "**"}, opened=[], seen=seen, documents=seen),
+        ToolCallRecord(step=1, name="read", opened=[m1], documents=[m1], doc_ids=["m1"], roles=["merits"]),
+        ToolCallRecord(step=2, name="shell", opened=[s1, p1], documents=[s1, p1]),  # paths only: mapped by path
+        ToolCallRecord(step=2, name="shell", opened=[c1], documents=[c1], doc_ids=["c1"]),
+        ToolCallRecord(step=3, name="read", opened=[m1], documents=[m1], doc_ids=["m1"]),  # twice: counted once
         ToolCallRecord(step=3, name="read", arguments={"path": path_of("s2")}, denied=True),
-        ToolCallRecord(step=3, name="read", documents=["DOC-9999.txt"], doc_ids=[""]),  # not in the corpus
+        # a path not in the corpus: left out
+        ToolCallRecord(step=3, name="read", opened=["DOC-9999.txt"], documents=["DOC-9999.txt"], doc_ids=[""]),
     ]
     return make_episode(model, env, [B, R, R, R], tool_calls=calls, **fields)
 
@@ -394,8 +401,10 @@ def investigating_episode(model: str = "m", env: str = "case-x", **fields) -> Ep
 def test_coverage_and_recall_by_role() -> None:
     episode = investigating_episode()
     cov = coverage(episode, small_environment())
-    assert touched_documents(episode, small_environment()) == {"m1", "s1", "p1", "c1"}
-    assert (cov.n_documents, cov.n_touched, cov.coverage) == (10, 4, pytest.approx(0.4))
+    assert opened_documents(episode, small_environment()) == {"m1", "s1", "p1", "c1"}
+    assert touched_documents(episode, small_environment()) == {"m1", "s1", "p1", "c1", "n1", "n2"}
+    assert (cov.n_documents, cov.n_opened, cov.coverage) == (10, 4, pytest.approx(0.4))
+    assert (cov.n_seen, cov.seen_share) == (2, pytest.approx(0.2))  # listed by glob: seen, not opened
     assert cov.signal_recall == pytest.approx(2 / 4)  # m1 and s1 of m1, m2, s1, s2
     assert cov.recall_by_role == {"merits": 0.5, "signal": 0.5, "pro_alternative": 1.0, "refuting": 0.0,
                                   "noise": 0.0, "chaff": 0.5}  # fmt: skip
@@ -423,9 +432,9 @@ def test_points_and_role_table() -> None:
     episodes = [investigating_episode("m1", env_dir="envs/case-x"), investigating_episode("m2", env_dir="gone")]
     environments = {"envs/case-x": small_environment(), "gone": None}
     points = coverage_points(episodes, environments)
-    assert [p["model"] for p in points] == ["m1"] and points[0]["coverage"] == pytest.approx(0.4)
-    rows = {(r["model"], r["role"]): r for r in role_recall_table(episodes, environments)}
-    assert rows[("m1", "pro_alternative")]["recall"] == 1.0 and rows[("m1", "merits")]["documents_mean"] == 2
+    assert [p.model for p in points] == ["m1"] and points[0].coverage == pytest.approx(0.4)
+    rows = {(r.model, r.role): r for r in role_recall_table(episodes, environments)}
+    assert rows[("m1", "pro_alternative")].recall == 1.0 and rows[("m1", "merits")].documents_mean == 2
     assert not any(model == "m2" for model, _ in rows)
 
 
@@ -469,11 +478,11 @@ def test_cli_json_shape(score_app: typer.Typer, runs) -> None:
                                             "--bootstrap", "200"])  # fmt: skip
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
-    assert set(data) == {"models", "baselines", "comparisons", "unparsed"}
+    assert {"models", "baselines", "comparisons", "unparsed", "recall_by_role", "settings"} <= set(data)
     assert [m["model"] for m in data["models"]] == ["m1", "m2"]
     for model in data["models"]:
-        assert set(model) == MODEL_KEYS
-        assert set(model["by_ablation"]["+chaff100"]) == MODEL_KEYS - {"model", "by_ablation"}
+        assert set(model) >= MODEL_KEYS  # results added later (new fields) may follow
+        assert MODEL_KEYS - {"model", "by_ablation"} <= set(model["by_ablation"]["+chaff100"])
     m1 = data["models"][0]
     assert m1["n_episodes"] == 11  # the failed episode is left out
     assert m1["case_solved"] == pytest.approx(6 / 11) and len(m1["case_solved_ci"]) == 2
@@ -529,7 +538,7 @@ def test_cli_writes_html(score_app: typer.Typer, runs, tmp_path: Path) -> None:
 # --- the HTML report ---------------------------------------------------------------------------------------------
 
 
-def report_inputs() -> tuple[dict, list[dict], list[dict]]:
+def report_inputs() -> tuple[ScoreSummary, list[CoveragePoint], list[RoleRecall]]:
     episodes = two_models()
     episodes += [make_episode(m, f"c{i}", [B, R, R, R] if i % 3 else [B, C, B, R], ablation="merits")
                  for m in ("m1", "m2") for i in range(10)]  # fmt: skip
@@ -542,8 +551,7 @@ def report_inputs() -> tuple[dict, list[dict], list[dict]]:
 def test_report_has_every_figure(tmp_path: Path) -> None:
     summary, points, rows = report_inputs()
     page = tmp_path / "report.html"
-    write_investigation_report(page, summary, runs=["runs/a"], points=points, role_rows=rows, notes=["a caveat"],
-                               settings={"seed": 0, "replicates": 200})  # fmt: skip
+    write_investigation_report(page, summary, runs=["runs/a"], points=points, role_rows=rows, notes=["a caveat"])
     html = page.read_text()
     assert html.count("data:image/svg+xml;base64,") == 4 and "not drawn" not in html
     for text in ("cf. Figure 4", "cf. Figure 5", "cf. Figure 7", "Paired comparisons", "Recall by document role",

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Collection
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from matplotlib.figure import Figure
@@ -32,6 +33,9 @@ from lexprobe.reporting.figures import (
     line_chart,
     scatter_with_diagonal,
 )
+
+if TYPE_CHECKING:
+    from lexprobe.investigation.scoring.schema import BaselineSummary, ModelSummary, ScoreSummary
 
 LEVEL_NAMES = {"scotus": "SCOTUS", "coa": "USCOA", "district": "USDC"}
 TABLE_GROUPS = (
@@ -227,17 +231,26 @@ def figures(stats: dict, models: list[str]) -> list[dict]:
     return result
 
 
-def investigation_rows(summary: dict) -> list[dict]:
-    """Return the rows of the demo's investigation table: each model, then the exact naive baselines."""
-    keys = ("case_solved", "believe_acc", "reject_acc", "worst_class_acc", "commit_rate")
+def _verdict_cells(record: ModelSummary | BaselineSummary) -> dict[str, str]:
+    return {
+        "case_solved": _fmt(record.case_solved),
+        "believe_acc": _fmt(record.believe_acc),
+        "reject_acc": _fmt(record.reject_acc),
+        "worst_class_acc": _fmt(record.worst_class_acc),
+        "commit_rate": _fmt(record.commit_rate),
+    }
+
+
+def investigation_rows(summary: ScoreSummary) -> list[dict]:
+    """Return the rows of the demo's investigation table (formatted cells for the template): each model, then the
+    exact naive baselines."""
     rows = []
-    for record in summary.get("models", []):
-        values = {key: _fmt(record[key]) for key in keys}
-        reach = {"coverage": _fmt(record.get("coverage")), "signal_recall": _fmt(record.get("signal_recall"))}
-        rows.append({"name": record["model"], "n": record["n_episodes"], **values, **reach})
-    for name, baseline in summary.get("baselines", {}).items():
-        rows.append({"name": f"baseline: {name.replace('_', ' ')}", "n": "exact",
-                     **{key: _fmt(baseline[key]) for key in keys}, "coverage": "–", "signal_recall": "–"})  # fmt: skip
+    for record in summary.models:
+        rows.append({"name": record.model, "n": record.n_episodes, **_verdict_cells(record),
+                     "coverage": _fmt(record.coverage), "signal_recall": _fmt(record.signal_recall)})  # fmt: skip
+    for name, baseline in summary.baselines.items():
+        rows.append({"name": f"baseline: {name.replace('_', ' ')}", "n": "exact", **_verdict_cells(baseline),
+                     "coverage": "–", "signal_recall": "–"})  # fmt: skip
     return rows
 
 
@@ -262,7 +275,7 @@ def write_html_report(
     models: list[dict],
     stats: dict,
     units: list[Unit],
-    investigation: dict | None = None,
+    investigation: ScoreSummary | None = None,
     coverage: list[dict] | None = None,
 ) -> None:
     """Write the report page to `path` (parent folders created); `investigation`, a scoring summary of

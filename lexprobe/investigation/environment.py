@@ -23,6 +23,9 @@ for the party hypotheses, the court's ruling on it (accepted | rejected | not_re
 quote giving the reason; an alternative's sub-claims carry no ruling (None: the court never saw them). A rubric
 item of a factual-QA question names the ground fact it checks (`fact_id`), or None when it restates the answer.
 
+The case info records the model that built the environment (`generator`, and the `judge` of its documents) so
+that scoring can compare models across generators (Section 4.4); files without it load with both empty.
+
 Schema versions: 2 (this one) adds sub-claim objects and rubric items' `fact_id`. Version 1 files still load: a
 sub-claim given as a string becomes `{sub_claim_id: "<hypothesis_id>_<k>" (k from 1), label: the string}` with no
 facts and no ruling; `save_environment` always writes the current version; a newer version than this lexprobe
@@ -85,6 +88,12 @@ class CaseInfo(_Model):
     disposition: str = Field(default="", description="granted | denied | granted_in_part (the court's ruling).")
     fictional: bool = Field(default=False, description="True for hand-written or synthetic cases (say so to users).")
     source: str = Field(default="", description="Where the record came from (RECAP docket, fixture, dataset).")
+    generator: str = Field(
+        default="",
+        description="The model spec that built the environment (extraction, alternatives, documents), "
+        "'hand-written' for a hand-written one; empty when not recorded (environments built before this field).",
+    )
+    judge: str = Field(default="", description="The model spec that judged the generated documents, when recorded.")
 
 
 class Entity(_Model):

@@ -31,9 +31,33 @@ class ToolCallRecord(_Model):
     error: bool = False
     truncated: bool = False
     denied: bool = Field(default=False, description="Denied because the tool budget was spent (never executed).")
-    documents: list[str] = Field(default_factory=list, description="Corpus paths the call read or matched.")
-    doc_ids: list[str] = Field(default_factory=list)
-    roles: list[str] = Field(default_factory=list)
+    opened: list[str] | None = Field(
+        default=None,
+        description="Corpus paths whose content the call showed (read; shell cat, head, sed -n, grep -C on a file, "
+        "...): what coverage and signal recall count. None in records made before lexprobe told opened from seen.",
+    )
+    seen: list[str] = Field(
+        default_factory=list,
+        description="Corpus paths the call showed only by name or matching line (glob, grep, ls, find, grep -l, "
+        "shell grep match lines): 'seen in search', not opened.",
+    )
+    documents: list[str] = Field(
+        default_factory=list,
+        description="Every document the call touched, opened first then seen (doc_ids and roles follow this "
+        "order). In records made before `opened` existed it meant: the document read, the documents grep matched, "
+        "and every corpus path named in a shell command or its output (not what the call opened).",
+    )
+    doc_ids: list[str] = Field(default_factory=list, description="The document id of each path in `documents`.")
+    roles: list[str] = Field(default_factory=list, description="The role of each path in `documents`.")
+
+    def opened_and_seen(self) -> tuple[list[str], list[str]]:
+        """The corpus paths this call opened and those it only saw. A record made before `opened` existed counts
+        the document of a `read` as opened and whatever any other call touched as seen (never as opened)."""
+        if self.opened is not None:
+            return list(self.opened), list(self.seen)
+        if self.name == "read":
+            return list(self.documents), []
+        return [], list(self.documents)
 
 
 class HypothesisVerdict(_Model):
@@ -52,7 +76,12 @@ class Episode(_Model):
     episode_id: str
     environment: str = Field(description="The environment's case id.")
     env_dir: str
-    ablation: str = ""
+    ablation: str = Field(default="", description="The environment's ablation level (also part of the episode id).")
+    corpus_hash: str = Field(
+        default="",
+        description="SHA-256 of the environment's document list at run time (scoring.inputs.corpus_hash); empty in "
+        "episodes recorded before lexprobe recorded it.",
+    )
     model: str
     epoch: int = 0
     seed: int = Field(description="Seed of the hypothesis shuffle.")
@@ -69,6 +98,11 @@ class Episode(_Model):
     steps: int = 0
     tool_calls: list[ToolCallRecord] = Field(default_factory=list)
     summary: str = ""
+    summary_truncated: bool = Field(
+        default=False,
+        description="True when the Turn-1 summary (for QA: the final reply) was cut by the output token cap "
+        "(finish reason 'length'); False in episodes recorded before lexprobe recorded it.",
+    )
     verdict_reply: str = ""
     verdicts: list[HypothesisVerdict] = Field(default_factory=list)
     unparsed: bool = Field(default=False, description="True when the Turn-2 reply held no readable verdicts.")

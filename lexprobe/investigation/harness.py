@@ -23,24 +23,23 @@ import json
 import random
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-
-from jinja2 import Environment as Jinja
-from jinja2 import PackageLoader, StrictUndefined
 
 from lexprobe.engine import Engine
 from lexprobe.investigation.corpus_view import CorpusView
 from lexprobe.investigation.environment import Hypothesis
 from lexprobe.investigation.episode import Episode, HypothesisVerdict, ToolCallRecord
+from lexprobe.investigation.prompts import CORPUS_PATH, PromptSet, case_type, package_prompts
 from lexprobe.investigation.tools import Toolbox, tool_specs
 from lexprobe.investigation.verdicts import parse_verdicts
 from lexprobe.models.types import Message, Request, Response, ToolCall
 
-MAX_TOKENS = 1024
 _TEXT_CALL = re.compile(r"^\s*TOOL:\s*(.+?)\s*$", re.MULTILINE)
-_TEMPLATES = Jinja(loader=PackageLoader("lexprobe.investigation", "templates"), undefined=StrictUndefined,
-                   keep_trailing_newline=False, trim_blocks=True, lstrip_blocks=True)  # fmt: skip
+#: Budgets of Appendix A: the investigation's Turn 1 (both providers), and factual QA (the paper's Claude Agent SDK
+#: setting: 15 turns, 30 tool calls; its OpenAI Agents SDK setting is 50 turns, 30 tool calls).
+INVESTIGATION_TOOL_BUDGET, INVESTIGATION_TURN_BUDGET = 30, 25
+QA_TOOL_BUDGET, QA_TURN_BUDGET = 30, 15
 
 
 @dataclass(frozen=True)
@@ -48,18 +47,26 @@ class HarnessSettings:
     """How episodes run."""
 
     model: str
-    tool_budget: int = 30
-    turn_budget: int = 25
+    tool_budget: int = INVESTIGATION_TOOL_BUDGET
+    turn_budget: int = INVESTIGATION_TURN_BUDGET
     epochs: int = 1
     seed: int = 0
     protocol: str = "native"  # native | text
     shell: bool = True
-    max_tokens: int = MAX_TOKENS
+    tell_budget: bool = False  # say the budgets in the Turn-1 / QA prompt (Appendix D's prompts do not)
+    prompts: PromptSet = field(default_factory=package_prompts, compare=False)  # `--prompts DIR`, or lexprobe's
+    # `--temperature` / `--max-tokens`; None: not sent, the provider's default applies (see models/types.Request)
+    temperature: float | None = None
+    max_tokens: int | None = None
 
     def to_meta(self) -> dict:
         """JSON-ready settings for the run store."""
-        keys = ("model", "tool_budget", "turn_budget", "seed", "protocol", "shell", "max_tokens")
-        return {key: getattr(self, key) for key in keys}
+        keys = ("model", "tool_budget", "turn_budget", "seed", "protocol", "shell", "temperature", "max_tokens")
+        return {key: getattr(self, key) for key in keys} | self.prompt_meta()
+
+    def prompt_meta(self) -> dict:
+        """The prompt settings of the run store: whether the budget is told, and the digest of the prompt set."""
+        return {"tell_budget": self.tell_budget, "prompts": self.prompts.digest}
 
 
 class EpisodeFailed(RuntimeError):
@@ -67,17 +74,21 @@ class EpisodeFailed(RuntimeError):
 
 
 def render_template(name: str, **variables: object) -> str:
-    """Render one of the harness's prompt templates."""
-    return _TEMPLATES.get_template(name).render(**variables)
+    """Render one of lexprobe's own prompt templates (a run renders its `HarnessSettings.prompts`)."""
+    return package_prompts().render(name, **variables)
 
 
-def episode_id(case_id: str, model: str, epoch: int) -> str:
-    """Return the id of one episode."""
-    return f"{case_id}|{model}|e{epoch}"
+def episode_id(case_id: str, model: str, epoch: int, level: str = "") -> str:
+    """Return the id of one episode: `<case>|<level>|<model>|e<epoch>`, the level as the environment records it
+    (so one run directory holds every level of a case). Without a level: `<case>|<model>|e<epoch>`, the id of
+    episodes recorded before the level was part of it (`run` resumes those under their old id)."""
+    return f"{case_id}|{level}|{model}|e{epoch}" if level else f"{case_id}|{model}|e{epoch}"
 
 
 def shuffled(hypotheses: list[Hypothesis], seed: int, episode: str) -> list[Hypothesis]:
-    """Return the hypotheses in this episode's order (seeded by the run seed and the episode id)."""
+    """Return the hypotheses in this episode's order (seeded by the run seed and `episode`: the harness passes the
+    level-free id `<case>|<model>|e<epoch>`, so every ablation level of a case shows the same order, as before
+    levels were part of the id)."""
     order = list(hypotheses)
     random.Random(f"{seed}:{episode}").shuffle(order)
     return order
@@ -101,6 +112,8 @@ def parse_text_calls(text: str, step: int) -> tuple[ToolCall, ...]:
 class EpisodeRunner:
     """Runs one episode: Turn 1 with tools, then Turn 2 without."""
 
+    task = "investigation"  # the `task` variable of budget_spent.j2 (the QA runner: "qa")
+
     folder_name = "episodes"
 
     def __init__(
@@ -111,13 +124,15 @@ class EpisodeRunner:
         epoch: int,
         run_dir: Path,
         episode_name: str | None = None,
+        *,
+        corpus_hash: str = "",
     ) -> None:
         self.engine, self.view, self.settings, self.run_dir = engine, view, settings, run_dir
         env = view.environment
         self.toolbox = Toolbox(view, shell=settings.shell)
         self.episode = Episode(
-            episode_id=episode_name or episode_id(env.case.case_id, settings.model, epoch),
-            environment=env.case.case_id,
+            episode_id=episode_name or episode_id(env.case.case_id, settings.model, epoch, env.ablation),
+            environment=env.case.case_id, corpus_hash=corpus_hash,
             env_dir=str(view.env_dir), ablation=env.ablation, model=settings.model, epoch=epoch, seed=settings.seed,
             tool_budget=settings.tool_budget, turn_budget=settings.turn_budget, protocol=settings.protocol,
             shell_enabled=self.toolbox.shell_enabled, shell_note=self.toolbox.shell_disabled_reason or "",
@@ -149,8 +164,9 @@ class EpisodeRunner:
             model=model or self.settings.model,
             messages=tuple(messages),
             tools=tuple(specs),
-            temperature=0.0,
+            temperature=self.settings.temperature,
             max_tokens=self.settings.max_tokens,
+            sample_index=self.episode.epoch,  # epochs are distinct samples unless the temperature is 0
             id=request_id,
             tags={"episode": self.episode.episode_id},
         )
@@ -175,19 +191,25 @@ class EpisodeRunner:
 
     def task_prompt(self) -> str:
         """Return the Turn-1 prompt (the investigation prompt; the QA runner asks its question instead)."""
-        env = self.view.environment
-        return render_template(
-            "investigate.j2",
-            case_type=env.case.category or "civil",
-            tool_budget=self.settings.tool_budget,
-            tool_names=", ".join(self.toolbox.names),
-        )
+        return self.settings.prompts.render("investigate.j2", **self.prompt_context())
+
+    def prompt_context(self) -> dict[str, object]:
+        """The variables the Turn-1 and QA prompts share (see `prompts.PROMPT_VARIABLES`)."""
+        settings = self.settings
+        return {
+            "case_type": case_type(self.view.environment.case.category),
+            "exhibits_path": CORPUS_PATH,
+            "tool_names": ", ".join(self.toolbox.names),
+            "tool_budget": settings.tool_budget,
+            "turn_budget": settings.turn_budget,
+            "tell_budget": settings.tell_budget,
+        }
 
     def _first_prompt(self) -> list[Message]:
         prompt = self.task_prompt()
         messages = []
         if self.settings.protocol == "text":
-            protocol = _TEMPLATES.get_template("text_protocol.j2").render(tools=tool_specs(self.toolbox.shell_enabled))
+            protocol = self.settings.prompts.render("text_protocol.j2", tools=tool_specs(self.toolbox.shell_enabled))
             messages.append(Message(role="system", content=protocol))
         messages.append(Message(role="user", content=prompt))
         return messages
@@ -209,6 +231,7 @@ class EpisodeRunner:
             if not calls or not tools_open:
                 for call in calls:  # asked for after the tools were closed: denied, never run
                     self._deny(call, step)
+                self.episode.summary_truncated = response.finish_reason == "length"  # cut by the token cap
                 self.episode.save(self.run_dir, self.folder_name)
                 return response.text
             results = []
@@ -228,11 +251,12 @@ class EpisodeRunner:
             if used >= self.settings.tool_budget:
                 reason = f"You have used all {self.settings.tool_budget} tool calls."
             elif step >= self.settings.turn_budget:
-                reason = f"You have used all {self.settings.turn_budget} turns of the investigation."
+                reason = f"You have used all {self.settings.turn_budget} turns."
             if reason:
                 tools_open = False
-                notice = Message(role="user",
-                                 content=_TEMPLATES.get_template("budget_spent.j2").render(reason=reason))  # fmt: skip
+                notice = Message(role="user", content=self.settings.prompts.render(
+                    "budget_spent.j2", reason=reason, task=self.task, tool_budget=self.settings.tool_budget,
+                    turn_budget=self.settings.turn_budget))  # fmt: skip
                 messages.append(notice)
                 self._record(notice)
             self.episode.save(self.run_dir, self.folder_name)
@@ -246,7 +270,7 @@ class EpisodeRunner:
     def _execute(self, call: ToolCall, step: int) -> str:
         if call.raw_arguments is not None:
             output = f"error: the arguments of {call.name} were not a JSON object: {call.raw_arguments[:200]}"
-            self.episode.tool_calls.append(ToolCallRecord(step=step, name=call.name, error=True,
+            self.episode.tool_calls.append(ToolCallRecord(step=step, name=call.name, error=True, opened=[],
                                                           output_chars=len(output)))  # fmt: skip
             return output
         result = self.toolbox.call(call.name, call.arguments)
@@ -254,8 +278,8 @@ class EpisodeRunner:
         roles = [self.view.role(path) or "" for path in result.documents]
         self.episode.tool_calls.append(ToolCallRecord(
             step=step, name=call.name, arguments=call.arguments, output_chars=len(result.output),
-            refused=result.refused, error=result.error, truncated=result.truncated, documents=result.documents,
-            doc_ids=doc_ids, roles=roles,
+            refused=result.refused, error=result.error, truncated=result.truncated, opened=result.opened,
+            seen=result.seen, documents=result.documents, doc_ids=doc_ids, roles=roles,
         ))  # fmt: skip
         return result.output
 
@@ -265,10 +289,11 @@ class EpisodeRunner:
 
     async def _turn_two(self, summary: str) -> None:
         self.episode.summary = summary
-        order = shuffled(self.view.environment.hypotheses, self.settings.seed, self.episode.episode_id)
+        key = episode_id(self.episode.environment, self.settings.model, self.episode.epoch)  # level-free: same order
+        order = shuffled(self.view.environment.hypotheses, self.settings.seed, key)
         items = [{"label": f"H{index}", "text": h.claim} for index, h in enumerate(order, start=1)]
-        prompt = _TEMPLATES.get_template("verdict.j2").render(summary=summary.strip() or "(no summary)",
-                                                               hypotheses=items)  # fmt: skip
+        prompt = self.settings.prompts.render("verdict.j2", summary=summary.strip() or "(no summary)",
+                                              hypotheses=items)  # fmt: skip
         message = Message(role="user", content=prompt)
         self._record(message)
         response = await self._ask(f"{self.episode.episode_id}|t2", [message], tools=False)

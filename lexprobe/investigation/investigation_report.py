@@ -4,8 +4,8 @@ InvestigationWorlds paper's: case solved per model with 95% intervals against th
 believe vs do-not-believe class accuracy, coverage against signal recall (cf. Figure 7) and case solved by
 ablation level (cf. Figure 5); tables state n and the definitions (`scoring.DEFINITIONS`).
 
-Input is the JSON summary of `scoring.summarize` plus the per-episode coverage points and the recall-by-role rows,
-so the page shows exactly the numbers `--json` prints.
+Input is the typed summary of `scoring.summarize` (`ScoreSummary`, read by attribute; its `recall_by_role` and
+`settings` included) plus the per-episode coverage points, so the page shows exactly the numbers `--json` prints.
 """
 
 from __future__ import annotations
@@ -19,7 +19,16 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import PercentFormatter
 
 import lexprobe
-from lexprobe.investigation.scoring import DEFINITIONS, ablation_sort_key
+from lexprobe.investigation.scoring import (
+    DEFINITIONS,
+    BaselineSummary,
+    CoveragePoint,
+    ModelSummary,
+    RoleRecall,
+    ScoreSummary,
+    ScoringSettings,
+    ablation_sort_key,
+)
 from lexprobe.reporting.figures import INK, MUTED, PALETTE, bar_chart, figure_to_data_uri, new_figure
 
 BASELINE_NAMES = {
@@ -77,24 +86,27 @@ def _errors(values: Sequence[float | None], cis: Sequence[Sequence[float] | None
     return np.array([low, high])
 
 
-def _baseline_lines(ax, baselines: dict, names: Sequence[str]) -> None:
+Baselines = dict[str, BaselineSummary]
+
+
+def _baseline_lines(ax, baselines: Baselines, names: Sequence[str]) -> None:
     for name in names:
         if name in baselines:
-            ax.axhline(baselines[name]["case_solved"], color=MUTED, linestyle=_BASELINE_STYLE.get(name, "--"),
+            ax.axhline(baselines[name].case_solved, color=MUTED, linestyle=_BASELINE_STYLE.get(name, "--"),
                        linewidth=1.1, zorder=1, label=f"baseline: {BASELINE_NAMES.get(name, name)} "
-                       f"({pct(baselines[name]['case_solved'])})")  # fmt: skip
+                       f"({pct(baselines[name].case_solved)})")  # fmt: skip
 
 
-def case_solved_chart(models: list[dict], baselines: dict) -> Figure:
+def case_solved_chart(models: list[ModelSummary], baselines: Baselines) -> Figure:
     """Bars of case solved per model with their 95% intervals; the uniform-random and believe-one baselines as
     reference lines."""
-    names = [m["model"] for m in models]
+    names = [m.model for m in models]
     fig, ax = new_figure(width=max(6.5, 2.5 + 0.9 * len(names)))
-    values = [m["case_solved"] for m in models]
+    values = [m.case_solved for m in models]
     xs = np.arange(len(names), dtype=float)
     ys = np.array([np.nan if v is None else v for v in values])
     ax.bar(xs, np.nan_to_num(ys), width=0.6, color=[_color(i) for i in range(len(names))], zorder=2)
-    ax.errorbar(xs, np.nan_to_num(ys), yerr=_errors(values, [m["case_solved_ci"] for m in models]), fmt="none",
+    ax.errorbar(xs, np.nan_to_num(ys), yerr=_errors(values, [m.case_solved_ci for m in models]), fmt="none",
                 ecolor=INK, elinewidth=0.9, capsize=3, zorder=3, label="95% interval (cluster bootstrap)")  # fmt: skip
     _baseline_lines(ax, baselines, ("uniform_random", "believe_one"))
     ax.set_xticks(xs, names, rotation=0 if len(names) <= 4 else 30, ha="center" if len(names) <= 4 else "right")
@@ -104,60 +116,60 @@ def case_solved_chart(models: list[dict], baselines: dict) -> Figure:
     return fig
 
 
-def class_accuracy_chart(models: list[dict], baselines: dict) -> Figure:
+def class_accuracy_chart(models: list[ModelSummary], baselines: Baselines) -> Figure:
     """Grouped bars: believe-class and do-not-believe-class accuracy per model, then per naive baseline."""
-    groups = [m["model"] for m in models] + [f"[{BASELINE_NAMES.get(n, n)}]" for n in baselines]
-    rows = list(models) + list(baselines.values())
+    groups = [m.model for m in models] + [f"[{BASELINE_NAMES.get(n, n)}]" for n in baselines]
+    rows: list[ModelSummary | BaselineSummary] = [*models, *baselines.values()]
     series = {
-        "believe class (h*)": [r["believe_acc"] for r in rows],
-        "do-not-believe class": [r["reject_acc"] for r in rows],
-        "worst class": [r["worst_class_acc"] for r in rows],
+        "believe class (h*)": [r.believe_acc for r in rows],
+        "do-not-believe class": [r.reject_acc for r in rows],
+        "worst class": [r.worst_class_acc for r in rows],
     }
     return bar_chart(groups, series, ylabel="Accuracy", title="Class accuracy (baselines in brackets)", percent=True)
 
 
-def strategy_chart(models: list[dict], points: list[dict]) -> Figure:
+def strategy_chart(models: list[ModelSummary], points: list[CoveragePoint]) -> Figure:
     """Coverage against signal recall: one small point per episode, one large marker per model mean, and the line
     y = x, where an agent opening documents uniformly at random would lie."""
     fig, ax = new_figure(width=6.8, height=5.2)
-    names = [m["model"] for m in models]
-    drawn = [p for p in points if p["coverage"] is not None and p["signal_recall"] is not None]
-    high = max([0.05] + [max(p["coverage"], p["signal_recall"]) for p in drawn])
+    names = [m.model for m in models]
+    drawn = [p for p in points if p.coverage is not None and p.signal_recall is not None]
+    high = max([0.05] + [max(p.coverage, p.signal_recall) for p in drawn])  # type: ignore[type-var]
     limit = min(1.0, high * 1.1)
     ax.plot([0, limit], [0, limit], color=MUTED, linestyle="--", linewidth=1, label="uniform retrieval (y = x)",
             zorder=1)  # fmt: skip
     for index, name in enumerate(names):
-        mine = [p for p in drawn if p["model"] == name]
+        mine = [p for p in drawn if p.model == name]
         if not mine:
             continue
-        xs = [p["coverage"] for p in mine]
-        ys = [p["signal_recall"] for p in mine]
+        xs = [p.coverage for p in mine]
+        ys = [p.signal_recall for p in mine]
         ax.scatter(xs, ys, s=14, color=_color(index), alpha=0.35, linewidth=0, zorder=2)
         ax.scatter([float(np.mean(xs))], [float(np.mean(ys))], s=90, color=_color(index), edgecolor="white",
                    linewidth=1, zorder=3, label=f"{name} (n={len(mine)})")  # fmt: skip
     ax.set_xlim(0, limit)
     ax.set_ylim(0, limit)
     ax.grid(axis="x", color="#e6e6e6", linewidth=0.8)
-    _style_axes(fig, "Investigative strategy", "Coverage (share of corpus touched)",
-                "Signal recall (merits + signal touched)", percent_x=True)  # fmt: skip
+    _style_axes(fig, "Investigative strategy", "Coverage (share of corpus opened)",
+                "Signal recall (merits + signal opened)", percent_x=True)  # fmt: skip
     if not drawn:
         ax.text(0.5, 0.5, "no data", transform=ax.transAxes, ha="center", va="center", color=MUTED, fontsize=11)
     return fig
 
 
-def ablation_chart(models: list[dict], baselines: dict) -> Figure:
+def ablation_chart(models: list[ModelSummary], baselines: Baselines) -> Figure:
     """Case solved by ablation level, one line per model with 95% intervals, baselines as reference lines."""
-    levels = sorted({level for m in models for level in m["by_ablation"]}, key=ablation_sort_key)
+    levels = sorted({level for m in models for level in m.by_ablation}, key=ablation_sort_key)
     fig, ax = new_figure(width=max(6.5, 2.5 + 1.1 * len(levels)))
     xs = np.arange(len(levels), dtype=float)
     for index, model in enumerate(models):
-        cells = [model["by_ablation"].get(level) for level in levels]
-        values = [c["case_solved"] if c else None for c in cells]
-        cis = [c["case_solved_ci"] if c else None for c in cells]
+        cells = [model.by_ablation.get(level) for level in levels]
+        values = [c.case_solved if c else None for c in cells]
+        cis = [c.case_solved_ci if c else None for c in cells]
         ys = np.array([np.nan if v is None else v for v in values])
         offset = (index - (len(models) - 1) / 2) * 0.04
         ax.errorbar(xs + offset, ys, yerr=_errors(values, cis), fmt="-o", color=_color(index), markersize=4,
-                    linewidth=1.6, elinewidth=0.9, capsize=2, label=model["model"], zorder=3)  # fmt: skip
+                    linewidth=1.6, elinewidth=0.9, capsize=2, label=model.model, zorder=3)  # fmt: skip
     _baseline_lines(ax, baselines, ("uniform_random", "believe_one"))
     ax.set_xticks(xs, levels)
     ax.set_xlim(-0.4, len(levels) - 0.6)
@@ -174,12 +186,12 @@ def _figure(title: str, build: Callable[[], Figure], caption: str) -> dict:
         return {"title": title, "uri": None, "caption": f"{caption} Not drawn: {exc}"}
 
 
-def figures(summary: dict, points: list[dict], *, dont_know_as_reject: bool = True) -> list[dict]:
+def figures(summary: ScoreSummary, points: list[CoveragePoint], *, dont_know_as_reject: bool = True) -> list[dict]:
     """The report's figures, each with a caption naming n and the estimator."""
-    models, baselines = summary["models"], summary["baselines"]
+    models, baselines = summary.models, summary.baselines
     correct = DEFINITIONS["reject_acc" if dont_know_as_reject else "reject_acc_strict"].split(": ", 1)[1]
-    n_text = "; ".join(f"{m['model']}: n={m['n_episodes']}" for m in models)
-    n_hyp = next(iter(baselines.values()))["n_hypotheses"] if baselines else 4
+    n_text = "; ".join(f"{m.model}: n={m.n_episodes}" for m in models)
+    n_hyp = next(iter(baselines.values())).n_hypotheses if baselines else 4
     result = [
         _figure(
             "Case solved per model (cf. Figure 4)",
@@ -202,15 +214,15 @@ def figures(summary: dict, points: list[dict], *, dont_know_as_reject: bool = Tr
                 "Coverage and signal recall (cf. Figure 7)",
                 lambda: strategy_chart(models, list(points)),
                 f"One small point per episode with a known corpus (n={len(points)}), one large marker per model "
-                "mean. Coverage: share of the corpus's documents touched by a tool call that ran (read, grep match, "
-                "shell mention); signal recall: share of the merits and signal documents touched. The dashed line "
+                "mean. Coverage: share of the corpus's documents opened (content shown by read or a shell cat, "
+                "head, sed, grep -C ...; listings and search hits do not count); signal recall: share of the merits "
+                "and signal documents opened. The dashed line "
                 "is uniform retrieval.",
             )
         )
-    levels = {level for m in models for level in m["by_ablation"]}
-    if len(levels) > 1:
+    if len(summary.levels()) > 1:
         counts = "; ".join(
-            f"{m['model']} {level}: n={cell['n_episodes']}" for m in models for level, cell in m["by_ablation"].items()
+            f"{m.model} {level}: n={cell.n_episodes}" for m in models for level, cell in m.by_ablation.items()
         )
         result.append(
             _figure(
@@ -225,33 +237,34 @@ def figures(summary: dict, points: list[dict], *, dont_know_as_reject: bool = Tr
 
 def write_investigation_report(
     path: Path,
-    summary: dict,
+    summary: ScoreSummary,
     *,
     runs: Sequence[str] = (),
-    points: Sequence[dict] = (),
-    role_rows: Sequence[dict] = (),
+    points: Sequence[CoveragePoint] = (),
+    role_rows: Sequence[RoleRecall] | None = None,
     notes: Sequence[str] = (),
-    settings: dict | None = None,
+    settings: ScoringSettings | None = None,
 ) -> None:
     """Write the report page to `path` (parent folders created). `summary` is `scoring.summarize`'s result,
-    `points` `scoring.coverage_points`, `role_rows` `scoring.role_recall_table`; `notes` are shown as caveats
-    (missing environments, left-out episodes); `settings` (seed, replicates, dont_know_as_reject) are printed
-    with the method. Raises OSError when the page cannot be written."""
-    settings = dict(settings or {})
-    strict = not settings.get("dont_know_as_reject", True)
+    `points` `scoring.coverage_points`; `role_rows` (default: the summary's `recall_by_role`) and `settings`
+    (default: the summary's; seed, replicates, dont_know_as_reject, printed with the method) override the
+    summary's; `notes` are shown as caveats (missing environments, left-out episodes). Raises OSError when the
+    page cannot be written."""
+    settings = settings or summary.settings
+    strict = settings is not None and not settings.dont_know_as_reject
     html = (
         _environment()
         .get_template("report.html.j2")
         .render(
             version=lexprobe.__version__,
             summary=summary,
-            models=summary["models"],
-            baselines=summary["baselines"],
+            models=summary.models,
+            baselines=summary.baselines,
             baseline_names=BASELINE_NAMES,
-            comparisons=summary["comparisons"],
-            levels=sorted({lv for m in summary["models"] for lv in m["by_ablation"]}, key=ablation_sort_key),
+            comparisons=summary.comparisons,
+            levels=summary.levels(),
             runs=list(runs),
-            role_rows=list(role_rows),
+            role_rows=list(summary.recall_by_role if role_rows is None else role_rows),
             notes=list(notes),
             settings=settings,
             definitions=DEFINITIONS | {"reject_acc": DEFINITIONS["reject_acc_strict" if strict else "reject_acc"]},

@@ -1,6 +1,7 @@
 """Factual QA over an environment's corpus (InvestigationWorlds, Appendix D.3).
 
-For each question of `questions.json`: the QA prompt with the same tools and budgets as an investigation; the final
+For each question of `questions.json`: the QA prompt with the same tools as an investigation and its own budgets
+(`HarnessSettings`; the CLI's defaults are Appendix A's, `harness.QA_TOOL_BUDGET` / `QA_TURN_BUDGET`); the final
 answer is what follows the last `ANSWER:` in the model's final reply (no `ANSWER:` line: the answer is missing and
 the question is `incorrect`, with that reason). A judge model then gets the question, the reference answer,
 the model's answer and the rubric items, and returns one boolean per item as a JSON array. A reply that is not
@@ -25,7 +26,7 @@ from lexprobe.engine import Engine, EngineConfig, ResponseCache
 from lexprobe.investigation.corpus_view import CorpusView
 from lexprobe.investigation.environment import Question
 from lexprobe.investigation.episode import Episode, safe_name
-from lexprobe.investigation.harness import EpisodeFailed, EpisodeRunner, HarnessSettings, render_template
+from lexprobe.investigation.harness import EpisodeFailed, EpisodeRunner, HarnessSettings
 from lexprobe.investigation.run import QA_KIND, open_run_store, record_run, run_gated
 from lexprobe.models.types import Message
 
@@ -79,6 +80,7 @@ class QARunner(EpisodeRunner):
     """A tool-using answer to one question, then the rubric judge."""
 
     folder_name = QA_DIR
+    task = "qa"
 
     def __init__(self, engine: Engine, view: CorpusView, settings: HarnessSettings, question: Question, run_dir: Path,
                  judge: str) -> None:  # fmt: skip
@@ -96,9 +98,7 @@ class QARunner(EpisodeRunner):
 
     def task_prompt(self) -> str:
         """The QA prompt: the question, the tools, the ANSWER: terminator."""
-        return render_template("qa.j2", case_type=self.view.environment.case.category or "civil",
-                               question=self.question.question, tool_budget=self.settings.tool_budget,
-                               tool_names=", ".join(self.toolbox.names))  # fmt: skip
+        return self.settings.prompts.render("qa.j2", question=self.question.question, **self.prompt_context())
 
     async def finish(self, final_reply: str) -> None:
         """Read the answer and ask the judge for the rubric."""
@@ -106,10 +106,13 @@ class QARunner(EpisodeRunner):
         record.answer = extract_answer(final_reply)
         if record.answer is None:
             record.label, record.score, record.reason = "incorrect", 0.0, "no 'ANSWER:' line in the final reply"
+            if self.episode.summary_truncated:
+                record.reason += " (the reply was cut by the output token cap)"
             return
         rubric = [item.text for item in self.question.rubric]
-        prompt = render_template("rubric_judge.j2", question=self.question.question, answer=self.question.answer,
-                                 response=record.answer, rubric=rubric)  # fmt: skip
+        prompt = self.settings.prompts.render("rubric_judge.j2", question=self.question.question,
+                                              answer=self.question.answer, response=record.answer,
+                                              rubric_items=rubric)  # fmt: skip
         reply = await self._ask(f"{self.episode.episode_id}|judge", [Message(role="user", content=prompt)],
                                 tools=False, model=self.judge)  # fmt: skip
         record.judge_reply = reply.text

@@ -12,8 +12,9 @@ from lexprobe.engine import Engine, EngineConfig, ResponseCache, RunStore
 from lexprobe.engine.interrupt import interrupted_message
 from lexprobe.errors import Interrupted
 from lexprobe.investigation.corpus_view import CorpusView
-from lexprobe.investigation.episode import Episode
-from lexprobe.investigation.harness import EpisodeRunner, HarnessSettings
+from lexprobe.investigation.episode import EPISODES_DIR, Episode, safe_name
+from lexprobe.investigation.harness import EpisodeRunner, HarnessSettings, episode_id
+from lexprobe.investigation.scoring.inputs import corpus_hash
 
 T = TypeVar("T")
 
@@ -67,17 +68,46 @@ async def run_investigations(
     store = open_run_store(run_dir, RUN_KIND, settings.model, "investigation_settings", settings.to_meta())
     try:
         views = [CorpusView.open(Path(env_dir)) for env_dir in env_dirs]
+        hashes = [corpus_hash(view.env_dir, view.environment) or "" for view in views]  # recorded in each episode
         record_run(store, RUN_KIND, settings.model, "investigation_settings", settings.to_meta())
     except BaseException:
         store.close()
         raise
     jobs = [
-        lambda engine, view=view, epoch=epoch: EpisodeRunner(engine, view, settings, epoch, run_dir).run()
-        for view in views
+        _episode_job(view, settings, epoch, run_dir, digest)
+        for view, digest in zip(views, hashes, strict=True)
         for epoch in range(settings.epochs)
     ]
     return await run_gated(store, cache, config, jobs, concurrency, on_episode, unit="episode(s)",
                            permanent_failures=permanent_failures)  # fmt: skip
+
+
+def _episode_job(
+    view: CorpusView, settings: HarnessSettings, epoch: int, run_dir: Path, digest: str
+) -> Callable[[Engine], Awaitable[Episode]]:
+    """The job of one episode: its id (`resumed_episode_id`) fixed now, the runner built when the job starts."""
+    name = resumed_episode_id(run_dir, view, settings.model, epoch)
+    return lambda engine: EpisodeRunner(engine, view, settings, epoch, run_dir, name, corpus_hash=digest).run()
+
+
+def resumed_episode_id(run_dir: Path, view: CorpusView, model: str, epoch: int) -> str:
+    """Return the id the episode of `view` x `model` x `epoch` runs under: `<case>|<level>|<model>|e<epoch>`, or the
+    level-free id of earlier lexprobe versions (`<case>|<model>|e<epoch>`) when the run directory already holds an
+    episode under that id recorded at this environment's level, so an old run resumes (its stored model replies
+    replay) instead of starting over beside it. An old episode of another level keeps its file; the new one gets
+    the new id."""
+    env = view.environment
+    new = episode_id(env.case.case_id, model, epoch, env.ablation)
+    old = episode_id(env.case.case_id, model, epoch)
+    path = Path(run_dir) / EPISODES_DIR / f"{safe_name(old)}.json"
+    if not path.is_file():
+        return new
+    try:
+        recorded = Episode.model_validate_json(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return new
+    same = recorded.episode_id == old and recorded.environment == env.case.case_id and recorded.model == model
+    return old if same and recorded.ablation == env.ablation else new
 
 
 async def run_gated(

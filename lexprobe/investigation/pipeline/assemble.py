@@ -317,7 +317,7 @@ def run_validator(env_dir: Path, corpus_text: Any = None) -> list[str] | None:
 @stage(
     "assemble",
     output=BuildReport,
-    settings=("ablation", "levels", "case_id", "category", "fictional", "seed"),
+    settings=("ablation", "levels", "case_id", "category", "fictional", "seed", "generator", "judge"),
     version=2,
 )
 def assemble(ctx: StageContext) -> BuildReport:
@@ -376,6 +376,8 @@ def case_info(ctx: StageContext, case: str, opinion: OpinionResult) -> CaseInfo:
         disposition=ruling.disposition,
         fictional=ctx.settings.fictional,
         source=str(ctx.record_dir),
+        generator=ctx.settings.generator,
+        judge=ctx.settings.judge_model,
     )
 
 

@@ -1,8 +1,12 @@
 """Scoring investigation episodes (InvestigationWorlds, Section 3.1 and 4): pure functions over `Episode` records.
 
 Modules: `metrics` (per-episode scores), `aggregates` (cluster bootstrap, paired differences), `baselines` (the
-exact naive policies), `coverage` (coverage, signal recall), `summary` (the whole summary). Rank correlation lives
-in `lexprobe.stats`.
+exact naive policies), `coverage` (coverage, signal recall), `analyses` (Section 4's complete outputs, shared
+cases, strategy correlation, generator robustness), `summary` (the whole summary), `schema` (the typed
+pydantic models of the summary: `ScoreSummary` and its parts, read by the CLI, `--json` and the HTML report),
+`levels` (Section 4.2: paired level differences, Figure 5; verdict transitions on the alternatives, Figure 6),
+`inputs` (run directories, environments, the corpus hash and the level / corpus checks of an episode). Rank
+correlation and the generic bootstrap primitives (resampling, percentile interval) live in `lexprobe.stats`.
 
 Definitions (h* = the court-adopted hypothesis; every other hypothesis, court-rejected or alternative, is a
 non-h* hypothesis whose true label is "do not believe"):
@@ -24,12 +28,17 @@ non-h* hypothesis whose true label is "do not believe"):
   case solved has a 95% percentile interval from a cluster bootstrap over environments (resample environments with
   replacement, each keeping all its episodes: epochs and, when pooled, ablation levels).
 - paired comparisons: the same environments on both sides, resampled together; the difference is b - a.
-- coverage (per episode): the share of the corpus's documents touched by a tool call that ran (not denied): a
-  `read` of the document, a `grep` that matched a line of it, a `shell` command or output naming it. `glob` lists
-  paths without touching documents. With `reads_only=True` only `read` counts (the paper's "opens").
+- coverage (per episode; Section 4.3, Figure 7): documents opened / corpus documents. A document is opened when a
+  tool call that ran (not denied) showed its content: a `read`, or a `shell` command printing it (cat, head, tail,
+  sed, awk, grep with context or on that one file, ...; `shell_reads.py`). Listing and searching (`glob`, the `grep`
+  tool, `ls`, `find`, `grep -l`, grep match lines) opens nothing. Episodes recorded before calls recorded `opened`
+  count their `read` calls only. With `reads_only=True` only `read` calls open documents. (Before issue 15 coverage
+  counted every document "touched", listed and matched ones included, which inflated it.)
 - signal recall (per episode): the share of the documents with a role in `SIGNAL_ROLES` (merits and signal: "merits
-  evidence and h*-supporting signal documents", Section 4.3) that were touched; recall by role is the same share
+  evidence and h*-supporting signal documents", Section 4.3) that were opened; recall by role is the same share
   for each role alone (None where the corpus has no document of that role).
+- seen share (per episode): documents seen in search results (listed, globbed, grep-matched, named in shell output;
+  opened too or not) / corpus documents. A separate measure of search exposure, never part of coverage.
 - usage: tool calls are the calls that ran (refused and failed ones included, denied ones not); denied calls are
   counted apart. Cost is summed over episodes whose cost is known (`cost_usd` None means unknown).
 """
@@ -42,6 +51,18 @@ from lexprobe.investigation.scoring.aggregates import (
     aggregate,
     cluster_bootstrap_ci,
     paired_bootstrap,
+)
+from lexprobe.investigation.scoring.analyses import (
+    analyze,
+    believe_adopted_and_other,
+    complete_output,
+    complete_outputs,
+    completeness,
+    generator_robustness,
+    point_biserial,
+    shared_cases,
+    shared_complete_cases,
+    strategy_correlations,
 )
 from lexprobe.investigation.scoring.baselines import (
     Baseline,
@@ -58,9 +79,13 @@ from lexprobe.investigation.scoring.coverage import (
     coverage,
     coverage_points,
     document_roles,
+    episode_documents,
+    opened_documents,
     role_recall_table,
+    seen_documents,
     touched_documents,
 )
+from lexprobe.investigation.scoring.levels import level_differences, level_transitions, verdict_transitions
 from lexprobe.investigation.scoring.metrics import (
     ADOPTED,
     DEFINITIONS,
@@ -73,12 +98,41 @@ from lexprobe.investigation.scoring.metrics import (
     score_episode,
     score_verdicts,
 )
+from lexprobe.investigation.scoring.schema import (
+    Analyses,
+    BaselineSummary,
+    Comparison,
+    Completeness,
+    CostSummary,
+    CoveragePoint,
+    GeneratorModelPair,
+    GeneratorPair,
+    GeneratorRate,
+    GeneratorRobustness,
+    GroupSummary,
+    MetricDifference,
+    ModelSummary,
+    RoleRecall,
+    ScoreSummary,
+    ScoringSettings,
+    SharedCases,
+    StrategyCorrelation,
+    TokenCount,
+    TokenSummary,
+    ToolCallSummary,
+    Usage,
+    VerdictCounts,
+    VerdictTransitions,
+    WallTime,
+)
 from lexprobe.investigation.scoring.summary import (
     Environments,
-    Usage,
     ablation_sort_key,
+    baseline_summaries,
     comparisons,
+    group_summary,
     modal_hypothesis_count,
+    model_summaries,
     summarize,
     usage,
 )
@@ -92,36 +146,79 @@ __all__ = [
     "SIGNAL_ROLES",
     "UNSPECIFIED",
     "Aggregate",
+    "Analyses",
     "Baseline",
+    "BaselineSummary",
+    "Comparison",
+    "Completeness",
+    "CostSummary",
     "Coverage",
+    "CoveragePoint",
     "Documents",
     "Environments",
     "EpisodeScore",
+    "GeneratorModelPair",
+    "GeneratorPair",
+    "GeneratorRate",
+    "GeneratorRobustness",
+    "GroupSummary",
+    "MetricDifference",
+    "ModelSummary",
     "PairedDifference",
+    "RoleRecall",
+    "ScoreSummary",
+    "ScoringSettings",
+    "SharedCases",
+    "StrategyCorrelation",
+    "TokenCount",
+    "TokenSummary",
+    "ToolCallSummary",
     "Usage",
+    "VerdictCounts",
+    "VerdictTransitions",
+    "WallTime",
     "ablation_sort_key",
     "aggregate",
     "always_reject_baseline",
+    "analyze",
     "average_ranks",
+    "baseline_summaries",
     "baselines",
+    "believe_adopted_and_other",
     "believe_one_baseline",
     "case_solved",
     "class_accuracies",
     "cluster_bootstrap_ci",
     "comparisons",
     "complete_episodes",
+    "complete_output",
+    "complete_outputs",
+    "completeness",
     "coverage",
     "coverage_points",
     "document_roles",
+    "episode_documents",
+    "generator_robustness",
+    "group_summary",
+    "level_differences",
+    "level_transitions",
     "modal_hypothesis_count",
+    "model_summaries",
+    "opened_documents",
     "paired_bootstrap",
+    "point_biserial",
     "ranking_correlation",
     "role_recall_table",
     "score_episode",
     "score_verdicts",
+    "seen_documents",
+    "shared_cases",
+    "shared_complete_cases",
     "spearman",
+    "strategy_correlations",
     "summarize",
     "touched_documents",
     "uniform_random_baseline",
     "usage",
+    "verdict_transitions",
 ]

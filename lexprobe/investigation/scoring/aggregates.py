@@ -1,4 +1,6 @@
-"""Aggregates over episodes with cluster-bootstrap intervals (resampling environments), and paired differences."""
+"""Aggregates over episodes with cluster-bootstrap intervals (resampling environments), and paired differences.
+The investigation-specific parts (the per-environment sums, the metrics as ratios of sums) are here; the generic
+resampling and percentile interval are `lexprobe.stats`'s."""
 
 from __future__ import annotations
 
@@ -9,11 +11,19 @@ from dataclasses import dataclass
 import numpy as np
 
 from lexprobe.investigation.scoring.metrics import METRICS, EpisodeScore
+from lexprobe.stats import (
+    cluster_bootstrap_totals,
+    cluster_sums,
+    paired_cluster_bootstrap_totals,
+    percentile_interval,
+    share_above_zero,
+)
 
 # --- aggregates and the cluster bootstrap ---------------------------------------------------------------------
 
 # columns of the per-environment sums the aggregates and every bootstrap resample are computed from
 _N, _SOLVED, _BEL, _BEL_N, _REJ, _REJ_N, _VERDICTS, _COMMITTED, _COMMITTED_OK = range(9)
+_COLUMNS = 9
 
 
 def _row(score: EpisodeScore) -> list[float]:
@@ -32,14 +42,8 @@ def _row(score: EpisodeScore) -> list[float]:
 
 def _cluster_sums(scores: Sequence[EpisodeScore]) -> tuple[list[str], np.ndarray]:
     """Per environment (in first-seen order), the column sums of its episodes."""
-    keys: list[str] = []
-    sums: dict[str, np.ndarray] = {}
-    for score in scores:
-        if score.environment not in sums:
-            keys.append(score.environment)
-            sums[score.environment] = np.zeros(9)
-        sums[score.environment] += _row(score)
-    return keys, np.array([sums[key] for key in keys]).reshape(len(keys), 9)
+    keys, sums = cluster_sums([score.environment for score in scores], [_row(score) for score in scores])
+    return keys, sums.reshape(len(keys), _COLUMNS)
 
 
 def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
@@ -66,21 +70,6 @@ def _value(array: np.ndarray) -> float | None:
     return None if math.isnan(value) else value
 
 
-def _resample_counts(n_clusters: int, replicates: int, seed: int) -> np.ndarray:
-    """How often each environment is drawn in each resample: (replicates, n_clusters), seeded."""
-    rng = np.random.default_rng(seed)
-    return rng.multinomial(n_clusters, np.full(n_clusters, 1.0 / n_clusters), size=replicates).astype(float)
-
-
-def _interval(values: np.ndarray, level: float) -> tuple[float, float] | None:
-    finite = values[~np.isnan(values)]
-    if not len(finite):
-        return None
-    tail = (1 - level) / 2 * 100
-    low, high = np.percentile(finite, [tail, 100 - tail])
-    return float(low), float(high)
-
-
 def cluster_bootstrap_ci(
     scores: Sequence[EpisodeScore],
     metric: str = "case_solved",
@@ -96,8 +85,8 @@ def cluster_bootstrap_ci(
     keys, sums = _cluster_sums(scores)
     if len(keys) < 2 or replicates < 1:
         return None
-    totals = _resample_counts(len(keys), replicates, seed) @ sums
-    return _interval(_statistics(totals)[metric], level)
+    totals = cluster_bootstrap_totals(sums, replicates=replicates, seed=seed)
+    return percentile_interval(_statistics(totals)[metric], level)
 
 
 @dataclass(frozen=True)
@@ -169,13 +158,13 @@ def paired_bootstrap(
     index_a = {key: i for i, key in enumerate(keys_a)}
     index_b = {key: i for i, key in enumerate(keys_b)}
     shared = [key for key in keys_a if key in index_b]
-    rows_a = sums_a[[index_a[key] for key in shared]] if shared else np.zeros((0, 9))
-    rows_b = sums_b[[index_b[key] for key in shared]] if shared else np.zeros((0, 9))
+    rows_a = sums_a[[index_a[key] for key in shared]] if shared else np.zeros((0, _COLUMNS))
+    rows_b = sums_b[[index_b[key] for key in shared]] if shared else np.zeros((0, _COLUMNS))
     point_a, point_b = _statistics(rows_a.sum(axis=0)), _statistics(rows_b.sum(axis=0))
     resampled_a = resampled_b = None
     if len(shared) >= 2 and replicates >= 1:
-        counts = _resample_counts(len(shared), replicates, seed)
-        resampled_a, resampled_b = _statistics(counts @ rows_a), _statistics(counts @ rows_b)
+        totals_a, totals_b = paired_cluster_bootstrap_totals(rows_a, rows_b, replicates=replicates, seed=seed)
+        resampled_a, resampled_b = _statistics(totals_a), _statistics(totals_b)
     result = {}
     for metric in metrics:
         value_a, value_b = _value(point_a[metric]), _value(point_b[metric])
@@ -183,8 +172,6 @@ def paired_bootstrap(
         ci = share = None
         if resampled_a is not None and resampled_b is not None:
             deltas = resampled_b[metric] - resampled_a[metric]
-            ci = _interval(deltas, level)
-            finite = deltas[~np.isnan(deltas)]
-            share = float((finite > 0).mean()) if len(finite) else None
+            ci, share = percentile_interval(deltas, level), share_above_zero(deltas)
         result[metric] = PairedDifference(metric, value_a, value_b, difference, ci, share)
     return len(shared), result

@@ -1,4 +1,17 @@
-"""Document coverage and signal recall per episode (Section 4.3), per-episode points and recall by role."""
+"""Document coverage, signal recall and the seen-in-search share per episode (Section 4.3, Figure 7), per-episode
+points and recall by role.
+
+Coverage is the paper's "fraction of corpus the agent opens": documents OPENED (content shown to the agent: a
+`read`, a shell `cat`/`head`/`sed -n`/`grep -C ... FILE`, ...; see `tools.py` and `shell_reads.py`) over the
+corpus's documents. Signal recall and recall by role count opened documents too. Documents that a call only showed
+by name or by a matching line (`glob`, the `grep` tool, `ls`, `find`, `grep -l`) are "seen in search": the seen
+share is a separate measure (documents seen at least once, whether or not also opened, over the corpus's
+documents) and never enters coverage or recall.
+
+Episodes recorded before calls recorded `opened` (the field is None) fall back to their `read` calls: the document
+a `read` touched was opened; what other calls touched (grep matches, paths named by a shell command or its output)
+counts as seen, never as opened.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +19,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from lexprobe.investigation.environment import Environment
-from lexprobe.investigation.episode import Episode
+from lexprobe.investigation.episode import Episode, ToolCallRecord
 from lexprobe.investigation.scoring.metrics import UNSPECIFIED
+from lexprobe.investigation.scoring.schema import CoveragePoint, RoleRecall
 
 SIGNAL_ROLES = ("merits", "signal")
 ROLES = ("merits", "signal", "pro_alternative", "refuting", "noise", "chaff")
@@ -26,61 +40,98 @@ def document_roles(documents: Documents) -> dict[str, str]:
     return {str(key): str(value) for key, value in documents.items()}
 
 
-def touched_documents(episode: Episode, documents: Documents, *, reads_only: bool = False) -> set[str]:
-    """The ids of the corpus documents that the episode's tool calls touched (see the module docstring). A call
-    names a document by id (`doc_ids`) or, where the id is missing, by corpus path (`documents`); ids and paths
-    not in the corpus are left out."""
+def call_documents(call: ToolCallRecord) -> tuple[list[str], list[str]]:
+    """The corpus paths one call opened and those it only saw (see the module docstring for old records)."""
+    return call.opened_and_seen()
+
+
+def _ids(call: ToolCallRecord, paths: Sequence[str], roles: Mapping[str, str], by_path: Mapping[str, str]) -> set[str]:
+    """The document ids of paths a call named: its recorded id (`doc_ids` follow `documents`), else the id the
+    environment gives the path, else the path itself when it is an id; ids and paths not in the corpus are left
+    out."""
+    recorded = dict(zip(call.documents, call.doc_ids, strict=False))
+    found = set()
+    for path in paths:
+        for candidate in (recorded.get(path, ""), by_path.get(path, ""), path):
+            if candidate in roles:
+                found.add(candidate)
+                break
+    return found
+
+
+def episode_documents(episode: Episode, documents: Documents, *, reads_only: bool = False) -> tuple[set[str], set[str]]:
+    """The ids of the corpus documents the episode's calls that ran (not denied) opened, and those they saw in
+    search. With `reads_only`, only `read` calls open documents."""
     roles = document_roles(documents)
     by_path = {doc.path: doc.doc_id for doc in documents.documents} if isinstance(documents, Environment) else {}
-    touched: set[str] = set()
+    opened: set[str] = set()
+    seen: set[str] = set()
     for call in episode.tool_calls:
-        if call.denied or (reads_only and call.name != "read"):
+        if call.denied:
             continue
-        for index, path in enumerate(call.documents):
-            doc_id = call.doc_ids[index] if index < len(call.doc_ids) else ""
-            for candidate in (doc_id, by_path.get(path, ""), path):
-                if candidate in roles:
-                    touched.add(candidate)
-                    break
-        for doc_id in call.doc_ids[len(call.documents) :]:
-            if doc_id in roles:
-                touched.add(doc_id)
-    return touched
+        opened_paths, seen_paths = call_documents(call)
+        if reads_only and call.name != "read":
+            opened_paths = []
+        opened |= _ids(call, opened_paths, roles, by_path)
+        seen |= _ids(call, seen_paths, roles, by_path)
+    return opened, seen
+
+
+def opened_documents(episode: Episode, documents: Documents, *, reads_only: bool = False) -> set[str]:
+    """The ids of the corpus documents the episode opened (what coverage counts)."""
+    return episode_documents(episode, documents, reads_only=reads_only)[0]
+
+
+def seen_documents(episode: Episode, documents: Documents) -> set[str]:
+    """The ids of the corpus documents the episode saw in search results (whether or not it also opened them)."""
+    return episode_documents(episode, documents)[1]
+
+
+def touched_documents(episode: Episode, documents: Documents, *, reads_only: bool = False) -> set[str]:
+    """The ids of the documents opened or seen: NOT coverage (which counts opened documents only); kept for
+    callers that want every document an episode came across."""
+    opened, seen = episode_documents(episode, documents, reads_only=reads_only)
+    return opened | seen
 
 
 @dataclass(frozen=True)
 class Coverage:
-    """What share of a corpus one episode touched, overall and by role."""
+    """What share of a corpus one episode opened, overall and by role, and what share it saw in search."""
 
     n_documents: int
-    n_touched: int
-    coverage: float | None
-    signal_recall: float | None
+    n_opened: int
+    coverage: float | None  # opened / corpus documents
+    signal_recall: float | None  # opened merits and signal documents / merits and signal documents
+    n_seen: int = 0
+    seen_share: float | None = None  # seen in search (opened or not) / corpus documents
     documents_by_role: dict[str, int] = field(default_factory=dict)
-    touched_by_role: dict[str, int] = field(default_factory=dict)
+    opened_by_role: dict[str, int] = field(default_factory=dict)
     recall_by_role: dict[str, float | None] = field(default_factory=dict)
 
 
 def coverage(
     episode: Episode, documents: Documents, *, signal_roles: Sequence[str] = SIGNAL_ROLES, reads_only: bool = False
 ) -> Coverage:
-    """Coverage, signal recall and recall by role of one episode over its corpus (see the module docstring)."""
+    """Coverage, signal recall, recall by role and the seen share of one episode over its corpus (see the module
+    docstring)."""
     roles = document_roles(documents)
-    touched = touched_documents(episode, documents, reads_only=reads_only)
+    opened, seen = episode_documents(episode, documents, reads_only=reads_only)
     present = list(dict.fromkeys([*ROLES, *roles.values()]))
     documents_by_role = {role: sum(r == role for r in roles.values()) for role in present}
-    touched_by_role = {role: sum(roles[d] == role for d in touched) for role in present}
+    opened_by_role = {role: sum(roles[d] == role for d in opened) for role in present}
     signal_total = sum(documents_by_role.get(role, 0) for role in signal_roles)
-    signal_touched = sum(touched_by_role.get(role, 0) for role in signal_roles)
+    signal_opened = sum(opened_by_role.get(role, 0) for role in signal_roles)
     return Coverage(
         n_documents=len(roles),
-        n_touched=len(touched),
-        coverage=len(touched) / len(roles) if roles else None,
-        signal_recall=signal_touched / signal_total if signal_total else None,
+        n_opened=len(opened),
+        coverage=len(opened) / len(roles) if roles else None,
+        signal_recall=signal_opened / signal_total if signal_total else None,
+        n_seen=len(seen),
+        seen_share=len(seen) / len(roles) if roles else None,
         documents_by_role=documents_by_role,
-        touched_by_role=touched_by_role,
+        opened_by_role=opened_by_role,
         recall_by_role={
-            role: touched_by_role[role] / documents_by_role[role] if documents_by_role[role] else None
+            role: opened_by_role[role] / documents_by_role[role] if documents_by_role[role] else None
             for role in present
         },
     )
@@ -92,18 +143,19 @@ def mean_of(values: Iterable[float | None]) -> float | None:
     return sum(kept) / len(kept) if kept else None
 
 
-def coverage_points(episodes: Sequence[Episode], environments: Environments | None) -> list[dict]:
-    """One point per episode with a known corpus: model, episode id, ablation, coverage and signal recall."""
+def coverage_points(episodes: Sequence[Episode], environments: Environments | None) -> list[CoveragePoint]:
+    """One point per episode with a known corpus: model, episode id, ablation, coverage, signal recall and seen
+    share."""
     points = []
     for episode, cov in zip(episodes, episode_coverages(episodes, environments), strict=True):
         if cov is not None:
-            points.append({"model": episode.model, "episode_id": episode.episode_id,
-                           "ablation": episode.ablation or UNSPECIFIED, "coverage": cov.coverage,
-                           "signal_recall": cov.signal_recall})  # fmt: skip
+            points.append(CoveragePoint(model=episode.model, episode_id=episode.episode_id,
+                                        ablation=episode.ablation or UNSPECIFIED, coverage=cov.coverage,
+                                        signal_recall=cov.signal_recall, seen_share=cov.seen_share))  # fmt: skip
     return points
 
 
-def role_recall_table(episodes: Sequence[Episode], environments: Environments | None) -> list[dict]:
+def role_recall_table(episodes: Sequence[Episode], environments: Environments | None) -> list[RoleRecall]:
     """Per model and role: the mean per-episode recall of that role's documents (over the episodes whose corpus
     has the role), the mean number of such documents per corpus and the number of episodes averaged."""
     rows = []
@@ -115,13 +167,13 @@ def role_recall_table(episodes: Sequence[Episode], environments: Environments | 
             having = [c for c in mine if c.documents_by_role.get(role)]
             if not having:
                 continue
-            rows.append({
-                "model": model,
-                "role": role,
-                "episodes": len(having),
-                "documents_mean": sum(c.documents_by_role[role] for c in having) / len(having),
-                "recall": mean_of(c.recall_by_role[role] for c in having),
-            })  # fmt: skip
+            rows.append(RoleRecall(
+                model=model,
+                role=role,
+                episodes=len(having),
+                documents_mean=sum(c.documents_by_role[role] for c in having) / len(having),
+                recall=mean_of(c.recall_by_role[role] for c in having),
+            ))  # fmt: skip
     return rows
 
 

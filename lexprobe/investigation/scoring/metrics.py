@@ -21,8 +21,10 @@ DEFINITIONS = {
     "commit_rate": "share of verdicts that are believe or reject (not don't know, not unread), pooled",
     "committed_acc": "share of committed verdicts that are correct, pooled",
     "case_solved_ci": "95% percentile interval, cluster bootstrap over environments (epochs kept together)",
-    "coverage": "share of the corpus's documents touched by a tool call that ran (read, grep match, shell mention)",
-    "signal_recall": "share of merits and signal documents touched",
+    "coverage": "documents opened / corpus documents (Section 4.3): content shown by read or a shell cat, head, sed, "
+    "grep -C ...; listing and search results do not count",
+    "signal_recall": "share of merits and signal documents opened",
+    "seen_share": "documents seen in search results (glob, grep, ls, find; opened or not) / corpus documents",
     "comparison": "difference b - a on the environments both share; paired cluster bootstrap over environments",
 }
 

@@ -1,39 +1,41 @@
-"""The whole scoring summary: per model, per model x ablation level, comparisons, baselines and usage."""
+"""The whole scoring summary (`ScoreSummary`, typed in `schema`): per model, per model x ablation level,
+comparisons, baselines, usage and recall by role."""
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from lexprobe.investigation.episode import Episode
 from lexprobe.investigation.ladder import level_sort_key
-from lexprobe.investigation.scoring.aggregates import aggregate, paired_bootstrap
+from lexprobe.investigation.scoring.aggregates import PairedDifference, aggregate, paired_bootstrap
 from lexprobe.investigation.scoring.baselines import baselines
-from lexprobe.investigation.scoring.coverage import Coverage, Environments, episode_coverages, mean_of
+from lexprobe.investigation.scoring.coverage import (
+    Coverage,
+    Environments,
+    episode_coverages,
+    mean_of,
+    role_recall_table,
+)
+from lexprobe.investigation.scoring.levels import level_differences, level_transitions
 from lexprobe.investigation.scoring.metrics import EpisodeScore, score_episode
+from lexprobe.investigation.scoring.schema import (
+    BaselineSummary,
+    Comparison,
+    CostSummary,
+    GroupSummary,
+    MetricDifference,
+    ModelSummary,
+    ScoreSummary,
+    ScoringSettings,
+    TokenCount,
+    TokenSummary,
+    ToolCallSummary,
+    Usage,
+    WallTime,
+)
 
 # --- usage -----------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Usage:
-    """Cost, tokens, tool calls and time over a group of episodes: per-episode means and totals."""
-
-    n_episodes: int
-    cost_usd_mean: float | None
-    cost_usd_total: float | None
-    cost_unknown: int
-    input_tokens_mean: float | None
-    input_tokens_total: int
-    output_tokens_mean: float | None
-    output_tokens_total: int
-    tool_calls_mean: float | None
-    tool_calls_total: int
-    denied_mean: float | None
-    denied_total: int
-    wall_s_mean: float | None
-    wall_s_total: float
 
 
 def usage(episodes: Sequence[Episode]) -> Usage:
@@ -74,70 +76,75 @@ def _r(value: float | None, digits: int = 6) -> float | None:
     return None if value is None else round(value, digits)
 
 
-def _group_record(
+def _interval(ci: tuple[float, float] | None) -> tuple[float, float] | None:
+    return None if ci is None else (round(ci[0], 6), round(ci[1], 6))
+
+
+def group_summary(
     episodes: Sequence[Episode],
     scores: Sequence[EpisodeScore],
     coverages: Sequence[Coverage | None],
     *,
     replicates: int,
     seed: int,
-) -> dict:
+) -> GroupSummary:
+    """The scores of one group of episodes (`scores` and `coverages` aligned with `episodes`), rounded."""
     stats = aggregate(scores, replicates=replicates, seed=seed)
     used = usage(episodes)
-    return {
-        "n_episodes": stats.n_episodes,
-        "case_solved": _r(stats.case_solved),
-        "case_solved_ci": None if stats.case_solved_ci is None else [_r(v) for v in stats.case_solved_ci],
-        "believe_acc": _r(stats.believe_acc),
-        "reject_acc": _r(stats.reject_acc),
-        "worst_class_acc": _r(stats.worst_class_acc),
-        "commit_rate": _r(stats.commit_rate),
-        "committed_acc": _r(stats.committed_acc),
-        "coverage": _r(mean_of(c.coverage for c in coverages if c is not None)),
-        "signal_recall": _r(mean_of(c.signal_recall for c in coverages if c is not None)),
-        "cost_usd": {"mean": _r(used.cost_usd_mean), "total": _r(used.cost_usd_total), "unknown": used.cost_unknown},
-        "tokens": {
-            "input": {"mean": _r(used.input_tokens_mean, 2), "total": used.input_tokens_total},
-            "output": {"mean": _r(used.output_tokens_mean, 2), "total": used.output_tokens_total},
-        },
-        "tool_calls": {
-            "mean": _r(used.tool_calls_mean, 4),
-            "total": used.tool_calls_total,
-            "denied_mean": _r(used.denied_mean, 4),
-            "denied_total": used.denied_total,
-        },
-        "wall_s": {"mean": _r(used.wall_s_mean, 3), "total": _r(used.wall_s_total, 3)},
-    }
+    return GroupSummary(
+        n_episodes=stats.n_episodes,
+        case_solved=_r(stats.case_solved),
+        case_solved_ci=_interval(stats.case_solved_ci),
+        believe_acc=_r(stats.believe_acc),
+        reject_acc=_r(stats.reject_acc),
+        worst_class_acc=_r(stats.worst_class_acc),
+        commit_rate=_r(stats.commit_rate),
+        committed_acc=_r(stats.committed_acc),
+        coverage=_r(mean_of(c.coverage for c in coverages if c is not None)),
+        signal_recall=_r(mean_of(c.signal_recall for c in coverages if c is not None)),
+        seen_share=_r(mean_of(c.seen_share for c in coverages if c is not None)),
+        cost_usd=CostSummary(mean=_r(used.cost_usd_mean), total=_r(used.cost_usd_total), unknown=used.cost_unknown),
+        tokens=TokenSummary(
+            input=TokenCount(mean=_r(used.input_tokens_mean, 2), total=used.input_tokens_total),
+            output=TokenCount(mean=_r(used.output_tokens_mean, 2), total=used.output_tokens_total),
+        ),
+        tool_calls=ToolCallSummary(
+            mean=_r(used.tool_calls_mean, 4),
+            total=used.tool_calls_total,
+            denied_mean=_r(used.denied_mean, 4),
+            denied_total=used.denied_total,
+        ),
+        wall_s=WallTime(mean=_r(used.wall_s_mean, 3), total=round(used.wall_s_total, 3)),
+    )
 
 
-def _comparison_record(kind: str, a: str, b: str, model: str | None, n_shared: int, diffs: dict, counts) -> dict:
-    return {
-        "kind": kind,
-        "model": model,
-        "a": a,
-        "b": b,
-        "n_environments": n_shared,
-        "n_episodes_a": counts[0],
-        "n_episodes_b": counts[1],
-        **{
-            metric: {
-                "a": _r(d.a),
-                "b": _r(d.b),
-                "difference": _r(d.difference),
-                "ci": None if d.ci is None else [_r(v) for v in d.ci],
-                "share_above_zero": _r(d.share_above_zero),
-            }
-            for metric, d in diffs.items()
-        },
-    }
+def _difference(d: PairedDifference) -> MetricDifference:
+    return MetricDifference(a=_r(d.a), b=_r(d.b), difference=_r(d.difference), ci=_interval(d.ci),
+                            share_above_zero=_r(d.share_above_zero))  # fmt: skip
+
+
+def _comparison(
+    kind: str, pair: tuple[str, str], model: str | None, n_shared: int, diffs: dict[str, PairedDifference], counts
+) -> Comparison:
+    return Comparison(
+        kind=kind,
+        model=model,
+        a=pair[0],
+        b=pair[1],
+        n_environments=n_shared,
+        n_episodes_a=counts[0],
+        n_episodes_b=counts[1],
+        case_solved=_difference(diffs["case_solved"]),
+        worst_class_acc=_difference(diffs["worst_class_acc"]),
+    )
 
 
 def comparisons(
     scores: Sequence[EpisodeScore], *, replicates: int = 2000, seed: int = 0, level: float = 0.95
-) -> list[dict]:
+) -> list[Comparison]:
     """Paired comparisons: every pair of models (a listed before b) on the (environment, ablation level) units both
     ran, clustered by environment; and, per model, each ablation level against the one before it (a = the earlier
-    level, b = the later one; Figure 5's question), paired by environment."""
+    level, b = the later one; Figure 5's question), paired by environment (`levels.level_differences`)."""
     models = list(dict.fromkeys(s.model for s in scores))
     result = []
     for model_a, model_b in itertools.combinations(models, 2):
@@ -149,17 +156,8 @@ def comparisons(
         if not units:
             continue
         shared, diffs = paired_bootstrap(side_a, side_b, replicates=replicates, seed=seed, level=level)
-        result.append(_comparison_record("models", model_a, model_b, None, shared, diffs, (len(side_a), len(side_b))))
-    for model in models:
-        own = [s for s in scores if s.model == model]
-        levels = sorted({s.ablation for s in own}, key=ablation_sort_key)
-        for level_a, level_b in itertools.pairwise(levels):
-            side_a = [s for s in own if s.ablation == level_a]
-            side_b = [s for s in own if s.ablation == level_b]
-            shared, diffs = paired_bootstrap(side_a, side_b, replicates=replicates, seed=seed, level=level)
-            if shared:
-                result.append(_comparison_record("ablation", level_a, level_b, model, shared, diffs,
-                                                 (len(side_a), len(side_b))))  # fmt: skip
+        result.append(_comparison("models", (model_a, model_b), None, shared, diffs, (len(side_a), len(side_b))))
+    result.extend(level_differences(scores, replicates=replicates, seed=seed, level=level))  # Figure 5: one place
     return result
 
 
@@ -174,6 +172,39 @@ def modal_hypothesis_count(episodes: Sequence[Episode], default: int = 4) -> int
     return max(sorted(counts), key=lambda n: counts[n])
 
 
+def model_summaries(
+    episodes: Sequence[Episode],
+    scores: Sequence[EpisodeScore],
+    coverages: Sequence[Coverage | None],
+    *,
+    replicates: int,
+    seed: int,
+) -> list[ModelSummary]:
+    """Per model (in first-seen order): its scores over all its episodes and per ablation level."""
+    result = []
+    for model in dict.fromkeys(e.model for e in episodes):
+        index = [i for i, e in enumerate(episodes) if e.model == model]
+
+        def group(chosen: list[int]) -> GroupSummary:
+            return group_summary([episodes[i] for i in chosen], [scores[i] for i in chosen],
+                                 [coverages[i] for i in chosen], replicates=replicates, seed=seed)  # fmt: skip
+
+        levels = sorted({scores[i].ablation for i in index}, key=ablation_sort_key)
+        by_ablation = {lv: group([i for i in index if scores[i].ablation == lv]) for lv in levels}
+        result.append(ModelSummary(model=model, by_ablation=by_ablation, **dict(group(index))))
+    return result
+
+
+def baseline_summaries(n_hypotheses: int, *, dont_know_as_reject: bool = True) -> dict[str, BaselineSummary]:
+    """The exact naive baselines (Section 4.1) for `n_hypotheses`, rounded as the rest of the summary."""
+    return {
+        name: BaselineSummary(
+            **{key: _r(value) if isinstance(value, float) else value for key, value in b.to_dict().items()}
+        )
+        for name, b in baselines(n_hypotheses, dont_know_as_reject=dont_know_as_reject).items()
+    }
+
+
 def summarize(
     episodes: Sequence[Episode],
     environments: Environments | None = None,
@@ -182,38 +213,23 @@ def summarize(
     seed: int = 0,
     dont_know_as_reject: bool = True,
     n_hypotheses: int | None = None,
-) -> dict:
-    """The scoring summary of episodes, JSON-ready: per model (in first-seen order) and per model x ablation
-    level, the baselines for `n_hypotheses` (default: the most common count in the episodes), the paired
-    comparisons and the number of unparsed episodes. `environments` maps an episode's `env_dir` to its corpus
-    (an Environment or doc_id -> role); coverage and recall are None for episodes without one. Every episode
-    given is scored; leave out incomplete ones first (`complete_episodes`)."""
+) -> ScoreSummary:
+    """The scoring summary of episodes: per model (in first-seen order) and per model x ablation level, the
+    baselines for `n_hypotheses` (default: the most common count in the episodes), the paired comparisons, the
+    number of unparsed episodes and recall by document role. `environments` maps an episode's `env_dir` to its
+    corpus (an Environment or doc_id -> role); coverage and recall are None for episodes without one. Every
+    episode given is scored; leave out incomplete ones first (`complete_episodes`)."""
     scores = [score_episode(e, dont_know_as_reject=dont_know_as_reject) for e in episodes]
     coverages = episode_coverages(episodes, environments)
-    models = list(dict.fromkeys(e.model for e in episodes))
-    records = []
-    for model in models:
-        index = [i for i, e in enumerate(episodes) if e.model == model]
-        record = {"model": model} | _group_record(
-            [episodes[i] for i in index], [scores[i] for i in index], [coverages[i] for i in index],
-            replicates=replicates, seed=seed,
-        )  # fmt: skip
-        by_ablation = {}
-        for level in sorted({scores[i].ablation for i in index}, key=ablation_sort_key):
-            chosen = [i for i in index if scores[i].ablation == level]
-            by_ablation[level] = _group_record(
-                [episodes[i] for i in chosen], [scores[i] for i in chosen], [coverages[i] for i in chosen],
-                replicates=replicates, seed=seed,
-            )  # fmt: skip
-        record["by_ablation"] = by_ablation
-        records.append(record)
     n = n_hypotheses or modal_hypothesis_count(episodes)
-    return {
-        "models": records,
-        "baselines": {
-            name: {key: _r(value) if isinstance(value, float) else value for key, value in b.to_dict().items()}
-            for name, b in baselines(n, dont_know_as_reject=dont_know_as_reject).items()
-        },
-        "comparisons": comparisons(scores, replicates=replicates, seed=seed),
-        "unparsed": sum(score.unparsed for score in scores),
-    }
+    return ScoreSummary(
+        models=model_summaries(episodes, scores, coverages, replicates=replicates, seed=seed),
+        baselines=baseline_summaries(n, dont_know_as_reject=dont_know_as_reject),
+        comparisons=comparisons(scores, replicates=replicates, seed=seed),
+        unparsed=sum(score.unparsed for score in scores),
+        recall_by_role=role_recall_table(episodes, environments),
+        level_transitions=level_transitions(episodes),
+        settings=ScoringSettings(
+            replicates=replicates, seed=seed, dont_know_as_reject=dont_know_as_reject, n_hypotheses=n
+        ),
+    )

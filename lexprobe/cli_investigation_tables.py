@@ -1,0 +1,296 @@
+"""The terminal tables of `lexprobe investigation score`: one small function per table, each reading the typed
+`ScoreSummary` (lexprobe.investigation.scoring.schema) by attribute, so the terminal shows the numbers `--json`
+prints (shares as percentages with one decimal). Untrusted names (models, levels, roles) are escaped for rich.
+
+Adding a table: write `_print_<name>(console, summary)` next to the others and call it from `print_summary`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from lexprobe.cli_common import out
+from lexprobe.investigation.scoring.schema import Analyses, GroupSummary, RoleRecall, ScoreSummary, VerdictCounts
+
+
+def pct(value: float | None) -> str:
+    """A share as a percentage with one decimal ("33.3%"), "–" for None."""
+    return "–" if value is None else f"{100 * value:.1f}%"
+
+
+def ci_text(ci: Sequence[float] | None) -> str:
+    """An interval as "[20.0, 45.0]" percentage points, "–" for None."""
+    return "–" if not ci else f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
+
+
+def num(value: float | None, digits: int = 1) -> str:
+    """A number with thousands separators, "–" for None."""
+    return "–" if value is None else f"{value:,.{digits}f}"
+
+
+def _table(title: str, columns: Sequence[str], left: Sequence[str] = ("model",)) -> Table:
+    table = Table(title=title)
+    for column in columns:
+        table.add_column(column, justify="left" if column in left else "right")
+    return table
+
+
+def _verdict_cells(g: GroupSummary) -> list[str]:
+    return [
+        pct(g.case_solved),
+        ci_text(g.case_solved_ci),
+        pct(g.believe_acc),
+        pct(g.reject_acc),
+        pct(g.worst_class_acc),
+        pct(g.commit_rate),
+        pct(g.committed_acc),
+        pct(g.coverage),
+        pct(g.signal_recall),
+    ]
+
+
+def _print_scores(console: Console, summary: ScoreSummary) -> None:
+    table = _table(
+        "Investigation scores",
+        (
+            "model",
+            "n",
+            "case solved",
+            "95% CI",
+            "believe",
+            "don't believe",
+            "worst class",
+            "commit",
+            "committed acc",
+            "coverage",
+            "signal recall",
+        ),
+    )
+    for m in summary.models:
+        table.add_row(escape(m.model), str(m.n_episodes), *_verdict_cells(m))
+    for name, b in summary.baselines.items():
+        table.add_row(
+            f"[dim]baseline: {escape(name)}[/]",
+            "exact",
+            pct(b.case_solved),
+            "",
+            pct(b.believe_acc),
+            pct(b.reject_acc),
+            pct(b.worst_class_acc),
+            pct(b.commit_rate),
+            pct(b.committed_acc),
+            "",
+            "",
+        )
+    console.print(table)
+
+
+def _print_levels(console: Console, summary: ScoreSummary) -> None:
+    if len(summary.levels()) <= 1:
+        return
+    table = _table(
+        "By ablation level",
+        ("model", "level", "n", "case solved", "95% CI", "worst class", "coverage", "signal recall"),
+        left=("model", "level"),
+    )
+    for m in summary.models:
+        for level, c in m.by_ablation.items():
+            table.add_row(
+                escape(m.model),
+                escape(level),
+                str(c.n_episodes),
+                pct(c.case_solved),
+                ci_text(c.case_solved_ci),
+                pct(c.worst_class_acc),
+                pct(c.coverage),
+                pct(c.signal_recall),
+            )
+    console.print(table)
+
+
+def _print_usage(console: Console, summary: ScoreSummary) -> None:
+    table = _table(
+        "Usage per episode (mean; totals)",
+        ("model", "tool calls", "denied", "input tokens", "output tokens", "cost $", "cost total $", "wall s"),
+    )
+    for m in summary.models:
+        cost = m.cost_usd
+        unknown = f" ({cost.unknown} unknown)" if cost.unknown else ""
+        table.add_row(
+            escape(m.model),
+            num(m.tool_calls.mean),
+            num(m.tool_calls.denied_mean),
+            num(m.tokens.input.mean, 0),
+            num(m.tokens.output.mean, 0),
+            num(cost.mean, 4),
+            num(cost.total, 2) + unknown,
+            num(m.wall_s.mean),
+        )
+    console.print(table)
+
+
+def _print_comparisons(console: Console, summary: ScoreSummary) -> None:
+    if not summary.comparisons:
+        return
+    table = _table(
+        "Paired comparisons (b − a, bootstrap over shared environments; ablation rows: Figure 5)",
+        ("kind", "a", "b", "envs", "case solved", "95% CI", "> 0", "worst class", "95% CI ", "> 0 "),
+        left=("kind", "a", "b"),
+    )
+    for c in summary.comparisons:
+        kind = c.kind + (f": {c.model}" if c.model else "")
+        cs, wc = c.case_solved, c.worst_class_acc
+        table.add_row(
+            escape(kind),
+            escape(c.a),
+            escape(c.b),
+            str(c.n_environments),
+            pct(cs.difference),
+            ci_text(cs.ci),
+            pct(cs.share_above_zero),
+            pct(wc.difference),
+            ci_text(wc.ci),
+            pct(wc.share_above_zero),
+        )
+    console.print(table)
+
+
+_VERDICT_NAMES = {"believe": "believe", "reject": "don't believe", "dont_know": "don't know"}
+
+
+def _print_transitions(console: Console, summary: ScoreSummary) -> None:
+    """Figure 6: verdicts on the alternative hypotheses at level a (rows) against level b (columns), per table the
+    paired verdicts counted, those left out as unparsed, and believe at a and at b."""
+    if not summary.level_transitions:
+        return
+    table = _table(
+        "Verdicts on the alternatives, level a -> b (Figure 6; pairs with a parsed verdict at both levels)",
+        ("model", "a -> b", "pairs", "unparsed", "believe at a", "believe at b", "verdict at a",
+         *(f"-> {name}" for name in _VERDICT_NAMES.values())),
+        left=("model", "a -> b", "verdict at a"),
+    )  # fmt: skip
+    for t in summary.level_transitions:
+        for index, (verdict, name) in enumerate(_VERDICT_NAMES.items()):
+            first = index == 0
+            table.add_row(
+                escape(t.model) if first else "", escape(f"{t.a} -> {t.b}") if first else "",
+                str(t.n_pairs) if first else "", str(t.n_unparsed) if first else "",
+                f"{t.believe_a} ({pct(t.share_believe_a)})" if first else "",
+                f"{t.believe_b} ({pct(t.share_believe_b)})" if first else "",
+                name, *(str(t.counts[verdict][other]) for other in _VERDICT_NAMES),
+                end_section=index == len(_VERDICT_NAMES) - 1,
+            )  # fmt: skip
+    console.print(table)
+
+
+def _print_roles(console: Console, rows: Sequence[RoleRecall]) -> None:
+    if not rows:
+        return
+    table = _table(
+        "Recall by document role (mean share of the role's documents opened per episode)",
+        ("model", "role", "episodes", "documents", "recall"),
+        left=("model", "role"),
+    )
+    for row in rows:
+        table.add_row(escape(row.model), escape(row.role), str(row.episodes), num(row.documents_mean), pct(row.recall))
+    console.print(table)
+
+
+# --- the analyses of Section 4 (scoring/analyses.py) ----------------------------------------------------------
+
+
+def _interval(ci: Sequence[float] | None, digits: int = 2) -> str:
+    return "–" if not ci else f"[{ci[0]:.{digits}f}, {ci[1]:.{digits}f}]"
+
+
+def _print_completeness(console: Console, a: Analyses) -> None:
+    scored = "only complete outputs scored (--complete-only)" if a.complete_only else "every finished episode scored"
+    table = _table(f"Complete outputs (Section 4.1; {scored})", ("model", "episodes", "finished", "complete outputs"))
+    for row in a.completeness:
+        table.add_row(escape(row.model), str(row.n_episodes), str(row.n_finished),
+                      f"{row.n_complete} / {row.n_episodes}")  # fmt: skip
+    console.print(table)
+
+
+def _verdict_count_cells(v: VerdictCounts) -> list[str]:
+    return [str(v.n_episodes), f"{v.n_committed} / {v.n_verdicts} ({pct(v.commit_rate)})",
+            f"{v.n_committed_correct} / {v.n_committed} ({pct(v.committed_acc)})",
+            f"{v.n_solved} / {v.n_episodes} ({pct(v.case_solved)})", str(v.n_believe_adopted),
+            str(v.n_believe_adopted_and_other)]  # fmt: skip
+
+
+def _print_shared(console: Console, a: Analyses) -> None:
+    columns = ("model", "episodes", "committed", "committed correct", "solved", "believe h*", "h* + another")
+    shared = a.shared_cases
+    table = _table(f"On the {shared.n_cases} case(s) every model completed (Section 4.1)", columns)
+    for row in shared.per_model:
+        table.add_row(escape(row.model), *_verdict_count_cells(row))
+    console.print(table)
+    table = _table("Believing h* and an alternative (scored episodes)", columns)
+    for row in a.believe_adopted_and_other:
+        table.add_row(escape(row.model), *_verdict_count_cells(row))
+    console.print(table)
+
+
+def _print_strategy(console: Console, a: Analyses) -> None:
+    table = _table(
+        "Strategy vs case solved (Section 4.3; point-biserial r, 95% cluster-bootstrap CI over environments)",
+        ("model", "variable", "n", "envs", "r", "95% CI", "mean if solved", "mean if not"),
+        left=("model", "variable"),
+    )
+    for row in a.strategy:
+        table.add_row(escape(row.model), row.variable, str(row.n), str(row.n_environments), num(row.r, 2),
+                      _interval(row.ci), num(row.mean_solved, 3), num(row.mean_unsolved, 3))  # fmt: skip
+    console.print(table)
+
+
+def _print_generators(console: Console, a: Analyses) -> None:
+    g = a.generators
+    if g is None:
+        return
+    title = "Case solved by generator (Section 4.4" + (f"; {g.n_unrecorded} episode(s) without a generator)" if
+                                                       g.n_unrecorded else ")")  # fmt: skip
+    table = _table(title, ("generator", "model", "n", "cases", "case solved", "95% CI"), left=("generator", "model"))
+    for r in g.rates:
+        table.add_row(escape(r.generator), escape(r.model), str(r.n_episodes), str(r.n_cases), pct(r.case_solved),
+                      ci_text(r.case_solved_ci))  # fmt: skip
+    console.print(table)
+    for pair in g.pairs:
+        rho = num(pair.spearman_rho, 2)
+        table = _table(
+            f"{pair.a} vs {pair.b} on the {pair.n_cases} case(s) both built: Spearman's rho {rho} "
+            f"over {pair.n_models} model(s) (b − a, paired bootstrap over cases)",
+            ("model", "a", "b", "b − a", "95% CI"),
+        )
+        for m in pair.models:
+            table.add_row(escape(m.model), pct(m.a), pct(m.b), pct(m.difference), ci_text(m.ci))
+        console.print(table)
+
+
+def _print_analyses(console: Console, summary: ScoreSummary) -> None:
+    """Section 4's analyses (docs/investigation.md, "Section 4 analyses"), when the summary carries them."""
+    if summary.analyses is None:
+        return
+    _print_completeness(console, summary.analyses)
+    _print_shared(console, summary.analyses)
+    _print_strategy(console, summary.analyses)
+    _print_generators(console, summary.analyses)
+
+
+def print_summary(summary: ScoreSummary, role_rows: Sequence[RoleRecall] | None = None) -> None:
+    """Rich tables of a `summarize` result on stdout; `role_rows` defaults to the summary's `recall_by_role`."""
+    # piped output gets room for the wide tables instead of rich's 80-column default
+    console = out if out.is_terminal else Console(width=max(out.width, 160))
+    _print_scores(console, summary)
+    _print_levels(console, summary)
+    _print_usage(console, summary)
+    _print_comparisons(console, summary)
+    _print_transitions(console, summary)
+    _print_roles(console, summary.recall_by_role if role_rows is None else role_rows)
+    _print_analyses(console, summary)
+    if summary.unparsed:
+        console.print(f"{summary.unparsed} episode(s) had no readable verdict (scored as not solved)", highlight=False)
