@@ -87,6 +87,8 @@ def _print_scores(console: Console, summary: ScoreSummary) -> None:
             "",
         )
     console.print(table)
+    seen = "; ".join(f"{escape(m.model)} {pct(m.seen_share)}" for m in summary.models)
+    console.print(f"seen in search (documents listed or matched, opened or not / corpus documents): {seen}")
 
 
 def _print_levels(console: Console, summary: ScoreSummary) -> None:

@@ -255,3 +255,27 @@ def test_score_reports_both_level_analyses(score_app: typer.Typer, levels_root: 
     assert terminal.exit_code == 0 and "Figure 6" in terminal.stdout and "Figure 5" in terminal.stdout
     html = page.read_text()
     assert "Verdicts on the alternatives between levels" in html and "cf. Figure 5" in html
+
+
+def test_factual_qa_of_every_level_shares_one_run_directory(levels_root: Path, tmp_path: Path) -> None:
+    """QA ids carry the level too (`<case>|<level>|<question>|<model>`), and each QA episode records its corpus hash,
+    so the questions of two levels of a case are answered side by side in one run directory."""
+    from lexprobe.engine import ResponseCache
+    from lexprobe.investigation.qa import load_qa_records, run_qa
+
+    agent = tmp_path / "agent.jsonl"
+    agent.write_text(json.dumps({"text": "From the documents.\nANSWER: 229 of 600 units failed."}) + "\n")
+    judge = tmp_path / "judge.jsonl"
+    judge.write_text(json.dumps({"text": "[true, false]"}) + "\n")
+    settings = HarnessSettings(model=f"scripted:{agent}", tool_budget=2, turn_budget=2)
+    config = EngineConfig(progress=False, max_retries=0, use_cache=False)
+    envs = [levels_root / "merits", levels_root / "pro_alternative"]
+    records = asyncio.run(run_qa(envs, settings, f"scripted:{judge}", tmp_path / "run", ResponseCache(), config))
+    ids = [r.qa_id for r in records]
+    assert len(ids) == len(set(ids)) and {i.split("|")[1] for i in ids} == {"merits", "+pro_alternative"}
+    hashes = {r.episode.ablation: r.episode.corpus_hash for r in records}
+    assert hashes == {
+        "merits": corpus_hash(levels_root / "merits"),
+        "+pro_alternative": corpus_hash(levels_root / "pro_alternative"),
+    }
+    assert len(load_qa_records(tmp_path / "run")) == len(records)

@@ -187,9 +187,10 @@ def test_html_and_terminal_show_the_json_numbers(score_app: typer.Typer, scored,
         verdicts += [_pct(m[key]) for key in ("believe_acc", "reject_acc", "worst_class_acc", "commit_rate")]
         verdicts += [_pct(m["committed_acc"])]
         assert verdict_rows[m["model"]] == [m["model"], str(m["n_episodes"]), *verdicts]
-        reach = [_pct(m["coverage"]), _pct(m["signal_recall"])]
-        assert [m["model"], *reach] == next(r[:3] for r in parser.rows if r[:1] == [m["model"]] and len(r) == 10)
-        assert [m["model"], str(m["n_episodes"]), *verdicts, *reach] in table_rows
+        reach = [_pct(m["coverage"]), _pct(m["signal_recall"]), _pct(m["seen_share"])]
+        assert [m["model"], *reach] == next(r[:4] for r in parser.rows if r[:1] == [m["model"]] and len(r) == 11)
+        assert [m["model"], str(m["n_episodes"]), *verdicts, *reach[:2]] in table_rows
+        assert f"{m['model']} {reach[2]}" in terminal.stdout
         for level, cell in m["by_ablation"].items():
             row = [m["model"], level, str(cell["n_episodes"]), _pct(cell["case_solved"]), _ci(cell["case_solved_ci"]),
                    _pct(cell["worst_class_acc"]), _pct(cell["coverage"]), _pct(cell["signal_recall"])]  # fmt: skip

@@ -28,6 +28,7 @@ from lexprobe.investigation.environment import Question
 from lexprobe.investigation.episode import Episode, safe_name
 from lexprobe.investigation.harness import EpisodeFailed, EpisodeRunner, HarnessSettings
 from lexprobe.investigation.run import QA_KIND, open_run_store, record_run, run_gated
+from lexprobe.investigation.scoring.inputs import corpus_hash
 from lexprobe.models.types import Message
 
 QA_DIR = "qa"
@@ -76,6 +77,13 @@ def parse_grades(reply: str, items: int) -> list[bool] | None:
     return None
 
 
+def qa_id(case_id: str, level: str, question_id: str, model: str) -> str:
+    """Return the id of one question answered by one model: `<case>|<level>|<question>|<model>` (the level as the
+    environment records it, so one run directory holds the QA of every level of a case; without a level, the
+    `<case>|<question>|<model>` of earlier versions)."""
+    return f"{case_id}|{level}|{question_id}|{model}" if level else f"{case_id}|{question_id}|{model}"
+
+
 class QARunner(EpisodeRunner):
     """A tool-using answer to one question, then the rubric judge."""
 
@@ -83,9 +91,10 @@ class QARunner(EpisodeRunner):
     task = "qa"
 
     def __init__(self, engine: Engine, view: CorpusView, settings: HarnessSettings, question: Question, run_dir: Path,
-                 judge: str) -> None:  # fmt: skip
+                 judge: str, corpus_hash: str = "") -> None:  # fmt: skip
         case_id = view.environment.case.case_id
-        super().__init__(engine, view, settings, 0, run_dir, f"{case_id}|{question.question_id}|{settings.model}")
+        super().__init__(engine, view, settings, 0, run_dir, qa_id(case_id, view.environment.ablation,
+                         question.question_id, settings.model), corpus_hash=corpus_hash)  # fmt: skip
         self.question, self.judge = question, judge
         self.record = QARecord(
             qa_id=self.episode.episode_id,
@@ -158,15 +167,16 @@ async def run_qa(
     store = open_run_store(Path(run_dir), QA_KIND, settings.model, "qa_settings", meta)
     try:
         views = [CorpusView.open(Path(env_dir)) for env_dir in env_dirs]
+        hashes = [corpus_hash(view.env_dir, view.environment) or "" for view in views]  # recorded in each episode
         record_run(store, QA_KIND, settings.model, "qa_settings", meta)
     except BaseException:
         store.close()
         raise
     jobs = [
-        lambda engine, view=view, question=question: QARunner(
-            engine, view, settings, question, run_dir, judge
+        lambda engine, view=view, question=question, digest=digest: QARunner(
+            engine, view, settings, question, run_dir, judge, digest
         ).run_question()
-        for view in views
+        for view, digest in zip(views, hashes, strict=True)
         for question in view.questions.questions
     ]
     return await run_gated(store, cache, config, jobs, concurrency, on_record, unit="question(s)",
