@@ -187,7 +187,7 @@ def _print_transcript(episode: Episode) -> None:
             touched = _documents_note(record) if record and not record.denied else ""
             denied = " [denied: budget spent]" if record and record.denied else ""
             line = f"call {call.get('name')}({json.dumps(call.get('arguments', {}))}){denied}{touched}"
-            out.print(Text(safe_text(line), style="yellow"), highlight=False)
+            out.print(Text(safe_text(line), style="yellow"), highlight=False, soft_wrap=True)
     table = Table(title="verdicts")
     for column in ("label", "hypothesis", "kind", "verdict", "reason"):
         table.add_column(column)
