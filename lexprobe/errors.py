@@ -1,6 +1,6 @@
 """The one error model of lexprobe: every *expected* failure is a `LexprobeError` that carries its exit code.
 
-The command line has a single handler (`lexprobe.cli_common.LexprobeGroup`) that prints such an error as one line
+The command line has a single handler (`lexprobe.cli.handler.LexprobeGroup`) that prints such an error as one line
 on stderr and exits with its code. Anything that is not a `LexprobeError` is a bug and keeps its traceback.
 
 Exit codes: 0 success; 1 the work ran but some requests are still pending (rerun to resume); 2 bad input,
@@ -28,6 +28,10 @@ class LexprobeError(Exception):
 
 class BadInputError(LexprobeError, ValueError):
     """Malformed input file, argument or environment (exit 2)."""
+
+
+class InputNotFoundError(LexprobeError, FileNotFoundError):
+    """A named input file or directory does not exist (exit 2); still a `FileNotFoundError` for library callers."""
 
 
 class StoreError(LexprobeError):

@@ -16,15 +16,8 @@ from lexprobe.caselaw.judges import load_justices
 from lexprobe.hallucination.calibration import Confidence, agrees, confidence, is_calibrated
 from lexprobe.hallucination.items import Item
 from lexprobe.hallucination.labels import Score
-from lexprobe.hallucination.profile_stats import (
-    breakdowns,
-    calibration_curves,
-    calibration_rows,
-    era_of,
-    justice_bias,
-    prominence_decile,
-    rate_rows,
-)
+from lexprobe.hallucination.profile_calibration import calibration_curves, calibration_rows
+from lexprobe.hallucination.profile_stats import breakdowns, era_of, justice_bias, prominence_decile, rate_rows
 from lexprobe.hallucination.results import Unit
 from lexprobe.hallucination.scorers import ScoringContext
 from lexprobe.stats import expected_calibration_error

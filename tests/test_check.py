@@ -24,14 +24,15 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+from lexprobe.caselaw.case_names import name_score
 from lexprobe.caselaw.paths import data_root
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.check import CitationVerdict, check_text, extract_citations
-from lexprobe.check.extract import mask_line_numbers
-from lexprobe.check.names import name_score
+from lexprobe.check.layout import mask_line_numbers
 from lexprobe.check.online import refine_online
 from lexprobe.check.verify import reference_for, verify_citations
-from lexprobe.cli_check import register
+from lexprobe.cli.check import register
+from lexprobe.cli.handler import LexprobeGroup
 from lexprobe.documents.extract import extract_text
 from lexprobe.reporting.browser import find_chromium, render_page
 
@@ -40,7 +41,7 @@ OPINIONS = data_root() / "opinions" / "scotus" / "text"
 MEMORANDUM = SJ / "gov.uscourts.cacd.657892.168.1_2.pdf"
 REPLY = SJ / "gov.uscourts.cacd.657892.198.1.pdf"
 
-app = typer.Typer()
+app = typer.Typer(cls=LexprobeGroup)
 register(app)
 
 

@@ -14,8 +14,8 @@ from lexprobe.caselaw.citations import (
     Citation,
     citation_key,
     citations_equal,
-    extract_citations,
     parse_citation,
+    parse_citations,
 )
 
 # ------------------------------------------------------------------------------------------------ parse_citation
@@ -195,7 +195,7 @@ def test_citations_equal(a: str, b: str, expected: bool) -> None:
     assert citations_equal(b, a) is expected
 
 
-# ------------------------------------------------------------------------------------------------ extract_citations
+# -------------------------------------------------------------------------------------------------- parse_citations
 
 
 @pytest.mark.parametrize(
@@ -232,8 +232,8 @@ def test_citations_equal(a: str, b: str, expected: bool) -> None:
         ("", []),
     ],
 )
-def test_extract_citations(text: str, expected: list[str]) -> None:
-    assert [cite.key for cite in extract_citations(text)] == expected
+def test_parse_citations(text: str, expected: list[str]) -> None:
+    assert [cite.key for cite in parse_citations(text)] == expected
 
 
 def test_nested_citation_is_dropped() -> None:

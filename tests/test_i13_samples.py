@@ -255,7 +255,7 @@ def test_a_separate_judge_is_not_self_judged(case_db_path: Path, tmp_path: Path)
 
 
 def test_design_paper_settings() -> None:
-    from lexprobe.cli_hallucination import design_settings
+    from lexprobe.hallucination.run import design_settings
 
     levels, styles, n, k, task_n = design_settings("paper", None, None, None, None)
     assert (levels, styles, n, k) == (["scotus", "coa", "district"], ["zero", "few"], 5000, 10)

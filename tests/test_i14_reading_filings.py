@@ -19,14 +19,9 @@ from reportlab.pdfgen import canvas
 from test_investigation_pipeline import CAPTION, SMALL, FakeLLM, canned_answers, quiet, write_record
 
 from lexprobe.investigation.pipeline import run_build
-from lexprobe.investigation.pipeline.facts import (
-    GroundFactDraft,
-    ResponsePartDraft,
-    StatementPartDraft,
-    merge_slices,
-    merge_souf,
-)
+from lexprobe.investigation.pipeline.facts import GroundFactDraft, merge_slices
 from lexprobe.investigation.pipeline.llm import LLMCall
+from lexprobe.investigation.pipeline.souf import ResponsePartDraft, StatementPartDraft, merge_souf
 
 FILLER = (
     "Counsel's index of the declarations, deposition excerpts and business records filed with this statement, "
@@ -338,7 +333,7 @@ def test_every_page_of_a_long_exhibit_is_read_and_late_mentions_are_kept(tmp_pat
 
 @pytest.mark.parametrize("cap", [None, 5_000])
 def test_build_report_shows_characters_read_per_source(tmp_path: Path, cap: int | None, capsys: Any) -> None:
-    from lexprobe.cli_investigation_build import _print
+    from lexprobe.cli.investigation_build import _print
 
     record = write_record(tmp_path / "record")
     (record / "exhibit_4_dock_log.txt").write_text(LONG_EXHIBIT, encoding="utf-8")

@@ -29,7 +29,8 @@ from test_investigation_pipeline import (
 )
 from typer.testing import CliRunner
 
-from lexprobe.cli_investigation_build import register
+from lexprobe.cli.handler import LexprobeGroup
+from lexprobe.cli.investigation_build import register
 from lexprobe.investigation.environment import load_environment
 from lexprobe.investigation.pipeline import BuildSettings, run_build
 from lexprobe.investigation.pipeline.context import RENDERED_DIR, SIZE_PRESETS, STAGES_DIR
@@ -87,7 +88,7 @@ def test_size_presets_and_explicit_counts() -> None:
 
 
 def cli() -> typer.Typer:
-    app = typer.Typer()
+    app = typer.Typer(cls=LexprobeGroup)
     register(app)
 
     @app.command("noop")

@@ -14,7 +14,8 @@ import typer
 from test_investigation_pipeline import SMALL, FakeLLM, canned_answers, quiet, write_record
 from typer.testing import CliRunner
 
-from lexprobe.cli_investigation_score import register
+from lexprobe.cli.handler import LexprobeGroup
+from lexprobe.cli.investigation_score import register
 from lexprobe.engine import EngineConfig, ResponseCache
 from lexprobe.investigation.environment import (
     ENVIRONMENT_FILE,
@@ -361,7 +362,7 @@ def test_cli_complete_only_scores_complete_outputs_and_always_counts_them(tmp_pa
     full = agent_script(tmp_path / "full.jsonl", ["A", "B", "B", "C"])
     partial = agent_script(tmp_path / "partial.jsonl", ["A", "B", "B"])  # no verdict on H4
     runs = [str(run_scripted(env, model, tmp_path / name)) for model, name in ((full, "full"), (partial, "partial"))]
-    app = typer.Typer()
+    app = typer.Typer(cls=LexprobeGroup)
     register(app)
     app.command("noop")(lambda: None)
     base = ["score", *runs, "--json", "--bootstrap", "0", "--env-root", str(tmp_path / "envs")]

@@ -126,10 +126,10 @@ def test_read_cat_head_sed_grep_context_and_a_pipeline_open_documents(sample_env
 
 @needs_bwrap
 def test_show_marks_opened_and_seen(sample_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import lexprobe.cli_common
-    from lexprobe.cli_investigation import investigation_app
+    import lexprobe.cli.output
+    from lexprobe.cli.investigation import investigation_app
 
-    monkeypatch.setattr(lexprobe.cli_common.out, "width", 80)  # a narrow console: call lines must still not wrap
+    monkeypatch.setattr(lexprobe.cli.output.out, "width", 80)  # a narrow console: call lines must still not wrap
     episode = play(sample_env, tmp_path, [call("shell", command="cat DOC-0008.txt"), call("glob", pattern="*.txt")])
     result = CliRunner().invoke(
         investigation_app, ["show", str(tmp_path / "run"), episode.episode_id], env={"COLUMNS": "400"}

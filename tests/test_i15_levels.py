@@ -12,6 +12,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+from lexprobe.cli.handler import LexprobeGroup
 from lexprobe.engine import EngineConfig, RunStore
 from lexprobe.investigation.corpus_view import CorpusView
 from lexprobe.investigation.episode import Episode, HypothesisVerdict, load_episodes
@@ -63,9 +64,9 @@ def sent(run_dir: Path) -> int:
 
 @pytest.fixture
 def score_app() -> typer.Typer:
-    from lexprobe.cli_investigation_score import register
+    from lexprobe.cli.investigation_score import register
 
-    app = typer.Typer()
+    app = typer.Typer(cls=LexprobeGroup)
     register(app)
 
     @app.command("noop")

@@ -14,7 +14,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from lexprobe.cli_investigation import investigation_app
+from lexprobe.cli.investigation import investigation_app
 from lexprobe.engine import EngineConfig, ResponseCache, RunStore
 from lexprobe.engine.store import RunConflictError
 from lexprobe.investigation.environment import load_environment

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from lexprobe.cli_investigation import investigation_app
+from lexprobe.cli.investigation import investigation_app
 from lexprobe.engine import EngineConfig
 from lexprobe.investigation.harness import HarnessSettings
 from lexprobe.investigation.qa import run_qa

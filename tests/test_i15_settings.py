@@ -213,7 +213,7 @@ async def test_summary_cut_by_the_token_cap_is_recorded(spec, provider, sample_e
 
 
 def test_show_reports_a_truncated_summary_and_old_episodes_load(sample_env, tmp_path) -> None:
-    from lexprobe.cli_investigation import investigation_app
+    from lexprobe.cli.investigation import investigation_app
 
     base = {"episode_id": "c|m|e0", "environment": "c", "env_dir": str(sample_env), "model": "m", "seed": 0,
             "tool_budget": 30, "turn_budget": 25, "status": "complete"}  # fmt: skip
@@ -244,7 +244,7 @@ def test_unset_temperature_is_sampled_and_keeps_epochs_apart() -> None:
 
 
 def test_cli_run_records_unset_settings(sample_env, tmp_path) -> None:
-    from lexprobe.cli_investigation import investigation_app
+    from lexprobe.cli.investigation import investigation_app
 
     script = tmp_path / "agent.jsonl"
     script.write_text(json.dumps({"text": "Summary."}) + "\n" + json.dumps({"when": "H1", "text": VERDICTS}) + "\n")

@@ -16,7 +16,8 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from lexprobe.cli_investigation_score import register
+from lexprobe.cli.handler import LexprobeGroup
+from lexprobe.cli.investigation_score import register
 from lexprobe.engine import EngineConfig, ResponseCache
 from lexprobe.hallucination.html_report import investigation_rows
 from lexprobe.investigation.environment import load_environment
@@ -94,7 +95,7 @@ def scored(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Path], list[E
 
 @pytest.fixture
 def score_app() -> typer.Typer:
-    app = typer.Typer()
+    app = typer.Typer(cls=LexprobeGroup)
     register(app)
 
     @app.command("noop")

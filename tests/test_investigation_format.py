@@ -13,7 +13,7 @@ import openpyxl
 import pytest
 from typer.testing import CliRunner
 
-from lexprobe.cli_investigation import investigation_app
+from lexprobe.cli.investigation import investigation_app
 from lexprobe.investigation.environment import (
     CaseInfo,
     Document,

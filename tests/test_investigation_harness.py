@@ -182,7 +182,7 @@ def test_killed_cli_run_resumes_at_the_last_step(sample_env: Path, tmp_path: Pat
 def test_show_refuses_a_missing_run_directory(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
-    from lexprobe.cli_investigation import investigation_app
+    from lexprobe.cli.investigation import investigation_app
 
     result = CliRunner().invoke(investigation_app, ["show", str(tmp_path / "nope")])
     assert result.exit_code == 2 and "is not a directory" in result.output

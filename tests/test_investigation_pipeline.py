@@ -23,7 +23,8 @@ import typer
 from typer.testing import CliRunner
 
 from lexprobe.caselaw.paths import data_root
-from lexprobe.cli_investigation_build import register
+from lexprobe.cli.handler import LexprobeGroup
+from lexprobe.cli.investigation_build import register
 from lexprobe.engine import EngineConfig, ResponseCache, RunStore
 from lexprobe.investigation.environment import Document, Role, load_environment
 from lexprobe.investigation.ladder import select as select_documents
@@ -786,7 +787,7 @@ def test_rules_table_on_short_texts() -> None:
 
 
 def cli() -> typer.Typer:
-    app = typer.Typer()
+    app = typer.Typer(cls=LexprobeGroup)
     register(app)
 
     @app.command("noop")

@@ -243,7 +243,7 @@ def test_validator_reports_no_errors(built: dict[str, Path], level: str):
 def test_cli_builds_and_refuses_to_overwrite(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
-    from lexprobe.cli_investigation import investigation_app
+    from lexprobe.cli.investigation import investigation_app
 
     runner = CliRunner()
     out = tmp_path / "env"

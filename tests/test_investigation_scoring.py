@@ -13,7 +13,8 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from lexprobe.cli_investigation_score import register
+from lexprobe.cli.handler import LexprobeGroup
+from lexprobe.cli.investigation_score import register
 from lexprobe.investigation.environment import CaseInfo, Document, Environment, save_environment
 from lexprobe.investigation.episode import Episode, HypothesisVerdict, ToolCallRecord
 from lexprobe.investigation.investigation_report import write_investigation_report
@@ -447,7 +448,7 @@ MODEL_KEYS = {"model", "n_episodes", "case_solved", "case_solved_ci", "believe_a
 
 @pytest.fixture
 def score_app() -> typer.Typer:
-    app = typer.Typer()
+    app = typer.Typer(cls=LexprobeGroup)
     register(app)
 
     @app.command("noop")

@@ -10,7 +10,8 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from lexprobe.cli_labels import register
+from lexprobe.cli.handler import LexprobeGroup
+from lexprobe.cli.labels import register
 from lexprobe.engine.store import RunStore
 from lexprobe.hallucination.labelsheet import (
     SHEET_COLUMNS,
@@ -234,7 +235,7 @@ def test_sheets_from_another_export_are_refused(run_dir: Path, tmp_path: Path) -
 
 
 def cli() -> typer.Typer:
-    app = typer.Typer()
+    app = typer.Typer(cls=LexprobeGroup)
     register(app)
     return app
 

@@ -17,6 +17,7 @@ import pytest
 
 from lexprobe.caselaw.records import CaseRecord, LoadResult
 from lexprobe.caselaw.sources import cap, courtlistener_api, scdb_release
+from lexprobe.caselaw.sources.markup import markup_text
 
 FIXTURES = Path(__file__).parent / "fixtures" / "caselaw"
 CAP_FILE = FIXTURES / "cap_cases.jsonl"
@@ -353,8 +354,8 @@ def test_courtlistener_combined_is_majority_only_without_a_lead(tmp_path: Path) 
 
 def test_html_to_text_strips_markup() -> None:
     markup = "<div><p>One <i>two</i></p><script>alert(1)</script><p>three<br>four</p></div>"
-    assert courtlistener_api.html_to_text(markup) == "One two\nthree\nfour"
-    assert courtlistener_api.html_to_text("   ") == ""
+    assert markup_text(markup) == "One two\nthree\nfour"
+    assert markup_text("   ") == ""
 
 
 # --- SCDB release zips ----------------------------------------------------------------------------------------

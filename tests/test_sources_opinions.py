@@ -15,7 +15,7 @@ from lxml import etree
 
 from lexprobe.caselaw.paths import data_root
 from lexprobe.caselaw.records import LoadResult, OpinionRecord
-from lexprobe.caselaw.sources import opinions
+from lexprobe.caselaw.sources import markup, opinions
 
 REAL = data_root() / "opinions" / "scotus"
 SOURCE_TAG_WORDS = (
@@ -171,12 +171,12 @@ def test_real_files_take_both_markup_paths() -> None:
     def raw(name: str) -> bytes:
         return gzip.decompress((REAL / "raw_cited" / f"{name}.txt.gz").read_bytes())
 
-    assert opinions.is_cap_xml(raw("88061_020lead"))  # bare <opinion>
-    assert opinions.is_cap_xml(raw("102164_010combined"))  # <?xml ...?> then <opinion>
-    assert not opinions.is_cap_xml(raw("88924_010combined"))  # CourtListener <div>
-    assert not opinions.is_cap_xml(raw("100567_010combined"))  # Public.Resource.org <p class="case_cite">
-    assert opinions.cap_xml_to_text(raw("88061_020lead")).startswith("The CHIEF JUSTICE\n\ndelivered the opinion")
-    assert opinions.html_to_text(raw("88924_010combined")).startswith("87 U.S. 72 (____)\n\n20 Wall. 72")
+    assert markup.is_cap_xml(raw("88061_020lead"))  # bare <opinion>
+    assert markup.is_cap_xml(raw("102164_010combined"))  # <?xml ...?> then <opinion>
+    assert not markup.is_cap_xml(raw("88924_010combined"))  # CourtListener <div>
+    assert not markup.is_cap_xml(raw("100567_010combined"))  # Public.Resource.org <p class="case_cite">
+    assert markup.cap_xml_to_text(raw("88061_020lead")).startswith("The CHIEF JUSTICE\n\ndelivered the opinion")
+    assert markup.html_to_text(raw("88924_010combined")).startswith("87 U.S. 72 (____)\n\n20 Wall. 72")
 
 
 # -------------------------------------------------------------------------------------------------- fixtures
@@ -199,8 +199,8 @@ CAP_FIXTURE = (
 
 def test_html_fixture_conversion() -> None:
     data = HTML_FIXTURE.encode()
-    assert not opinions.is_cap_xml(data)
-    text = opinions.html_to_text(data)
+    assert not markup.is_cap_xml(data)
+    text = markup.html_to_text(data)
     assert text == (
         "347 U.S. 483\n\n"
         "MR. JUSTICE HARLAN delivered the opinion of the Court.\n\n"
@@ -212,8 +212,8 @@ def test_html_fixture_conversion() -> None:
 
 def test_cap_xml_fixture_conversion() -> None:
     data = CAP_FIXTURE.encode()
-    assert opinions.is_cap_xml(data)
-    text = opinions.cap_xml_to_text(data)
+    assert markup.is_cap_xml(data)
+    text = markup.cap_xml_to_text(data)
     assert text == (
         "Mr. Justice Holmes\n\ndelivered the opinion of the Court.\n\n"
         "The bonds thus delivered1 were dated.\n\n1 A note — here."
@@ -221,8 +221,8 @@ def test_cap_xml_fixture_conversion() -> None:
     assert opinions.find_author(text, "lead") == "Holmes"
     broken = data.replace(b"</p>\n<footnote", b"\n<footnote")
     with pytest.raises(etree.XMLSyntaxError):
-        opinions.cap_xml_to_text(broken)
-    text, note = opinions.convert_markup(broken)
+        markup.cap_xml_to_text(broken)
+    text, note = markup.convert_markup(broken)
     assert "The bonds thus delivered1 were dated." in text and note and "not well-formed" in note
 
 

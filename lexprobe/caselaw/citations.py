@@ -26,6 +26,7 @@ everything else goes through eyecite.
 from __future__ import annotations
 
 import functools
+import logging
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -35,7 +36,7 @@ from typing import TYPE_CHECKING
 from reporters_db import REPORTERS
 
 if TYPE_CHECKING:  # eyecite (~0.25 s to import) loads on the first text that needs it, not at start-up
-    from eyecite.models import FullCaseCitation
+    from eyecite.models import CitationBase, FullCaseCitation
 
 SCOTUS_JURISDICTION = "us;supreme.court"
 
@@ -185,14 +186,29 @@ def _outermost(found: Iterable[FullCaseCitation]) -> list[FullCaseCitation]:
     ]
 
 
-def _eyecite_parse_all(text: str) -> list[Citation]:
-    """Return the canonical full case citations eyecite finds in `text`, in order, duplicates kept."""
+def eyecite_citations(text: str) -> list[CitationBase]:
+    """Return every citation eyecite's `get_citations` finds in `text` (full, short, "Id.", "supra", statutes, ...)
+    with offsets into `text`: the project's one call into eyecite's extraction, used by `parse_citations` and by
+    the citation checker (`lexprobe.check.extract`). eyecite's "Unknown overlap case" warnings (its own bookkeeping)
+    are silenced. Raises nothing."""
     if not text.strip():  # eyecite refuses empty documents
         return []
     from eyecite import get_citations
+
+    eyecite_log = logging.getLogger("eyecite")
+    level = eyecite_log.level
+    eyecite_log.setLevel(logging.ERROR)
+    try:
+        return list(get_citations(text))
+    finally:
+        eyecite_log.setLevel(level)
+
+
+def _eyecite_parse_all(text: str) -> list[Citation]:
+    """Return the canonical full case citations eyecite finds in `text`, in order, duplicates kept."""
     from eyecite.models import FullCaseCitation
 
-    found = [citation for citation in get_citations(text) if isinstance(citation, FullCaseCitation)]
+    found = [citation for citation in eyecite_citations(text) if isinstance(citation, FullCaseCitation)]
     parsed = (_from_eyecite(citation) for citation in _outermost(found))
     return [citation for citation in parsed if citation is not None]
 
@@ -217,7 +233,7 @@ def parse_citation(text: str) -> Citation | None:
     return _first_citation(text)
 
 
-def extract_citations(text: str) -> list[Citation]:
+def parse_citations(text: str) -> list[Citation]:
     """Return every full case citation in `text` in canonical form, in order of first appearance, without repeats.
 
     Parallel citations ("347 U.S. 483, 74 S. Ct. 686, 98 L. Ed. 873") are separate entries. Raises nothing.
@@ -242,9 +258,9 @@ def scan_citation_keys(text: str) -> frozenset[str]:
     """Return the keys of the bare "VOL REPORTER PAGE" citations in a long text, fast (a regex over the text and
     the reporters-db spelling table; no eyecite tokenization), for checking whether a text cites a case.
 
-    It finds what `extract_citations` finds in the standard shape, maps nominative Supreme Court reporters to U.S.
+    It finds what `parse_citations` finds in the standard shape, maps nominative Supreme Court reporters to U.S.
     Reports volumes, and skips short forms ("410 U.S., at 160") and reporters the table cannot settle alone. About
-    a hundred times faster than `extract_citations` on a 100,000-character opinion. Raises nothing.
+    a hundred times faster than `parse_citations` on a 100,000-character opinion. Raises nothing.
     """
     table = _fast_reporter_table()
     keys = set()

@@ -300,6 +300,15 @@ def default_justices_path() -> Path:
     return data_root() / "scdb" / "justices.csv"
 
 
+def load_roster() -> list[Judge]:
+    """Return the Supreme Court roster for the justice-bias table: `load_justices()`, [] when the data has none or
+    cannot be read (the table is then left out)."""
+    try:
+        return load_justices()
+    except (FileNotFoundError, ValueError):
+        return []
+
+
 def load_justices(path: Path | str | None = None) -> list[Judge]:
     """Return the Supreme Court justices in file order, one `Judge` per row of SCDB's justices.csv.
 

@@ -1,8 +1,14 @@
-"""Read the case database: look cases up by citation or name, describe one case, summarize coverage."""
+"""Read the case database: look cases up by citation or name, describe one case, summarize coverage.
+
+This is the only module that writes SQL against the case schema (`schema.SCHEMA`; `build.py` writes the file,
+`sampling.py` draws the stratified samples). Readers get frozen records (`stored.Case`, `stored.Overruling`, ...)
+and use them by attribute; `CaseDatabase.case` is the one plain mapping, the detail `lexprobe data show` prints.
+"""
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +17,18 @@ from rapidfuzz import fuzz, process
 from lexprobe.caselaw.case_names import normalize_case_name
 from lexprobe.caselaw.citations import citation_key
 from lexprobe.caselaw.schema import RULES_VERSION
+from lexprobe.caselaw.stored import (
+    AgreementPair,
+    Case,
+    CaseName,
+    CaseRef,
+    CitedCase,
+    Fact,
+    Overruling,
+    SampleRow,
+    TermCase,
+    VolumeEntry,
+)
 from lexprobe.errors import StoreError
 
 LEVELS = ("scotus", "coa", "district")
@@ -25,6 +43,47 @@ COVERAGE = {
     "overruling": "overruled_year IS NOT NULL",
     "prominence": "prominence IS NOT NULL",
 }
+
+
+#: The cases each court level samples from (rules in `sampling.py`): level -> (SQL condition on `cases`, stratum).
+LEVEL_FILTERS: dict[str, tuple[str, str]] = {
+    "scotus": (
+        "name IS NOT NULL AND name != '' AND citation LIKE '% U.S. %' AND year IS NOT NULL",
+        "CAST(year AS TEXT)",
+    ),
+    "coa": (
+        "(citation LIKE '% F. %' OR citation LIKE '% F.2d %' OR citation LIKE '% F.3d %' OR citation LIKE '% F.4th %')"
+        " AND court_id IS NOT NULL AND year IS NOT NULL",
+        "court_id || '-' || year",
+    ),
+    "district": (
+        "citation LIKE '% F. Supp.%' AND state IS NOT NULL AND year IS NOT NULL",
+        "state || '-' || year",
+    ),
+}
+
+#: The SQL condition on `cases` that holds when a case has each fact of `sampling.CASE_FACTS`.
+FACT_CONDITIONS: dict[str, str] = {
+    "name": "(name IS NOT NULL AND name != '' AND citation IS NOT NULL AND citation != '' AND year IS NOT NULL)",
+    "court": "(court_id IS NOT NULL AND court_id != '')",
+    "author": "(author IS NOT NULL AND author != '')",
+    "disposition": "(disposition IS NOT NULL AND disposition != '')",
+    "opinion_text": "(majority_opinion_id IS NOT NULL AND majority_opinion_id != ''"
+    " AND EXISTS (SELECT 1 FROM opinions o WHERE o.opinion_id = cases.majority_opinion_id AND o.text != ''))",
+    "never_overruled": "(overruled_year IS NULL AND NOT EXISTS (SELECT 1 FROM overrulings v"
+    " WHERE v.overruled_case_id = cases.case_id))",
+}
+
+
+def _eligible(level: str, years: tuple[int, int] | None, require: Sequence[str]) -> tuple[str, list]:
+    """Return the WHERE clause (without the keyword) and parameters of a level's eligible cases."""
+    condition, _ = LEVEL_FILTERS[level]
+    clauses, params = ["level = ?", condition], [level]
+    if years is not None:
+        clauses.append("year BETWEEN ? AND ?")
+        params.extend(years)
+    clauses.extend(FACT_CONDITIONS[name] for name in require)
+    return " AND ".join(clauses), params
 
 
 class CaseDatabaseMissing(FileNotFoundError):
@@ -122,8 +181,10 @@ class CaseDatabase:
     def find_by_citation(self, text: str) -> list[str]:
         """Return the ids of cases with this citation (any parallel citation), or an empty list."""
         key = citation_key(text)
-        if key is None:
-            return []
+        return self.case_ids_by_key(key) if key is not None else []
+
+    def case_ids_by_key(self, key: str) -> list[str]:
+        """Return the ids of cases with this normalized citation key ("347 U.S. 483"), or an empty list."""
         rows = self.conn.execute("SELECT DISTINCT case_id FROM case_citations WHERE citation_key = ?", (key,))
         return [r[0] for r in rows]
 
@@ -159,6 +220,10 @@ class CaseDatabase:
         """Return case ids for a citation, else for a name."""
         return self.find_by_citation(citation_or_name) or self.find_by_name(citation_or_name)
 
+    def _dicts(self, sql: str, *params: object) -> list[dict[str, Any]]:
+        """Return the rows of a query as plain dicts (the detail `case` prints)."""
+        return [dict(row) for row in self.conn.execute(sql, params)]
+
     def case(self, case_id: str) -> dict[str, Any] | None:
         """Return everything known about one case, with the source of each fact, or None."""
         row = self.conn.execute("SELECT * FROM cases WHERE case_id = ?", (case_id,)).fetchone()
@@ -170,48 +235,33 @@ class CaseDatabase:
             entry = {"value": fact["value"], "source": fact["source"]}
             if entry not in entries:
                 entries.append(entry)
-        overruled_by = [
-            dict(r)
-            for r in self.conn.execute(
-                "SELECT overruling_name, overruling_citation, overruling_docket, overruling_year, overruling_case_id,"
-                " in_part, note, source FROM overrulings WHERE overruled_case_id = ? ORDER BY overruling_year",
-                (case_id,),
-            )
-        ]
-        overrules = [
-            dict(r)
-            for r in self.conn.execute(
-                "SELECT overruled_name, overruled_citation, overruled_case_id, in_part, source FROM overrulings"
-                " WHERE overruling_case_id = ?",
-                (case_id,),
-            )
-        ]
-        opinions = [
-            dict(r)
-            for r in self.conn.execute(
-                "SELECT opinion_id, opinion_type, is_majority, author, length(text) AS characters FROM opinions"
-                " WHERE case_id = ?",
-                (case_id,),
-            )
-        ]
-        conflicts = [
-            dict(r)
-            for r in self.conn.execute(
-                "SELECT field, value_a, source_a, value_b, source_b FROM conflicts WHERE case_id = ?", (case_id,)
-            )
-        ]
+        overruled_by = self._dicts(
+            "SELECT overruling_name, overruling_citation, overruling_docket, overruling_year, overruling_case_id,"
+            " in_part, note, source FROM overrulings WHERE overruled_case_id = ? ORDER BY overruling_year",
+            case_id,
+        )
+        overrules = self._dicts(
+            "SELECT overruled_name, overruled_citation, overruled_case_id, in_part, source FROM overrulings"
+            " WHERE overruling_case_id = ?",
+            case_id,
+        )
+        opinions = self._dicts(
+            "SELECT opinion_id, opinion_type, is_majority, author, length(text) AS characters FROM opinions"
+            " WHERE case_id = ?",
+            case_id,
+        )
+        conflicts = self._dicts(
+            "SELECT field, value_a, source_a, value_b, source_b FROM conflicts WHERE case_id = ?", case_id
+        )
         (cites, cited_by) = (
             self.conn.execute("SELECT COUNT(*) FROM citation_edges WHERE citing_case_id = ?", (case_id,)).fetchone()[0],
             self.conn.execute("SELECT COUNT(*) FROM citation_edges WHERE cited_case_id = ?", (case_id,)).fetchone()[0],
         )
         return {
             "case": dict(row),
-            "citations": [
-                dict(r)
-                for r in self.conn.execute(
-                    "SELECT citation, source FROM case_citations WHERE case_id = ? ORDER BY citation", (case_id,)
-                )
-            ],
+            "citations": self._dicts(
+                "SELECT citation, source FROM case_citations WHERE case_id = ? ORDER BY citation", case_id
+            ),
             "facts": facts,
             "overruled_by": overruled_by,
             "overrules": overrules,
@@ -221,20 +271,205 @@ class CaseDatabase:
             "cited_by": cited_by,
         }
 
-    def first_overruling(self, case_id: str) -> dict[str, Any] | None:
-        """Return the earliest overruling link any source records for a case (`overruling_name`,
-        `overruling_citation`, `overruling_year` as that source prints it, `in_part`, `source`), or None when no
-        source says the case was overruled, in full or in part. Links the build does not count for the case's
-        `overruled_year` (weaker Fowler relations) are included: a case any source calls overruled is not a
-        never-overruled case."""
-        row = self.conn.execute(
-            "SELECT overruling_name, overruling_citation, overruling_docket, overruling_year, in_part, source"
-            " FROM overrulings WHERE overruled_case_id = ? ORDER BY overruling_year, source LIMIT 1",
-            (case_id,),
-        ).fetchone()
-        return dict(row) if row is not None else None
-
     def opinion_text(self, opinion_id: str) -> str | None:
         """Return the clean text of one opinion, or None."""
         row = self.conn.execute("SELECT text FROM opinions WHERE opinion_id = ?", (opinion_id,)).fetchone()
         return row[0] if row else None
+
+    # --- cases -------------------------------------------------------------------------------------------------
+
+    def get_case(self, case_id: str) -> Case | None:
+        """Return the `cases` row of one case id, or None."""
+        row = self.conn.execute("SELECT * FROM cases WHERE case_id = ?", (case_id,)).fetchone()
+        return Case(**dict(row)) if row is not None else None
+
+    def find_case(self, text: str) -> Case | None:
+        """Return the case named by a case id or a citation (any parallel citation; the first match), or None."""
+        case = self.get_case(text)
+        if case is None:
+            ids = self.find_by_citation(text)
+            case = self.get_case(ids[0]) if ids else None
+        return case
+
+    def fully_overruled_cases(self, level: str) -> list[Case]:
+        """Return the named, cited cases of a level overruled in full (an `overruled_year`, not in part), by id."""
+        rows = self.conn.execute(
+            "SELECT * FROM cases WHERE level = ? AND overruled_year IS NOT NULL"
+            " AND COALESCE(overruled_in_part, 0) = 0 AND name != '' AND citation IS NOT NULL ORDER BY case_id",
+            (level,),
+        )
+        return [Case(**dict(row)) for row in rows]
+
+    def facts(self, case_id: str, fields: Iterable[str]) -> list[Fact]:
+        """Return every value any source gives the named `fields` of a case, in the order the build stored them."""
+        wanted = tuple(fields)
+        marks = ", ".join("?" * len(wanted))
+        rows = self.conn.execute(
+            f"SELECT field, value, source FROM facts WHERE case_id = ? AND field IN ({marks})", (case_id, *wanted)
+        )
+        return [Fact(*row) for row in rows]
+
+    def citation_keys(self, case_id: str) -> list[str]:
+        """Return the normalized citation keys ("347 U.S. 483") of a case, every parallel citation."""
+        rows = self.conn.execute("SELECT DISTINCT citation_key FROM case_citations WHERE case_id = ?", (case_id,))
+        return [row[0] for row in rows]
+
+    def opinion_case_id(self, opinion_id: str) -> str | None:
+        """Return the id of the case an opinion belongs to, or None (unknown opinion or unlinked)."""
+        row = self.conn.execute("SELECT case_id FROM opinions WHERE opinion_id = ?", (opinion_id,)).fetchone()
+        return row[0] if row and row[0] else None
+
+    # --- overrulings and treatments -----------------------------------------------------------------------------
+
+    def overrulings_of(self, case_id: str) -> list[Overruling]:
+        """Return every overruling link any source records for a case, earliest overruling year first."""
+        rows = self.conn.execute(
+            "SELECT * FROM overrulings WHERE overruled_case_id = ? ORDER BY overruling_year", (case_id,)
+        )
+        return [Overruling(**dict(row)) for row in rows]
+
+    def first_overruling(self, case_id: str) -> Overruling | None:
+        """Return the earliest overruling link any source records for a case (`overruling_year` as that source
+        prints it), or None when no source says the case was overruled, in full or in part. Links the build does
+        not count for the case's `overruled_year` (weaker Fowler relations) are included: a case any source calls
+        overruled is not a never-overruled case."""
+        row = self.conn.execute(
+            "SELECT * FROM overrulings WHERE overruled_case_id = ? ORDER BY overruling_year, source LIMIT 1",
+            (case_id,),
+        ).fetchone()
+        return Overruling(**dict(row)) if row is not None else None
+
+    def agreement_pairs(self) -> list[AgreementPair]:
+        """Return the citing-cited pairs of named cases whose treatment has an agree/disagree label, by ids."""
+        rows = self.conn.execute(
+            "SELECT t.agreement, a.case_id, a.name, a.citation, a.year, b.case_id, b.name, b.citation, b.year"
+            " FROM treatments t JOIN cases a ON a.case_id = t.citing_case_id"
+            " JOIN cases b ON b.case_id = t.cited_case_id"
+            " WHERE t.agreement IS NOT NULL AND a.name != '' AND b.name != '' ORDER BY a.case_id, b.case_id"
+        )
+        return [AgreementPair(row[0], CaseRef(*row[1:5]), CaseRef(*row[5:9])) for row in rows]
+
+    def agreement(self, citing_case_id: str, cited_case_id: str) -> str | None:
+        """Return the agree/disagree label of how one case treats another, or None when there is none."""
+        row = self.conn.execute(
+            "SELECT agreement FROM treatments WHERE citing_case_id = ? AND cited_case_id = ? AND agreement IS NOT NULL",
+            (citing_case_id, cited_case_id),
+        ).fetchone()
+        return row[0] if row else None
+
+    def agreement_labels(self) -> list[str | None]:
+        """Return the distinct agreement labels of the treatment data (None included); empty for a database built
+        without a treatments table."""
+        try:
+            return [row[0] for row in self.conn.execute("SELECT DISTINCT agreement FROM treatments")]
+        except sqlite3.OperationalError:
+            return []
+
+    # --- bulk scans (fabrication, citation checking) --------------------------------------------------------------
+
+    def real_names(self) -> set[str]:
+        """Return every name of a case anywhere in the database: any source's name of any case and both sides of
+        every overruling link (as printed, not normalized)."""
+        names = {r[0] for r in self.conn.execute("SELECT name FROM cases WHERE name IS NOT NULL AND name != ''")}
+        names |= {r[0] for r in self.conn.execute("SELECT value FROM facts WHERE field = 'name'")}
+        for overruled, overruling in self.conn.execute("SELECT overruled_name, overruling_name FROM overrulings"):
+            names |= {overruled, overruling}
+        return names
+
+    def real_citation_keys(self) -> set[str]:
+        """Return the key of every citation anywhere in the database: every parallel citation of every case and
+        both sides of every overruling link."""
+        keys = {r[0] for r in self.conn.execute("SELECT citation_key FROM case_citations")}
+        for row in self.conn.execute("SELECT overruled_citation, overruling_citation FROM overrulings"):
+            keys |= {key for text in row if text and (key := citation_key(text))}
+        return keys
+
+    def case_names(self, level: str) -> list[CaseName]:
+        """Return every (case, year, name) of a level's dated cases, the `cases` name and each source's name."""
+        rows = self.conn.execute(
+            "SELECT c.case_id, c.year, c.name FROM cases c WHERE c.level = ? AND c.year IS NOT NULL"
+            " AND c.name IS NOT NULL AND c.name != ''"
+            " UNION SELECT c.case_id, c.year, f.value FROM facts f JOIN cases c ON c.case_id = f.case_id"
+            " WHERE f.field = 'name' AND c.level = ? AND c.year IS NOT NULL",
+            (level, level),
+        )
+        return [CaseName(*row) for row in rows]
+
+    def level_citations(self, level: str) -> list[CitedCase]:
+        """Return every citation key of a level's dated cases, sorted by case id and key."""
+        rows = self.conn.execute(
+            "SELECT cc.citation_key, c.case_id, c.year, c.court_id FROM case_citations cc"
+            " JOIN cases c ON c.case_id = cc.case_id WHERE c.level = ? AND c.year IS NOT NULL"
+            " ORDER BY c.case_id, cc.citation_key",
+            (level,),
+        )
+        return [CitedCase(*row) for row in rows]
+
+    def volume_entries(self, reporter: str, volume: str) -> list[VolumeEntry]:
+        """Return the citations in one reporter volume of cases that have a name or a decision date."""
+        prefix = f"{volume} {reporter} "
+        rows = self.conn.execute(
+            "SELECT k.citation_key, c.case_id, c.name, c.year, c.decision_date FROM case_citations k"
+            " JOIN cases c ON c.case_id = k.case_id WHERE k.citation_key >= ? AND k.citation_key < ?"
+            " AND ((c.name IS NOT NULL AND c.name != '') OR c.decision_date IS NOT NULL)",
+            (prefix, prefix[:-1] + "!"),
+        )
+        return [VolumeEntry(*row) for row in rows]
+
+    def us_reports_entries(self) -> list[VolumeEntry]:
+        """Return every U.S. Reports citation ("VOL U.S. PAGE") with its case's name, year and decision date."""
+        rows = self.conn.execute(
+            "SELECT k.citation_key, c.case_id, c.name, c.year, c.decision_date FROM case_citations k"
+            " JOIN cases c ON c.case_id = k.case_id WHERE k.citation_key GLOB '[0-9]* U.S. [0-9]*'"
+        )
+        return [VolumeEntry(*row) for row in rows]
+
+    def term_cases(self) -> list[TermCase]:
+        """Return every case with a Supreme Court term, with its U.S. Reports citation keys."""
+        found = []
+        for case_id, term, decision_date in self.conn.execute(
+            "SELECT case_id, term, decision_date FROM cases WHERE term IS NOT NULL"
+        ).fetchall():
+            keys = self.conn.execute(
+                "SELECT citation_key FROM case_citations WHERE case_id = ? AND citation_key GLOB '[0-9]* U.S. [0-9]*'",
+                (case_id,),
+            )
+            found.append(TermCase(case_id, term, decision_date, tuple(row[0] for row in keys)))
+        return found
+
+    def reporter_count(self, reporter: str) -> int:
+        """Return how many citations of `reporter` the database holds (any volume)."""
+        sql = "SELECT COUNT(*) FROM case_citations WHERE citation_key LIKE ?"
+        return self.conn.execute(sql, (f"% {reporter} %",)).fetchone()[0]
+
+    # --- samples (`sampling.py`) --------------------------------------------------------------------------------
+
+    def eligible_count(self, level: str, years: tuple[int, int] | None, require: Sequence[str]) -> int:
+        """Return how many cases of a canonical level pass `LEVEL_FILTERS`, decided within `years` (inclusive) and
+        having every fact of `require` (`FACT_CONDITIONS`)."""
+        where, params = _eligible(level, years, require)
+        return self.conn.execute(f"SELECT COUNT(*) FROM cases WHERE {where}", params).fetchone()[0]
+
+    def eligible_cases(self, level: str, years: tuple[int, int] | None, require: Sequence[str]) -> list[SampleRow]:
+        """Return the cases `eligible_count` counts, each with its stratum, by case id."""
+        where, params = _eligible(level, years, require)
+        rows = self.conn.execute(
+            f"SELECT case_id, name, citation, court_id, year, state, {LEVEL_FILTERS[level][1]} AS stratum FROM cases"
+            f" WHERE {where} ORDER BY case_id",
+            params,
+        )
+        return [SampleRow(*row) for row in rows]
+
+    def case_facts(self, case_ids: Iterable[str], facts: Sequence[str]) -> dict[str, set[str]]:
+        """Return, for each case id, which of the named `FACT_CONDITIONS` the case has (one query per 500 cases)."""
+        ids = list(dict.fromkeys(case_ids))
+        found: dict[str, set[str]] = {case_id: set() for case_id in ids}
+        if not facts:
+            return found
+        columns = ", ".join(f"{FACT_CONDITIONS[name]} AS f{i}" for i, name in enumerate(facts))
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            marks = ", ".join("?" * len(chunk))
+            for row in self.conn.execute(f"SELECT case_id, {columns} FROM cases WHERE case_id IN ({marks})", chunk):
+                found[row[0]] = {name for i, name in enumerate(facts) if row[i + 1]}
+        return found

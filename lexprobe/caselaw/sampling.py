@@ -38,12 +38,11 @@ YearWindow = tuple[int, int] | None
 
 @dataclass(frozen=True)
 class CaseFact:
-    """A fact a case may lack: an SQL condition over the `cases` table that holds when the case has it, and the
-    reason a task drops a case without it. `shared` facts restrict a `--complete-cases` sample; a fact that only
-    keeps a false premise false (never overruled) is not shared: the task drops those cases itself."""
+    """A fact a case may lack (its SQL condition is `query.FACT_CONDITIONS[name]`), and the reason a task drops a
+    case without it. `shared` facts restrict a `--complete-cases` sample; a fact that only keeps a false premise
+    false (never overruled) is not shared: the task drops those cases itself."""
 
     name: str
-    condition: str
     missing: str
     shared: bool = True
 
@@ -52,45 +51,13 @@ class CaseFact:
 CASE_FACTS: dict[str, CaseFact] = {
     fact.name: fact
     for fact in (
-        CaseFact(
-            "name",
-            "(name IS NOT NULL AND name != '' AND citation IS NOT NULL AND citation != '' AND year IS NOT NULL)",
-            "no case name",
-        ),
-        CaseFact("court", "(court_id IS NOT NULL AND court_id != '')", "no court"),
-        CaseFact("author", "(author IS NOT NULL AND author != '')", "no majority author"),
-        CaseFact("disposition", "(disposition IS NOT NULL AND disposition != '')", "no unambiguous disposition"),
-        CaseFact(
-            "opinion_text",
-            "(majority_opinion_id IS NOT NULL AND majority_opinion_id != '' AND EXISTS (SELECT 1 FROM opinions o"
-            " WHERE o.opinion_id = cases.majority_opinion_id AND o.text != ''))",
-            "no majority opinion text",
-        ),
-        CaseFact(
-            "never_overruled",
-            "(overruled_year IS NULL AND NOT EXISTS (SELECT 1 FROM overrulings v"
-            " WHERE v.overruled_case_id = cases.case_id))",
-            "overruled (the false premise would be true)",
-            shared=False,
-        ),
+        CaseFact("name", "no case name"),
+        CaseFact("court", "no court"),
+        CaseFact("author", "no majority author"),
+        CaseFact("disposition", "no unambiguous disposition"),
+        CaseFact("opinion_text", "no majority opinion text"),
+        CaseFact("never_overruled", "overruled (the false premise would be true)", shared=False),
     )
-}
-
-LEVEL_FILTERS: dict[str, tuple[str, str]] = {
-    # level -> (SQL condition, stratum expression)
-    "scotus": (
-        "name IS NOT NULL AND name != '' AND citation LIKE '% U.S. %' AND year IS NOT NULL",
-        "CAST(year AS TEXT)",
-    ),
-    "coa": (
-        "(citation LIKE '% F. %' OR citation LIKE '% F.2d %' OR citation LIKE '% F.3d %' OR citation LIKE '% F.4th %')"
-        " AND court_id IS NOT NULL AND year IS NOT NULL",
-        "court_id || '-' || year",
-    ),
-    "district": (
-        "citation LIKE '% F. Supp.%' AND state IS NOT NULL AND year IS NOT NULL",
-        "state || '-' || year",
-    ),
 }
 
 
@@ -138,26 +105,19 @@ def allocate(sizes: dict[str, int], n: int, rng: random.Random) -> dict[str, int
     return quotas
 
 
-def _where(level: str, years: YearWindow, require: Sequence[str]) -> tuple[str, list]:
-    """Return the WHERE clause (without the keyword) and parameters of a level's eligible cases."""
-    condition, _ = LEVEL_FILTERS[level]
-    clauses, params = ["level = ?", condition], [level]
-    if years is not None:
-        clauses.append("year BETWEEN ? AND ?")
-        params.extend(years)
+def _known_facts(require: Sequence[str]) -> tuple[str, ...]:
+    """Return `require` as a tuple; raises `BadInputError` for a name that is not one of `CASE_FACTS`."""
     for name in require:
         if name not in CASE_FACTS:
             raise BadInputError(f"unknown case fact {name!r}; known: {', '.join(CASE_FACTS)}")
-        clauses.append(CASE_FACTS[name].condition)
-    return " AND ".join(clauses), params
+    return tuple(require)
 
 
 def eligible_count(db: CaseDatabase, level: str, years: YearWindow = None, require: Sequence[str] = ()) -> int:
     """Return how many cases of a court level (any accepted spelling) pass its filter, decided within `years` and
     having every `require`d fact, i.e. the most a sample can draw. Raises `BadInputError` (a ValueError) for an
     unknown level or fact."""
-    where, params = _where(canonical_level(level), years, require)
-    return db.conn.execute(f"SELECT COUNT(*) FROM cases WHERE {where}", params).fetchone()[0]
+    return db.eligible_count(canonical_level(level), years, _known_facts(require))
 
 
 def sample_cases(
@@ -170,16 +130,10 @@ def sample_cases(
     spelling.
     """
     level = canonical_level(level)
-    _, stratum_sql = LEVEL_FILTERS[level]
-    where, params = _where(level, years, require)
-    rows = db.conn.execute(
-        f"SELECT case_id, name, citation, court_id, year, state, {stratum_sql} AS stratum FROM cases"
-        f" WHERE {where} ORDER BY case_id",
-        params,
-    ).fetchall()
+    rows = db.eligible_cases(level, years, _known_facts(require))
     by_stratum: dict[str, list[dict]] = {}
     for row in rows:
-        by_stratum.setdefault(row["stratum"], []).append(dict(row))
+        by_stratum.setdefault(row.stratum, []).append(row.as_dict())
     rng = random.Random(seed)
     sizes = {s: len(cases) for s, cases in by_stratum.items()}
     quotas = allocate(sizes, n, rng)
@@ -209,17 +163,7 @@ def subsample(rows: list[dict], n: int, seed: int) -> list[dict]:
 
 def case_facts(db: CaseDatabase, case_ids: Iterable[str], facts: Sequence[str]) -> dict[str, set[str]]:
     """Return, for each case id, which of the named `CASE_FACTS` the case has (one query per 500 cases)."""
-    ids = list(dict.fromkeys(case_ids))
-    found: dict[str, set[str]] = {case_id: set() for case_id in ids}
-    if not facts:
-        return found
-    columns = ", ".join(f"{CASE_FACTS[name].condition} AS f{i}" for i, name in enumerate(facts))
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
-        marks = ", ".join("?" * len(chunk))
-        for row in db.conn.execute(f"SELECT case_id, {columns} FROM cases WHERE case_id IN ({marks})", chunk):
-            found[row[0]] = {name for i, name in enumerate(facts) if row[i + 1]}
-    return found
+    return db.case_facts(case_ids, _known_facts(facts))
 
 
 def _year_range(text: str, where: str) -> YearWindow:

@@ -1,8 +1,10 @@
 """Check the case citations in a brief or a model's answer against the case database (`lexprobe check`).
 
-`check_text(text, db)` extracts every case citation (full citations, short forms, "Id.", "supra"; `extract.py`),
-and gives each a verdict - verified, mismatch, not_found or unverifiable - with a reason and notes (`verify.py`).
-The rules are in docs/check.md.
+`check_text(text, db)` extracts every case citation (full citations, short forms, "Id.", "supra"; `extract.py`,
+with `layout.py` for the text eyecite reads, `context.py` for names and years, `resolve.py` for references), and
+gives each a verdict - verified, mismatch, not_found or unverifiable - with a reason and notes (`verify.py`, reading
+the database through `reference.py`). Case names are compared by `lexprobe.caselaw.case_names`. The rules are in
+docs/check.md.
 """
 
 from __future__ import annotations
@@ -11,13 +13,13 @@ from pathlib import Path
 
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.check.extract import FoundCitation, ProgressCallback, extract_citations
+from lexprobe.check.reference import CaseSummary
 from lexprobe.check.verify import (
     MISMATCH,
     NOT_FOUND,
     UNVERIFIABLE,
     VERDICTS,
     VERIFIED,
-    CaseSummary,
     CitationVerdict,
     reference_for,
     summarize,

@@ -24,16 +24,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from lexprobe.caselaw.case_names import names_match
 from lexprobe.check.extract import FULL, FoundCitation
-from lexprobe.check.verify import (
-    MISMATCH,
-    NOT_FOUND,
-    UNVERIFIABLE,
-    VERIFIED,
-    CaseSummary,
-    CitationVerdict,
-    names_match,
-)
+from lexprobe.check.reference import CaseSummary
+from lexprobe.check.verify import MISMATCH, NOT_FOUND, UNVERIFIABLE, VERIFIED, CitationVerdict
 from lexprobe.engine.cache import default_cache_dir
 from lexprobe.engine.sqlite_util import connect, transaction
 
@@ -130,25 +124,21 @@ def _judge(citation: FoundCitation, before: CitationVerdict, answer: dict[str, A
         if citation.year is not None and year is not None and citation.year != year:
             problems.append(f"the year given, {citation.year}, is not CourtListener's ({year}) for {name}")
         if problems:
-            return replace(before, verdict=MISMATCH, case=case, reason="; ".join(problems), notes=(*before.notes, note))
+            return _noted(before, note, verdict=MISMATCH, case=case, reason="; ".join(problems))
         ambiguous = f" (one of {len(clusters)} cases at this citation)" if status == 300 else ""
-        return replace(
-            before,
-            verdict=VERIFIED,
-            case=case,
-            reason=f"CourtListener: {key} is {name} ({year}){ambiguous}",
-            notes=(*before.notes, note),
+        return _noted(
+            before, note, verdict=VERIFIED, case=case, reason=f"CourtListener: {key} is {name} ({year}){ambiguous}"
         )
     if status == 404:
-        return replace(
-            before,
-            verdict=NOT_FOUND,
-            case=None,
-            reason=f"CourtListener's citation lookup has no case at {key}; before: {before.reason}",
-            notes=(*before.notes, note),
-        )
+        reason = f"CourtListener's citation lookup has no case at {key}; before: {before.reason}"
+        return _noted(before, note, verdict=NOT_FOUND, case=None, reason=reason)
     message = answer.get("error_message") or f"status {status}"
-    return replace(before, notes=(*before.notes, f"CourtListener could not look up {key}: {message}"))
+    return _noted(before, f"CourtListener could not look up {key}: {message}")
+
+
+def _noted(before: CitationVerdict, note: str, **changes: Any) -> CitationVerdict:
+    """`before` with `note` added to its notes and the other fields in `changes` replaced."""
+    return replace(before, notes=(*before.notes, note), **changes)
 
 
 def refine_online(

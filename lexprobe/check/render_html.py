@@ -8,7 +8,10 @@ import html
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from markupsafe import Markup
+
 from lexprobe.check.verify import MISMATCH, NOT_FOUND, UNVERIFIABLE, VERDICTS, VERIFIED, CitationVerdict, summarize
+from lexprobe.reporting.html import render_report
 
 COLOURS = {
     VERIFIED: ("#c8ecd0", "#1e6b32"),
@@ -74,51 +77,27 @@ def _table(document: CheckedDocument, number: int) -> str:
 
 
 def render_html(documents: Sequence[CheckedDocument], title: str = "Citation check") -> str:
-    """Return the page for `documents` as a string."""
-    styles = "\n".join(
-        f".v-{verdict} {{ background: {back}; color: {fore}; }}" for verdict, (back, fore) in COLOURS.items()
-    )
-    legend = "".join(
-        f'<li><span class="badge v-{verdict}">{verdict}</span> {html.escape(MEANINGS[verdict])}</li>'
-        for verdict in VERDICTS
-    )
+    """Return the page for `documents` as a string (`templates/report.html.j2` on the shared report base)."""
     counts = summarize(v for document in documents for v in document.verdicts)
-    totals = ", ".join(f"{counts[verdict]} {verdict}" for verdict in VERDICTS)
-    sections = []
+    pages = []
     for number, document in enumerate(documents):
         own = summarize(document.verdicts)
-        line = ", ".join(f"{own[verdict]} {verdict}" for verdict in VERDICTS)
-        sections.append(
-            f"<section><h2>{html.escape(document.path)}</h2><p>{len(document.verdicts)} citations: {line}</p>"
-            f'<pre class="doc">{_highlighted(document, number)}</pre>'
-            f"<h3>Citations</h3>{_table(document, number)}</section>"
+        pages.append(
+            {
+                "path": document.path,
+                "n_citations": len(document.verdicts),
+                "counts": ", ".join(f"{own[verdict]} {verdict}" for verdict in VERDICTS),
+                "highlighted": Markup(_highlighted(document, number)),  # escaped piece by piece
+                "table": Markup(_table(document, number)),
+            }
         )
-    return f"""<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{html.escape(title)}</title>
-<style>
-body {{ font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto; max-width: 70rem;
-  padding: 0 1rem; color: #1d1d24; line-height: 1.45; }}
-pre.doc {{ white-space: pre-wrap; word-wrap: break-word; font-family: Georgia, "Times New Roman", serif;
-  font-size: 0.95rem; background: #fbfbfd; border: 1px solid #ddd; padding: 1rem; max-height: 60rem;
-  overflow: auto; }}
-mark {{ border-radius: 3px; padding: 0 1px; cursor: help; }}
-.badge {{ display: inline-block; border-radius: 3px; padding: 0 0.4em; font-size: 0.85em; font-weight: 600; }}
-ul.legend {{ list-style: none; padding: 0; }} ul.legend li {{ margin: 0.2em 0; }}
-table {{ border-collapse: collapse; width: 100%; font-size: 0.9rem; }}
-th, td {{ border-bottom: 1px solid #e2e2e8; padding: 0.3em 0.5em; text-align: left; vertical-align: top; }}
-{styles}
-</style>
-</head>
-<body>
-<h1>{html.escape(title)}</h1>
-<p>{sum(len(d.verdicts) for d in documents)} citations in {len(documents)} document(s): {totals}.
-Hover a highlighted citation for the reason. Rules: docs/check.md.</p>
-<ul class="legend">{legend}</ul>
-{"".join(sections)}
-</body>
-</html>
-"""
+    return render_report(
+        "lexprobe.check:report.html.j2",
+        title=title,
+        colours=COLOURS,
+        meanings=MEANINGS,
+        verdicts=VERDICTS,
+        n_citations=sum(len(d.verdicts) for d in documents),
+        totals=", ".join(f"{counts[verdict]} {verdict}" for verdict in VERDICTS),
+        documents=pages,
+    )

@@ -20,44 +20,21 @@ range" when the pin precedes the first page or lies after the first page of the 
 from __future__ import annotations
 
 import bisect
-import datetime as dt
 import re
 import weakref
-from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+from lexprobe.caselaw.case_names import NAME_THRESHOLD, display_name, is_popular_name, names_match
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.check.extract import FULL, FoundCitation
-from lexprobe.check.names import NAME_THRESHOLD, display_name, is_popular_name, names_match
+from lexprobe.check.reference import CaseFacts, CaseSummary, Reference
 
 VERIFIED, MISMATCH, NOT_FOUND, UNVERIFIABLE = "verified", "mismatch", "not_found", "unverifiable"
 VERDICTS = (VERIFIED, MISMATCH, NOT_FOUND, UNVERIFIABLE)
 
-#: A U.S. Reports volume counts as covered only when the database lists at least this many decisions in it.
-MIN_DECISIONS_PER_VOLUME = 10
-#: Opinions in a volume are printed in date order; an entry dated more than this before the latest date so far
-#: starts the orders section.
-ORDERS_DATE_SLACK = dt.timedelta(days=45)
-#: An SCDB case without a U.S. page may sit in any volume printed within this many days of its decision.
-UNCITED_DATE_SLACK = dt.timedelta(days=30)
-
 US = "U.S."
-_US_KEY = re.compile(r"^(\d+) U\.S\. (\d+)$")
-
-
-@dataclass(frozen=True)
-class CaseSummary:
-    """The database case a citation resolves to."""
-
-    case_id: str
-    name: str | None
-    citation: str | None
-    year: int | None
-
-    def to_json(self) -> dict[str, Any]:
-        return {"case_id": self.case_id, "name": self.name, "citation": self.citation, "year": self.year}
 
 
 @dataclass(frozen=True)
@@ -85,335 +62,15 @@ class CitationVerdict:
         }
 
 
-# --- the database, read for checking ----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class CaseFacts:
-    """What checking needs to know about one database case."""
-
-    case_id: str
-    name: str | None
-    names: tuple[str, ...]
-    citation: str | None
-    year: int | None
-    years: frozenset[int]
-    dated: bool  # the year comes from a decision date (SCDB, CourtListener), not only from Fowler's year column
-    court_id: str | None
-    keys: frozenset[str]
-    overruled_year: int | None
-    overruling_case_id: str | None
-    overruled_in_part: bool
-    overrulings: tuple[dict[str, Any], ...]
-
-    def summary(self) -> CaseSummary:
-        return CaseSummary(self.case_id, self.name, self.citation, self.year)
-
-    def label(self) -> str:
-        """'Brown v. Board of Education, 347 U.S. 483 (1954)', or the citation alone for a nameless case."""
-        citation = self.citation
-        if not citation or "LEXIS" in citation:
-            official = sorted(k for k in self.keys if "LEXIS" not in k)
-            citation = official[0] if official else (citation or self.case_id)
-        parts = [display_name(self.name) or "an unnamed case", citation]
-        return ", ".join(parts) + (f" ({self.year})" if self.year else "")
-
-
-@dataclass
-class VolumeCoverage:
-    """Whether the database lists every decision with an opinion in one U.S. Reports volume, and where."""
-
-    volume: int
-    covered: bool
-    reason: str  # why not covered (empty when covered)
-    decisions: int
-    section_end: int | None  # the last first page of the run of opinions (the orders section follows)
-    years: tuple[int, int] | None
-    entries: list[tuple[int, str]] = field(default_factory=list)  # (first page, case id), sorted
-
-
-class Reference:
-    """Read-only lookups on a `CaseDatabase`, cached for one database: citation keys, case facts, first pages of a
-    reporter volume, and U.S. Reports coverage (`us_volume`)."""
-
-    def __init__(self, db: CaseDatabase) -> None:
-        self.db = db
-        self.conn = db.conn
-        self._cases: dict[str, CaseFacts] = {}
-        self._starts: dict[tuple[str, str], list[tuple[int, str]]] = {}
-        self._us: dict[int, VolumeCoverage] | None = None
-        self._reporter_counts: dict[str, int] = {}
-        self._names_like: dict[str, list[CaseFacts]] = {}
-
-    def case_ids(self, key: str) -> list[str]:
-        rows = self.conn.execute("SELECT DISTINCT case_id FROM case_citations WHERE citation_key = ?", (key,))
-        return [row[0] for row in rows]
-
-    def case(self, case_id: str) -> CaseFacts | None:
-        if case_id in self._cases:
-            return self._cases[case_id]
-        row = self.conn.execute(
-            "SELECT case_id, name, citation, year, decision_date, court_id, overruled_year, overruling_case_id,"
-            " overruled_in_part FROM cases WHERE case_id = ?",
-            (case_id,),
-        ).fetchone()
-        if row is None:
-            return None
-        names: list[str] = [row["name"]] if row["name"] else []
-        years = {row["year"]} if row["year"] else set()
-        if row["decision_date"] and row["decision_date"][:4].isdigit():
-            years.add(int(row["decision_date"][:4]))
-        dated = bool(row["decision_date"])
-        for field_name, value in self.conn.execute(
-            "SELECT field, value FROM facts WHERE case_id = ? AND field IN ('name', 'year', 'decision_date')",
-            (case_id,),
-        ):
-            if field_name == "name" and value not in names:
-                names.append(value)
-            elif value[:4].isdigit():
-                years.add(int(value[:4]))
-                dated = dated or field_name == "decision_date"
-        keys = frozenset(
-            r[0] for r in self.conn.execute("SELECT citation_key FROM case_citations WHERE case_id = ?", (case_id,))
-        )
-        overrulings = tuple(
-            dict(r)
-            for r in self.conn.execute(
-                "SELECT overruling_name, overruling_citation, overruling_year, overruling_case_id, in_part, source"
-                " FROM overrulings WHERE overruled_case_id = ? ORDER BY overruling_year",
-                (case_id,),
-            )
-        )
-        facts = CaseFacts(
-            case_id=row["case_id"],
-            name=row["name"] or (names[0] if names else None),
-            names=tuple(names),
-            citation=row["citation"],
-            year=row["year"],
-            years=frozenset(years),
-            dated=dated,
-            court_id=row["court_id"],
-            keys=keys,
-            overruled_year=row["overruled_year"],
-            overruling_case_id=row["overruling_case_id"],
-            overruled_in_part=bool(row["overruled_in_part"]),
-            overrulings=overrulings,
-        )
-        self._cases[case_id] = facts
-        return facts
-
-    def starts(self, reporter: str, volume: str) -> list[tuple[int, str]]:
-        """Sorted (first page, case id) of the cases the database cites in one reporter volume that have a name or
-        a decision date: Fowler's bare entries (no name, no date) are orders or misplaced and mark no case's end."""
-        key = (reporter, volume)
-        if key not in self._starts:
-            prefix = f"{volume} {reporter} "
-            rows = self.conn.execute(
-                "SELECT k.citation_key, k.case_id FROM case_citations k JOIN cases c ON c.case_id = k.case_id"
-                " WHERE k.citation_key >= ? AND k.citation_key < ?"
-                " AND ((c.name IS NOT NULL AND c.name != '') OR c.decision_date IS NOT NULL)",
-                (prefix, prefix[:-1] + "!"),
-            )
-            found = []
-            for citation_key, case_id in rows:
-                page = citation_key[len(prefix) :]
-                if page.isdigit():
-                    found.append((int(page), case_id))
-            self._starts[key] = sorted(found)
-        return self._starts[key]
-
-    def reporter_count(self, reporter: str) -> int:
-        """How many citations of `reporter` the database holds (any volume)."""
-        if reporter not in self._reporter_counts:
-            (count,) = self.conn.execute(
-                "SELECT COUNT(*) FROM case_citations WHERE citation_key LIKE ?", (f"% {reporter} %",)
-            ).fetchone()
-            self._reporter_counts[reporter] = count
-        return self._reporter_counts[reporter]
-
-    def names_like(self, name: str, limit: int = 3) -> list[CaseFacts]:
-        """Cases whose name matches `name` (`CaseDatabase.find_by_name`, then `names_match`)."""
-        if name not in self._names_like:
-            found = []
-            for case_id in self.db.find_by_name(name, limit=limit * 3):
-                facts = self.case(case_id)
-                if facts is not None and names_match(name, facts.names)[0]:
-                    found.append(facts)
-            self._names_like[name] = found
-        return self._names_like[name][:limit]
-
-    def year_volume_note(self, volume: int, year: int | None) -> str | None:
-        """A note when a U.S. Reports volume cannot hold a decision of `year` (volumes are printed in date order):
-        the volume's decisions are all more than a year away, or, for a volume the database lacks, the volumes
-        holding decisions of that year (and the years next to it) are all elsewhere."""
-        if year is None:
-            return None
-        coverage = self.us_volume(volume)
-        if coverage.years:
-            low, high = coverage.years
-            if low - 1 <= year <= high + 1:
-                return None
-            span = str(low) if low == high else f"{low}-{high}"
-            return f"{volume} U.S. holds decisions of {span}, but the citation gives {year}"
-        assert self._us is not None
-        before = [v for v, cov in self._us.items() if cov.years and cov.years[1] < year - 1]
-        after = [v for v, cov in self._us.items() if cov.years and cov.years[0] > year + 1]
-        low, high = (max(before) if before else 0), (min(after) if after else None)
-        if volume <= low or (high is not None and volume >= high):
-            where = f"after {low} U.S." if high is None else f"between {low} U.S. and {high} U.S."
-            return (
-                f"{volume} U.S. cannot hold a decision of {year}: volumes are printed in date order, and the "
-                f"database's volumes place {year} {where}"
-            )
-        return None
-
-    def us_volume(self, volume: int) -> VolumeCoverage:
-        if self._us is None:
-            self._us = _us_coverage(self.conn)
-        coverage = self._us.get(volume)
-        if coverage is None:
-            return VolumeCoverage(volume, False, f"the database lists no decision in {volume} U.S.", 0, None, None)
-        return coverage
-
-
 _references: weakref.WeakKeyDictionary[CaseDatabase, Reference] = weakref.WeakKeyDictionary()
 
 
 def reference_for(db: CaseDatabase) -> Reference:
-    """Return the (cached) `Reference` of an open case database."""
+    """Return the (cached) `Reference` of an open case database, the second argument of `verify_citations`."""
     reference = _references.get(db)
     if reference is None:
         reference = _references[db] = Reference(db)
     return reference
-
-
-def _date(text: str | None) -> dt.date | None:
-    try:
-        return dt.date.fromisoformat(text[:10]) if text else None
-    except ValueError:
-        return None
-
-
-def _us_coverage(conn) -> dict[int, VolumeCoverage]:
-    """Per U.S. Reports volume: covered or not (and why), and where its run of opinions ends. Rules in
-    docs/check.md ("Coverage")."""
-    entries: dict[int, dict[int, tuple[str, bool, dt.date | None, int | None]]] = defaultdict(dict)
-    for key, case_id, name, year, decision_date in conn.execute(
-        "SELECT k.citation_key, c.case_id, c.name, c.year, c.decision_date FROM case_citations k"
-        " JOIN cases c ON c.case_id = k.case_id WHERE k.citation_key GLOB '[0-9]* U.S. [0-9]*'"
-    ):
-        m = _US_KEY.match(key)
-        if m is None:
-            continue
-        volume, page = int(m.group(1)), int(m.group(2))
-        known = entries[volume].get(page)
-        date = _date(decision_date)
-        if known is None or (known[2] is None and date is not None):
-            entries[volume][page] = (case_id, bool(name), date, year)
-
-    uncertain = _volumes_of_uncited_scdb_cases(conn)
-    coverage: dict[int, VolumeCoverage] = {}
-    for volume, pages in entries.items():
-        ordered = sorted(pages.items())
-        years = [year for _, (_, _, _, year) in ordered if year]
-        decisions = len(ordered)
-        reason = ""
-        if decisions < MIN_DECISIONS_PER_VOLUME:
-            reason = (
-                f"the database lists only {decisions} decision(s) in {volume} U.S., too few for a complete volume "
-                f"(at least {MIN_DECISIONS_PER_VOLUME} needed)"
-            )
-        elif volume in uncertain:
-            reason = (
-                f"the Supreme Court Database has decisions without a U.S. Reports page ({uncertain[volume]}) that "
-                f"may be printed in {volume} U.S."
-            )
-        coverage[volume] = VolumeCoverage(
-            volume=volume,
-            covered=not reason,
-            reason=reason,
-            decisions=decisions,
-            section_end=_opinions_end(ordered),
-            years=(min(years), max(years)) if years else None,
-            entries=[(page, case_id) for page, (case_id, _, _, _) in ordered],
-        )
-    return coverage
-
-
-def _opinions_end(ordered: Sequence[tuple[int, tuple[str, bool, dt.date | None, int | None]]]) -> int | None:
-    """The last first page of the volume's run of opinions, before its orders section and in-chambers opinions.
-
-    Walking the entries in page order, the run ends at the first of two consecutive entries that have neither a
-    name nor a date (Fowler lists orders with dissents that way), or at the first entry dated more than 45 days
-    before the latest date seen so far (opinions are printed in date order; the orders section starts the period
-    again). Its end is the last dated entry before that point, or, in volumes without dates (Fowler only), the last
-    named one.
-    """
-    dated = any(date is not None for _, (_, _, date, _) in ordered)
-    end = None
-    latest: dt.date | None = None
-    for i, (page, (_, named, date, _)) in enumerate(ordered):
-        bare = date is None and not named
-        if bare and i + 1 < len(ordered) and ordered[i + 1][1][2] is None and not ordered[i + 1][1][1]:
-            break
-        if date is not None:
-            if latest is not None and date < latest - ORDERS_DATE_SLACK:
-                break
-            latest = max(latest, date) if latest else date
-        if (date is not None) if dated else named:
-            end = page
-    return end
-
-
-def _volumes_of_uncited_scdb_cases(conn) -> dict[int, str]:
-    """Volumes that may hold an SCDB case the database has no U.S. page for -> a description of those cases.
-
-    Such a case, decided on date d, may be in any volume from the last volume holding a cited case decided more
-    than 30 days before d to the first volume holding one decided more than 30 days after d.
-    """
-    cited: list[tuple[dt.date, int]] = []
-    uncited: list[tuple[dt.date, int]] = []  # (date, term)
-    for case_id, term, decision_date in conn.execute(
-        "SELECT case_id, term, decision_date FROM cases WHERE term IS NOT NULL"
-    ):
-        date = _date(decision_date) or dt.date(int(term), 10, 1)
-        volumes = [
-            int(m.group(1))
-            for (key,) in conn.execute(
-                "SELECT citation_key FROM case_citations WHERE case_id = ? AND citation_key GLOB '[0-9]* U.S. [0-9]*'",
-                (case_id,),
-            )
-            if (m := _US_KEY.match(key))
-        ]
-        if volumes:
-            cited.extend((date, volume) for volume in volumes)
-        else:
-            uncited.append((date, int(term)))
-    if not cited or not uncited:
-        return {}
-    cited.sort()
-    dates = [date for date, _ in cited]
-    prefix_max: list[int] = []
-    for _, volume in cited:
-        prefix_max.append(max(volume, prefix_max[-1]) if prefix_max else volume)
-    suffix_min = [0] * len(cited)
-    low = None
-    for i in range(len(cited) - 1, -1, -1):
-        low = cited[i][1] if low is None else min(low, cited[i][1])
-        suffix_min[i] = low
-    last_volume = max(volume for _, volume in cited)
-    terms: dict[int, set[int]] = defaultdict(set)
-    for date, term in uncited:
-        before = bisect.bisect_left(dates, date - UNCITED_DATE_SLACK) - 1
-        after = bisect.bisect_right(dates, date + UNCITED_DATE_SLACK)
-        lo = prefix_max[before] if before >= 0 else 1
-        hi = suffix_min[after] if after < len(cited) else last_volume + 1
-        for volume in range(lo, hi + 1):
-            terms[volume].add(term)
-    return {
-        volume: "terms " + ", ".join(str(t) for t in sorted(found)) if len(found) > 1 else f"term {min(found)}"
-        for volume, found in terms.items()
-    }
 
 
 # --- verdicts ----------------------------------------------------------------------------------------------------
@@ -697,7 +354,7 @@ class _Judge:
         )
 
     def in_orders_section(self, c: FoundCitation) -> bool:
-        """A U.S. Reports page after the volume's run of opinions (`_opinions_end`)."""
+        """A U.S. Reports page after the volume's run of opinions (`caselaw.coverage.opinions_end`)."""
         if c.reporter != US or not (c.volume or "").isdigit() or not (c.page or "").isdigit():
             return False
         end = self.reference.us_volume(int(c.volume or 0)).section_end

@@ -46,6 +46,7 @@ from rapidfuzz import fuzz, process
 from lexprobe.caselaw.case_names import normalize_case_name
 from lexprobe.caselaw.citations import citation_key
 from lexprobe.caselaw.query import CaseDatabase
+from lexprobe.errors import BadInputError
 
 #: Reporters a fabricated citation of each level may use.
 LEVEL_REPORTERS: dict[str, tuple[str, ...]] = {
@@ -192,21 +193,14 @@ def _real_index(db: CaseDatabase) -> _RealIndex:
     index = _INDEXES.get(db)
     if index is not None:
         return index
-    raw_names = {r[0] for r in db.conn.execute("SELECT name FROM cases WHERE name IS NOT NULL AND name != ''")}
-    raw_names |= {r[0] for r in db.conn.execute("SELECT value FROM facts WHERE field = 'name'")}
-    for overruled, overruling in db.conn.execute("SELECT overruled_name, overruling_name FROM overrulings"):
-        raw_names |= {overruled, overruling}
-    names = {normalize_case_name(name) for name in raw_names if name} - {""}
+    names = {normalize_case_name(name) for name in db.real_names() if name} - {""}
     by_party: dict[str, set[str]] = defaultdict(set)
     for name in names:
         for party in name.split(" v "):
             by_party[party.strip()].add(name)
-    keys = {r[0] for r in db.conn.execute("SELECT citation_key FROM case_citations")}
-    for row in db.conn.execute("SELECT overruled_citation, overruling_citation FROM overrulings"):
-        keys |= {key for text in row if text and (key := citation_key(text))}
     index = _RealIndex(
         names=frozenset(names),
-        keys=frozenset(keys),
+        keys=frozenset(db.real_citation_keys()),
         names_by_party={party: tuple(sorted(found)) for party, found in by_party.items()},
     )
     _INDEXES[db] = index
@@ -254,16 +248,9 @@ def _named_case(name: str, year: int) -> _NamedCase | None:
 
 def _name_pool(db: CaseDatabase, level: str) -> _NamePool:
     """Return the level's real cases with a clean two-party name, one name per case, sorted by year then id."""
-    rows = db.conn.execute(
-        "SELECT c.case_id, c.year, c.name FROM cases c WHERE c.level = ? AND c.year IS NOT NULL"
-        " AND c.name IS NOT NULL AND c.name != ''"
-        " UNION SELECT c.case_id, c.year, f.value FROM facts f JOIN cases c ON c.case_id = f.case_id"
-        " WHERE f.field = 'name' AND c.level = ? AND c.year IS NOT NULL",
-        (level, level),
-    )
     names: dict[str, list[tuple[int, str]]] = defaultdict(list)
-    for case_id, year, name in rows:
-        names[case_id].append((year, name))
+    for row in db.case_names(level):
+        names[row.case_id].append((row.year, row.name))
     pool: list[tuple[int, str, _NamedCase]] = []
     for case_id, found in names.items():
         # The shortest clean name of the case (sources differ: "Toll v. Moreno" and "TOLL, PRESIDENT, ... v. ...").
@@ -278,16 +265,11 @@ def _name_pool(db: CaseDatabase, level: str) -> _NamePool:
 
 def _real_citations(db: CaseDatabase, level: str) -> tuple[_RealCitation, ...]:
     """Return the citations of the level's real cases in the level's reporters, sorted by case id and key."""
-    rows = db.conn.execute(
-        "SELECT cc.citation_key, c.year, c.court_id FROM case_citations cc JOIN cases c ON c.case_id = cc.case_id"
-        " WHERE c.level = ? AND c.year IS NOT NULL ORDER BY c.case_id, cc.citation_key",
-        (level,),
-    )
     found = []
-    for key, year, court_id in rows:
-        parts = _split_key(key)
+    for row in db.level_citations(level):
+        parts = _split_key(row.citation_key)
         if parts and parts[1] in LEVEL_REPORTERS[level]:
-            found.append(_RealCitation(parts[1], parts[0], parts[2], int(year), court_id))
+            found.append(_RealCitation(parts[1], parts[0], parts[2], row.year, row.court_id))
     return tuple(found)
 
 
@@ -331,12 +313,12 @@ def _level_sources(db: CaseDatabase, level: str) -> _LevelSources:
         if len(names.cases) < MIN_NAMED_CASES and level != "scotus":
             names = _level_sources(db, "scotus").names
         if len(names.cases) < 2:
-            raise ValueError(f"the case database has too few case names to fabricate {level} cases from")
+            raise BadInputError(f"the case database has too few case names to fabricate {level} cases from")
         real = _real_citations(db, level)
         volumes = _volumes(real)
         citations = tuple(cite for cite in real if (cite.reporter, cite.volume) in volumes)
         if not citations and not all(reporter in VOLUME_YEARS for reporter in LEVEL_REPORTERS[level]):
-            raise ValueError(f"the case database has no {level} volumes and no documented ones exist")
+            raise BadInputError(f"the case database has no {level} volumes and no documented ones exist")
         cached[level] = _LevelSources(names=names, citations=citations, volumes=volumes)
     return cached[level]
 
@@ -424,5 +406,5 @@ def fabricate_cases(db: CaseDatabase, level: str, n: int, seed: int) -> list[Fab
         for party in normalized.split(" v "):
             by_party[party].append(normalized)
     if len(cases) < n:
-        raise ValueError(f"could fabricate only {len(cases)} of {n} {level} cases from this database")
+        raise BadInputError(f"could fabricate only {len(cases)} of {n} {level} cases from this database")
     return cases

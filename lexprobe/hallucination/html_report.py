@@ -10,7 +10,6 @@ from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from jinja2 import Environment, PackageLoader, select_autoescape
 from matplotlib.figure import Figure
 
 import lexprobe
@@ -33,6 +32,7 @@ from lexprobe.reporting.figures import (
     line_chart,
     scatter_with_diagonal,
 )
+from lexprobe.reporting.html import write_report
 
 if TYPE_CHECKING:
     from lexprobe.investigation.scoring.schema import BaselineSummary, ModelSummary, ScoreSummary
@@ -44,15 +44,6 @@ TABLE_GROUPS = (
     ("high", "High complexity tasks (cf. Table 5); reference-free rates are lower bounds"),
     ("false premise", "Contra-factual tasks (cf. Table 6)"),
 )
-
-
-def _environment() -> Environment:
-    return Environment(
-        loader=PackageLoader("lexprobe.hallucination", "templates"),
-        autoescape=select_autoescape(["html", "j2"]),
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
 
 
 def _fmt(rate: float | None, se: float | None = None) -> str:
@@ -285,38 +276,33 @@ def write_html_report(
     names = [model["model"] for model in models]
     pooled = {g["model"]: g for g in stats["breakdowns"]["model"]}
     ece = {row["model"]: row for row in stats["calibration"] if row["task"] == "pooled"}
-    html = (
-        _environment()
-        .get_template("report.html.j2")
-        .render(
-            version=lexprobe.__version__,
-            models=models,
-            summary=[
-                {
-                    "model": name,
-                    "rate": _fmt(pooled[name]["rate"], pooled[name]["se"]) if name in pooled else "–",
-                    "n": pooled[name]["n"] if name in pooled else 0,
-                    "ece_width": _fmt(ece[name]["ece_width"], ece[name]["ece_width_se"]) if name in ece else "–",
-                    "ece_mass": _fmt(ece[name]["ece_mass_debiased"], ece[name]["ece_mass_debiased_se"])
-                    if name in ece
-                    else "–",
-                    "ece_n": ece[name]["n"] if name in ece else 0,
-                    "unscored": sum(u.label == "unscored" for u in units if u.model == name),
-                    "pending": sum(u.label is None for u in units if u.model == name),
-                }
-                for name in names
-            ],
-            tables=rate_tables(stats["rates"], names, {m["model"] for m in models if m.get("self_judged")}),
-            model_names=names,
-            balanced=[row for row in stats["rates"] if row["task"] in BALANCED_TASKS],
-            calibration=stats["calibration"],
-            figures=figures(stats, names),
-            estimators=stats["estimators"],
-            investigation=investigation_rows(investigation) if investigation else [],
-            coverage=coverage_rows(coverage or []),
-            fmt=_fmt,
-        )
+    write_report(
+        path,
+        "lexprobe.hallucination:report.html.j2",
+        version=lexprobe.__version__,
+        models=models,
+        summary=[
+            {
+                "model": name,
+                "rate": _fmt(pooled[name]["rate"], pooled[name]["se"]) if name in pooled else "–",
+                "n": pooled[name]["n"] if name in pooled else 0,
+                "ece_width": _fmt(ece[name]["ece_width"], ece[name]["ece_width_se"]) if name in ece else "–",
+                "ece_mass": _fmt(ece[name]["ece_mass_debiased"], ece[name]["ece_mass_debiased_se"])
+                if name in ece
+                else "–",
+                "ece_n": ece[name]["n"] if name in ece else 0,
+                "unscored": sum(u.label == "unscored" for u in units if u.model == name),
+                "pending": sum(u.label is None for u in units if u.model == name),
+            }
+            for name in names
+        ],
+        tables=rate_tables(stats["rates"], names, {m["model"] for m in models if m.get("self_judged")}),
+        model_names=names,
+        balanced=[row for row in stats["rates"] if row["task"] in BALANCED_TASKS],
+        calibration=stats["calibration"],
+        figures=figures(stats, names),
+        estimators=stats["estimators"],
+        investigation=investigation_rows(investigation) if investigation else [],
+        coverage=coverage_rows(coverage or []),
+        fmt=_fmt,
     )
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(html, encoding="utf-8")

@@ -102,8 +102,9 @@ def sampled_cases(
     sample = sample_cases(db, level, n, seed, years, require)
     rows = []
     for row in sample.rows:
-        full = db.conn.execute("SELECT * FROM cases WHERE case_id = ?", (row["case_id"],)).fetchone()
-        rows.append(dict(full) | {"stratum": row["stratum"]})
+        full = db.get_case(row["case_id"])
+        assert full is not None, row["case_id"]  # the sample is drawn from the same database
+        rows.append(full.as_dict() | {"stratum": row["stratum"]})
     return sample, rows
 
 
@@ -115,8 +116,8 @@ def case_covariates(db: CaseDatabase, case_id: str | None, cache: dict[str, dict
     if not case_id:
         return {}
     if case_id not in cache:
-        row = db.conn.execute(f"SELECT {', '.join(_COVARIATES)} FROM cases WHERE case_id = ?", (case_id,)).fetchone()
-        values = dict(zip(_COVARIATES, row, strict=True)) if row else {}
+        case = db.get_case(case_id)
+        values = {key: getattr(case, key) for key in _COVARIATES} if case is not None else {}
         cache[case_id] = {key: str(value) for key, value in values.items() if value not in (None, "")}
     return cache[case_id]
 

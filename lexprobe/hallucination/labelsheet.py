@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from lexprobe.engine.store import RunStore
+from lexprobe.errors import BadInputError
 from lexprobe.hallucination.judge import parse_verdict
 from lexprobe.models.types import Request
 from lexprobe.stats import cohen_kappa
@@ -222,10 +223,10 @@ def export_label_sheet(store: RunStore, n: int, seed: int) -> LabelSheet:
     run has no judged pair.
     """
     if n < 1:
-        raise ValueError(f"n must be at least 1, not {n}")
+        raise BadInputError(f"n must be at least 1, not {n}")
     judged, judge_models = _judged_rows(store)
     if not judged:
-        raise ValueError(
+        raise BadInputError(
             "the run has no judged pairs (reference-free tasks whose two samples got a judge verdict); "
             "run `lexprobe hallucination run` with a reference-free task first"
         )
@@ -270,7 +271,7 @@ def parse_label(value: str) -> str | None:
     if not cleaned:
         return None
     if cleaned not in LABEL_ALIASES:
-        raise ValueError(
+        raise BadInputError(
             f"coder_label {value.strip()!r} is not a label; write yes (consistent) or no (contradiction), "
             "or leave it blank"
         )
@@ -278,29 +279,29 @@ def parse_label(value: str) -> str | None:
 
 
 def read_coded_sheet(path: Path) -> CodedSheet:
-    """Read a filled sheet; the coder is the file's stem. Errors raise ValueError(f"{path}:{line}: ...") naming the
+    """Read a filled sheet; the coder is the file's stem. Errors raise BadInputError(f"{path}:{line}: ...") naming the
     line where the offending row starts (a missing column, a row id that is not a positive integer or repeats, a
     label other than yes/no/consistent/contradiction/y/n). A UTF-8 byte-order mark (Excel's "CSV UTF-8") is fine.
     """
     try:
         handle = path.open(encoding="utf-8-sig", newline="")
     except OSError as exc:
-        raise ValueError(f"{path}: cannot read the sheet ({exc.strerror or exc})") from None
+        raise BadInputError(f"{path}: cannot read the sheet ({exc.strerror or exc})") from None
     rows: dict[int, CodedRow] = {}
     with handle:
         reader = csv.reader(handle)
         try:
             header = next(reader, None)
         except (csv.Error, UnicodeDecodeError) as exc:
-            raise ValueError(f"{path}:1: not a readable CSV file ({exc})") from None
+            raise BadInputError(f"{path}:1: not a readable CSV file ({exc})") from None
         if header is None:
-            raise ValueError(f"{path}:1: the file is empty; expected a header row {','.join(SHEET_COLUMNS)}")
+            raise BadInputError(f"{path}:1: the file is empty; expected a header row {','.join(SHEET_COLUMNS)}")
         columns = [name.strip().lower() for name in header]
         missing = [
             name for name in ("row_id", "question", "response_1", "response_2", "coder_label") if name not in columns
         ]
         if missing:
-            raise ValueError(
+            raise BadInputError(
                 f"{path}:1: missing column(s) {', '.join(missing)}; a label sheet from `export-labels` has "
                 f"{','.join(SHEET_COLUMNS)}"
             )
@@ -310,7 +311,7 @@ def read_coded_sheet(path: Path) -> CodedSheet:
             try:
                 record = next(reader, None)
             except (csv.Error, UnicodeDecodeError) as exc:
-                raise ValueError(f"{path}:{line}: not readable as CSV ({exc})") from None
+                raise BadInputError(f"{path}:{line}: not readable as CSV ({exc})") from None
             if record is None:
                 break
             if not any(cell.strip() for cell in record):
@@ -318,14 +319,14 @@ def read_coded_sheet(path: Path) -> CodedSheet:
             cells = {name: record[index] if index < len(record) else "" for name, index in where.items()}
             raw_id = cells["row_id"].strip()
             if not raw_id.isdigit() or int(raw_id) < 1:
-                raise ValueError(f"{path}:{line}: row_id {raw_id!r} is not a positive integer")
+                raise BadInputError(f"{path}:{line}: row_id {raw_id!r} is not a positive integer")
             row_id = int(raw_id)
             if row_id in rows:
-                raise ValueError(f"{path}:{line}: row_id {row_id} appears twice (first on line {rows[row_id].line})")
+                raise BadInputError(f"{path}:{line}: row_id {row_id} appears twice (first on line {rows[row_id].line})")
             try:
                 label = parse_label(cells["coder_label"])
             except ValueError as exc:
-                raise ValueError(f"{path}:{line}: {exc}") from None
+                raise BadInputError(f"{path}:{line}: {exc}") from None
             digest = text_digest(cells["question"], cells["response_1"], cells["response_2"])
             rows[row_id] = CodedRow(row_id=row_id, label=label, line=line, digest=digest)
     return CodedSheet(path=path, coder=path.stem, rows=rows)
@@ -336,18 +337,18 @@ def load_key(path: Path) -> LabelKey:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
-        raise ValueError(f"{path}: cannot read the key ({exc.strerror or exc})") from None
+        raise BadInputError(f"{path}: cannot read the key ({exc.strerror or exc})") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path}: not a label key (invalid JSON: {exc})") from None
+        raise BadInputError(f"{path}: not a label key (invalid JSON: {exc})") from None
     if not isinstance(data, dict) or not isinstance(data.get("rows"), dict):
-        raise ValueError(f"{path}: not a label key (no 'rows' object); keys are written by `export-labels`")
+        raise BadInputError(f"{path}: not a label key (no 'rows' object); keys are written by `export-labels`")
     rows: dict[int, KeyRow] = {}
     for raw_id, entry in data["rows"].items():
         if not str(raw_id).isdigit() or not isinstance(entry, dict):
-            raise ValueError(f"{path}: not a label key (row {raw_id!r} is malformed)")
+            raise BadInputError(f"{path}: not a label key (row {raw_id!r} is malformed)")
         verdict = entry.get("judge_verdict")
         if verdict not in ("yes", "no", None):
-            raise ValueError(f"{path}: row {raw_id}: judge_verdict must be yes, no or null, not {verdict!r}")
+            raise BadInputError(f"{path}: row {raw_id}: judge_verdict must be yes, no or null, not {verdict!r}")
         rows[int(raw_id)] = KeyRow(
             pair=str(entry.get("pair", "")), judge_verdict=verdict, digest=str(entry.get("digest", ""))
         )
@@ -360,14 +361,14 @@ def find_key(sheets: list[Path]) -> Path:
     found = [key_path(sheet) for sheet in sheets if key_path(sheet).is_file()]
     if not found:
         looked = ", ".join(str(key_path(sheet)) for sheet in sheets)
-        raise ValueError(
+        raise BadInputError(
             f"no key file found (looked for {looked}); pass --key with the .key.json that `export-labels` wrote "
             "next to the exported sheet"
         )
     first = found[0]
     for other in found[1:]:
         if other.read_bytes() != first.read_bytes():
-            raise ValueError(f"{first} and {other} differ: the sheets come from different exports")
+            raise BadInputError(f"{first} and {other} differ: the sheets come from different exports")
     return first
 
 
@@ -375,14 +376,14 @@ def _check_against_key(sheet: CodedSheet, key: LabelKey) -> None:
     """Raise ValueError when a row of `sheet` is not a row of the export `key` describes."""
     for row in sheet.rows.values():
         if row.row_id not in key.rows:
-            raise ValueError(
+            raise BadInputError(
                 f"{sheet.path}:{row.line}: row_id {row.row_id} is not in the key {key.path} "
                 f"({len(key.rows)} rows): the sheet comes from a different export"
             )
     for row in sheet.rows.values():
         expected = key.rows[row.row_id]
         if expected.digest and expected.digest != row.digest:
-            raise ValueError(
+            raise BadInputError(
                 f"{sheet.path}:{row.line}: row {row.row_id}'s question and answers differ from the export in "
                 f"{key.path}: the sheet comes from a different export (or its text was edited)"
             )
@@ -417,13 +418,15 @@ def _coder_title(index: int, name: str) -> str:
 def agreement_report(sheets: list[Path], key: Path | None = None) -> dict[str, Any]:
     """Return {"judge", "key", "coders", "rows"} for filled sheets of one export (see `agreement_table`)."""
     if not sheets:
-        raise ValueError("give at least one filled sheet")
+        raise BadInputError("give at least one filled sheet")
     label_key = load_key(key if key is not None else find_key(sheets))
     coded = [read_coded_sheet(path) for path in sheets]
     names = [sheet.coder for sheet in coded]
     duplicates = sorted({name for name in names if names.count(name) > 1})
     if duplicates:
-        raise ValueError(f"two sheets name the same coder {', '.join(duplicates)}: give each coder's file its own name")
+        raise BadInputError(
+            f"two sheets name the same coder {', '.join(duplicates)}: give each coder's file its own name"
+        )
     for sheet in coded:
         _check_against_key(sheet, label_key)
     judge = {row_id: row.judge_verdict for row_id, row in label_key.rows.items()}

@@ -20,34 +20,59 @@ Estimators (named in every output):
 - calibration: ECE with `width` bins + plug-in estimator (the authors' code) and `mass` bins + debiased estimator
   (the paper's text; Kumar et al. 2019), bootstrap standard errors (seeded), and Platt-rescaled ECE on a held-out
   split (see `lexprobe.stats`).
+
+The calibration lives in `lexprobe.hallucination.profile_calibration`, the prompt-style selection and the row order
+in `lexprobe.hallucination.profile_selection`; `profile()` puts everything together.
 """
 
 from __future__ import annotations
 
 import math
-import sqlite3
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from datetime import date
 
-import numpy as np
-
 from lexprobe.caselaw.judges import Judge, resolve_justice
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.hallucination.answers import extract_judge_name
+from lexprobe.hallucination.profile_calibration import ECE_MASS, ECE_WIDTH, calibration_curves, calibration_rows
+from lexprobe.hallucination.profile_selection import (
+    FALSE_PREMISE,
+    LEVEL_ORDER,
+    PROMPT_STYLE_SELECTIONS,
+    in_prompt_style,
+    row_order,
+    true_premise_reference_based,
+)
 from lexprobe.hallucination.results import Unit
 from lexprobe.hallucination.tasks import TASKS
-from lexprobe.stats import (
-    apply_platt,
-    balanced_rate_se,
-    bin_groups,
-    bootstrap_se,
-    expected_calibration_error,
-    hallucination_rate,
-    platt_scale,
-    strict_rate,
-)
+from lexprobe.stats import balanced_rate_se, hallucination_rate, strict_rate
+
+__all__ = [  # with the selection constants the reports use (`lexprobe.hallucination.profile_selection`)
+    "BALANCED_TASKS",
+    "CIRCUIT_FIRST_YEAR",
+    "COMPLEXITY_ORDER",
+    "ERAS",
+    "LEVEL_ORDER",
+    "PROMPT_STYLE_SELECTIONS",
+    "PROMPT_STYLE_TEXT",
+    "SINGLE_CLASS_NOTE",
+    "GroupRate",
+    "JusticeCount",
+    "RateRow",
+    "breakdown",
+    "breakdowns",
+    "decade_of",
+    "era_of",
+    "estimator_names",
+    "justice_bias",
+    "no_reference",
+    "profile",
+    "prominence_decile",
+    "rate_rows",
+    "single_class_notes",
+]
 
 #: Tasks whose headline figure is the class-balanced rate: task -> the reference key holding an item's class
 #: (`TaskSpec.balanced_on` in the task registry).
@@ -55,15 +80,10 @@ BALANCED_TASKS = {task.id: task.balanced_on for task in TASKS.values() if task.b
 #: What a rate row of a balanced task says when its items have one class (the offline treatment data has only
 #: "disagree" pairs): the balanced rate is then the raw rate.
 SINGLE_CLASS_NOTE = "single class: not comparable with the paper"
-#: The answers the pooled figures and the pooled ECE use, by `--prompt-style`: "few" (the study's choice: the
-#: few-shot answers, and the zero-shot answers of tasks the study asks zero-shot only), "zero", or "all".
-PROMPT_STYLE_SELECTIONS = ("few", "zero", "all")
 #: Figure 3 (circuits) uses appeals cases decided after 1981 ("post-1981 cases only"; the Online Appendix: "we
 #: exclude cases decided prior to 1982"), so that young circuits compare fairly with old ones.
 CIRCUIT_FIRST_YEAR = 1982
-FALSE_PREMISE = "false premise"
 COMPLEXITY_ORDER = ("low", "moderate", "high")
-LEVEL_ORDER = ("scotus", "coa", "district")
 #: The Supreme Court under each Chief Justice (the study discusses the Warren Court, 1953-1969).
 ERAS = (
     ("Jay-Ellsworth", 1789, 1800),
@@ -82,8 +102,6 @@ ERAS = (
     ("Rehnquist", 1986, 2004),
     ("Roberts", 2005, 2100),
 )
-ECE_WIDTH = "width bins, plug-in (authors' code: uncertainty-calibration get_ece; bins (i/K, (i+1)/K])"
-ECE_MASS = "mass bins, debiased (paper; Kumar et al. 2019; thresholds as uncertainty-calibration get_equal_bins)"
 
 
 @dataclass
@@ -135,7 +153,7 @@ def rate_rows(units: Iterable[Unit]) -> list[RateRow]:
     for unit in units:
         groups[(unit.model, unit.task, unit.level, unit.prompt_style)].append(unit)
     rows = []
-    for (model, task, level, style), group in sorted(groups.items(), key=lambda item: _row_order(item[0])):
+    for (model, task, level, style), group in sorted(groups.items(), key=lambda item: row_order(item[0])):
         n, rate, se, abstain = _rate_fields(group)
         unscored = sum(unit.label == "unscored" for unit in group)
         row = RateRow(
@@ -165,11 +183,7 @@ def single_class_notes(database: CaseDatabase) -> dict[str, str]:
     """Return {task: note} for each class-balanced task whose truth has a single class in the case database: doctrinal
     agreement when the treatment data holds only one agreement label (offline: "disagree" only). Raises `StoreError`
     when the database cannot be read."""
-    try:
-        labels = [row[0] for row in database.conn.execute("SELECT DISTINCT agreement FROM treatments")]
-    except sqlite3.OperationalError:  # a database built without treatment data: the task is skipped anyway
-        return {}
-    labels = sorted(label for label in labels if label)
+    labels = sorted(label for label in database.agreement_labels() if label)  # none without treatment data
     if len(labels) != 1:
         return {}
     return {"doctrinal_agreement": f"{SINGLE_CLASS_NOTE} (the treatment data has only {labels[0]!r} pairs)"}
@@ -192,13 +206,6 @@ def _balanced_fields(row: RateRow, group: list[Unit], key: str) -> None:
         row.note = SINGLE_CLASS_NOTE
 
 
-def _row_order(key: tuple[str, str, str, str]) -> tuple:
-    model, task, level, style = key
-    task_index = list(TASKS).index(task) if task in TASKS else len(TASKS)
-    level_index = LEVEL_ORDER.index(level) if level in LEVEL_ORDER else len(LEVEL_ORDER)
-    return (task_index, level_index, style != "zero", model)
-
-
 def breakdown(
     units: Iterable[Unit], group_of: Callable[[Unit], str | None], order: Iterable[str] = ()
 ) -> list[GroupRate]:
@@ -215,27 +222,6 @@ def breakdown(
         n, rate, se, _ = _rate_fields(cells[(model, group)])
         result.append(GroupRate(model, group, n, rate, se))
     return result
-
-
-def true_premise_reference_based(unit: Unit) -> bool:
-    """The units the study's pooled figures use: reference-based tasks with a true premise."""
-    return not unit.reference_free and unit.complexity != FALSE_PREMISE
-
-
-def in_prompt_style(unit: Unit, selection: str) -> bool:
-    """Whether a unit belongs to the answers `selection` (see `PROMPT_STYLE_SELECTIONS`) picks for the pooled
-    figures: "few" takes the few-shot answers, and the zero-shot answers of a task the study asks zero-shot only
-    (reference-free and contra-factual tasks, which Figures 1 and 7 show); "zero" the zero-shot answers; "all"
-    every answer. Raises ValueError on another selection."""
-    if selection == "all":
-        return True
-    if selection == "zero":
-        return unit.prompt_style == "zero"
-    if selection == "few":
-        spec = TASKS.get(unit.task)
-        zero_only = spec is not None and "few" not in spec.styles
-        return unit.prompt_style == "few" or (zero_only and unit.prompt_style == "zero")
-    raise ValueError(f"prompt style must be one of {', '.join(PROMPT_STYLE_SELECTIONS)}, not {selection!r}")
 
 
 def era_of(year: int | None) -> str | None:
@@ -323,136 +309,6 @@ def _date(value: object) -> date | None:
         return date.fromisoformat(str(value)[:10]) if value else None
     except ValueError:
         return None
-
-
-@dataclass
-class CalibrationRow:
-    """ECE of one model x task x level x prompt style (or `pooled`), both variants, with bootstrap SEs."""
-
-    model: str
-    task: str
-    level: str
-    prompt_style: str
-    n: int
-    mean_confidence: float | None
-    accuracy: float | None
-    ece_width: float | None
-    ece_width_se: float | None
-    ece_mass_debiased: float | None
-    ece_mass_debiased_se: float | None
-    platt_ece_width: float | None = None
-    platt_ece_mass_debiased: float | None = None
-    platt_n: int = 0
-    note: str = ""
-
-
-def _ece_pair(x: np.ndarray, y: np.ndarray, bins: int, seed: int) -> tuple[float, float]:
-    """Return (width/plug-in ECE, mass/debiased ECE); the debiased one is NaN (reported as none) where a bin holds a
-    single answer and the estimator is undefined."""
-    return expected_calibration_error(x, y, bins, "width", debias=False), _mass_debiased(x, y, bins, seed, 1000)
-
-
-def _mass_debiased(x: np.ndarray, y: np.ndarray, bins: int, seed: int, draws: int) -> float:
-    try:
-        return expected_calibration_error(x, y, bins, "mass", debias=True, seed=seed, draws=draws)
-    except ValueError:
-        return math.nan
-
-
-def calibration_row(
-    model: str, task: str, level: str, style: str, units: list[Unit], *, bins: int, seed: int, holdout: float
-) -> CalibrationRow:
-    """Compute one calibration row from units with a measured confidence."""
-    x = np.array([unit.confidence for unit in units], dtype=float)
-    y = np.array([unit.label == "correct" for unit in units], dtype=float)
-    row = CalibrationRow(model, task, level, style, len(units), None, None, None, None, None, None)
-    if len(units) < 2:
-        row.note = "fewer than two answers with a confidence"
-        return row
-    row.mean_confidence, row.accuracy = float(x.mean()), float(y.mean())
-    row.ece_width, row.ece_mass_debiased = _ece_pair(x, y, bins, seed)
-    data = np.column_stack([x, y])
-    row.ece_width_se = bootstrap_se(lambda d: expected_calibration_error(d[:, 0], d[:, 1], bins), data, seed=seed)
-    row.ece_mass_debiased_se = bootstrap_se(
-        lambda d: _mass_debiased(d[:, 0], d[:, 1], bins, seed, 200), data, seed=seed
-    )
-    if not math.isfinite(row.ece_mass_debiased):
-        row.note = "mass/debiased ECE undefined: a bin holds a single answer"
-    _platt(row, x, y, bins=bins, seed=seed, holdout=holdout)
-    return row
-
-
-def _platt(row: CalibrationRow, x: np.ndarray, y: np.ndarray, *, bins: int, seed: int, holdout: float) -> None:
-    """Fill the Platt-rescaled ECE: fit on a seeded (1 - holdout) share, evaluate on the held-out rest (or, with
-    holdout 0, in-sample, which flatters the result and is said so)."""
-    rng = np.random.default_rng(seed)
-    order = rng.permutation(len(x))
-    cut = len(x) - round(len(x) * holdout) if holdout > 0 else len(x)
-    fit, evaluate = order[:cut], (order[cut:] if holdout > 0 else order)
-    if len(evaluate) < 2 or len(set(y[fit])) < 2:
-        row.note = _join(row.note, "Platt scaling needs both outcomes in the fitting split and two held-out answers")
-        return
-    a, b = platt_scale(x[fit], y[fit])
-    scaled = apply_platt(x[evaluate], a, b)
-    row.platt_ece_width, row.platt_ece_mass_debiased = _ece_pair(scaled, y[evaluate], bins, seed)
-    row.platt_n = len(evaluate)
-    if holdout <= 0:
-        row.note = _join(row.note, "Platt scaling evaluated in-sample (no held-out split)")
-
-
-def _join(*notes: str) -> str:
-    return "; ".join(note for note in notes if note)
-
-
-def _measured(unit: Unit) -> bool:
-    return unit.confidence is not None and unit.label in ("correct", "hallucination")
-
-
-def pooled_calibration_units(units: Iterable[Unit], prompt_style: str = "few") -> dict[str, list[Unit]]:
-    """Return per model the units of the pooled ECE and the calibration curves (Figure 8): measured answers of the
-    true-premise reference-based tasks (the study's Table 7 tasks) in the selected prompt style."""
-    pooled: dict[str, list[Unit]] = defaultdict(list)
-    for unit in units:
-        if _measured(unit) and true_premise_reference_based(unit) and in_prompt_style(unit, prompt_style):
-            pooled[unit.model].append(unit)
-    return pooled
-
-
-def calibration_rows(
-    units: Iterable[Unit], *, bins: int = 10, seed: int = 0, holdout: float = 0.5, prompt_style: str = "few"
-) -> list[CalibrationRow]:
-    """Return ECE per model x task x level x style (the study's Table 7) and pooled per model (Figure 8) over the
-    answers `prompt_style` selects (the pooled row's `prompt_style` names it)."""
-    units = list(units)
-    groups: dict[tuple[str, str, str, str], list[Unit]] = defaultdict(list)
-    for unit in units:
-        if _measured(unit):
-            groups[(unit.model, unit.task, unit.level, unit.prompt_style)].append(unit)
-    rows = [
-        calibration_row(*key, group, bins=bins, seed=seed, holdout=holdout)
-        for key, group in sorted(groups.items(), key=lambda item: _row_order(item[0]))
-    ]
-    rows += [
-        calibration_row(model, "pooled", "all", prompt_style, group, bins=bins, seed=seed, holdout=holdout)
-        for model, group in sorted(pooled_calibration_units(units, prompt_style).items())
-    ]
-    return rows
-
-
-def calibration_curves(
-    units: Iterable[Unit], bins: int = 10, prompt_style: str = "few"
-) -> dict[str, list[tuple[float, float, int]]]:
-    """Return per model the (mean confidence, share correct, n) of `bins` equal-mass bins (the package's
-    thresholds, as the mass ECE), over the pooled calibration units (`pooled_calibration_units`)."""
-    pooled = pooled_calibration_units(units, prompt_style)
-    curves = {}
-    for model, group in sorted(pooled.items()):
-        x = np.array([unit.confidence for unit in group], dtype=float)
-        y = np.array([unit.label == "correct" for unit in group], dtype=float)
-        curves[model] = [
-            (float(x[chunk].mean()), float(y[chunk].mean()), len(chunk)) for chunk in bin_groups(x, bins, "mass")
-        ]
-    return curves
 
 
 def profile(

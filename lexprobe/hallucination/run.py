@@ -9,10 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lexprobe.caselaw.courts import parse_levels
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.caselaw.sampling import PAPER_YEARS, YearWindow
 from lexprobe.engine import Engine, EngineConfig, Estimate, ResponseCache, RunStore, RunSummary, estimate_run
 from lexprobe.engine.estimate import CHARS_PER_TOKEN
+from lexprobe.errors import BadInputError
+from lexprobe.hallucination.calibration import DEFAULT_SAMPLES
 from lexprobe.hallucination.items import Item, ItemPlan, plan_items
 from lexprobe.hallucination.judge import judge_request
 from lexprobe.hallucination.report import ReportRow, pending_judge_requests, score_run, summarize
@@ -49,6 +52,25 @@ PAPER_DESIGN: dict[str, object] = {
         "fake_existence": 1000,  # Appendix Table 5 (it gives n=5000 for district)
     },
 }
+
+
+def design_settings(
+    design: str | None, levels: str | None, styles: str | None, n: int | None, samples: int | None
+) -> tuple[list[str], list[str], int, int, dict[str, int | None]]:
+    """Return levels, prompt styles, n, K and per-task case counts: the options given, else the design's values
+    (`--design paper`: `PAPER_DESIGN`), else the defaults. Raises `BadInputError` for an unknown design."""
+    if design not in (None, "", "paper"):
+        raise BadInputError(f"unknown --design {design!r}; valid: paper")
+    paper = design == "paper"
+    level_list = parse_levels(levels) if levels else list(PAPER_DESIGN["levels"] if paper else ["scotus"])
+    style_list = [s.strip() for s in styles.split(",") if s.strip()] if styles is not None else ["zero", "few"]
+    return (
+        list(level_list),
+        style_list,
+        n if n is not None else (int(PAPER_DESIGN["n"]) if paper else 100),
+        samples if samples is not None else (int(PAPER_DESIGN["samples"]) if paper else DEFAULT_SAMPLES),
+        dict(PAPER_DESIGN["task_n"]) if paper else {},
+    )
 
 
 @dataclass

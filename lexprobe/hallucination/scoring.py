@@ -22,7 +22,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from lexprobe.caselaw.citations import REPORTER_GAP, extract_citations, scan_citation_keys
+from lexprobe.caselaw.citations import REPORTER_GAP, parse_citations, scan_citation_keys
 from lexprobe.caselaw.judges import Judge, default_justices_path, load_justices
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.hallucination.abstention import (
@@ -109,7 +109,7 @@ class ScoringContext:
         pattern = re.compile(rf"(?<!\d){re.escape(volume)}\s{REPORTER_GAP}{{1,40}}?{re.escape(page)}(?!\d)")
         for match in pattern.finditer(text):
             window = text[max(0, match.start() - 120) : match.end() + 40]
-            if any(citation.key == key for citation in extract_citations(window)):
+            if any(citation.key == key for citation in parse_citations(window)):
                 return True
         return False
 
@@ -118,10 +118,9 @@ class ScoringContext:
         if opinion_id not in self._own_keys:
             keys: frozenset[str] = frozenset()
             if self.db is not None:
-                sql = "SELECT case_id FROM opinions WHERE opinion_id = ?"
-                row = self.db.conn.execute(sql, (opinion_id,)).fetchone()
-                if row and row[0]:
-                    keys = self.case_keys(row[0])
+                case_id = self.db.opinion_case_id(opinion_id)
+                if case_id:
+                    keys = self.case_keys(case_id)
             self._own_keys[opinion_id] = keys
         return self._own_keys[opinion_id]
 
@@ -129,8 +128,7 @@ class ScoringContext:
         """Return the citation keys the database records for a case (empty without a database)."""
         if self.db is None:
             return frozenset()
-        rows = self.db.conn.execute("SELECT citation_key FROM case_citations WHERE case_id = ?", (case_id,))
-        return frozenset(row[0] for row in rows if row[0])
+        return frozenset(key for key in self.db.citation_keys(case_id) if key)
 
 
 # --- shared steps -----------------------------------------------------------------------------------------------

@@ -41,6 +41,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from lexprobe.errors import BadInputError, InputNotFoundError
+
 SCHEMA_VERSION = 2
 ENVIRONMENT_FILE = "environment.json"
 QUESTIONS_FILE = "questions.json"
@@ -241,11 +243,11 @@ def load_environment(env_dir: Path) -> tuple[Environment, QuestionSet]:
 
 def _read(path: Path, model: type[_Model]):
     if not path.is_file():
-        raise FileNotFoundError(f"{path} not found")
+        raise InputNotFoundError(f"{path} not found")
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}:{exc.lineno}: not JSON: {exc.msg}") from None
+        raise BadInputError(f"{path}:{exc.lineno}: not JSON: {exc.msg}") from None
     version = raw.get("schema_version", SCHEMA_VERSION) if isinstance(raw, dict) else SCHEMA_VERSION
     if isinstance(version, int) and version > SCHEMA_VERSION:
         raise ValueError(f"{path}: schema_version {version} is newer than this lexprobe reads ({SCHEMA_VERSION})")

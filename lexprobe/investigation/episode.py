@@ -12,6 +12,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from lexprobe.errors import BadInputError
+
 EPISODES_DIR = "episodes"
 Verdict = Literal["believe", "reject", "dont_know"]
 
@@ -136,5 +138,5 @@ def load_episodes(run_dir: Path) -> list[Episode]:
         try:
             episodes.append(Episode.model_validate(json.loads(path.read_text(encoding="utf-8"))))
         except (json.JSONDecodeError, ValueError) as exc:
-            raise ValueError(f"{path}: not an episode record: {exc}") from None
+            raise BadInputError(f"{path}: not an episode record: {exc}") from None
     return episodes

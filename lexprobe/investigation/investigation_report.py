@@ -14,7 +14,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
-from jinja2 import Environment, PackageLoader, select_autoescape
 from matplotlib.figure import Figure
 from matplotlib.ticker import PercentFormatter
 
@@ -30,6 +29,8 @@ from lexprobe.investigation.scoring import (
     ablation_sort_key,
 )
 from lexprobe.reporting.figures import INK, MUTED, PALETTE, bar_chart, figure_to_data_uri, new_figure
+from lexprobe.reporting.html import write_report
+from lexprobe.reporting.numbers import pct
 
 BASELINE_NAMES = {
     "uniform_random": "uniform random",
@@ -37,30 +38,6 @@ BASELINE_NAMES = {
     "always_reject": "always reject",
 }
 _BASELINE_STYLE = {"uniform_random": ":", "believe_one": "--", "always_reject": "-."}
-
-
-def _environment() -> Environment:
-    return Environment(
-        loader=PackageLoader("lexprobe.investigation", "templates"),
-        autoescape=select_autoescape(["html", "j2"]),
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-
-
-def pct(value: float | None, digits: int = 1) -> str:
-    """A share as a percentage ("33.3%"), "–" for None."""
-    return "–" if value is None else f"{100 * value:.{digits}f}%"
-
-
-def interval(ci: Sequence[float] | None) -> str:
-    """A 95% interval as "[20.0, 45.0]" percentage points, "–" for None."""
-    return "–" if not ci else f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
-
-
-def num(value: float | None, digits: int = 2) -> str:
-    """A number with thousands separators, "–" for None."""
-    return "–" if value is None else f"{value:,.{digits}f}"
 
 
 def _color(index: int) -> str:
@@ -252,28 +229,20 @@ def write_investigation_report(
     page cannot be written."""
     settings = settings or summary.settings
     strict = settings is not None and not settings.dont_know_as_reject
-    html = (
-        _environment()
-        .get_template("report.html.j2")
-        .render(
-            version=lexprobe.__version__,
-            summary=summary,
-            models=summary.models,
-            baselines=summary.baselines,
-            baseline_names=BASELINE_NAMES,
-            comparisons=summary.comparisons,
-            levels=summary.levels(),
-            runs=list(runs),
-            role_rows=list(summary.recall_by_role if role_rows is None else role_rows),
-            notes=list(notes),
-            settings=settings,
-            definitions=DEFINITIONS | {"reject_acc": DEFINITIONS["reject_acc_strict" if strict else "reject_acc"]},
-            figures=figures(summary, list(points), dont_know_as_reject=not strict),
-            pct=pct,
-            interval=interval,
-            num=num,
-        )
+    write_report(
+        path,
+        "lexprobe.investigation:report.html.j2",
+        version=lexprobe.__version__,
+        summary=summary,
+        models=summary.models,
+        baselines=summary.baselines,
+        baseline_names=BASELINE_NAMES,
+        comparisons=summary.comparisons,
+        levels=summary.levels(),
+        runs=list(runs),
+        role_rows=list(summary.recall_by_role if role_rows is None else role_rows),
+        notes=list(notes),
+        settings=settings,
+        definitions=DEFINITIONS | {"reject_acc": DEFINITIONS["reject_acc_strict" if strict else "reject_acc"]},
+        figures=figures(summary, list(points), dont_know_as_reject=not strict),
     )
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(html, encoding="utf-8")

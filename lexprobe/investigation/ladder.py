@@ -28,6 +28,7 @@ import math
 from collections.abc import Sequence
 from typing import Literal, Protocol, TypeVar, get_args
 
+from lexprobe.errors import BadInputError
 from lexprobe.investigation.environment import Role
 
 AblationLevel = Literal["merits", "+pro_alternative", "+noise", "+chaff50", "+chaff100"]
@@ -84,7 +85,7 @@ def canonical_level(level: str) -> AblationLevel:
         return _ALIASES[text]
     if f"+{text}" in LEVELS:
         return f"+{text}"  # type: ignore[return-value]
-    raise ValueError(f"unknown ablation level {level!r}; levels: {', '.join(LEVELS)} (or 'all')")
+    raise BadInputError(f"unknown ablation level {level!r}; levels: {', '.join(LEVELS)} (or 'all')")
 
 
 def roles_at(level: str) -> frozenset[Role]:
@@ -139,7 +140,7 @@ def parse_levels(text: str) -> list[AblationLevel]:
         return list(LEVELS)
     names = [part for part in (p.strip() for p in text.split(",")) if part]
     if not names:
-        raise ValueError(f"no ablation level given; levels: {', '.join(LEVELS)} (or 'all')")
+        raise BadInputError(f"no ablation level given; levels: {', '.join(LEVELS)} (or 'all')")
     chosen = {canonical_level(name) for name in names}
     return [level for level in LEVELS if level in chosen]
 

@@ -36,6 +36,7 @@ from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.worksheet import Worksheet
 
+from lexprobe.errors import BadInputError
 from lexprobe.investigation.environment import Document, Environment, HypothesisKind, Role, load_environment
 from lexprobe.investigation.validate import resolve_in_corpus
 from lexprobe.stats import cohen_kappa
@@ -102,7 +103,7 @@ def sample_documents(env: Environment, per_role: int, seed: int) -> list[Documen
     """Return up to `per_role` documents of each role, drawn with `seed` (each role by its own stream, so one
     role's size does not change another's draw), in role order then doc id order."""
     if per_role < 0:
-        raise ValueError("per_role must be >= 0")
+        raise BadInputError("per_role must be >= 0")
     chosen: list[Document] = []
     for role in Role:
         docs = sorted((d for d in env.documents if d.role == role), key=lambda d: d.doc_id)

@@ -32,111 +32,65 @@ problem at once (never stopping at the first), each with the place to fix it.
    folders and regular files; manifest.json entries name corpus paths and their own `REL.txt` (never a path
    elsewhere or outside) (errors); malformed entries, stale entries and texts that do not match their recorded
    hash are ignored by runs and re-extracted (warnings).
+
+Checks 6 and 8 live in `lexprobe.investigation.validate_files`; `Problem` and the other record types in
+`lexprobe.investigation.validate_report`. This module re-exports the public names (`__all__`).
 """
 
 from __future__ import annotations
 
 import json
-import os
-import stat
-from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
 from datetime import date
-from pathlib import Path, PurePosixPath, PureWindowsPath
-from typing import Any, Literal
+from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from lexprobe.investigation import environment
 from lexprobe.investigation.environment import (
-    CORPUS_DIR,
     ENVIRONMENT_FILE,
-    EXTRACTED_DIR,
     QUESTIONS_FILE,
     SCHEMA_VERSION,
-    Document,
-    Entity,
-    Environment,
-    Fact,
     Hypothesis,
     HypothesisKind,
-    Question,
-    QuestionSet,
     Role,
 )
 from lexprobe.investigation.ladder import LEVELS, roles_at
+from lexprobe.investigation.validate_files import (
+    check_extracted,
+    check_files,
+    corpus_path_problem,
+    normal_path,
+    resolve_in_corpus,
+)
+from lexprobe.investigation.validate_report import (
+    EnvironmentInvalid,
+    ParsedFile,
+    Problem,
+    ProblemReport,
+    Severity,
+    errors_in,
+    json_path,
+)
 
-Severity = Literal["error", "warning"]
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One thing wrong with an environment: where (file:JSON path, or corpus/<file>), what, and how bad."""
-
-    location: str
-    message: str
-    severity: Severity = "error"
-
-    def __str__(self) -> str:
-        return f"{self.location}: {self.severity}: {self.message}"
-
-    def as_dict(self) -> dict[str, str]:
-        """Return {"location", "message", "severity"} (the JSON form of `lexprobe investigation validate`)."""
-        return asdict(self)
-
-
-class EnvironmentInvalid(ValueError):
-    """An environment has errors; `.problems` holds every problem found (warnings included)."""
-
-    def __init__(self, env_dir: Path, problems: list[Problem]) -> None:
-        self.env_dir = env_dir
-        self.problems = problems
-        errors = [p for p in problems if p.severity == "error"]
-        super().__init__(f"{env_dir}: {len(errors)} error(s), first: {errors[0] if errors else '-'}")
-
-
-def errors_in(problems: Iterable[Problem]) -> list[Problem]:
-    """Return the problems of severity `error`."""
-    return [p for p in problems if p.severity == "error"]
-
-
-def json_path(parts: Iterable[str | int]) -> str:
-    """Return a pydantic-style location as a JSON path: ("documents", 3, "facts", 1) -> "documents[3].facts[1]"."""
-    text = ""
-    for part in parts:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
-    return text
-
-
-@dataclass
-class _Parsed:
-    """The elements of one file that passed the schema, with their original indices."""
-
-    sections: dict[str, list[tuple[int, Any]]] = field(default_factory=dict)
-    incomplete: set[str] = field(default_factory=set)  # sections where some element failed the schema
-    extra_ids: dict[str, set[str]] = field(default_factory=dict)  # ids of elements that failed the schema
-    extra_paths: set[str] = field(default_factory=set)  # paths of documents that failed the schema
-    level: str | None = None  # environment.json's `ablation`, when it is a string
-
-    def of(self, section: str) -> list[tuple[int, Any]]:
-        return self.sections.get(section, [])
-
+__all__ = [
+    "EnvironmentInvalid",
+    "Problem",
+    "Severity",
+    "corpus_path_problem",
+    "errors_in",
+    "json_path",
+    "resolve_in_corpus",
+    "validate_environment",
+]
 
 _ENV_SECTIONS: dict[str, tuple[type[BaseModel], str]] = {
-    "entities": (Entity, "entity_id"),
-    "facts": (Fact, "fact_id"),
+    "entities": (environment.Entity, "entity_id"),
+    "facts": (environment.Fact, "fact_id"),
     "hypotheses": (Hypothesis, "hypothesis_id"),
-    "documents": (Document, "doc_id"),
+    "documents": (environment.Document, "doc_id"),
 }
-_QUESTION_SECTIONS: dict[str, tuple[type[BaseModel], str]] = {"questions": (Question, "question_id")}
-
-
-class _Report:
-    def __init__(self) -> None:
-        self.problems: list[Problem] = []
-
-    def add(self, file: str, where: Iterable[str | int] | str, message: str, severity: Severity = "error") -> None:
-        path = where if isinstance(where, str) else json_path(where)
-        self.problems.append(Problem(f"{file}:{path}" if path else file, message, severity))
+_QUESTION_SECTIONS: dict[str, tuple[type[BaseModel], str]] = {"questions": (environment.Question, "question_id")}
 
 
 def validate_environment(env_dir: Path, *, extract: bool = True) -> list[Problem]:
@@ -144,19 +98,19 @@ def validate_environment(env_dir: Path, *, extract: bool = True) -> list[Problem
     order. Never raises for a broken environment (a missing directory or environment.json is a problem too);
     `extract=False` skips the text extraction of corpus files (the slow part)."""
     env_dir = Path(env_dir)
-    report = _Report()
-    env = _parse(env_dir / ENVIRONMENT_FILE, Environment, _ENV_SECTIONS, report, required=True)
-    questions = _parse(env_dir / QUESTIONS_FILE, QuestionSet, _QUESTION_SECTIONS, report, required=False)
+    report = ProblemReport()
+    env = _parse(env_dir / ENVIRONMENT_FILE, environment.Environment, _ENV_SECTIONS, report, required=True)
+    questions = _parse(env_dir / QUESTIONS_FILE, environment.QuestionSet, _QUESTION_SECTIONS, report, required=False)
     if env is None:
         return report.problems
-    questions = questions or _Parsed()
+    questions = questions or ParsedFile()
     _check_unique_ids(env, questions, report)
     _check_references(env, questions, report)
     _check_hypotheses(env, report)
     _check_roles(env, report)
-    _check_files(env_dir, env, report, extract)
+    check_files(env_dir, env, report, extract)
     _check_questions(questions, report)
-    _check_extracted(env_dir, report)
+    check_extracted(env_dir, report)
     return report.problems
 
 
@@ -167,10 +121,10 @@ def _parse(
     path: Path,
     model: type[BaseModel],
     sections: dict[str, tuple[type[BaseModel], str]],
-    report: _Report,
+    report: ProblemReport,
     *,
     required: bool,
-) -> _Parsed | None:
+) -> ParsedFile | None:
     name = path.name
     if not path.is_file():
         if required:
@@ -191,7 +145,7 @@ def _parse(
     if isinstance(version, int) and version > SCHEMA_VERSION:
         report.add(name, "schema_version", f"{version} is newer than this lexprobe reads ({SCHEMA_VERSION}); upgrade")
         return None
-    parsed = _Parsed(level=raw.get("ablation") if isinstance(raw.get("ablation"), str) else None)
+    parsed = ParsedFile(level=raw.get("ablation") if isinstance(raw.get("ablation"), str) else None)
     try:
         whole = model.model_validate(raw)
     except ValidationError as exc:
@@ -214,7 +168,7 @@ def _parse(
                 if isinstance(item, dict) and isinstance(item.get(id_field), str):
                     parsed.extra_ids.setdefault(key, set()).add(item[id_field])
                 if key == "documents" and isinstance(item, dict) and isinstance(item.get("path"), str):
-                    parsed.extra_paths.add(_normal_path(item["path"]))
+                    parsed.extra_paths.add(normal_path(item["path"]))
         parsed.sections[key] = good
     return parsed
 
@@ -233,7 +187,7 @@ def _pydantic_message(error: Any) -> str:
 # --- 2./3. ids and references ----------------------------------------------------------------------------------
 
 
-def _check_unique_ids(env: _Parsed, questions: _Parsed, report: _Report) -> None:
+def _check_unique_ids(env: ParsedFile, questions: ParsedFile, report: ProblemReport) -> None:
     for section, (_, id_field) in _ENV_SECTIONS.items():
         _unique(
             ENVIRONMENT_FILE, section, [(i, getattr(item, id_field)) for i, item in env.of(section)], id_field, report
@@ -241,7 +195,7 @@ def _check_unique_ids(env: _Parsed, questions: _Parsed, report: _Report) -> None
     _unique(
         ENVIRONMENT_FILE,
         "documents",
-        [(i, _normal_path(doc.path)) for i, doc in env.of("documents")],
+        [(i, normal_path(doc.path)) for i, doc in env.of("documents")],
         "path",
         report,
         what="path",
@@ -269,7 +223,9 @@ def _check_unique_ids(env: _Parsed, questions: _Parsed, report: _Report) -> None
         )
 
 
-def _unique(file: str, section: str, ids: list[tuple[int, str]], id_field: str, report: _Report, what: str = "id"):
+def _unique(
+    file: str, section: str, ids: list[tuple[int, str]], id_field: str, report: ProblemReport, what: str = "id"
+):
     seen: dict[str, int] = {}
     for index, value in ids:
         if value in seen:
@@ -279,12 +235,12 @@ def _unique(file: str, section: str, ids: list[tuple[int, str]], id_field: str, 
         seen.setdefault(value, index)
 
 
-def _ids(env: _Parsed, section: str) -> set[str]:
+def _ids(env: ParsedFile, section: str) -> set[str]:
     id_field = _ENV_SECTIONS[section][1]
     return {getattr(item, id_field) for _, item in env.of(section)} | env.extra_ids.get(section, set())
 
 
-def _check_references(env: _Parsed, questions: _Parsed, report: _Report) -> None:
+def _check_references(env: ParsedFile, questions: ParsedFile, report: ProblemReport) -> None:
     facts, entities, hypotheses = _ids(env, "facts"), _ids(env, "entities"), _ids(env, "hypotheses")
 
     def fact_refs(file: str, base: list[str | int], fact_ids: list[str]) -> None:
@@ -322,7 +278,7 @@ def _check_references(env: _Parsed, questions: _Parsed, report: _Report) -> None
 # --- 4. hypotheses ---------------------------------------------------------------------------------------------
 
 
-def _check_hypotheses(env: _Parsed, report: _Report) -> None:
+def _check_hypotheses(env: ParsedFile, report: ProblemReport) -> None:
     hypotheses = env.of("hypotheses")
     for i, hyp in hypotheses:
         if not hyp.claim.strip():
@@ -369,7 +325,7 @@ def _check_hypotheses(env: _Parsed, report: _Report) -> None:
                 )
 
 
-def _check_sub_claim_facts(index: int, hyp: Hypothesis, report: _Report) -> None:
+def _check_sub_claim_facts(index: int, hyp: Hypothesis, report: ProblemReport) -> None:
     """Warn about sub-claim facts that are not among the hypothesis's supporting facts."""
     supporting = set(hyp.supporting_facts)
     for j, sub in enumerate(hyp.sub_claims):
@@ -399,7 +355,7 @@ def _unrefutable(hyp: Hypothesis, level: str | None) -> tuple[str, Severity]:
 # --- 5. roles --------------------------------------------------------------------------------------------------
 
 
-def _check_roles(env: _Parsed, report: _Report) -> None:
+def _check_roles(env: ParsedFile, report: ProblemReport) -> None:
     by_id = {h.hypothesis_id: h for _, h in env.of("hypotheses")}
     party_support = {
         fact_id
@@ -481,141 +437,7 @@ def _is_iso_date(value: str) -> bool:
 # --- 6. files --------------------------------------------------------------------------------------------------
 
 
-def _normal_path(path: str) -> str:
-    return str(PurePosixPath(path)) if path else path
-
-
-def corpus_path_problem(path: str) -> str | None:
-    """Return why the document path `path` (relative to corpus/) is not a plain relative POSIX path inside the
-    corpus (absolute, `..`, backslashes, empty), or None when it is. Symlinks are checked by `resolve_in_corpus`."""
-    if not path.strip():
-        return "empty path"
-    if "\\" in path:
-        return "backslash in path: use POSIX separators"
-    if PurePosixPath(path).is_absolute() or PureWindowsPath(path).drive:
-        return "absolute path: must be relative to corpus/"
-    if ".." in PurePosixPath(path).parts:
-        return "path escapes corpus/ ('..')"
-    return None
-
-
-def resolve_in_corpus(env_dir: Path, path: str) -> Path:
-    """Return the file a document path names, under ENV/corpus/. Raises ValueError when the path is not a plain
-    relative path (`corpus_path_problem`), resolves outside corpus/ (a symlink pointing out), or reaches the file
-    through any symbolic link (corpus/ itself, a folder, the file: lexprobe never follows one)."""
-    from lexprobe.documents.corpus import link_problem, shown
-
-    problem = corpus_path_problem(path)
-    if problem:
-        raise ValueError(problem)
-    corpus = Path(env_dir) / CORPUS_DIR
-    if corpus.is_symlink():
-        raise ValueError(f"{CORPUS_DIR}/ is a symbolic link (to {shown(os.readlink(corpus))}); it is never followed")
-    target = corpus / path
-    resolved = target.resolve()
-    if not resolved.is_relative_to(corpus.resolve()):
-        raise ValueError(f"resolves outside corpus/ (symlink to {shown(str(resolved))})")
-    linked = link_problem(corpus, _normal_path(path))
-    if linked and "symbolic link" in linked:
-        raise ValueError(f"{CORPUS_DIR}/{linked}")
-    return target
-
-
-def _check_files(env_dir: Path, env: _Parsed, report: _Report, extract: bool) -> None:
-    corpus = env_dir / CORPUS_DIR
-    documents = env.of("documents")
-    if not documents and "documents" not in env.incomplete:
-        at = f" at level {env.level!r}" if env.level else ""
-        report.add(ENVIRONMENT_FILE, "documents", f"no documents: the corpus{at} is empty", "warning")
-    if corpus.is_symlink():
-        report.add(f"{CORPUS_DIR}/", "", f"is a symbolic link (to {_link_target(corpus)}); it is never followed")
-        return
-    if not corpus.is_dir():
-        if documents:
-            report.add(f"{CORPUS_DIR}/", "", f"corpus directory missing in {env_dir}")
-        return
-    extract_text, extraction_error = _extractor() if extract else (None, None)
-    for i, doc in documents:
-        where: list[str | int] = ["documents", i]
-        suffix = PurePosixPath(doc.path).suffix.lower().lstrip(".")
-        shown_suffix = f".{suffix}" if suffix else "(none)"
-        if suffix != doc.format:
-            report.add(
-                ENVIRONMENT_FILE,
-                [*where, "format"],
-                f"declared format {doc.format!r} does not match the file suffix {shown_suffix!r}",
-            )
-        try:
-            target = resolve_in_corpus(env_dir, doc.path)
-        except ValueError as exc:
-            report.add(ENVIRONMENT_FILE, [*where, "path"], f"{doc.path!r}: {exc}")
-            continue
-        shown = f"{CORPUS_DIR}/{_normal_path(doc.path)}"
-        if not target.exists():
-            broken = " (broken symlink)" if target.is_symlink() else ""
-            report.add(ENVIRONMENT_FILE, [*where, "path"], f"{shown} does not exist{broken}")
-            continue
-        if not target.is_file():
-            report.add(ENVIRONMENT_FILE, [*where, "path"], f"{shown} is not a file")
-            continue
-        if extract_text is None:
-            continue
-        try:
-            text = extract_text(corpus, _normal_path(doc.path))
-        except extraction_error as exc:  # type: ignore[misc]
-            report.add(shown, "", f"cannot extract text: {getattr(exc, 'reason', exc)}")
-            continue
-        except Exception as exc:  # an extractor bug must not hide the remaining problems
-            report.add(shown, "", f"text extraction failed unexpectedly: {type(exc).__name__}: {exc}")
-            continue
-        if not text.strip():
-            report.add(shown, "", "extracted text is empty", "warning")
-    listed = {_normal_path(doc.path) for _, doc in documents} | env.extra_paths
-    for relative in _corpus_files(corpus):
-        if relative in listed:
-            continue
-        if (corpus / relative).is_symlink():
-            report.add(
-                f"{CORPUS_DIR}/{relative}",
-                "",
-                f"symbolic link (to {_link_target(corpus / relative)}) in corpus/: never followed; delete it",
-            )
-        else:
-            report.add(f"{CORPUS_DIR}/{relative}", "", "file in corpus/ that no document lists", "warning")
-
-
-def _link_target(path: Path) -> str:
-    from lexprobe.documents.corpus import shown
-
-    try:
-        return shown(os.readlink(path))
-    except OSError:
-        return "?"
-
-
-def _corpus_files(corpus: Path) -> list[str]:
-    """Every file (and symlink) under corpus/, relative POSIX paths, sorted; symlinked folders are not entered."""
-    found: list[str] = []
-    for root, dirs, files in os.walk(corpus):
-        base = Path(root).relative_to(corpus)
-        found.extend((base / name).as_posix() for name in files)
-        found.extend((base / name).as_posix() for name in dirs if (Path(root) / name).is_symlink())
-    return sorted(found)
-
-
-def _extractor() -> tuple[Any, tuple[type[Exception], ...]]:
-    """Return (extract(corpus, rel) -> text, the errors it raises for a bad file): files are read without following
-    links (`lexprobe.documents.corpus.extract_confined`)."""
-    from lexprobe.documents.corpus import UnsafePathError, extract_confined
-    from lexprobe.documents.extract import ExtractionError
-
-    return (lambda corpus, rel: extract_confined(corpus, rel).text), (ExtractionError, UnsafePathError)
-
-
-# --- 7. questions ----------------------------------------------------------------------------------------------
-
-
-def _check_questions(questions: _Parsed, report: _Report) -> None:
+def _check_questions(questions: ParsedFile, report: ProblemReport) -> None:
     for i, question in questions.of("questions"):
         where: list[str | int] = ["questions", i]
         if not question.question.strip():
@@ -630,96 +452,3 @@ def _check_questions(questions: _Parsed, report: _Report) -> None:
 
 
 # --- 8. the extracted-text cache -------------------------------------------------------------------------------
-
-
-def _check_extracted(env_dir: Path, report: _Report) -> None:
-    """Report links and odd files in extracted/ and manifest entries that name other files (errors), and entries a
-    run would ignore and extract again (warnings). Never follows a link or reads outside extracted/."""
-    cache = env_dir / EXTRACTED_DIR
-    if cache.is_symlink():
-        report.add(f"{EXTRACTED_DIR}/", "", f"is a symbolic link (to {_link_target(cache)}); it is never followed: "
-                   "delete it (the cache is rebuilt)")  # fmt: skip
-        return
-    if not cache.exists():
-        return
-    if not cache.is_dir():
-        report.add(f"{EXTRACTED_DIR}", "", "is not a folder: delete it (the cache is rebuilt)")
-        return
-    _check_cache_entries(cache, report)
-    _check_manifest(env_dir, cache, report)
-
-
-def _check_cache_entries(cache: Path, report: _Report) -> None:
-    from lexprobe.documents.corpus import shown
-
-    for root, dirs, files in os.walk(cache):
-        for name in sorted([*dirs, *files]):
-            path = Path(root) / name
-            where = f"{EXTRACTED_DIR}/{shown(path.relative_to(cache).as_posix())}"
-            info = path.lstat()
-            if stat.S_ISLNK(info.st_mode):
-                report.add(where, "", f"symbolic link (to {_link_target(path)}): never read; delete it")
-            elif not (stat.S_ISDIR(info.st_mode) or stat.S_ISREG(info.st_mode)):
-                report.add(where, "", "not a regular file: never read; delete it")
-
-
-def _check_manifest(env_dir: Path, cache: Path, report: _Report) -> None:
-    from lexprobe.documents import corpus as cached
-
-    where = f"{EXTRACTED_DIR}/{cached.MANIFEST}"
-    manifest, why = cached.load_manifest(cache)
-    if manifest is None:
-        if why != "missing" and not (cache / cached.MANIFEST).is_symlink():  # a link is reported already
-            report.add(where, "", f"{why}: ignored, every file is extracted again", "warning")
-        return
-    files = manifest.get("files")
-    if not isinstance(files, dict):
-        report.add(where, "files", "not an object: ignored, every file is extracted again", "warning")
-        return
-    current = manifest.get("version") == cached.EXTRACTOR_VERSION
-    for rel, entry in files.items():
-        location = f"files[{json.dumps(rel)}]"
-        problem = cached.relative_path_problem(rel) or corpus_path_problem(rel)
-        if problem:
-            report.add(where, location, f"{problem}: not a corpus path; never used")
-            continue
-        hostile = cached.text_path_problem(rel, entry)
-        if hostile:
-            report.add(where, f"{location}.text", f"{hostile}; never read")
-        elif current:
-            _check_manifest_entry(env_dir, cache, rel, entry, report, f"{where}:{location}")
-
-
-def _check_manifest_entry(env_dir: Path, cache: Path, rel: str, entry: Any, report: _Report, where: str) -> None:
-    """Warn about an entry a run ignores: malformed, stale (its corpus file changed or is gone) or whose text does
-    not match its recorded hash."""
-    from lexprobe.documents import corpus as cached
-
-    problem = cached.entry_problem(rel, entry)
-    if problem:
-        report.add(where, "", f"{problem}: ignored, extracted again", "warning")
-        return
-    try:
-        digest = cached.sha256_confined(env_dir / CORPUS_DIR, rel)
-    except FileNotFoundError:
-        report.add(
-            where, "", f"no file {CORPUS_DIR}/{cached.shown(rel)}: stale entry, removed on the next run", "warning"
-        )
-        return
-    except (OSError, ValueError):  # a link or odd file in corpus/: reported by the file checks
-        return
-    if digest != entry["sha256"]:
-        report.add(where, "", f"{CORPUS_DIR}/{cached.shown(rel)} changed since it was extracted: extracted again",
-                   "warning")  # fmt: skip
-        return
-    if entry.get("text") is None:
-        return
-    try:
-        cached.read_cached_text(cache, rel, entry, cached.MAX_BYTES)
-    except FileNotFoundError:
-        report.add(where, "", f"{EXTRACTED_DIR}/{cached.shown(rel)}.txt is missing: extracted again", "warning")
-    except cached.UnsafePathError as exc:
-        if "symbolic link" not in str(exc):  # links are reported by _check_cache_entries
-            report.add(where, "", f"{exc}: ignored, extracted again", "warning")
-    except (OSError, ValueError) as exc:
-        report.add(where, "", f"{exc}: ignored, extracted again", "warning")

@@ -20,7 +20,8 @@ import anthropic
 from anthropic.types import Message as AnthropicMessage
 
 from lexprobe.models.base import Model
-from lexprobe.models.errors import ModelError, connection_error, http_status_error
+from lexprobe.models.errors import ModelError
+from lexprobe.models.normalize import classify_sdk_error, finished_response
 from lexprobe.models.spec import ModelSpec
 from lexprobe.models.types import FinishReason, Message, Request, Response, ToolCall, Usage
 
@@ -32,6 +33,7 @@ _FINISH: dict[str, FinishReason] = {
     "tool_use": "tool_calls",
     "refusal": "content_filter",
 }
+_CONNECTION_ERRORS = (anthropic.APITimeoutError, anthropic.APIConnectionError)
 _RETRYABLE_STATUS = frozenset({408, 409, 429, 529})
 #: Token caps sent when a request sets none, by model-name prefix (first match wins); see the module docstring.
 DEFAULT_MAX_TOKENS: tuple[tuple[str, int], ...] = (
@@ -139,12 +141,7 @@ def parse_anthropic_message(
 
 def classify_anthropic_error(exc: Exception) -> ModelError:
     """Map an `anthropic` exception onto a retryable or a final lexprobe error."""
-    if isinstance(exc, anthropic.APITimeoutError | anthropic.APIConnectionError):
-        return connection_error(exc)
-    if isinstance(exc, anthropic.APIStatusError):
-        headers = exc.response.headers if exc.response is not None else None
-        return http_status_error(exc.status_code, exc.message, headers, _RETRYABLE_STATUS)
-    return ModelError(f"{type(exc).__name__}: {exc}")
+    return classify_sdk_error(exc, _CONNECTION_ERRORS, anthropic.APIStatusError, _RETRYABLE_STATUS)
 
 
 class AnthropicModel(Model):
@@ -166,14 +163,8 @@ class AnthropicModel(Model):
             raise classify_anthropic_error(exc) from exc
         latency = time.perf_counter() - started
         text, calls, finish, usage = parse_anthropic_message(message, structured=request.schema_ is not None)
-        return Response(
-            text=text,
-            tool_calls=calls,
-            finish_reason=finish,
-            usage=usage,
-            latency_s=latency,
-            cost_usd=self.cost(usage),
-            model=message.model or self.spec.name,
+        return finished_response(
+            self, text=text, calls=calls, finish=finish, usage=usage, latency_s=latency, served_by=message.model
         )
 
     async def aclose(self) -> None:

@@ -28,6 +28,7 @@ from lexprobe.models.base import Model
 from lexprobe.models.embedded import embedded_model_path
 from lexprobe.models.errors import CallInterrupted, ModelConfigError, ModelError
 from lexprobe.models.local_tools import parse_tool_answer, render_tool_conversation, tool_choice_schema
+from lexprobe.models.normalize import finished_response
 from lexprobe.models.spec import ModelSpec
 from lexprobe.models.types import FinishReason, Request, Response, Usage
 
@@ -190,14 +191,8 @@ class LlamaCppModel(Model):
             text, calls = parse_tool_answer(text, call_id=f"call_{request.cache_key()[:12]}")
         finish: FinishReason = "tool_calls" if calls else ("length" if choice["finish_reason"] == "length" else "stop")
         usage = Usage(input_tokens=out["usage"]["prompt_tokens"], output_tokens=out["usage"]["completion_tokens"])
-        return Response(
-            text=text,
-            tool_calls=calls,
-            finish_reason=finish,
-            usage=usage,
-            latency_s=latency,
-            cost_usd=self.cost(usage),
-            model=self.spec.name,
+        return finished_response(
+            self, text=text, calls=calls, finish=finish, usage=usage, latency_s=latency, served_by=None
         )
 
     async def aclose(self) -> None:

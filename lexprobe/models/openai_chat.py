@@ -22,11 +22,14 @@ import openai
 from openai.types.chat import ChatCompletion
 
 from lexprobe.models.base import Model
-from lexprobe.models.errors import ModelError, connection_error, http_status_error
+from lexprobe.models.errors import ModelError
+from lexprobe.models.normalize import classify_sdk_error, finished_response
 from lexprobe.models.spec import ModelSpec
 from lexprobe.models.tool_arguments import tool_call_from_json
 from lexprobe.models.types import FinishReason, Message, Request, Response, ToolSpec, Usage
 
+_CONNECTION_ERRORS = (openai.APITimeoutError, openai.APIConnectionError)
+_RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
 _FINISH: dict[str, FinishReason] = {
     "stop": "stop",
     "length": "length",
@@ -34,7 +37,6 @@ _FINISH: dict[str, FinishReason] = {
     "function_call": "tool_calls",
     "content_filter": "content_filter",
 }
-_RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
 _REASONING = re.compile(r"^(o\d+(?:$|[-.@:])|gpt-5)", re.IGNORECASE)
 _WARNED_TEMPERATURE: set[str] = set()
 logger = logging.getLogger(__name__)
@@ -146,12 +148,7 @@ def parse_openai_completion(completion: ChatCompletion) -> tuple[str, tuple, Fin
 
 def classify_openai_error(exc: Exception) -> ModelError:
     """Map an `openai` exception onto a retryable or a final lexprobe error."""
-    if isinstance(exc, openai.APITimeoutError | openai.APIConnectionError):
-        return connection_error(exc)
-    if isinstance(exc, openai.APIStatusError):
-        headers = exc.response.headers if exc.response is not None else None
-        return http_status_error(exc.status_code, exc.message, headers, _RETRYABLE_STATUS)
-    return ModelError(f"{type(exc).__name__}: {exc}")
+    return classify_sdk_error(exc, _CONNECTION_ERRORS, openai.APIStatusError, _RETRYABLE_STATUS)
 
 
 class OpenAIModel(Model):
@@ -188,14 +185,8 @@ class OpenAIModel(Model):
             raise classify_openai_error(exc) from exc
         latency = time.perf_counter() - started
         text, calls, finish, usage = parse_openai_completion(completion)
-        return Response(
-            text=text,
-            tool_calls=calls,
-            finish_reason=finish,
-            usage=usage,
-            latency_s=latency,
-            cost_usd=self.cost(usage),
-            model=completion.model or self.spec.name,
+        return finished_response(
+            self, text=text, calls=calls, finish=finish, usage=usage, latency_s=latency, served_by=completion.model
         )
 
     async def _create(self, request: Request, schema_style: str) -> ChatCompletion:

@@ -3,4 +3,6 @@ on the non-interactive Agg canvas, never pyplot, encoded as deterministic base64
 choropleth of the federal courts of appeals from the circuit shapefiles in the data folder, and `browser` renders a
 finished page in headless Chromium over the DevTools protocol to collect console errors, JavaScript exceptions and
 network requests (a self-contained page must load nothing) and to take a full-page screenshot for tests and docs.
+`html` holds the one Jinja environment of the reports (autoescape, StrictUndefined) and `templates/base.html.j2`,
+the page frame and CSS every report extends; `numbers` formats their numbers.
 """

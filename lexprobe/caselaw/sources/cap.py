@@ -32,11 +32,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import lxml.etree
-import lxml.html
-
 from lexprobe.caselaw import courts
 from lexprobe.caselaw.records import CaseRecord, CitationEdge, LoadResult, OpinionRecord, RowIssue
+from lexprobe.caselaw.sources.markup import element_text, local_name, parse_markup
 
 SOURCE = "cap"
 
@@ -68,13 +66,6 @@ _STATE_CIRCUITS: dict[str, str] = {
 }
 #: Circuits split off later: (new circuit, start date, circuit before).
 _CIRCUIT_SPLITS: tuple[tuple[str, str, str], ...] = (("11", "1981-10-01", "5"), ("10", "1929-02-28", "8"))
-
-_BLOCK_TAGS = frozenset(
-    "p div br section article header footer h1 h2 h3 h4 h5 h6 li tr blockquote pre center opinion author"  # noqa: SIM905
-    " parties docketnumber court decisiondate otherdate attorneys judges headnotes summary syllabus footnote".split()
-)
-_XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
-_BLANK_LINES = re.compile(r"\n\s*\n(\s*\n)+")
 
 
 @dataclass(frozen=True)
@@ -284,16 +275,12 @@ def _opinions(casebody: Any) -> tuple[list[_Opinion], str | None]:
 
 def markup_opinions(markup: str) -> list[_Opinion]:
     """Opinions of a CAP casebody in its XML (`<opinion type>`) or HTML (`<article class="opinion">`) form."""
-    markup = _XML_DECLARATION.sub("", markup)
-    if not markup.strip():
-        return []
-    try:
-        root = lxml.html.document_fromstring(markup)
-    except (lxml.etree.ParserError, ValueError):
+    root = parse_markup(markup)
+    if root is None:
         return []
     opinions = []
     for element in root.iter():
-        tag = _local_name(element)
+        tag = local_name(element)
         classes = (element.get("class") or "").split()
         if tag == "opinion" or (tag == "article" and "opinion" in classes):
             kind = (element.get("type") or element.get("data-type") or "unknown").lower()
@@ -301,42 +288,13 @@ def markup_opinions(markup: str) -> list[_Opinion]:
                 (
                     child
                     for child in element.iter()
-                    if _local_name(child) == "author" or "author" in (child.get("class") or "").split()
+                    if local_name(child) == "author" or "author" in (child.get("class") or "").split()
                 ),
                 None,
             )
             author = _clean_space(element_text(author_element)) if author_element is not None else None
             opinions.append(_Opinion(kind, author or None, element_text(element)))
     return opinions
-
-
-def element_text(element: Any) -> str:
-    """Return the text of an lxml element, with a line break after each block element; scripts dropped."""
-    parts: list[str] = []
-    _collect_text(element, parts, top=True)
-    text = "".join(parts).replace("\r\n", "\n").replace("\r", "\n").replace("\xa0", " ")
-    text = "\n".join(line.rstrip() for line in text.split("\n"))
-    return _BLANK_LINES.sub("\n\n", text).strip()
-
-
-def _collect_text(element: Any, parts: list[str], top: bool = False) -> None:
-    tag = _local_name(element)
-    if tag is not None and tag not in ("script", "style"):
-        if element.text:
-            parts.append(element.text)
-        for child in element:
-            _collect_text(child, parts)
-        if tag in _BLOCK_TAGS:
-            parts.append("\n")
-    if not top and element.tail:
-        parts.append(element.tail)
-
-
-def _local_name(element: Any) -> str | None:
-    """Lower-case tag without namespace; None for comments and processing instructions."""
-    if not isinstance(element.tag, str):
-        return None
-    return element.tag.rsplit("}", 1)[-1].rsplit(":", 1)[-1].lower()
 
 
 # --- courts -----------------------------------------------------------------------------------------------

@@ -24,11 +24,9 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-import lxml.etree
-import lxml.html
-
 from lexprobe.caselaw.records import CaseRecord, LoadResult, OpinionRecord, RowIssue
-from lexprobe.caselaw.sources.cap import court_place, element_text, parse_partial_date
+from lexprobe.caselaw.sources.cap import court_place, parse_partial_date
+from lexprobe.caselaw.sources.markup import markup_text
 from lexprobe.caselaw.sources.opinions import MAJORITY_TYPES, normalize_opinion_type
 
 SOURCE = "courtlistener"
@@ -41,7 +39,6 @@ _MARKUP_FIELDS = (*_TEXT_FIELDS[1:], "html_anon_2020")
 #: CourtListener citation types, official reporters first: 1 federal, 5 early SCOTUS, 2 state, 8 neutral, ...
 _CITATION_TYPE_ORDER = {1: 0, 5: 0, 2: 1, 8: 2, 3: 3, 4: 4, 7: 5, 6: 6, 9: 7}
 _DATA_SUFFIXES = (".json", ".jsonl", ".ndjson")
-_XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
 
 
 @dataclass
@@ -248,23 +245,10 @@ def opinion_text(obj: dict[str, Any]) -> str:
     for key in _MARKUP_FIELDS:
         markup = obj.get(key)
         if isinstance(markup, str) and markup.strip():
-            text = html_to_text(markup)
+            text = markup_text(markup)
             if text:
                 return text
     return ""
-
-
-def html_to_text(markup: str) -> str:
-    """Strip HTML or XML markup to text with paragraph breaks (lxml); empty if it cannot be parsed."""
-    markup = _XML_DECLARATION.sub("", markup)
-    if not markup.strip():
-        return ""
-    try:
-        root = lxml.html.document_fromstring(markup)
-    except (lxml.etree.ParserError, ValueError):
-        return ""
-    body = root.find("body")
-    return element_text(body if body is not None else root)
 
 
 def _finish(collected: _Collected, court_hint: str | None, path: Path, result: LoadResult) -> None:

@@ -32,14 +32,11 @@ from __future__ import annotations
 
 import csv
 import dataclasses
-import gzip
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import IO
 
 from lexprobe.caselaw.records import CaseRecord, CitationEdge, LoadResult, OverrulingRecord, RowIssue
+from lexprobe.caselaw.sources.tables import RowError, load_rows, numbered_rows, open_text, read_header
 
 SOURCE = "fowler"
 
@@ -47,21 +44,6 @@ REQUIRED_COLUMNS = ("caseid", "usid", "parties", "year", "overruled", "overrulin
 #: Node columns kept as text facts in `extra` when present in the file.
 EXTRA_COLUMNS = ("indeg", "outdeg", "hubrank", "authrank", "between", "incent", "oxford", "liihc")
 _USID = re.compile(r"^(\d+)\s*US\s*(\d+)$", re.IGNORECASE)
-
-
-class _RowError(ValueError):
-    """A field of one row cannot be used."""
-
-
-@contextmanager
-def open_text(path: Path) -> Iterator[IO[str]]:
-    """Open `path` as UTF-8 text for the csv module, through gzip when it ends in .gz."""
-    if path.suffix == ".gz":
-        with gzip.open(path, "rt", encoding="utf-8-sig", newline="") as handle:
-            yield handle
-    else:
-        with path.open(encoding="utf-8-sig", newline="") as handle:
-            yield handle
 
 
 def usid_citation(usid: str) -> str | None:
@@ -93,21 +75,8 @@ def load(path: Path) -> LoadResult:
     result = LoadResult()
     with open_text(path) as handle:
         reader = csv.reader(handle)
-        header = [name.strip() for name in next(reader, [])]
-        missing = [name for name in REQUIRED_COLUMNS if name not in header]
-        if missing:
-            raise ValueError(f"{path}: not a Fowler node table, missing columns {', '.join(missing)}")
-        for fields in reader:
-            location = f"{path}:{reader.line_num}"
-            result.rows_read += 1
-            if len(fields) != len(header):
-                message = f"{len(fields)} fields where the header has {len(header)}"
-                result.issues.append(RowIssue(SOURCE, location, message))
-                continue
-            try:
-                result.cases.append(_case(dict(zip(header, fields, strict=True))))
-            except _RowError as exc:
-                result.issues.append(RowIssue(SOURCE, location, str(exc)))
+        header = read_header(reader, path, REQUIRED_COLUMNS, "not a Fowler node table")
+        result.cases = load_rows(numbered_rows(reader), header, path, SOURCE, result, lambda row, _: _case(row))
     scores = [case.authority_score or 0.0 for case in result.cases]
     result.cases = [
         _with_prominence(case, percentile) for case, percentile in zip(result.cases, percentiles(scores), strict=True)
@@ -167,10 +136,10 @@ def load_edges(path: Path) -> LoadResult:
 def _case(row: dict[str, str]) -> CaseRecord:
     case_id = row["caseid"].strip()
     if not case_id.isdigit():
-        raise _RowError(f"caseid {case_id!r} is not an integer")
+        raise RowError(f"caseid {case_id!r} is not an integer")
     citation = usid_citation(row["usid"])
     if citation is None:
-        raise _RowError(f"usid {row['usid']!r} is not VOLUSPAGE")
+        raise RowError(f"usid {row['usid']!r} is not VOLUSPAGE")
     extra = [(column, row[column].strip()) for column in EXTRA_COLUMNS if column in row]
     for column, _ in extra:
         _float(row, column)
@@ -201,7 +170,7 @@ def _year(text: str) -> int:
     try:
         return int(text.strip())
     except ValueError as exc:
-        raise _RowError(f"year {text!r} is not an integer") from exc
+        raise RowError(f"year {text!r} is not an integer") from exc
 
 
 def _float(row: dict[str, str], column: str) -> float:
@@ -209,12 +178,12 @@ def _float(row: dict[str, str], column: str) -> float:
     try:
         return float(text)
     except ValueError as exc:
-        raise _RowError(f"{column} {text!r} is not a number") from exc
+        raise RowError(f"{column} {text!r} is not a number") from exc
 
 
 def _case_ids(row: dict[str, str], column: str) -> list[str]:
     """Return the `fowler:<id>` references in an overruled/overruling cell ("0" or empty means none)."""
     ids = row[column].split()
     if not all(part.isdigit() for part in ids):
-        raise _RowError(f"{column} {row[column]!r} is not a list of case ids")
+        raise RowError(f"{column} {row[column]!r} is not a list of case ids")
     return [f"{SOURCE}:{int(part)}" for part in ids if int(part) != 0]

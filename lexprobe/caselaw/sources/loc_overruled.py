@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lexprobe.caselaw.records import LoadResult, OverrulingRecord, RowIssue
+from lexprobe.caselaw.sources.tables import require_columns
 
 SOURCE = "loc"
 
@@ -117,9 +118,7 @@ def load(path: Path) -> LoadResult:
     with path.open(encoding="utf-8-sig", newline="") as handle:
         reader = csv.DictReader(handle)
         reader.fieldnames = [clean(name) for name in reader.fieldnames or []]
-        missing = [name for name in REQUIRED_COLUMNS if name not in reader.fieldnames]
-        if missing:
-            raise ValueError(f"{path}: not the LoC overruled-decisions table, missing columns {', '.join(missing)}")
+        require_columns(reader.fieldnames, REQUIRED_COLUMNS, path, "not the LoC overruled-decisions table")
         for row in reader:
             result.rows_read += 1
             _read_row(row, f"{path}:{reader.line_num}", result)

@@ -39,16 +39,9 @@ Decisions:
   per curiam opinion has no author. Other opinions take the first justice named in their opening lines
   ("Mr. Justice Reed, dissenting"). OCR slips in the title ("Me. Justice", "Mb. Chief Justice") are tolerated.
 - Text: plain-text files are kept as published (star paging and footnote numbers included), with runs of
-  whitespace collapsed. Markup is converted with lxml: CAP XML (a document whose root is `<opinion>`, with or
-  without an XML declaration) with the XML parser, everything else with the HTML parser; tags are dropped,
-  entities unescaped (and once more for entities escaped twice in the source), block elements become
-  paragraph breaks ("\\n\\n"), `<br>` a line break, and whitespace inside a paragraph collapses to one space.
-  Page markers are removed only where the markup says they are page markers: `<page-number>` (CAP) and
-  `<span class="star-pagination">` (CourtListener), keeping the text around them joined
-  ("de<page-number>*718</page-number>livered" -> "delivered"). Bare "*483"-like strings in text are kept, as
-  in the plain-text files, because a star followed by digits can also be a footnote mark or quoted text. The
-  paragraph numbers Public.Resource.org adds (`<span class="num">`) are removed too. CAP footnotes keep their
-  label ("1 Text of the footnote.").
+  whitespace collapsed; markup (CourtListener HTML, CAP XML) is converted by `lexprobe.caselaw.sources.markup`,
+  whose docstring gives the rules (page markers removed only where the markup marks them, so bare "*483"-like
+  strings, which can also be footnote marks or quoted text, are kept as in the plain-text files).
 - `case_name` is the metadata's `*_name`, or `*_name_full` where the short name is blank (some lower-court
   decisions the study lists as "cited", e.g. the F.2d decision a "Reversed" pair points to).
 - `year` is the year in parentheses at the end of the metadata's decision name.
@@ -59,7 +52,6 @@ Decisions:
 from __future__ import annotations
 
 import gzip
-import html
 import json
 import re
 import zlib
@@ -71,6 +63,7 @@ from typing import Any
 from lxml import etree
 
 from lexprobe.caselaw.records import LoadResult, OpinionRecord, RowIssue
+from lexprobe.caselaw.sources.markup import convert_markup, plain_text
 
 SOURCE = "courtlistener"
 TEXT_DIR = "text"
@@ -98,6 +91,7 @@ RAW_EXPECTED_TYPES = frozenset({"combined", "lead"})
 
 _FILE_NAME = re.compile(r"^(\d+)_(\d{3})([a-z]+)\.txt\.gz$")
 _YEAR = re.compile(r"\((\d{4})\)")
+_WHITESPACE = re.compile(r"\s+")
 
 
 @dataclass(frozen=True)
@@ -373,156 +367,6 @@ def normalize_opinion_type(code: str) -> str:
     """Turn a CourtListener type code ("020lead", "035concurrenceinpart") into a plain type ("lead", ...)."""
     letters = code.lstrip("0123456789")
     return OPINION_TYPES.get(letters, letters)
-
-
-# ------------------------------------------------------------------------------------------------------ text
-
-_PARA = "\ue000"  # sentinels (private-use characters; the sources contain none)
-_LINE = "\ue001"
-_BLOCK_TAG_WORDS = (
-    "p div blockquote center h1 h2 h3 h4 h5 h6 pre li ul ol table tr dl dt dd hr section article header footer "
-    "opinion author footnote footnote_body judges attorneys headnotes otherdate decisiondate docketnumber parties "
-    "syllabus summary disposition court casebody"
-)
-_BLOCK_TAGS = frozenset(_BLOCK_TAG_WORDS.split())
-_CELL_TAGS = frozenset({"td", "th"})
-_DROP_TAGS = frozenset({"page-number", "script", "style", "img"})
-_DROP_SPAN_CLASSES = frozenset({"star-pagination", "num"})
-_WHITESPACE = re.compile(r"\s+")
-_LEFTOVER_ENTITY = re.compile(r"&(?:#\d{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
-_C1 = re.compile("[\x80-\x9f]")
-# Seen in this data: UTF-8 "—" read as Thai cp874 plus C1 bytes, and 0x9E standing for "§" (not cp1252 "ž").
-_C1_FIXES = {"\u0e42\x80\x94": "—", "\x9e": "§"}
-_XML_START = re.compile(rb"^(?:\xef\xbb\xbf)?\s*(?:<\?xml[^>]*\?>\s*)?(?:<!--.*?-->\s*)*<opinion[\s>]", re.DOTALL)
-
-_XML_PARSER = etree.XMLParser(
-    huge_tree=True, resolve_entities=False, no_network=True, remove_comments=True, remove_pis=True
-)
-_HTML_PARSER = etree.HTMLParser(encoding="utf-8", huge_tree=True, remove_comments=True, remove_pis=True)
-
-
-def is_cap_xml(data: bytes) -> bool:
-    """Return True for Harvard CAP XML (root element `<opinion>`), False for CourtListener-style HTML."""
-    return _XML_START.match(data[:4096]) is not None
-
-
-def markup_to_text(data: bytes) -> str:
-    """Convert raw CourtListener HTML or Harvard CAP XML bytes to clean text with paragraph breaks."""
-    return convert_markup(data)[0]
-
-
-def convert_markup(data: bytes) -> tuple[str, str | None]:
-    """Return (clean text, note): the note says when CAP XML was not well-formed and was read as HTML instead."""
-    note = None
-    if is_cap_xml(data):
-        try:
-            root = etree.fromstring(data, _XML_PARSER)
-        except etree.XMLSyntaxError as exc:
-            note = f"CAP XML not well-formed ({exc}); read with the HTML parser instead, text kept"
-            root = etree.fromstring(data, _HTML_PARSER)
-    else:
-        root = etree.fromstring(data, _HTML_PARSER)
-    return ("" if root is None else _element_text(root)), note
-
-
-def cap_xml_to_text(data: bytes) -> str:
-    """Convert Harvard CAP XML bytes to clean text (raises `lxml.etree.XMLSyntaxError` if not well-formed)."""
-    return _element_text(etree.fromstring(data, _XML_PARSER))
-
-
-def html_to_text(data: bytes) -> str:
-    """Convert CourtListener HTML bytes (UTF-8) to clean text."""
-    root = etree.fromstring(data, _HTML_PARSER)
-    return "" if root is None else _element_text(root)
-
-
-def _element_text(root: etree._Element) -> str:
-    """Flatten a parsed tree: drop page markers, mark block boundaries, join the text, tidy whitespace."""
-    _label_footnotes(root)
-    doomed = []
-    for element in root.iter():
-        tag = element.tag
-        if not isinstance(tag, str):  # comments or processing instructions the parser kept
-            doomed.append(element)
-            continue
-        tag = tag.lower()
-        if tag in _DROP_TAGS or (
-            tag == "span" and _DROP_SPAN_CLASSES.intersection((element.get("class") or "").split())
-        ):
-            doomed.append(element)
-        elif tag in _BLOCK_TAGS:
-            element.text = _PARA + (element.text or "")
-            element.tail = _PARA + (element.tail or "")
-        elif tag == "br":
-            element.tail = _LINE + (element.tail or "")
-        elif tag in _CELL_TAGS:
-            element.tail = " " + (element.tail or "")
-    for element in doomed:
-        _remove_keeping_tail(element)
-    return tidy_text("".join(root.itertext()))
-
-
-def _label_footnotes(root: etree._Element) -> None:
-    """Put a CAP footnote's label ("1", "*") in front of its text, inside its first paragraph."""
-    for footnote in root.iter("footnote"):
-        label = (footnote.get("label") or "").strip()
-        if not label:
-            continue
-        first = footnote[0] if len(footnote) and not (footnote.text or "").strip() else None
-        if first is not None and isinstance(first.tag, str):
-            first.text = f"{label} " + (first.text or "")
-        else:
-            footnote.text = f"{label} " + (footnote.text or "")
-
-
-def _remove_keeping_tail(element: etree._Element) -> None:
-    """Remove `element` and its content from the tree, keeping the text that follows it in place."""
-    parent = element.getparent()
-    if parent is None:
-        return
-    tail = element.tail or ""
-    previous = element.getprevious()
-    if tail:
-        if previous is not None:
-            previous.tail = (previous.tail or "") + tail
-        else:
-            parent.text = (parent.text or "") + tail
-    parent.remove(element)
-
-
-def tidy_text(raw: str) -> str:
-    """Collapse whitespace within paragraphs, keep paragraph and line breaks, unescape leftover entities."""
-    paragraphs = []
-    for part in " ".join(raw.split()).split(_PARA):
-        paragraph = "\n".join(line.strip() for line in part.split(_LINE) if line and not line.isspace())
-        if paragraph:
-            paragraphs.append(paragraph)
-    text = "\n\n".join(paragraphs)
-    if "&" in text:  # entities escaped twice in the source ("&amp;amp;") survive one parse
-        text = _LEFTOVER_ENTITY.sub(lambda match: html.unescape(match.group(0)), text)
-    return fix_c1_controls(text)
-
-
-def plain_text(raw: str) -> str:
-    """Return a plain-text opinion as published, with whitespace runs collapsed and line breaks kept."""
-    lines = (" ".join(line.split()) for line in raw.splitlines())
-    return fix_c1_controls("\n".join(line for line in lines if line))
-
-
-def fix_c1_controls(text: str) -> str:
-    """Map C1 control characters (Windows-1252 bytes read as Latin-1 upstream: "\\x97") to what they stand for."""
-    if _C1.search(text) is None:
-        return text
-    for wrong, right in _C1_FIXES.items():
-        text = text.replace(wrong, right)
-    return _C1.sub(_cp1252, text)
-
-
-def _cp1252(match: re.Match[str]) -> str:
-    try:
-        return bytes([ord(match.group(0))]).decode("cp1252")
-    except UnicodeDecodeError:  # 0x81, 0x8D, 0x8F, 0x90, 0x9D are unassigned: keep them
-        return match.group(0)
 
 
 # ---------------------------------------------------------------------------------------------------- author

@@ -44,6 +44,8 @@ import re
 from pathlib import Path
 
 from lexprobe.caselaw.records import CaseRecord, Disposition, LoadResult, RowIssue
+from lexprobe.caselaw.sources.tables import RowError, int_field, load_rows, numbered_rows, require_columns
+from lexprobe.errors import BadInputError
 
 SOURCE = "scdb"
 
@@ -72,10 +74,6 @@ REQUIRED_COLUMNS = (
 _FIRST_LED2_TERM = 1956
 _LED2 = re.compile(r"^(\d+) L\. ?Ed\. ?2d (\d+)$")
 _DASHES = str.maketrans({"\u2013": "-", "\u2014": "-", "\u2012": "-", "\u2212": "-"})
-
-
-class _RowError(ValueError):
-    """A field of one row cannot be used."""
 
 
 def read_text(path: Path) -> str:
@@ -112,33 +110,21 @@ def load(path: Path, justices: Path | None = None) -> LoadResult:
     reader = csv.reader(io.StringIO(read_text(path), newline=""))
     header = next(reader, None)
     if header is None:
-        raise ValueError(f"{path}: empty file, expected the SCDB header")
+        raise BadInputError(f"{path}: empty file, expected the SCDB header")
     header = [name.strip() for name in header]
-    missing = [name for name in REQUIRED_COLUMNS if name not in header]
-    if missing:
-        raise ValueError(f"{path}: not an SCDB case-centered file, missing columns {', '.join(missing)}")
-    for fields in reader:
-        location = f"{path}:{reader.line_num}"
-        result.rows_read += 1
-        if len(fields) != len(header):
-            message = f"{len(fields)} fields where the header has {len(header)}"
-            result.issues.append(RowIssue(SOURCE, location, message))
-            continue
-        try:
-            result.cases.append(_case(dict(zip(header, fields, strict=True)), names))
-        except _RowError as exc:
-            result.issues.append(RowIssue(SOURCE, location, str(exc)))
+    require_columns(header, REQUIRED_COLUMNS, path, "not an SCDB case-centered file")
+    result.cases = load_rows(numbered_rows(reader), header, path, SOURCE, result, lambda row, _: _case(row, names))
     return result
 
 
 def _case(row: dict[str, str], justices: dict[str, str]) -> CaseRecord:
     case_id = row["caseId"].strip()
     if not case_id:
-        raise _RowError("empty caseId")
+        raise RowError("empty caseId")
     decided = _date(row["dateDecision"])
-    term = _int(row, "term")
+    term = int_field(row, "term")
     if term is None:
-        raise _RowError("empty term")
+        raise RowError("empty term")
     extra: list[tuple[str, str]] = []
     led = row["ledCite"].strip()
     match = _LED2.match(led)
@@ -151,8 +137,8 @@ def _case(row: dict[str, str], justices: dict[str, str]) -> CaseRecord:
         extra.append(("majOpinWriter", writer))
     if row.get("chief", "").strip():
         extra.append(("chief", row["chief"].strip()))
-    disposition = _int(row, "caseDisposition")
-    alteration = _int(row, "precedentAlteration")
+    disposition = int_field(row, "caseDisposition")
+    alteration = int_field(row, "precedentAlteration")
     return CaseRecord(
         source=SOURCE,
         source_id=case_id,
@@ -166,11 +152,11 @@ def _case(row: dict[str, str], justices: dict[str, str]) -> CaseRecord:
         author=justices.get(writer) if writer else None,
         disposition=DISPOSITIONS.get(disposition) if disposition is not None else None,
         disposition_raw=str(disposition) if disposition is not None else None,
-        party_winning=_int(row, "partyWinning"),
+        party_winning=int_field(row, "partyWinning"),
         precedent_alteration=bool(alteration) if alteration is not None else None,
-        issue_area=_int(row, "issueArea"),
-        majority_votes=_int(row, "majVotes"),
-        minority_votes=_int(row, "minVotes"),
+        issue_area=int_field(row, "issueArea"),
+        majority_votes=int_field(row, "majVotes"),
+        minority_votes=int_field(row, "minVotes"),
         extra=tuple(extra),
     )
 
@@ -181,14 +167,4 @@ def _date(text: str) -> dt.date:
         month, day, year = (int(part) for part in text.strip().split("/"))
         return dt.date(year, month, day)
     except ValueError as exc:
-        raise _RowError(f"dateDecision {text!r} is not M/D/YYYY") from exc
-
-
-def _int(row: dict[str, str], column: str) -> int | None:
-    text = row[column].strip()
-    if not text:
-        return None
-    try:
-        return int(text)
-    except ValueError as exc:
-        raise _RowError(f"{column} {text!r} is not an integer") from exc
+        raise RowError(f"dateDecision {text!r} is not M/D/YYYY") from exc

@@ -62,13 +62,12 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
-import gzip
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
 
 from lexprobe.caselaw.records import CaseRecord, Disposition, LoadResult, RowIssue
+from lexprobe.caselaw.sources.tables import RowError, int_field, load_rows, numbered_rows, open_text, read_header
 
 SOURCE = "songer"
 
@@ -90,37 +89,21 @@ SIGNED_OPINION = "1"
 MISALIGNED_CODES = frozenset({"570"})
 
 
-class _RowError(ValueError):
-    """A field of one row cannot be used."""
-
-
 def load(path: Path, auburn_dir: Path | None = None) -> LoadResult:
     """Load cta02 at `path`; judge names come from the Auburn files in `auburn_dir` (default: beside `path`)."""
     result = LoadResult()
     judges = load_judges(auburn_dir if auburn_dir is not None else path.parent, result)
-    with _open(path) as handle:
+    with open_text(path) as handle:
         reader = csv.reader(handle)
-        header = [name.strip() for name in next(reader, [])]
-        missing = [name for name in REQUIRED_COLUMNS if name not in header]
-        if missing:
-            raise ValueError(f"{path}: not the Courts of Appeals Database, missing columns {', '.join(missing)}")
-        rows: list[tuple[int, list[str]]] = []
-        for fields in reader:
-            rows.append((reader.line_num, fields))
+        header = read_header(reader, path, REQUIRED_COLUMNS, "not the Courts of Appeals Database")
+        rows = list(numbered_rows(reader))
     casenum = header.index("casenum")
     counts = Counter(fields[casenum].strip() for _, fields in rows if len(fields) > casenum)
-    for line, fields in rows:
-        location = f"{path}:{line}"
-        result.rows_read += 1
-        if len(fields) != len(header):
-            message = f"{len(fields)} fields where the header has {len(header)}"
-            result.issues.append(RowIssue(SOURCE, location, message))
-            continue
-        row = dict(zip(header, fields, strict=True))
-        try:
-            result.cases.append(_case(row, line, counts[row["casenum"].strip()] > 1, judges))
-        except _RowError as exc:
-            result.issues.append(RowIssue(SOURCE, location, str(exc)))
+
+    def build(row: dict[str, str], line: int) -> CaseRecord:
+        return _case(row, line, counts[row["casenum"].strip()] > 1, judges)
+
+    result.cases = load_rows(rows, header, path, SOURCE, result, build)
     return result
 
 
@@ -202,18 +185,18 @@ def _is_suffix(word: str) -> bool:
 def _case(row: dict[str, str], line: int, repeated_casenum: bool, judges: dict[str, list[Judge]]) -> CaseRecord:
     casenum = row["casenum"].strip()
     if not casenum:
-        raise _RowError("empty casenum")
+        raise RowError("empty casenum")
     circuit_code = row["circuit"].strip()
     if circuit_code == "0":
         court_id, circuit = "cadc", "dc"
     elif circuit_code.isdigit() and 1 <= int(circuit_code) <= 11:
         court_id, circuit = f"ca{int(circuit_code)}", str(int(circuit_code))
     else:
-        raise _RowError(f"circuit {circuit_code!r} is not 0 (D.C.) or 1..11")
-    volume, page = _int(row, "citevol"), _int(row, "beginpage")
+        raise RowError(f"circuit {circuit_code!r} is not 0 (D.C.) or 1..11")
+    volume, page = int_field(row, "citevol"), int_field(row, "beginpage")
     if volume is None or page is None:
-        raise _RowError("no F.3d citation (citevol/beginpage empty)")
-    sample_year = _int(row, "year")
+        raise RowError("no F.3d citation (citevol/beginpage empty)")
+    sample_year = int_field(row, "year")
     extra: list[tuple[str, str]] = []
     if repeated_casenum:
         extra.append(("casenum", casenum))
@@ -233,7 +216,7 @@ def _case(row: dict[str, str], line: int, repeated_casenum: bool, judges: dict[s
         extra.append(("j1", author_code))
     if status:
         extra.append(("opinionstatus", status))
-    treatment = _int(row, "treatment")
+    treatment = int_field(row, "treatment")
     year = decided.year if decided else sample_year
     return CaseRecord(
         source=SOURCE,
@@ -261,19 +244,3 @@ def _date(text: str) -> dt.date | None:
         return dt.date(year, month, day)
     except ValueError:
         return None
-
-
-def _int(row: dict[str, str], column: str) -> int | None:
-    text = row[column].strip()
-    if not text:
-        return None
-    try:
-        return int(text)
-    except ValueError as exc:
-        raise _RowError(f"{column} {text!r} is not an integer") from exc
-
-
-def _open(path: Path) -> IO[str]:
-    if path.suffix == ".gz":
-        return gzip.open(path, "rt", encoding="utf-8-sig", newline="")
-    return path.open(encoding="utf-8-sig", newline="")

@@ -20,31 +20,11 @@ from docx.oxml.ns import qn
 from docx.shared import Inches, Pt, RGBColor
 from docx.text.paragraph import Paragraph as WordParagraph
 
-from lexprobe.documents.content import (
-    QA,
-    CalendarEntry,
-    ChatMessage,
-    DocType,
-    DocumentContent,
-    Heading,
-    NumberedSection,
-    Paragraph,
-    Sheet,
-    Slide,
-    Table,
-)
-from lexprobe.documents.render.ooxml import finalize_package
-from lexprobe.documents.render.plan import (
-    Fields,
-    Lines,
-    Part,
-    Rule,
-    Title,
-    Transcript,
-    calendar_lines,
-    document_plan,
-    section_text,
-)
+from lexprobe.documents import content as blocks
+from lexprobe.documents.content import DocType, DocumentContent
+from lexprobe.documents.render import plan as layout
+from lexprobe.documents.render.ooxml import finalize_package, stamp_core_properties
+from lexprobe.documents.render.plan import Part, Transcript, document_plan
 from lexprobe.documents.render.style import HouseStyle, house_style
 
 
@@ -144,54 +124,54 @@ def _transcript(doc: WordDocument, part: Transcript) -> None:
 
 
 def _add(doc: WordDocument, part: Part, style: HouseStyle, doc_type: DocType) -> None:
-    if isinstance(part, Title):
+    if isinstance(part, layout.Title):
         paragraph = doc.add_paragraph()
         paragraph.alignment = WD_ALIGN_PARAGRAPH.CENTER
         run = paragraph.add_run(part.text)
         run.bold, run.font.size = True, Pt(style.font_size + 4)
-    elif isinstance(part, Fields):
+    elif isinstance(part, layout.Fields):
         for i, (label, value) in enumerate(part.items):
             _labelled(doc, f"{label}:", value, space_after=8 if i == len(part.items) - 1 else 0)
-    elif isinstance(part, Lines):
+    elif isinstance(part, layout.Lines):
         for i, line in enumerate(part.lines):
             paragraph = doc.add_paragraph(line)
             paragraph.paragraph_format.space_after = Pt(10 if i == len(part.lines) - 1 else 0)
-    elif isinstance(part, Rule):
+    elif isinstance(part, layout.Rule):
         _rule(doc.paragraphs[-1] if doc.paragraphs else doc.add_paragraph())
-    elif isinstance(part, Paragraph):
+    elif isinstance(part, blocks.Paragraph):
         doc.add_paragraph(part.text)
-    elif isinstance(part, Heading):
+    elif isinstance(part, blocks.Heading):
         doc.add_heading(part.text, level=2)
-    elif isinstance(part, NumberedSection):
-        lead, text = section_text(part)
+    elif isinstance(part, blocks.NumberedSection):
+        lead, text = layout.section_text(part)
         _labelled(doc, lead, text, space_after=8)
-    elif isinstance(part, QA):
+    elif isinstance(part, blocks.QA):
         _labelled(doc, f"{part.speaker}:", part.text, space_after=4)
-    elif isinstance(part, ChatMessage):
+    elif isinstance(part, blocks.ChatMessage):
         paragraph = doc.add_paragraph()
         paragraph.add_run(f"[{style.format_datetime(part.timestamp)}] ").font.color.rgb = RGBColor(0x70, 0x70, 0x70)
         paragraph.add_run(f"{part.sender}:").bold = True
         paragraph.add_run(" " + part.text)
         paragraph.paragraph_format.space_after = Pt(2)
-    elif isinstance(part, CalendarEntry):
-        for i, line in enumerate(calendar_lines(part, style)):
+    elif isinstance(part, blocks.CalendarEntry):
+        for i, line in enumerate(layout.calendar_lines(part, style)):
             paragraph = doc.add_paragraph()
             paragraph.add_run(line).bold = i == 0 and bool(part.title)
             paragraph.paragraph_format.space_after = Pt(0)
         doc.add_paragraph()
-    elif isinstance(part, Slide):
+    elif isinstance(part, blocks.Slide):
         heading = doc.add_heading(part.title, level=1 if doc_type == DocType.presentation else 2)
         heading.paragraph_format.page_break_before = doc_type == DocType.presentation
         for bullet in part.bullets:
             doc.add_paragraph(bullet, style="List Bullet")
         if part.notes:
             doc.add_paragraph().add_run(f"Notes: {part.notes}").italic = True
-    elif isinstance(part, Table):
+    elif isinstance(part, blocks.Table):
         _table(doc, part.header, part.rows, part.totals)
-    elif isinstance(part, Sheet):
+    elif isinstance(part, blocks.Sheet):
         doc.add_heading(part.name, level=2)
         _table(doc, part.header, part.rows, [])
-    elif isinstance(part, Transcript):
+    elif isinstance(part, layout.Transcript):
         _transcript(doc, part)
     else:
         raise TypeError(f"unknown part {part!r}")
@@ -214,12 +194,8 @@ def render_docx(content: DocumentContent, path: Path, seed: int = 0) -> None:
         _footer(doc, style)
     for part in plan:
         _add(doc, part, style, content.doc_type)
-    when = content.document_datetime()
+    when = stamp_core_properties(doc.core_properties, content)
     props = doc.core_properties
-    props.author = props.last_modified_by = content.author
-    props.title, props.subject = content.title, content.subject
-    props.created = props.modified = when
-    props.revision = 1
     props.comments = props.keywords = props.category = ""
     doc.save(str(path))
     finalize_package(path, when)

@@ -4,6 +4,7 @@ python-docx, openpyxl and python-pptx write zip entries stamped with the current
 `docProps/core.xml` with the save time. `finalize_package` rewrites the zip: every entry stamped with one fixed
 time, `[Content_Types].xml` first and the other entries sorted by name, fixed permissions and compression, and the
 `dcterms:created` / `dcterms:modified` values of the core properties set to the same fixed time.
+`stamp_core_properties` fills the core properties the docx and pptx renderers share from the document.
 """
 
 from __future__ import annotations
@@ -13,9 +14,24 @@ import re
 import zipfile
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from lexprobe.documents.content import DocumentContent
 
 CORE_PROPERTIES = "docProps/core.xml"
 _CORE_DATES = re.compile(rb"(<dcterms:(created|modified)\b[^>]*>)[^<]*(</dcterms:\2>)")
+
+
+def stamp_core_properties(props: Any, content: DocumentContent) -> datetime:
+    """Set the core properties `props` (python-docx or python-pptx) from `content` -- author and last modified by,
+    title, subject, created and modified (the document's date), revision 1 -- and return that date."""
+    when = content.document_datetime()
+    props.author = props.last_modified_by = content.author
+    props.title, props.subject = content.title, content.subject
+    props.created = props.modified = when
+    props.revision = 1
+    return when
 
 
 def finalize_package(path: Path, when: datetime) -> None:

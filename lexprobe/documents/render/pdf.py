@@ -30,30 +30,10 @@ from reportlab.platypus import (
 from reportlab.platypus import Paragraph as PdfParagraph
 from reportlab.platypus import Table as PdfTable
 
-from lexprobe.documents.content import (
-    QA,
-    CalendarEntry,
-    ChatMessage,
-    DocType,
-    DocumentContent,
-    Heading,
-    NumberedSection,
-    Paragraph,
-    Sheet,
-    Slide,
-    Table,
-)
-from lexprobe.documents.render.plan import (
-    Fields,
-    Lines,
-    Part,
-    Rule,
-    Title,
-    Transcript,
-    calendar_lines,
-    document_plan,
-    section_text,
-)
+from lexprobe.documents import content as blocks
+from lexprobe.documents.content import DocType, DocumentContent
+from lexprobe.documents.render import plan as layout
+from lexprobe.documents.render.plan import Part, Transcript, document_plan
 from lexprobe.documents.render.style import HouseStyle, house_style
 
 
@@ -137,36 +117,36 @@ def _table(
 
 
 def _flowables(part: Part, styles: _Styles, style: HouseStyle, width: float, doc_type: DocType) -> list[Flowable]:
-    if isinstance(part, Title):
+    if isinstance(part, layout.Title):
         return [PdfParagraph(_text(part.text), styles.title)]
-    if isinstance(part, Fields):
+    if isinstance(part, layout.Fields):
         paragraphs = [
             PdfParagraph(f"<b>{_text(label)}:</b> {_text(value)}", styles.tight) for label, value in part.items
         ]
         return [*paragraphs, Spacer(1, style.font_size * 0.6)]
-    if isinstance(part, Lines):
+    if isinstance(part, layout.Lines):
         lines = [PdfParagraph(_text(line), styles.tight) if line else Spacer(1, style.font_size) for line in part.lines]
         return [KeepTogether(lines), Spacer(1, style.font_size * 0.8)]
-    if isinstance(part, Rule):
+    if isinstance(part, layout.Rule):
         return [HRFlowable(width="100%", thickness=0.8, color=colors.black, spaceBefore=2, spaceAfter=10)]
-    if isinstance(part, Paragraph):
+    if isinstance(part, blocks.Paragraph):
         return [PdfParagraph(_text(part.text), styles.body)]
-    if isinstance(part, Heading):
+    if isinstance(part, blocks.Heading):
         return [PdfParagraph(_text(part.text), styles.heading)]
-    if isinstance(part, NumberedSection):
-        lead, text = section_text(part)
+    if isinstance(part, blocks.NumberedSection):
+        lead, text = layout.section_text(part)
         return [PdfParagraph(f"<b>{_text(lead)}</b> {_text(text)}", styles.body)]
-    if isinstance(part, QA):
+    if isinstance(part, blocks.QA):
         return [PdfParagraph(f"<b>{part.speaker}:</b> {_text(part.text)}", styles.tight)]
-    if isinstance(part, ChatMessage):
+    if isinstance(part, blocks.ChatMessage):
         when = style.format_datetime(part.timestamp)
         return [PdfParagraph(f"<font color='grey'>[{_text(when)}]</font> <b>{_text(part.sender)}:</b> "
                              f"{_text(part.text)}", styles.tight)]  # fmt: skip
-    if isinstance(part, CalendarEntry):
-        lines = calendar_lines(part, style)
+    if isinstance(part, blocks.CalendarEntry):
+        lines = layout.calendar_lines(part, style)
         head = [PdfParagraph(_text(lines[0]), styles.heading if part.title else styles.tight)]
         return [KeepTogether(head + [PdfParagraph(_text(line), styles.tight) for line in lines[1:]]), Spacer(1, 8)]
-    if isinstance(part, Slide):
+    if isinstance(part, blocks.Slide):
         out: list[Flowable] = [PageBreak()] if doc_type == DocType.presentation else []
         out.append(
             PdfParagraph(_text(part.title), styles.title if doc_type == DocType.presentation else styles.heading)
@@ -175,9 +155,9 @@ def _flowables(part: Part, styles: _Styles, style: HouseStyle, width: float, doc
         if part.notes:
             out.append(PdfParagraph(f"<i>Notes: {_text(part.notes)}</i>", styles.notes))
         return out
-    if isinstance(part, Table):
+    if isinstance(part, blocks.Table):
         return [_table(part.header, part.rows, part.totals, styles, width), Spacer(1, style.font_size)]
-    if isinstance(part, Sheet):
+    if isinstance(part, blocks.Sheet):
         table = _table(part.header, part.rows, [], styles, width)
         return [PdfParagraph(_text(part.name), styles.heading), table, Spacer(1, style.font_size)]
     raise TypeError(f"unknown part {part!r}")

@@ -20,7 +20,7 @@ from pptx.slide import Slide as PptxSlide
 from pptx.util import Inches, Pt
 
 from lexprobe.documents.content import DocumentContent, Heading, Sheet, Slide, Table
-from lexprobe.documents.render.ooxml import finalize_package
+from lexprobe.documents.render.ooxml import finalize_package, stamp_core_properties
 from lexprobe.documents.render.plan import Fields, Lines, Rule, Title, Transcript, document_plan, part_lines
 from lexprobe.documents.render.style import house_style
 
@@ -139,11 +139,6 @@ def render_pptx(content: DocumentContent, path: Path, seed: int = 0) -> None:
     text.flush()
     if not body_started:  # no body: the cover is the whole deck
         _cover(prs, cover_title or content.title or content.subject or label, cover_lines)
-    when = content.document_datetime()
-    props = prs.core_properties
-    props.author = props.last_modified_by = content.author
-    props.title, props.subject = content.title, content.subject
-    props.created = props.modified = when
-    props.revision = 1
+    when = stamp_core_properties(prs.core_properties, content)
     prs.save(str(path))
     finalize_package(path, when)

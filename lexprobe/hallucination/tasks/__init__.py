@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from lexprobe.caselaw.courts import parse_levels
+from lexprobe.errors import BadInputError
 from lexprobe.hallucination.tasks import (
     author,
     authority,
@@ -62,7 +63,7 @@ def resolve_tasks(spec: str) -> list[TaskSpec]:
     names = [name.strip() for name in spec.split(",") if name.strip()]
     unknown = [name for name in names if name not in TASKS]
     if unknown or not names:
-        raise ValueError(f"unknown task(s) {', '.join(unknown) or '(none given)'}; valid: all, {', '.join(TASKS)}")
+        raise BadInputError(f"unknown task(s) {', '.join(unknown) or '(none given)'}; valid: all, {', '.join(TASKS)}")
     return [TASKS[name] for name in names]
 
 

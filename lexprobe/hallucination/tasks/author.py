@@ -12,7 +12,7 @@ from lexprobe.hallucination.scoring import (
     nothing_found,
     stance_score,
 )
-from lexprobe.hallucination.tasks.base import ALL, TaskSpec, case_lookup, decided_date, simple_builder
+from lexprobe.hallucination.tasks.base import decided_date, fact_task
 
 
 def _author_reference(case: dict) -> dict | None:
@@ -45,17 +45,16 @@ def author_truth(greedy: str, reference: dict) -> tuple[str, dict] | None:
     return "author", {"author": name, "decided": reference.get("decided")}
 
 
-TASK = TaskSpec(
+TASK = fact_task(
     id="author",
     question="Who wrote the majority opinion in {case}?",
     template="author",
     complexity="low",
-    levels=ALL,
-    styles=("zero", "few"),
     max_tokens=48,
     needs=("name", "author"),
-    builder=simple_builder(_author_reference, "a known majority author"),
-    lookup=case_lookup(_author_reference, "case has no known majority author"),
+    reference=_author_reference,
+    has="a known majority author",
+    lacks="case has no known majority author",
     score=score_author,
     calibrated=True,
     extract=author_truth,

@@ -10,7 +10,7 @@ from lexprobe.hallucination.scoring import (
     nothing_found,
     stance_score,
 )
-from lexprobe.hallucination.tasks.base import ALL, TaskSpec, case_lookup, simple_builder
+from lexprobe.hallucination.tasks.base import fact_task
 from lexprobe.hallucination.tasks.quotation import majority_opinion_reference
 
 
@@ -40,17 +40,16 @@ def score_authority(answer: str, reference: dict, context: ScoringContext) -> Sc
     return Score("hallucination", f"answer {key!r} is not cited in the majority opinion ({len(cited)} citations)")
 
 
-TASK = TaskSpec(
+TASK = fact_task(
     id="authority",
     question="What is an authority cited in {case}?",
     template="authority",
     complexity="moderate",
-    levels=ALL,
-    styles=("zero", "few"),
     max_tokens=48,
     needs=("name", "opinion_text"),
-    builder=simple_builder(majority_opinion_reference, "a majority opinion text"),
-    lookup=case_lookup(majority_opinion_reference, "no majority opinion text in the database"),
+    reference=majority_opinion_reference,
+    has="a majority opinion text",
+    lacks="no majority opinion text in the database",
     score=score_authority,
     not_calibrated="any of many cited precedents is correct, so samples need not agree with the greedy answer",
 )

@@ -10,7 +10,15 @@ from typing import Any, Literal
 from lexprobe.caselaw.courts import COURT_LEVELS as LEVELS
 from lexprobe.caselaw.courts import LEVEL_ALIASES  # noqa: F401 - re-exported by tasks/__init__
 from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.hallucination.scoring import Scorer, ScoringContext
+from lexprobe.hallucination.labels import Score
+from lexprobe.hallucination.scoring import (
+    Scorer,
+    ScoringContext,
+    compare_values,
+    missing_reference,
+    nothing_found,
+    stance_score,
+)
 
 Complexity = Literal["low", "moderate", "high", "false premise"]
 #: The contra-factual (false-premise) complexity class of the study's Table 6.
@@ -63,9 +71,9 @@ class TaskSpec:
     question: str  # the study's Table 2 wording, as `lexprobe hallucination tasks` lists it
     template: str  # prompt templates `templates/<template>_<style>.j2` (fake_existence asks the existence question)
     complexity: Complexity
-    levels: tuple[str, ...]
-    styles: tuple[str, ...]
     max_tokens: int
+    levels: tuple[str, ...] = LEVELS  # every court level
+    styles: tuple[str, ...] = ("zero", "few")  # the study's two prompt styles
     builder: Builder
     lookup: Lookup | None = None  # None: `score-answers` cannot score the task
     score: Scorer | None = None  # None: a reference-free task
@@ -153,12 +161,10 @@ def shown(value: object, limit: int = 60) -> str:
 
 
 def find_case(db: CaseDatabase, text: str) -> dict | None:
-    """Return the case row named by a case id or a citation (any parallel citation), or None."""
-    row = db.conn.execute("SELECT * FROM cases WHERE case_id = ?", (text,)).fetchone()
-    if row is None:
-        ids = db.find_by_citation(text)
-        row = db.conn.execute("SELECT * FROM cases WHERE case_id = ?", (ids[0],)).fetchone() if ids else None
-    return dict(row) if row else None
+    """Return the case row named by a case id or a citation (any parallel citation) as the mapping the task
+    builders pass on, or None."""
+    case = db.find_case(text)
+    return case.as_dict() if case is not None else None
 
 
 def case_lookup(reference: Callable[[dict], dict | None], missing: str) -> Lookup:
@@ -173,6 +179,26 @@ def case_lookup(reference: Callable[[dict], dict | None], missing: str) -> Looku
         return (found, None) if found is not None else (None, missing)
 
     return lookup
+
+
+def score_extracted(
+    answer: str, reference: dict, key: str, value: Any, what: str, truth: Callable[[Any], Any] = lambda v: v
+) -> Score:
+    """Score an answer that is one value: a missing `reference[key]` or a refusal first (`stance_score`), then the
+    `value` read from the answer (unscored, naming `what`, when None) against `truth(reference[key])`."""
+    missing = missing_reference(reference, key) or stance_score(answer)
+    if missing:
+        return missing
+    if value is None:
+        return nothing_found(answer, what)
+    return compare_values(value, truth(reference[key]), key)
+
+
+def fact_task(*, reference: Callable[[dict], dict | None], has: str, lacks: str, **fields: Any) -> TaskSpec:
+    """Return a task about one fact of each sampled case: the same `reference` function gives a run's items
+    (`simple_builder`, skipping a level where no case `has` the fact) and the reference of an answer scored outside
+    a run (`case_lookup`, `lacks` being the reason when the case has no such fact)."""
+    return TaskSpec(builder=simple_builder(reference, has), lookup=case_lookup(reference, lacks), **fields)
 
 
 ALL = LEVELS

@@ -13,7 +13,6 @@ from lexprobe.hallucination.scoring import (
     stance_score,
 )
 from lexprobe.hallucination.tasks.base import (
-    ALL,
     Drafts,
     ItemDraft,
     TaskSpec,
@@ -25,18 +24,13 @@ from lexprobe.hallucination.tasks.base import (
 )
 
 
-def _citations_of(db: CaseDatabase, case_id: str) -> list[str]:
-    rows = db.conn.execute("SELECT DISTINCT citation_key FROM case_citations WHERE case_id = ?", (case_id,))
-    return [row[0] for row in rows]
-
-
 def _build_citation(db: CaseDatabase, cases: list[dict], level: str, n: int, seed: int) -> Drafts:
     named = named_cases(cases)
     if not named:
         return Drafts(skipped=no_names_reason(level))
     return Drafts(
         [
-            ItemDraft(c["case_id"], c["case_id"], case_variables(c), {"citations": _citations_of(db, c["case_id"])})
+            ItemDraft(c["case_id"], c["case_id"], case_variables(c), {"citations": db.citation_keys(c["case_id"])})
             for c in named
         ]
     )
@@ -46,7 +40,7 @@ def _lookup_citation(record: dict, db: CaseDatabase) -> tuple[dict | None, str |
     case = find_case(db, str(record["case"]))
     if case is None:
         return None, f"case {shown(record['case'])} is not in the case database"
-    return {"citations": _citations_of(db, case["case_id"])}, None
+    return {"citations": db.citation_keys(case["case_id"])}, None
 
 
 def score_citation(answer: str, reference: dict, context: ScoringContext) -> Score:
@@ -75,8 +69,6 @@ TASK = TaskSpec(
     question="What is the citation for {case}?",
     template="citation",
     complexity="low",
-    levels=ALL,
-    styles=("zero", "few"),
     max_tokens=48,
     needs=("name",),
     builder=_build_citation,

@@ -21,7 +21,7 @@ from lexprobe.hallucination.scoring import (
     quoted,
     stance_score,
 )
-from lexprobe.hallucination.tasks.base import ALL, TaskSpec, case_lookup, simple_builder
+from lexprobe.hallucination.tasks.base import fact_task
 
 #: A court named without saying which one: "a federal court of appeals", "the U.S. District Court", "the circuit
 #: court", "an appellate court", "a federal court".
@@ -60,17 +60,16 @@ def court_truth(greedy: str, reference: dict) -> tuple[str, dict] | None:
     return None if court is None else ("court", {"court_id": court})
 
 
-TASK = TaskSpec(
+TASK = fact_task(
     id="court",
     question="What court decided {case}?",
     template="court",
     complexity="low",
-    levels=ALL,
-    styles=("zero", "few"),
     max_tokens=48,
     needs=("name", "court"),
-    builder=simple_builder(_court_reference, "a court"),
-    lookup=case_lookup(_court_reference, "case has no court"),
+    reference=_court_reference,
+    has="a court",
+    lacks="case has no court",
     score=score_court,
     calibrated=True,
     extract=court_truth,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from lexprobe.hallucination.answers import extract_existence
 from lexprobe.hallucination.labels import Score
 from lexprobe.hallucination.scoring import ScoringContext, existence_score
-from lexprobe.hallucination.tasks.base import ALL, TaskSpec, case_lookup, simple_builder
+from lexprobe.hallucination.tasks.base import fact_task
 
 
 def score_existence(answer: str, reference: dict, context: ScoringContext) -> Score:
@@ -24,17 +24,16 @@ def _no_fact(case: dict) -> dict:
     return {}
 
 
-TASK = TaskSpec(
+TASK = fact_task(
     id="existence",
     question="Is {case} a real case?",
     template="existence",
     complexity="low",
-    levels=ALL,
-    styles=("zero", "few"),
     max_tokens=16,
     needs=("name",),
-    builder=simple_builder(_no_fact, "a name"),
-    lookup=case_lookup(_no_fact, "case has no record"),
+    reference=_no_fact,
+    has="a name",
+    lacks="case has no record",
     score=score_existence,
     calibrated=True,
     extract=existence_truth,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.hallucination.labels import Score
 from lexprobe.hallucination.scoring import ScoringContext, existence_score
-from lexprobe.hallucination.tasks.base import ALL, CONTRA_FACTUAL_ZERO_SHOT, Drafts, ItemDraft, TaskSpec
+from lexprobe.hallucination.tasks.base import CONTRA_FACTUAL_ZERO_SHOT, Drafts, ItemDraft, TaskSpec
 from lexprobe.hallucination.tasks.existence import existence_truth
 
 
@@ -42,7 +42,6 @@ TASK = TaskSpec(
     question="Is {fabricated case} a real case?",
     template="existence",
     complexity="false premise",
-    levels=ALL,
     styles=("zero",),
     style_note=CONTRA_FACTUAL_ZERO_SHOT,
     max_tokens=16,

@@ -36,8 +36,7 @@ def _build_false_overruling(db: CaseDatabase, cases: list[dict], level: str, n: 
     if level != "scotus":
         return Drafts(skipped="overruling data covers the Supreme Court only")
     never = [c for c in named_cases(cases) if c.get("overruled_year") is None]
-    never = [c for c in never if not db.conn.execute(
-        "SELECT 1 FROM overrulings WHERE overruled_case_id = ?", (c["case_id"],)).fetchone()]  # fmt: skip
+    never = [c for c in never if db.first_overruling(c["case_id"]) is None]
     return Drafts([ItemDraft(c["case_id"], c["case_id"], case_variables(c), {}) for c in never])
 
 
@@ -102,11 +101,11 @@ def _lookup_never_overruled(record: dict, db: CaseDatabase) -> tuple[dict | None
     link = db.first_overruling(case["case_id"])
     if link is None:
         return {}, None
-    by = link["overruling_citation"] or (f"No. {link['overruling_docket']}" if link["overruling_docket"] else "")
-    part = " in part" if link["in_part"] else ""
+    by = link.overruling_citation or (f"No. {link.overruling_docket}" if link.overruling_docket else "")
+    part = " in part" if link.in_part else ""
     return None, (
-        f"the case was overruled{part} in {link['overruling_year']} by {link['overruling_name']} {by}".rstrip()
-        + f" ({link['source']}), so the question's premise is true"
+        f"the case was overruled{part} in {link.overruling_year} by {link.overruling_name} {by}".rstrip()
+        + f" ({link.source}), so the question's premise is true"
     )
 
 

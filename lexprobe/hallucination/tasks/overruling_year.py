@@ -10,23 +10,16 @@ from lexprobe.hallucination.labels import Score
 from lexprobe.hallucination.scoring import (
     OVERRULING_ANCHOR,
     ScoringContext,
-    compare_values,
-    missing_reference,
-    nothing_found,
-    stance_score,
 )
-from lexprobe.hallucination.tasks.base import Drafts, ItemDraft, TaskSpec, case_lookup, case_variables
+from lexprobe.hallucination.tasks.base import Drafts, ItemDraft, TaskSpec, case_lookup, case_variables, score_extracted
 
 
 def _build_overruling_year(db: CaseDatabase, cases: list[dict], level: str, n: int, seed: int) -> Drafts:
     """All cases overruled in full (not a sample: the study used every explicitly overruled case), up to n."""
     if level != "scotus":
         return Drafts(skipped="overruling data covers the Supreme Court only")
-    rows = db.conn.execute(
-        "SELECT * FROM cases WHERE level = 'scotus' AND overruled_year IS NOT NULL"
-        " AND COALESCE(overruled_in_part, 0) = 0 AND name != '' AND citation IS NOT NULL ORDER BY case_id"
-    ).fetchall()
-    chosen = random.Random(seed).sample([dict(r) for r in rows], min(n, len(rows)))
+    overruled = db.fully_overruled_cases("scotus")
+    chosen = [c.as_dict() for c in random.Random(seed).sample(overruled, min(n, len(overruled)))]
     return Drafts(
         [ItemDraft(c["case_id"], c["case_id"], case_variables(c), {"year": c["overruled_year"]}) for c in chosen]
     )
@@ -40,13 +33,8 @@ def _overruling_reference(case: dict) -> dict | None:
 
 def score_overruling_year(answer: str, reference: dict, context: ScoringContext) -> Score:
     """Score the overruling-year task: exactly the year the case was overruled."""
-    missing = missing_reference(reference, "year") or stance_score(answer)
-    if missing:
-        return missing
     year = extract_year(answer, anchor=OVERRULING_ANCHOR)
-    if year is None:
-        return nothing_found(answer, "year")
-    return compare_values(year, int(reference["year"]), "year")
+    return score_extracted(answer, reference, "year", year, "year", truth=int)
 
 
 def overruling_truth(greedy: str, reference: dict) -> tuple[str, dict] | None:
@@ -61,7 +49,6 @@ TASK = TaskSpec(
     template="overruling_year",
     complexity="moderate",
     levels=("scotus",),
-    styles=("zero", "few"),
     max_tokens=16,
     population="every Supreme Court case overruled in full (not the sample)",
     builder=_build_overruling_year,

@@ -13,7 +13,7 @@ from lexprobe.hallucination.scoring import (
     quoted,
     stance_score,
 )
-from lexprobe.hallucination.tasks.base import ALL, TaskSpec, case_lookup, simple_builder
+from lexprobe.hallucination.tasks.base import fact_task
 
 _QUOTE_TAGS = re.compile(r"<quote>.*?(?:</quote>|$)", re.IGNORECASE | re.DOTALL)
 
@@ -51,17 +51,16 @@ def score_quotation(answer: str, reference: dict, context: ScoringContext) -> Sc
                                   f"{MATCH_THRESHOLD:.0f}): {quoted(quote)}")  # fmt: skip
 
 
-TASK = TaskSpec(
+TASK = fact_task(
     id="quotation",
     question="What is a quotation from {case}?",
     template="quotation",
     complexity="moderate",
-    levels=ALL,
-    styles=("zero", "few"),
     max_tokens=160,
     needs=("name", "opinion_text"),
-    builder=simple_builder(majority_opinion_reference, "a majority opinion text"),
-    lookup=case_lookup(majority_opinion_reference, "no majority opinion text in the database"),
+    reference=majority_opinion_reference,
+    has="a majority opinion text",
+    lacks="no majority opinion text in the database",
     score=score_quotation,
     not_calibrated="open-ended quotations have no single value for samples to agree on",
 )

@@ -3,7 +3,7 @@ temperature 1 and a contradiction judge (`hallucination/judge.py`) decides, so t
 
 from __future__ import annotations
 
-from lexprobe.hallucination.tasks.base import ALL, TaskSpec, reference_free_builder
+from lexprobe.hallucination.tasks.base import TaskSpec, reference_free_builder
 
 #: Why no reference-free task is calibrated.
 _NOT_CALIBRATED = "reference-free: already two samples judged for contradiction, no single value to agree on"
@@ -16,7 +16,6 @@ def _reference_free(task_id: str, question: str) -> TaskSpec:
         question=question,
         template=task_id,
         complexity="high",
-        levels=ALL,
         styles=("zero",),
         max_tokens=128,
         builder=reference_free_builder,

@@ -34,6 +34,7 @@ STAGE_ORDER = (
 STAGE_MODULES = (
     "ingest",
     "opinion",
+    "souf",
     "facts",
     "hypotheses",
     "entities",

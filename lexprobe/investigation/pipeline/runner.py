@@ -30,6 +30,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from lexprobe.engine import EngineConfig, ResponseCache
+from lexprobe.errors import BadInputError
 from lexprobe.investigation.pipeline.context import (
     RUN_DIR,
     STAGES_DIR,
@@ -130,7 +131,7 @@ def run_build(
     ModelConfigError when a model spec cannot be used.
     """
     if until is not None and until not in STAGE_ORDER:
-        raise ValueError(f"unknown stage {until!r}; stages: {', '.join(STAGE_ORDER)}")
+        raise BadInputError(f"unknown stage {until!r}; stages: {', '.join(STAGE_ORDER)}")
     record_dir, out_dir = Path(record_dir), Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     own_llm = llm is None

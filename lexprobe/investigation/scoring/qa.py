@@ -24,13 +24,13 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 
-from jinja2 import Environment, PackageLoader, select_autoescape
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from lexprobe.errors import BadInputError
 from lexprobe.investigation.qa import QA_DIR, QARecord
 from lexprobe.models.errors import ModelConfigError
 from lexprobe.models.spec import parse_model_spec
+from lexprobe.reporting.html import write_report
 from lexprobe.stats import cluster_bootstrap_totals, cluster_sums, percentile_interval
 
 GRADED = ("correct", "partial", "incorrect")
@@ -242,28 +242,13 @@ def summarize_qa(
 # --- the HTML page ------------------------------------------------------------------------------------------------
 
 
-def _pct(value: float | None) -> str:
-    return "–" if value is None else f"{100 * value:.1f}%"
-
-
-def _interval(ci: Sequence[float] | None) -> str:
-    return "–" if not ci else f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
-
-
 def write_qa_report(path: Path, summary: QASummary) -> None:
-    """Write `summary` as one self-contained HTML page (`templates/qa_report.html.j2`, the look of the
-    investigation report; every model-given text autoescaped). Raises OSError when it cannot be written."""
+    """Write `summary` as one self-contained HTML page (`templates/qa_report.html.j2` on the shared report base,
+    the look of the investigation report; every model-given text autoescaped). Raises OSError when it cannot be
+    written."""
     import lexprobe
 
-    environment = Environment(loader=PackageLoader("lexprobe.investigation", "templates"),
-                              autoescape=select_autoescape(["html", "j2"]), trim_blocks=True,
-                              lstrip_blocks=True)  # fmt: skip
-    html = environment.get_template("qa_report.html.j2").render(
-        version=lexprobe.__version__, summary=summary, pct=_pct, interval=_interval
-    )
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(html, encoding="utf-8")
+    write_report(path, "lexprobe.investigation:qa_report.html.j2", version=lexprobe.__version__, summary=summary)
 
 
 __all__ = [

@@ -8,11 +8,13 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from lexprobe.cli_common import LexprobeGroup, err, error_exit, out
+from lexprobe.cli.handler import LexprobeGroup
+from lexprobe.cli.options import JsonOpt, json_flag
+from lexprobe.cli.output import err, error_exit, out, share, wide
+from lexprobe.errors import LexprobeError
 from lexprobe.investigation.hf_dataset import DATASET_NAME, HFDatasetError, import_hf_cases, load_hf_cases
 from lexprobe.investigation.ladder import DEFAULT_LEVEL, LADDER_HELP
 from lexprobe.investigation.review import (
@@ -32,14 +34,8 @@ investigation_app = typer.Typer(
     "published dataset from a local copy, and run the attorney review (sheets out, pass rates and agreement in).",
     no_args_is_help=True,
 )
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 EnvArg = Annotated[Path, typer.Argument(help="An environment directory (environment.json, questions.json, corpus/).")]
 NO_EXTRACTOR = "text extraction needs lexprobe.documents, which is not available; pass --no-extract"
-
-
-def _wide(console: Console = out) -> Console:
-    # piped output gets room for long locations and messages instead of rich's 80-column default
-    return console if console.is_terminal else Console(width=max(console.width, 160), stderr=console.stderr)
 
 
 def _problem_table(problems: list[Problem], title: str) -> Table:
@@ -66,9 +62,7 @@ def validate(
     no_extract: Annotated[
         bool, typer.Option("--no-extract", help="Skip extracting the text of every corpus file (the slow check).")
     ] = False,
-    as_json: Annotated[
-        bool, typer.Option("--json", help='Print a JSON list of {"location", "message", "severity"}.')
-    ] = False,
+    as_json: json_flag('Print a JSON list of {"location", "message", "severity"}.') = False,
 ) -> None:
     """Check an environment directory and report every problem at once, each with where to fix it.
 
@@ -93,7 +87,7 @@ def validate(
     if as_json:
         print(json.dumps([problem.as_dict() for problem in problems]))
     elif problems:
-        _wide().print(_problem_table(problems, f"{len(problems)} problem(s) in {escape(str(env))}"))
+        wide().print(_problem_table(problems, f"{len(problems)} problem(s) in {escape(str(env))}"))
     err.print(_summary(env, problems), highlight=False, markup=False, soft_wrap=True)
     raise typer.Exit(1 if errors_in(problems) else 0)
 
@@ -133,7 +127,7 @@ def import_hf(
             dataset_dir, out_dir, None if all_cases else case, extract=not no_extract, overwrite=force
         )
     except EnvironmentInvalid as exc:
-        _wide(err).print(_problem_table(exc.problems, f"problems in {escape(str(exc.env_dir))}"))
+        wide(console=err).print(_problem_table(exc.problems, f"problems in {escape(str(exc.env_dir))}"))
         err.print(_summary(exc.env_dir, exc.problems), highlight=False, markup=False, soft_wrap=True)
         raise typer.Exit(1) from None
     except (HFDatasetError, FileExistsError) as exc:
@@ -168,8 +162,8 @@ def review_sheet(
         raise error_exit(f"{out_file} already exists and may hold a review; pass --force")
     try:
         counts = write_review_sheet(env, out_file, per_role=per_role, seed=seed)
-    except (FileNotFoundError, ValueError) as exc:
-        raise error_exit(str(exc)) from None
+    except LexprobeError:  # a missing or malformed environment: to the handler, not "cannot write"
+        raise
     except ImportError:
         raise error_exit("document excerpts need lexprobe.documents, which is not available") from None
     except OSError as exc:
@@ -180,10 +174,6 @@ def review_sheet(
     )
 
 
-def _percent(value: float | None) -> str:
-    return "-" if value is None else f"{value:.1%}"
-
-
 def print_review(report: ReviewReport) -> None:
     """Print the Table 2 layout (stage | n | pass rate | shared items | agreement | kappa) and the reviewer pairs."""
     table = Table(title=f"attorney review: {report.case_id} ({len(report.reviewers)} reviewer(s))")
@@ -192,8 +182,8 @@ def print_review(report: ReviewReport) -> None:
         table.add_column(column, justify="right", no_wrap=True)
     for row in report.stages:
         kappa = "-" if row.kappa is None else f"{row.kappa:.2f}"
-        table.add_row(row.stage, str(row.n), _percent(row.pass_rate), str(row.shared), _percent(row.agreement), kappa)
-    console = _wide()
+        table.add_row(row.stage, str(row.n), share(row.pass_rate), str(row.shared), share(row.agreement), kappa)
+    console = wide()
     console.print(table)
     if report.pairs:
         pairs = Table(title="agreement between reviewers (all items both judged)")
@@ -201,7 +191,7 @@ def print_review(report: ReviewReport) -> None:
             pairs.add_column(column, justify="left" if column == "reviewers" else "right")
         for pair in report.pairs:
             kappa = "-" if pair.kappa is None else f"{pair.kappa:.2f}"
-            pairs.add_row(" vs ".join(pair.reviewers), str(pair.n), _percent(pair.agreement), kappa)
+            pairs.add_row(" vs ".join(pair.reviewers), str(pair.n), share(pair.agreement), kappa)
         console.print(pairs)
     out.print(
         "n: verdicts (reviewer x item); shared: items judged by more than one reviewer, on which agreement and "
@@ -231,8 +221,6 @@ def review_import(
         for line in exc.errors:
             err.print(line, highlight=False, markup=False, soft_wrap=True)
         raise error_exit(f"{len(exc.errors)} problem(s) in the review sheets; nothing was computed") from None
-    except (FileNotFoundError, ValueError) as exc:
-        raise error_exit(str(exc)) from None
     for reviewer, count in report.blank.items():
         if count:
             err.print(f"{reviewer}: {count} verdict(s) left blank", style="dim", highlight=False, markup=False)
@@ -258,25 +246,7 @@ def sample(
     from lexprobe.investigation.sample import build_sample_environment
 
     try:
-        path = build_sample_environment(out_dir, ablation, overwrite=force)
-    except ValueError as exc:
-        raise error_exit(str(exc)) from None
+        path = build_sample_environment(out_dir, ablation, overwrite=force)  # an unknown level: BadInputError
     except FileExistsError:
         raise error_exit(f"{out_dir} already holds an environment; use --force to replace it") from None
     print(path)
-
-
-def _register_more() -> None:
-    """Add the commands that live in their own modules (build, run / show / qa, score)."""
-    from lexprobe.cli_investigation_build import register as register_build
-    from lexprobe.cli_investigation_qa_score import register as register_qa_score
-    from lexprobe.cli_investigation_run import register as register_run
-    from lexprobe.cli_investigation_score import register as register_score
-
-    register_build(investigation_app)
-    register_run(investigation_app)
-    register_score(investigation_app)
-    register_qa_score(investigation_app)
-
-
-_register_more()

@@ -21,7 +21,8 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from lexprobe.cli_common import DbOpt, err, error_exit, open_case_db, out
+from lexprobe.cli.options import DbOpt, json_flag, open_case_db
+from lexprobe.cli.output import err, error_exit, out
 from lexprobe.terminal import safe_markup, safe_text
 
 VERDICT_STYLES = {"verified": "green", "mismatch": "yellow", "not_found": "bold red", "unverifiable": "dim"}
@@ -37,9 +38,7 @@ def register(app: typer.Typer) -> None:
 def check(
     files: Annotated[list[Path], typer.Argument(help="Documents to check: .txt, .md, .docx or .pdf.")],
     db: DbOpt = None,
-    as_json: Annotated[
-        bool, typer.Option("--json", help='Print {"citations": [...], "summary": {...}} (see docs/check.md).')
-    ] = False,
+    as_json: json_flag('Print {"citations": [...], "summary": {...}} (see docs/check.md).') = False,
     html: Annotated[
         Path | None, typer.Option("--html", help="Also write the text with every citation highlighted to this file.")
     ] = None,

@@ -15,10 +15,9 @@ from typing import Annotated
 
 import typer
 
-from lexprobe.cli_common import err, error_exit, out
-from lexprobe.cli_investigation_tables import print_summary
-from lexprobe.errors import BadInputError
-from lexprobe.investigation.episode import Episode
+from lexprobe.cli.investigation_tables import print_summary
+from lexprobe.cli.options import json_flag
+from lexprobe.cli.output import err, error_exit, out
 from lexprobe.investigation.scoring import (
     DEFINITIONS,
     complete_episodes,
@@ -32,13 +31,6 @@ from lexprobe.investigation.scoring.inputs import load_environments, read_runs
 def register(app: typer.Typer) -> None:
     """Add the `score` command to the `lexprobe investigation` app."""
     app.command("score")(score)
-
-
-def _read_runs(run_dirs: list[Path]) -> list[tuple[Path, list[Episode]]]:
-    try:
-        return read_runs(run_dirs)
-    except BadInputError as exc:
-        raise error_exit(str(exc)) from None
 
 
 def _definitions_line(dont_know_as_reject: bool) -> str:
@@ -55,7 +47,7 @@ def score(
     run_dirs: Annotated[
         list[Path], typer.Argument(help="Run directories holding episodes/*.json (several are pooled by model).")
     ],
-    as_json: Annotated[bool, typer.Option("--json", help="Print the scores as one JSON object.")] = False,
+    as_json: json_flag("Print the scores as one JSON object.") = False,
     html: Annotated[
         Path | None, typer.Option("--html", help="Also write a self-contained HTML report (figures embedded).")
     ] = None,
@@ -97,7 +89,7 @@ def score(
 
     Example: `lexprobe investigation score runs/haiku runs/sonnet --env-root envs --html scores.html`
     """
-    runs = _read_runs(run_dirs)
+    runs = read_runs(run_dirs)
     every = [episode for _, episodes in runs for episode in episodes]
     episodes, left_out = complete_episodes(every)
     if not episodes:
@@ -123,10 +115,8 @@ def score(
         seen.add(key)
     if repeated:
         notes.append(f"{repeated} episode id(s) appear in more than one run directory; each copy is scored")
-    try:  # refuses an episode whose level or corpus differs from its environment's (exit 2)
-        environments, env_notes = load_environments(runs, env_root)
-    except BadInputError as exc:
-        raise error_exit(str(exc)) from None
+    # refuses an episode whose level or corpus differs from its environment's: BadInputError, exit 2
+    environments, env_notes = load_environments(runs, env_root)
     notes.extend(env_notes)
     for note in notes:
         line = note if note.startswith("warning: ") else f"note: {note}"

@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from lexprobe.cli_common import err, out
+from lexprobe.cli.options import json_flag
+from lexprobe.cli.output import ci_text, err, pct, wide
 from lexprobe.errors import BadInputError
 from lexprobe.investigation.scoring.qa import QASummary, summarize_qa, write_qa_report
 from lexprobe.terminal import safe_text
@@ -28,17 +28,9 @@ def register(app: typer.Typer) -> None:
     app.command("qa-score")(qa_score)
 
 
-def _pct(value: float | None) -> str:
-    return "–" if value is None else f"{100 * value:.1f}%"
-
-
-def _ci(ci: tuple[float, float] | None) -> str:
-    return "–" if not ci else f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
-
-
 def print_qa_summary(summary: QASummary) -> None:
     """The per-model table of a `summarize_qa` result, and the definitions under it, on stdout."""
-    console = out if out.is_terminal else Console(width=max(out.width, 160))
+    console = wide(160)
     table = Table(title=Text(safe_text(f"Factual QA scores (judge {summary.judge})")))
     table.add_column("model", overflow="fold")
     for column in ("n graded", "cases", "mean rubric score", "95% CI", "fully correct", "95% CI", "unscored",
@@ -46,8 +38,8 @@ def print_qa_summary(summary: QASummary) -> None:
         table.add_column(column, justify="right", no_wrap=True)
     for m in summary.models:
         name = safe_text(m.model) + (" (self-graded)" if m.self_graded else "")
-        cells = (str(m.n_graded), str(m.n_cases), _pct(m.mean_rubric_score), _ci(m.mean_rubric_score_ci),
-                 _pct(m.fully_correct), _ci(m.fully_correct_ci), str(m.n_unscored), str(m.n_pending),
+        cells = (str(m.n_graded), str(m.n_cases), pct(m.mean_rubric_score), ci_text(m.mean_rubric_score_ci),
+                 pct(m.fully_correct), ci_text(m.fully_correct_ci), str(m.n_unscored), str(m.n_pending),
                  str(m.n_no_answer))  # fmt: skip
         table.add_row(Text(name), *cells)
     console.print(table)
@@ -62,7 +54,7 @@ def qa_score(
     judge: Annotated[
         str, typer.Option("--judge", help="The rubric judge the records were graded by (model spec); required.")
     ],
-    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON (only JSON on stdout).")] = False,
+    as_json: json_flag("Print the summary as JSON (only JSON on stdout).") = False,
     html: Annotated[Path | None, typer.Option("--html", help="Also write a self-contained HTML page.")] = None,
     seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
     bootstrap: Annotated[int, typer.Option(min=0, help="Bootstrap resamples (0: no intervals).")] = 2000,

@@ -9,12 +9,13 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from lexprobe.cli_common import err, error_exit, out
+from lexprobe.cli.options import json_flag
+from lexprobe.cli.output import err, error_exit, fixed, out, share, wide
 from lexprobe.engine.store import RUN_DB_NAME, RunStore
+from lexprobe.errors import BadInputError
 from lexprobe.hallucination.labelsheet import agreement_report, export_label_sheet, key_path, write_label_sheet
 
 KAPPA_NOTE = (
@@ -49,8 +50,8 @@ def export_labels(
     store = RunStore.open_read_only(run_dir)  # reading: no lock, works on a read-only run directory
     try:
         sheet = export_label_sheet(store, n, seed)
-    except ValueError as exc:
-        raise error_exit(f"{run_dir}: {exc}") from None
+    except BadInputError as exc:
+        raise BadInputError(f"{run_dir}: {exc}") from None
     finally:
         store.close()
     if sheet.short:
@@ -67,12 +68,6 @@ def export_labels(
     print(f"{out_file}: {len(sheet.rows)} rows (judge: {sheet.judge}; key: {key}, keep it from the coders)")
 
 
-def _number(value: float | None, percent: bool = False) -> str:
-    if value is None:
-        return "-"
-    return f"{value:.1%}" if percent else f"{value:.2f}"
-
-
 def print_agreement(report: dict[str, Any]) -> None:
     """Print the agreement table (Coders | kappa | agreement | n), its notes and the kappa reading guide."""
     table = Table(title=f"intercoder reliability: judge {report['judge']}")
@@ -80,9 +75,8 @@ def print_agreement(report: dict[str, Any]) -> None:
     for column in ("kappa", "agreement", "n"):
         table.add_column(column, justify="right", no_wrap=True)
     for row in report["rows"]:
-        table.add_row(row["coders"], _number(row["kappa"]), _number(row["agreement"], percent=True), str(row["n"]))
-    # piped output gets room for the coder names instead of rich's 80-column default
-    console = out if out.is_terminal else Console(width=max(out.width, 132))
+        table.add_row(row["coders"], fixed(row["kappa"], 2), share(row["agreement"]), str(row["n"]))
+    console = wide(132)
     console.print(table)
     for row in report["rows"]:
         if row["note"]:
@@ -96,10 +90,7 @@ def agreement(
         Path | None,
         typer.Option("--key", help="The export's key file (default: <sheet>.key.json next to the sheets)."),
     ] = None,
-    as_json: Annotated[
-        bool,
-        typer.Option("--json", help='Print {"judge", "key", "coders": [...], "rows": [{"coders", "kappa", ...}]}.'),
-    ] = False,
+    as_json: json_flag('Print {"judge", "key", "coders": [...], "rows": [{"coders", "kappa", ...}]}.') = False,
 ) -> None:
     """Compute Cohen's kappa between coders and the judge from filled label sheets (Appendix Table 2).
 
@@ -112,10 +103,7 @@ def agreement(
     missing = [str(path) for path in [*sheets, *([key] if key else [])] if not path.is_file()]
     if missing:
         raise error_exit(f"file not found: {', '.join(missing)}")
-    try:
-        report = agreement_report(sheets, key)
-    except ValueError as exc:
-        raise error_exit(str(exc)) from None
+    report = agreement_report(sheets, key)  # a bad sheet or key: BadInputError naming file and line
     for coder in report["coders"]:
         if coder["coded"] < coder["rows"]:
             err.print(

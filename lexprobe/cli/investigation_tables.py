@@ -13,23 +13,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from lexprobe.cli_common import out
+from lexprobe.cli.output import ci_text, num, pct, wide
 from lexprobe.investigation.scoring.schema import Analyses, GroupSummary, RoleRecall, ScoreSummary, VerdictCounts
-
-
-def pct(value: float | None) -> str:
-    """A share as a percentage with one decimal ("33.3%"), "–" for None."""
-    return "–" if value is None else f"{100 * value:.1f}%"
-
-
-def ci_text(ci: Sequence[float] | None) -> str:
-    """An interval as "[20.0, 45.0]" percentage points, "–" for None."""
-    return "–" if not ci else f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
-
-
-def num(value: float | None, digits: int = 1) -> str:
-    """A number with thousands separators, "–" for None."""
-    return "–" if value is None else f"{value:,.{digits}f}"
 
 
 def _table(title: str, columns: Sequence[str], left: Sequence[str] = ("model",)) -> Table:
@@ -286,7 +271,7 @@ def _print_analyses(console: Console, summary: ScoreSummary) -> None:
 def print_summary(summary: ScoreSummary, role_rows: Sequence[RoleRecall] | None = None) -> None:
     """Rich tables of a `summarize` result on stdout; `role_rows` defaults to the summary's `recall_by_role`."""
     # piped output gets room for the wide tables instead of rich's 80-column default
-    console = out if out.is_terminal else Console(width=max(out.width, 160))
+    console = wide(160)
     _print_scores(console, summary)
     _print_levels(console, summary)
     _print_usage(console, summary)

@@ -10,15 +10,23 @@ from __future__ import annotations
 
 import json
 import logging
-import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.table import Table
 
-from lexprobe.cli_common import err, error_exit, out
-from lexprobe.engine import EngineConfig, ResponseCache
+from lexprobe.cli.options import (
+    DEFAULT_RETRIES,
+    ConcurrencyOpt,
+    NoCacheOpt,
+    RetriesOpt,
+    TimeoutOpt,
+    engine_config,
+    json_flag,
+)
+from lexprobe.cli.output import err, error_exit, out
+from lexprobe.engine import ResponseCache
 from lexprobe.investigation.ladder import LADDER_HELP, canonical_level, parse_levels
 from lexprobe.investigation.pipeline import (
     STAGE_ORDER,
@@ -28,7 +36,7 @@ from lexprobe.investigation.pipeline import (
     run_build,
 )
 from lexprobe.investigation.pipeline.context import SIZE_PRESETS
-from lexprobe.models import ModelConfigError, check_model
+from lexprobe.models import check_model
 from lexprobe.terminal import safe_text
 
 
@@ -99,9 +107,11 @@ def build(
     category: Annotated[str, typer.Option(help="Federal case type, e.g. employment.")] = "",
     fictional: Annotated[bool, typer.Option("--fictional", help="Mark the record as fictional.")] = False,
     seed: Annotated[int, typer.Option(help="Rendering seed of synthetic documents.")] = 0,
-    concurrency: Annotated[int | None, typer.Option(min=1, help="Requests in flight per model.")] = None,
-    no_cache: Annotated[bool, typer.Option("--no-cache", help="Bypass the shared response cache.")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the build report as JSON.")] = False,
+    concurrency: ConcurrencyOpt = None,
+    no_cache: NoCacheOpt = False,
+    max_retries: RetriesOpt = DEFAULT_RETRIES,
+    timeout: TimeoutOpt = None,
+    as_json: json_flag("Print the build report as JSON.") = False,
 ) -> None:
     """Build an InvestigationWorlds environment from a record: ingest, ground truth, entities, alternatives,
     document plans, generation with a judge, assembly at an ablation level.
@@ -114,11 +124,8 @@ def build(
         raise error_exit(f"unknown stage {stage!r}; stages: {', '.join(STAGE_ORDER)}")
     if size not in SIZE_PRESETS:
         raise error_exit(f"unknown size {size!r}; sizes: {', '.join(SIZE_PRESETS)}")
-    try:
-        ablation = canonical_level(ablation)
-        chosen = parse_levels(levels) if levels is not None else []
-    except ValueError as exc:
-        raise error_exit(str(exc)) from None
+    ablation = canonical_level(ablation)  # an unknown level: BadInputError
+    chosen = parse_levels(levels) if levels is not None else []
     settings = BuildSettings(
         generator=generator,
         judge=judge,
@@ -142,14 +149,11 @@ def build(
         context_tokens=context_tokens,
         seed=seed,
     )
-    try:
-        for spec in dict.fromkeys([settings.generator, settings.judge_model]):
-            check_model(spec)
-    except ModelConfigError as exc:
-        raise error_exit(str(exc)) from None
+    for spec in dict.fromkeys([settings.generator, settings.judge_model]):
+        check_model(spec)
     logging.getLogger("pypdf").setLevel(logging.ERROR)  # "Rotated text discovered" and the like, per page
     err.print(counts_line(settings), highlight=False)
-    config = EngineConfig(concurrency=concurrency, use_cache=not no_cache, progress=sys.stderr.isatty())
+    config = engine_config(concurrency, no_cache, max_retries, timeout)
     cache = None if no_cache else ResponseCache()
     try:
         result = run_build(record_dir, out_dir, settings, until=stage, cache=cache, engine_config=config)
@@ -157,8 +161,6 @@ def build(
         if as_json:
             print(json.dumps({"status": "failed", "stage": exc.stage, "item": exc.item, "error": str(exc)}))
         raise error_exit(str(exc), code=1) from None
-    except (ModelConfigError, ValueError) as exc:
-        raise error_exit(str(exc)) from None
     _print(result, as_json)
 
 

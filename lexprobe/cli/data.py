@@ -13,13 +13,16 @@ from rich.markup import escape
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from lexprobe.caselaw.build import BuildError, BuildProgress, build_database, describe_overruling_years
+from lexprobe.caselaw.build import BuildError, BuildProgress, build_database
 from lexprobe.caselaw.courts import LEVELS_TEXT, canonical_level
+from lexprobe.caselaw.overrulings import describe_overruling_years
 from lexprobe.caselaw.paths import data_root, default_db_path
 from lexprobe.caselaw.records import LoadResult
 from lexprobe.caselaw.sampling import parse_year_windows, sample_cases, window_text
 from lexprobe.caselaw.sources import cap, courtlistener_api, scdb_release
-from lexprobe.cli_common import DbOpt, LexprobeGroup, err, error_exit, open_case_db, out
+from lexprobe.cli.handler import LexprobeGroup
+from lexprobe.cli.options import DbOpt, JsonOpt, open_case_db
+from lexprobe.cli.output import err, error_exit, out
 from lexprobe.errors import BadInputError
 
 data_app = typer.Typer(
@@ -28,7 +31,6 @@ data_app = typer.Typer(
     "Congress overruled table, CourtListener opinions and treatments, Courts of Appeals Database).",
     no_args_is_help=True,
 )
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 
 
 class RichBuildProgress(BuildProgress):

@@ -12,13 +12,23 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from lexprobe.cli_common import err, error_exit, out
-from lexprobe.engine import EngineConfig, ResponseCache
+from lexprobe.cli.options import (
+    DEFAULT_RETRIES,
+    ModelOpt,
+    NoCacheOpt,
+    RetriesOpt,
+    TimeoutOpt,
+    concurrency_option,
+    engine_config,
+    json_flag,
+    run_dir_option,
+)
+from lexprobe.cli.output import err, error_exit, out
+from lexprobe.engine import ResponseCache
 from lexprobe.engine.interrupt import stop_on_sigint
 from lexprobe.engine.summary import permanent_failures_error
 from lexprobe.investigation.episode import Episode, ToolCallRecord, load_episodes
-from lexprobe.models import ModelConfigError, check_model
-from lexprobe.models.spec import valid_forms_text
+from lexprobe.models import check_model
 from lexprobe.terminal import safe_json, safe_text
 
 TELL_BUDGET_HELP = "Say the tool and turn budgets in the prompt (the paper's prompts do not)."
@@ -31,6 +41,13 @@ TEMPERATURE_HELP = ("Sampling temperature of every model call (default: none sen
                     "embedded model uses 0; OpenAI reasoning models never get one).")  # fmt: skip
 MAX_TOKENS_HELP = ("Output token cap per model call (default: none sent; Anthropic, which requires one, gets a "
                    "generous per-family default; the embedded model stops at its context window).")  # fmt: skip
+
+# the options `run` and `qa` share
+TellBudgetOpt = Annotated[bool, typer.Option("--tell-budget", help=TELL_BUDGET_HELP)]
+PromptsOpt = Annotated[Path | None, typer.Option("--prompts", help=PROMPTS_HELP)]
+NoShellOpt = Annotated[bool, typer.Option("--no-shell", help="Offer read, glob and grep only.")]
+TemperatureOpt = Annotated[float | None, typer.Option(min=0.0, max=2.0, help=TEMPERATURE_HELP)]
+MaxTokensOpt = Annotated[int | None, typer.Option(min=16, help=MAX_TOKENS_HELP)]
 
 
 def register(app: typer.Typer) -> None:
@@ -50,25 +67,25 @@ def _episode_line(episode: Episode) -> str:
 
 def run(
     env_dirs: Annotated[list[Path], typer.Argument(help="Environment directories (see `investigation sample`).")],
-    model: Annotated[str, typer.Option("--model", "-m", help=f"Model spec, one of: {valid_forms_text()}.")] = "local",
-    run_dir: Annotated[Path, typer.Option(help="Run directory (resumable: rerun the same command).")] = Path(
-        "lexprobe-runs/investigation"
-    ),
+    model: ModelOpt = "local",
+    run_dir: run_dir_option("Run directory (resumable: rerun the same command).") = Path("lexprobe-runs/investigation"),
     tool_budget: Annotated[int, typer.Option(min=0, help="Tool calls allowed in Turn 1 (Appendix A: 30).")] = 30,
     turn_budget: Annotated[int, typer.Option(min=1, help="Assistant replies allowed in Turn 1 (Appendix A: 25).")] = 25,
-    tell_budget: Annotated[bool, typer.Option("--tell-budget", help=TELL_BUDGET_HELP)] = False,
-    prompts: Annotated[Path | None, typer.Option("--prompts", help=PROMPTS_HELP)] = None,
+    tell_budget: TellBudgetOpt = False,
+    prompts: PromptsOpt = None,
     epochs: Annotated[int, typer.Option(min=1, help="Episodes per environment.")] = 1,
-    concurrency: Annotated[int, typer.Option(min=1, help="Episodes in flight at once.")] = 2,
+    concurrency: concurrency_option("Episodes in flight at once.") = 2,
     seed: Annotated[int, typer.Option(help="Seed of the per-episode hypothesis shuffle.")] = 0,
     protocol: Annotated[str, typer.Option(help="Tool protocol: native (the backend's tool calling) or text.")] = (
         "native"
     ),
-    no_shell: Annotated[bool, typer.Option("--no-shell", help="Offer read, glob and grep only.")] = False,
-    temperature: Annotated[float | None, typer.Option(min=0.0, max=2.0, help=TEMPERATURE_HELP)] = None,
-    max_tokens: Annotated[int | None, typer.Option(min=16, help=MAX_TOKENS_HELP)] = None,
-    no_cache: Annotated[bool, typer.Option("--no-cache", help="Bypass the shared response cache.")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON line per episode.")] = False,
+    no_shell: NoShellOpt = False,
+    temperature: TemperatureOpt = None,
+    max_tokens: MaxTokensOpt = None,
+    no_cache: NoCacheOpt = False,
+    max_retries: RetriesOpt = DEFAULT_RETRIES,
+    timeout: TimeoutOpt = None,
+    as_json: json_flag("Print one JSON line per episode.") = False,
 ) -> None:
     """Run the two-turn investigation protocol: Turn 1 investigates with tools and writes a summary; Turn 2 sees only
     that summary and the shuffled hypotheses and answers A (believe) / B (don't believe) / C (don't know).
@@ -81,29 +98,24 @@ def run(
 
     if protocol not in ("native", "text"):
         raise error_exit(f"unknown protocol {protocol!r}; valid: native, text")
-    try:
-        check_model(model)
-    except ModelConfigError as exc:
-        raise error_exit(str(exc)) from None
+    check_model(model)
     prompt_set = load_prompts(prompts)  # a bad template: exit 2 naming it, before any request
     settings = HarnessSettings(model=model, tool_budget=tool_budget, turn_budget=turn_budget, epochs=epochs,
                                seed=seed, protocol=protocol, shell=not no_shell, max_tokens=max_tokens,
                                temperature=temperature,
                                tell_budget=tell_budget, prompts=prompt_set)  # fmt: skip
-    config = EngineConfig(use_cache=not no_cache, progress=False)
+    config = engine_config(None, no_cache, max_retries, timeout, progress=False)
     cache = None if no_cache else ResponseCache()
 
     def report(episode: Episode) -> None:
         err.print(_episode_line(episode), highlight=False, markup=False)
 
     permanent: dict[str, str] = {}
-    try:
-        with stop_on_sigint():  # Ctrl-C: every episode stops at its next step (saved, resumable), exit 130
-            episodes = asyncio.run(run_investigations(env_dirs, settings, run_dir, cache, config,
-                                                      concurrency=concurrency, on_episode=report,
-                                                      permanent_failures=permanent))  # fmt: skip
-    except (FileNotFoundError, ValueError) as exc:
-        raise error_exit(str(exc)) from None
+    # an environment that cannot be loaded, a conflicting run directory: a LexprobeError, before any request
+    with stop_on_sigint():  # Ctrl-C: every episode stops at its next step (saved, resumable), exit 130
+        episodes = asyncio.run(run_investigations(env_dirs, settings, run_dir, cache, config,
+                                                  concurrency=concurrency, on_episode=report,
+                                                  permanent_failures=permanent))  # fmt: skip
     if episodes and not episodes[0].shell_enabled and not no_shell:
         err.print(f"note: {episodes[0].shell_note}", highlight=False)
     for episode in episodes:
@@ -122,7 +134,7 @@ def run(
 def show(
     run_dir: Annotated[Path, typer.Argument(help="A run directory of `investigation run`.")],
     episode_id: Annotated[str | None, typer.Argument(help="Episode id (default: list the episodes).")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the episode record as JSON.")] = False,
+    as_json: json_flag("Print the episode record as JSON.") = False,
 ) -> None:
     """Print an episode's transcript: every message, tool call (with the documents it opened and those it only saw
     in search, and their roles), the summary and the verdicts. Without an id, list the run's episodes.
@@ -131,10 +143,7 @@ def show(
     """
     if not run_dir.is_dir():
         raise error_exit(f"{run_dir} is not a directory")
-    try:
-        episodes = load_episodes(run_dir)
-    except ValueError as exc:
-        raise error_exit(str(exc)) from None
+    episodes = load_episodes(run_dir)  # a malformed record: BadInputError naming the file
     if not episodes:
         raise error_exit(f"{run_dir} holds no episodes")
     if episode_id is None:
@@ -199,19 +208,21 @@ def _print_transcript(episode: Episode) -> None:
 
 def qa(
     env_dirs: Annotated[list[Path], typer.Argument(help="Environment directories with questions.json.")],
-    model: Annotated[str, typer.Option("--model", "-m", help=f"Model spec, one of: {valid_forms_text()}.")] = "local",
+    model: ModelOpt = "local",
     judge: Annotated[str | None, typer.Option(help="Rubric judge (default: the model under test).")] = None,
-    run_dir: Annotated[Path, typer.Option(help="Run directory (resumable).")] = Path("lexprobe-runs/qa"),
+    run_dir: run_dir_option("Run directory (resumable).") = Path("lexprobe-runs/qa"),
     tool_budget: Annotated[int, typer.Option(min=0, help="Tool calls allowed per question (Appendix A: 30).")] = 30,
     turn_budget: Annotated[int, typer.Option(min=1, help=QA_TURNS_HELP)] = 15,
-    tell_budget: Annotated[bool, typer.Option("--tell-budget", help=TELL_BUDGET_HELP)] = False,
-    prompts: Annotated[Path | None, typer.Option("--prompts", help=PROMPTS_HELP)] = None,
-    concurrency: Annotated[int, typer.Option(min=1, help="Questions in flight at once.")] = 2,
-    no_shell: Annotated[bool, typer.Option("--no-shell", help="Offer read, glob and grep only.")] = False,
-    temperature: Annotated[float | None, typer.Option(min=0.0, max=2.0, help=TEMPERATURE_HELP)] = None,
-    max_tokens: Annotated[int | None, typer.Option(min=16, help=MAX_TOKENS_HELP)] = None,
-    no_cache: Annotated[bool, typer.Option("--no-cache", help="Bypass the shared response cache.")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON line per question.")] = False,
+    tell_budget: TellBudgetOpt = False,
+    prompts: PromptsOpt = None,
+    concurrency: concurrency_option("Questions in flight at once.") = 2,
+    no_shell: NoShellOpt = False,
+    temperature: TemperatureOpt = None,
+    max_tokens: MaxTokensOpt = None,
+    no_cache: NoCacheOpt = False,
+    max_retries: RetriesOpt = DEFAULT_RETRIES,
+    timeout: TimeoutOpt = None,
+    as_json: json_flag("Print one JSON line per question.") = False,
 ) -> None:
     """Factual QA: answer each question of the environments with the tools (final answer after ANSWER:), then a
     judge marks each rubric item true/false; an unreadable grade is `unscored`.
@@ -223,24 +234,18 @@ def qa(
     from lexprobe.investigation.qa import run_qa
 
     judge_model = judge or model
-    try:
-        check_model(model)
-        check_model(judge_model)
-    except ModelConfigError as exc:
-        raise error_exit(str(exc)) from None
+    check_model(model)
+    check_model(judge_model)
     prompt_set = load_prompts(prompts)  # a bad template: exit 2 naming it, before any request
     settings = HarnessSettings(model=model, tool_budget=tool_budget, turn_budget=turn_budget, shell=not no_shell,
                                max_tokens=max_tokens, tell_budget=tell_budget, prompts=prompt_set,
                                temperature=temperature)  # fmt: skip
-    config = EngineConfig(use_cache=not no_cache, progress=False)
+    config = engine_config(None, no_cache, max_retries, timeout, progress=False)
     permanent: dict[str, str] = {}
-    try:
-        with stop_on_sigint():  # Ctrl-C: every question stops at its next step, exit 130
-            records = asyncio.run(run_qa(env_dirs, settings, judge_model, run_dir,
-                                         None if no_cache else ResponseCache(), config,
-                                         concurrency=concurrency, permanent_failures=permanent))  # fmt: skip
-    except (FileNotFoundError, ValueError) as exc:
-        raise error_exit(str(exc)) from None
+    with stop_on_sigint():  # Ctrl-C: every question stops at its next step, exit 130
+        records = asyncio.run(run_qa(env_dirs, settings, judge_model, run_dir,
+                                     None if no_cache else ResponseCache(), config,
+                                     concurrency=concurrency, permanent_failures=permanent))  # fmt: skip
     if as_json:
         for record in records:
             sys.stdout.write(json.dumps(record.model_dump(mode="json", exclude={"episode"})) + "\n")

@@ -1,0 +1,88 @@
+"""The `lexprobe` command line: the root app, wired here from one module per command group.
+
+Each command parses its options, calls the library and prints; results go to stdout, progress and logs to stderr.
+Shared options live in `lexprobe.cli.options`, consoles and number formatters in `lexprobe.cli.output`.
+
+Errors: every app uses `LexprobeGroup` (`lexprobe.cli.handler`), the one handler of the error model
+(`lexprobe.errors`): a `LexprobeError` prints as one line on stderr and exits with its code. Exit codes: 0 success;
+1 the work ran but some requests are still pending (rerun to resume); 2 bad input, configuration or a permanent
+failure (unknown model spec, missing API key, conflicting run directory, a prompt longer than the context window);
+130 stopped by Ctrl-C (what completed is kept; rerun to resume). Any other exception is a bug: its traceback goes to
+stderr and the exit code is 1.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Annotated
+
+import typer
+from rich.logging import RichHandler
+
+from lexprobe import __version__
+from lexprobe.cli import (
+    check,
+    data,
+    hallucination,
+    investigation,
+    investigation_build,
+    investigation_qa_score,
+    investigation_run,
+    investigation_score,
+    labels,
+    toplevel,
+)
+from lexprobe.cli.handler import LexprobeGroup
+from lexprobe.cli.output import err, out
+
+__all__ = ["app"]
+
+app = typer.Typer(
+    cls=LexprobeGroup,
+    name="lexprobe",
+    help=(
+        "Measure what language models know about law and how well they investigate legal evidence.\n\n"
+        "Every command that talks to a model takes --model SPEC. Run `lexprobe models` to see the spec forms "
+        "and which ones work on this machine right now.\n\n"
+        'Examples: `lexprobe data build`, `lexprobe ask "Who wrote Miranda v. Arizona?"`, '
+        "`lexprobe hallucination run --model local --tasks existence --n 5 --samples 0 --run-dir runs/smol`, "
+        "`lexprobe check brief.pdf`, `lexprobe investigation run envs/harlow --model local --run-dir runs/inv`. "
+        "Every command's --help shows an example of its own."
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def version_callback(value: bool) -> None:
+    """Print the version and stop (`--version`)."""
+    if value:
+        out.print(f"lexprobe {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: Annotated[
+        bool, typer.Option("--version", callback=version_callback, is_eager=True, help="Print the version.")
+    ] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log every retry and model load on stderr.")] = False,
+) -> None:
+    """lexprobe command line."""
+    logging.basicConfig(
+        level=logging.INFO if verbose else logging.WARNING,
+        format="%(message)s",
+        handlers=[RichHandler(console=err, show_path=False, show_time=False)],
+    )
+
+
+# every command and command group, wired in one place
+app.add_typer(data.data_app, name="data")
+app.add_typer(hallucination.hallucination_app, name="hallucination")
+labels.register(hallucination.hallucination_app)
+for module in (investigation_build, investigation_run, investigation_score, investigation_qa_score):
+    module.register(investigation.investigation_app)
+app.add_typer(investigation.investigation_app, name="investigation")
+check.register(app)
+toplevel.register(app)

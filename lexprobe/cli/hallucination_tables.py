@@ -1,0 +1,185 @@
+"""The terminal tables of `lexprobe hallucination` (and of `lexprobe demo`): rate tables with their footnote and
+notes, the side-by-side table of several runs, the breakdowns and calibration table, sample coverage."""
+
+from __future__ import annotations
+
+from rich.table import Table
+
+from lexprobe.cli.output import err, fixed, out, rate_se, wide
+from lexprobe.hallucination.coverage import dropped_text
+from lexprobe.hallucination.profile_stats import BALANCED_TASKS, SINGLE_CLASS_NOTE
+from lexprobe.hallucination.report import ReportRow
+from lexprobe.hallucination.run import SELF_JUDGED
+from lexprobe.hallucination.tasks import TASKS, task_names
+from lexprobe.terminal import safe_text
+
+__all__ = [
+    "headline_cell",
+    "print_coverage",
+    "print_notes",
+    "print_report",
+    "print_side_by_side",
+    "print_skipped",
+    "print_statistics",
+    "rate_footnote",
+    "side_by_side_cell",
+]
+
+
+def rate_footnote() -> str:
+    """Return the footnote under every rate table: what each rate column is."""
+    return (
+        "rate (s.e.) = hallucinations / scored answers (abstentions count as non-hallucinations; unscored answers, "
+        "count and share in their column, left out of n); s.e. = sqrt(p(1-p)/n). For disposition and doctrinal "
+        "agreement the headline rate is the class-balanced rate, marked 'balanced' (mean of the per-class rates, "
+        "class = the true answer; s.e. = sqrt(sum p_c(1-p_c)/n_c) / C), with the raw rate beside it. strict (s.e.) = "
+        "the study's Eq. 1 as written: unscored answers counted as hallucinations (answers without a reference left "
+        f"out). Reference-free tasks ({task_names(lambda t: t.reference_free).replace('_', ' ')}) count "
+        "contradictions between two samples found by the judge: their rates are lower bounds."
+    )
+
+
+def headline_cell(rate: float | None, se: float | None, name: str) -> str:
+    """Return a headline rate cell, "0.500 (0.020) balanced" for a class-balanced rate."""
+    return rate_se(rate, se) + (" balanced" if name == "balanced" and rate is not None else "")
+
+
+def print_report(model: str, rows: list[ReportRow], *, self_judged: bool = False) -> None:
+    """Print the rate table (`self_judged`: the model judged its own reference-free pairs, marked on their rows):
+    headline rate (balanced where the task has one) with the raw rate beside it, strict rate, abstentions, unscored
+    and pending answers, and the row's note."""
+    table = Table(title=f"hallucination rates: {model}")
+    columns = ("task", "level", "prompt", "n", "rate (s.e.)", "raw rate (s.e.)", "strict (s.e.)", "abstain",
+               "unscored", "pending", "note")  # fmt: skip
+    for column in columns:
+        table.add_column(column, justify="left" if column in ("task", "level", "prompt", "note") else "right",
+                         no_wrap=column != "note")  # fmt: skip
+    for row in rows:
+        headline = row.headline
+        raw = rate_se(row.rate, row.se) if headline[2] == "balanced" else ""
+        abstain = "-" if row.abstain_rate is None else f"{row.abstain_rate:.3f}"
+        asked = row.n + row.unscored
+        unscored = f"{row.unscored} ({row.unscored / asked:.0%})" if row.unscored else "0"
+        task = row.task + (f" ({SELF_JUDGED})" if self_judged and TASKS.get(row.task) and
+                           TASKS[row.task].reference_free else "")  # fmt: skip
+        strict = rate_se(row.strict_rate, row.strict_se)
+        table.add_row(task, row.level, row.prompt_style, str(row.n), headline_cell(*headline), raw, strict, abstain,
+                      unscored, str(row.pending), row.note)  # fmt: skip
+    console = wide(180)
+    console.print(table)
+    out.print(rate_footnote(), highlight=False, soft_wrap=True)
+    print_notes([(row.task, row.note) for row in rows])
+
+
+def print_notes(notes: list[tuple[str, str]]) -> None:
+    """Print each task's row note once, unwrapped, under a rate table (the table may wrap the note column)."""
+    for task, note in dict.fromkeys((task, note) for task, note in notes if note):
+        why = " (its items have one class, so its balanced rate is its raw rate)" if note == SINGLE_CLASS_NOTE else ""
+        out.print(f"note: {task}: {note}{why}", highlight=False, soft_wrap=True)
+
+
+def print_skipped(skipped: list[tuple[str, str, str, str]]) -> None:
+    """Say on stderr which task x level x style combinations were not asked, and why (one line each).
+
+    Combinations the study never defines (a few-shot variant of a zero-shot-only task) are left out.
+    """
+    for task, level, style, reason in skipped:
+        if "-shot template" not in reason:
+            err.print(f"[dim]skipped {task} / {level} / {style}: {reason}[/]", highlight=False, soft_wrap=True)
+
+
+def print_coverage(coverage: list[dict]) -> None:
+    """Print, per task and level, how many sampled cases the task could use and why it dropped the others."""
+    if not coverage:
+        return
+    several = len({row.get("model") for row in coverage}) > 1
+    table = Table(title="sample coverage: sampled cases each task could use")
+    for column in (*(("model",) if several else ()), "task", "level", "sampled", "usable", "dropped (why)"):
+        table.add_column(column, no_wrap=column != "dropped (why)")
+    for row in coverage:
+        sampled = "-" if row["sampled"] is None else str(row["sampled"])
+        cells = (row["task"], row["level"], sampled, str(row["usable"]), dropped_text(row))
+        table.add_row(*((safe_text(str(row.get("model"))),) if several else ()), *cells)
+    console = wide(132)
+    console.print(table)
+
+
+def print_side_by_side(rates: list[dict], models: list[str]) -> None:
+    """Print one rate table with a column per model (the layout of the study's Tables 3-6)."""
+    table = Table(title="hallucination rates, models side by side: rate (s.e.) [n]; strict (s.e.)")
+    for column in ("task", "level", "prompt", *models):
+        table.add_column(column, no_wrap=True)
+    cells: dict[tuple[str, str, str], dict[str, str]] = {}
+    for row in rates:
+        key = (row["task"] + (" (lower bound)" if row["lower_bound"] else ""), row["level"], row["prompt_style"])
+        judged = f" {SELF_JUDGED}" if row.get("self_judged") else ""
+        cells.setdefault(key, {})[row["model"]] = side_by_side_cell(row) + judged
+    for (task, level, style), by_model in cells.items():
+        table.add_row(task, level, style, *(by_model.get(model, "-") for model in models))
+    console = wide(160)
+    console.print(table)
+    out.print(rate_footnote(), highlight=False, soft_wrap=True)
+    print_notes([(row["task"], row["note"]) for row in rates])
+
+
+def side_by_side_cell(row: dict) -> str:
+    """Return one model's cell of the side-by-side table: headline rate (s.e.) [n] (balanced where the task has
+    one, then the raw rate), the strict rate, and the row's note."""
+    balanced = row["task"] in BALANCED_TASKS
+    headline = (row["balanced_rate"], row["balanced_se"], "balanced") if balanced else (row["rate"], row["se"], "rate")
+    parts = [f"{headline_cell(*headline)} [{row['n']}]"]
+    if balanced:
+        parts.append(f"raw {rate_se(row['rate'], row['se'])}")
+    if row["strict_rate"] is not None:
+        parts.append(f"strict {rate_se(row['strict_rate'], row['strict_se'])}")
+    return "; ".join(parts + ([row["note"]] if row["note"] else []))
+
+
+def print_statistics(stats: dict) -> None:
+    """Print balanced rates, the main breakdowns and the calibration table."""
+    console = wide(160)
+    balanced = [row for row in stats["rates"] if row["task"] in BALANCED_TASKS]
+    if balanced:
+        table = Table(title="class-balanced rates (the headline of these tasks): mean of per-class rates (s.e.)")
+        for column in ("model", "task", "level", "prompt", "n", "balanced (s.e.)", "raw rate (s.e.)", "note"):
+            table.add_column(column, no_wrap=column != "note")
+        for row in balanced:
+            table.add_row(row["model"], row["task"], row["level"], row["prompt_style"], str(row["n"]),
+                          rate_se(row["balanced_rate"], row["balanced_se"]), rate_se(row["rate"], row["se"]),
+                          row["note"])  # fmt: skip
+        console.print(table)
+    style = stats["estimators"]["prompt_style"]
+    for name, title in (("level", "by court level"), ("complexity", "by task complexity"),
+                        ("contra_factual", "contra-factual (false-premise) tasks")):  # fmt: skip
+        groups = stats["breakdowns"][name]
+        if not groups:
+            continue
+        table = Table(title=f"{title}, {style} answers (--prompt-style): rate (s.e.) [n]")
+        for column in ("model", "group", "rate"):
+            table.add_column(column, no_wrap=True)
+        for group in groups:
+            table.add_row(group["model"], group["group"], f"{rate_se(group['rate'], group['se'])} [{group['n']}]")
+        console.print(table)
+    rows = stats["calibration"]
+    if rows:
+        table = Table(title="expected calibration error: (s.e.) bootstrap")
+        for column in ("model", "task", "level", "prompt", "n", "conf", "acc", "ECE width/plug-in",
+                       "ECE mass/debiased", "Platt ECE width", "Platt ECE mass"):  # fmt: skip
+            table.add_column(column, no_wrap=True)
+        for row in rows:
+            table.add_row(
+                row["model"], row["task"], row["level"], row["prompt_style"], str(row["n"]),
+                fixed(row["mean_confidence"]), fixed(row["accuracy"]),
+                rate_se(row["ece_width"], row["ece_width_se"]),
+                rate_se(row["ece_mass_debiased"], row["ece_mass_debiased_se"]),
+                fixed(row["platt_ece_width"]), fixed(row["platt_ece_mass_debiased"]),
+            )  # fmt: skip
+        console.print(table)
+        out.print(
+            f"ECE: {stats['estimators']['ece_width']}; {stats['estimators']['ece_mass_debiased']}; "
+            f"{stats['estimators']['bins']} bins; {stats['estimators']['platt']}. Confidence = share of K samples at "
+            "temperature 1 agreeing with the greedy answer; the debiased estimator can fall below 0 on small n. "
+            f"Pooled rows: {stats['estimators']['pooled']}.",
+            highlight=False,
+            soft_wrap=True,
+        )

@@ -1,0 +1,25 @@
+"""The one handler of the error model (`lexprobe.errors`): the command group class of every lexprobe Typer app.
+
+A `LexprobeError` raised anywhere below a command prints as one line on stderr and exits with its code. Any other
+exception is a bug: it is not caught here, so Python prints its traceback on stderr and the process exits 1.
+"""
+
+from __future__ import annotations
+
+import click
+from typer.core import TyperGroup
+
+from lexprobe.cli.output import error_exit
+from lexprobe.errors import LexprobeError
+
+__all__ = ["LexprobeGroup"]
+
+
+class LexprobeGroup(TyperGroup):
+    """The command group of every lexprobe Typer app: turns a `LexprobeError` into one line and its exit code."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except LexprobeError as exc:
+            raise error_exit(str(exc), exc.exit_code) from None

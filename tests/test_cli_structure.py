@@ -1,0 +1,139 @@
+"""The command line's structure (issue 16): one error handler, shared model options on every command that talks to a
+model, a working --help everywhere, and the `lexprobe.cli` package layout."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.main import get_command
+from typer.testing import CliRunner
+
+import lexprobe.cli.toplevel
+from lexprobe.cli import app
+from lexprobe.errors import BadInputError, LexprobeError
+
+CLI_DIR = Path(lexprobe.cli.__file__).parent
+ENGINE_FLAGS = ("--max-retries", "--timeout", "--concurrency")
+#: options that name a model a command sends requests to
+MODEL_OPTIONS = {"--model", "--generator"}
+#: the commands that talk to a model, found by MODEL_OPTIONS (kept here so that a command losing its model option
+#: fails this test instead of dropping out of the table)
+MODEL_COMMANDS = {
+    "ask",
+    "demo",
+    "hallucination run",
+    "investigation build",
+    "investigation qa",
+    "investigation run",
+}
+
+
+def _commands(group, prefix: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], object]]:
+    found = []
+    for name, command in group.commands.items():
+        path = (*prefix, name)
+        found.append((path, command))
+        if _is_group(command):
+            found.extend(_commands(command, path))
+    return found
+
+
+def _is_group(command) -> bool:
+    return hasattr(command, "commands")  # typer's click is vendored: no isinstance against the click package
+
+
+ROOT = get_command(app)
+COMMANDS = _commands(ROOT)
+LEAVES = [(path, command) for path, command in COMMANDS if not _is_group(command)]
+
+
+def _options(command) -> set[str]:
+    return {option for param in command.params for option in param.opts}
+
+
+def test_model_commands_are_the_expected_ones() -> None:
+    found = {" ".join(path) for path, command in LEAVES if _options(command) & MODEL_OPTIONS}
+    assert found == MODEL_COMMANDS
+
+
+@pytest.mark.parametrize("path", sorted(MODEL_COMMANDS))
+@pytest.mark.parametrize("flag", ENGINE_FLAGS)
+def test_every_model_command_takes_the_engine_flags(path: str, flag: str) -> None:
+    command = dict((" ".join(p), c) for p, c in LEAVES)[path]
+    assert flag in _options(command), f"`lexprobe {path}` lacks {flag}"
+    assert "--no-cache" in _options(command)
+
+
+@pytest.mark.parametrize("path", [path for path, _ in COMMANDS], ids=" ".join)
+def test_help_of_every_command_works(path: tuple[str, ...]) -> None:
+    result = CliRunner().invoke(app, [*path, "--help"])
+    assert result.exit_code == 0, result.output
+    assert "Usage" in result.output
+
+
+@pytest.mark.parametrize(
+    ("error", "code"),
+    [
+        (BadInputError("no such file: x.jsonl"), 2),
+        (LexprobeError("3 requests still pending; rerun to resume", exit_code=1), 1),
+        (LexprobeError("stopped", exit_code=130), 130),
+    ],
+)
+def test_lexprobe_error_exits_with_its_code_and_one_line(monkeypatch, error: LexprobeError, code: int) -> None:
+    def fail():
+        raise error
+
+    monkeypatch.setattr(lexprobe.cli.toplevel, "model_status", fail)
+    result = CliRunner().invoke(app, ["models"])
+    assert result.exit_code == code
+    assert result.stdout == ""
+    assert result.stderr.strip() == f"error: {error}"
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_unexpected_exception_is_not_bad_input(monkeypatch) -> None:
+    def bug():
+        raise ValueError("a library bug")
+
+    monkeypatch.setattr(lexprobe.cli.toplevel, "model_status", bug)
+    result = CliRunner().invoke(app, ["models"])
+    assert isinstance(result.exception, ValueError)  # not turned into a LexprobeError or a clean exit
+    assert result.exit_code == 1
+    assert "error:" not in result.stderr
+
+
+def test_unexpected_exception_shows_its_traceback_from_the_entry_point() -> None:
+    script = (
+        "import lexprobe.cli.toplevel as t\n"
+        "def bug():\n    raise ValueError('a library bug')\n"
+        "t.model_status = bug\n"
+        "from lexprobe.cli import app\n"
+        "app(['models'])\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1
+    assert "Traceback (most recent call last)" in proc.stderr
+    assert "ValueError: a library bug" in proc.stderr
+    assert "error: a library bug" not in proc.stderr
+
+
+def test_every_app_uses_the_one_handler() -> None:
+    from lexprobe.cli.handler import LexprobeGroup
+
+    groups = [ROOT] + [command for _, command in COMMANDS if _is_group(command)]
+    assert all(isinstance(group, LexprobeGroup) for group in groups)
+
+
+@pytest.mark.parametrize("module", sorted(CLI_DIR.glob("*.py")), ids=lambda p: p.name)
+def test_cli_modules_are_small_and_catch_no_bare_value_error(module: Path) -> None:
+    source = module.read_text(encoding="utf-8")
+    assert len(source.splitlines()) <= 500
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ExceptHandler) and node.type is not None:
+            names = node.type.elts if isinstance(node.type, ast.Tuple) else [node.type]
+            caught = {name.id for name in names if isinstance(name, ast.Name)}
+            assert not caught & {"ValueError", "Exception", "RuntimeError"}, f"{module.name}:{node.lineno}"
