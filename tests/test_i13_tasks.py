@@ -123,7 +123,7 @@ def _task_comparisons(function: ast.AST) -> int:
 def test_no_module_dispatches_on_task_ids() -> None:
     """Calibration, `score-answers`, the run, the reports and the CLI read the registry: no function outside the task
     modules chains comparisons of a task id against task names."""
-    modules = [p for p in (PACKAGE / "hallucination").glob("*.py")] + [PACKAGE / "cli_hallucination.py"]
+    modules = [*(PACKAGE / "hallucination").glob("*.py"), *(PACKAGE / "cli").glob("*.py")]
     chains = []
     for path in modules:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
