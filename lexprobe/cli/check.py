@@ -21,7 +21,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from lexprobe.cli.options import DbOpt, json_flag, open_case_db
+from lexprobe.cli.options import DbOpt, html_option, json_flag, open_case_db
 from lexprobe.cli.output import err, error_exit, out
 from lexprobe.terminal import safe_markup, safe_text
 
@@ -39,9 +39,7 @@ def check(
     files: Annotated[list[Path], typer.Argument(help="Documents to check: .txt, .md, .docx or .pdf.")],
     db: DbOpt = None,
     as_json: json_flag('Print {"citations": [...], "summary": {...}} (see docs/check.md).') = False,
-    html: Annotated[
-        Path | None, typer.Option("--html", help="Also write the text with every citation highlighted to this file.")
-    ] = None,
+    html: html_option("Also write the text with every citation highlighted to this file.") = None,
     online: Annotated[
         bool,
         typer.Option(

@@ -22,7 +22,7 @@ from lexprobe.caselaw.sampling import parse_year_windows, sample_cases, window_t
 from lexprobe.caselaw.sources import cap, courtlistener_api, scdb_release
 from lexprobe.cli.handler import LexprobeGroup
 from lexprobe.cli.options import DbOpt, JsonOpt, open_case_db
-from lexprobe.cli.output import err, error_exit, out
+from lexprobe.cli.output import err, error_exit, literal, out
 from lexprobe.errors import BadInputError
 
 data_app = typer.Typer(
@@ -190,23 +190,15 @@ def case(
     out.print(table)
     for rule in info["overruled_by"]:
         part = " (in part)" if rule["in_part"] else ""
-        out.print(
-            f"overruled{part} {rule['overruling_year']} by {rule['overruling_name']}"
-            f" {rule['overruling_citation'] or ('No. ' + (rule['overruling_docket'] or '?'))} [{rule['source']}]",
-            highlight=False,
-            markup=False,
-        )
+        by = rule["overruling_citation"] or ("No. " + (rule["overruling_docket"] or "?"))
+        literal(f"overruled{part} {rule['overruling_year']} by {rule['overruling_name']} {by} [{rule['source']}]")
     for rule in info["overrules"]:
-        out.print(
-            f"overrules {rule['overruled_name']} {rule['overruled_citation'] or ''}", highlight=False, markup=False
-        )
+        literal(f"overrules {rule['overruled_name']} {rule['overruled_citation'] or ''}")
     for opinion in info["opinions"]:
         flag = " (majority)" if opinion["is_majority"] else ""
-        out.print(
+        literal(
             f"opinion {opinion['opinion_id']}: {opinion['opinion_type']}{flag}, author {opinion['author'] or '?'}, "
-            f"{opinion['characters']:,} characters",
-            highlight=False,
-            markup=False,
+            f"{opinion['characters']:,} characters"
         )
     out.print(f"cites {info['cites']} case(s); cited by {info['cited_by']}", highlight=False)
     for conflict in info["conflicts"]:

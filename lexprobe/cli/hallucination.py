@@ -26,6 +26,7 @@ from lexprobe.cli.hallucination_tables import (
 from lexprobe.cli.handler import LexprobeGroup
 from lexprobe.cli.options import (
     DEFAULT_RETRIES,
+    HTML_REPORT_HELP,
     ConcurrencyOpt,
     DbOpt,
     DryRunOpt,
@@ -34,6 +35,7 @@ from lexprobe.cli.options import (
     RetriesOpt,
     TimeoutOpt,
     engine_config,
+    html_option,
     json_flag,
     open_case_db,
     run_dir_option,
@@ -281,9 +283,7 @@ def report(
         list[Path], typer.Argument(help="One or more run directories written by `lexprobe hallucination run`.")
     ],
     as_json: json_flag("Print every statistic as one JSON object.") = False,
-    html: Annotated[
-        Path | None, typer.Option("--html", help="Also write a self-contained HTML report (figures embedded).")
-    ] = None,
+    html: html_option(HTML_REPORT_HELP) = None,
     bins: Annotated[int, typer.Option(min=2, help="Bins of the calibration error (both variants).")] = 10,
     holdout: Annotated[
         float,

@@ -16,7 +16,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from lexprobe.cli.options import json_flag
+from lexprobe.cli.options import html_option, json_flag
 from lexprobe.cli.output import ci_text, err, pct, wide
 from lexprobe.errors import BadInputError
 from lexprobe.investigation.scoring.qa import QASummary, summarize_qa, write_qa_report
@@ -55,7 +55,7 @@ def qa_score(
         str, typer.Option("--judge", help="The rubric judge the records were graded by (model spec); required.")
     ],
     as_json: json_flag("Print the summary as JSON (only JSON on stdout).") = False,
-    html: Annotated[Path | None, typer.Option("--html", help="Also write a self-contained HTML page.")] = None,
+    html: html_option("Also write a self-contained HTML page.") = None,
     seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
     bootstrap: Annotated[int, typer.Option(min=0, help="Bootstrap resamples (0: no intervals).")] = 2000,
 ) -> None:

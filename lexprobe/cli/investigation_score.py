@@ -16,7 +16,7 @@ from typing import Annotated
 import typer
 
 from lexprobe.cli.investigation_tables import print_summary
-from lexprobe.cli.options import json_flag
+from lexprobe.cli.options import HTML_REPORT_HELP, html_option, json_flag
 from lexprobe.cli.output import err, error_exit, out
 from lexprobe.investigation.scoring import (
     DEFINITIONS,
@@ -48,9 +48,7 @@ def score(
         list[Path], typer.Argument(help="Run directories holding episodes/*.json (several are pooled by model).")
     ],
     as_json: json_flag("Print the scores as one JSON object.") = False,
-    html: Annotated[
-        Path | None, typer.Option("--html", help="Also write a self-contained HTML report (figures embedded).")
-    ] = None,
+    html: html_option(HTML_REPORT_HELP) = None,
     env_root: Annotated[
         Path | None,
         typer.Option("--env-root", help="Folder to look for the episodes' environments in (by env_dir or case id)."),

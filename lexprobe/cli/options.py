@@ -21,6 +21,7 @@ from lexprobe.errors import BadInputError
 from lexprobe.models.spec import valid_forms_text
 
 __all__ = [
+    "HTML_REPORT_HELP",
     "MODEL_HELP",
     "ConcurrencyOpt",
     "DbOpt",
@@ -32,6 +33,7 @@ __all__ = [
     "TimeoutOpt",
     "concurrency_option",
     "engine_config",
+    "html_option",
     "json_flag",
     "open_case_db",
     "run_dir_option",
@@ -65,6 +67,15 @@ def concurrency_option(help: str) -> Any:
 def json_flag(help: str = "Print JSON instead of tables.") -> Any:
     """Return the `--json` flag type with `help` saying what the command prints."""
     return Annotated[bool, typer.Option("--json", help=help)]
+
+
+def html_option(help: str) -> Any:
+    """Return the optional `--html` option type (default None) with `help` saying what the page shows."""
+    return Annotated[Path | None, typer.Option("--html", help=help)]
+
+
+#: The `--html` option of the report commands (`hallucination report`, `investigation score`).
+HTML_REPORT_HELP = "Also write a self-contained HTML report (figures embedded)."
 
 
 def run_dir_option(help: str) -> Any:

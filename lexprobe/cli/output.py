@@ -15,10 +15,16 @@ from rich.console import Console
 
 from lexprobe.terminal import safe_markup
 
-__all__ = ["ci_text", "err", "error_exit", "fixed", "num", "out", "pct", "rate_se", "share", "wide"]
+__all__ = ["ci_text", "err", "error_exit", "fixed", "literal", "num", "out", "pct", "rate_se", "share", "wide"]
 
 out = Console()
 err = Console(stderr=True)
+
+
+def literal(text: str, console: Console = out) -> None:
+    """Print `text` as it is: no rich markup read from it and no highlighting (names, citations and data values may
+    hold brackets and numbers)."""
+    console.print(text, highlight=False, markup=False)
 
 
 def wide(width: int = 160, console: Console | None = None) -> Console:

@@ -10,8 +10,7 @@ from lexprobe.hallucination.scoring import (
     nothing_found,
     stance_score,
 )
-from lexprobe.hallucination.tasks.base import fact_task
-from lexprobe.hallucination.tasks.quotation import majority_opinion_reference
+from lexprobe.hallucination.tasks.quotation import opinion_text_task
 
 
 def score_authority(answer: str, reference: dict, context: ScoringContext) -> Score:
@@ -40,16 +39,12 @@ def score_authority(answer: str, reference: dict, context: ScoringContext) -> Sc
     return Score("hallucination", f"answer {key!r} is not cited in the majority opinion ({len(cited)} citations)")
 
 
-TASK = fact_task(
+TASK = opinion_text_task(
     id="authority",
     question="What is an authority cited in {case}?",
     template="authority",
     complexity="moderate",
     max_tokens=48,
-    needs=("name", "opinion_text"),
-    reference=majority_opinion_reference,
-    has="a majority opinion text",
-    lacks="no majority opinion text in the database",
     score=score_authority,
     not_calibrated="any of many cited precedents is correct, so samples need not agree with the greedy answer",
 )

@@ -172,9 +172,9 @@ def case_lookup(reference: Callable[[dict], dict | None], missing: str) -> Looku
     (the function the item builder uses); `missing` is the reason when the case lacks the fact."""
 
     def lookup(record: dict, db: CaseDatabase) -> tuple[dict | None, str | None]:
-        case = find_case(db, str(record["case"]))
+        case, reason = record_case(db, record)
         if case is None:
-            return None, f"case {shown(record['case'])} is not in the case database"
+            return None, reason
         found = reference(case)
         return (found, None) if found is not None else (None, missing)
 
@@ -192,6 +192,27 @@ def score_extracted(
     if value is None:
         return nothing_found(answer, what)
     return compare_values(value, truth(reference[key]), key)
+
+
+def value_truth(extract: Callable[[str], Any], task_id: str, key: str) -> Extract:
+    """Return the answer extraction of a one-value task: the greedy answer's value (`extract(greedy)`) becomes
+    `reference[key]` for the scorer of `task_id`; None when the greedy answer has no value."""
+
+    def truth(greedy: str, reference: dict) -> tuple[str, dict] | None:
+        value = extract(greedy)
+        return None if value is None else (task_id, {key: value})
+
+    truth.__doc__ = f"Return the {task_id} scorer with the greedy answer's value as `{key}`; None without one."
+    return truth
+
+
+def record_case(db: CaseDatabase, record: dict, why: str = "") -> tuple[dict | None, str | None]:
+    """Return the case row an outside answer's record names (`case`) and None, or None and the reason it is not in
+    the case database (`why` appended)."""
+    case = find_case(db, str(record["case"]))
+    if case is None:
+        return None, f"case {shown(record['case'])} is not in the case database{why}"
+    return case, None
 
 
 def fact_task(*, reference: Callable[[dict], dict | None], has: str, lacks: str, **fields: Any) -> TaskSpec:

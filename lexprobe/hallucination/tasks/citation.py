@@ -17,10 +17,9 @@ from lexprobe.hallucination.tasks.base import (
     ItemDraft,
     TaskSpec,
     case_variables,
-    find_case,
     named_cases,
     no_names_reason,
-    shown,
+    record_case,
 )
 
 
@@ -37,9 +36,9 @@ def _build_citation(db: CaseDatabase, cases: list[dict], level: str, n: int, see
 
 
 def _lookup_citation(record: dict, db: CaseDatabase) -> tuple[dict | None, str | None]:
-    case = find_case(db, str(record["case"]))
+    case, reason = record_case(db, record)
     if case is None:
-        return None, f"case {shown(record['case'])} is not in the case database"
+        return None, reason
     return {"citations": db.citation_keys(case["case_id"])}, None
 
 

@@ -21,7 +21,7 @@ from lexprobe.hallucination.scoring import (
     quoted,
     stance_score,
 )
-from lexprobe.hallucination.tasks.base import fact_task
+from lexprobe.hallucination.tasks.base import fact_task, value_truth
 
 #: A court named without saying which one: "a federal court of appeals", "the U.S. District Court", "the circuit
 #: court", "an appellate court", "a federal court".
@@ -54,12 +54,6 @@ def score_court(answer: str, reference: dict, context: ScoringContext) -> Score:
     return unread
 
 
-def court_truth(greedy: str, reference: dict) -> tuple[str, dict] | None:
-    """Return the court scorer with the greedy answer's court as the truth; None when it names no court."""
-    court = extract_court(greedy)
-    return None if court is None else ("court", {"court_id": court})
-
-
 TASK = fact_task(
     id="court",
     question="What court decided {case}?",
@@ -72,5 +66,5 @@ TASK = fact_task(
     lacks="case has no court",
     score=score_court,
     calibrated=True,
-    extract=court_truth,
+    extract=value_truth(extract_court, "court", "court_id"),
 )

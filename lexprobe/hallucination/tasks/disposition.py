@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from lexprobe.hallucination.answers import extract_disposition
 from lexprobe.hallucination.labels import Score
-from lexprobe.hallucination.scoring import (
-    ScoringContext,
-)
-from lexprobe.hallucination.tasks.base import fact_task, score_extracted
+from lexprobe.hallucination.scoring import ScoringContext
+from lexprobe.hallucination.tasks.base import fact_task, score_extracted, value_truth
 
 
 def _disposition_reference(case: dict) -> dict | None:
@@ -18,12 +16,6 @@ def score_disposition(answer: str, reference: dict, context: ScoringContext) -> 
     """Score the disposition task: affirm or reverse (vacate and remand count as reverse)."""
     disposition = extract_disposition(answer)
     return score_extracted(answer, reference, "disposition", disposition, "single affirm/reverse disposition")
-
-
-def disposition_truth(greedy: str, reference: dict) -> tuple[str, dict] | None:
-    """Return the disposition scorer with the greedy answer's disposition as the truth; None without one."""
-    disposition = extract_disposition(greedy)
-    return None if disposition is None else ("disposition", {"disposition": disposition})
 
 
 TASK = fact_task(
@@ -40,5 +32,5 @@ TASK = fact_task(
     lacks="no unambiguous disposition",
     score=score_disposition,
     calibrated=True,
-    extract=disposition_truth,
+    extract=value_truth(extract_disposition, "disposition", "disposition"),
 )

@@ -7,10 +7,9 @@ import random
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.hallucination.answers import extract_agreement
 from lexprobe.hallucination.labels import Score
-from lexprobe.hallucination.scoring import (
-    ScoringContext,
-)
-from lexprobe.hallucination.tasks.base import Drafts, ItemDraft, TaskSpec, find_case, score_extracted, shown
+from lexprobe.hallucination.scoring import ScoringContext
+from lexprobe.hallucination.tasks import base
+from lexprobe.hallucination.tasks.base import Drafts, ItemDraft, TaskSpec, find_case, record_case, score_extracted
 
 
 def _build_doctrinal_agreement(db: CaseDatabase, cases: list[dict], level: str, n: int, seed: int) -> Drafts:
@@ -37,9 +36,9 @@ def _build_doctrinal_agreement(db: CaseDatabase, cases: list[dict], level: str, 
 
 def _lookup_agreement(record: dict, db: CaseDatabase) -> tuple[dict | None, str | None]:
     """The treatment of the pair (`case` citing, `case2` cited)."""
-    case = find_case(db, str(record["case"]))
+    case, reason = record_case(db, record)
     if case is None:
-        return None, f"case {shown(record['case'])} is not in the case database"
+        return None, reason
     other = find_case(db, str(record.get("case2", "")))
     if other is None:
         return None, "needs 'case2' (the cited case) found in the case database"
@@ -50,12 +49,6 @@ def _lookup_agreement(record: dict, db: CaseDatabase) -> tuple[dict | None, str 
 def score_doctrinal_agreement(answer: str, reference: dict, context: ScoringContext) -> Score:
     """Score the doctrinal-agreement task: agree or disagree, as the treatment label says."""
     return score_extracted(answer, reference, "agreement", extract_agreement(answer), "agree/disagree")
-
-
-def agreement_truth(greedy: str, reference: dict) -> tuple[str, dict] | None:
-    """Return the doctrinal-agreement scorer with the greedy answer's agree/disagree as the truth; None without."""
-    agreement = extract_agreement(greedy)
-    return None if agreement is None else ("doctrinal_agreement", {"agreement": agreement})
 
 
 TASK = TaskSpec(
@@ -71,5 +64,5 @@ TASK = TaskSpec(
     lookup=_lookup_agreement,
     score=score_doctrinal_agreement,
     calibrated=True,
-    extract=agreement_truth,
+    extract=base.value_truth(extract_agreement, "doctrinal_agreement", "agreement"),
 )

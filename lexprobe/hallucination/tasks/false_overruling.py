@@ -26,9 +26,8 @@ from lexprobe.hallucination.tasks.base import (
     ItemDraft,
     TaskSpec,
     case_variables,
-    find_case,
     named_cases,
-    shown,
+    record_case,
 )
 
 
@@ -95,9 +94,9 @@ def _lookup_never_overruled(record: dict, db: CaseDatabase) -> tuple[dict | None
     """The reference of an answer scored outside a run (`score-answers`): `{}` when the record's case is in the
     database and no source records an overruling of it (the run asks only about such cases), else None with the
     reason: a case the database does not hold cannot be checked, and an overruled case makes the premise true."""
-    case = find_case(db, str(record["case"]))
+    case, reason = record_case(db, record, "; cannot check it was never overruled")
     if case is None:
-        return None, f"case {shown(record['case'])} is not in the case database; cannot check it was never overruled"
+        return None, reason
     link = db.first_overruling(case["case_id"])
     if link is None:
         return {}, None

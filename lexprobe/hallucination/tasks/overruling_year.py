@@ -7,11 +7,9 @@ import random
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.hallucination.answers import extract_year
 from lexprobe.hallucination.labels import Score
-from lexprobe.hallucination.scoring import (
-    OVERRULING_ANCHOR,
-    ScoringContext,
-)
-from lexprobe.hallucination.tasks.base import Drafts, ItemDraft, TaskSpec, case_lookup, case_variables, score_extracted
+from lexprobe.hallucination.scoring import OVERRULING_ANCHOR, ScoringContext
+from lexprobe.hallucination.tasks import base
+from lexprobe.hallucination.tasks.base import Drafts, ItemDraft, TaskSpec, case_variables, score_extracted
 
 
 def _build_overruling_year(db: CaseDatabase, cases: list[dict], level: str, n: int, seed: int) -> Drafts:
@@ -33,14 +31,12 @@ def _overruling_reference(case: dict) -> dict | None:
 
 def score_overruling_year(answer: str, reference: dict, context: ScoringContext) -> Score:
     """Score the overruling-year task: exactly the year the case was overruled."""
-    year = extract_year(answer, anchor=OVERRULING_ANCHOR)
-    return score_extracted(answer, reference, "year", year, "year", truth=int)
+    return score_extracted(answer, reference, "year", _overruling_year(answer), "year", truth=int)
 
 
-def overruling_truth(greedy: str, reference: dict) -> tuple[str, dict] | None:
-    """Return the overruling-year scorer with the greedy answer's year as the truth; None without a year."""
-    year = extract_year(greedy, anchor=OVERRULING_ANCHOR)
-    return None if year is None else ("overruling_year", {"year": year})
+def _overruling_year(answer: str) -> int | None:
+    """The year an answer gives as the overruling year (years after "overruled" first)."""
+    return extract_year(answer, anchor=OVERRULING_ANCHOR)
 
 
 TASK = TaskSpec(
@@ -52,8 +48,8 @@ TASK = TaskSpec(
     max_tokens=16,
     population="every Supreme Court case overruled in full (not the sample)",
     builder=_build_overruling_year,
-    lookup=case_lookup(_overruling_reference, "case is not recorded as overruled"),
+    lookup=base.case_lookup(_overruling_reference, "case is not recorded as overruled"),
     score=score_overruling_year,
     calibrated=True,
-    extract=overruling_truth,
+    extract=base.value_truth(_overruling_year, "overruling_year", "year"),
 )

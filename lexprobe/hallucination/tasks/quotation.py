@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from lexprobe.hallucination.answers import extract_quote
 from lexprobe.hallucination.labels import Score
@@ -13,7 +14,7 @@ from lexprobe.hallucination.scoring import (
     quoted,
     stance_score,
 )
-from lexprobe.hallucination.tasks.base import fact_task
+from lexprobe.hallucination.tasks.base import TaskSpec, fact_task
 
 _QUOTE_TAGS = re.compile(r"<quote>.*?(?:</quote>|$)", re.IGNORECASE | re.DOTALL)
 
@@ -51,16 +52,24 @@ def score_quotation(answer: str, reference: dict, context: ScoringContext) -> Sc
                                   f"{MATCH_THRESHOLD:.0f}): {quoted(quote)}")  # fmt: skip
 
 
-TASK = fact_task(
+def opinion_text_task(**fields: Any) -> TaskSpec:
+    """Return a task scored against the majority opinion's text (quotation, authority), asked of every sampled case
+    whose majority opinion text the database holds."""
+    return fact_task(
+        needs=("name", "opinion_text"),
+        reference=majority_opinion_reference,
+        has="a majority opinion text",
+        lacks="no majority opinion text in the database",
+        **fields,
+    )
+
+
+TASK = opinion_text_task(
     id="quotation",
     question="What is a quotation from {case}?",
     template="quotation",
     complexity="moderate",
     max_tokens=160,
-    needs=("name", "opinion_text"),
-    reference=majority_opinion_reference,
-    has="a majority opinion text",
-    lacks="no majority opinion text in the database",
     score=score_quotation,
     not_calibrated="open-ended quotations have no single value for samples to agree on",
 )
