@@ -2,36 +2,24 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
 from fractions import Fraction
+
+from lexprobe.investigation.scoring.schema import BaselineSummary
 
 # --- naive baselines (exact) -----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Baseline:
-    """The expected metrics of a verdict policy that reads nothing, over n hypotheses (one of them h*), exact.
-    Class accuracies and commitment are expectations; worst-class is the smaller expected class accuracy and
-    committed accuracy the ratio of expected correct committed verdicts to expected committed verdicts (what the
-    aggregates of many episodes converge to)."""
-
-    name: str
-    description: str
-    n_hypotheses: int
-    case_solved: float
-    believe_acc: float
-    reject_acc: float
-    worst_class_acc: float
-    commit_rate: float
-    committed_acc: float
-
-    def to_dict(self) -> dict:
-        return asdict(self)
+Baseline = BaselineSummary
+"""The expected metrics of a verdict policy that reads nothing, over n hypotheses (one of them h*), exact.
+Class accuracies and commitment are expectations; worst-class is the smaller expected class accuracy and committed
+accuracy the ratio of expected correct committed verdicts to expected committed verdicts (what the aggregates of many
+episodes converge to). The same model the typed summary carries (`schema.BaselineSummary`)."""
 
 
 def _baseline(name: str, description: str, n: int, values: dict[str, Fraction]) -> Baseline:
     floats = {key: float(value) for key, value in values.items()}
-    return Baseline(name, description, n, worst_class_acc=min(floats["believe_acc"], floats["reject_acc"]), **floats)
+    worst = min(floats["believe_acc"], floats["reject_acc"])
+    return Baseline(name=name, description=description, n_hypotheses=n, worst_class_acc=worst, **floats)
 
 
 def _check_n(n: int) -> None:

@@ -198,9 +198,7 @@ def model_summaries(
 def baseline_summaries(n_hypotheses: int, *, dont_know_as_reject: bool = True) -> dict[str, BaselineSummary]:
     """The exact naive baselines (Section 4.1) for `n_hypotheses`, rounded as the rest of the summary."""
     return {
-        name: BaselineSummary(
-            **{key: _r(value) if isinstance(value, float) else value for key, value in b.to_dict().items()}
-        )
+        name: b.model_copy(update={key: _r(value) for key, value in b.model_dump().items() if isinstance(value, float)})
         for name, b in baselines(n_hypotheses, dont_know_as_reject=dont_know_as_reject).items()
     }
 
