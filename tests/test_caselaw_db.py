@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from lexprobe.caselaw.query import CaseDatabase, CaseDatabaseMissing
+from lexprobe.caselaw.stored import CaseDetail
 
 
 @pytest.fixture(scope="module")
@@ -18,7 +19,7 @@ def db(case_db_path: Path) -> Iterator[CaseDatabase]:
     database.close()
 
 
-def one(db: CaseDatabase, citation: str) -> dict:
+def one(db: CaseDatabase, citation: str) -> CaseDetail:
     ids = db.find_by_citation(citation)
     assert len(ids) == 1, (citation, ids)
     info = db.case(ids[0])
@@ -62,10 +63,10 @@ def test_appeals_rows_are_kept_without_names(db: CaseDatabase) -> None:
     ],
 )
 def test_well_known_cases_resolve_by_any_citation(db: CaseDatabase, citation: str, name_part: str, year: int) -> None:
-    case = one(db, citation)["case"]
-    assert name_part.lower() in case["name"].lower()
-    assert case["year"] == year
-    assert case["court_id"] == "scotus" and case["level"] == "scotus"
+    case = one(db, citation).case
+    assert name_part.lower() in case.name.lower()
+    assert case.year == year
+    assert case.court_id == "scotus" and case.level == "scotus"
 
 
 def test_authors_are_names_not_patterns(db: CaseDatabase) -> None:
@@ -74,26 +75,26 @@ def test_authors_are_names_not_patterns(db: CaseDatabase) -> None:
         "SELECT COUNT(*) FROM cases WHERE author LIKE '%?%' OR author LIKE '%(%' OR author LIKE '%|%'"
     ).fetchone()
     assert patterns == 0
-    assert one(db, "410 U.S. 113")["case"]["author"] == "Harry Andrew Blackmun"
+    assert one(db, "410 U.S. 113").case.author == "Harry Andrew Blackmun"
 
 
 def test_brown_facts_and_their_sources(db: CaseDatabase) -> None:
     info = one(db, "347 U.S. 483")
-    case = info["case"]
-    assert case["author"] == "Earl Warren"
-    assert case["decision_date"] == "1954-05-17"
-    sources = {entry["source"] for entry in info["facts"]["year"]}
+    case = info.case
+    assert case.author == "Earl Warren"
+    assert case.decision_date == "1954-05-17"
+    sources = {entry.source for entry in info.facts["year"]}
     assert {"scdb", "fowler"} <= sources
-    assert info["cites"] > 0 and info["cited_by"] > 0
+    assert info.cites > 0 and info.cited_by > 0
 
 
 def test_plessy_overruled_by_brown_in_1954(db: CaseDatabase) -> None:
     info = one(db, "163 U.S. 537")
-    case = info["case"]
-    assert case["overruled_year"] == 1954
+    case = info.case
+    assert case.overruled_year == 1954
     brown = db.find_by_citation("347 U.S. 483")[0]
-    assert case["overruling_case_id"] == brown
-    assert any(rule["overruling_year"] == 1954 for rule in info["overruled_by"])
+    assert case.overruling_case_id == brown
+    assert any(rule.overruling_year == 1954 for rule in info.overruled_by)
 
 
 @pytest.mark.parametrize(
@@ -103,11 +104,11 @@ def test_plessy_overruled_by_brown_in_1954(db: CaseDatabase) -> None:
 def test_slip_cite_overrulings_match_by_docket(
     db: CaseDatabase, overruled: str, year: int, overruling_name: str
 ) -> None:
-    case = one(db, overruled)["case"]
-    assert case["overruled_year"] == year
-    assert case["overruling_case_id"] is not None
-    overruling = db.case(case["overruling_case_id"])["case"]
-    assert overruling_name.lower() in overruling["name"].lower()
+    case = one(db, overruled).case
+    assert case.overruled_year == year
+    assert case.overruling_case_id is not None
+    overruling = db.case(case.overruling_case_id).case
+    assert overruling_name.lower() in overruling.name.lower()
 
 
 def test_every_loc_overruled_case_is_recorded(db: CaseDatabase) -> None:
@@ -120,7 +121,7 @@ def test_every_loc_overruled_case_is_recorded(db: CaseDatabase) -> None:
 
 
 def test_disposition_coarsening(db: CaseDatabase) -> None:
-    assert one(db, "384 U.S. 436")["case"]["disposition"] == "reverse"
+    assert one(db, "384 U.S. 436").case.disposition == "reverse"
     rows = dict(db.conn.execute("SELECT disposition_raw, COUNT(*) FROM cases WHERE disposition='affirm' GROUP BY 1"))
     assert set(rows) <= {"2", "1"}  # SCDB 2 = affirmed, Songer 1 = affirmed
 
@@ -160,11 +161,11 @@ def test_coverage_and_counts(db: CaseDatabase) -> None:
 )
 def test_find_by_name(db: CaseDatabase, name: str, citation: str) -> None:
     ids = db.find_by_name(name)
-    assert ids and db.case(ids[0])["case"]["citation"] == citation
+    assert ids and db.case(ids[0]).case.citation == citation
 
 
 def test_display_names_prefer_normal_case(db: CaseDatabase) -> None:
-    assert one(db, "347 U.S. 483")["case"]["name"] == "Brown v. Board of Educ."
+    assert one(db, "347 U.S. 483").case.name == "Brown v. Board of Educ."
 
 
 def test_missing_database_names_the_fix(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.caselaw.stored import (
     AgreementPair,
     Case,
+    CaseDetail,
     CaseName,
     CitedCase,
     Fact,
@@ -133,7 +134,11 @@ CASES: list[tuple[str, Callable[[CaseDatabase], tuple[Any, ...]], Callable[[Any,
     ("table_counts", lambda db: (), lambda counts, db: counts["cases"] > 0 and "overrulings" in counts),
     ("coverage", lambda db: (), lambda coverage, db: coverage["scotus"]["cases"] > 0),
     ("build_info", lambda db: (), lambda info, db: info.get("rules_version") is not None),
-    ("case", lambda db: (_id(db, PLESSY),), lambda detail, db: detail["case"]["citation"] == PLESSY),
+    (
+        "case",
+        lambda db: (_id(db, PLESSY),),
+        lambda detail, db: isinstance(detail, CaseDetail) and detail.case.citation == PLESSY,
+    ),
 ]
 
 

@@ -369,6 +369,7 @@ def test_cli_table(tmp_path: Path, case_db_path: Path) -> None:
     assert result.exit_code == 0
     assert "verified" in result.stdout and "overruled by Brown" in result.stdout
     assert "As held in" in result.stdout  # the citation's context
+    assert result.stdout.endswith("\n")  # the text report ends its last line
 
 
 def test_cli_docx_input(tmp_path: Path, case_db_path: Path) -> None:

@@ -9,11 +9,14 @@ import sys
 from pathlib import Path
 
 import pytest
+import typer
 from typer.main import get_command
 from typer.testing import CliRunner
 
 import lexprobe.cli.toplevel
 from lexprobe.cli import app
+from lexprobe.cli.handler import LexprobeGroup
+from lexprobe.cli.options import DEFAULT_RETRIES, ENGINE_DEFAULTS, EngineOptions, engine_options, option_group
 from lexprobe.errors import BadInputError, LexprobeError
 
 CLI_DIR = Path(lexprobe.cli.__file__).parent
@@ -137,3 +140,80 @@ def test_cli_modules_are_small_and_catch_no_bare_value_error(module: Path) -> No
             names = node.type.elts if isinstance(node.type, ast.Tuple) else [node.type]
             caught = {name.id for name in names if isinstance(name, ast.Name)}
             assert not caught & {"ValueError", "Exception", "RuntimeError"}, f"{module.name}:{node.lineno}"
+
+
+# --- shared option groups (lexprobe.cli.options) ------------------------------------------------------------------
+
+
+def _group_app():
+    seen: list[tuple[str, EngineOptions]] = []
+    group_app = typer.Typer(cls=LexprobeGroup)
+
+    @group_app.command("full")
+    @engine_options(dry_run=True)
+    def full(name: str = "x", engine: EngineOptions = ENGINE_DEFAULTS, last: bool = False) -> None:
+        seen.append((name, engine))
+
+    @group_app.command("lean")
+    @engine_options(concurrency=False)
+    def lean(engine: EngineOptions = ENGINE_DEFAULTS) -> None:
+        seen.append(("lean", engine))
+
+    return group_app, seen
+
+
+def test_engine_options_put_the_shared_flags_in_place_of_the_engine_parameter() -> None:
+    group_app, _ = _group_app()
+    command = get_command(group_app).commands["full"]
+    names = [param.name for param in command.params]
+    assert names == ["name", "concurrency", "no_cache", "dry_run", "max_retries", "timeout", "last"]
+    lean = get_command(group_app).commands["lean"]
+    assert [param.name for param in lean.params] == ["no_cache", "max_retries", "timeout"]
+
+
+def test_engine_options_call_the_command_with_one_engine_options_object() -> None:
+    group_app, seen = _group_app()
+    args = ["full", "--name", "y", "--concurrency", "3", "--no-cache", "--dry-run", "--max-retries", "1"]
+    result = CliRunner().invoke(group_app, [*args, "--timeout", "2.5", "--last"])
+    assert result.exit_code == 0, result.output
+    assert seen == [("y", EngineOptions(concurrency=3, no_cache=True, dry_run=True, max_retries=1, timeout=2.5))]
+    assert CliRunner().invoke(group_app, ["lean"]).exit_code == 0
+    assert seen[-1] == ("lean", EngineOptions(max_retries=DEFAULT_RETRIES))
+    config = seen[0][1].config(progress=False)
+    assert (config.concurrency, config.use_cache, config.max_retries, config.timeout_s) == (3, False, 1, 2.5)
+    assert seen[0][1].cache() is None
+
+
+def test_an_option_group_needs_its_parameter() -> None:
+    def command(other: int = 0) -> None:
+        """No `engine` parameter."""
+
+    with pytest.raises(TypeError, match="engine"):
+        option_group(command, "engine", EngineOptions, {})
+
+
+@pytest.mark.parametrize(
+    ("formatter", "args", "text"),
+    [
+        ("pct", (1 / 3,), "33.3%"),
+        ("pct", (None,), "–"),
+        ("interval", ((0.2, 0.45),), "[20.0, 45.0]"),
+        ("interval", (None,), "–"),
+        ("num", (1234.5,), "1,234.50"),
+        ("num", (1234.56, 1), "1,234.6"),
+        ("num", (None,), "–"),
+        ("fixed", (0.125,), "0.125"),
+        ("fixed", (0.5, 2), "0.50"),
+        ("fixed", (None,), "-"),
+        ("share", (1 / 3,), "33.3%"),
+        ("share", (None,), "-"),
+        ("rate_se", (0.5, 0.02), "0.500 (0.020)"),
+        ("rate_se", (None, None), "-"),
+    ],
+)
+def test_number_formatters_have_one_home(formatter: str, args: tuple, text: str) -> None:
+    import lexprobe.cli.output
+    import lexprobe.reporting.numbers
+
+    assert getattr(lexprobe.reporting.numbers, formatter)(*args) == text
+    assert not hasattr(lexprobe.cli.output, formatter)

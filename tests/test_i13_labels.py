@@ -270,12 +270,12 @@ def test_overruling_year_is_the_calendar_year_not_the_term(db: CaseDatabase) -> 
     """Hepburn v. Griswold was overruled by Knox v. Lee (the Legal Tender Cases), decided May 1, 1871, in the
     December 1870 term: the Fowler network prints 1870, the Library of Congress 1871."""
     hepburn = db.case(db.find_by_citation("75 U.S. 603")[0])
-    assert hepburn["case"]["overruled_year"] == 1871
-    assert {rule["overruling_year"] for rule in hepburn["overruled_by"]} == {1870, 1871}
+    assert hepburn.case.overruled_year == 1871
+    assert {rule.overruling_year for rule in hepburn.overruled_by} == {1870, 1871}
     # Hodges v. United States: Jones v. Alfred H. Mayer Co. was decided 1968-06-17 (SCDB); LoC prints 1969
     hodges = db.case(db.find_by_citation("203 U.S. 1")[0])
-    assert hodges["case"]["overruled_year"] == 1968
-    assert 1969 in {rule["overruling_year"] for rule in hodges["overruled_by"]}
+    assert hodges.case.overruled_year == 1968
+    assert 1969 in {rule.overruling_year for rule in hodges.overruled_by}
 
 
 def test_every_overruled_case_is_dated_by_the_scdb_date_else_the_loc_table(db: CaseDatabase) -> None:
@@ -301,15 +301,15 @@ def test_a_case_dated_only_by_a_term_year_has_no_overruling_year(db: CaseDatabas
     """Hylton v. United States: only the Fowler network links it to Pollock (1895), and Fowler's years of old
     decisions may be term years, so the case has no overruling year - but it is still an overruled case."""
     hylton = db.case(db.find_by_citation("3 U.S. 171")[0])
-    assert hylton["case"]["overruled_year"] is None
-    assert hylton["overruled_by"] and db.first_overruling(hylton["case"]["case_id"]) is not None
+    assert hylton.case.overruled_year is None
+    assert hylton.overruled_by and db.first_overruling(hylton.case.case_id) is not None
 
 
 def test_in_part_comes_from_the_library_of_congress(db: CaseDatabase) -> None:
     """Fay v. Noia was overruled in part (LoC) by Coleman v. Thompson; Fowler's link of the same year says nothing
     about "in part", so it no longer decides."""
-    fay = db.case(db.find_by_citation("372 U.S. 391")[0])["case"]
-    assert fay["overruled_year"] == 1991 and fay["overruled_in_part"] == 1
+    fay = db.case(db.find_by_citation("372 U.S. 391")[0]).case
+    assert fay.overruled_year == 1991 and fay.overruled_in_part == 1
 
 
 def _disagreements(db: CaseDatabase) -> int:

@@ -36,6 +36,7 @@ from lexprobe.investigation.pipeline.reading import (
     MIN_CHUNK_CHARS,
     SourceRead,
     cap,
+    chunk_asks,
     chunk_chars,
     chunk_item,
     chunks,
@@ -89,6 +90,25 @@ def test_chunk_item_keeps_the_first_chunk_resume_compatible() -> None:
     parts = chunks(paged_text(40), 2_000)
     assert chunk_item("opinion", parts[0]) == "opinion"
     assert chunk_item("opinion", parts[1]) == "opinion#c2"
+
+
+@pytest.mark.parametrize(
+    ("text", "label_one", "items", "labelled"),
+    [
+        ("short", False, ["opinion"], [False]),  # one chunk: the source's own item, no part label
+        ("short", True, ["opinion"], [True]),  # one chunk, labelled anyway (statements of facts)
+        (paged_text(40), False, ["opinion", "opinion#c2", "opinion#c3"], [True, True, True]),
+    ],
+)
+def test_chunk_asks_sends_one_request_per_chunk(
+    text: str, label_one: bool, items: list[str], labelled: list[bool]
+) -> None:
+    parts = chunks(text, 2_000)[:3]
+    asks = chunk_asks("opinion", text, parts, lambda chunk, part: f"{part}|{chunk}", label_one=label_one)
+    assert [a.item for a in asks] == items
+    for ask, part, has_label in zip(asks, parts, labelled, strict=True):
+        label = part_label(text, part) if has_label else ""
+        assert ask.prompt == f"{label}|{part.text}"
 
 
 def test_chunk_size_follows_the_models_context_and_the_cap_is_the_users() -> None:

@@ -17,7 +17,14 @@ from lexprobe.engine import EngineConfig, RunStore
 from lexprobe.investigation.corpus_view import CorpusView
 from lexprobe.investigation.episode import Episode, HypothesisVerdict, load_episodes
 from lexprobe.investigation.harness import EpisodeRunner, HarnessSettings, episode_id
-from lexprobe.investigation.run import RUN_KIND, open_run_store, record_run, run_gated, run_investigations
+from lexprobe.investigation.run import (
+    RUN_KIND,
+    open_run,
+    open_run_store,
+    record_run,
+    run_gated,
+    run_investigations,
+)
 from lexprobe.investigation.sample import build_sample_environment
 from lexprobe.investigation.scoring import score_episode
 from lexprobe.investigation.scoring.inputs import corpus_hash
@@ -99,6 +106,18 @@ def test_every_level_of_a_case_runs_in_one_run_directory(levels_root: Path, tmp_
     assert asked == 6  # 3 calls per episode
     again = run([levels_root / "merits", levels_root / "pro_alternative"], model, run_dir)
     assert [e.verdicts for e in again] == [merits.verdicts, pro.verdicts] and sent(run_dir) == asked
+
+
+def test_open_run_opens_every_environment_and_releases_the_store_on_failure(levels_root: Path, tmp_path: Path) -> None:
+    run_dir, meta = tmp_path / "run", HarnessSettings(model="scripted:x").to_meta()
+    with pytest.raises((FileNotFoundError, ValueError)):
+        open_run([levels_root / "merits", tmp_path / "missing"], run_dir, RUN_KIND, "scripted:x", "s", meta)
+    store, views, hashes = open_run([levels_root / "merits"], run_dir, RUN_KIND, "scripted:x", "s", meta)
+    try:  # the failed call closed (unlocked) the store, so it opens again
+        assert [v.env_dir for v in views] == [levels_root / "merits"]
+        assert hashes == [corpus_hash(views[0].env_dir, views[0].environment)]
+    finally:
+        store.close()
 
 
 def legacy_run(env: Path, model: str, run_dir: Path) -> Episode:

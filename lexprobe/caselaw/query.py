@@ -2,7 +2,8 @@
 
 This is the only module that writes SQL against the case schema (`schema.SCHEMA`; `build.py` writes the file,
 `sampling.py` draws the stratified samples). Readers get frozen records (`stored.Case`, `stored.Overruling`, ...)
-and use them by attribute; `CaseDatabase.case` is the one plain mapping, the detail `lexprobe data show` prints.
+and use them by attribute; `CaseDatabase.case` gathers them into the `stored.CaseDetail` `lexprobe data case`
+prints.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
 from rapidfuzz import fuzz, process
 
@@ -20,16 +21,26 @@ from lexprobe.caselaw.schema import RULES_VERSION
 from lexprobe.caselaw.stored import (
     AgreementPair,
     Case,
+    CaseDetail,
     CaseName,
     CaseRef,
     CitedCase,
+    Conflict,
     Fact,
+    OpinionSummary,
+    OverruledDecision,
     Overruling,
+    OverrulingDecision,
     SampleRow,
+    SourcedCitation,
+    SourcedValue,
     TermCase,
     VolumeEntry,
 )
 from lexprobe.errors import StoreError
+
+#: A record type `CaseDatabase._rows` builds from query rows.
+R = TypeVar("R")
 
 LEVELS = ("scotus", "coa", "district")
 
@@ -220,56 +231,57 @@ class CaseDatabase:
         """Return case ids for a citation, else for a name."""
         return self.find_by_citation(citation_or_name) or self.find_by_name(citation_or_name)
 
-    def _dicts(self, sql: str, *params: object) -> list[dict[str, Any]]:
-        """Return the rows of a query as plain dicts (the detail `case` prints)."""
-        return [dict(row) for row in self.conn.execute(sql, params)]
+    def _rows(self, record: type[R], sql: str, *params: object) -> tuple[R, ...]:
+        """Return the rows of a query as records of `record` (its fields are the query's columns)."""
+        return tuple(record(**dict(row)) for row in self.conn.execute(sql, params))
 
-    def case(self, case_id: str) -> dict[str, Any] | None:
+    def case(self, case_id: str) -> CaseDetail | None:
         """Return everything known about one case, with the source of each fact, or None."""
         row = self.conn.execute("SELECT * FROM cases WHERE case_id = ?", (case_id,)).fetchone()
         if row is None:
             return None
-        facts: dict[str, list[dict[str, str]]] = {}
+        facts: dict[str, list[SourcedValue]] = {}
         for fact in self.conn.execute("SELECT field, value, source FROM facts WHERE case_id = ?", (case_id,)):
             entries = facts.setdefault(fact["field"], [])
-            entry = {"value": fact["value"], "source": fact["source"]}
+            entry = SourcedValue(value=fact["value"], source=fact["source"])
             if entry not in entries:
                 entries.append(entry)
-        overruled_by = self._dicts(
-            "SELECT overruling_name, overruling_citation, overruling_docket, overruling_year, overruling_case_id,"
-            " in_part, note, source FROM overrulings WHERE overruled_case_id = ? ORDER BY overruling_year",
-            case_id,
-        )
-        overrules = self._dicts(
-            "SELECT overruled_name, overruled_citation, overruled_case_id, in_part, source FROM overrulings"
-            " WHERE overruling_case_id = ?",
-            case_id,
-        )
-        opinions = self._dicts(
-            "SELECT opinion_id, opinion_type, is_majority, author, length(text) AS characters FROM opinions"
-            " WHERE case_id = ?",
-            case_id,
-        )
-        conflicts = self._dicts(
-            "SELECT field, value_a, source_a, value_b, source_b FROM conflicts WHERE case_id = ?", case_id
-        )
         (cites, cited_by) = (
             self.conn.execute("SELECT COUNT(*) FROM citation_edges WHERE citing_case_id = ?", (case_id,)).fetchone()[0],
             self.conn.execute("SELECT COUNT(*) FROM citation_edges WHERE cited_case_id = ?", (case_id,)).fetchone()[0],
         )
-        return {
-            "case": dict(row),
-            "citations": self._dicts(
-                "SELECT citation, source FROM case_citations WHERE case_id = ? ORDER BY citation", case_id
+        return CaseDetail(
+            case=Case(**dict(row)),
+            citations=self._rows(
+                SourcedCitation,
+                "SELECT citation, source FROM case_citations WHERE case_id = ? ORDER BY citation",
+                case_id,
             ),
-            "facts": facts,
-            "overruled_by": overruled_by,
-            "overrules": overrules,
-            "opinions": opinions,
-            "conflicts": conflicts,
-            "cites": cites,
-            "cited_by": cited_by,
-        }
+            facts={field: tuple(entries) for field, entries in facts.items()},
+            overruled_by=self._rows(
+                OverrulingDecision,
+                "SELECT overruling_name, overruling_citation, overruling_docket, overruling_year, overruling_case_id,"
+                " in_part, note, source FROM overrulings WHERE overruled_case_id = ? ORDER BY overruling_year",
+                case_id,
+            ),
+            overrules=self._rows(
+                OverruledDecision,
+                "SELECT overruled_name, overruled_citation, overruled_case_id, in_part, source FROM overrulings"
+                " WHERE overruling_case_id = ?",
+                case_id,
+            ),
+            opinions=self._rows(
+                OpinionSummary,
+                "SELECT opinion_id, opinion_type, is_majority, author, length(text) AS characters FROM opinions"
+                " WHERE case_id = ?",
+                case_id,
+            ),
+            conflicts=self._rows(
+                Conflict, "SELECT field, value_a, source_a, value_b, source_b FROM conflicts WHERE case_id = ?", case_id
+            ),
+            cites=cites,
+            cited_by=cited_by,
+        )
 
     def opinion_text(self, opinion_id: str) -> str | None:
         """Return the clean text of one opinion, or None."""

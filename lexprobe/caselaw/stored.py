@@ -3,11 +3,13 @@
 One record per shape a reader needs: a whole `Case` row, an `Overruling` link, an `AgreementPair` of the treatment
 data, and the narrow rows the fabricator and the citation checker scan in bulk. Fields carry the column names of
 `schema.SCHEMA`, so a record reads like the table it comes from; `as_dict` gives the plain mapping where a caller
-passes the row on as data (task templates, `lexprobe data show`).
+passes the row on as data (task templates, `lexprobe data case --json`). `CaseDetail` gathers everything known about
+one case, each fact with its source (what `lexprobe data case` prints).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -151,3 +153,86 @@ class SampleRow(_Record):
     year: int | None
     state: str | None
     stratum: str
+
+
+@dataclass(frozen=True)
+class SourcedValue(_Record):
+    """A value of one field of a case and the source giving it (a `facts` row without its field)."""
+
+    value: str
+    source: str
+
+
+@dataclass(frozen=True)
+class SourcedCitation(_Record):
+    """A citation of a case and the source printing it (`case_citations`)."""
+
+    citation: str
+    source: str
+
+
+@dataclass(frozen=True)
+class OverrulingDecision(_Record):
+    """A decision that overrules the described case, as one source records it (an `overrulings` row)."""
+
+    overruling_name: str
+    overruling_citation: str | None
+    overruling_docket: str | None
+    overruling_year: int
+    overruling_case_id: str | None
+    in_part: int
+    note: str | None
+    source: str
+
+
+@dataclass(frozen=True)
+class OverruledDecision(_Record):
+    """A decision the described case overrules, as one source records it (an `overrulings` row)."""
+
+    overruled_name: str
+    overruled_citation: str | None
+    overruled_case_id: str | None
+    in_part: int
+    source: str
+
+
+@dataclass(frozen=True)
+class OpinionSummary(_Record):
+    """One opinion of a case, without its text: type, majority flag, author and length in characters."""
+
+    opinion_id: str
+    opinion_type: str | None
+    is_majority: int | None
+    author: str | None
+    characters: int | None
+
+
+@dataclass(frozen=True)
+class Conflict(_Record):
+    """Two sources giving one field of a case different values (`conflicts`)."""
+
+    field: str
+    value_a: str
+    source_a: str
+    value_b: str
+    source_b: str
+
+
+@dataclass(frozen=True)
+class CaseDetail(_Record):
+    """Everything known about one case (`CaseDatabase.case`): its merged row, each citation and fact with its source,
+    the overrulings either way, its opinions, the sources' conflicts and its citation counts.
+
+    `facts` maps a field to its distinct values in the order the build stored them; `as_dict` is the JSON of
+    `lexprobe data case --json`.
+    """
+
+    case: Case
+    citations: tuple[SourcedCitation, ...]
+    facts: Mapping[str, tuple[SourcedValue, ...]]
+    overruled_by: tuple[OverrulingDecision, ...]
+    overrules: tuple[OverruledDecision, ...]
+    opinions: tuple[OpinionSummary, ...]
+    conflicts: tuple[Conflict, ...]
+    cites: int  # citation edges from this case
+    cited_by: int  # citation edges to this case

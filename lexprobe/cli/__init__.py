@@ -1,7 +1,8 @@
 """The `lexprobe` command line: the root app, wired here from one module per command group.
 
 Each command parses its options, calls the library and prints; results go to stdout, progress and logs to stderr.
-Shared options live in `lexprobe.cli.options`, consoles and number formatters in `lexprobe.cli.output`.
+Shared options live in `lexprobe.cli.options` (the engine options as one decorator, `engine_options`), consoles in
+`lexprobe.cli.output`, number formatters in `lexprobe.reporting.numbers`.
 
 Errors: every app uses `LexprobeGroup` (`lexprobe.cli.handler`), the one handler of the error model
 (`lexprobe.errors`): a `LexprobeError` prints as one line on stderr and exits with its code. Exit codes: 0 success;

@@ -22,7 +22,8 @@ from rich.table import Table
 from rich.text import Text
 
 from lexprobe.cli.options import DbOpt, html_option, json_flag, open_case_db
-from lexprobe.cli.output import err, error_exit, out
+from lexprobe.cli.output import err, out
+from lexprobe.errors import BadInputError
 from lexprobe.terminal import safe_markup, safe_text
 
 VERDICT_STYLES = {"verified": "green", "mismatch": "yellow", "not_found": "bold red", "unverifiable": "dim"}
@@ -68,7 +69,7 @@ def check(
         try:
             texts.append((path, extract_text(path)))
         except ExtractionError as exc:
-            raise error_exit(safe_text(f"cannot read {exc.path}: {exc.reason}")) from None
+            raise BadInputError(safe_text(f"cannot read {exc.path}: {exc.reason}")) from None
     case_db = open_case_db(db)
     logging.getLogger("eyecite").setLevel(logging.ERROR)
     reference = reference_for(case_db)
@@ -108,7 +109,7 @@ def check(
         try:
             html.write_text(render_html(documents), encoding="utf-8")
         except OSError as exc:
-            raise error_exit(safe_text(f"cannot write {html}: {exc.strerror or exc}")) from None
+            raise BadInputError(safe_text(f"cannot write {html}: {exc.strerror or exc}")) from None
         err.print(f"[dim]HTML: {safe_markup(str(html.resolve()))}[/]", highlight=False, emoji=False)
     if any(v.verdict in (MISMATCH, NOT_FOUND) for v in all_verdicts):
         raise typer.Exit(1)

@@ -13,7 +13,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from lexprobe.caselaw.build import BuildError, BuildProgress, build_database
+from lexprobe.caselaw.build import BuildProgress, build_database
 from lexprobe.caselaw.courts import LEVELS_TEXT, canonical_level
 from lexprobe.caselaw.overrulings import describe_overruling_years
 from lexprobe.caselaw.paths import data_root, default_db_path
@@ -22,8 +22,8 @@ from lexprobe.caselaw.sampling import parse_year_windows, sample_cases, window_t
 from lexprobe.caselaw.sources import cap, courtlistener_api, scdb_release
 from lexprobe.cli.handler import LexprobeGroup
 from lexprobe.cli.options import DbOpt, JsonOpt, open_case_db
-from lexprobe.cli.output import err, error_exit, literal, out
-from lexprobe.errors import BadInputError
+from lexprobe.cli.output import err, literal, out
+from lexprobe.errors import BadInputError, LexprobeError
 
 data_app = typer.Typer(
     cls=LexprobeGroup,
@@ -81,7 +81,7 @@ def build(
     Example: `lexprobe data build` then `lexprobe data case "163 U.S. 537"`.
     """
     if overruled_edition not in ("2025", "2022"):
-        raise error_exit(f"--overruled-edition must be 2025 or 2022, not {overruled_edition!r}")
+        raise BadInputError(f"--overruled-edition must be 2025 or 2022, not {overruled_edition!r}")
     source_dir = source or data_root()
     db_path = db or default_db_path()
     extra = [(f"cap:{p.name}", p, cap.load) for p in cap_file or []]
@@ -89,20 +89,18 @@ def build(
     extra += [(f"scdb-zip:{p.name}", p, scdb_release.load) for p in scdb_zip or []]
     for _, path, _ in extra:
         if not path.is_file():
-            raise error_exit(f"file not found: {path}")
+            raise BadInputError(f"file not found: {path}")
     with Progress(
         SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(), console=err
     ) as progress:
-        try:
-            report = build_database(
-                source_dir,
-                db_path,
-                overruled_edition=overruled_edition,
-                extra_sources=extra,
-                progress=RichBuildProgress(progress),
-            )
-        except BuildError as exc:
-            raise error_exit(str(exc)) from None
+        # a source that cannot be read: BuildError, a LexprobeError (one line, exit 2)
+        report = build_database(
+            source_dir,
+            db_path,
+            overruled_edition=overruled_edition,
+            extra_sources=extra,
+            progress=RichBuildProgress(progress),
+        )
     if as_json:
         print(json.dumps(report.to_dict()))
         return
@@ -167,15 +165,16 @@ def case(
     database = open_case_db(db)
     ids = database.find(citation_or_name)
     if not ids:
-        raise error_exit(f"no case matches {citation_or_name!r}", code=1)
+        raise LexprobeError(f"no case matches {citation_or_name!r}", exit_code=1)
     details = [database.case(case_id) for case_id in ids[:1]]
     if as_json:
-        print(json.dumps({"matches": ids, "case": details[0]}))
+        print(json.dumps({"matches": ids, "case": details[0].as_dict() if details[0] else None}))
         return
     info = details[0]
-    row = info["case"]
+    assert info is not None  # `find` returned its id
+    row = info.case
     out.print(
-        f"[bold]{escape(row['name'] or '(no name)')}[/], {row['citation']} ({row['year']}) — {row['court_id']}",
+        f"[bold]{escape(row.name or '(no name)')}[/], {row.citation} ({row.year}) — {row.court_id}",
         highlight=False,
     )
     if len(ids) > 1:
@@ -184,28 +183,28 @@ def case(
     table.add_column("fact")
     table.add_column("value")
     table.add_column("source")
-    for field_name, entries in sorted(info["facts"].items()):
+    for field_name, entries in sorted(info.facts.items()):
         for entry in entries:
-            table.add_row(field_name, entry["value"], entry["source"])
+            table.add_row(field_name, entry.value, entry.source)
     out.print(table)
-    for rule in info["overruled_by"]:
-        part = " (in part)" if rule["in_part"] else ""
-        by = rule["overruling_citation"] or ("No. " + (rule["overruling_docket"] or "?"))
-        literal(f"overruled{part} {rule['overruling_year']} by {rule['overruling_name']} {by} [{rule['source']}]")
-    for rule in info["overrules"]:
-        literal(f"overrules {rule['overruled_name']} {rule['overruled_citation'] or ''}")
-    for opinion in info["opinions"]:
-        flag = " (majority)" if opinion["is_majority"] else ""
+    for rule in info.overruled_by:
+        part = " (in part)" if rule.in_part else ""
+        by = rule.overruling_citation or ("No. " + (rule.overruling_docket or "?"))
+        literal(f"overruled{part} {rule.overruling_year} by {rule.overruling_name} {by} [{rule.source}]")
+    for overruled in info.overrules:
+        literal(f"overrules {overruled.overruled_name} {overruled.overruled_citation or ''}")
+    for opinion in info.opinions:
+        flag = " (majority)" if opinion.is_majority else ""
         literal(
-            f"opinion {opinion['opinion_id']}: {opinion['opinion_type']}{flag}, author {opinion['author'] or '?'}, "
-            f"{opinion['characters']:,} characters"
+            f"opinion {opinion.opinion_id}: {opinion.opinion_type}{flag}, author {opinion.author or '?'}, "
+            f"{opinion.characters:,} characters"
         )
-    out.print(f"cites {info['cites']} case(s); cited by {info['cited_by']}", highlight=False)
-    for conflict in info["conflicts"]:
+    out.print(f"cites {info.cites} case(s); cited by {info.cited_by}", highlight=False)
+    for conflict in info.conflicts:
         out.print(
-            f"[yellow]sources disagree on {conflict['field']}:[/] "
-            f"{escape(conflict['value_a'])} ({conflict['source_a']}) vs {escape(conflict['value_b'])} "
-            f"({conflict['source_b']})",
+            f"[yellow]sources disagree on {conflict.field}:[/] "
+            f"{escape(conflict.value_a)} ({conflict.source_a}) vs {escape(conflict.value_b)} "
+            f"({conflict.source_b})",
             highlight=False,
         )
 

@@ -25,23 +25,18 @@ from lexprobe.cli.hallucination_tables import (
 )
 from lexprobe.cli.handler import LexprobeGroup
 from lexprobe.cli.options import (
-    DEFAULT_RETRIES,
+    ENGINE_DEFAULTS,
     HTML_REPORT_HELP,
-    ConcurrencyOpt,
     DbOpt,
-    DryRunOpt,
+    EngineOptions,
     ModelOpt,
-    NoCacheOpt,
-    RetriesOpt,
-    TimeoutOpt,
-    engine_config,
+    engine_options,
     html_option,
     json_flag,
     open_case_db,
     run_dir_option,
 )
-from lexprobe.cli.output import err, error_exit, out
-from lexprobe.engine import ResponseCache
+from lexprobe.cli.output import err, out
 from lexprobe.engine.interrupt import RunInterrupted, stop_on_sigint
 from lexprobe.errors import BadInputError
 from lexprobe.hallucination.calibration import DEFAULT_SAMPLES
@@ -144,6 +139,7 @@ def mark_self_judged(rows: list[dict], self_judged: set[str], model: str | None 
 
 
 @hallucination_app.command("run")
+@engine_options(dry_run=True)
 def run(
     model: ModelOpt = "local",
     task_list: Annotated[str, typer.Option("--tasks", help="Comma list of task ids, or 'all'.")] = "all",
@@ -201,11 +197,7 @@ def run(
         "lexprobe-runs/hallucination"
     ),
     db: DbOpt = None,
-    concurrency: ConcurrencyOpt = None,
-    no_cache: NoCacheOpt = False,
-    dry_run: DryRunOpt = False,
-    max_retries: RetriesOpt = DEFAULT_RETRIES,
-    timeout: TimeoutOpt = None,
+    engine: EngineOptions = ENGINE_DEFAULTS,
     as_json: json_flag("Print the report as JSON.") = False,
 ) -> None:
     """Sample cases, ask every task at temperature 0 through the engine, score, and print the rate table.
@@ -217,6 +209,7 @@ def run(
     Example: `lexprobe hallucination run --model local --tasks existence,author --n 20 --samples 0 --run-dir runs/smol`
     (about 50 requests; add `--dry-run` to count requests, tokens and cost first).
     """
+    dry_run = engine.dry_run
     check_model(model, credentials=not dry_run)  # a dry run sends nothing: no API key needed
     level_list, style_list, n_cases, k, task_n = design_settings(design, levels, prompt_styles, n, samples)
     settings = ProfileSettings(
@@ -237,13 +230,12 @@ def run(
         check_model(judge, credentials=not dry_run)
     bad_styles = [s for s in settings.styles if s not in PROMPT_STYLES]
     if bad_styles or not settings.styles:
-        raise error_exit(f"unknown prompt style(s) {bad_styles}; valid: zero, few")
+        raise BadInputError(f"unknown prompt style(s) {bad_styles}; valid: zero, few")
     database = open_case_db(db)
     warn_sample_sizes(database, settings)
     if settings.self_judged and any(task.reference_free for task in settings.tasks):
         err.print(f"[yellow]warning:[/] {SELF_JUDGED_WARNING}", highlight=False, soft_wrap=True)
-    config = engine_config(concurrency, no_cache, max_retries, timeout)
-    cache = None if no_cache else ResponseCache()
+    config, cache = engine.config(), engine.cache()
     try:  # a conflicting run directory, too few cases to fabricate from: a LexprobeError (one line, exit 2)
         with stop_on_sigint():  # Ctrl-C: stop cleanly, keep what completed, exit 130
             result = asyncio.run(run_profile(settings, database, run_dir, cache, config, dry_run=dry_run))
@@ -310,7 +302,7 @@ def report(
     try:
         infos, units = read_runs(run_dirs)
     except FileNotFoundError as exc:
-        raise error_exit(str(exc)) from None
+        raise BadInputError(str(exc)) from None
     stats = profile(units, load_roster(), bins=bins, seed=seed, holdout=holdout, prompt_style=prompt_style)
     models = [info.as_row() for info in infos]
     self_judged = {row["model"] for row in models if row["self_judged"]}
@@ -322,7 +314,7 @@ def report(
         try:
             write_html_report(html, models, stats, units, coverage=coverage)
         except OSError as exc:
-            raise error_exit(f"cannot write {html}: {exc}") from None
+            raise BadInputError(f"cannot write {html}: {exc}") from None
         err.print(f"wrote {html}", highlight=False, soft_wrap=True)
     if as_json:
         single = {}

@@ -7,10 +7,12 @@ exception is a bug: it is not caught here, so Python prints its traceback on std
 from __future__ import annotations
 
 import click
+import typer
 from typer.core import TyperGroup
 
-from lexprobe.cli.output import error_exit
+from lexprobe.cli.output import err
 from lexprobe.errors import LexprobeError
+from lexprobe.terminal import safe_markup
 
 __all__ = ["LexprobeGroup"]
 
@@ -22,4 +24,5 @@ class LexprobeGroup(TyperGroup):
         try:
             return super().invoke(ctx)
         except LexprobeError as exc:
-            raise error_exit(str(exc), exc.exit_code) from None
+            err.print(f"[bold red]error:[/] {safe_markup(str(exc))}", highlight=False, soft_wrap=True, emoji=False)
+            raise typer.Exit(exc.exit_code) from None

@@ -13,8 +13,8 @@ from rich.table import Table
 
 from lexprobe.cli.handler import LexprobeGroup
 from lexprobe.cli.options import JsonOpt, json_flag
-from lexprobe.cli.output import err, error_exit, out, share, wide
-from lexprobe.errors import LexprobeError
+from lexprobe.cli.output import err, out, wide
+from lexprobe.errors import BadInputError, LexprobeError
 from lexprobe.investigation.hf_dataset import DATASET_NAME, HFDatasetError, import_hf_cases, load_hf_cases
 from lexprobe.investigation.ladder import DEFAULT_LEVEL, LADDER_HELP
 from lexprobe.investigation.review import (
@@ -27,6 +27,7 @@ from lexprobe.investigation.review import (
     write_review_sheet,
 )
 from lexprobe.investigation.validate import EnvironmentInvalid, Problem, errors_in, validate_environment
+from lexprobe.reporting.numbers import share
 
 investigation_app = typer.Typer(
     cls=LexprobeGroup,
@@ -79,11 +80,11 @@ def validate(
     Example: lexprobe investigation validate envs/marshall-v-northrop --no-extract
     """
     if not env.is_dir():
-        raise error_exit(f"{env} is not a directory")
+        raise BadInputError(f"{env} is not a directory")
     try:
         problems = validate_environment(env, extract=not no_extract)
     except ImportError:
-        raise error_exit(NO_EXTRACTOR) from None
+        raise BadInputError(NO_EXTRACTOR) from None
     if as_json:
         print(json.dumps([problem.as_dict() for problem in problems]))
     elif problems:
@@ -119,9 +120,9 @@ def import_hf(
         try:
             known = load_hf_cases(dataset_dir)
         except HFDatasetError as exc:
-            raise error_exit(str(exc)) from None
+            raise BadInputError(str(exc)) from None
         listed = ", ".join(known[:10]) + (" ..." if len(known) > 10 else "")
-        raise error_exit(f"pass either --case ID (repeatable) or --all; {len(known)} cases: {listed}")
+        raise BadInputError(f"pass either --case ID (repeatable) or --all; {len(known)} cases: {listed}")
     try:
         written = import_hf_cases(
             dataset_dir, out_dir, None if all_cases else case, extract=not no_extract, overwrite=force
@@ -131,9 +132,9 @@ def import_hf(
         err.print(_summary(exc.env_dir, exc.problems), highlight=False, markup=False, soft_wrap=True)
         raise typer.Exit(1) from None
     except (HFDatasetError, FileExistsError) as exc:
-        raise error_exit(str(exc)) from None
+        raise BadInputError(str(exc)) from None
     except ImportError:
-        raise error_exit(NO_EXTRACTOR) from None
+        raise BadInputError(NO_EXTRACTOR) from None
     for folder in written:
         print(f"{folder.name}\t{folder}")
 
@@ -157,17 +158,17 @@ def review_sheet(
     Example: lexprobe investigation review-sheet envs/marshall-v-northrop --out review/marshall.xlsx --per-role 3
     """
     if out_file.suffix.lower() != ".xlsx":
-        raise error_exit(f"{out_file}: the review sheet is an .xlsx workbook")
+        raise BadInputError(f"{out_file}: the review sheet is an .xlsx workbook")
     if out_file.exists() and not force:
-        raise error_exit(f"{out_file} already exists and may hold a review; pass --force")
+        raise BadInputError(f"{out_file} already exists and may hold a review; pass --force")
     try:
         counts = write_review_sheet(env, out_file, per_role=per_role, seed=seed)
     except LexprobeError:  # a missing or malformed environment: to the handler, not "cannot write"
         raise
     except ImportError:
-        raise error_exit("document excerpts need lexprobe.documents, which is not available") from None
+        raise BadInputError("document excerpts need lexprobe.documents, which is not available") from None
     except OSError as exc:
-        raise error_exit(f"cannot write {out_file}: {exc.strerror or exc}") from None
+        raise BadInputError(f"cannot write {out_file}: {exc.strerror or exc}") from None
     print(
         f"{out_file}: {counts[HYPOTHESES]} party hypotheses, {counts[ALTERNATIVES]} alternatives, "
         f"{counts[DOCUMENTS]} documents (and their metadata)"
@@ -220,7 +221,7 @@ def review_import(
     except ReviewSheetError as exc:
         for line in exc.errors:
             err.print(line, highlight=False, markup=False, soft_wrap=True)
-        raise error_exit(f"{len(exc.errors)} problem(s) in the review sheets; nothing was computed") from None
+        raise BadInputError(f"{len(exc.errors)} problem(s) in the review sheets; nothing was computed") from None
     for reviewer, count in report.blank.items():
         if count:
             err.print(f"{reviewer}: {count} verdict(s) left blank", style="dim", highlight=False, markup=False)
@@ -248,5 +249,5 @@ def sample(
     try:
         path = build_sample_environment(out_dir, ablation, overwrite=force)  # an unknown level: BadInputError
     except FileExistsError:
-        raise error_exit(f"{out_dir} already holds an environment; use --force to replace it") from None
+        raise BadInputError(f"{out_dir} already holds an environment; use --force to replace it") from None
     print(path)

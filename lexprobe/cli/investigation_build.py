@@ -16,17 +16,9 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from lexprobe.cli.options import (
-    DEFAULT_RETRIES,
-    ConcurrencyOpt,
-    NoCacheOpt,
-    RetriesOpt,
-    TimeoutOpt,
-    engine_config,
-    json_flag,
-)
-from lexprobe.cli.output import err, error_exit, out
-from lexprobe.engine import ResponseCache
+from lexprobe.cli.options import ENGINE_DEFAULTS, EngineOptions, engine_options, json_flag
+from lexprobe.cli.output import err, out
+from lexprobe.errors import BadInputError, LexprobeError
 from lexprobe.investigation.ladder import LADDER_HELP, canonical_level, parse_levels
 from lexprobe.investigation.pipeline import (
     STAGE_ORDER,
@@ -45,6 +37,7 @@ def register(app: typer.Typer) -> None:
     app.command("build")(build)
 
 
+@engine_options()
 def build(
     record_dir: Annotated[Path, typer.Argument(help="Folder of the record's filings (PDF or text files).")],
     out_dir: Annotated[Path, typer.Option("--out", help="Environment folder to build (resumable).")],
@@ -107,10 +100,7 @@ def build(
     category: Annotated[str, typer.Option(help="Federal case type, e.g. employment.")] = "",
     fictional: Annotated[bool, typer.Option("--fictional", help="Mark the record as fictional.")] = False,
     seed: Annotated[int, typer.Option(help="Rendering seed of synthetic documents.")] = 0,
-    concurrency: ConcurrencyOpt = None,
-    no_cache: NoCacheOpt = False,
-    max_retries: RetriesOpt = DEFAULT_RETRIES,
-    timeout: TimeoutOpt = None,
+    engine: EngineOptions = ENGINE_DEFAULTS,
     as_json: json_flag("Print the build report as JSON.") = False,
 ) -> None:
     """Build an InvestigationWorlds environment from a record: ingest, ground truth, entities, alternatives,
@@ -119,11 +109,11 @@ def build(
     Example: `lexprobe investigation build records/acme --generator openai/gpt-4o-mini --out envs/acme`
     """
     if not record_dir.is_dir():
-        raise error_exit(f"record folder not found: {record_dir}")
+        raise BadInputError(f"record folder not found: {record_dir}")
     if stage is not None and stage not in STAGE_ORDER:
-        raise error_exit(f"unknown stage {stage!r}; stages: {', '.join(STAGE_ORDER)}")
+        raise BadInputError(f"unknown stage {stage!r}; stages: {', '.join(STAGE_ORDER)}")
     if size not in SIZE_PRESETS:
-        raise error_exit(f"unknown size {size!r}; sizes: {', '.join(SIZE_PRESETS)}")
+        raise BadInputError(f"unknown size {size!r}; sizes: {', '.join(SIZE_PRESETS)}")
     ablation = canonical_level(ablation)  # an unknown level: BadInputError
     chosen = parse_levels(levels) if levels is not None else []
     settings = BuildSettings(
@@ -153,14 +143,14 @@ def build(
         check_model(spec)
     logging.getLogger("pypdf").setLevel(logging.ERROR)  # "Rotated text discovered" and the like, per page
     err.print(counts_line(settings), highlight=False)
-    config = engine_config(concurrency, no_cache, max_retries, timeout)
-    cache = None if no_cache else ResponseCache()
     try:
-        result = run_build(record_dir, out_dir, settings, until=stage, cache=cache, engine_config=config)
+        result = run_build(
+            record_dir, out_dir, settings, until=stage, cache=engine.cache(), engine_config=engine.config()
+        )
     except StageError as exc:
         if as_json:
             print(json.dumps({"status": "failed", "stage": exc.stage, "item": exc.item, "error": str(exc)}))
-        raise error_exit(str(exc), code=1) from None
+        raise LexprobeError(str(exc), exit_code=1) from None
     _print(result, as_json)
 
 

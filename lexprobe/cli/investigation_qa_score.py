@@ -17,9 +17,10 @@ from rich.table import Table
 from rich.text import Text
 
 from lexprobe.cli.options import html_option, json_flag
-from lexprobe.cli.output import ci_text, err, pct, wide
+from lexprobe.cli.output import err, wide
 from lexprobe.errors import BadInputError
 from lexprobe.investigation.scoring.qa import QASummary, summarize_qa, write_qa_report
+from lexprobe.reporting.numbers import interval, pct
 from lexprobe.terminal import safe_text
 
 
@@ -38,8 +39,8 @@ def print_qa_summary(summary: QASummary) -> None:
         table.add_column(column, justify="right", no_wrap=True)
     for m in summary.models:
         name = safe_text(m.model) + (" (self-graded)" if m.self_graded else "")
-        cells = (str(m.n_graded), str(m.n_cases), pct(m.mean_rubric_score), ci_text(m.mean_rubric_score_ci),
-                 pct(m.fully_correct), ci_text(m.fully_correct_ci), str(m.n_unscored), str(m.n_pending),
+        cells = (str(m.n_graded), str(m.n_cases), pct(m.mean_rubric_score), interval(m.mean_rubric_score_ci),
+                 pct(m.fully_correct), interval(m.fully_correct_ci), str(m.n_unscored), str(m.n_pending),
                  str(m.n_no_answer))  # fmt: skip
         table.add_row(Text(name), *cells)
     console.print(table)

@@ -5,31 +5,35 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
 from rich.text import Text
 
 from lexprobe.cli.options import (
-    DEFAULT_RETRIES,
+    ENGINE_DEFAULTS,
+    EngineOptions,
     ModelOpt,
-    NoCacheOpt,
-    RetriesOpt,
-    TimeoutOpt,
     concurrency_option,
-    engine_config,
+    engine_options,
     json_flag,
+    option_group,
     run_dir_option,
 )
-from lexprobe.cli.output import err, error_exit, out
-from lexprobe.engine import ResponseCache
+from lexprobe.cli.output import err, out
 from lexprobe.engine.interrupt import stop_on_sigint
 from lexprobe.engine.summary import permanent_failures_error
+from lexprobe.errors import BadInputError, LexprobeError
 from lexprobe.investigation.episode import Episode, ToolCallRecord, load_episodes
 from lexprobe.models import check_model
 from lexprobe.terminal import safe_json, safe_text
+
+if TYPE_CHECKING:
+    from lexprobe.investigation.harness import HarnessSettings
 
 TELL_BUDGET_HELP = "Say the tool and turn budgets in the prompt (the paper's prompts do not)."
 PROMPTS_HELP = ("A folder of your own prompt templates (investigate.j2, verdict.j2, qa.j2, budget_spent.j2, "
@@ -42,12 +46,48 @@ TEMPERATURE_HELP = ("Sampling temperature of every model call (default: none sen
 MAX_TOKENS_HELP = ("Output token cap per model call (default: none sent; Anthropic, which requires one, gets a "
                    "generous per-family default; the embedded model stops at its context window).")  # fmt: skip
 
-# the options `run` and `qa` share
+# the options `run` and `qa` share (`AgentOptions`)
 TellBudgetOpt = Annotated[bool, typer.Option("--tell-budget", help=TELL_BUDGET_HELP)]
 PromptsOpt = Annotated[Path | None, typer.Option("--prompts", help=PROMPTS_HELP)]
 NoShellOpt = Annotated[bool, typer.Option("--no-shell", help="Offer read, glob and grep only.")]
 TemperatureOpt = Annotated[float | None, typer.Option(min=0.0, max=2.0, help=TEMPERATURE_HELP)]
 MaxTokensOpt = Annotated[int | None, typer.Option(min=16, help=MAX_TOKENS_HELP)]
+
+
+@dataclass(frozen=True)
+class AgentOptions:
+    """How `run` and `qa` set up the agent: budget in the prompt, prompt templates, shell, sampling."""
+
+    tell_budget: bool = False
+    prompts: Path | None = None
+    no_shell: bool = False
+    temperature: float | None = None
+    max_tokens: int | None = None
+
+    def settings(self, model: str, **budgets: Any) -> HarnessSettings:
+        """Return the harness settings for `model` with `budgets` (tool and turn budgets, epochs, ...); a bad prompt
+        template is a `LexprobeError` naming it, before any request."""
+        from lexprobe.investigation.harness import HarnessSettings
+        from lexprobe.investigation.prompts import load_prompts
+
+        return HarnessSettings(model=model, shell=not self.no_shell, max_tokens=self.max_tokens,
+                               temperature=self.temperature, tell_budget=self.tell_budget,
+                               prompts=load_prompts(self.prompts), **budgets)  # fmt: skip
+
+
+AGENT_OPTION_TYPES = {
+    "tell_budget": TellBudgetOpt,
+    "prompts": PromptsOpt,
+    "no_shell": NoShellOpt,
+    "temperature": TemperatureOpt,
+    "max_tokens": MaxTokensOpt,
+}
+AGENT_DEFAULTS = AgentOptions()
+
+
+def agent_options(command: Callable) -> Callable:
+    """Give a command the agent options (`AGENT_OPTION_TYPES`) in place of its `agent: AgentOptions` parameter."""
+    return option_group(command, "agent", AgentOptions, AGENT_OPTION_TYPES)
 
 
 def register(app: typer.Typer) -> None:
@@ -65,26 +105,22 @@ def _episode_line(episode: Episode) -> str:
                      f"{' (summary cut by the token cap)' if episode.summary_truncated else ''}")  # fmt: skip
 
 
+@engine_options(concurrency=False)  # --concurrency here counts episodes, not requests
+@agent_options
 def run(
     env_dirs: Annotated[list[Path], typer.Argument(help="Environment directories (see `investigation sample`).")],
     model: ModelOpt = "local",
     run_dir: run_dir_option("Run directory (resumable: rerun the same command).") = Path("lexprobe-runs/investigation"),
     tool_budget: Annotated[int, typer.Option(min=0, help="Tool calls allowed in Turn 1 (Appendix A: 30).")] = 30,
     turn_budget: Annotated[int, typer.Option(min=1, help="Assistant replies allowed in Turn 1 (Appendix A: 25).")] = 25,
-    tell_budget: TellBudgetOpt = False,
-    prompts: PromptsOpt = None,
+    agent: AgentOptions = AGENT_DEFAULTS,
     epochs: Annotated[int, typer.Option(min=1, help="Episodes per environment.")] = 1,
     concurrency: concurrency_option("Episodes in flight at once.") = 2,
     seed: Annotated[int, typer.Option(help="Seed of the per-episode hypothesis shuffle.")] = 0,
     protocol: Annotated[str, typer.Option(help="Tool protocol: native (the backend's tool calling) or text.")] = (
         "native"
     ),
-    no_shell: NoShellOpt = False,
-    temperature: TemperatureOpt = None,
-    max_tokens: MaxTokensOpt = None,
-    no_cache: NoCacheOpt = False,
-    max_retries: RetriesOpt = DEFAULT_RETRIES,
-    timeout: TimeoutOpt = None,
+    engine: EngineOptions = ENGINE_DEFAULTS,
     as_json: json_flag("Print one JSON line per episode.") = False,
 ) -> None:
     """Run the two-turn investigation protocol: Turn 1 investigates with tools and writes a summary; Turn 2 sees only
@@ -92,20 +128,14 @@ def run(
 
     Example: `lexprobe investigation run envs/harlow --model local --tool-budget 10 --run-dir runs/inv-smol`
     """
-    from lexprobe.investigation.harness import HarnessSettings
-    from lexprobe.investigation.prompts import load_prompts
     from lexprobe.investigation.run import run_investigations
 
     if protocol not in ("native", "text"):
-        raise error_exit(f"unknown protocol {protocol!r}; valid: native, text")
+        raise BadInputError(f"unknown protocol {protocol!r}; valid: native, text")
     check_model(model)
-    prompt_set = load_prompts(prompts)  # a bad template: exit 2 naming it, before any request
-    settings = HarnessSettings(model=model, tool_budget=tool_budget, turn_budget=turn_budget, epochs=epochs,
-                               seed=seed, protocol=protocol, shell=not no_shell, max_tokens=max_tokens,
-                               temperature=temperature,
-                               tell_budget=tell_budget, prompts=prompt_set)  # fmt: skip
-    config = engine_config(None, no_cache, max_retries, timeout, progress=False)
-    cache = None if no_cache else ResponseCache()
+    settings = agent.settings(model, tool_budget=tool_budget, turn_budget=turn_budget, epochs=epochs, seed=seed,
+                              protocol=protocol)  # fmt: skip
+    config, cache = engine.config(progress=False), engine.cache()
 
     def report(episode: Episode) -> None:
         err.print(_episode_line(episode), highlight=False, markup=False)
@@ -116,7 +146,7 @@ def run(
         episodes = asyncio.run(run_investigations(env_dirs, settings, run_dir, cache, config,
                                                   concurrency=concurrency, on_episode=report,
                                                   permanent_failures=permanent))  # fmt: skip
-    if episodes and not episodes[0].shell_enabled and not no_shell:
+    if episodes and not episodes[0].shell_enabled and not agent.no_shell:
         err.print(f"note: {episodes[0].shell_note}", highlight=False)
     for episode in episodes:
         if as_json:
@@ -128,7 +158,9 @@ def run(
         raise failure
     failed = [e for e in episodes if e.status != "complete"]
     if failed:
-        raise error_exit(f"{len(failed)} episode(s) did not finish ({failed[0].error}); rerun to resume", code=1)
+        raise LexprobeError(
+            f"{len(failed)} episode(s) did not finish ({failed[0].error}); rerun to resume", exit_code=1
+        )
 
 
 def show(
@@ -142,10 +174,10 @@ def show(
     Example: `lexprobe investigation show runs/inv-smol` lists the episodes; add an episode id for its transcript.
     """
     if not run_dir.is_dir():
-        raise error_exit(f"{run_dir} is not a directory")
+        raise BadInputError(f"{run_dir} is not a directory")
     episodes = load_episodes(run_dir)  # a malformed record: BadInputError naming the file
     if not episodes:
-        raise error_exit(f"{run_dir} holds no episodes")
+        raise BadInputError(f"{run_dir} holds no episodes")
     if episode_id is None:
         for episode in episodes:
             print(safe_text(_episode_line(episode)))
@@ -153,7 +185,7 @@ def show(
     matches = [e for e in episodes if e.episode_id == episode_id or e.episode_id.startswith(episode_id)]
     if len(matches) != 1:
         known = ", ".join(e.episode_id for e in episodes[:10])
-        raise error_exit(f"{'no' if not matches else 'several'} episode(s) match {episode_id!r}; known: {known}")
+        raise BadInputError(f"{'no' if not matches else 'several'} episode(s) match {episode_id!r}; known: {known}")
     if as_json:
         print(safe_json(matches[0].model_dump_json(indent=1)))
         return
@@ -206,6 +238,8 @@ def _print_transcript(episode: Episode) -> None:
     out.print(table)
 
 
+@engine_options(concurrency=False)  # --concurrency here counts questions, not requests
+@agent_options
 def qa(
     env_dirs: Annotated[list[Path], typer.Argument(help="Environment directories with questions.json.")],
     model: ModelOpt = "local",
@@ -213,15 +247,9 @@ def qa(
     run_dir: run_dir_option("Run directory (resumable).") = Path("lexprobe-runs/qa"),
     tool_budget: Annotated[int, typer.Option(min=0, help="Tool calls allowed per question (Appendix A: 30).")] = 30,
     turn_budget: Annotated[int, typer.Option(min=1, help=QA_TURNS_HELP)] = 15,
-    tell_budget: TellBudgetOpt = False,
-    prompts: PromptsOpt = None,
+    agent: AgentOptions = AGENT_DEFAULTS,
     concurrency: concurrency_option("Questions in flight at once.") = 2,
-    no_shell: NoShellOpt = False,
-    temperature: TemperatureOpt = None,
-    max_tokens: MaxTokensOpt = None,
-    no_cache: NoCacheOpt = False,
-    max_retries: RetriesOpt = DEFAULT_RETRIES,
-    timeout: TimeoutOpt = None,
+    engine: EngineOptions = ENGINE_DEFAULTS,
     as_json: json_flag("Print one JSON line per question.") = False,
 ) -> None:
     """Factual QA: answer each question of the environments with the tools (final answer after ANSWER:), then a
@@ -229,22 +257,17 @@ def qa(
 
     Example: `lexprobe investigation qa envs/harlow --model openai/gpt-4o-mini --judge openai/gpt-4o`
     """
-    from lexprobe.investigation.harness import HarnessSettings
-    from lexprobe.investigation.prompts import load_prompts
     from lexprobe.investigation.qa import run_qa
 
     judge_model = judge or model
     check_model(model)
     check_model(judge_model)
-    prompt_set = load_prompts(prompts)  # a bad template: exit 2 naming it, before any request
-    settings = HarnessSettings(model=model, tool_budget=tool_budget, turn_budget=turn_budget, shell=not no_shell,
-                               max_tokens=max_tokens, tell_budget=tell_budget, prompts=prompt_set,
-                               temperature=temperature)  # fmt: skip
-    config = engine_config(None, no_cache, max_retries, timeout, progress=False)
+    settings = agent.settings(model, tool_budget=tool_budget, turn_budget=turn_budget)
+    config = engine.config(progress=False)
     permanent: dict[str, str] = {}
     with stop_on_sigint():  # Ctrl-C: every question stops at its next step, exit 130
         records = asyncio.run(run_qa(env_dirs, settings, judge_model, run_dir,
-                                     None if no_cache else ResponseCache(), config,
+                                     engine.cache(), config,
                                      concurrency=concurrency, permanent_failures=permanent))  # fmt: skip
     if as_json:
         for record in records:

@@ -17,7 +17,8 @@ import typer
 
 from lexprobe.cli.investigation_tables import print_summary
 from lexprobe.cli.options import HTML_REPORT_HELP, html_option, json_flag
-from lexprobe.cli.output import err, error_exit, out
+from lexprobe.cli.output import err, out
+from lexprobe.errors import BadInputError
 from lexprobe.investigation.scoring import (
     DEFINITIONS,
     complete_episodes,
@@ -91,7 +92,7 @@ def score(
     every = [episode for _, episodes in runs for episode in episodes]
     episodes, left_out = complete_episodes(every)
     if not episodes:
-        raise error_exit(
+        raise BadInputError(
             f"no complete episode to score in {', '.join(str(r) for r in run_dirs)} ({len(left_out)} running or failed)"
         )
     notes = []
@@ -103,7 +104,9 @@ def score(
             notes.append(f"{len(episodes) - len(kept)} finished episode(s) without a complete output were left out "
                          "(--complete-only)")  # fmt: skip
         if not kept:
-            raise error_exit(f"no complete output to score in {', '.join(str(r) for r in run_dirs)} (--complete-only)")
+            raise BadInputError(
+                f"no complete output to score in {', '.join(str(r) for r in run_dirs)} (--complete-only)"
+            )
         episodes = kept
     seen: set[tuple[str, str]] = set()
     repeated = 0
@@ -135,7 +138,7 @@ def score(
                 notes=notes,
             )
         except OSError as exc:
-            raise error_exit(f"cannot write {html}: {exc}") from None
+            raise BadInputError(f"cannot write {html}: {exc}") from None
         err.print(f"wrote {html}", highlight=False, soft_wrap=True)
     if as_json:
         print(json.dumps(summary.model_dump(mode="json")))

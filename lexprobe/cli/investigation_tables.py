@@ -13,8 +13,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from lexprobe.cli.output import ci_text, num, pct, wide
+from lexprobe.cli.output import wide
 from lexprobe.investigation.scoring.schema import Analyses, GroupSummary, RoleRecall, ScoreSummary, VerdictCounts
+from lexprobe.reporting.numbers import interval, num, pct
 
 
 def _table(title: str, columns: Sequence[str], left: Sequence[str] = ("model",)) -> Table:
@@ -27,7 +28,7 @@ def _table(title: str, columns: Sequence[str], left: Sequence[str] = ("model",))
 def _verdict_cells(g: GroupSummary) -> list[str]:
     return [
         pct(g.case_solved),
-        ci_text(g.case_solved_ci),
+        interval(g.case_solved_ci),
         pct(g.believe_acc),
         pct(g.reject_acc),
         pct(g.worst_class_acc),
@@ -91,7 +92,7 @@ def _print_levels(console: Console, summary: ScoreSummary) -> None:
                 escape(level),
                 str(c.n_episodes),
                 pct(c.case_solved),
-                ci_text(c.case_solved_ci),
+                interval(c.case_solved_ci),
                 pct(c.worst_class_acc),
                 pct(c.coverage),
                 pct(c.signal_recall),
@@ -109,13 +110,13 @@ def _print_usage(console: Console, summary: ScoreSummary) -> None:
         unknown = f" ({cost.unknown} unknown)" if cost.unknown else ""
         table.add_row(
             escape(m.model),
-            num(m.tool_calls.mean),
-            num(m.tool_calls.denied_mean),
+            num(m.tool_calls.mean, 1),
+            num(m.tool_calls.denied_mean, 1),
             num(m.tokens.input.mean, 0),
             num(m.tokens.output.mean, 0),
             num(cost.mean, 4),
             num(cost.total, 2) + unknown,
-            num(m.wall_s.mean),
+            num(m.wall_s.mean, 1),
         )
     console.print(table)
 
@@ -137,10 +138,10 @@ def _print_comparisons(console: Console, summary: ScoreSummary) -> None:
             escape(c.b),
             str(c.n_environments),
             pct(cs.difference),
-            ci_text(cs.ci),
+            interval(cs.ci),
             pct(cs.share_above_zero),
             pct(wc.difference),
-            ci_text(wc.ci),
+            interval(wc.ci),
             pct(wc.share_above_zero),
         )
     console.print(table)
@@ -183,7 +184,9 @@ def _print_roles(console: Console, rows: Sequence[RoleRecall]) -> None:
         left=("model", "role"),
     )
     for row in rows:
-        table.add_row(escape(row.model), escape(row.role), str(row.episodes), num(row.documents_mean), pct(row.recall))
+        table.add_row(
+            escape(row.model), escape(row.role), str(row.episodes), num(row.documents_mean, 1), pct(row.recall)
+        )
     console.print(table)
 
 
@@ -244,7 +247,7 @@ def _print_generators(console: Console, a: Analyses) -> None:
     table = _table(title, ("generator", "model", "n", "cases", "case solved", "95% CI"), left=("generator", "model"))
     for r in g.rates:
         table.add_row(escape(r.generator), escape(r.model), str(r.n_episodes), str(r.n_cases), pct(r.case_solved),
-                      ci_text(r.case_solved_ci))  # fmt: skip
+                      interval(r.case_solved_ci))  # fmt: skip
     console.print(table)
     for pair in g.pairs:
         rho = num(pair.spearman_rho, 2)
@@ -254,7 +257,7 @@ def _print_generators(console: Console, a: Analyses) -> None:
             ("model", "a", "b", "b − a", "95% CI"),
         )
         for m in pair.models:
-            table.add_row(escape(m.model), pct(m.a), pct(m.b), pct(m.difference), ci_text(m.ci))
+            table.add_row(escape(m.model), pct(m.a), pct(m.b), pct(m.difference), interval(m.ci))
         console.print(table)
 
 

@@ -13,10 +13,11 @@ from rich.markup import escape
 from rich.table import Table
 
 from lexprobe.cli.options import json_flag
-from lexprobe.cli.output import err, error_exit, fixed, out, share, wide
+from lexprobe.cli.output import err, out, wide
 from lexprobe.engine.store import RUN_DB_NAME, RunStore
 from lexprobe.errors import BadInputError
 from lexprobe.hallucination.labelsheet import agreement_report, export_label_sheet, key_path, write_label_sheet
+from lexprobe.reporting.numbers import fixed, share
 
 KAPPA_NOTE = (
     "Cohen's kappa corrects agreement for chance: above 0.80 is almost perfect, above 0.60 substantial, above 0.40 "
@@ -42,11 +43,11 @@ def export_labels(
     Example: `lexprobe hallucination export-labels runs/gpt4o --n 100 --out labels/sheet.csv`
     """
     if not (run_dir / RUN_DB_NAME).is_file():
-        raise error_exit(f"{run_dir} is not a run directory (no {RUN_DB_NAME})")
+        raise BadInputError(f"{run_dir} is not a run directory (no {RUN_DB_NAME})")
     key = key_path(out_file)
     existing = [str(path) for path in (out_file, key) if path.exists()]
     if existing and not force:
-        raise error_exit(f"{' and '.join(existing)} already exist(s) and may hold coders' labels; pass --force")
+        raise BadInputError(f"{' and '.join(existing)} already exist(s) and may hold coders' labels; pass --force")
     store = RunStore.open_read_only(run_dir)  # reading: no lock, works on a read-only run directory
     try:
         sheet = export_label_sheet(store, n, seed)
@@ -64,7 +65,7 @@ def export_labels(
     try:
         write_label_sheet(sheet, out_file)
     except OSError as exc:
-        raise error_exit(f"cannot write {out_file}: {exc.strerror or exc}") from None
+        raise BadInputError(f"cannot write {out_file}: {exc.strerror or exc}") from None
     print(f"{out_file}: {len(sheet.rows)} rows (judge: {sheet.judge}; key: {key}, keep it from the coders)")
 
 
@@ -102,7 +103,7 @@ def agreement(
     """
     missing = [str(path) for path in [*sheets, *([key] if key else [])] if not path.is_file()]
     if missing:
-        raise error_exit(f"file not found: {', '.join(missing)}")
+        raise BadInputError(f"file not found: {', '.join(missing)}")
     report = agreement_report(sheets, key)  # a bad sheet or key: BadInputError naming file and line
     for coder in report["coders"]:
         if coder["coded"] < coder["rows"]:

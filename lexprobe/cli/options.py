@@ -1,14 +1,23 @@
 """The options shared by lexprobe commands, defined once as `Annotated` aliases, and what they turn into.
 
-Every command that talks to a model takes `--model` (or names its model options otherwise), `--no-cache`,
-`--max-retries`, `--timeout` and `--concurrency`; `engine_config` turns the last four into the engine's settings.
+Every command that talks to a model takes `--model` (or names its model options otherwise) and the engine options
+`--concurrency`, `--no-cache`, `--max-retries`, `--timeout` (and `--dry-run` where it can count a job first). Typer
+has no option groups, so the `engine_options` decorator supplies them: the command declares one `engine:
+EngineOptions` parameter, the decorator puts the shared options in its place in the signature Typer reads and calls
+the command with the `EngineOptions` they make. `option_group` does the same for any other dataclass of options
+that several commands share.
+
 Options whose help names what a command prints or keeps (`--json`, `--run-dir`) are built by `json_flag` and
 `run_dir_option`, so the flag itself is still spelled in one place.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -16,16 +25,18 @@ import typer
 
 from lexprobe.caselaw.paths import default_db_path
 from lexprobe.caselaw.query import CaseDatabase, CaseDatabaseMissing
-from lexprobe.engine import EngineConfig
+from lexprobe.engine import EngineConfig, ResponseCache
 from lexprobe.errors import BadInputError
 from lexprobe.models.spec import valid_forms_text
 
 __all__ = [
+    "ENGINE_DEFAULTS",
     "HTML_REPORT_HELP",
     "MODEL_HELP",
     "ConcurrencyOpt",
     "DbOpt",
     "DryRunOpt",
+    "EngineOptions",
     "JsonOpt",
     "ModelOpt",
     "NoCacheOpt",
@@ -33,9 +44,11 @@ __all__ = [
     "TimeoutOpt",
     "concurrency_option",
     "engine_config",
+    "engine_options",
     "html_option",
     "json_flag",
     "open_case_db",
+    "option_group",
     "run_dir_option",
 ]
 
@@ -105,6 +118,73 @@ def engine_config(
         timeout_s=timeout,
         progress=sys.stderr.isatty() if progress is None else progress,
     )
+
+
+@dataclass(frozen=True)
+class EngineOptions:
+    """The engine options of one command invocation, as `engine_options` collects them."""
+
+    concurrency: int | None = None
+    no_cache: bool = False
+    dry_run: bool = False
+    max_retries: int = DEFAULT_RETRIES
+    timeout: float | None = None
+
+    def config(self, *, progress: bool | None = None) -> EngineConfig:
+        """Return the engine settings (see `engine_config`)."""
+        return engine_config(self.concurrency, self.no_cache, self.max_retries, self.timeout, progress=progress)
+
+    def cache(self) -> ResponseCache | None:
+        """Return the shared response cache, or None under `--no-cache`."""
+        return None if self.no_cache else ResponseCache()
+
+
+#: The default of a command's `engine` parameter (the decorator always passes one).
+ENGINE_DEFAULTS = EngineOptions()
+
+#: The option type of each `EngineOptions` field, in the order `--help` lists them.
+ENGINE_OPTION_TYPES = {
+    "concurrency": ConcurrencyOpt,
+    "no_cache": NoCacheOpt,
+    "dry_run": DryRunOpt,
+    "max_retries": RetriesOpt,
+    "timeout": TimeoutOpt,
+}
+
+
+def engine_options(*, concurrency: bool = True, dry_run: bool = False) -> Callable[[Callable], Callable]:
+    """Return a decorator that gives a command the shared engine options in place of its `engine: EngineOptions`
+    parameter: `--concurrency` (unless `concurrency` is False: the command has its own), `--no-cache`, `--dry-run`
+    (only if `dry_run`), `--max-retries` and `--timeout`; the command is called with `engine=EngineOptions(...)`."""
+    chosen = {"concurrency": concurrency, "dry_run": dry_run}
+    types = {name: kind for name, kind in ENGINE_OPTION_TYPES.items() if chosen.get(name, True)}
+    return lambda command: option_group(command, "engine", EngineOptions, types)
+
+
+def option_group(command: Callable, parameter: str, group: type, types: dict[str, Any]) -> Callable:
+    """Return `command` with its `parameter` (a frozen dataclass `group`) replaced, in the signature Typer reads, by
+    one option per entry of `types` (field name -> `Annotated` option type, in `--help` order; defaults from the
+    dataclass); the returned command calls `command` with `parameter=group(**those options)`."""
+    signature = inspect.signature(command, eval_str=True)
+    if parameter not in signature.parameters:
+        raise TypeError(f"{command.__name__} has no `{parameter}` parameter")
+    defaults = {field.name: field.default for field in fields(group)}
+    parameters: list[inspect.Parameter] = []
+    for current in signature.parameters.values():
+        if current.name != parameter:
+            parameters.append(current)
+            continue
+        parameters += [inspect.Parameter(name, current.kind, default=defaults[name], annotation=kind)
+                       for name, kind in types.items()]  # fmt: skip
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        values = {name: kwargs.pop(name) for name in types if name in kwargs}
+        return command(*args, **{parameter: group(**values)}, **kwargs)
+
+    wrapper.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+    wrapper.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": signature.return_annotation}
+    return wrapper
 
 
 def open_case_db(db: Path | None) -> CaseDatabase:

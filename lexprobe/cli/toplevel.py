@@ -15,17 +15,7 @@ from lexprobe.caselaw.judges import load_roster
 from lexprobe.caselaw.paths import default_db_path
 from lexprobe.caselaw.query import case_database_is_current
 from lexprobe.cli.hallucination_tables import print_report, print_skipped
-from lexprobe.cli.options import (
-    DEFAULT_RETRIES,
-    ConcurrencyOpt,
-    DryRunOpt,
-    ModelOpt,
-    NoCacheOpt,
-    RetriesOpt,
-    TimeoutOpt,
-    engine_config,
-    json_flag,
-)
+from lexprobe.cli.options import ENGINE_DEFAULTS, EngineOptions, ModelOpt, engine_options, json_flag
 from lexprobe.cli.output import err, out
 from lexprobe.demo import DEMO_CASES, demo_settings, ensure_case_database, run_demo, run_demo_investigation
 from lexprobe.engine import Engine, EngineConfig, ResponseCache, RunStore, default_cache_dir, estimate_run
@@ -72,6 +62,7 @@ def models(
     out.print(f"Response cache: {default_cache_dir()} (set LEXPROBE_CACHE to move it)", highlight=False)
 
 
+@engine_options(dry_run=True)
 def ask(
     prompt: Annotated[str, typer.Argument(help="The question to ask.")],
     model: ModelOpt = "local",
@@ -86,16 +77,13 @@ def ask(
         Path | None, typer.Option(help="Keep the request and answer in this run directory (default: nowhere).")
     ] = None,
     as_json: json_flag('Print {"text", "usage", "cost_usd", "latency_s", "cached"}.') = False,
-    concurrency: ConcurrencyOpt = None,
-    no_cache: NoCacheOpt = False,
-    dry_run: DryRunOpt = False,
-    max_retries: RetriesOpt = DEFAULT_RETRIES,
-    timeout: TimeoutOpt = None,
+    engine: EngineOptions = ENGINE_DEFAULTS,
 ) -> None:
     """Answer one prompt through the engine (cache, retries, usage and cost accounting).
 
     Example: `lexprobe ask --model local --json "Who wrote Marbury v. Madison?"`
     """
+    dry_run = engine.dry_run
     check_model(model, credentials=not dry_run)  # a dry run sends nothing: no API key needed
     try:
         request = Request.from_prompt(
@@ -107,8 +95,7 @@ def ask(
             max_tokens=max_tokens,
             sample_index=sample_index,
         )
-        config = engine_config(concurrency, no_cache, max_retries, timeout)
-        cache = ResponseCache() if config.use_cache else None
+        config, cache = engine.config(), engine.cache()
         store = RunStore.open(run_dir) if run_dir else RunStore.in_memory()
         if run_dir and dry_run:  # a run directory holds one kind of run of one model; a dry run records nothing
             store.check_claim(ASK_KIND, model)
@@ -157,6 +144,7 @@ async def _run_once(store: RunStore, cache: ResponseCache | None, config: Engine
         await engine.aclose()
 
 
+@engine_options()
 def demo(
     model: ModelOpt = "local",
     run_dir: Annotated[Path | None, typer.Option(help="Run directory (default: a new temporary folder).")] = None,
@@ -164,10 +152,7 @@ def demo(
     prompt_styles: Annotated[str, typer.Option(help="Comma list of prompt styles: zero, few.")] = "zero",
     samples: Annotated[int, typer.Option("--samples", min=0, help="Calibration samples K per question.")] = 3,
     html: Annotated[Path, typer.Option("--html", help="Where to write the HTML report.")] = Path("demo-report.html"),
-    no_cache: NoCacheOpt = False,
-    concurrency: ConcurrencyOpt = None,
-    max_retries: RetriesOpt = DEFAULT_RETRIES,
-    timeout: TimeoutOpt = None,
+    engine: EngineOptions = ENGINE_DEFAULTS,
 ) -> None:
     """A small hallucination profile of the embedded model (or --model): every task the shared data supports
     (Supreme Court cases; reference-free tasks judged by the model itself), K=3 calibration samples, scored against
@@ -184,8 +169,7 @@ def demo(
         err.print(f"[dim]building the case database at {db_path} (first run only)...[/]", highlight=False)
         ensure_case_database(db_path)  # a BuildError: one line, exit 2
     folder = run_dir or Path(tempfile.mkdtemp(prefix="lexprobe-demo-"))
-    config = engine_config(concurrency, no_cache, max_retries, timeout)
-    cache = None if no_cache else ResponseCache()
+    config, cache = engine.config(), engine.cache()
     err.print(f"[dim]profiling {model}; run directory {folder}[/]", highlight=False)
     styles = tuple(s.strip() for s in prompt_styles.split(",") if s.strip())
     if not styles or set(styles) - {"zero", "few"}:

@@ -26,6 +26,11 @@ def estimate_input_tokens(request: Request) -> int:
     return max(1, chars // CHARS_PER_TOKEN)
 
 
+def _cost_text(cost: float | None) -> str:
+    """Return an upper bound of cost as the estimate lines print it ("$0.0123", or why there is none)."""
+    return "unknown (no price for this model)" if cost is None else f"${cost:.4f}"
+
+
 @dataclass
 class ModelEstimate:
     """The part of an estimate sent to one model, priced at that model's price."""
@@ -41,7 +46,7 @@ class ModelEstimate:
 
     def one_line(self) -> str:
         """Return this model's share as one line."""
-        cost = "unknown (no price for this model)" if self.max_cost_usd is None else f"${self.max_cost_usd:.4f}"
+        cost = _cost_text(self.max_cost_usd)
         return (
             f"  {self.model}: {self.requests:,} requests, {self.to_send:,} to send; ~{self.input_tokens:,} input "
             f"tokens, at most {self.max_output_tokens:,} output tokens; at most {cost}"
@@ -67,7 +72,7 @@ class Estimate:
 
     def one_line(self) -> str:
         """Return the estimate as one human-readable line."""
-        cost = "unknown (no price for this model)" if self.max_cost_usd is None else f"${self.max_cost_usd:.4f}"
+        cost = _cost_text(self.max_cost_usd)
         return (
             f"dry run: {self.requests} requests, {self.already_done} already done, {self.cache_hits} in cache, "
             f"{self.to_send} to send; ~{self.input_tokens:,} input tokens, at most {self.max_output_tokens:,} "

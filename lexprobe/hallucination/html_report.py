@@ -38,6 +38,8 @@ if TYPE_CHECKING:
     from lexprobe.investigation.scoring.schema import BaselineSummary, ModelSummary, ScoreSummary
 
 LEVEL_NAMES = {"scotus": "SCOTUS", "coa": "USCOA", "district": "USDC"}
+#: The last sentence of every caption with error bars.
+_SE_NOTE = "Bars and whiskers: rate ± 1.96 s.e. (binomial)."
 TABLE_GROUPS = (
     ("low", "Low complexity tasks (cf. Table 3)"),
     ("moderate", "Moderate complexity tasks (cf. Table 4)"),
@@ -112,6 +114,28 @@ def _n_text(counts: dict[str, int]) -> str:
     return "; ".join(f"{model}: n={n}" for model, n in counts.items())
 
 
+def _rate_bars(
+    rows: list[dict],
+    order: list[str],
+    labels: list[str],
+    models: list[str],
+    *,
+    title: str,
+    chart_title: str,
+    lead: str,
+    answers: str,
+    note: str = "",
+) -> dict:
+    """A figure of the hallucination rate by group, one bar per model, its caption naming each model's n:
+    "LEAD (n per model); ANSWERS. NOTE" and the error-bar note."""
+    rates, errors, counts = _series(rows, order, models)
+    return _figure(
+        title,
+        lambda: bar_chart(labels, rates, errors, "Hallucination rate", chart_title, percent=True),
+        f"{lead} ({_n_text(counts)}); {answers}. {note}{_SE_NOTE}",
+    )
+
+
 def _figure(title: str, build: Callable[[], Figure], caption: str) -> dict:
     """Render one figure, or a note saying why it is missing (never a broken image)."""
     try:
@@ -125,26 +149,22 @@ def figures(stats: dict, models: list[str]) -> list[dict]:
     estimator."""
     found = stats["breakdowns"]
     result = []
-    se_note = "Bars and whiskers: rate ± 1.96 s.e. (binomial)."
     answers = PROMPT_STYLE_TEXT[stats["estimators"]["prompt_style"]] + " (--prompt-style)"
 
     present = [c for c in COMPLEXITY_ORDER if any(g["group"] == c for g in found["complexity"])]
     if present:
-        rates, errors, counts = _series(found["complexity"], present, models)
-        result.append(_figure(
-            "Hallucination rate by task complexity (cf. Figure 1)",
-            lambda: bar_chart(present, rates, errors, "Hallucination rate", "Rate by task complexity", percent=True),
-            f"All true-premise tasks pooled except doctrinal agreement, as in the study ({_n_text(counts)}); "
-            f"{answers}. The high class includes reference-free tasks, whose rates are lower bounds. {se_note}",
+        result.append(_rate_bars(
+            found["complexity"], present, present, models, title="Hallucination rate by task complexity (cf. Figure 1)",
+            chart_title="Rate by task complexity",
+            lead="All true-premise tasks pooled except doctrinal agreement, as in the study", answers=answers,
+            note="The high class includes reference-free tasks, whose rates are lower bounds. ",
         ))  # fmt: skip
     levels = [lv for lv in LEVEL_ORDER if any(g["group"] == lv for g in found["level"])]
     if levels:
-        rates, errors, counts = _series(found["level"], levels, models)
-        names = [LEVEL_NAMES[lv] for lv in levels]
-        result.append(_figure(
-            "Hallucination rate by court level (cf. Figure 2)",
-            lambda: bar_chart(names, rates, errors, "Hallucination rate", "Rate by court level", percent=True),
-            f"Reference-based true-premise tasks pooled ({_n_text(counts)}); {answers}. {se_note}",
+        result.append(_rate_bars(
+            found["level"], levels, [LEVEL_NAMES[lv] for lv in levels], models,
+            title="Hallucination rate by court level (cf. Figure 2)", chart_title="Rate by court level",
+            lead="Reference-based true-premise tasks pooled", answers=answers,
         ))  # fmt: skip
     circuits = [g for g in found["circuit"]]
     pooled_circuits: dict[str, list[dict]] = defaultdict(list)
@@ -175,7 +195,7 @@ def figures(stats: dict, models: list[str]) -> list[dict]:
             lambda: line_chart([low + 5 for low in range(0, 100, 10)], rates, errors, "Prominence percentile "
                                "(decile midpoint)", "Hallucination rate", "SCOTUS: rate by prominence", percent=True),
             f"SCOTUS reference-based tasks pooled ({_n_text(counts)}); {answers}; prominence = the case's "
-            f"citation-network authority percentile within the Supreme Court. {se_note}",
+            f"citation-network authority percentile within the Supreme Court. {_SE_NOTE}",
         ))  # fmt: skip
     if found["decade"]:
         decades = sorted({g["group"] for g in found["decade"]})
@@ -187,7 +207,7 @@ def figures(stats: dict, models: list[str]) -> list[dict]:
             lambda: line_chart(xs, rates, errors, "Decision year (decade midpoint)", "Hallucination rate",
                                "SCOTUS: rate by decade", bands=bands[-6:], percent=True),
             f"SCOTUS reference-based tasks pooled ({_n_text(counts)}); {answers}; shaded bands are Chief Justice "
-            f"eras. {se_note}",
+            f"eras. {_SE_NOTE}",
         ))  # fmt: skip
     for model in models:
         points = [(row["justice"], float(row["true"]), float(row["named"]))
@@ -203,12 +223,10 @@ def figures(stats: dict, models: list[str]) -> list[dict]:
             ))  # fmt: skip
     if found["contra_factual"]:
         cells = sorted({g["group"] for g in found["contra_factual"]})
-        rates, errors, counts = _series(found["contra_factual"], cells, models)
-        result.append(_figure(
-            "Contra-factual (false-premise) hallucination rate (cf. Figure 7)",
-            lambda: bar_chart(cells, rates, errors, "Hallucination rate", "False-premise tasks", percent=True),
-            f"Answers accepting a false premise are hallucinations; rejecting it is correct ({_n_text(counts)}); "
-            f"{answers}. {se_note}",
+        result.append(_rate_bars(
+            found["contra_factual"], cells, cells, models,
+            title="Contra-factual (false-premise) hallucination rate (cf. Figure 7)", chart_title="False-premise tasks",
+            lead="Answers accepting a false premise are hallucinations; rejecting it is correct", answers=answers,
         ))  # fmt: skip
     curves = stats["calibration_curves"]
     if curves:

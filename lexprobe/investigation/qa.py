@@ -27,8 +27,7 @@ from lexprobe.investigation.corpus_view import CorpusView
 from lexprobe.investigation.environment import Question
 from lexprobe.investigation.episode import Episode, safe_name
 from lexprobe.investigation.harness import EpisodeFailed, EpisodeRunner, HarnessSettings
-from lexprobe.investigation.run import QA_KIND, open_run_store, record_run, run_gated
-from lexprobe.investigation.scoring.inputs import corpus_hash
+from lexprobe.investigation.run import QA_KIND, open_run, run_gated
 from lexprobe.models.types import Message
 
 QA_DIR = "qa"
@@ -164,14 +163,7 @@ async def run_qa(
     settings (investigation episodes of the same model may share it), and `RunDirectoryLocked` while another
     process runs there."""
     meta = settings.to_meta() | {"judge": judge}
-    store = open_run_store(Path(run_dir), QA_KIND, settings.model, "qa_settings", meta)
-    try:
-        views = [CorpusView.open(Path(env_dir)) for env_dir in env_dirs]
-        hashes = [corpus_hash(view.env_dir, view.environment) or "" for view in views]  # recorded in each episode
-        record_run(store, QA_KIND, settings.model, "qa_settings", meta)
-    except BaseException:
-        store.close()
-        raise
+    store, views, hashes = open_run(env_dirs, run_dir, QA_KIND, settings.model, "qa_settings", meta)
     jobs = [
         lambda engine, view=view, question=question, digest=digest: QARunner(
             engine, view, settings, question, run_dir, judge, digest

@@ -44,6 +44,23 @@ def record_run(store: RunStore, kind: str, model: str, settings_key: str, settin
     store.set_meta(settings_key, settings)
 
 
+def open_run(
+    env_dirs: list[Path], run_dir: Path, kind: str, model: str, settings_key: str, settings: dict
+) -> tuple[RunStore, list[CorpusView], list[str]]:
+    """Open the run directory's store for a `kind` run of `model` (`open_run_store`), open every environment with its
+    corpus hash (recorded in each episode) and record the run (`record_run`); returns the store, the views and the
+    hashes. Closes the store and re-raises when an environment cannot be loaded."""
+    store = open_run_store(Path(run_dir), kind, model, settings_key, settings)
+    try:
+        views = [CorpusView.open(Path(env_dir)) for env_dir in env_dirs]
+        hashes = [corpus_hash(view.env_dir, view.environment) or "" for view in views]
+        record_run(store, kind, model, settings_key, settings)
+    except BaseException:
+        store.close()
+        raise
+    return store, views, hashes
+
+
 async def run_investigations(
     env_dirs: list[Path],
     settings: HarnessSettings,
@@ -65,14 +82,8 @@ async def run_investigations(
     for an environment that cannot be loaded (all before any model call).
     """
     run_dir = Path(run_dir)
-    store = open_run_store(run_dir, RUN_KIND, settings.model, "investigation_settings", settings.to_meta())
-    try:
-        views = [CorpusView.open(Path(env_dir)) for env_dir in env_dirs]
-        hashes = [corpus_hash(view.env_dir, view.environment) or "" for view in views]  # recorded in each episode
-        record_run(store, RUN_KIND, settings.model, "investigation_settings", settings.to_meta())
-    except BaseException:
-        store.close()
-        raise
+    meta = settings.to_meta()
+    store, views, hashes = open_run(env_dirs, run_dir, RUN_KIND, settings.model, "investigation_settings", meta)
     jobs = [
         _episode_job(view, settings, epoch, run_dir, digest)
         for view, digest in zip(views, hashes, strict=True)

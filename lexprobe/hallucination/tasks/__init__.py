@@ -1,10 +1,13 @@
 """The study's tasks: each one frozen `TaskSpec` (`tasks/base.py`) that says what it asks, with which templates, at
 which levels and in which prompt styles, how its items are built, how an outside answer's reference is looked up,
-how a greedy answer is extracted for calibration and how answers are scored. One module per reference-based task;
-the five reference-free tasks are declared together in `tasks/reference_free.py`.
+how a greedy answer is extracted for calibration and how answers are scored. The data of every task (the Table 2
+wording, template, complexity, levels, styles, ...) is one row of `tasks/catalogue.toml`; one module per
+reference-based task binds its behaviour to its row (`base.catalogued`); the five reference-free tasks are bound
+together in `tasks/reference_free.py`.
 
 `TASKS` is the one registry every other module reads (the run, calibration, `score-answers`, the reports and the
-CLI): adding a task means one module defining its `TASK` and one line in `REGISTRY` below.
+CLI), in the catalogue's row order: adding a task means one catalogue row, one module defining its `TASK` and its
+name in `_BOUND` below.
 """
 
 from __future__ import annotations
@@ -29,31 +32,36 @@ from lexprobe.hallucination.tasks import (
     reference_free,
 )
 from lexprobe.hallucination.tasks.base import LEVEL_ALIASES, LEVELS, Drafts, ItemDraft, TaskSpec
+from lexprobe.hallucination.tasks.catalogue import CATALOGUE
 
-#: Every task, in the order `lexprobe hallucination tasks` and the reports list them.
-REGISTRY: tuple[TaskSpec, ...] = (
-    existence.TASK,
-    court.TASK,
-    citation.TASK,
+#: Every task bound to its behaviour (in any order: the catalogue's row order is the registry's).
+_BOUND: tuple[TaskSpec, ...] = (
     author.TASK,
-    disposition.TASK,
-    quotation.TASK,
     authority.TASK,
-    overruling_year.TASK,
+    citation.TASK,
+    court.TASK,
+    disposition.TASK,
     doctrinal_agreement.TASK,
+    existence.TASK,
+    fake_existence.TASK,
+    false_dissent.TASK,
+    false_overruling.TASK,
+    overruling_year.TASK,
+    quotation.TASK,
     reference_free.FACTUAL_BACKGROUND,
     reference_free.PROCEDURAL_POSTURE,
     reference_free.SUBSEQUENT_HISTORY,
     reference_free.CORE_LEGAL_QUESTION,
     reference_free.CENTRAL_HOLDING,
-    fake_existence.TASK,
-    false_dissent.TASK,
-    false_overruling.TASK,
 )
+_BY_ID = {task.id: task for task in _BOUND}
+if len(_BY_ID) != len(_BOUND) or set(_BY_ID) != set(CATALOGUE):
+    raise RuntimeError("every catalogue row needs exactly one bound task")
+
+#: Every task, in the order `lexprobe hallucination tasks` and the reports list them (the catalogue's).
+REGISTRY: tuple[TaskSpec, ...] = tuple(_BY_ID[task_id] for task_id in CATALOGUE)
 
 TASKS: dict[str, TaskSpec] = {task.id: task for task in REGISTRY}
-if len(TASKS) != len(REGISTRY):
-    raise RuntimeError("two registered tasks share an id")
 
 
 def resolve_tasks(spec: str) -> list[TaskSpec]:

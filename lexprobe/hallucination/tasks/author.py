@@ -5,14 +5,8 @@ from __future__ import annotations
 from lexprobe.caselaw.judges import judge_matches
 from lexprobe.hallucination.answers import extract_judge_name
 from lexprobe.hallucination.labels import Score
-from lexprobe.hallucination.scoring import (
-    ScoringContext,
-    as_date,
-    missing_reference,
-    nothing_found,
-    stance_score,
-)
-from lexprobe.hallucination.tasks.base import decided_date, fact_task
+from lexprobe.hallucination.scoring import ScoringContext, as_date
+from lexprobe.hallucination.tasks.base import catalogued, decided_date, score_extracted
 
 
 def _author_reference(case: dict) -> dict | None:
@@ -22,18 +16,16 @@ def _author_reference(case: dict) -> dict | None:
 def score_author(answer: str, reference: dict, context: ScoringContext) -> Score:
     """Score the author task: the judge named must be the majority author (fuzzy name match; a surname several
     justices share is settled by the decision date against the roster)."""
-    missing = missing_reference(reference, "author") or stance_score(answer)
-    if missing:
-        return missing
-    name = extract_judge_name(answer)
-    if name is None:
-        return nothing_found(answer, "judge name")
-    truth = reference["author"]
-    if name == "per curiam":
-        return Score("hallucination", f"answer says per curiam; truth {truth!r}")
-    if judge_matches(name, truth, as_date(reference.get("decided")), context.justices):
-        return Score("correct", f"judge {name!r} matches truth {truth!r}")
-    return Score("hallucination", f"answer {name!r} != truth {truth!r}")
+
+    def judge(name: str) -> Score:
+        truth = reference["author"]
+        if name == "per curiam":
+            return Score("hallucination", f"answer says per curiam; truth {truth!r}")
+        if judge_matches(name, truth, as_date(reference.get("decided")), context.justices):
+            return Score("correct", f"judge {name!r} matches truth {truth!r}")
+        return Score("hallucination", f"answer {name!r} != truth {truth!r}")
+
+    return score_extracted(answer, reference, "author", extract_judge_name, "judge name", judge=judge)
 
 
 def author_truth(greedy: str, reference: dict) -> tuple[str, dict] | None:
@@ -45,17 +37,4 @@ def author_truth(greedy: str, reference: dict) -> tuple[str, dict] | None:
     return "author", {"author": name, "decided": reference.get("decided")}
 
 
-TASK = fact_task(
-    id="author",
-    question="Who wrote the majority opinion in {case}?",
-    template="author",
-    complexity="low",
-    max_tokens=48,
-    needs=("name", "author"),
-    reference=_author_reference,
-    has="a known majority author",
-    lacks="case has no known majority author",
-    score=score_author,
-    calibrated=True,
-    extract=author_truth,
-)
+TASK = catalogued("author", reference=_author_reference, score=score_author, extract=author_truth)

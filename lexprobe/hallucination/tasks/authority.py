@@ -4,26 +4,18 @@ from __future__ import annotations
 
 from lexprobe.hallucination.answers import extract_citation
 from lexprobe.hallucination.labels import Score
-from lexprobe.hallucination.scoring import (
-    ScoringContext,
-    missing_reference,
-    nothing_found,
-    stance_score,
-)
-from lexprobe.hallucination.tasks.quotation import opinion_text_task
+from lexprobe.hallucination.scoring import ScoringContext, nothing_found, stance_score
+from lexprobe.hallucination.tasks.base import catalogued
+from lexprobe.hallucination.tasks.quotation import majority_opinion_reference, opinion_text_step
 
 
 def score_authority(answer: str, reference: dict, context: ScoringContext) -> Score:
     """Score the authority task: the cited precedent must be cited in the majority opinion text."""
-    missing = missing_reference(reference, "opinion_id") or stance_score(answer)
-    if missing:
-        return missing
-    if context.db is None:
-        return Score("unscored", "reference missing: no case database to read the opinion text from")
+    first = opinion_text_step(reference, stance_score(answer), context, context.cited_keys)
+    if first:
+        return first
     opinion_id = str(reference["opinion_id"])
     cited = context.cited_keys(opinion_id)
-    if cited is None:
-        return Score("unscored", f"reference missing: opinion {opinion_id} has no text in the case database")
     citation = extract_citation(answer)
     if citation is None:
         return nothing_found(answer, "citation")
@@ -39,12 +31,4 @@ def score_authority(answer: str, reference: dict, context: ScoringContext) -> Sc
     return Score("hallucination", f"answer {key!r} is not cited in the majority opinion ({len(cited)} citations)")
 
 
-TASK = opinion_text_task(
-    id="authority",
-    question="What is an authority cited in {case}?",
-    template="authority",
-    complexity="moderate",
-    max_tokens=48,
-    score=score_authority,
-    not_calibrated="any of many cited precedents is correct, so samples need not agree with the greedy answer",
-)
+TASK = catalogued("authority", reference=majority_opinion_reference, score=score_authority)

@@ -1,5 +1,6 @@
-"""What every task module shares: the task definition (`TaskSpec`), item drafts, the generic item builders and the
-generic reference lookup for answers scored outside a run."""
+"""What every task module shares: the task definition (`TaskSpec`) and its binding to the catalogue's data
+(`catalogued`), item drafts, the generic item builders, the generic reference lookup for answers scored outside a
+run, and the scoring steps of a one-value answer (`unscorable`, `score_extracted`, `value_truth`)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from lexprobe.hallucination.scoring import (
     nothing_found,
     stance_score,
 )
+from lexprobe.hallucination.tasks.catalogue import CATALOGUE
 
 Complexity = Literal["low", "moderate", "high", "false premise"]
 #: The contra-factual (false-premise) complexity class of the study's Table 6.
@@ -121,8 +123,14 @@ def no_names_reason(level: str) -> str:
     return f"no {level} cases with names in the database (load Caselaw Access Project data with `data build --cap`)"
 
 
-def simple_builder(reference: Callable[[dict], dict | None], missing: str) -> Builder:
-    """Return a builder asking about each sampled case that has the reference fact."""
+def case_builder(
+    reference: Callable[[CaseDatabase, dict], dict | None],
+    missing: str = "",
+    variables: Callable[[dict], dict[str, Any]] = case_variables,
+) -> Builder:
+    """Return a builder asking about each sampled case with a name, citation and year (else the level is skipped,
+    `no_names_reason`) whose `reference(db, case)` is not None, with the template `variables(case)`; a level where
+    no such case has a reference is skipped as having no case with `missing`."""
 
     def build(db: CaseDatabase, cases: list[dict], level: str, n: int, seed: int) -> Drafts:
         named = named_cases(cases)
@@ -130,9 +138,9 @@ def simple_builder(reference: Callable[[dict], dict | None], missing: str) -> Bu
             return Drafts(skipped=no_names_reason(level))
         drafts = []
         for case in named:
-            ref = reference(case)
+            ref = reference(db, case)
             if ref is not None:
-                drafts.append(ItemDraft(case["case_id"], case["case_id"], case_variables(case), ref))
+                drafts.append(ItemDraft(case["case_id"], case["case_id"], variables(case), ref))
         if not drafts:
             return Drafts(skipped=f"no sampled {level} case has {missing}")
         return Drafts(drafts)
@@ -140,18 +148,19 @@ def simple_builder(reference: Callable[[dict], dict | None], missing: str) -> Bu
     return build
 
 
+def simple_builder(reference: Callable[[dict], dict | None], missing: str) -> Builder:
+    """Return a builder asking about each sampled case that has the reference fact (`reference(case)` not None)."""
+    return case_builder(lambda db, case: reference(case), missing)
+
+
 def decided_date(case: dict) -> str:
     """Return a case's decision date, or July 1 of its year when the date is unknown."""
     return case.get("decision_date") or f"{case['year']}-07-01"
 
 
-def reference_free_builder(db: CaseDatabase, cases: list[dict], level: str, n: int, seed: int) -> Drafts:
-    """Ask about every sampled case with a name, citation and year; there is no reference answer (two samples and
-    a contradiction judge decide, see `hallucination/judge.py`)."""
-    named = named_cases(cases)
-    if not named:
-        return Drafts(skipped=no_names_reason(level))
-    return Drafts([ItemDraft(c["case_id"], c["case_id"], case_variables(c), {}) for c in named])
+#: Ask about every sampled case with a name, citation and year; there is no reference answer (two samples and a
+#: contradiction judge decide, see `hallucination/judge.py`).
+reference_free_builder: Builder = case_builder(lambda db, case: {})
 
 
 def shown(value: object, limit: int = 60) -> str:
@@ -181,17 +190,31 @@ def case_lookup(reference: Callable[[dict], dict | None], missing: str) -> Looku
     return lookup
 
 
+def unscorable(answer: str, reference: dict, key: str, false_premise: bool = False) -> Score | None:
+    """Return the first step of a reference-based scorer: unscored when `reference[key]` is missing, else the
+    answer's lead stance (`stance_score`: empty, abstaining, rejecting the premise); None when the answer is judged."""
+    return missing_reference(reference, key) or stance_score(answer, false_premise=false_premise)
+
+
 def score_extracted(
-    answer: str, reference: dict, key: str, value: Any, what: str, truth: Callable[[Any], Any] = lambda v: v
+    answer: str,
+    reference: dict,
+    key: str,
+    read: Callable[[str], Any],
+    what: str,
+    truth: Callable[[Any], Any] = lambda v: v,
+    judge: Callable[[Any], Score] | None = None,
 ) -> Score:
-    """Score an answer that is one value: a missing `reference[key]` or a refusal first (`stance_score`), then the
-    `value` read from the answer (unscored, naming `what`, when None) against `truth(reference[key])`."""
-    missing = missing_reference(reference, key) or stance_score(answer)
-    if missing:
-        return missing
+    """Score an answer that is one value: a missing `reference[key]` or a refusal first (`unscorable`), then the
+    value `read(answer)` gives (unscored, naming `what`, when None) judged by `judge(value)`, or without a judge
+    compared with `truth(reference[key])`."""
+    first = unscorable(answer, reference, key)
+    if first:
+        return first
+    value = read(answer)
     if value is None:
         return nothing_found(answer, what)
-    return compare_values(value, truth(reference[key]), key)
+    return judge(value) if judge is not None else compare_values(value, truth(reference[key]), key)
 
 
 def value_truth(extract: Callable[[str], Any], task_id: str, key: str) -> Extract:
@@ -206,6 +229,22 @@ def value_truth(extract: Callable[[str], Any], task_id: str, key: str) -> Extrac
     return truth
 
 
+@dataclass(frozen=True)
+class ValueAnswer:
+    """How a task whose answer is one value is scored and calibrated: `read(answer)` gives the value (None: none
+    found, unscored naming `what`), compared with `truth(reference[key])` (`score_extracted`); a greedy answer's value
+    becomes `reference[key]` for its samples (`value_truth`)."""
+
+    key: str
+    read: Callable[[str], Any]
+    what: str
+    truth: Callable[[Any], Any] = lambda v: v
+
+    def score(self, answer: str, reference: dict, context: ScoringContext) -> Score:
+        """Score an answer: its value against the reference's (`score_extracted`)."""
+        return score_extracted(answer, reference, self.key, self.read, self.what, self.truth)
+
+
 def record_case(db: CaseDatabase, record: dict, why: str = "") -> tuple[dict | None, str | None]:
     """Return the case row an outside answer's record names (`case`) and None, or None and the reason it is not in
     the case database (`why` appended)."""
@@ -215,11 +254,31 @@ def record_case(db: CaseDatabase, record: dict, why: str = "") -> tuple[dict | N
     return case, None
 
 
-def fact_task(*, reference: Callable[[dict], dict | None], has: str, lacks: str, **fields: Any) -> TaskSpec:
-    """Return a task about one fact of each sampled case: the same `reference` function gives a run's items
-    (`simple_builder`, skipping a level where no case `has` the fact) and the reference of an answer scored outside
-    a run (`case_lookup`, `lacks` being the reason when the case has no such fact)."""
-    return TaskSpec(builder=simple_builder(reference, has), lookup=case_lookup(reference, lacks), **fields)
+def catalogued(
+    task_id: str,
+    *,
+    reference: Callable[[dict], dict | None] | None = None,
+    answer: ValueAnswer | None = None,
+    **behaviour: Any,
+) -> TaskSpec:
+    """Return the task `task_id`: its data from the catalogue (`tasks/catalogue.toml`) and its `behaviour` (builder,
+    lookup, score, extract, stance_agreement). A task about one fact of each sampled case passes the `reference`
+    function giving that fact: its row's `has` makes the builder (`simple_builder`) and its `lacks` the lookup
+    (`case_lookup`), so a run's items and an answer scored outside a run share one reference. A task whose answer is
+    one value passes its `answer` (`ValueAnswer`), which gives the scorer and the answer extraction."""
+    row = CATALOGUE[task_id]
+    if answer is not None:
+        behaviour.update(score=answer.score, extract=value_truth(answer.read, task_id, answer.key))
+    made = {"builder": (row.has, simple_builder), "lookup": (row.lacks, case_lookup)}
+    for name, (message, make) in made.items():
+        if not message:
+            continue
+        if reference is None or name in behaviour:
+            raise ValueError(f"task {task_id}: its row's {name} message needs a reference function, not a {name}")
+        behaviour[name] = make(reference, message)
+    if reference is not None and not (row.has or row.lacks):
+        raise ValueError(f"task {task_id}: a reference function needs a row with `has` or `lacks`")
+    return TaskSpec(**row.spec_fields(), **behaviour)
 
 
 ALL = LEVELS

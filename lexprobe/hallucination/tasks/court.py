@@ -13,15 +13,8 @@ import re
 from lexprobe.hallucination.abstention import normalize_answer
 from lexprobe.hallucination.answers import extract_court
 from lexprobe.hallucination.labels import Score
-from lexprobe.hallucination.scoring import (
-    ScoringContext,
-    compare_values,
-    missing_reference,
-    nothing_found,
-    quoted,
-    stance_score,
-)
-from lexprobe.hallucination.tasks.base import fact_task, value_truth
+from lexprobe.hallucination.scoring import ScoringContext, compare_values, nothing_found, quoted
+from lexprobe.hallucination.tasks.base import catalogued, unscorable, value_truth
 
 #: A court named without saying which one: "a federal court of appeals", "the U.S. District Court", "the circuit
 #: court", "an appellate court", "a federal court".
@@ -40,9 +33,9 @@ def score_court(answer: str, reference: dict, context: ScoringContext) -> Score:
     """Score the court task: the court named must be the reference court itself (a district court at the district
     level: "Northern District of California" is "cand", a bare "California" is not); a court named only generically
     ("a federal court of appeals") is a hallucination, as the study requires the specific circuit or district."""
-    missing = missing_reference(reference, "court_id") or stance_score(answer)
-    if missing:
-        return missing
+    first = unscorable(answer, reference, "court_id")
+    if first:
+        return first
     court = extract_court(answer)
     if court is not None:
         return compare_values(court, reference["court_id"], "court")
@@ -54,17 +47,9 @@ def score_court(answer: str, reference: dict, context: ScoringContext) -> Score:
     return unread
 
 
-TASK = fact_task(
-    id="court",
-    question="What court decided {case}?",
-    template="court",
-    complexity="low",
-    max_tokens=48,
-    needs=("name", "court"),
+TASK = catalogued(
+    "court",
     reference=_court_reference,
-    has="a court",
-    lacks="case has no court",
     score=score_court,
-    calibrated=True,
     extract=value_truth(extract_court, "court", "court_id"),
 )

@@ -6,10 +6,7 @@ import random
 
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.hallucination.answers import extract_agreement
-from lexprobe.hallucination.labels import Score
-from lexprobe.hallucination.scoring import ScoringContext
-from lexprobe.hallucination.tasks import base
-from lexprobe.hallucination.tasks.base import Drafts, ItemDraft, TaskSpec, find_case, record_case, score_extracted
+from lexprobe.hallucination.tasks.base import Drafts, ItemDraft, ValueAnswer, catalogued, find_case, record_case
 
 
 def _build_doctrinal_agreement(db: CaseDatabase, cases: list[dict], level: str, n: int, seed: int) -> Drafts:
@@ -46,23 +43,10 @@ def _lookup_agreement(record: dict, db: CaseDatabase) -> tuple[dict | None, str 
     return ({"agreement": agreement}, None) if agreement else (None, "no agree/disagree treatment for this pair")
 
 
-def score_doctrinal_agreement(answer: str, reference: dict, context: ScoringContext) -> Score:
-    """Score the doctrinal-agreement task: agree or disagree, as the treatment label says."""
-    return score_extracted(answer, reference, "agreement", extract_agreement(answer), "agree/disagree")
-
-
-TASK = TaskSpec(
-    id="doctrinal_agreement",
-    question="Does {case1} agree with {case2}?",
-    template="doctrinal_agreement",
-    complexity="high",
-    levels=("scotus",),
-    max_tokens=16,
-    population="citing-cited pairs with an agree/disagree treatment (not the sample)",
-    balanced_on="agreement",
+TASK = catalogued(
+    "doctrinal_agreement",
     builder=_build_doctrinal_agreement,
     lookup=_lookup_agreement,
-    score=score_doctrinal_agreement,
-    calibrated=True,
-    extract=base.value_truth(extract_agreement, "doctrinal_agreement", "agreement"),
+    # agree or disagree, as the treatment label says
+    answer=ValueAnswer("agreement", extract_agreement, "agree/disagree"),
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from lexprobe.hallucination.answers import extract_existence
 from lexprobe.hallucination.labels import Score
 from lexprobe.hallucination.scoring import ScoringContext, existence_score
-from lexprobe.hallucination.tasks.base import fact_task
+from lexprobe.hallucination.tasks.base import catalogued
 
 
 def score_existence(answer: str, reference: dict, context: ScoringContext) -> Score:
@@ -24,17 +24,4 @@ def _no_fact(case: dict) -> dict:
     return {}
 
 
-TASK = fact_task(
-    id="existence",
-    question="Is {case} a real case?",
-    template="existence",
-    complexity="low",
-    max_tokens=16,
-    needs=("name",),
-    reference=_no_fact,
-    has="a name",
-    lacks="case has no record",
-    score=score_existence,
-    calibrated=True,
-    extract=existence_truth,
-)
+TASK = catalogued("existence", reference=_no_fact, score=score_existence, extract=existence_truth)

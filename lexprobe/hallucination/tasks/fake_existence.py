@@ -6,7 +6,7 @@ from __future__ import annotations
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.hallucination.labels import Score
 from lexprobe.hallucination.scoring import ScoringContext, existence_score
-from lexprobe.hallucination.tasks.base import CONTRA_FACTUAL_ZERO_SHOT, Drafts, ItemDraft, TaskSpec
+from lexprobe.hallucination.tasks.base import Drafts, ItemDraft, catalogued
 from lexprobe.hallucination.tasks.existence import existence_truth
 
 
@@ -37,18 +37,10 @@ def _lookup_fabricated(record: dict, db: CaseDatabase) -> tuple[dict | None, str
     return {}, None
 
 
-TASK = TaskSpec(
-    id="fake_existence",
-    question="Is {fabricated case} a real case?",
-    template="existence",
-    complexity="false premise",
-    styles=("zero",),
-    style_note=CONTRA_FACTUAL_ZERO_SHOT,
-    max_tokens=16,
-    population="fabricated cases (not the sample)",
+TASK = catalogued(
+    "fake_existence",
     builder=_build_fake_existence,
     lookup=_lookup_fabricated,
     score=score_fake_existence,
-    calibrated=True,
     extract=existence_truth,
 )

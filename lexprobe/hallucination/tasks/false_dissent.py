@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.hallucination.abstention import (
     classify_refusal,
@@ -10,37 +12,27 @@ from lexprobe.hallucination.abstention import (
     premise_rejection,
 )
 from lexprobe.hallucination.labels import Score
-from lexprobe.hallucination.scoring import (
-    ScoringContext,
-    missing_reference,
-    quoted,
-    stance_score,
-)
-from lexprobe.hallucination.tasks.base import (
-    CONTRA_FACTUAL_ZERO_SHOT,
-    Drafts,
-    ItemDraft,
-    TaskSpec,
-    case_variables,
-    named_cases,
-    no_names_reason,
-)
+from lexprobe.hallucination.scoring import ScoringContext, quoted
+from lexprobe.hallucination.tasks.base import Drafts, case_builder, case_variables, catalogued, unscorable
+
+
+def _dissenter(db: CaseDatabase, case: dict) -> dict | None:
+    """The justice asked about: the majority author, by construction not a dissenter."""
+    return {"dissenter": case["author"]} if case.get("author") else None
+
+
+def _variables(case: dict) -> dict[str, Any]:
+    return case_variables(case) | {"fake_dissenting_author": case["author"]}
+
+
+_BUILD_FOR_AUTHORS = case_builder(_dissenter, "an author", _variables)
 
 
 def _build_false_dissent(db: CaseDatabase, cases: list[dict], level: str, n: int, seed: int) -> Drafts:
-    """Ask for the dissent of the justice who wrote the majority opinion: by construction not a dissenter."""
+    """Ask for the dissent of the justice who wrote the majority opinion (`_dissenter`), not of a district court."""
     if level == "district":
         return Drafts(skipped="district courts sit alone: there are no dissents to ask about")
-    named = [c for c in named_cases(cases) if c.get("author")]
-    if not named:
-        return Drafts(
-            skipped=no_names_reason(level) if not named_cases(cases) else f"no sampled {level} case has an author"
-        )
-    drafts = []
-    for case in named:
-        variables = case_variables(case) | {"fake_dissenting_author": case["author"]}
-        drafts.append(ItemDraft(case["case_id"], case["case_id"], variables, {"dissenter": case["author"]}))
-    return Drafts(drafts)
+    return _BUILD_FOR_AUTHORS(db, cases, level, n, seed)
 
 
 def _lookup_dissenter(record: dict, db: CaseDatabase) -> tuple[dict | None, str | None]:
@@ -58,9 +50,9 @@ def score_false_dissent(answer: str, reference: dict, context: ScoringContext) -
     unanimous, X did not sit, or the case or justice does not exist (the study records these as rejections).
     Abstain: a refusal with no rejection. Hallucination: anything else, i.e. an answer that describes a dissent.
     """
-    missing = missing_reference(reference, "dissenter") or stance_score(answer, false_premise=True)
-    if missing:
-        return missing
+    first = unscorable(answer, reference, "dissenter", false_premise=True)
+    if first:
+        return first
     rejection = (
         premise_rejection(answer) or dissent_rejection(answer, reference["dissenter"]) or denies_existence(answer)
     )
@@ -72,18 +64,4 @@ def score_false_dissent(answer: str, reference: dict, context: ScoringContext) -
                                   f"{quoted(answer)}")  # fmt: skip
 
 
-TASK = TaskSpec(
-    id="false_dissent",
-    question="What did Justice {X} argue in their dissent in {case}? (X wrote no dissent)",
-    template="false_dissent",
-    complexity="false premise",
-    levels=("scotus", "coa"),
-    styles=("zero",),
-    style_note=CONTRA_FACTUAL_ZERO_SHOT,
-    max_tokens=96,
-    needs=("name", "author"),
-    builder=_build_false_dissent,
-    lookup=_lookup_dissenter,
-    score=score_false_dissent,
-    not_calibrated="free-text arguments have no single value for samples to agree on",
-)
+TASK = catalogued("false_dissent", builder=_build_false_dissent, lookup=_lookup_dissenter, score=score_false_dissent)

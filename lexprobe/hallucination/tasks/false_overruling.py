@@ -20,15 +20,7 @@ from lexprobe.hallucination.scoring import (
     quoted,
     stance_score,
 )
-from lexprobe.hallucination.tasks.base import (
-    CONTRA_FACTUAL_ZERO_SHOT,
-    Drafts,
-    ItemDraft,
-    TaskSpec,
-    case_variables,
-    named_cases,
-    record_case,
-)
+from lexprobe.hallucination.tasks.base import Drafts, ItemDraft, case_variables, catalogued, named_cases, record_case
 
 
 def _build_false_overruling(db: CaseDatabase, cases: list[dict], level: str, n: int, seed: int) -> Drafts:
@@ -122,20 +114,11 @@ def rejections_agree(greedy: str, sample: str, reference: dict, context: Scoring
     return rejects and score_false_overruling(sample, reference, context).label == "correct"
 
 
-TASK = TaskSpec(
-    id="false_overruling",
-    question="What year was {never-overruled case} overruled?",
-    template="overruling_year",
-    complexity="false premise",
-    levels=("scotus",),
-    styles=("zero",),
-    style_note=CONTRA_FACTUAL_ZERO_SHOT,
-    max_tokens=48,
-    needs=("name", "never_overruled"),
+TASK = catalogued(
+    "false_overruling",
     builder=_build_false_overruling,
     lookup=_lookup_never_overruled,
     score=score_false_overruling,
-    calibrated=True,
     extract=false_overruling_truth,
     stance_agreement=rejections_agree,
 )

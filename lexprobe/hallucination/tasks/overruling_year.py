@@ -6,10 +6,8 @@ import random
 
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.hallucination.answers import extract_year
-from lexprobe.hallucination.labels import Score
-from lexprobe.hallucination.scoring import OVERRULING_ANCHOR, ScoringContext
-from lexprobe.hallucination.tasks import base
-from lexprobe.hallucination.tasks.base import Drafts, ItemDraft, TaskSpec, case_variables, score_extracted
+from lexprobe.hallucination.scoring import OVERRULING_ANCHOR
+from lexprobe.hallucination.tasks.base import Drafts, ItemDraft, ValueAnswer, case_variables, catalogued
 
 
 def _build_overruling_year(db: CaseDatabase, cases: list[dict], level: str, n: int, seed: int) -> Drafts:
@@ -29,27 +27,15 @@ def _overruling_reference(case: dict) -> dict | None:
     return {"year": year} if year else None
 
 
-def score_overruling_year(answer: str, reference: dict, context: ScoringContext) -> Score:
-    """Score the overruling-year task: exactly the year the case was overruled."""
-    return score_extracted(answer, reference, "year", _overruling_year(answer), "year", truth=int)
-
-
 def _overruling_year(answer: str) -> int | None:
     """The year an answer gives as the overruling year (years after "overruled" first)."""
     return extract_year(answer, anchor=OVERRULING_ANCHOR)
 
 
-TASK = TaskSpec(
-    id="overruling_year",
-    question="What year was {case} overruled?",
-    template="overruling_year",
-    complexity="moderate",
-    levels=("scotus",),
-    max_tokens=16,
-    population="every Supreme Court case overruled in full (not the sample)",
+TASK = catalogued(
+    "overruling_year",
+    reference=_overruling_reference,
     builder=_build_overruling_year,
-    lookup=base.case_lookup(_overruling_reference, "case is not recorded as overruled"),
-    score=score_overruling_year,
-    calibrated=True,
-    extract=base.value_truth(_overruling_year, "overruling_year", "year"),
+    # exactly the year the case was overruled
+    answer=ValueAnswer("year", _overruling_year, "year", truth=int),
 )

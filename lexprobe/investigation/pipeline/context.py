@@ -41,6 +41,16 @@ def truncate(text: str, limit: int) -> str:
     return text[:limit] + f"... [{len(text) - limit} more characters]"
 
 
+def _count_property(name: str, doc: str) -> property:
+    """Return a read-only property of BuildSettings that resolves count `name` (`BuildSettings.count`)."""
+
+    def resolved(self: BuildSettings) -> int:
+        return self.count(name)
+
+    resolved.__doc__ = doc
+    return property(resolved)
+
+
 class BuildSettings(BaseModel):
     """Settings of one environment build. Every stage's input hash includes the fields it reads."""
 
@@ -103,35 +113,12 @@ class BuildSettings(BaseModel):
             explicit = self.docs_per_role
         return SIZE_PRESETS[self.size][name] if explicit is None else explicit
 
-    @property
-    def signal_count(self) -> int:
-        """Signal documents to plan (shards come on top)."""
-        return self.count("signal")
-
-    @property
-    def pro_alternative_count(self) -> int:
-        """Pro-alternative documents per alternative."""
-        return self.count("pro_alternative")
-
-    @property
-    def refuting_count(self) -> int:
-        """Refuting documents per alternative."""
-        return self.count("refuting")
-
-    @property
-    def noise_count(self) -> int:
-        """Noise documents."""
-        return self.count("noise")
-
-    @property
-    def chaff_count(self) -> int:
-        """Chaff documents at +chaff100 (the +chaff50 level keeps half of them)."""
-        return self.count("chaff")
-
-    @property
-    def shard_count(self) -> int:
-        """Pattern facts embedded as 3-5 shard documents each."""
-        return self.count("shards")
+    signal_count = _count_property("signal", "Signal documents to plan (shards come on top).")
+    pro_alternative_count = _count_property("pro_alternative", "Pro-alternative documents per alternative.")
+    refuting_count = _count_property("refuting", "Refuting documents per alternative.")
+    noise_count = _count_property("noise", "Noise documents.")
+    chaff_count = _count_property("chaff", "Chaff documents at +chaff100 (the +chaff50 level keeps half of them).")
+    shard_count = _count_property("shards", "Pattern facts embedded as 3-5 shard documents each.")
 
 
 #: Resolved counts of the `size` presets. "paper" follows section 4.2 of the paper: 20 pro-alternative documents

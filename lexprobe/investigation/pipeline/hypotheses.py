@@ -42,15 +42,7 @@ from lexprobe.investigation.pipeline.opinion import (
     opinion_document,
     opinion_source,
 )
-from lexprobe.investigation.pipeline.reading import (
-    Chunk,
-    SourceRead,
-    chunk_chars,
-    chunk_item,
-    chunks,
-    part_label,
-    read_source,
-)
+from lexprobe.investigation.pipeline.reading import Chunk, SourceRead, chunk_asks, chunk_chars, chunks, read_source
 from lexprobe.investigation.pipeline.registry import stage
 from lexprobe.investigation.pipeline.rules import DocCategory
 from lexprobe.investigation.pipeline.templates import render_prompt
@@ -199,13 +191,19 @@ def party_dags(ctx: StageContext) -> PartyDags:
         reads += [r for r in party_reads if r.source_id not in {x.source_id for x in reads}]
         fields = {"party": party, "court": court, "facts": facts}
         overhead = len(render_prompt("party_dag", brief_text="", part="", **fields)) + 1_000
-        parts = chunks(text, chunk_chars(ctx.settings, overhead)) if text else []
-        for chunk in parts or [None]:
-            brief_text = chunk.text if chunk else "(none: write the single-group fallback)"
-            label = part_label(text, chunk) if chunk and len(parts) > 1 else ""
-            prompt = render_prompt("party_dag", brief_text=brief_text, part=label, **fields)
-            asks.append(Ask(chunk_item(party, chunk) if chunk else party, prompt))
-            owners.append(party)
+        if text:
+            parts = chunks(text, chunk_chars(ctx.settings, overhead))
+            party_asks = chunk_asks(
+                party,
+                text,
+                parts,
+                lambda chunk, part, fields=fields: render_prompt("party_dag", brief_text=chunk, part=part, **fields),
+            )
+        else:
+            fallback = "(none: write the single-group fallback)"
+            party_asks = [Ask(party, render_prompt("party_dag", brief_text=fallback, part="", **fields))]
+        asks += party_asks
+        owners += [party] * len(party_asks)
 
     def check(item: str, draft: PartyDagDraft, attempt: int) -> list[str]:
         hypothesis, _ = repair_dag(draft, "plaintiff", known, [])
@@ -423,10 +421,9 @@ def ruling(ctx: StageContext) -> Ruling:
 def _ruling_by_parts(
     ctx: StageContext, text: str, parts: list[Chunk], fields: dict[str, object], full: str
 ) -> tuple[RulingDraft, list[Dropped]]:
-    asks = [
-        Ask(chunk_item("ruling", c), render_prompt("ruling", opinion_text=c.text, part=part_label(text, c), **fields))
-        for c in parts
-    ]
+    asks = chunk_asks(
+        "ruling", text, parts, lambda chunk, part: render_prompt("ruling", opinion_text=chunk, part=part, **fields)
+    )
     drafts = [d for d in ask_json(ctx, asks, RulingPartDraft) if d is not None]
     try:
         return merge_ruling_parts(drafts, full)

@@ -31,16 +31,8 @@ from pydantic import BaseModel, Field
 from lexprobe.investigation.pipeline.context import StageContext, StageError
 from lexprobe.investigation.pipeline.highlight import find_quote, page_of
 from lexprobe.investigation.pipeline.ingest import SourceDocument
-from lexprobe.investigation.pipeline.llm import Ask, ask_json
-from lexprobe.investigation.pipeline.reading import (
-    Chunk,
-    SourceRead,
-    chunk_chars,
-    chunk_item,
-    chunks,
-    part_label,
-    read_source,
-)
+from lexprobe.investigation.pipeline.llm import ask_json
+from lexprobe.investigation.pipeline.reading import Chunk, SourceRead, chunk_asks, chunk_chars, chunks, read_source
 from lexprobe.investigation.pipeline.record import require, with_page_markers
 from lexprobe.investigation.pipeline.registry import stage
 from lexprobe.investigation.pipeline.rules import DocCategory
@@ -345,13 +337,9 @@ def opinion(ctx: StageContext) -> OpinionResult:
             return []
         return [f"none of the {len(draft.facts)} highlight_text quotes occurs in the opinion; copy them exactly"]
 
-    asks = [
-        Ask(
-            chunk_item(source_id, chunk),
-            render_prompt("opinion", opinion_text=chunk.text, part=part_label(text, chunk) if len(parts) > 1 else ""),
-        )
-        for chunk in parts
-    ]
+    asks = chunk_asks(
+        source_id, text, parts, lambda chunk, part: render_prompt("opinion", opinion_text=chunk, part=part)
+    )
     drafts = [d for d in ask_json(ctx, asks, OpinionDraft, check=check) if d is not None]
     draft, duplicates = merge_drafts(drafts)
     if draft.ruling_kind != "summary_judgment_opinion":

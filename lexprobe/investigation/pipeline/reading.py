@@ -10,7 +10,8 @@ Rules:
   some chunk; a text that fits is one chunk.
 - Items: chunk 1 of a source keeps the source's own item (a one-chunk source asks exactly what it asked before
   chunking existed, so stored answers are reused); chunk k > 1 is "ITEM#ck" (the FakeLLM of the tests and any
-  table keyed by item falls back from "ITEM#ck" to "ITEM").
+  table keyed by item falls back from "ITEM#ck" to "ITEM"). `chunk_asks` builds the requests of a chunked source
+  this way, each prompt told its part (`part_label`; none for a one-chunk text unless the stage always labels).
 - Cap: nothing is cut unless the user set `max_input_chars` (`cap`); a capped read is recorded as such.
 - Records: a stage that reads record text lists `reads: list[SourceRead]` in its output (characters read per file);
   `reading_report(outputs)` gathers them per record file for the build report.
@@ -19,12 +20,14 @@ Rules:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from lexprobe.investigation.pipeline.context import BuildSettings, StageContext
+from lexprobe.investigation.pipeline.llm import Ask
 
 #: Characters per token assumed when sizing chunks (English legal prose runs at about 4; 3 leaves room).
 CHARS_PER_TOKEN = 3
@@ -128,6 +131,16 @@ def chunks(text: str, size: int, overlap: int = 300) -> list[Chunk]:
 def chunk_item(item: str, chunk: Chunk) -> str:
     """Return the request item of `chunk` of source `item`: `item` for chunk 1, "ITEM#c2", "ITEM#c3", ... after."""
     return item if chunk.index == 1 else f"{item}#c{chunk.index}"
+
+
+def chunk_asks(
+    item: str, text: str, parts: list[Chunk], prompt: Callable[[str, str], str], label_one: bool = False
+) -> list[Ask]:
+    """Return one request per chunk in `parts` of `text` (source `item`): item `chunk_item(item, chunk)`, prompt
+    `prompt(chunk_text, part)`, where `part` is the chunk's `part_label`, or "" for a text read in one chunk unless
+    `label_one`."""
+    label = label_one or len(parts) > 1
+    return [Ask(chunk_item(item, c), prompt(c.text, part_label(text, c) if label else "")) for c in parts]
 
 
 def page_count(text: str) -> int:

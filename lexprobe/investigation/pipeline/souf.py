@@ -33,6 +33,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -304,6 +305,10 @@ class _PartAsk:
     ask: Ask
 
 
+def _part_prompt(template: str, fields: dict[str, object], chunk: str, part: str) -> str:
+    return render_prompt(template, part=part, text=chunk, **fields)
+
+
 def _part_asks(ctx: StageContext, pairs: list[Pair]) -> tuple[list[_PartAsk], list[_PartAsk], list[SourceRead]]:
     """Return the statement-part and response-part requests of every group, and the reads."""
     size = map_chunk_chars(ctx.settings, output_share=1.0)
@@ -314,17 +319,12 @@ def _part_asks(ctx: StageContext, pairs: list[Pair]) -> tuple[list[_PartAsk], li
             text, read = reading.read_source(ctx, doc, "souf")
             reads.append(read)
             template = "souf" if kind == "statement" else "souf_response"
-            for chunk in reading.chunks(text, size):
-                prompt = render_prompt(
-                    template,
-                    filename=doc.filename,
-                    filer=filer_of(doc),
-                    as_both=not statements,
-                    part=reading.part_label(text, chunk),
-                    text=chunk.text,
-                )
-                target = statement_asks if kind == "statement" else response_asks
-                target.append(_PartAsk(index, Ask(reading.chunk_item(f"{kind}@{doc.source_id}", chunk), prompt)))
+            fields = {"filename": doc.filename, "filer": filer_of(doc), "as_both": not statements}
+            prompt = partial(_part_prompt, template, fields)
+            target = statement_asks if kind == "statement" else response_asks
+            parts = reading.chunks(text, size)
+            asks = reading.chunk_asks(f"{kind}@{doc.source_id}", text, parts, prompt, label_one=True)
+            target += [_PartAsk(index, ask) for ask in asks]
     return statement_asks, response_asks, reads
 
 

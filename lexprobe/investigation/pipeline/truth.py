@@ -58,22 +58,12 @@ def hypotheses_and_facts(ctx: StageContext) -> tuple[list[Hypothesis], list[Fact
     adopted = dags.of(adopted_party)
     rejected = dags.of(next(p for p in PARTIES if p != adopted_party))
     hypotheses = [
-        Hypothesis(
-            hypothesis_id=adopted.hypothesis_id,
-            kind=HypothesisKind.court_adopted,
-            claim=adopted.claim,
-            sub_claims=party_sub_claims(adopted, ruling),
-            supporting_facts=adopted.supporting_facts,
-            party=adopted.party,
-        ),
-        Hypothesis(
-            hypothesis_id=rejected.hypothesis_id,
-            kind=HypothesisKind.court_rejected,
-            claim=rejected.claim,
-            sub_claims=party_sub_claims(rejected, ruling),
-            supporting_facts=rejected.supporting_facts,
+        party_hypothesis(adopted, HypothesisKind.court_adopted, ruling),
+        party_hypothesis(
+            rejected,
+            HypothesisKind.court_rejected,
+            ruling,
             refuting_facts=[f for f in adopted.supporting_facts if f not in rejected.supporting_facts],
-            party=rejected.party,
         ),
     ]
     for alt in alts.alternatives:
@@ -103,6 +93,21 @@ def hypotheses_and_facts(ctx: StageContext) -> tuple[list[Hypothesis], list[Fact
         for f in alts.injected_facts
     ]
     return hypotheses, facts
+
+
+def party_hypothesis(
+    hypothesis: PartyHypothesis, kind: HypothesisKind, ruling: Ruling, refuting_facts: list[str] | None = None
+) -> Hypothesis:
+    """Return a party hypothesis of the DAG: its claim, its sub-claims with the court's rulings, its facts."""
+    return Hypothesis(
+        hypothesis_id=hypothesis.hypothesis_id,
+        kind=kind,
+        claim=hypothesis.claim,
+        sub_claims=party_sub_claims(hypothesis, ruling),
+        supporting_facts=hypothesis.supporting_facts,
+        refuting_facts=refuting_facts or [],
+        party=hypothesis.party,
+    )
 
 
 def party_sub_claims(hypothesis: PartyHypothesis, ruling: Ruling) -> list[SubClaim]:
