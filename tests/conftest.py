@@ -15,6 +15,9 @@ import pytest
 
 from lexprobe.models.embedded import embedded_model_path
 
+#: needs_chromium / needs_bwrap / needs_tesseract: skip without the tool here, fail under CI=true.
+pytest_plugins = ("tool_requirements",)
+
 
 @pytest.fixture(autouse=True)
 def isolated_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
@@ -31,7 +34,7 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def wait_for_http(url: str, process: subprocess.Popen, log: Path, timeout_s: float = 60.0) -> None:
+def wait_for_http(url: str, process: subprocess.Popen, log: Path, timeout_s: float = 180.0) -> None:
     """Poll `url` until it answers 200; fail with the server's log if it dies or takes too long."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:

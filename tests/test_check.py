@@ -22,6 +22,7 @@ from typing import ClassVar
 
 import pytest
 import typer
+from tool_requirements import needs_chromium
 from typer.testing import CliRunner
 
 from lexprobe.caselaw.case_names import name_score
@@ -34,7 +35,7 @@ from lexprobe.check.verify import reference_for, verify_citations
 from lexprobe.cli.check import register
 from lexprobe.cli.handler import LexprobeGroup
 from lexprobe.documents.extract import extract_text
-from lexprobe.reporting.browser import find_chromium, render_page
+from lexprobe.reporting.browser import render_page
 
 SJ = data_root() / "sj_records" / "marshall_v_northrop"
 OPINIONS = data_root() / "opinions" / "scotus" / "text"
@@ -420,7 +421,7 @@ def test_cli_html(tmp_path: Path, case_db_path: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(find_chromium() is None, reason="no chromium on PATH (make test installs it)")
+@needs_chromium
 def test_html_renders_cleanly_in_chromium(tmp_path: Path, case_db_path: Path) -> None:
     page = tmp_path / "check.html"
     result = run_cli(str(MEMORANDUM), "--db", str(case_db_path), "--html", str(page))

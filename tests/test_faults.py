@@ -7,6 +7,7 @@ those of a fault-free run. Faults that outlast the retries leave the request pen
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -65,39 +66,49 @@ def test_retries_survive_every_fault_kind_with_identical_answers(llama_server: s
         make_requests(llama_server),
         direct_store,
         cache=None,
-        config=EngineConfig(use_cache=False, progress=False, concurrency=1, timeout_s=60),
+        config=EngineConfig(use_cache=False, progress=False, concurrency=1, timeout_s=300),
     )
-    assert direct.complete and direct.sent == len(PROMPTS) and direct.retries == 0
+    assert direct.complete and direct.sent == len(PROMPTS) and direct.failed == 0
     expected = answers(direct_store)
     assert len(expected) == len(PROMPTS) and all(expected.values())
+    # The hang costs one timeout. A timeout well above what a genuine answer takes on this machine right now keeps
+    # load from cascading: a request cut off still occupies the one-slot server, so its retry waits behind it.
+    slowest = max(row.latency_s or 0.0 for row in direct_store.telemetry() if row.event == "ok")
+    timeout_s = float(max(TIMEOUT_S, math.ceil(3 * slowest)))
 
     schedule = ["pass", "429", "pass", "500", "pass", "hang", "pass", "reset", "pass", "pass"]
     faults = [action for action in schedule if action != "pass"]
     store = RunStore.open(tmp_path / "faulty")
     with FaultProxy(llama_server, schedule=schedule) as proxy:
-        summary = run_requests(make_requests(proxy.base_url), store, cache=None, config=faulty_config())
+        config = faulty_config(timeout_s=timeout_s)
+        summary = run_requests(make_requests(proxy.base_url), store, cache=None, config=config)
         received = list(proxy.actions)
 
     assert summary.complete, summary.errors
     assert summary.failed == 0 and summary.sent == len(PROMPTS)
-    assert summary.retries == len(faults)
-    # Each fault took exactly one request; with one request in flight at a time the order is the schedule's.
-    assert received == schedule
     assert answers(store) == expected
+    # Each fault took one request, in the schedule's order (one request in flight at a time). A genuine request that
+    # a loaded machine slows past the timeout is retried too, so more requests may follow the schedule: all passed.
+    assert received[: len(schedule)] == schedule and set(received[len(schedule) :]) <= {"pass"}
+    # One attempt per request the proxy saw: every retry is counted, none is hidden.
+    assert summary.retries == len(received) - len(PROMPTS) >= len(faults)
 
     telemetry = store.telemetry()
     retries = [row for row in telemetry if row.event == "retry"]
-    assert len(retries) == len(faults)
-    assert all(row.attempt == 1 for row in retries)  # each fault hit a request once, on its first attempt
+    assert len(retries) == summary.retries
     errors = [row.error or "" for row in retries]
-    assert "HTTP 429" in errors[0]
-    assert "HTTP 500" in errors[1]
-    assert f"no answer within {TIMEOUT_S:g}s" in errors[2]
-    assert "APIConnectionError" in errors[3]
-    assert [row.request_id for row in retries] == ["q1", "q2", "q3", "q4"]
+    # Every fault was seen and retried: one 429, one 500, one reset; the hang timed out (load may time out more).
+    assert sum("HTTP 429" in error for error in errors) == 1
+    assert sum("HTTP 500" in error for error in errors) == 1
+    assert sum("APIConnectionError" in error for error in errors) == 1
+    timeouts = sum(f"no answer within {timeout_s:g}s" in error for error in errors)
+    assert timeouts >= 1 and timeouts == len(errors) - 3, errors
+    # Every request succeeded once, on the attempt after its last retry; nothing failed.
     ok = [row for row in telemetry if row.event == "ok"]
     assert sorted(row.request_id for row in ok) == [f"q{i}" for i in range(len(PROMPTS))]
-    assert {row.attempt for row in ok if row.request_id in {"q1", "q2", "q3", "q4"}} == {2}
+    for row in ok:
+        attempts = sorted(retry.attempt for retry in retries if retry.request_id == row.request_id)
+        assert attempts == list(range(1, row.attempt)), (row.request_id, attempts, row.attempt)
     assert not [row for row in telemetry if row.event == "failed"]
 
 
@@ -106,7 +117,8 @@ def test_faults_outlasting_retries_leave_request_pending_until_rerun(llama_serve
     store = RunStore.open(tmp_path / "run")
     with FaultProxy(llama_server, schedule=["pass", "500", "500"]) as proxy:
         requests = make_requests(proxy.base_url, prompts)
-        config = faulty_config(max_retries=1)
+        # No hang here, so a generous timeout costs nothing and a loaded machine cannot add a retry.
+        config = faulty_config(max_retries=1, timeout_s=120)
         first = run_requests(requests, store, cache=None, config=config)
 
         assert proxy.actions == ["pass", "500", "500", "pass"]

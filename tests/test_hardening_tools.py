@@ -119,7 +119,7 @@ def test_grep_past_its_time_limit_returns_an_error(tmp_path: Path) -> None:
     box = Toolbox(view, shell=False, time_limit_s=0.02)
     start = time.monotonic()
     result = box.call("grep", {"pattern": "no such clause"})
-    assert time.monotonic() - start < 1.0
+    assert time.monotonic() - start < 5.0  # a wide margin for a loaded machine; the message shows the limit fired
     assert result.error and "time limit of 0.02 s" in result.output and "narrow the pattern" in result.output
     unlimited = Toolbox(view, shell=False).call("grep", {"pattern": r"Section 4\.39999:"})
     assert "big/4.txt:40000: Section 4.39999: clause text" in unlimited.output  # the same search completes in time
@@ -131,7 +131,7 @@ def test_grep_stops_inside_a_huge_line_with_a_heavy_pattern(tmp_path: Path) -> N
     box = Toolbox(CorpusView.open(make_env(tmp_path, {"dump.txt": words + "\n"})), shell=False, time_limit_s=1.0)
     start = time.monotonic()
     result = box.call("grep", {"pattern": r"(\w{1,10}\s?){90}Q"})  # RE2's NFA: ~40 us per byte, minutes in one call
-    assert time.monotonic() - start < 2.5
+    assert time.monotonic() - start < 30.0  # far below the minutes the search needs, wide for a loaded machine
     assert result.error and "time limit of 1 s" in result.output
 
 
@@ -151,7 +151,7 @@ def test_shell_past_its_time_limit_returns_an_error(env_dir: Path) -> None:
     try:
         start = time.monotonic()
         result = box.call("shell", {"command": "echo started; sleep 30"})
-        assert time.monotonic() - start < 5.0
+        assert time.monotonic() - start < 20.0  # killed well before the 30 s sleep ends, wide for a loaded machine
         assert result.error and "started" in result.output and "time limit of 1 s" in result.output
     finally:
         box.close()

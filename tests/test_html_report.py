@@ -10,15 +10,15 @@ import sys
 from pathlib import Path
 
 import pytest
+from tool_requirements import needs_chromium
 
 from lexprobe.caselaw.judges import load_justices
 from lexprobe.hallucination.html_report import figures, rate_tables, write_html_report
 from lexprobe.hallucination.profile_stats import profile
 from lexprobe.hallucination.results import Unit
-from lexprobe.reporting.browser import find_chromium, render_page
+from lexprobe.reporting.browser import render_page
 
 LEXPROBE = str(Path(sys.executable).with_name("lexprobe"))
-needs_chromium = pytest.mark.skipif(find_chromium() is None, reason="no chromium on PATH (make test installs it)")
 
 
 def every_figure_units() -> list[Unit]:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import typer
+from tool_requirements import needs_chromium
 from typer.testing import CliRunner
 
 from lexprobe.cli.handler import LexprobeGroup
@@ -44,7 +45,7 @@ from lexprobe.investigation.scoring import (
     usage,
 )
 from lexprobe.investigation.verdicts import parse_verdicts, read_verdict
-from lexprobe.reporting.browser import find_chromium, render_page
+from lexprobe.reporting.browser import render_page
 
 LABELS = ["H1", "H2", "H3", "H4"]
 KINDS = ("court_adopted", "court_rejected", "alternative", "alternative")
@@ -561,7 +562,7 @@ def test_report_has_every_figure(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(find_chromium() is None, reason="no chromium on PATH (make test installs it)")
+@needs_chromium
 def test_report_renders_in_chromium(tmp_path: Path) -> None:
     summary, points, rows = report_inputs()
     page = tmp_path / "report.html"

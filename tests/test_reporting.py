@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from matplotlib.figure import Figure
+from tool_requirements import needs_chromium
 
 from lexprobe.caselaw.paths import data_root
 from lexprobe.reporting import browser, circuit_map, figures
@@ -116,12 +117,6 @@ def test_circuit_map_errors(tmp_path: Path) -> None:
         circuit_map.circuit_map({"ca9": (0.1, 10)}, "title", data_root=tmp_path)
     with pytest.raises(ValueError, match="ca12"):
         circuit_map.circuit_map({"ca12": (0.1, 10)}, "title", data_root=tmp_path)
-
-
-CHROMIUM = browser.find_chromium()
-needs_chromium = pytest.mark.skipif(
-    CHROMIUM is None, reason="no chromium, chromium-browser or google-chrome on PATH (make test installs it via apt)"
-)
 
 
 def _page(tmp_path: Path, body: str, title: str = "Test page") -> Path:

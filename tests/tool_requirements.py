@@ -1,29 +1,79 @@
-"""Skips for tests that need a tool the Makefile installs (bubblewrap, tesseract) or a kernel feature (private mount
-namespaces): they skip on a developer's machine without it, and fail under CI=true, where it must be there."""
+"""Markers for tests that need a tool the Makefile installs (Chromium, bubblewrap, tesseract) or a kernel feature
+(private mount namespaces): they skip on a developer's machine without it, and fail with a clear message under
+CI=true, where it must be there.
+
+`needs_chromium`, `needs_bwrap` and `needs_tesseract` are `pytest.mark.needs_tool(<name>)`; the check runs when the
+test is set up (this module is a pytest plugin: tests/conftest.py registers it, a bare run passes
+`-p tool_requirements`), so a test that lacks its tool neither runs half-way nor passes by accident.
+"""
 
 from __future__ import annotations
 
 import os
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from lexprobe.documents import ocr
-from lexprobe.investigation.sandbox import sandbox_available
 
-IN_CI = os.environ.get("CI") == "true"
+def in_ci() -> bool:
+    """Whether this run is a CI run (CI=true), where every tool the Makefile installs must be present."""
+    return os.environ.get("CI") == "true"
 
-needs_bwrap = pytest.mark.skipif(
-    not sandbox_available() and not IN_CI,
-    reason="bubblewrap is not installed (make test installs it; CI=true requires it)",
-)
 
-needs_tesseract = pytest.mark.skipif(
-    not ocr.ocr_available() and not IN_CI,
-    reason="tesseract is not installed (make test installs tesseract-ocr; CI=true requires it)",
-)
+def _chromium() -> bool:
+    from lexprobe.reporting.browser import find_chromium
+
+    return find_chromium() is not None
+
+
+def _bwrap() -> bool:
+    from lexprobe.investigation.sandbox import sandbox_available
+
+    return sandbox_available()
+
+
+def _tesseract() -> bool:
+    from lexprobe.documents import ocr
+
+    return ocr.ocr_available()
+
+
+#: Tool name -> (is it available here, what provides it).
+TOOLS: dict[str, tuple[Callable[[], bool], str]] = {
+    "chromium": (_chromium, "no chromium, chromium-browser or google-chrome on PATH (make test installs it via apt)"),
+    "bwrap": (_bwrap, "bubblewrap (bwrap) is not on PATH (make test installs it via apt)"),
+    "tesseract": (_tesseract, "tesseract is not on PATH (make test installs tesseract-ocr via apt)"),
+}
+
+needs_chromium = pytest.mark.needs_tool("chromium")
+needs_bwrap = pytest.mark.needs_tool("bwrap")
+needs_tesseract = pytest.mark.needs_tool("tesseract")
+
+
+def require_tool(name: str) -> None:
+    """Return if tool `name` is here; otherwise skip the calling test, or fail it under CI=true."""
+    available, missing = TOOLS[name]
+    if available():
+        return
+    if in_ci():
+        pytest.fail(f"CI=true requires {name}, but {missing}", pytrace=False)
+    pytest.skip(missing)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the `needs_tool` marker."""
+    config.addinivalue_line(
+        "markers", f"needs_tool(name): skip without the tool, fail under CI=true; name is one of {sorted(TOOLS)}"
+    )
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Check every tool the test is marked as needing before its fixtures are built."""
+    for mark in item.iter_markers("needs_tool"):
+        require_tool(mark.args[0])
 
 
 def read_only_mounts_work() -> bool:
@@ -39,7 +89,7 @@ def read_only_mounts_work() -> bool:
 def require_read_only_mounts() -> None:
     """Skip the calling test where read-only bind mounts are refused; fail instead under CI=true."""
     if not read_only_mounts_work():
-        if IN_CI:
+        if in_ci():
             pytest.fail("CI=true but `unshare -m` + a read-only bind mount is not permitted here")
         pytest.skip("no private mount namespace here (unshare -m / mount --bind -o ro refused)")
 
