@@ -7,13 +7,13 @@ BIN := $(VENV)/bin
 # Portable llama.cpp build (no -march=native), so the wheel pip caches works on any x86-64 machine.
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 
-.PHONY: demo test setup lint bench clean
+.PHONY: demo test setup lint bench bench-peers clean
 
 demo: $(VENV)/.setup-stamp
 	$(BIN)/lexprobe demo
 
 test: $(VENV)/.setup-stamp
-	$(BIN)/python -m pytest -q -n 2 --dist loadfile
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=15
 
 lint: $(VENV)/.setup-stamp
 	$(BIN)/ruff check lexprobe tests bench
@@ -21,6 +21,11 @@ lint: $(VENV)/.setup-stamp
 
 bench: $(VENV)/.setup-stamp
 	$(BIN)/python bench/engine_overhead.py
+
+# lexprobe against inspect-ai on the same llama.cpp server (installs the `peers` extra; add ARGS=--long for 600).
+bench-peers: $(VENV)/.setup-stamp
+	$(BIN)/pip install --quiet -e '.[peers]'
+	$(BIN)/python bench/peers.py $(ARGS)
 
 setup: $(VENV)/.setup-stamp
 

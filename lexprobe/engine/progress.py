@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -14,6 +16,9 @@ from rich.progress import (
 )
 
 from lexprobe.models.types import Response
+
+#: At most one repaint per this many seconds (cache replays advance thousands of times a second).
+REDRAW_S = 0.1
 
 
 def format_cost(cost: float | None) -> str:
@@ -31,6 +36,7 @@ class RunProgress:
         self.tokens = 0
         self.cost: float | None = 0.0
         self._progress: Progress | None = None
+        self._drawn_at = 0.0
         self._task = None
 
     def start(self, total: int, done: int = 0) -> None:
@@ -49,6 +55,9 @@ class RunProgress:
             TextColumn("{task.fields[tokens]} tok  {task.fields[cost]}"),
             console=self.console,
             transient=False,
+            # Drawn when an answer arrives, never on a timer: a repaint thread would run while the model server
+            # computes, on the same cores (see BENCHMARKS.md, "the pacing cost").
+            auto_refresh=False,
         )
         self._progress.start()
         self._task = self._progress.add_task(
@@ -71,6 +80,10 @@ class RunProgress:
                 cost=format_cost(self.cost),
                 rate=f"{speed:.1f}/s" if speed else "",
             )
+            now = time.monotonic()
+            if now - self._drawn_at >= REDRAW_S or task.completed >= (task.total or 0):
+                self._drawn_at = now
+                self._progress.refresh()
 
     def stop(self) -> None:
         """Remove the live display."""

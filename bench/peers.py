@@ -1,0 +1,457 @@
+"""Benchmark: lexprobe against inspect-ai on the same model server, each run as its users run it (a fresh process).
+
+A real `python -m llama_cpp.server` with the embedded SmolLM2 GGUF listens on 127.0.0.1. lexprobe runs its real CLI
+(`lexprobe hallucination run --tasks existence --levels scotus --prompt-styles zero --samples 0` against
+`openai-compatible/smollm2@URL`); inspect-ai runs `inspect eval bench/peers_inspect_task.py`, a task built from the
+exact requests lexprobe stored in its run store (same messages, max_tokens, temperature), against the same server
+(`llama-cpp-python/smollm2`). Rows, each tool alternately first, median [range]:
+
+- start-up: `--help` (5 runs), and a run that sends nothing (lexprobe `--dry-run`, inspect `--limit 0`);
+- cache replay of every answer (lexprobe's response cache; inspect's own cache, `generate(cache=True)`), and a check
+  that the server saw no request;
+- cold end to end at each `--connections` (empty lexprobe cache; inspect's cache off), with the client CPU (user +
+  sys of the process), the server's own generation time per token (llama.cpp's timings) and the client overhead
+  (wall - the server's own time per completion, summed);
+- with `--long`: the same at 600 prompts and one connection (two runs each; inspect's task is written from the
+  requests of lexprobe's first run, which goes first).
+
+After every cold run both sides must have sent the same messages with the same settings, and received the same
+input and output token counts per prompt; otherwise the bench fails. inspect-ai (extra `peers`, `make bench-peers`)
+is only ever imported in its own subprocesses.
+
+Usage: python bench/peers.py [--prompts 60] [--runs 3] [--help-runs 5] [--connections 1,4] [--long] [--quick]
+       [--json] [--keep DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from peers_server import LlamaServer, summed
+
+BENCH = Path(__file__).resolve().parent
+BIN = Path(sys.executable).parent
+TASK_FILE = BENCH / "peers_inspect_task.py"
+LOG_READER = BENCH / "peers_inspect_log.py"
+MODEL_NAME = "smollm2"
+TOOLS = ("lexprobe", "inspect")
+
+
+class BenchError(RuntimeError):
+    """The two sides did not do the same work (or a run failed): the figures would mean nothing."""
+
+
+@dataclass
+class Run:
+    """One process: wall seconds, client CPU seconds, and the server's timings while it ran."""
+
+    wall_s: float
+    cpu_s: float
+    completions: int = 0
+    eval_ms: float = 0.0
+    eval_tokens: int = 0
+    server_ms: float = 0.0
+
+
+@dataclass
+class Row:
+    """One table row: the runs of each tool."""
+
+    name: str
+    runs: dict[str, list[Run]] = field(default_factory=lambda: {tool: [] for tool in TOOLS})
+
+
+def timed(command: list[str], env: dict[str, str], server: LlamaServer | None = None) -> Run:
+    """Run `command` in a fresh process; return its wall time, CPU time and the server's timings meanwhile."""
+    if server is not None:
+        server.read_new()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    done = subprocess.run(command, env=env, capture_output=True, text=True, cwd=BENCH)  # inspect: a relative task
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise BenchError(f"{' '.join(command)} exited {done.returncode}:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    run = Run(wall_s=wall, cpu_s=cpu)
+    if server is not None:
+        time.sleep(0.2)  # the last timing lines reach the log
+        timings = summed(server.read_new())
+        run.completions, run.eval_ms, run.eval_tokens, run.server_ms = (
+            timings.completions, timings.eval_ms, timings.eval_runs, timings.total_ms,
+        )  # fmt: skip
+    return run
+
+
+class Sides:
+    """Builds each tool's command lines for one benchmark directory."""
+
+    def __init__(self, work: Path, server: LlamaServer, db: Path, prompts: int) -> None:
+        self.work = work
+        self.server = server
+        self.db = db
+        self.prompts = prompts
+        self.counter = 0
+        self.base_env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "INSPECT_"))}
+        self.base_env["LLAMA_CPP_PYTHON_BASE_URL"] = server.base_url
+        self.base_env["INSPECT_DISPLAY"] = "plain"
+        self.base_env.pop("LEXPROBE_CACHE", None)
+
+    def fresh(self, name: str) -> Path:
+        """Return a new empty folder under the work directory."""
+        self.counter += 1
+        path = self.work / f"{self.counter:03d}-{name}"
+        path.mkdir()
+        return path
+
+    def lexprobe(self, *, connections: int, cache: Path, run_dir: Path, dry: bool = False) -> tuple[list[str], dict]:
+        """`lexprobe hallucination run` on the existence questions, against the server."""
+        command = [
+            str(BIN / "lexprobe"), "hallucination", "run",
+            "--model", f"openai-compatible/{MODEL_NAME}@{self.server.base_url}",
+            "--tasks", "existence", "--levels", "scotus", "--prompt-styles", "zero", "--samples", "0",
+            "--n", str(self.prompts), "--db", str(self.db), "--run-dir", str(run_dir),
+            "--concurrency", str(connections),
+        ]  # fmt: skip
+        if dry:
+            command.append("--dry-run")
+        return command, {**self.base_env, "LEXPROBE_CACHE": str(cache)}
+
+    def inspect(
+        self, prompts: Path, *, connections: int, log_dir: Path, cache_dir: Path | None = None, limit: int | None = None
+    ) -> tuple[list[str], dict]:
+        """`inspect eval` of the task built from lexprobe's requests, against the server."""
+        command = [
+            str(BIN / "inspect"), "eval", TASK_FILE.name, "-T", f"prompts={prompts}",
+            "--model", f"llama-cpp-python/{MODEL_NAME}", "--max-connections", str(connections),
+            "--log-dir", str(log_dir), "--display", "plain",
+        ]  # fmt: skip
+        env = dict(self.base_env)
+        if cache_dir is not None:
+            command += ["-T", "cache=true"]
+            env["INSPECT_CACHE_DIR"] = str(cache_dir)
+        else:
+            env["INSPECT_CACHE_DIR"] = str(self.fresh("inspect-unused-cache"))
+        if limit is not None:
+            command += ["--limit", str(limit)]
+        return command, env
+
+
+def lexprobe_requests(run_dir: Path) -> list[dict[str, Any]]:
+    """Return the requests lexprobe stored (in the order it added them) with the tokens of their answers."""
+    with sqlite3.connect(run_dir / "run.sqlite") as conn:
+        rows = conn.execute(
+            "SELECT q.request_id, q.body, r.input_tokens, r.output_tokens, r.body FROM requests q "
+            "LEFT JOIN responses r USING (request_id) ORDER BY q.seq"
+        ).fetchall()
+    out = []
+    for request_id, body, input_tokens, output_tokens, answer in rows:
+        request = json.loads(body)
+        out.append(
+            {
+                "id": request_id,
+                "messages": [{"role": m["role"], "content": m["content"]} for m in request["messages"]],
+                "max_tokens": request["max_tokens"],
+                "temperature": request["temperature"],
+                "seed": request.get("seed"),
+                "stop": request.get("stop") or [],
+                "target": "yes",
+                "input_tokens": input_tokens,
+                "output_tokens": output_tokens,
+                "answer": json.loads(answer)["text"] if answer else None,
+            }
+        )
+    return out
+
+
+def inspect_samples(log_dir: Path) -> list[dict[str, Any]]:
+    """Read inspect's log (in inspect's own subprocess) into one dict per sample."""
+    done = subprocess.run([sys.executable, str(LOG_READER), str(log_dir)], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise BenchError(f"reading the inspect log failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout)
+
+
+def check_same_work(lexprobe: list[dict[str, Any]], inspect: list[dict[str, Any]], what: str) -> dict[str, int]:
+    """Raise `BenchError` unless both sent the same messages and settings and got the same token counts per prompt;
+    return the totals."""
+    mine = {item["id"]: item for item in lexprobe}
+    theirs = {item["id"]: item for item in inspect}
+    if set(mine) != set(theirs):
+        raise BenchError(f"{what}: lexprobe answered {len(mine)} prompts, inspect {len(theirs)}; the ids differ")
+    problems = []
+    for request_id, ours in mine.items():
+        other = theirs[request_id]
+        if ours["input_tokens"] is None:
+            problems.append(f"{request_id}: lexprobe has no answer")
+            continue
+        if other["messages"] != ours["messages"]:
+            problems.append(f"{request_id}: different messages sent")
+        params = other.get("params") or {}
+        sent_cap = params.get("max_tokens", params.get("max_completion_tokens"))
+        if params and (sent_cap != ours["max_tokens"] or params.get("temperature") != ours["temperature"]):
+            problems.append(f"{request_id}: inspect sent {params}, lexprobe max_tokens={ours['max_tokens']}")
+        if (other["input_tokens"], other["output_tokens"]) != (ours["input_tokens"], ours["output_tokens"]):
+            problems.append(
+                f"{request_id}: tokens lexprobe {ours['input_tokens']}/{ours['output_tokens']}, "
+                f"inspect {other['input_tokens']}/{other['output_tokens']}"
+            )
+    if problems:
+        raise BenchError(f"{what}: the two sides did different work:\n" + "\n".join(problems[:20]))
+    return {
+        "prompts": len(mine),
+        "input_tokens": sum(item["input_tokens"] for item in lexprobe),
+        "output_tokens": sum(item["output_tokens"] for item in lexprobe),
+        "distinct_prompts": len({json.dumps(item["messages"]) for item in lexprobe}),
+    }
+
+
+def write_prompts(requests: list[dict[str, Any]], path: Path) -> None:
+    """Write lexprobe's requests as the inspect task's JSONL."""
+    keys = ("id", "messages", "max_tokens", "temperature", "seed", "stop", "target")
+    path.write_text("".join(json.dumps({k: item[k] for k in keys}) + "\n" for item in requests))
+
+
+def warm_up(server: LlamaServer) -> None:
+    """One request, so that loading the weights is nobody's cost."""
+    body = {"model": MODEL_NAME, "messages": [{"role": "user", "content": "Hello"}], "max_tokens": 4}
+    httpx.post(server.base_url + "/chat/completions", json=body, timeout=None).raise_for_status()
+    time.sleep(0.2)
+    server.read_new()
+
+
+def order(round_number: int) -> tuple[str, str]:
+    """Which tool goes first in this round: they alternate."""
+    return TOOLS if round_number % 2 == 0 else TOOLS[::-1]
+
+
+def bench(args: argparse.Namespace, work: Path) -> dict[str, Any]:
+    """Run every row; return the results (runs per tool per row, and the work check)."""
+    from lexprobe.caselaw.paths import default_db_path
+
+    db = Path(args.db) if args.db else default_db_path()
+    rows: list[Row] = []
+    checks: dict[str, Any] = {}
+    with LlamaServer(work / "server.log") as server:
+        warm_up(server)
+        sides = Sides(work, server, db, args.prompts)
+
+        # The reference run: lexprobe's requests (and answers) that inspect's task is built from.
+        ref_dir = sides.fresh("lexprobe-reference")
+        command, env = sides.lexprobe(connections=1, cache=sides.fresh("cache"), run_dir=ref_dir)
+        timed(command, env, server)
+        reference = lexprobe_requests(ref_dir)
+        if len(reference) != args.prompts:
+            raise BenchError(f"lexprobe sent {len(reference)} requests, expected {args.prompts}")
+        prompts = work / "prompts.jsonl"
+        write_prompts(reference, prompts)
+
+        help_row = Row("process start-up, `--help`")
+        for number in range(args.help_runs):
+            for tool in order(number):
+                binary = "lexprobe" if tool == "lexprobe" else "inspect"
+                help_row.runs[tool].append(timed([str(BIN / binary), "--help"], sides.base_env))
+        rows.append(help_row)
+
+        dry_row = Row("start-up of a run that sends nothing (lexprobe `--dry-run` / inspect `--limit 0`)")
+        for number in range(args.help_runs):
+            for tool in order(number):
+                if tool == "lexprobe":
+                    command, env = sides.lexprobe(
+                        connections=1, cache=sides.fresh("cache"), run_dir=sides.fresh("dry"), dry=True
+                    )
+                else:
+                    command, env = sides.inspect(prompts, connections=1, log_dir=sides.fresh("dry"), limit=0)
+                run = timed(command, env, server)
+                if run.completions:
+                    raise BenchError(f"the {tool} run that sends nothing made {run.completions} completions")
+                dry_row.runs[tool].append(run)
+        rows.append(dry_row)
+
+        # Cache replay: fill each tool's cache once (not timed), then time runs that must not reach the server.
+        lex_cache = sides.fresh("lexprobe-replay-cache")
+        command, env = sides.lexprobe(connections=1, cache=lex_cache, run_dir=sides.fresh("fill"))
+        timed(command, env, server)
+        inspect_cache = sides.fresh("inspect-replay-cache")
+        command, env = sides.inspect(prompts, connections=1, log_dir=sides.fresh("fill"), cache_dir=inspect_cache)
+        timed(command, env, server)
+        replay_row = Row(f"cache replay of {args.prompts} answers")
+        for number in range(args.runs):
+            for tool in order(number):
+                if tool == "lexprobe":
+                    command, env = sides.lexprobe(connections=1, cache=lex_cache, run_dir=sides.fresh("replay"))
+                else:
+                    command, env = sides.inspect(
+                        prompts, connections=1, log_dir=sides.fresh("replay"), cache_dir=inspect_cache
+                    )
+                run = timed(command, env, server)
+                if run.completions:
+                    raise BenchError(f"the {tool} cache replay sent {run.completions} requests to the server")
+                replay_row.runs[tool].append(run)
+        rows.append(replay_row)
+
+        plans = [(args.prompts, c, args.runs) for c in args.connections]
+        if args.long:
+            plans.append((args.long_prompts, 1, args.long_runs))
+        for count, connections, runs in plans:
+            row = Row(f"cold, {count} prompts, {connections} connection{'s' if connections > 1 else ''}")
+            sides.prompts = count
+            # Another size: inspect's task is written from lexprobe's first cold run of it (round 0 runs it first).
+            these_prompts = prompts if count == args.prompts else None
+            for number in range(runs):
+                for tool in order(number):
+                    if tool == "lexprobe":
+                        run_dir = sides.fresh("cold")
+                        command, env = sides.lexprobe(
+                            connections=connections, cache=sides.fresh("cache"), run_dir=run_dir
+                        )
+                        run = timed(command, env, server)
+                        lexprobe_side = lexprobe_requests(run_dir)
+                        if these_prompts is None:
+                            these_prompts = work / f"prompts-{count}.jsonl"
+                            write_prompts(lexprobe_side, these_prompts)
+                    else:
+                        assert these_prompts is not None, "lexprobe runs first in round 0"
+                        log_dir = sides.fresh("cold")
+                        command, env = sides.inspect(these_prompts, connections=connections, log_dir=log_dir)
+                        run = timed(command, env, server)
+                        inspect_side = inspect_samples(log_dir)
+                    if run.completions != count:
+                        raise BenchError(f"{row.name}: the server logged {run.completions} completions for {tool}")
+                    row.runs[tool].append(run)
+                checks[f"{row.name}, round {number + 1}"] = check_same_work(lexprobe_side, inspect_side, row.name)
+            sides.prompts = args.prompts
+            rows.append(row)
+    return {"rows": rows, "checks": checks}
+
+
+def spread(values: list[float], unit: str = "s", digits: int = 2) -> str:
+    """Return 'median [min-max]' (or the single value)."""
+    if not values:
+        return "-"
+    med = statistics.median(values)
+    if len(values) == 1:
+        return f"{med:.{digits}f} {unit}"
+    return f"{med:.{digits}f} {unit} [{min(values):.{digits}f}-{max(values):.{digits}f}]"
+
+
+def row_json(row: Row) -> dict[str, Any]:
+    """The row's runs and medians as JSON."""
+    out: dict[str, Any] = {"name": row.name}
+    for tool, runs in row.runs.items():
+        out[tool] = {
+            "wall_s": [round(r.wall_s, 3) for r in runs],
+            "cpu_s": [round(r.cpu_s, 3) for r in runs],
+            "median_wall_s": round(statistics.median(r.wall_s for r in runs), 3),
+            "median_cpu_s": round(statistics.median(r.cpu_s for r in runs), 3),
+        }
+        if runs and runs[0].completions:
+            out[tool]["server_ms_per_token"] = [round(r.eval_ms / r.eval_tokens, 2) for r in runs if r.eval_tokens]
+            out[tool]["overhead_s"] = [round(r.wall_s - r.server_ms / 1000, 3) for r in runs]
+    out["ratio_inspect_over_lexprobe"] = round(out["inspect"]["median_wall_s"] / out["lexprobe"]["median_wall_s"], 3)
+    return out
+
+
+def markdown(rows: list[Row], checks: dict[str, Any]) -> str:
+    """The results as a markdown table (ratio = inspect / lexprobe: above 1, lexprobe is faster)."""
+    lines = []
+    for work in {json.dumps(w, sort_keys=True): w for w in checks.values()}.values():
+        rounds = sum(1 for w in checks.values() if w == work)
+        lines.append(
+            f"Same {work['prompts']} prompts ({work['distinct_prompts']} distinct): {work['input_tokens']:,} input / "
+            f"{work['output_tokens']:,} output tokens on both sides, per prompt (checked in {rounds} cold round(s))."
+        )
+    lines += [
+        "",
+        "| figure | lexprobe | inspect-ai | ratio (inspect / lexprobe) |",
+        "|---|---|---|---|",
+    ]
+    for row in rows:
+        lex, ins = row.runs["lexprobe"], row.runs["inspect"]
+        ratio = statistics.median(r.wall_s for r in ins) / statistics.median(r.wall_s for r in lex)
+        lines.append(f"| {row.name} ({len(lex)} runs each) | {spread([r.wall_s for r in lex])} | "
+                     f"{spread([r.wall_s for r in ins])} | {ratio:.2f}x |")  # fmt: skip
+        if lex and lex[0].completions:
+            cpu_ratio = statistics.median(r.cpu_s for r in ins) / statistics.median(r.cpu_s for r in lex)
+            lines.append(
+                f"| ... client CPU | {spread([r.cpu_s for r in lex])} | {spread([r.cpu_s for r in ins])} | "
+                f"{cpu_ratio:.2f}x |"
+            )
+            lines.append(
+                f"| ... server ms per generated token | {spread([r.eval_ms / r.eval_tokens for r in lex], 'ms')} | "
+                f"{spread([r.eval_ms / r.eval_tokens for r in ins], 'ms')} | |"
+            )
+            lex_over = [r.wall_s - r.server_ms / 1000 for r in lex]
+            ins_over = [r.wall_s - r.server_ms / 1000 for r in ins]
+            count = lex[0].completions
+            lines.append(
+                f"| ... client overhead (wall - server time), per request | "
+                f"{spread([1000 * o / count for o in lex_over], 'ms', 1)} | "
+                f"{spread([1000 * o / count for o in ins_over], 'ms', 1)} | |"
+            )
+    return "\n".join(lines)
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    """Command-line options."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--prompts", type=int, help="existence questions per run (default 60; 20 with --quick)")
+    parser.add_argument("--runs", type=int, help="runs per tool of the replay and cold rows (default 3; 1 --quick)")
+    parser.add_argument("--help-runs", type=int, help="runs per tool of the start-up rows (default 5; 2 --quick)")
+    parser.add_argument("--connections", default="1,4", help="comma list of connection counts for the cold rows")
+    parser.add_argument("--long", action="store_true", help="add 600 prompts at 1 connection (long)")
+    parser.add_argument("--long-prompts", type=int, default=600)
+    parser.add_argument("--long-runs", type=int, default=2)
+    parser.add_argument("--quick", action="store_true", help="20 prompts, 1 run, 2 start-up runs")
+    parser.add_argument("--db", help="case database (default: lexprobe's)")
+    parser.add_argument("--keep", help="keep the run folders, logs and server log here")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of the table")
+    args = parser.parse_args(argv)
+    for name, normal, quick in (("prompts", 60, 20), ("runs", 3, 1), ("help_runs", 5, 2)):
+        if getattr(args, name) is None:
+            setattr(args, name, quick if args.quick else normal)
+    args.connections = [int(c) for c in args.connections.split(",") if c]
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark; print the table or JSON. Exit 1 when the two sides did different work."""
+    args = parse_args(argv)
+    if shutil.which("inspect", path=str(BIN)) is None:
+        print("inspect-ai is not installed: `pip install -e '.[peers]'` (or `make bench-peers`)", file=sys.stderr)
+        return 2
+    work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="lexprobe-peers-"))
+    work.mkdir(parents=True, exist_ok=True)
+    try:
+        result = bench(args, work)
+    except BenchError as exc:
+        print(f"bench/peers.py: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+    if args.json:
+        print(json.dumps({"rows": [row_json(r) for r in result["rows"]], "checks": result["checks"]}, indent=2))
+    else:
+        print(markdown(result["rows"], result["checks"]))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
