@@ -1,9 +1,16 @@
 """Embedded llama.cpp backend (llama-cpp-python): the default SmolLM2-135M-Instruct or any GGUF file.
 
-Determinism: the model's state is reset before every call, so temperature 0 gives bit-identical answers across
-calls and processes. A request that leaves temperature or the token cap unset (None) gets this backend's own
-defaults: temperature 0 (deterministic) and no cap beyond the context window (llama.cpp then generates at most the
-context size less the prompt). A sampled request (temperature > 0) without a seed gets one derived from its cache
+Determinism and prefix reuse: a call keeps the KV cache of the prompt prefix it shares with the previous call (a
+few-shot run's prompts share most of their tokens), but only a prefix that ends on a `PREFILL_CHUNK` boundary and
+that the previous call evaluated in whole prompt chunks. The prompt is always fed in `PREFILL_CHUNK`-token chunks
+from position 0, so the chunks evaluated after such a prefix are exactly the chunks a fresh call evaluates, at the
+same positions, on the same cache contents: the logits, and so temperature-0 answers, are bit-identical to a fresh
+call's (tests/test_embedded_prefix.py checks it). Models whose memory cannot drop a suffix (recurrent, hybrid,
+sliding-window attention) are reset before every call instead, as every model is with `prefix_reuse=False`.
+
+A request that leaves temperature or the token cap unset (None) gets this backend's own defaults: temperature 0
+(deterministic) and no cap beyond the context window (llama.cpp then generates at most the context size less the
+prompt). A sampled request (temperature > 0) without a seed gets one derived from its cache
 key, so each sample index is a distinct but reproducible sample. Calls run one at a time in a worker thread.
 
 Stopping (Ctrl-C): `interrupt()` makes a call in flight stop between two generated tokens or two prompt chunks - in
@@ -36,10 +43,12 @@ DEFAULT_CONTEXT = 4096
 #: Temperature of a request that sets none (None): deterministic answers.
 LOCAL_DEFAULT_TEMPERATURE = 0.0
 
-#: Prompt tokens evaluated between two checks for a stop (Ctrl-C): a 4,000-token prompt takes many seconds on two
-#: cores, so it is fed in chunks. The chunking is the same on every call, so answers stay bit-identical across calls
-#: and processes (on the CPU build the logits are even identical to one 512-token batch).
-PREFILL_CHUNK = 64
+#: Prompt tokens evaluated per llama.cpp call, from position 0: between two chunks a call checks for a stop (Ctrl-C),
+#: and a reused prefix ends on a chunk boundary (see the module docstring). The chunking is the same on every call, so
+#: answers stay bit-identical across calls and processes (on the CPU build they even match llama-cpp-python's own
+#: 512-token batches: bench/embedded_prefix.py checks it). 16 keeps prompt throughput (within noise of 32 and 64 on
+#: two cores; 8 is slower: BENCHMARKS.md) while a few-shot prompt reuses all but at most 15 tokens of its shared prefix.
+PREFILL_CHUNK = 16
 
 
 #: Largest length / item bounds kept in a schema handed to llama.cpp: its grammar converter unrolls each bound into
@@ -69,31 +78,88 @@ def derived_seed(request: Request) -> int:
     return int(request.cache_key()[:8], 16)
 
 
+def shared_prefix(cached: Sequence[int], tokens: Sequence[int]) -> int:
+    """Return the number of leading tokens `cached` and `tokens` have in common."""
+    import numpy as np  # loaded with llama_cpp anyway; not at lexprobe's start-up
+
+    length = min(len(cached), len(tokens))
+    differ = np.flatnonzero(np.asarray(cached[:length], dtype=np.intc) != np.asarray(tokens[:length], dtype=np.intc))
+    return int(differ[0]) if differ.size else length
+
+
+def reusable_prefix(cached: Sequence[int], trusted: int, tokens: Sequence[int], chunk: int = PREFILL_CHUNK) -> int:
+    """Return how many leading prompt tokens a call may keep from the cache: the prefix `tokens` shares with the
+    `trusted` tokens of `cached` that were evaluated in whole chunks, rounded down to a multiple of `chunk`, and
+    never the whole prompt (the last prompt token is always evaluated, so that its logits are fresh)."""
+    limit = min(trusted, len(tokens) - 1)
+    if limit < chunk:
+        return 0
+    return shared_prefix(cached[:limit], tokens[:limit]) // chunk * chunk
+
+
 @functools.cache
 def stoppable_llama_class() -> type:
-    """Return a `llama_cpp.Llama` subclass that stops between two tokens or prompt chunks once its `stop_event` is
-    set (imported lazily: llama-cpp-python is optional)."""
+    """Return a `llama_cpp.Llama` subclass that reuses a chunk-aligned prompt prefix (see the module docstring) and
+    stops between two tokens or prompt chunks once its `stop_event` is set (imported lazily: llama-cpp-python is
+    optional)."""
+    import llama_cpp
     from llama_cpp import Llama
 
     class StoppableLlama(Llama):
-        """`Llama` that checks `stop_event` after each generated token and raises `CallInterrupted` when set."""
+        """`Llama` that keeps a chunk-aligned shared prompt prefix in its KV cache, and checks `stop_event` after
+        each generated token and prompt chunk, raising `CallInterrupted` when it is set."""
 
         stop_event: threading.Event | None = None
+        #: Leading tokens of `input_ids` that were evaluated in whole prompt chunks from position 0.
+        trusted_tokens: int = 0
+        #: Prompt tokens of the last call, and how many of them came from the cache.
+        last_prompt_tokens: int = 0
+        last_reused_tokens: int = 0
+        _prompt_pending: bool = False
 
-        def generate(self, *args: Any, **kwargs: Any) -> Iterator[int]:
-            """Yield `Llama.generate`'s tokens until `stop_event` is set."""
-            for token in super().generate(*args, **kwargs):
-                self._check_stop()
-                yield token
+        def can_reuse_prefix(self) -> bool:
+            """True when this model's memory can drop a suffix and keep the rest exactly (plain attention)."""
+            return not (self._is_recurrent or self._is_hybrid or llama_cpp.llama_model_n_swa(self._model.model) > 0)
+
+        def reset(self) -> None:
+            """Forget the cached prompt: the next call evaluates its whole prompt."""
+            super().reset()
+            self.trusted_tokens = 0
+
+        def generate(self, tokens: Sequence[int], *args: Any, **kwargs: Any) -> Iterator[int]:
+            """Keep the reusable prefix of `tokens` (`Llama.generate` then evaluates only the rest), and yield
+            `Llama.generate`'s tokens until `stop_event` is set."""
+            tokens = list(tokens)
+            keep = 0
+            if self.can_reuse_prefix():
+                keep = reusable_prefix(self.input_ids, min(self.trusted_tokens, self.n_tokens), tokens)
+            # Llama.generate reuses the longest prefix of `input_ids[:n_tokens]`, which is now exactly `keep` tokens
+            # (it removes the KV cells past it); with 0 it resets, and `eval` clears the whole cache.
+            self.n_tokens = keep
+            self.trusted_tokens = keep
+            self.last_prompt_tokens, self.last_reused_tokens = len(tokens), 0
+            self._prompt_pending = True
+            try:
+                for token in super().generate(tokens, *args, **kwargs):
+                    self._check_stop()
+                    yield token
+            finally:
+                self._prompt_pending = False
 
         def eval(self, tokens: Sequence[int]) -> None:
-            """Evaluate `tokens` in chunks of `PREFILL_CHUNK`, checking `stop_event` between chunks, so that a long
-            prompt can be abandoned too."""
+            """Evaluate `tokens` in chunks of `PREFILL_CHUNK` from the current position, checking `stop_event`
+            between chunks (so that a long prompt can be abandoned too); after a call's prompt, record how much of it
+            came from the cache and how much of it lies in whole chunks."""
+            if self._prompt_pending:
+                self.last_reused_tokens = self.n_tokens
             if not tokens:
                 super().eval(tokens)
             for start in range(0, len(tokens), PREFILL_CHUNK):
                 self._check_stop()
                 super().eval(tokens[start : start + PREFILL_CHUNK])
+            if self._prompt_pending:
+                self._prompt_pending = False
+                self.trusted_tokens = self.n_tokens // PREFILL_CHUNK * PREFILL_CHUNK
 
         def _check_stop(self) -> None:
             if self.stop_event is not None and self.stop_event.is_set():
@@ -108,8 +174,17 @@ class LlamaCppModel(Model):
     default_concurrency = 1
     default_timeout_s = None
 
-    def __init__(self, spec: ModelSpec, *, n_ctx: int = DEFAULT_CONTEXT, n_threads: int | None = None) -> None:
+    def __init__(
+        self, spec: ModelSpec, *, n_ctx: int = DEFAULT_CONTEXT, n_threads: int | None = None, prefix_reuse: bool = True
+    ) -> None:
         super().__init__(spec)
+        #: Keep a chunk-aligned shared prompt prefix between calls (answers stay bit-identical); False resets.
+        self.prefix_reuse = prefix_reuse
+        #: Prompt tokens of every call so far, and how many of them came from the KV cache instead of being evaluated.
+        #: (`last_reused_prompt_tokens`: of the last call.)
+        self.prompt_tokens = 0
+        self.reused_prompt_tokens = 0
+        self.last_reused_prompt_tokens = 0
         self.model_path = str(spec.path) if spec.path else str(embedded_model_path())
         self.n_ctx = n_ctx
         # Half the cores, as llama.cpp itself defaults to: its threads spin-wait on each other, so taking every
@@ -175,7 +250,8 @@ class LlamaCppModel(Model):
             messages = [{"role": m.role, "content": m.content} for m in request.messages]
             if request.schema_ is not None:
                 params["response_format"] = {"type": "json_object", "schema": grammar_safe_schema(request.schema_)}
-        llm.reset()
+        if not self.prefix_reuse:
+            llm.reset()
         llm.stop_event = stop
         try:
             out = llm.create_chat_completion(messages=messages, **params)
@@ -183,6 +259,9 @@ class LlamaCppModel(Model):
             raise ModelError(f"llama.cpp rejected the request: {exc}") from exc
         finally:
             llm.stop_event = None
+        self.last_reused_prompt_tokens = getattr(llm, "last_reused_tokens", 0)
+        self.prompt_tokens += getattr(llm, "last_prompt_tokens", 0)
+        self.reused_prompt_tokens += self.last_reused_prompt_tokens
         latency = time.perf_counter() - started
         choice = out["choices"][0]
         text = choice["message"].get("content") or ""
