@@ -3,8 +3,10 @@
 1. Overhead. 200 short prompts to the embedded model, each sent twice: directly to llama_cpp (`Llama.reset()` +
    `create_chat_completion`) and through the engine (run store on disk, response cache on but cold, retries
    armed, telemetry written). Blocks of 10 prompts alternate which path goes first (ABBA), and both paths share
-   one loaded model, so the ratio engine/direct isolates the engine's own cost. Both paths must give identical
-   answers (checked). Target: <= 1.03.
+   one loaded model, so the ratio engine/direct isolates the engine's own cost: the engine's model keeps no prompt
+   prefix between calls (`prefix_reuse=False`; the direct path resets before each call), so both evaluate the same
+   prompt tokens (checked), and both paths must give identical answers: the bench fails (exit 1, the differing
+   answers printed) unless every answer is the same on both paths. Target: <= 1.03.
 2. Cache replay. 10,000 requests whose answers are already in the response cache, run through the engine into a
    fresh run store. Target: under 2 s.
 
@@ -62,6 +64,10 @@ def prompts(count: int) -> list[str]:
 async def measure_overhead(count: int, block: int, max_tokens: int, folder: Path) -> dict:
     """Send the same prompts both ways, block by block, alternating which path goes first (ABBA)."""
     model = open_model("local")
+    # The same prompt evaluation on both paths, so the ratio is the engine's own cost: the direct path resets the
+    # model before each prompt, so the engine's model must not keep a shared prompt prefix either (that saving is the
+    # model's, measured by bench/embedded_prefix.py).
+    model.prefix_reuse = False
     llm = model._load()  # the same loaded weights for both paths
     requests = [Request.from_prompt("local", p, max_tokens=max_tokens) for p in prompts(count)]
     store = RunStore.open(folder / "overhead-run")
@@ -95,7 +101,19 @@ async def measure_overhead(count: int, block: int, max_tokens: int, folder: Path
             timings[path] += time.perf_counter() - began
     await engine.aclose()
     stored = store.responses()
-    same = sum(stored[r.request_id].text == direct_texts[r.request_id] for r in requests)
+    differing = [r for r in requests if stored[r.request_id].text != direct_texts[r.request_id]]
+    if differing:  # the ratio compares like with like only when both paths did the same work
+        shown = "\n".join(
+            f"  {r.messages[-1].content!r}: direct {direct_texts[r.request_id]!r}, engine {stored[r.request_id].text!r}"
+            for r in differing[:5]
+        )
+        raise SystemExit(f"{len(differing)} of {count} answers differ between the two paths:\n{shown}")
+    same = count
+    reused = getattr(model, "reused_prompt_tokens", 0)
+    if reused:
+        raise SystemExit(
+            f"the engine's model reused {reused} prompt tokens: the paths did not evaluate the same prompts"
+        )
     return {
         "prompts": count,
         "block": block,
@@ -104,6 +122,7 @@ async def measure_overhead(count: int, block: int, max_tokens: int, folder: Path
         "engine_s": round(timings["engine"], 3),
         "overhead_ratio": round(timings["engine"] / timings["direct"], 4),
         "identical_answers": same,
+        "engine_prompt_tokens_evaluated": getattr(model, "prompt_tokens", None),
     }
 
 
@@ -114,14 +133,17 @@ def fill_cache(cache: ResponseCache, requests: list[Request]) -> None:
     with transaction(cache.conn) as conn:
         conn.executemany(
             "INSERT OR IGNORE INTO responses VALUES (?, ?, ?, ?)",
-            [(r.cache_key(), r.model, body, time.time()) for r in requests],
+            [(r.response_key(), r.model, body, time.time()) for r in requests],
         )
 
 
 async def measure_replay(count: int, folder: Path) -> dict:
-    requests = [Request.from_prompt("local", f"Cached question number {i}?", max_tokens=8) for i in range(count)]
+    def replay_requests() -> list[Request]:
+        return [Request.from_prompt("local", f"Cached question number {i}?", max_tokens=8) for i in range(count)]
+
     cache = ResponseCache(folder / "replay-cache")
-    fill_cache(cache, requests)
+    fill_cache(cache, replay_requests())  # other objects: the timed run must compute its own (memoized) keys
+    requests = replay_requests()
     store = RunStore.open(folder / "replay-run")
     engine = Engine(store, cache, EngineConfig(progress=False))
     began = time.perf_counter()
@@ -133,14 +155,14 @@ async def measure_replay(count: int, folder: Path) -> dict:
     return {"requests": count, "replay_s": round(elapsed, 3), "per_request_us": round(elapsed / count * 1e6, 1)}
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--prompts", type=int, default=200)
     parser.add_argument("--block", type=int, default=10)
     parser.add_argument("--max-tokens", type=int, default=16)
     parser.add_argument("--replay", type=int, default=10_000)
     parser.add_argument("--json", action="store_true", help="print the results as one JSON object")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="lexprobe-bench-") as tmp:
         folder = Path(tmp)
         replay = asyncio.run(measure_replay(args.replay, folder))

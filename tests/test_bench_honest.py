@@ -1,0 +1,116 @@
+"""The honest benchmarks work: `lexprobe.caches.clear_all` empties the memo caches a first user would not have;
+bench/scoring.py draws varied answers and scores every task cold; bench/check.py finds the same verdicts in a fresh
+`lexprobe check` process, a fresh library process and this one, and chunked parsing matches one eyecite call on the
+whole text; bench/engine_overhead.py gets identical answers on both paths.
+
+Everything runs SMALL here (a few pages, a few dozen answers, a few prompts) to check behaviour, never timing; the
+figures are in BENCHMARKS.md.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lexprobe.caches import clear_all
+from lexprobe.caselaw import case_names, citations, courts, judges
+from lexprobe.caselaw.query import CaseDatabase
+
+BENCH = Path(__file__).resolve().parents[1] / "bench"
+
+
+def bench_module(name: str) -> Any:
+    """Import one of the bench scripts (bench/ is not a package)."""
+    if str(BENCH) not in sys.path:
+        sys.path.insert(0, str(BENCH))
+    return importlib.import_module(name)
+
+
+def test_clear_all_empties_the_citation_court_and_judge_memos() -> None:
+    memos = [
+        citations.parse_citation,
+        citations.citation_key,
+        courts.resolve_court,
+        case_names.normalize_case_name,
+        judges._parse,
+    ]
+    assert citations.parse_citation("Brown v. Board of Education, 347 U.S. 483 (1954)") is not None
+    assert citations.citation_key("347 U. S. 483") == "347 U.S. 483"
+    assert courts.resolve_court("the Ninth Circuit") == "ca9"
+    case_names.normalize_case_name("Brown v. Board of Education")
+    judges._parse("Justice Hugo Black")
+    assert all(memo.cache_info().currsize > 0 for memo in memos)
+    cleared = clear_all()
+    assert all(memo.cache_info().currsize == 0 for memo in memos)
+    assert {
+        "lexprobe.caselaw.citations.parse_citation",
+        "lexprobe.caselaw.courts.resolve_court",
+        "lexprobe.caselaw.courts._name_index",
+        "lexprobe.caselaw.judges._parse",
+    } <= set(cleared)
+    assert all(name.startswith(("lexprobe.caselaw.", "lexprobe.check.", "lexprobe.hallucination.")) for name in cleared)
+    # the code still answers the same after clearing (the tables are rebuilt on use)
+    assert courts.resolve_court("the Ninth Circuit") == "ca9"
+
+
+def test_scoring_bench_draws_varied_answers_and_scores_every_task_cold(
+    case_db_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    scoring = bench_module("scoring")
+    db = CaseDatabase(case_db_path)
+    try:
+        answers = scoring.make_answers(db, 60, seed=3)
+    finally:
+        db.close()
+    assert set(answers) == set(scoring.SCORERS)
+    for task, pairs in answers.items():
+        assert len(pairs) == 60
+        assert len({answer for answer, _ in pairs}) >= 20, task  # varied, not a handful of fixed strings
+    sentences = ("existence", "citation", "author", "quotation", "authority", "false_dissent")
+    assert all(len({answer for answer, _ in answers[task]}) >= 50 for task in sentences)
+    scoring.main(["--answers", "40", "--baseline-subset", "10", "--db", str(case_db_path), "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert report["caches_cleared_before_each_task"] is True
+    for task, row in report["tasks"].items():
+        assert sum(row["labels"].values()) == 40, task
+        assert 0 < row["distinct_answers"] <= 40
+    for task in ("existence", "citation", "author", "court"):  # realistic mixes: right and wrong answers
+        labels = report["tasks"][task]["labels"]
+        assert labels.get("correct", 0) > 0 and labels.get("hallucination", 0) > 0, (task, labels)
+    assert {"quotation", "authority", "citation"} <= {
+        t for t, row in report["tasks"].items() if "speedup_vs_naive" in row
+    }
+
+
+def test_check_bench_same_verdicts_fresh_and_warm_and_chunking_matches_one_call(
+    case_db_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    check = bench_module("check")
+    check.main(["--pages", "4", "--runs", "2", "--fresh", "1", "--baseline", "--db", str(case_db_path), "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert report["citations"] > 0
+    assert report["same_verdicts_everywhere"] is True  # the bench exits otherwise
+    assert report["cold_cli_first_s"] is not None and len(report["cold_cli"]["runs_s"]) == 1
+    baseline = report["baseline"]
+    assert baseline["identical"] is True and baseline["case_citations"] >= report["citations"] // 2
+
+
+def test_check_bench_chunked_comparison_sees_every_citation() -> None:
+    check = bench_module("check")
+    paragraph = "See Brown v. Board of Education, 347 U.S. 483, 495 (1954). Id. at 494.\n\n"
+    result = check.chunked_vs_whole(paragraph * 300)  # ~22,000 characters: several chunks
+    assert result["chunks"] > 1 and result["identical"] is True
+    assert result["case_citations"] == 600 and result["other_differences"] == {"only_chunked": [], "only_whole": []}
+
+
+def test_engine_overhead_bench_gets_identical_answers_on_both_paths(capsys: pytest.CaptureFixture[str]) -> None:
+    engine_overhead = bench_module("engine_overhead")
+    engine_overhead.main(["--prompts", "4", "--block", "2", "--max-tokens", "4", "--replay", "50", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert report["overhead"]["identical_answers"] == report["overhead"]["prompts"] == 4
+    assert report["cache_replay"]["requests"] == 50
