@@ -12,14 +12,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lexprobe.caselaw.build import BuildProgress, build_database
-from lexprobe.caselaw.paths import data_root
-from lexprobe.caselaw.query import CaseDatabase, case_database_is_current
-from lexprobe.engine import EngineConfig, ResponseCache
-from lexprobe.hallucination.run import ProfileResult, ProfileSettings, run_profile
-from lexprobe.hallucination.tasks import TASKS
-
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the library is imported where used: the CLI reads DEMO_CASES for `lexprobe demo --help`
+    from lexprobe.caselaw.build import BuildProgress
+    from lexprobe.engine.cache import ResponseCache
+    from lexprobe.engine.config import EngineConfig
+    from lexprobe.hallucination.run import ProfileResult, ProfileSettings
     from lexprobe.investigation.scoring import ScoreSummary
 
 DEMO_CASES = 4
@@ -31,6 +28,9 @@ def demo_settings(
     model: str, n: int = DEMO_CASES, styles: tuple[str, ...] = ("zero",), samples: int = DEMO_SAMPLES
 ) -> ProfileSettings:
     """Return the demo's profile: every task, Supreme Court, the given prompt styles, n cases, K samples."""
+    from lexprobe.hallucination.run import ProfileSettings
+    from lexprobe.hallucination.tasks import TASKS
+
     return ProfileSettings(
         model=model,
         tasks=list(TASKS.values()),
@@ -45,6 +45,10 @@ def demo_settings(
 def ensure_case_database(db_path: Path, progress: BuildProgress | None = None) -> None:
     """Build the case database at `db_path` from `LEXPROBE_DATA` unless a current one is there (a database built
     under older truth rules is rebuilt)."""
+    from lexprobe.caselaw.build import build_database
+    from lexprobe.caselaw.paths import data_root
+    from lexprobe.caselaw.query import case_database_is_current
+
     if not case_database_is_current(db_path):
         build_database(data_root(), db_path, progress=progress)
 
@@ -53,6 +57,9 @@ async def run_demo(
     run_dir: Path, db_path: Path, cache: ResponseCache | None, config: EngineConfig, settings: ProfileSettings
 ) -> ProfileResult:
     """Run the demo profile into `run_dir`; returns the plan, engine summary and rate table."""
+    from lexprobe.caselaw.query import CaseDatabase
+    from lexprobe.hallucination.run import run_profile
+
     database = CaseDatabase(db_path)
     try:
         return await run_profile(settings, database, run_dir, cache, config)

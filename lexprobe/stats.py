@@ -32,9 +32,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import numpy as np
+if TYPE_CHECKING:  # imported inside the functions that compute with it: importing stats stays cheap
+    import numpy as np
 
 Binning = Literal["width", "mass"]
 SCORED = ("correct", "hallucination", "abstain")
@@ -105,6 +106,8 @@ def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable]) -> float:
 def bin_edges(confidences: np.ndarray, bins: int, binning: Binning) -> np.ndarray:
     """Return the upper bin edges (the last is 1.0) of `uncertainty-calibration`'s `get_equal_prob_bins` (width)
     or `get_equal_bins` (mass); see the module docstring."""
+    import numpy as np
+
     if binning == "width":
         return np.array([i / bins for i in range(1, bins + 1)])
     if binning == "mass":
@@ -118,6 +121,8 @@ def bin_edges(confidences: np.ndarray, bins: int, binning: Binning) -> np.ndarra
 def bin_groups(confidences: np.ndarray, bins: int, binning: Binning) -> list[np.ndarray]:
     """Return the indices of the confidences in each non-empty bin of `bin_edges` (bins closed on the right, the
     first holding 0), lowest bin first."""
+    import numpy as np
+
     edges = bin_edges(confidences, bins, binning)
     which = np.searchsorted(edges, confidences, side="left")
     groups = [np.flatnonzero(which == b) for b in range(len(edges))]
@@ -142,6 +147,8 @@ def expected_calibration_error(
     """Return the expected calibration error E|X - E[Y|X]| of confidences X against outcomes Y (see the module
     docstring for the binning rule and the debiased estimator). Raises ValueError on empty or unequal inputs, on
     confidences outside [0, 1], on an unknown binning, and (debiased) on a bin holding a single answer."""
+    import numpy as np
+
     x = np.asarray(confidences, dtype=float)
     y = np.asarray(correct, dtype=float)
     if len(x) == 0 or len(x) != len(y):
@@ -168,6 +175,8 @@ def bootstrap_se(
 ) -> float:
     """Return the bootstrap standard error of `statistic` over the rows of `data` (seeded, reproducible).
     Replicates where the statistic is undefined (it returns NaN) are left out; NaN when fewer than two remain."""
+    import numpy as np
+
     rows = np.asarray(data)
     if len(rows) < 2:
         raise ValueError("bootstrap needs at least two rows")
@@ -182,6 +191,8 @@ def platt_scale(
 ) -> tuple[float, float]:
     """Fit Platt scaling: P(correct) = sigmoid(a * logit(c) + b). Returns (a, b), fitted by Newton's method on the
     log-loss (confidences are clipped to [1e-4, 1 - 1e-4] before the logit)."""
+    import numpy as np
+
     c = np.clip(np.asarray(confidences, dtype=float), 1e-4, 1 - 1e-4)
     y = np.asarray(correct, dtype=float)
     features = np.column_stack([np.log(c / (1 - c)), np.ones_like(c)])
@@ -199,6 +210,8 @@ def platt_scale(
 
 def apply_platt(confidences: Sequence[float], a: float, b: float) -> np.ndarray:
     """Return recalibrated confidences sigmoid(a * logit(c) + b)."""
+    import numpy as np
+
     c = np.clip(np.asarray(confidences, dtype=float), 1e-4, 1 - 1e-4)
     return 1 / (1 + np.exp(-(a * np.log(c / (1 - c)) + b)))
 
@@ -208,6 +221,8 @@ def apply_platt(confidences: Sequence[float], a: float, b: float) -> np.ndarray:
 
 def average_ranks(values: Sequence[float]) -> np.ndarray:
     """Ranks 1..n of `values`, ties given the mean of the ranks they span."""
+    import numpy as np
+
     x = np.asarray(values, dtype=float)
     order = np.argsort(x, kind="stable")
     ranks = np.empty(len(x))
@@ -247,6 +262,8 @@ def ranking_correlation(a: Mapping[str, float | None], b: Mapping[str, float | N
 def cluster_sums(clusters: Sequence[Hashable], rows: Sequence[Sequence[float]] | np.ndarray) -> tuple[list, np.ndarray]:
     """Sum the rows (one per observation, equal length) of each cluster. Returns the cluster keys in first-seen
     order and their column sums, shape (clusters, columns); (no keys, shape (0, columns)) without observations."""
+    import numpy as np
+
     values = np.asarray(rows, dtype=float)
     if len(clusters) != len(values):
         raise ValueError(f"cluster_sums needs one cluster per row, not {len(clusters)} for {len(values)}")
@@ -263,6 +280,8 @@ def resample_counts(n_clusters: int, replicates: int, seed: int) -> np.ndarray:
     """How often each of `n_clusters` clusters is drawn (with replacement, n_clusters draws) in each of
     `replicates` bootstrap resamples: an array (replicates, n_clusters) from `numpy.random.default_rng(seed)`'s
     multinomial, so the same seed gives the same resamples."""
+    import numpy as np
+
     if n_clusters < 1:
         raise ValueError("a bootstrap needs at least one cluster")
     rng = np.random.default_rng(seed)
@@ -273,6 +292,8 @@ def cluster_bootstrap_totals(sums: np.ndarray, *, replicates: int, seed: int) ->
     """The column totals of each cluster-bootstrap resample: `resample_counts` @ per-cluster sums, shape
     (replicates, columns). A statistic that is a function of column totals (a ratio of sums) is then computed
     per resample; resampling whole clusters keeps the observations of a cluster together."""
+    import numpy as np
+
     sums = np.asarray(sums, dtype=float)
     return resample_counts(len(sums), replicates, seed) @ sums
 
@@ -282,6 +303,8 @@ def paired_cluster_bootstrap_totals(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Paired cluster bootstrap: row i of `sums_a` and of `sums_b` are the same cluster on two sides; each resample
     draws clusters once and applies the same draw to both sides. Returns both sides' totals (replicates, columns)."""
+    import numpy as np
+
     a, b = np.asarray(sums_a, dtype=float), np.asarray(sums_b, dtype=float)
     if len(a) != len(b):
         raise ValueError(f"paired sides need the same clusters, not {len(a)} and {len(b)} rows")
@@ -292,6 +315,8 @@ def paired_cluster_bootstrap_totals(
 def percentile_interval(values: Sequence[float] | np.ndarray, level: float = 0.95) -> tuple[float, float] | None:
     """The percentile bootstrap interval: the (1 - level)/2 and (1 + level)/2 quantiles of the resampled values
     (numpy's default linear interpolation), NaN values (undefined in a resample) left out; None when none is left."""
+    import numpy as np
+
     array = np.asarray(values, dtype=float)
     finite = array[~np.isnan(array)]
     if not len(finite):
@@ -303,6 +328,8 @@ def percentile_interval(values: Sequence[float] | np.ndarray, level: float = 0.9
 
 def share_above_zero(values: Sequence[float] | np.ndarray) -> float | None:
     """The share of resampled values (NaN left out) strictly above zero; None when none is defined."""
+    import numpy as np
+
     array = np.asarray(values, dtype=float)
     finite = array[~np.isnan(array)]
     return float((finite > 0).mean()) if len(finite) else None

@@ -33,8 +33,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from reporters_db import REPORTERS
-
 if TYPE_CHECKING:  # eyecite (~0.25 s to import) loads on the first text that needs it, not at start-up
     from eyecite.models import CitationBase, FullCaseCitation
 
@@ -97,6 +95,8 @@ def _squash(reporter: str) -> str:
 @functools.cache
 def _scotus_nominative_names() -> frozenset[str]:
     """Return the full names of the Supreme Court nominative reporters in `US_NOMINATIVE_VOLUMES`, per reporters-db."""
+    from reporters_db import REPORTERS  # imported on first use: start-up needs none of reporters-db
+
     return frozenset(
         reporter["name"]
         for short_name in US_NOMINATIVE_VOLUMES
@@ -115,6 +115,8 @@ def _fast_reporter_table() -> dict[str, tuple[_Candidate, ...]]:
     "at" (reporters-db lists "T.C. at" as a spelling of "T.C.", but "12 T.C. at 345" is a short-form pin cite, which
     eyecite reads either way depending on the process's hash seed).
     """
+    from reporters_db import REPORTERS
+
     exact: dict[str, set[_Candidate]] = defaultdict(set)
     variation: dict[str, set[_Candidate]] = defaultdict(set)
     nonstandard: set[str] = set()

@@ -25,10 +25,14 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from lexprobe.caselaw.courts import canonical_level
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.errors import BadInputError
+
+if TYPE_CHECKING:
+    from lexprobe.caselaw.stored import SampleRow
 
 #: The study's date windows per level (inclusive decision years), from the headers of its Tables 3-7.
 PAPER_YEARS: dict[str, tuple[int, int]] = {"scotus": (1794, 2015), "coa": (1895, 2019), "district": (1932, 2019)}
@@ -131,16 +135,17 @@ def sample_cases(
     """
     level = canonical_level(level)
     rows = db.eligible_cases(level, years, _known_facts(require))
-    by_stratum: dict[str, list[dict]] = {}
+    by_stratum: dict[str, list[SampleRow]] = {}
     for row in rows:
-        by_stratum.setdefault(row.stratum, []).append(row.as_dict())
+        by_stratum.setdefault(row.stratum, []).append(row)
     rng = random.Random(seed)
     sizes = {s: len(cases) for s, cases in by_stratum.items()}
     quotas = allocate(sizes, n, rng)
     equal_share = n // len(sizes) if sizes else 0
     result = SampleResult(level, n, seed, len(rows), len(sizes), equal_share, years=years, require=tuple(require))
     for stratum in sorted(by_stratum):
-        result.rows.extend(rng.sample(by_stratum[stratum], quotas[stratum]))
+        # only the drawn rows become dicts (the draw depends on the counts alone): a dry run stays cheap
+        result.rows.extend(row.as_dict() for row in rng.sample(by_stratum[stratum], quotas[stratum]))
         if sizes[stratum] < equal_share:
             result.short_strata[stratum] = (sizes[stratum], equal_share)
     return result

@@ -18,9 +18,7 @@ import logging
 from typing import Annotated
 
 import typer
-from rich.logging import RichHandler
 
-from lexprobe import __version__
 from lexprobe.cli import (
     check,
     data,
@@ -59,6 +57,8 @@ app = typer.Typer(
 def version_callback(value: bool) -> None:
     """Print the version and stop (`--version`)."""
     if value:
+        from lexprobe import __version__
+
         out.print(f"lexprobe {__version__}")
         raise typer.Exit()
 
@@ -71,6 +71,8 @@ def main(
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log every retry and model load on stderr.")] = False,
 ) -> None:
     """lexprobe command line."""
+    from rich.logging import RichHandler
+
     logging.basicConfig(
         level=logging.INFO if verbose else logging.WARNING,
         format="%(message)s",

@@ -10,16 +10,8 @@ from typing import Annotated
 
 import typer
 from rich.markup import escape
-from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
-from lexprobe.caselaw.build import BuildProgress, build_database
 from lexprobe.caselaw.courts import LEVELS_TEXT, canonical_level
-from lexprobe.caselaw.overrulings import describe_overruling_years
-from lexprobe.caselaw.paths import data_root, default_db_path
-from lexprobe.caselaw.records import LoadResult
-from lexprobe.caselaw.sampling import parse_year_windows, sample_cases, window_text
-from lexprobe.caselaw.sources import cap, courtlistener_api, scdb_release
 from lexprobe.cli.handler import LexprobeGroup
 from lexprobe.cli.options import DbOpt, JsonOpt, open_case_db
 from lexprobe.cli.output import err, literal, out
@@ -31,29 +23,6 @@ data_app = typer.Typer(
     "Congress overruled table, CourtListener opinions and treatments, Courts of Appeals Database).",
     no_args_is_help=True,
 )
-
-
-class RichBuildProgress(BuildProgress):
-    """One progress line per source on stderr."""
-
-    def __init__(self, progress: Progress) -> None:
-        self.progress = progress
-        self.tasks: dict[str, int] = {}
-
-    def source_started(self, name: str, description: str) -> None:
-        self.tasks[name] = self.progress.add_task(f"{name}: {description}", total=1)
-
-    def source_finished(self, name: str, result: LoadResult, seconds: float) -> None:
-        issues = f", {len(result.issues)} issue(s)" if result.issues else ""
-        self.progress.update(
-            self.tasks[name], completed=1, description=f"{name}: {result.rows_read:,} rows{issues} ({seconds:.1f}s)"
-        )
-
-    def step(self, name: str) -> None:
-        previous = self.tasks.get("_step")
-        if previous is not None:
-            self.progress.update(previous, completed=1)
-        self.tasks["_step"] = self.progress.add_task(name, total=1)
 
 
 @data_app.command("build")
@@ -80,6 +49,15 @@ def build(
 
     Example: `lexprobe data build` then `lexprobe data case "163 U.S. 537"`.
     """
+    from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+    from rich.table import Table
+
+    from lexprobe.caselaw.build import build_database
+    from lexprobe.caselaw.overrulings import describe_overruling_years
+    from lexprobe.caselaw.paths import data_root, default_db_path
+    from lexprobe.caselaw.sources import cap, courtlistener_api, scdb_release
+    from lexprobe.cli.data_progress import RichBuildProgress
+
     if overruled_edition not in ("2025", "2022"):
         raise BadInputError(f"--overruled-edition must be 2025 or 2022, not {overruled_edition!r}")
     source_dir = source or data_root()
@@ -127,6 +105,10 @@ def info(db: DbOpt = None, as_json: JsonOpt = False) -> None:
 
     Example: `lexprobe data info --json`
     """
+    from rich.table import Table
+
+    from lexprobe.caselaw.overrulings import describe_overruling_years
+
     database = open_case_db(db)
     counts, coverage, build_info = database.table_counts(), database.coverage(), database.build_info()
     overruling_years = json.loads(build_info.get("overruling_years") or "{}")
@@ -162,6 +144,8 @@ def case(
 
     Example: `lexprobe data case "163 U.S. 537"` shows Plessy v. Ferguson, 1896, overruled 1954 by Brown.
     """
+    from rich.table import Table
+
     database = open_case_db(db)
     ids = database.find(citation_or_name)
     if not ids:
@@ -233,6 +217,8 @@ def sample(
 
     Example: `lexprobe data sample --level scotus --n 5000 --seed 47 --out scotus.jsonl`
     """
+    from lexprobe.caselaw.sampling import parse_year_windows, sample_cases, window_text
+
     level = canonical_level(level)
     database = open_case_db(db)
     window = parse_year_windows(years, [level])[level]

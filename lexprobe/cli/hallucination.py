@@ -6,23 +6,11 @@ import asyncio
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.table import Table
 
 from lexprobe.caselaw.courts import LEVELS_TEXT
-from lexprobe.caselaw.judges import load_roster
-from lexprobe.caselaw.paths import default_db_path
-from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.caselaw.sampling import eligible_count, parse_year_windows, window_text
-from lexprobe.cli.hallucination_tables import (
-    print_coverage,
-    print_report,
-    print_side_by_side,
-    print_skipped,
-    print_statistics,
-)
 from lexprobe.cli.handler import LexprobeGroup
 from lexprobe.cli.options import (
     ENGINE_DEFAULTS,
@@ -37,23 +25,14 @@ from lexprobe.cli.options import (
     run_dir_option,
 )
 from lexprobe.cli.output import err, out
-from lexprobe.engine.interrupt import RunInterrupted, stop_on_sigint
 from lexprobe.errors import BadInputError
 from lexprobe.hallucination.calibration import DEFAULT_SAMPLES
-from lexprobe.hallucination.coverage import shared_needs
-from lexprobe.hallucination.external import LineError, read_answer_lines, score_lines
-from lexprobe.hallucination.profile_stats import (
-    PROMPT_STYLE_SELECTIONS,
-    profile,
-    single_class_notes,
-)
-from lexprobe.hallucination.prompts import PROMPT_STYLES
-from lexprobe.hallucination.report import report_json, report_rows
-from lexprobe.hallucination.results import read_runs
-from lexprobe.hallucination.run import SELF_JUDGED, SELF_JUDGED_WARNING, ProfileSettings, design_settings, run_profile
-from lexprobe.hallucination.tasks import TASKS, resolve_tasks, task_names
-from lexprobe.models import check_model
+from lexprobe.hallucination.tasks import TASKS, task_names
 from lexprobe.terminal import safe_markup, safe_text
+
+if TYPE_CHECKING:
+    from lexprobe.caselaw.query import CaseDatabase
+    from lexprobe.hallucination.run import ProfileSettings
 
 hallucination_app = typer.Typer(
     cls=LexprobeGroup,
@@ -70,6 +49,8 @@ def tasks(as_json: json_flag("Print JSON.") = False, db: DbOpt = None) -> None:
 
     Example: `lexprobe hallucination tasks --json`
     """
+    from rich.table import Table
+
     notes = task_data_notes(db)
     if as_json:
         print(json.dumps([
@@ -92,6 +73,10 @@ def tasks(as_json: json_flag("Print JSON.") = False, db: DbOpt = None) -> None:
 def task_data_notes(db: Path | None) -> dict[str, str]:
     """Return per task what the case database (`db`, else the default one) says about it (`single_class_notes`);
     {} when there is no database to ask (the task list needs none), with a note on stderr when `--db` was given."""
+    from lexprobe.caselaw.paths import default_db_path
+    from lexprobe.caselaw.query import CaseDatabase
+    from lexprobe.hallucination.profile_stats import single_class_notes
+
     try:
         database = CaseDatabase(db or default_db_path())
     except FileNotFoundError:
@@ -109,6 +94,9 @@ def warn_sample_sizes(database: CaseDatabase, settings: ProfileSettings) -> None
     """Warn on stderr about each level with fewer eligible cases than `n` in its date window (and, with
     `--complete-cases`, with every needed fact; the sample takes all of them); raise `BadInputError` when no level
     has any case to sample."""
+    from lexprobe.caselaw.sampling import eligible_count, window_text
+    from lexprobe.hallucination.coverage import shared_needs
+
     windows = settings.windows
     available = {}
     for level in settings.levels:
@@ -209,6 +197,21 @@ def run(
     Example: `lexprobe hallucination run --model local --tasks existence,author --n 20 --samples 0 --run-dir runs/smol`
     (about 50 requests; add `--dry-run` to count requests, tokens and cost first).
     """
+    from lexprobe.caselaw.sampling import parse_year_windows
+    from lexprobe.cli.hallucination_tables import print_coverage, print_report, print_skipped
+    from lexprobe.engine.interrupt import RunInterrupted, stop_on_sigint
+    from lexprobe.hallucination.prompts import PROMPT_STYLES
+    from lexprobe.hallucination.report import report_json
+    from lexprobe.hallucination.run import (
+        SELF_JUDGED,
+        SELF_JUDGED_WARNING,
+        ProfileSettings,
+        design_settings,
+        run_profile,
+    )
+    from lexprobe.hallucination.tasks import resolve_tasks
+    from lexprobe.models.registry import check_model
+
     dry_run = engine.dry_run
     check_model(model, credentials=not dry_run)  # a dry run sends nothing: no API key needed
     level_list, style_list, n_cases, k, task_n = design_settings(design, levels, prompt_styles, n, samples)
@@ -297,6 +300,13 @@ def report(
 
     Example: `lexprobe hallucination report runs/gpt runs/smol --html report.html`
     """
+    from lexprobe.caselaw.judges import load_roster
+    from lexprobe.cli.hallucination_tables import print_coverage, print_report, print_side_by_side, print_statistics
+    from lexprobe.hallucination.profile_stats import PROMPT_STYLE_SELECTIONS, profile
+    from lexprobe.hallucination.report import report_json, report_rows
+    from lexprobe.hallucination.results import read_runs
+    from lexprobe.hallucination.run import SELF_JUDGED
+
     if prompt_style not in PROMPT_STYLE_SELECTIONS:
         raise BadInputError(f"unknown --prompt-style {prompt_style!r}; valid: {', '.join(PROMPT_STYLE_SELECTIONS)}")
     try:
@@ -350,6 +360,8 @@ def score_answers(
 
     Example: `lexprobe hallucination score-answers answers.jsonl > scored.jsonl`
     """
+    from lexprobe.hallucination.external import LineError, read_answer_lines, score_lines
+
     if not file.is_file():
         raise BadInputError(f"file not found: {safe_text(str(file))}")
     database = open_case_db(db)

@@ -6,13 +6,17 @@ exception is a bug: it is not caught here, so Python prints its traceback on std
 
 from __future__ import annotations
 
-import click
+from typing import TYPE_CHECKING
+
 import typer
 from typer.core import TyperGroup
 
 from lexprobe.cli.output import err
 from lexprobe.errors import LexprobeError
 from lexprobe.terminal import safe_markup
+
+if TYPE_CHECKING:
+    import click
 
 __all__ = ["LexprobeGroup"]
 

@@ -5,29 +5,23 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
 from lexprobe.cli.handler import LexprobeGroup
 from lexprobe.cli.options import JsonOpt, json_flag
 from lexprobe.cli.output import err, out, wide
 from lexprobe.errors import BadInputError, LexprobeError
-from lexprobe.investigation.hf_dataset import DATASET_NAME, HFDatasetError, import_hf_cases, load_hf_cases
+from lexprobe.investigation.hf_names import DATASET_NAME
 from lexprobe.investigation.ladder import DEFAULT_LEVEL, LADDER_HELP
-from lexprobe.investigation.review import (
-    ALTERNATIVES,
-    DOCUMENTS,
-    HYPOTHESES,
-    ReviewReport,
-    ReviewSheetError,
-    read_review_sheets,
-    write_review_sheet,
-)
-from lexprobe.investigation.validate import EnvironmentInvalid, Problem, errors_in, validate_environment
-from lexprobe.reporting.numbers import share
+
+if TYPE_CHECKING:  # the library is imported inside the commands: `--help` needs none of it
+    from rich.table import Table
+
+    from lexprobe.investigation.review import ReviewReport
+    from lexprobe.investigation.validate import Problem
 
 investigation_app = typer.Typer(
     cls=LexprobeGroup,
@@ -40,6 +34,8 @@ NO_EXTRACTOR = "text extraction needs lexprobe.documents, which is not available
 
 
 def _problem_table(problems: list[Problem], title: str) -> Table:
+    from rich.table import Table
+
     table = Table(title=title)
     for column in ("severity", "location", "message"):
         table.add_column(column, overflow="fold")
@@ -50,6 +46,8 @@ def _problem_table(problems: list[Problem], title: str) -> Table:
 
 
 def _summary(env: Path, problems: list[Problem]) -> str:
+    from lexprobe.investigation.validate import errors_in
+
     errors = len(errors_in(problems))
     warnings = len(problems) - errors
     if not errors:
@@ -79,6 +77,8 @@ def validate(
 
     Example: lexprobe investigation validate envs/marshall-v-northrop --no-extract
     """
+    from lexprobe.investigation.validate import errors_in, validate_environment
+
     if not env.is_dir():
         raise BadInputError(f"{env} is not a directory")
     try:
@@ -116,6 +116,9 @@ def import_hf(
 
     Example: lexprobe investigation import-hf ~/data/investigation-worlds --case cacd-2-16-cv-06794 --out envs
     """
+    from lexprobe.investigation.hf_dataset import HFDatasetError, import_hf_cases, load_hf_cases
+    from lexprobe.investigation.validate import EnvironmentInvalid
+
     if bool(case) == all_cases:
         try:
             known = load_hf_cases(dataset_dir)
@@ -157,6 +160,8 @@ def review_sheet(
 
     Example: lexprobe investigation review-sheet envs/marshall-v-northrop --out review/marshall.xlsx --per-role 3
     """
+    from lexprobe.investigation.review import ALTERNATIVES, DOCUMENTS, HYPOTHESES, write_review_sheet
+
     if out_file.suffix.lower() != ".xlsx":
         raise BadInputError(f"{out_file}: the review sheet is an .xlsx workbook")
     if out_file.exists() and not force:
@@ -177,6 +182,10 @@ def review_sheet(
 
 def print_review(report: ReviewReport) -> None:
     """Print the Table 2 layout (stage | n | pass rate | shared items | agreement | kappa) and the reviewer pairs."""
+    from rich.table import Table
+
+    from lexprobe.reporting.numbers import share
+
     table = Table(title=f"attorney review: {report.case_id} ({len(report.reviewers)} reviewer(s))")
     table.add_column("stage")
     for column in ("n", "pass rate", "shared", "agreement", "kappa"):
@@ -216,6 +225,8 @@ def review_import(
 
     Example: lexprobe investigation review-import envs/marshall-v-northrop review/alice.xlsx review/bob.xlsx
     """
+    from lexprobe.investigation.review import ReviewSheetError, read_review_sheets
+
     try:
         report = read_review_sheets(env, sheets)
     except ReviewSheetError as exc:

@@ -11,25 +11,21 @@ from __future__ import annotations
 import json
 import logging
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.table import Table
 
 from lexprobe.cli.options import ENGINE_DEFAULTS, EngineOptions, engine_options, json_flag
 from lexprobe.cli.output import err, out
 from lexprobe.errors import BadInputError, LexprobeError
 from lexprobe.investigation.ladder import LADDER_HELP, canonical_level, parse_levels
-from lexprobe.investigation.pipeline import (
-    STAGE_ORDER,
-    BuildResult,
-    BuildSettings,
-    StageError,
-    run_build,
-)
-from lexprobe.investigation.pipeline.context import SIZE_PRESETS
-from lexprobe.models import check_model
+from lexprobe.investigation.pipeline.registry import STAGE_ORDER
+from lexprobe.models.registry import check_model
 from lexprobe.terminal import safe_text
+
+if TYPE_CHECKING:  # the pipeline is imported inside the command: `--help` needs none of it
+    from lexprobe.investigation.pipeline.context import BuildSettings
+    from lexprobe.investigation.pipeline.runner import BuildResult
 
 
 def register(app: typer.Typer) -> None:
@@ -108,6 +104,9 @@ def build(
 
     Example: `lexprobe investigation build records/acme --generator openai/gpt-4o-mini --out envs/acme`
     """
+    from lexprobe.investigation.pipeline.context import SIZE_PRESETS, BuildSettings, StageError
+    from lexprobe.investigation.pipeline.runner import run_build
+
     if not record_dir.is_dir():
         raise BadInputError(f"record folder not found: {record_dir}")
     if stage is not None and stage not in STAGE_ORDER:
@@ -165,6 +164,8 @@ def counts_line(settings: BuildSettings) -> str:
 
 def _print_sources_read(rows: list[dict]) -> None:
     """Print what reached a model of each record file: "source / chars / read / %" (100 % unless capped)."""
+    from rich.table import Table
+
     if not rows:
         return
     table = Table(title="record files read (characters read / characters in the source)")
@@ -177,6 +178,8 @@ def _print_sources_read(rows: list[dict]) -> None:
 
 
 def _print(result: BuildResult, as_json: bool) -> None:
+    from rich.table import Table
+
     report = result.report
     if as_json:
         payload = {

@@ -10,18 +10,17 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.table import Table
-from rich.text import Text
 
 from lexprobe.cli.options import html_option, json_flag
 from lexprobe.cli.output import err, wide
 from lexprobe.errors import BadInputError
-from lexprobe.investigation.scoring.qa import QASummary, summarize_qa, write_qa_report
-from lexprobe.reporting.numbers import interval, pct
 from lexprobe.terminal import safe_text
+
+if TYPE_CHECKING:
+    from lexprobe.investigation.scoring.qa import QASummary
 
 
 def register(app: typer.Typer) -> None:
@@ -31,6 +30,11 @@ def register(app: typer.Typer) -> None:
 
 def print_qa_summary(summary: QASummary) -> None:
     """The per-model table of a `summarize_qa` result, and the definitions under it, on stdout."""
+    from rich.table import Table
+    from rich.text import Text
+
+    from lexprobe.reporting.numbers import interval, pct
+
     console = wide(160)
     table = Table(title=Text(safe_text(f"Factual QA scores (judge {summary.judge})")))
     table.add_column("model", overflow="fold")
@@ -77,6 +81,10 @@ def qa_score(
 
     Example: `lexprobe investigation qa-score runs/qa-a runs/qa-b --judge openai/gpt-4o --html qa.html`
     """
+    from rich.text import Text
+
+    from lexprobe.investigation.scoring.qa import summarize_qa, write_qa_report
+
     summary = summarize_qa(run_dirs, judge, replicates=bootstrap, seed=seed)
     for warning in summary.warnings:
         err.print(Text(safe_text(f"warning: {warning}")), style="yellow")

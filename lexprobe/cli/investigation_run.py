@@ -11,8 +11,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.table import Table
-from rich.text import Text
 
 from lexprobe.cli.options import (
     ENGINE_DEFAULTS,
@@ -25,14 +23,12 @@ from lexprobe.cli.options import (
     run_dir_option,
 )
 from lexprobe.cli.output import err, out
-from lexprobe.engine.interrupt import stop_on_sigint
-from lexprobe.engine.summary import permanent_failures_error
 from lexprobe.errors import BadInputError, LexprobeError
-from lexprobe.investigation.episode import Episode, ToolCallRecord, load_episodes
-from lexprobe.models import check_model
+from lexprobe.models.registry import check_model
 from lexprobe.terminal import safe_json, safe_text
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the library is imported inside the commands: `--help` needs none of it
+    from lexprobe.investigation.episode import Episode, ToolCallRecord
     from lexprobe.investigation.harness import HarnessSettings
 
 TELL_BUDGET_HELP = "Say the tool and turn budgets in the prompt (the paper's prompts do not)."
@@ -128,6 +124,8 @@ def run(
 
     Example: `lexprobe investigation run envs/harlow --model local --tool-budget 10 --run-dir runs/inv-smol`
     """
+    from lexprobe.engine.interrupt import stop_on_sigint
+    from lexprobe.engine.summary import permanent_failures_error
     from lexprobe.investigation.run import run_investigations
 
     if protocol not in ("native", "text"):
@@ -173,6 +171,8 @@ def show(
 
     Example: `lexprobe investigation show runs/inv-smol` lists the episodes; add an episode id for its transcript.
     """
+    from lexprobe.investigation.episode import load_episodes
+
     if not run_dir.is_dir():
         raise BadInputError(f"{run_dir} is not a directory")
     episodes = load_episodes(run_dir)  # a malformed record: BadInputError naming the file
@@ -215,6 +215,9 @@ def _print_transcript(episode: Episode) -> None:
     """Print an episode for `show`. Everything in it came from a model, a tool or an environment: it is printed
     through `safe_text` as `Text` (never read as Rich markup or emoji codes), so the transcript shows exactly what
     was said and run, and no control sequence reaches the terminal."""
+    from rich.table import Table
+    from rich.text import Text
+
     header = (f"{episode.episode_id} ({episode.status}; model {episode.model}; ablation {episode.ablation}; "
               f"shuffle seed {episode.seed})")  # fmt: skip
     out.print(Text(safe_text(header), style="bold"), highlight=False)
@@ -257,6 +260,11 @@ def qa(
 
     Example: `lexprobe investigation qa envs/harlow --model openai/gpt-4o-mini --judge openai/gpt-4o`
     """
+    from rich.table import Table
+    from rich.text import Text
+
+    from lexprobe.engine.interrupt import stop_on_sigint
+    from lexprobe.engine.summary import permanent_failures_error
     from lexprobe.investigation.qa import run_qa
 
     judge_model = judge or model

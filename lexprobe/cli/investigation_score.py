@@ -15,18 +15,9 @@ from typing import Annotated
 
 import typer
 
-from lexprobe.cli.investigation_tables import print_summary
 from lexprobe.cli.options import HTML_REPORT_HELP, html_option, json_flag
 from lexprobe.cli.output import err, out
 from lexprobe.errors import BadInputError
-from lexprobe.investigation.scoring import (
-    DEFINITIONS,
-    complete_episodes,
-    coverage_points,
-    summarize,
-)
-from lexprobe.investigation.scoring.analyses import analyze, complete_outputs
-from lexprobe.investigation.scoring.inputs import load_environments, read_runs
 
 
 def register(app: typer.Typer) -> None:
@@ -35,6 +26,8 @@ def register(app: typer.Typer) -> None:
 
 
 def _definitions_line(dont_know_as_reject: bool) -> str:
+    from lexprobe.investigation.scoring import DEFINITIONS
+
     reject = DEFINITIONS["reject_acc" if dont_know_as_reject else "reject_acc_strict"]
     return (
         f"case solved: {DEFINITIONS['case_solved']}. believe: {DEFINITIONS['believe_acc']}; don't believe: "
@@ -88,6 +81,11 @@ def score(
 
     Example: `lexprobe investigation score runs/haiku runs/sonnet --env-root envs --html scores.html`
     """
+    from lexprobe.cli.investigation_tables import print_summary
+    from lexprobe.investigation.scoring import complete_episodes, coverage_points, summarize
+    from lexprobe.investigation.scoring.analyses import analyze, complete_outputs
+    from lexprobe.investigation.scoring.inputs import load_environments, read_runs
+
     runs = read_runs(run_dirs)
     every = [episode for _, episodes in runs for episode in episodes]
     episodes, left_out = complete_episodes(every)

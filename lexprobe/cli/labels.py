@@ -10,14 +10,10 @@ from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
 from lexprobe.cli.options import json_flag
 from lexprobe.cli.output import err, out, wide
-from lexprobe.engine.store import RUN_DB_NAME, RunStore
 from lexprobe.errors import BadInputError
-from lexprobe.hallucination.labelsheet import agreement_report, export_label_sheet, key_path, write_label_sheet
-from lexprobe.reporting.numbers import fixed, share
 
 KAPPA_NOTE = (
     "Cohen's kappa corrects agreement for chance: above 0.80 is almost perfect, above 0.60 substantial, above 0.40 "
@@ -42,6 +38,9 @@ def export_labels(
 
     Example: `lexprobe hallucination export-labels runs/gpt4o --n 100 --out labels/sheet.csv`
     """
+    from lexprobe.engine.store import RUN_DB_NAME, RunStore
+    from lexprobe.hallucination.labelsheet import export_label_sheet, key_path, write_label_sheet
+
     if not (run_dir / RUN_DB_NAME).is_file():
         raise BadInputError(f"{run_dir} is not a run directory (no {RUN_DB_NAME})")
     key = key_path(out_file)
@@ -71,6 +70,10 @@ def export_labels(
 
 def print_agreement(report: dict[str, Any]) -> None:
     """Print the agreement table (Coders | kappa | agreement | n), its notes and the kappa reading guide."""
+    from rich.table import Table
+
+    from lexprobe.reporting.numbers import fixed, share
+
     table = Table(title=f"intercoder reliability: judge {report['judge']}")
     table.add_column("Coders")
     for column in ("kappa", "agreement", "n"):
@@ -101,6 +104,8 @@ def agreement(
 
     Example: `lexprobe hallucination agreement labels/alice.csv labels/bob.csv --key labels/sheet.csv.key.json`
     """
+    from lexprobe.hallucination.labelsheet import agreement_report
+
     missing = [str(path) for path in [*sheets, *([key] if key else [])] if not path.is_file()]
     if missing:
         raise BadInputError(f"file not found: {', '.join(missing)}")

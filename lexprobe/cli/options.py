@@ -19,15 +19,17 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from lexprobe.caselaw.paths import default_db_path
-from lexprobe.caselaw.query import CaseDatabase, CaseDatabaseMissing
-from lexprobe.engine import EngineConfig, ResponseCache
 from lexprobe.errors import BadInputError
 from lexprobe.models.spec import valid_forms_text
+
+if TYPE_CHECKING:  # imported where used: `lexprobe --help` needs none of them
+    from lexprobe.caselaw.query import CaseDatabase
+    from lexprobe.engine.cache import ResponseCache
+    from lexprobe.engine.config import EngineConfig
 
 __all__ = [
     "ENGINE_DEFAULTS",
@@ -111,6 +113,8 @@ def engine_config(
     progress: bool | None = None,
 ) -> EngineConfig:
     """Return the engine settings of a command; a progress bar only when stderr is a terminal (unless `progress`)."""
+    from lexprobe.engine.config import EngineConfig
+
     return EngineConfig(
         concurrency=concurrency,
         use_cache=not no_cache,
@@ -136,6 +140,8 @@ class EngineOptions:
 
     def cache(self) -> ResponseCache | None:
         """Return the shared response cache, or None under `--no-cache`."""
+        from lexprobe.engine.cache import ResponseCache
+
         return None if self.no_cache else ResponseCache()
 
 
@@ -189,6 +195,9 @@ def option_group(command: Callable, parameter: str, group: type, types: dict[str
 
 def open_case_db(db: Path | None) -> CaseDatabase:
     """Open the case database at `--db` (or the default); a missing one is a `BadInputError` naming the fix."""
+    from lexprobe.caselaw.paths import default_db_path
+    from lexprobe.caselaw.query import CaseDatabase, CaseDatabaseMissing
+
     try:
         return CaseDatabase(db or default_db_path())
     except CaseDatabaseMissing as exc:

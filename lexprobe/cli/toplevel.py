@@ -6,25 +6,21 @@ import asyncio
 import json
 import tempfile
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.table import Table
 
-from lexprobe.caselaw.judges import load_roster
-from lexprobe.caselaw.paths import default_db_path
-from lexprobe.caselaw.query import case_database_is_current
-from lexprobe.cli.hallucination_tables import print_report, print_skipped
 from lexprobe.cli.options import ENGINE_DEFAULTS, EngineOptions, ModelOpt, engine_options, json_flag
 from lexprobe.cli.output import err, out
-from lexprobe.demo import DEMO_CASES, demo_settings, ensure_case_database, run_demo, run_demo_investigation
-from lexprobe.engine import Engine, EngineConfig, ResponseCache, RunStore, default_cache_dir, estimate_run
-from lexprobe.engine.interrupt import RunInterrupted, stop_on_sigint
-from lexprobe.engine.progress import format_cost
+from lexprobe.demo import DEMO_CASES
 from lexprobe.errors import BadInputError, LexprobeError
-from lexprobe.hallucination.profile_stats import profile
-from lexprobe.hallucination.results import read_runs
-from lexprobe.models import Request, check_model, model_status
+from lexprobe.models.registry import check_model, model_status
+
+if TYPE_CHECKING:
+    from lexprobe.engine.cache import ResponseCache
+    from lexprobe.engine.config import EngineConfig
+    from lexprobe.engine.store import RunStore
+    from lexprobe.models.types import Request
 
 __all__ = ["ask", "demo", "models", "register"]
 
@@ -47,6 +43,10 @@ def models(
     Examples: `lexprobe ask --model local "..."`, `--model openai/gpt-4o-mini`,
     `--model openai-compatible/llama3@http://127.0.0.1:8000/v1`, `--model anthropic/claude-3-5-haiku-latest`.
     """
+    from rich.table import Table
+
+    from lexprobe.engine.cache import default_cache_dir
+
     rows = model_status()
     if as_json:
         print(json.dumps([row.__dict__ for row in rows]))
@@ -83,6 +83,12 @@ def ask(
 
     Example: `lexprobe ask --model local --json "Who wrote Marbury v. Madison?"`
     """
+    from lexprobe.engine.estimate import estimate_run
+    from lexprobe.engine.interrupt import RunInterrupted, stop_on_sigint
+    from lexprobe.engine.progress import format_cost
+    from lexprobe.engine.store import RunStore
+    from lexprobe.models.types import Request
+
     dry_run = engine.dry_run
     check_model(model, credentials=not dry_run)  # a dry run sends nothing: no API key needed
     try:
@@ -137,6 +143,8 @@ def ask(
 
 
 async def _run_once(store: RunStore, cache: ResponseCache | None, config: EngineConfig, request: Request):
+    from lexprobe.engine.executor import Engine
+
     engine = Engine(store, cache, config)
     try:
         return await engine.run([request])
@@ -163,6 +171,15 @@ def demo(
 
     Example: `lexprobe demo --html demo-report.html`
     """
+    from lexprobe.caselaw.judges import load_roster
+    from lexprobe.caselaw.paths import default_db_path
+    from lexprobe.caselaw.query import case_database_is_current
+    from lexprobe.cli.hallucination_tables import print_report, print_skipped
+    from lexprobe.demo import demo_settings, ensure_case_database, run_demo, run_demo_investigation
+    from lexprobe.engine.interrupt import RunInterrupted, stop_on_sigint
+    from lexprobe.hallucination.profile_stats import profile
+    from lexprobe.hallucination.results import read_runs
+
     check_model(model)
     db_path = default_db_path()
     if not case_database_is_current(db_path):

@@ -16,11 +16,13 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from lexprobe.engine.sqlite_util import CorruptStoreError, connect, store_error, transaction
 from lexprobe.errors import StoreError
-from lexprobe.models.types import Response
+
+if TYPE_CHECKING:  # `default_cache_dir` is read at start-up (the case database lives in the cache folder)
+    from lexprobe.models.types import Response
 
 T = TypeVar("T")
 
@@ -104,6 +106,8 @@ class ResponseCache:
         return self._guarded(lambda: self._get_many(keys))
 
     def _get_many(self, keys: list[str]) -> dict[str, Response]:
+        from lexprobe.models.types import Response
+
         found: dict[str, Response] = {}
         for start in range(0, len(keys), 500):
             chunk = keys[start : start + 500]

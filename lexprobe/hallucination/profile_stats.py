@@ -36,7 +36,6 @@ from datetime import date
 from lexprobe.caselaw.judges import Judge, resolve_justice
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.hallucination.answers import extract_judge_name
-from lexprobe.hallucination.profile_calibration import ECE_MASS, ECE_WIDTH, calibration_curves, calibration_rows
 from lexprobe.hallucination.profile_selection import (
     FALSE_PREMISE,
     LEVEL_ORDER,
@@ -323,6 +322,8 @@ def profile(
     """Return every statistic of the profile as JSON-ready data; `prompt_style` selects the answers of the pooled
     breakdowns, the pooled ECE and the calibration curves (`in_prompt_style`). Raises ValueError on an unknown
     prompt style."""
+    from lexprobe.hallucination.profile_calibration import calibration_curves, calibration_rows  # numpy: here only
+
     if prompt_style not in PROMPT_STYLE_SELECTIONS:
         raise ValueError(f"prompt style must be one of {', '.join(PROMPT_STYLE_SELECTIONS)}, not {prompt_style!r}")
     calibration = calibration_rows(units, bins=bins, seed=seed, holdout=holdout, prompt_style=prompt_style)
@@ -347,6 +348,8 @@ PROMPT_STYLE_TEXT = {
 
 def estimator_names(*, bins: int, holdout: float, prompt_style: str) -> dict:
     """Return the name of every estimator a profile uses, as the reports print them."""
+    from lexprobe.hallucination.profile_calibration import ECE_MASS, ECE_WIDTH
+
     return {
         "rate": "hallucinations / scored answers; abstentions count as non-hallucinations; unscored answers left "
         "out; se = sqrt(p(1-p)/n)",

@@ -12,7 +12,7 @@ from pathlib import Path
 from lexprobe.caselaw.courts import parse_levels
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.caselaw.sampling import PAPER_YEARS, YearWindow
-from lexprobe.engine import Engine, EngineConfig, Estimate, ResponseCache, RunStore, RunSummary, estimate_run
+from lexprobe.engine import EngineConfig, Estimate, ResponseCache, RunStore, RunSummary, estimate_run
 from lexprobe.engine.estimate import CHARS_PER_TOKEN
 from lexprobe.errors import BadInputError
 from lexprobe.hallucination.calibration import DEFAULT_SAMPLES
@@ -193,6 +193,8 @@ async def run_profile(
         store.set_meta("skipped", plan.skipped)
         store.set_meta("coverage", [row.to_dict() for row in plan.coverage])
         store.set_meta("samples", plan.samples)
+        from lexprobe.engine.executor import Engine  # here: a dry run never imports the executor and the clients
+
         engine = Engine(store, cache, config)
         try:
             summary = await engine.run(requests)

@@ -42,6 +42,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from lexprobe.errors import BadInputError, InputNotFoundError
+from lexprobe.investigation.roles import Role  # re-exported: defined apart so that light modules can name roles
 
 SCHEMA_VERSION = 2
 ENVIRONMENT_FILE = "environment.json"
@@ -50,17 +51,6 @@ CORPUS_DIR = "corpus"
 EXTRACTED_DIR = "extracted"
 
 DocumentFormat = Literal["pdf", "docx", "xlsx", "pptx", "txt"]
-
-
-class Role(StrEnum):
-    """What a document is in the environment (see the module docstring)."""
-
-    merits = "merits"
-    signal = "signal"
-    pro_alternative = "pro_alternative"
-    refuting = "refuting"
-    noise = "noise"
-    chaff = "chaff"
 
 
 SYNTHETIC_ROLES = (Role.signal, Role.pro_alternative, Role.refuting, Role.noise, Role.chaff)

@@ -63,11 +63,11 @@ from lexprobe.investigation.environment import (
     SubClaim,
     save_environment,
 )
+from lexprobe.investigation.hf_names import DATASET_NAME
 from lexprobe.investigation.validate import EnvironmentInvalid, corpus_path_problem, errors_in, validate_environment
 
 log = logging.getLogger(__name__)
 
-DATASET_NAME = "investigation-worlds/investigation-worlds"
 FILES_DIR = "files"
 FORMATS = ("pdf", "docx", "xlsx", "pptx", "txt")
 _SAFE_CASE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from typing import Literal, Protocol, TypeVar, get_args
 
 from lexprobe.errors import BadInputError
-from lexprobe.investigation.environment import Role
+from lexprobe.investigation.roles import Role
 
 AblationLevel = Literal["merits", "+pro_alternative", "+noise", "+chaff50", "+chaff100"]
 LEVELS: tuple[AblationLevel, ...] = get_args(AblationLevel)

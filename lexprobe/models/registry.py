@@ -12,11 +12,14 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from lexprobe.models.base import Model
 from lexprobe.models.embedded import embedded_model_path
 from lexprobe.models.errors import ModelConfigError
 from lexprobe.models.spec import SPEC_FORMS, ModelSpec, parse_model_spec
+
+if TYPE_CHECKING:
+    from lexprobe.models.base import Model
 
 
 def _needs_package(module: str, extra_hint: str) -> str | None:

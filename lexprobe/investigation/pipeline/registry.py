@@ -10,11 +10,12 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel
+if TYPE_CHECKING:  # annotations only: `STAGE_ORDER` is read by the CLI's `--help`, which needs no pydantic
+    from pydantic import BaseModel
 
-from lexprobe.investigation.pipeline.context import StageContext
+    from lexprobe.investigation.pipeline.context import StageContext
 
 STAGE_ORDER = (
     "ingest",
@@ -44,7 +45,7 @@ STAGE_MODULES = (
     "assemble",
 )
 
-StageFunction = Callable[[StageContext], BaseModel]
+StageFunction = Callable[["StageContext"], "BaseModel"]
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,59 @@
+"""Start-up stays cheap: `lexprobe --help` and a dry run import none of the heavy packages they do not use.
+
+Each command runs in a fresh interpreter, as the console script runs it, and writes the names in `sys.modules` at
+exit to a file; the test asserts which heavy packages are absent. No timing is asserted (bench/startup.py times it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+#: Packages that cost tens to hundreds of milliseconds to import and that neither command below needs.
+HEAVY = ("pandas", "matplotlib", "numpy", "scipy", "eyecite", "pptx", "openpyxl", "pypdf", "reportlab", "docx",
+         "openai", "anthropic", "llama_cpp", "datasets", "lxml")  # fmt: skip
+#: What `--help` needs none of either: templates, HTTP clients, retry machinery, court data. (Not pydantic: Typer
+#: itself imports it to coerce some option types when it builds a command's parameters.)
+NOT_FOR_HELP = (*HEAVY, "jinja2", "httpx", "tenacity", "courts_db", "reporters_db")
+
+ENTRY = """
+import atexit, json, os, sys
+atexit.register(lambda: open(os.environ["MODULES_OUT"], "w").write(json.dumps(sorted(sys.modules))))
+sys.argv[0] = "lexprobe"
+from lexprobe.cli import app
+sys.exit(app())
+"""
+
+
+def modules_after(args: list[str], tmp_path: Path) -> tuple[set[str], subprocess.CompletedProcess]:
+    """Run `lexprobe ARGS` in a fresh interpreter; return the top-level packages it had imported at exit."""
+    out = tmp_path / "modules.json"
+    env = os.environ | {"MODULES_OUT": str(out), "COLUMNS": "200"}
+    proc = subprocess.run([sys.executable, "-c", ENTRY, *args], env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    return {name.split(".")[0] for name in json.loads(out.read_text())}, proc
+
+
+@pytest.mark.parametrize("args", [["--help"], ["hallucination", "run", "--help"], ["investigation", "--help"]])
+def test_help_imports_no_heavy_package(args: list[str], tmp_path: Path) -> None:
+    imported, proc = modules_after(args, tmp_path)
+    assert "Usage:" in proc.stdout
+    assert "lexprobe" in imported  # the probe saw the real run
+    assert sorted(imported & set(NOT_FOR_HELP)) == []
+
+
+@pytest.mark.parametrize("model", ["local", "openai-compatible/smol@http://127.0.0.1:9/v1"])
+def test_dry_run_imports_no_heavy_package(model: str, case_db_path: Path, tmp_path: Path) -> None:
+    args = ["hallucination", "run", "--model", model, "--tasks", "existence", "--levels", "scotus",
+            "--prompt-styles", "zero", "--samples", "0", "--n", "20", "--dry-run", "--db", str(case_db_path),
+            "--run-dir", str(tmp_path / "run")]  # fmt: skip
+    imported, proc = modules_after(args, tmp_path)
+    assert proc.stdout.startswith("dry run: 20 requests")  # it did the work: sampled, built and counted requests
+    assert {"lexprobe", "pydantic", "jinja2"} <= imported  # the request model and the prompt templates are needed
+    assert sorted(imported & set(HEAVY)) == []
+    assert "tenacity" not in imported  # the executor is not imported by a run that sends nothing
