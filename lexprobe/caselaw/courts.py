@@ -8,7 +8,8 @@ Resolution order, cheapest first:
 2. the usual ways of naming the Supreme Court and the courts of appeals ("SCOTUS", "U.S. Supreme Court",
    "the 9th Circuit Court of Appeals", "Court of Appeals, D.C. Circuit"), which courts-db's regexes miss;
 3. `courts_db.find_court` on the text with "U.S." spelled out, first as given, then without a leading
-   "United States District Court for the" (courts-db's own regexes cover "Northern District of California").
+   "United States District Court for the" (courts-db's own regexes cover "Northern District of California"); asked
+   only when a screen of its regexes by first character says it may find a court (`_find`; same answers, see below).
 Among several matches a federal court wins; several federal courts, or several courts none federal, are
 ambiguous (None).
 """
@@ -18,11 +19,9 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Callable
 from importlib import resources
 from typing import Any, Literal
-
-import courts_db
-from reporters_db import STATE_ABBREVIATIONS
 
 from lexprobe.errors import BadInputError
 
@@ -129,6 +128,8 @@ def parse_levels(spec: str) -> list[CourtLevel]:
 @functools.cache
 def _courts_by_id() -> dict[str, dict[str, Any]]:
     """Return every courts-db court by id."""
+    import courts_db  # imported on first use: the CLI's start-up needs none of courts-db
+
     return {court["id"]: court for court in courts_db.courts}
 
 
@@ -170,6 +171,8 @@ def _district_aliases(court: dict[str, Any]) -> list[str]:
         return []
     letter, word = division
     state_name = _state_names()[state]
+    from reporters_db import STATE_ABBREVIATIONS
+
     abbreviations = [abbr for abbr, name in STATE_ABBREVIATIONS.items() if name == state_name] or [state_name]
     district = f"{word} District" if word else "District"
     return [
@@ -182,6 +185,8 @@ def _district_aliases(court: dict[str, Any]) -> list[str]:
 @functools.cache
 def _name_index() -> dict[str, str]:
     """Return squashed citation string / name / name abbreviation / usual district name -> court id (built once)."""
+    import courts_db
+
     found: dict[str, set[str]] = {}
     for court in courts_db.courts:
         names = [court.get(field) for field in ("citation_string", "name", "name_abbreviation")]
@@ -231,7 +236,17 @@ def _special_form(text: str) -> str | None:
 
 
 def _find(text: str) -> str | None:
-    """Return the court courts-db's regexes find for `text` (bankruptcy courts excluded), else None."""
+    """Return the court courts-db's regexes find for `text` (bankruptcy courts excluded), else None: exactly
+    `_find_reference`, trying only the courts-db regexes that may span `text` (see `_courts_db_find`)."""
+    if not _squash(text):
+        return None
+    return _pick(set(_courts_db_find(text)) - _UMBRELLA_IDS)
+
+
+def _find_reference(text: str) -> str | None:
+    """`_find` asking courts-db on every text (~50 ms each): the reference the screened `_find` must equal."""
+    import courts_db
+
     if not _squash(text):
         return None
     return _pick(set(courts_db.find_court(text, bankruptcy=False)) - _UMBRELLA_IDS)
@@ -245,6 +260,17 @@ def resolve_court(text: str) -> str | None:
     "N.D. Cal.", "Northern District of California",
     "U.S. District Court for the Northern District of California" -> "cand". Raises nothing.
     """
+    return _resolve(text, _find)
+
+
+def resolve_court_reference(text: str) -> str | None:
+    """`resolve_court` with every courts-db question asked unscreened (slow, not memoized): the reference that the
+    tests compare `resolve_court` with."""
+    return _resolve(text, _find_reference)
+
+
+def _resolve(text: str, find: Callable[[str], str | None]) -> str | None:
+    """`resolve_court`, asking `find` what courts-db's regexes say."""
     text = _LEADING_THE.sub("", text or "").strip()
     if not text:
         return None
@@ -253,12 +279,12 @@ def resolve_court(text: str) -> str | None:
     if hit:
         return hit
     spelled = _US_ABBREVIATION.sub("United States", text)
-    hit = index.get(_squash(spelled)) or index.get(_squash(f"United States {spelled}")) or _find(spelled)
+    hit = index.get(_squash(spelled)) or index.get(_squash(f"United States {spelled}")) or find(spelled)
     if hit:
         return hit
     remainder = _DISTRICT_PREFIX.sub("", spelled, count=1)
     if remainder != spelled:
-        hit = index.get(_squash(remainder)) or _find(remainder)
+        hit = index.get(_squash(remainder)) or find(remainder)
         if hit and _is_district(_courts_by_id()[hit]):
             return hit
     return None
@@ -321,3 +347,146 @@ def same_court(answer_text: str, court_id: str) -> bool:
     if answer_text.strip().lower() == court_id.lower():
         return True
     return resolve_court(answer_text) == court_id
+
+
+# --- courts-db's regexes, screened by first character ------------------------------------------------------------
+# `courts_db.find_court(text)` compiles ~8,400 regexes once (seconds), then searches each across the whole text
+# (~50 ms a text), and keeps a match only when it spans the whole (whitespace-collapsed) text. A pattern can span a
+# text only if the text's first character is one the pattern can start with, so each pattern is filed under the
+# first characters it can start with (read from its parse tree, an over-approximation: a non-ASCII character or any
+# construct not understood files it under "any"), and `_courts_db_find` follows courts-db's steps with only the
+# patterns filed under the text's first character and under "any" (compiled per first character, on first use),
+# each tried as courts-db tries it once it `fullmatch`es. A text starting with a non-ASCII character goes to courts-db
+# itself. `_find_reference` (tests: `resolve_court_reference`, `answers.extract_court_reference`) keeps the
+# unscreened path, and the tests check both give the same court on thousands of realistic answers.
+
+_ANY = "any"
+
+
+def _first_chars(items: Any) -> tuple[set[str] | None, bool]:
+    """Return (the lowercased ASCII first characters a parsed regex sequence can start with, None for any, or for a
+    non-ASCII one, which case folding may map to ASCII; whether it can match the empty string)."""
+    chars: set[str] = set()
+    for op, argument in items:
+        name = op.name
+        nullable = False
+        if name == "LITERAL":
+            found: set[str] | None = {chr(argument).lower()} if argument < 128 else None
+        elif name == "IN":
+            found = set()
+            for item_op, item_argument in argument:
+                item_name = item_op.name
+                if item_name == "LITERAL" and item_argument < 128:
+                    found.add(chr(item_argument).lower())
+                elif item_name == "RANGE" and item_argument[1] < 128:
+                    found.update(chr(code).lower() for code in range(item_argument[0], item_argument[1] + 1))
+                else:
+                    found = None
+                    break
+        elif name == "SUBPATTERN":
+            found, nullable = _first_chars(argument[3])
+        elif name == "ATOMIC_GROUP":
+            found, nullable = _first_chars(argument)
+        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+            found, nullable = _first_chars(argument[2])
+            nullable = nullable or argument[0] == 0
+        elif name == "BRANCH":
+            found, nullable = set(), False
+            for branch in argument[1]:
+                branch_chars, branch_nullable = _first_chars(branch)
+                nullable = nullable or branch_nullable
+                if branch_chars is None or found is None:
+                    found = None
+                else:
+                    found |= branch_chars
+        elif name in ("AT", "ASSERT", "ASSERT_NOT"):
+            found, nullable = set(), True  # zero-width: ignoring what it asserts only widens the screen
+        else:  # ANY, NOT_LITERAL, CATEGORY, group references, anything new: may start with anything
+            return None, False
+        if found is None:
+            return None, False
+        chars |= found
+        if not nullable:
+            return chars, False
+    return chars, True
+
+
+@functools.cache
+def _screen() -> dict[str, list[tuple[str, dict[str, Any]]]]:
+    """Return lowercased first character (or "any") -> the non-bankruptcy courts-db regexes (as courts-db spells
+    them, in its order, each with its court) that may span a text starting with it."""
+    import re._parser as sre_parse  # the parser the `re` module itself uses
+
+    import courts_db
+
+    screen: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    for court in courts_db.courts:
+        if court["type"] == "bankruptcy":
+            continue
+        for pattern in [*court["regex"], court["name"]]:
+            pattern = pattern.replace("\\\\", "\\")  # as `courts_db.utils.gather_regexes` does
+            try:
+                chars, nullable = _first_chars(sre_parse.parse(pattern, re.IGNORECASE | re.UNICODE))
+            except re.error:  # courts-db could not compile it either; tried on every text all the same
+                chars, nullable = None, True
+            for key in [_ANY] if chars is None or nullable else sorted(chars):
+                screen.setdefault(key, []).append((pattern, court))
+    return screen
+
+
+@functools.lru_cache(maxsize=128)
+def _screen_patterns(key: str) -> tuple[tuple[re.Pattern[str], dict[str, Any]], ...]:
+    """Return the compiled courts-db regexes filed under `key`, each with its court (compiled on first use)."""
+    return tuple((_compiled(pattern), court) for pattern, court in _screen().get(key, []))
+
+
+@functools.cache
+def _compiled(pattern: str) -> re.Pattern[str]:
+    """Return a courts-db regex compiled as courts-db compiles it, once (a pattern may be filed under several keys;
+    `re`'s own cache holds only 512)."""
+    return re.compile(pattern, re.IGNORECASE | re.UNICODE)
+
+
+@functools.cache
+def _courts_by_folded_name() -> dict[str, list[dict[str, Any]]]:
+    """Return every court (bankruptcy courts too) by its name as courts-db's name fallback compares it (lowercased,
+    spaces collapsed)."""
+    import courts_db
+    from courts_db.text_utils import strip_punc
+
+    found: dict[str, list[dict[str, Any]]] = {}
+    for court in courts_db.courts:
+        found.setdefault(strip_punc(court["name"].lower()), []).append(court)
+    return found
+
+
+def _courts_db_find(text: str) -> list[str]:
+    """Return what `courts_db.find_court(text, bankruptcy=False)` returns (the same ids; order aside), trying only
+    the regexes the screen files under the text's first character (courts-db 0.10.27's logic, step by step)."""
+    import courts_db
+    from courts_db.text_utils import strip_punc
+
+    court_str = strip_punc(text)
+    if not court_str or not court_str[0].isascii():
+        return courts_db.find_court(text, bankruptcy=False)
+    matches: set[tuple[str, str, str | None]] = set()
+    for key in (court_str[0].lower(), _ANY):
+        for pattern, court in _screen_patterns(key):
+            if not pattern.fullmatch(court_str):  # courts-db keeps only a match spanning the text: this one cannot
+                continue
+            match = pattern.search(court_str)  # what courts-db tries: the first match, kept if it spans the text
+            if match and len(court_str) == match.end() - match.start():
+                matches.add((match.group(0), court["id"], court.get("parent")))
+    if not matches:  # courts-db's fallback: the text is a court's name
+        for court in _courts_by_folded_name().get(strip_punc(court_str.lower()), []):
+            matches.add((court_str, court["id"], court.get("parent")))
+    found = list(matches)
+    if len(found) > 1:
+        found = courts_db.reduce_court_list(found)
+    strings = [match[0] for match in found]
+    kept = [item for item in strings if not [item for other in strings if item in other and item != other]]
+    ids = list({match[1] for item in kept for match in found if item == match[0]})
+    ids = courts_db.filter_courts_by_bankruptcy(matches=ids, bankruptcy=False)
+    if len(ids) > 1:
+        ids = courts_db._filter_parents_from_list(ids)
+    return ids

@@ -28,10 +28,11 @@ Choices (each one a documented rule, each tested):
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Literal
 
 from lexprobe.caselaw.citations import Citation, parse_citation
-from lexprobe.caselaw.courts import resolve_court
+from lexprobe.caselaw.courts import resolve_court, resolve_court_reference
 from lexprobe.hallucination.abstention import denies_existence, normalize_answer
 
 Disposition = Literal["affirm", "reverse"]
@@ -193,11 +194,11 @@ _COURT_PHRASES = [
 _TRAILING_WORD = re.compile(r"\s*\S+$")
 
 
-def _resolve_phrase(phrase: str) -> str | None:
+def _resolve_phrase(phrase: str, resolve: Callable[[str], str | None]) -> str | None:
     """Return the court a phrase names, dropping trailing words ("... of California and affirmed") until it does."""
     phrase = phrase.strip(" ,;:")
     while phrase:
-        court = resolve_court(phrase)
+        court = resolve(phrase)
         if court:
             return court
         shorter = _TRAILING_WORD.sub("", phrase)
@@ -210,11 +211,22 @@ def _resolve_phrase(phrase: str) -> str | None:
 def extract_court(answer: str) -> str | None:
     """Return the courts-db id of the court the reply names ("The Ninth Circuit Court of Appeals" -> "ca9"), the
     first one when it names several, or None when it names none. Raises nothing."""
+    return _extract_court(answer, resolve_court)
+
+
+def extract_court_reference(answer: str) -> str | None:
+    """`extract_court` with courts-db asked unscreened (`courts.resolve_court_reference`; slow, not memoized): the
+    reference that the tests compare `extract_court` with."""
+    return _extract_court(answer, resolve_court_reference)
+
+
+def _extract_court(answer: str, resolve: Callable[[str], str | None]) -> str | None:
+    """`extract_court`, resolving each candidate text with `resolve`."""
     text = normalize_answer(answer).strip(" .")
     if not text:
         return None
     if len(text) <= 120:
-        whole = resolve_court(text)
+        whole = resolve(text)
         if whole:
             return whole
     spans: list[tuple[int, int]] = []
@@ -222,7 +234,7 @@ def extract_court(answer: str) -> str | None:
         spans.extend(match.span() for match in pattern.finditer(text))
     # earliest first; at one position the longest phrase first
     for start, end in sorted(set(spans), key=lambda span: (span[0], -span[1])):
-        court = _resolve_phrase(text[start:end])
+        court = _resolve_phrase(text[start:end], resolve)
         if court:
             return court
     return None

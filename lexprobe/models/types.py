@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from functools import cached_property
 from typing import Any, Literal
 
@@ -17,6 +18,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from lexprobe.models.identity import model_identity
 
 Role = Literal["system", "user", "assistant", "tool"]
+# Stands for the model in the JSON serialized once per request (`Request._payload_parts`); no real spec contains it.
+_MODEL_SLOT = f"\x00lexprobe-model-slot-{os.urandom(16).hex()}\x00"
+# `json.dumps(..., sort_keys=True, separators=(",", ":"), ensure_ascii=False)` without building an encoder per call.
+_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 class ToolCall(BaseModel):
@@ -108,15 +113,40 @@ class Request(BaseModel):
         """Return the key of this request's answer in the shared response cache: `cache_key` with the model named
         by `model_identity` - a content hash for `scripted:FILE` and `local:PATH.gguf` (so an edited file never
         returns its old answers), the embedded model's fingerprint for `local`, the spec itself (so the very same
-        key as `cache_key`) for hosted models."""
+        key as `cache_key`) for hosted models. Computed once per request and model identity."""
         identity = model_identity(self.model)
-        return self._cache_key if identity == self.model else self._digest(identity)
+        if identity == self.model:
+            return self._cache_key
+        # Memoized per identity, not once: an edited scripted / GGUF file is another identity, hence another key.
+        digests = self._response_digests
+        if identity not in digests:
+            digests[identity] = self._digest(identity)
+        return digests[identity]
 
     @cached_property
     def _cache_key(self) -> str:
         return self._digest(self.model)
 
+    @cached_property
+    def _response_digests(self) -> dict[str, str]:
+        """Model identity -> this request's response key under it (filled by `response_key`)."""
+        return {}
+
     def _digest(self, model: str) -> str:
+        """Return the SHA-256 of the canonical JSON of what decides the answer, the model named `model`."""
+        parts = self._payload_parts
+        blob = self._payload_json(model) if parts is None else parts[0] + _JSON.encode(model) + parts[1]
+        return hashlib.sha256(blob.encode()).hexdigest()
+
+    @cached_property
+    def _payload_parts(self) -> tuple[str, str] | None:
+        """The canonical JSON with the model left out, as (before, after) the model's JSON string: serialized once for
+        `cache_key` and every `response_key` (None in the unthinkable case that the slot's marker occurs twice)."""
+        marker = _JSON.encode(_MODEL_SLOT)
+        parts = self._payload_json(_MODEL_SLOT).split(marker)
+        return (parts[0], parts[1]) if len(parts) == 2 else None
+
+    def _payload_json(self, model: str) -> str:
         sampled = self.sampled
         payload = {
             "model": model,
@@ -129,8 +159,7 @@ class Request(BaseModel):
             "seed": self.seed if sampled else None,
             "sample_index": self.sample_index if sampled else 0,
         }
-        blob = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-        return hashlib.sha256(blob.encode()).hexdigest()
+        return _JSON.encode(payload)
 
     @property
     def sampled(self) -> bool:
@@ -142,6 +171,10 @@ class Request(BaseModel):
         copy = super().model_copy(update=update, deep=deep)
         if update:
             copy.__dict__.pop("_cache_key", None)
+            copy.__dict__.pop("_response_digests", None)
+            copy.__dict__.pop("_payload_parts", None)
+        elif "_response_digests" in copy.__dict__:
+            copy.__dict__["_response_digests"] = {}  # a copy must not share (and fill) the original's dict
         return copy
 
     @property
