@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from functools import cached_property
 from typing import Any, Literal
 
@@ -18,8 +17,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from lexprobe.models.identity import model_identity
 
 Role = Literal["system", "user", "assistant", "tool"]
-# Stands for the model in the JSON serialized once per request (`Request._payload_parts`); no real spec contains it.
-_MODEL_SLOT = f"\x00lexprobe-model-slot-{os.urandom(16).hex()}\x00"
 # `json.dumps(..., sort_keys=True, separators=(",", ":"), ensure_ascii=False)` without building an encoder per call.
 _JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
@@ -134,19 +131,6 @@ class Request(BaseModel):
 
     def _digest(self, model: str) -> str:
         """Return the SHA-256 of the canonical JSON of what decides the answer, the model named `model`."""
-        parts = self._payload_parts
-        blob = self._payload_json(model) if parts is None else parts[0] + _JSON.encode(model) + parts[1]
-        return hashlib.sha256(blob.encode()).hexdigest()
-
-    @cached_property
-    def _payload_parts(self) -> tuple[str, str] | None:
-        """The canonical JSON with the model left out, as (before, after) the model's JSON string: serialized once for
-        `cache_key` and every `response_key` (None in the unthinkable case that the slot's marker occurs twice)."""
-        marker = _JSON.encode(_MODEL_SLOT)
-        parts = self._payload_json(_MODEL_SLOT).split(marker)
-        return (parts[0], parts[1]) if len(parts) == 2 else None
-
-    def _payload_json(self, model: str) -> str:
         sampled = self.sampled
         payload = {
             "model": model,
@@ -159,7 +143,7 @@ class Request(BaseModel):
             "seed": self.seed if sampled else None,
             "sample_index": self.sample_index if sampled else 0,
         }
-        return _JSON.encode(payload)
+        return hashlib.sha256(_JSON.encode(payload).encode()).hexdigest()
 
     @property
     def sampled(self) -> bool:
@@ -172,7 +156,6 @@ class Request(BaseModel):
         if update:
             copy.__dict__.pop("_cache_key", None)
             copy.__dict__.pop("_response_digests", None)
-            copy.__dict__.pop("_payload_parts", None)
         elif "_response_digests" in copy.__dict__:
             copy.__dict__["_response_digests"] = {}  # a copy must not share (and fill) the original's dict
         return copy
