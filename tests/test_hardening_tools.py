@@ -23,7 +23,7 @@ from tool_requirements import needs_bwrap
 from lexprobe.investigation.corpus_view import CorpusView
 from lexprobe.investigation.environment import CaseInfo, Document, Environment, Role, save_environment
 from lexprobe.investigation.sandbox import MAX_MEMORY_BYTES, SANDBOX_UID, refusal, sandbox_user
-from lexprobe.investigation.tools import TIME_LIMIT_S, VIEW_PREFIX, Toolbox, make_private_view
+from lexprobe.investigation.tools import VIEW_PREFIX, Toolbox, make_private_view
 
 EVIL_LINE = "a" * 40 + "!"  # `(\w+\s?)*$` and `(a+)+b` backtrack exponentially on this in Python's re
 TEXTS = {
@@ -86,8 +86,11 @@ def test_catastrophic_patterns_return_promptly_with_correct_results(env_dir: Pat
     ]
     anything, nothing, bad_glob, good_glob = call_in_child(env_dir, calls)
     for result in (anything, nothing, bad_glob, good_glob):
-        assert result["seconds"] < TIME_LIMIT_S / 5, result
+        # No wall-clock bound (load moves it): a backtracking engine would need ~2^40 steps here, so the tool's own
+        # time limit would fire and the call would come back as an error naming it; the child's deadline catches a
+        # tool whose limit failed too.
         assert not result["error"], result
+        assert "time limit" not in result["output"], result
     # `(\w+\s?)*$` matches every line (the empty repetition at the end): the same lines Python's re would report
     assert f"emails/0001.txt:1: {EVIL_LINE}" in anything["output"]
     assert "emails/0001.txt:2: plain words here" in anything["output"]
