@@ -10,13 +10,18 @@ exact requests lexprobe stored in its run store (same messages, max_tokens, temp
 - cache replay of every answer (lexprobe's response cache; inspect's own cache, `generate(cache=True)`), and a check
   that the server saw no request;
 - cold end to end at each `--connections` (empty lexprobe cache; inspect's cache off), with the client CPU (user +
-  sys of the process), the server's own generation time per token (llama.cpp's timings) and the client overhead
-  (wall - the server's own time per completion, summed);
+  sys of the process), the server's own generation time per token (llama.cpp's timings), and what the server saw
+  of each request (`peers_server_timed.py`: arrival and last reply byte): the server's busy time, the time from the
+  process's start to its first request and from the last reply to its exit, and at one connection the median time
+  from a reply to the next request (the client's own time per request plus the server's turnaround);
+- beside the two tools on every cold row, the floor: the same requests from a bare httpx loop in a fresh process
+  (`peers_floor.py`). Its reply-to-next-request time is the server's turnaround alone; a tool's time beyond it is
+  the tool's own per-request cost. inspect / floor is the most any client could lead inspect by on this server;
 - with `--long`: the same at 600 prompts and one connection (two runs each; inspect's task is written from the
   requests of lexprobe's first run, which goes first).
 
-After every cold run both sides must have sent the same messages with the same settings, and received the same
-input and output token counts per prompt; otherwise the bench fails. inspect-ai (extra `peers`, `make bench-peers`)
+After every cold run both sides and the floor must have sent the same messages with the same settings, and received
+the same input and output token counts per prompt; otherwise the bench fails. inspect-ai (extra `peers`, `make bench-peers`)
 is only ever imported in its own subprocesses.
 
 Usage: python bench/peers.py [--prompts 60] [--runs 3] [--help-runs 5] [--connections 1,4] [--long] [--quick]
@@ -43,7 +48,7 @@ from typing import Any
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from peers_server import LlamaServer, summed
+from peers_server import LlamaServer, client_gaps, summed
 
 BENCH = Path(__file__).resolve().parent
 BIN = Path(sys.executable).parent
@@ -51,6 +56,8 @@ TASK_FILE = BENCH / "peers_inspect_task.py"
 LOG_READER = BENCH / "peers_inspect_log.py"
 MODEL_NAME = "smollm2"
 TOOLS = ("lexprobe", "inspect")
+SIDES = (*TOOLS, "floor")  # the floor: the same requests from a bare httpx loop (bench/peers_floor.py)
+FLOOR = BENCH / "peers_floor.py"
 
 
 class BenchError(RuntimeError):
@@ -59,7 +66,8 @@ class BenchError(RuntimeError):
 
 @dataclass
 class Run:
-    """One process: wall seconds, client CPU seconds, and the server's timings while it ran."""
+    """One process: wall seconds, client CPU seconds, the server's timings while it ran, and what the server saw of
+    its requests (arrivals and replies on the machine's monotonic clock)."""
 
     wall_s: float
     cpu_s: float
@@ -67,35 +75,55 @@ class Run:
     eval_ms: float = 0.0
     eval_tokens: int = 0
     server_ms: float = 0.0
+    http_s: float = 0.0  # the server's time inside requests: arrival to last reply byte, summed
+    first_s: float = 0.0  # process start to the first request's arrival
+    last_s: float = 0.0  # the last reply to the process's exit
+    gaps: list[float] = field(default_factory=list)  # a reply to the next request's arrival, in order
+    stdout: str = ""
+
+    @property
+    def gap_ms(self) -> float:
+        """The median time from a reply to the client's next request, in ms (one connection: the client's own time
+        per request, plus the server's own turnaround that the floor measures)."""
+        return 1000 * statistics.median(self.gaps) if self.gaps else float("nan")
 
 
 @dataclass
 class Row:
-    """One table row: the runs of each tool."""
+    """One table row: the runs of each tool (and of the floor, on the cold rows)."""
 
     name: str
-    runs: dict[str, list[Run]] = field(default_factory=lambda: {tool: [] for tool in TOOLS})
+    runs: dict[str, list[Run]] = field(default_factory=lambda: {tool: [] for tool in SIDES})
 
 
 def timed(command: list[str], env: dict[str, str], server: LlamaServer | None = None) -> Run:
     """Run `command` in a fresh process; return its wall time, CPU time and the server's timings meanwhile."""
     if server is not None:
         server.read_new()
+        server.exchanges_new()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
+    start_clock = time.monotonic()
     done = subprocess.run(command, env=env, capture_output=True, text=True, cwd=BENCH)  # inspect: a relative task
+    end_clock = time.monotonic()
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise BenchError(f"{' '.join(command)} exited {done.returncode}:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    run = Run(wall_s=wall, cpu_s=cpu)
+    run = Run(wall_s=wall, cpu_s=cpu, stdout=done.stdout)
     if server is not None:
-        time.sleep(0.2)  # the last timing lines reach the log
+        time.sleep(0.2)  # the last timing lines reach the logs
         timings = summed(server.read_new())
         run.completions, run.eval_ms, run.eval_tokens, run.server_ms = (
             timings.completions, timings.eval_ms, timings.eval_runs, timings.total_ms,
         )  # fmt: skip
+        exchanges = server.exchanges_new()
+        if exchanges:
+            run.http_s = sum(e.done - e.arrived for e in exchanges)
+            run.first_s = exchanges[0].arrived - start_clock
+            run.last_s = end_clock - max(e.done for e in exchanges)
+            run.gaps = client_gaps(exchanges)
     return run
 
 
@@ -151,6 +179,10 @@ class Sides:
         if limit is not None:
             command += ["--limit", str(limit)]
         return command, env
+
+    def floor(self, prompts: Path, *, connections: int) -> tuple[list[str], dict]:
+        """The bare httpx loop over the same prompts (bench/peers_floor.py)."""
+        return [sys.executable, str(FLOOR), self.server.base_url, str(prompts), str(connections)], dict(self.base_env)
 
 
 def lexprobe_requests(run_dir: Path) -> list[dict[str, Any]]:
@@ -236,9 +268,10 @@ def warm_up(server: LlamaServer) -> None:
     server.read_new()
 
 
-def order(round_number: int) -> tuple[str, str]:
-    """Which tool goes first in this round: they alternate."""
-    return TOOLS if round_number % 2 == 0 else TOOLS[::-1]
+def order(round_number: int, sides: tuple[str, ...] = TOOLS) -> tuple[str, ...]:
+    """Who goes first in this round: they take turns (lexprobe first in round 0)."""
+    shift = round_number % len(sides)
+    return sides[shift:] + sides[:shift]
 
 
 def bench(args: argparse.Namespace, work: Path) -> dict[str, Any]:
@@ -315,7 +348,7 @@ def bench(args: argparse.Namespace, work: Path) -> dict[str, Any]:
             # Another size: inspect's task is written from lexprobe's first cold run of it (round 0 runs it first).
             these_prompts = prompts if count == args.prompts else None
             for number in range(runs):
-                for tool in order(number):
+                for tool in order(number, SIDES):
                     if tool == "lexprobe":
                         run_dir = sides.fresh("cold")
                         command, env = sides.lexprobe(
@@ -326,16 +359,22 @@ def bench(args: argparse.Namespace, work: Path) -> dict[str, Any]:
                         if these_prompts is None:
                             these_prompts = work / f"prompts-{count}.jsonl"
                             write_prompts(lexprobe_side, these_prompts)
-                    else:
+                    elif tool == "inspect":
                         assert these_prompts is not None, "lexprobe runs first in round 0"
                         log_dir = sides.fresh("cold")
                         command, env = sides.inspect(these_prompts, connections=connections, log_dir=log_dir)
                         run = timed(command, env, server)
                         inspect_side = inspect_samples(log_dir)
+                    else:
+                        assert these_prompts is not None, "lexprobe runs first in round 0"
+                        command, env = sides.floor(these_prompts, connections=connections)
+                        run = timed(command, env, server)
+                        floor_side = json.loads(run.stdout)
                     if run.completions != count:
                         raise BenchError(f"{row.name}: the server logged {run.completions} completions for {tool}")
                     row.runs[tool].append(run)
                 checks[f"{row.name}, round {number + 1}"] = check_same_work(lexprobe_side, inspect_side, row.name)
+                check_same_work(lexprobe_side, floor_side, f"{row.name} (the floor)")
             sides.prompts = args.prompts
             rows.append(row)
     return {"rows": rows, "checks": checks}
@@ -351,21 +390,50 @@ def spread(values: list[float], unit: str = "s", digits: int = 2) -> str:
     return f"{med:.{digits}f} {unit} [{min(values):.{digits}f}-{max(values):.{digits}f}]"
 
 
+def median_of(runs: list[Run], value: Any) -> float:
+    """The median of `value(run)` over `runs` (nan when there are none)."""
+    return statistics.median(value(r) for r in runs) if runs else float("nan")
+
+
 def row_json(row: Row) -> dict[str, Any]:
     """The row's runs and medians as JSON."""
     out: dict[str, Any] = {"name": row.name}
-    for tool, runs in row.runs.items():
-        out[tool] = {
+    for side, runs in row.runs.items():
+        if not runs:
+            continue
+        out[side] = {
             "wall_s": [round(r.wall_s, 3) for r in runs],
             "cpu_s": [round(r.cpu_s, 3) for r in runs],
-            "median_wall_s": round(statistics.median(r.wall_s for r in runs), 3),
-            "median_cpu_s": round(statistics.median(r.cpu_s for r in runs), 3),
+            "median_wall_s": round(median_of(runs, lambda r: r.wall_s), 3),
+            "median_cpu_s": round(median_of(runs, lambda r: r.cpu_s), 3),
         }
-        if runs and runs[0].completions:
-            out[tool]["server_ms_per_token"] = [round(r.eval_ms / r.eval_tokens, 2) for r in runs if r.eval_tokens]
-            out[tool]["overhead_s"] = [round(r.wall_s - r.server_ms / 1000, 3) for r in runs]
+        if runs[0].completions:
+            out[side] |= {
+                "server_ms_per_token": [round(r.eval_ms / r.eval_tokens, 2) for r in runs if r.eval_tokens],
+                "server_busy_s": [round(r.http_s, 3) for r in runs],
+                "before_first_request_s": [round(r.first_s, 3) for r in runs],
+                "after_last_reply_s": [round(r.last_s, 3) for r in runs],
+                "reply_to_next_request_ms": [round(r.gap_ms, 2) for r in runs],
+            }
     out["ratio_inspect_over_lexprobe"] = round(out["inspect"]["median_wall_s"] / out["lexprobe"]["median_wall_s"], 3)
+    if "floor" in out:
+        out["ratio_inspect_over_floor"] = round(out["inspect"]["median_wall_s"] / out["floor"]["median_wall_s"], 3)
     return out
+
+
+def per_request(count: int) -> Any:
+    """A figure: the ms per request of a run's wall time outside the server."""
+    return lambda run: 1000 * (run.wall_s - run.http_s) / count
+
+
+def beyond(floor_gap_ms: float) -> Any:
+    """A figure: a run's median reply-to-next-request time minus the floor's."""
+    return lambda run: run.gap_ms - floor_gap_ms
+
+
+def cells(row: Row, value: Any, unit: str = "s", digits: int = 2) -> str:
+    """The table cells of one figure: lexprobe | inspect | floor."""
+    return " | ".join(spread([value(r) for r in row.runs[side]], unit, digits) for side in SIDES)
 
 
 def markdown(rows: list[Row], checks: dict[str, Any]) -> str:
@@ -375,36 +443,49 @@ def markdown(rows: list[Row], checks: dict[str, Any]) -> str:
         rounds = sum(1 for w in checks.values() if w == work)
         lines.append(
             f"Same {work['prompts']} prompts ({work['distinct_prompts']} distinct): {work['input_tokens']:,} input / "
-            f"{work['output_tokens']:,} output tokens on both sides, per prompt (checked in {rounds} cold round(s))."
+            f"{work['output_tokens']:,} output tokens on both sides and the floor, per prompt (checked in {rounds} "
+            "cold round(s))."
         )
     lines += [
         "",
-        "| figure | lexprobe | inspect-ai | ratio (inspect / lexprobe) |",
-        "|---|---|---|---|",
+        "| figure | lexprobe | inspect-ai | no tool: bare httpx loop (floor) | ratio (inspect / lexprobe) |",
+        "|---|---|---|---|---|",
     ]
+    bounds = []
     for row in rows:
-        lex, ins = row.runs["lexprobe"], row.runs["inspect"]
-        ratio = statistics.median(r.wall_s for r in ins) / statistics.median(r.wall_s for r in lex)
-        lines.append(f"| {row.name} ({len(lex)} runs each) | {spread([r.wall_s for r in lex])} | "
-                     f"{spread([r.wall_s for r in ins])} | {ratio:.2f}x |")  # fmt: skip
-        if lex and lex[0].completions:
-            cpu_ratio = statistics.median(r.cpu_s for r in ins) / statistics.median(r.cpu_s for r in lex)
-            lines.append(
-                f"| ... client CPU | {spread([r.cpu_s for r in lex])} | {spread([r.cpu_s for r in ins])} | "
-                f"{cpu_ratio:.2f}x |"
-            )
-            lines.append(
-                f"| ... server ms per generated token | {spread([r.eval_ms / r.eval_tokens for r in lex], 'ms')} | "
-                f"{spread([r.eval_ms / r.eval_tokens for r in ins], 'ms')} | |"
-            )
-            lex_over = [r.wall_s - r.server_ms / 1000 for r in lex]
-            ins_over = [r.wall_s - r.server_ms / 1000 for r in ins]
-            count = lex[0].completions
-            lines.append(
-                f"| ... client overhead (wall - server time), per request | "
-                f"{spread([1000 * o / count for o in lex_over], 'ms', 1)} | "
-                f"{spread([1000 * o / count for o in ins_over], 'ms', 1)} | |"
-            )
+        lex, ins, floor = (row.runs[side] for side in SIDES)
+        ratio = median_of(ins, lambda r: r.wall_s) / median_of(lex, lambda r: r.wall_s)
+        lines.append(f"| {row.name} ({len(lex)} runs each) | {cells(row, lambda r: r.wall_s)} | {ratio:.2f}x |")
+        if not (lex and lex[0].completions):
+            continue
+        cpu_ratio = median_of(ins, lambda r: r.cpu_s) / median_of(lex, lambda r: r.cpu_s)
+        count = lex[0].completions
+        lines += [
+            f"| ... client CPU | {cells(row, lambda r: r.cpu_s)} | {cpu_ratio:.2f}x |",
+            f"| ... server busy (each request's arrival to its last reply byte, summed) | "
+            f"{cells(row, lambda r: r.http_s)} | |",
+            f"| ... server ms per generated token (llama.cpp's own) | "
+            f"{cells(row, lambda r: r.eval_ms / r.eval_tokens, 'ms')} | |",
+            f"| ... start to the first request | {cells(row, lambda r: r.first_s)} | |",
+            f"| ... the last reply to exit | {cells(row, lambda r: r.last_s)} | |",
+            f"| ... wall - server busy, per request | {cells(row, per_request(count), 'ms', 1)} | |",
+        ]
+        if "1 connection" in row.name and floor:
+            floor_gap = median_of(floor, lambda r: r.gap_ms)
+            lines += [
+                f"| ... a reply to the next request, median | {cells(row, lambda r: r.gap_ms, 'ms')} | |",
+                f"| ... the same beyond the floor's (the client's own time per request) | "
+                f"{cells(row, beyond(floor_gap), 'ms')} | |",
+            ]
+        if floor:
+            bound = median_of(ins, lambda r: r.wall_s) / median_of(floor, lambda r: r.wall_s)
+            bounds.append(f"{row.name}: {bound:.2f}x")
+    if bounds:
+        lines += [
+            "",
+            "The most any client could lead inspect-ai by on this server (inspect / the floor, which has no start-up "
+            "to speak of and no per-request work): " + "; ".join(bounds) + ".",
+        ]
     return "\n".join(lines)
 
 

@@ -7,6 +7,8 @@ time attributes each block to its request, and one that sends many sums them.
 
 from __future__ import annotations
 
+import itertools
+import json
 import os
 import re
 import socket
@@ -23,6 +25,7 @@ from lexprobe.models.embedded import embedded_model_path
 _PROMPT = re.compile(r"prompt eval time =\s*([\d.]+) ms /\s*(\d+) tokens")
 _EVAL = re.compile(r"\beval time =\s*([\d.]+) ms /\s*(\d+) runs")
 _TOTAL = re.compile(r"total time =\s*([\d.]+) ms")
+TIMED_SERVER = Path(__file__).resolve().parent / "peers_server_timed.py"
 
 
 def free_port() -> int:
@@ -59,6 +62,20 @@ class Timings:
         }
 
 
+@dataclass(frozen=True)
+class Exchange:
+    """One HTTP request as the server saw it: arrival and last response byte, monotonic seconds."""
+
+    arrived: float
+    done: float
+
+
+def client_gaps(exchanges: list[Exchange]) -> list[float]:
+    """Seconds between each reply and the next request's arrival (one connection: the client's own time per
+    request)."""
+    return [later.arrived - earlier.done for earlier, later in itertools.pairwise(exchanges)]
+
+
 class LlamaServer:
     """Start the server on a free port (`with LlamaServer() as server:`); `server.base_url` ends in /v1."""
 
@@ -80,10 +97,13 @@ class LlamaServer:
         self.extra = extra
         self.process: subprocess.Popen | None = None
         self._offset = 0
+        self.request_log = log_path.with_name(log_path.stem + ".requests.jsonl")
+        self.request_log.write_text("")
+        self._request_offset = 0
 
     def __enter__(self) -> LlamaServer:
         command = [
-            sys.executable, "-m", "llama_cpp.server", "--model", str(embedded_model_path()),
+            sys.executable, str(TIMED_SERVER), str(self.request_log), "--model", str(embedded_model_path()),
             "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", "2048",
             "--n_threads", str(self.n_threads), "--n_threads_batch", str(self.n_threads_batch), *self.extra,
         ]  # fmt: skip
@@ -114,6 +134,18 @@ class LlamaServer:
     def model_name(self) -> str:
         """The name the server answers to (any name works; this is the GGUF path it reports)."""
         return str(embedded_model_path())
+
+    def exchanges_new(self) -> list[Exchange]:
+        """The chat-completion requests completed since the last call, in order of arrival (see
+        `peers_server_timed.py`: arrival and completion on the machine's monotonic clock)."""
+        with self.request_log.open("rb") as log:
+            log.seek(self._request_offset)
+            data = log.read()
+        cut = data.rfind(b"\n") + 1
+        self._request_offset += cut
+        rows = [json.loads(line) for line in data[:cut].decode().splitlines() if line.strip()]
+        found = [Exchange(r["arrived"], r["done"]) for r in rows if r["path"].endswith("/chat/completions")]
+        return sorted(found, key=lambda e: e.arrived)
 
     def read_new(self) -> list[Timings]:
         """Parse the timing blocks the server logged since the last call: one `Timings` per completion, in order."""

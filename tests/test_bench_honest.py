@@ -114,3 +114,29 @@ def test_engine_overhead_bench_gets_identical_answers_on_both_paths(capsys: pyte
     report = json.loads(capsys.readouterr().out)
     assert report["overhead"]["identical_answers"] == report["overhead"]["prompts"] == 4
     assert report["cache_replay"]["requests"] == 50
+
+
+def test_peers_bench_sees_every_exchange_and_its_floor_does_the_same_work(tmp_path: Path, case_db_path: Path) -> None:
+    """The peer bench's server layer records each request's arrival and reply; the bare httpx floor sends lexprobe's
+    requests and gets the same tokens back, so `check_same_work` passes; a changed prompt makes it fail."""
+    peers = bench_module("peers")
+    server_module = bench_module("peers_server")
+    with server_module.LlamaServer(tmp_path / "server.log") as server:
+        peers.warm_up(server)
+        sides = peers.Sides(tmp_path, server, case_db_path, 3)
+        run_dir = sides.fresh("cold")
+        command, env = sides.lexprobe(connections=1, cache=sides.fresh("cache"), run_dir=run_dir)
+        lexprobe_run = peers.timed(command, env, server)
+        requests = peers.lexprobe_requests(run_dir)
+        prompts = tmp_path / "prompts.jsonl"
+        peers.write_prompts(requests, prompts)
+        floor_run = peers.timed(*sides.floor(prompts, connections=1), server)
+    for run in (lexprobe_run, floor_run):
+        assert run.completions == 3 and len(run.gaps) == 2 and all(gap > 0 for gap in run.gaps)
+        assert 0 < run.http_s < run.wall_s and 0 < run.first_s < run.wall_s and run.last_s > 0
+    floor_side = json.loads(floor_run.stdout)
+    work = peers.check_same_work(requests, floor_side, "test")
+    assert work["prompts"] == 3 and work["output_tokens"] == sum(item["output_tokens"] for item in floor_side)
+    floor_side[0]["messages"] = [{"role": "user", "content": "something else"}]
+    with pytest.raises(peers.BenchError, match="different messages"):
+        peers.check_same_work(requests, floor_side, "test")
