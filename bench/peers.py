@@ -21,8 +21,8 @@ exact requests lexprobe stored in its run store (same messages, max_tokens, temp
   requests of lexprobe's first run, which goes first).
 
 After every cold run both sides and the floor must have sent the same messages with the same settings, and received
-the same input and output token counts per prompt; otherwise the bench fails. inspect-ai (extra `peers`, `make bench-peers`)
-is only ever imported in its own subprocesses.
+the same input and output token counts per prompt; otherwise the bench fails. inspect-ai (extra `peers`,
+`make bench-peers`) is only ever imported in its own subprocesses.
 
 Usage: python bench/peers.py [--prompts 60] [--runs 3] [--help-runs 5] [--connections 1,4] [--long] [--quick]
        [--json] [--keep DIR]
