@@ -137,6 +137,10 @@ class Sides:
         self.prompts = prompts
         self.counter = 0
         self.base_env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "INSPECT_"))}
+        # Both tools run from compiled bytecode, as installed packages do (pip compiles at install; an editable
+        # install writes __pycache__ on first run): a shell that forbids writing it would make every run of a tool
+        # whose source changed recompile it.
+        self.base_env.pop("PYTHONDONTWRITEBYTECODE", None)
         self.base_env["LLAMA_CPP_PYTHON_BASE_URL"] = server.base_url
         self.base_env["INSPECT_DISPLAY"] = "plain"
         self.base_env.pop("LEXPROBE_CACHE", None)

@@ -49,7 +49,8 @@ def command(args: list[str], *, importtime: bool = False) -> list[str]:
 def environment(tree: Path | None, cache: Path) -> dict[str, str]:
     """The child's environment: `tree` first on the import path (None: the installed lexprobe), `cache` as the
     response cache, the terminal width fixed so output is comparable."""
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "LEXPROBE_CACHE")}
+    # PYTHONDONTWRITEBYTECODE dropped: a user's lexprobe runs from compiled bytecode (written at install or first run)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "LEXPROBE_CACHE", "PYTHONDONTWRITEBYTECODE")}
     env |= {"LEXPROBE_CACHE": str(cache), "COLUMNS": "200", "TERM": "dumb"}
     if tree is not None:
         env["PYTHONPATH"] = str(tree)

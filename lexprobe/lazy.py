@@ -1,4 +1,5 @@
-"""Lazy re-exports for package `__init__` modules (PEP 562 module `__getattr__`).
+"""Lazy re-exports for package `__init__` modules (PEP 562 module `__getattr__`), and regular expressions compiled
+on first use (`lazy_pattern`).
 
 A package that re-exports names from its submodules imports them all as soon as any one submodule is imported, so
 `from lexprobe.engine.store import RunStore` would pull in the executor, the model clients and their SDKs. With
@@ -13,10 +14,11 @@ the real imports under `if TYPE_CHECKING:` beside it for type checkers and edito
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
+import re
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-__all__ = ["lazy_exports"]
+__all__ = ["LazyPattern", "lazy_exports", "lazy_pattern"]
 
 
 def lazy_exports(
@@ -43,3 +45,58 @@ def lazy_exports(
         return sorted({*namespace, *exports})
 
     return __getattr__, __dir__
+
+
+class LazyPattern:
+    """A regular expression compiled on its first use, then kept: a module of many patterns (the scorers' answer
+    readers) costs nothing to import for the patterns a command never uses. It matches exactly as
+    `re.compile(source, flags)` does; any other attribute of the compiled pattern is passed through."""
+
+    __slots__ = ("_compiled", "_flags", "_source")
+
+    def __init__(self, source: str, flags: int = 0) -> None:
+        self._source = source
+        self._flags = flags
+        self._compiled: re.Pattern[str] | None = None
+
+    @property
+    def compiled(self) -> re.Pattern[str]:
+        """The compiled pattern (compiled now if it was not yet)."""
+        if self._compiled is None:
+            self._compiled = re.compile(self._source, self._flags)
+        return self._compiled
+
+    def search(self, string: str, *args: int) -> re.Match[str] | None:
+        return self.compiled.search(string, *args)
+
+    def match(self, string: str, *args: int) -> re.Match[str] | None:
+        return self.compiled.match(string, *args)
+
+    def fullmatch(self, string: str, *args: int) -> re.Match[str] | None:
+        return self.compiled.fullmatch(string, *args)
+
+    def finditer(self, string: str, *args: int) -> Iterator[re.Match[str]]:
+        return self.compiled.finditer(string, *args)
+
+    def findall(self, string: str, *args: int) -> list[Any]:
+        return self.compiled.findall(string, *args)
+
+    def sub(self, repl: Any, string: str, count: int = 0) -> str:
+        return self.compiled.sub(repl, string, count)
+
+    def subn(self, repl: Any, string: str, count: int = 0) -> tuple[str, int]:
+        return self.compiled.subn(repl, string, count)
+
+    def split(self, string: str, maxsplit: int = 0) -> list[Any]:
+        return self.compiled.split(string, maxsplit)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.compiled, name)
+
+    def __repr__(self) -> str:
+        return f"lazy_pattern({self._source!r}, {self._flags!r})"
+
+
+def lazy_pattern(source: str, flags: int = 0) -> LazyPattern:
+    """Return `re.compile(source, flags)` as a `LazyPattern`: compiled on first use, so importing costs nothing."""
+    return LazyPattern(source, flags)

@@ -1,4 +1,5 @@
-"""Start-up stays cheap: `lexprobe --help` and a dry run import none of the heavy packages they do not use.
+"""Start-up stays cheap: `lexprobe --help` and a dry run import none of the heavy packages they do not use, and
+`--help` none of the task registry, scorers or calibration.
 
 Each command runs in a fresh interpreter, as the console script runs it, and writes the names in `sys.modules` at
 exit to a file; the test asserts which heavy packages are absent. No timing is asserted (bench/startup.py times it).
@@ -19,7 +20,11 @@ HEAVY = ("pandas", "matplotlib", "numpy", "scipy", "eyecite", "pptx", "openpyxl"
          "openai", "anthropic", "llama_cpp", "datasets", "lxml")  # fmt: skip
 #: What `--help` needs none of either: templates, HTTP clients, retry machinery, court data. (Not pydantic: Typer
 #: itself imports it to coerce some option types when it builds a command's parameters.)
-NOT_FOR_HELP = (*HEAVY, "jinja2", "httpx", "tenacity", "courts_db", "reporters_db")
+NOT_FOR_HELP = (*HEAVY, "jinja2", "httpx", "tenacity", "courts_db", "reporters_db", "rapidfuzz")
+#: Our own modules `--help` needs none of: the task registry and task modules, the scorers and calibration (help
+#: text reads its few facts from `hallucination.help_facts`).
+NOT_OURS_FOR_HELP = ("lexprobe.hallucination.tasks", "lexprobe.hallucination.scorers", "lexprobe.hallucination.scoring",
+                     "lexprobe.hallucination.calibration", "lexprobe.hallucination.abstention")  # fmt: skip
 
 ENTRY = """
 import atexit, json, os, sys
@@ -30,21 +35,37 @@ sys.exit(app())
 """
 
 
-def modules_after(args: list[str], tmp_path: Path) -> tuple[set[str], subprocess.CompletedProcess]:
-    """Run `lexprobe ARGS` in a fresh interpreter; return the top-level packages it had imported at exit."""
+def imported_modules(args: list[str], tmp_path: Path) -> tuple[list[str], subprocess.CompletedProcess]:
+    """Run `lexprobe ARGS` in a fresh interpreter; return the modules it had imported at exit."""
     out = tmp_path / "modules.json"
     env = os.environ | {"MODULES_OUT": str(out), "COLUMNS": "200"}
     proc = subprocess.run([sys.executable, "-c", ENTRY, *args], env=env, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
-    return {name.split(".")[0] for name in json.loads(out.read_text())}, proc
+    return json.loads(out.read_text()), proc
 
 
-@pytest.mark.parametrize("args", [["--help"], ["hallucination", "run", "--help"], ["investigation", "--help"]])
+def modules_after(args: list[str], tmp_path: Path) -> tuple[set[str], subprocess.CompletedProcess]:
+    """Run `lexprobe ARGS` in a fresh interpreter; return the top-level packages it had imported at exit."""
+    modules, proc = imported_modules(args, tmp_path)
+    return {name.split(".")[0] for name in modules}, proc
+
+
+HELP_COMMANDS = [
+    ["--help"],
+    ["hallucination", "--help"],
+    ["hallucination", "run", "--help"],
+    ["investigation", "--help"],
+]
+
+
+@pytest.mark.parametrize("args", HELP_COMMANDS)
 def test_help_imports_no_heavy_package(args: list[str], tmp_path: Path) -> None:
-    imported, proc = modules_after(args, tmp_path)
+    modules, proc = imported_modules(args, tmp_path)
+    imported = {name.split(".")[0] for name in modules}
     assert "Usage:" in proc.stdout
-    assert "lexprobe" in imported  # the probe saw the real run
+    assert "lexprobe.cli.hallucination" in modules  # the probe saw the real run
     assert sorted(imported & set(NOT_FOR_HELP)) == []
+    assert [name for name in modules if name.startswith(NOT_OURS_FOR_HELP)] == []
 
 
 @pytest.mark.parametrize("model", ["local", "openai-compatible/smol@http://127.0.0.1:9/v1"])

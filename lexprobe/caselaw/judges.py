@@ -28,8 +28,6 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 
-from rapidfuzz import fuzz
-
 from lexprobe.caselaw.paths import data_root
 
 FUZZY_MIN_SCORE = 85.0  # rapidfuzz ratio (0-100) for a misspelt name to still count ("Ginsberg" ~ "Ginsburg": 87.5)
@@ -181,6 +179,8 @@ def _similar(a: str, b: str) -> bool:
         return True
     if min(len(a), len(b)) < FUZZY_MIN_LENGTH:
         return False
+    from rapidfuzz import fuzz  # on first use: a run that scores no near-miss (a cache replay) never loads it
+
     return fuzz.ratio(a, b) >= FUZZY_MIN_SCORE
 
 

@@ -13,9 +13,6 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
-from rapidfuzz import fuzz, process
-
-from lexprobe.caselaw.case_names import normalize_case_name
 from lexprobe.caselaw.citations import citation_key
 from lexprobe.caselaw.schema import RULES_VERSION
 from lexprobe.caselaw.stored import (
@@ -84,6 +81,10 @@ FACT_CONDITIONS: dict[str, str] = {
     "never_overruled": "(overruled_year IS NULL AND NOT EXISTS (SELECT 1 FROM overrulings v"
     " WHERE v.overruled_case_id = cases.case_id))",
 }
+
+
+#: The most values one `IN (...)` list of a query binds (far below SQLite's limit on parameters).
+_MAX_IN = 500
 
 
 def _eligible(level: str, years: tuple[int, int] | None, require: Sequence[str]) -> tuple[str, list]:
@@ -163,6 +164,7 @@ class CaseDatabase:
         self.conn = _open_read_only(self.path)
         self.conn.row_factory = sqlite3.Row
         self._names: list[tuple[str, str, float]] | None = None
+        self._strata: dict[tuple, dict[str, int]] = {}  # (level, years, require) -> `stratum_sizes`
 
     def close(self) -> None:
         """Close the connection."""
@@ -207,6 +209,10 @@ class CaseDatabase:
         points of the best count as equally close, so "Brown v. Board of Education" finds the 1954 decision before
         the 1952 order of the same name.
         """
+        from rapidfuzz import fuzz, process  # imported here: opening the database and sampling need neither
+
+        from lexprobe.caselaw.case_names import normalize_case_name
+
         if self._names is None:
             rows = self.conn.execute(
                 "SELECT DISTINCT f.case_id, f.value, COALESCE(c.prominence, 0) FROM facts f"
@@ -471,6 +477,58 @@ class CaseDatabase:
             params,
         )
         return [SampleRow(*row) for row in rows]
+
+    def stratum_sizes(self, level: str, years: tuple[int, int] | None, require: Sequence[str]) -> dict[str, int]:
+        """Return how many of the cases `eligible_cases` returns fall in each stratum (in no particular order; their
+        sum is `eligible_count`). Kept per level, window and facts: the database is read-only."""
+        key = (level, None if years is None else tuple(years), tuple(require))
+        if key not in self._strata:
+            where, params = _eligible(level, years, require)
+            sql = f"SELECT {LEVEL_FILTERS[level][1]} AS stratum, COUNT(*) FROM cases WHERE {where} GROUP BY stratum"
+            self._strata[key] = dict(self._tuples(sql, params))
+        return dict(self._strata[key])
+
+    def stratum_members(
+        self, level: str, years: tuple[int, int] | None, require: Sequence[str], strata: Iterable[str]
+    ) -> dict[str, list[str]]:
+        """Return the case ids of each of `strata` among the cases `eligible_cases` returns, by case id (so a
+        stratum's list is its part of `eligible_cases`, in order); a stratum without a case is left out."""
+        wanted = list(dict.fromkeys(strata))
+        if not wanted:
+            return {}
+        where, params = _eligible(level, years, require)
+        stratum = LEVEL_FILTERS[level][1]
+        if len(wanted) <= _MAX_IN:  # else read every eligible case: still one query, and no long IN list
+            where += f" AND {stratum} IN ({', '.join('?' * len(wanted))})"
+            params = [*params, *wanted]
+        members: dict[str, list[str]] = {}
+        chosen = set(wanted)
+        sql = f"SELECT case_id, {stratum} FROM cases WHERE {where} ORDER BY case_id"
+        for case_id, key in self._tuples(sql, params):
+            if key in chosen:
+                members.setdefault(key, []).append(case_id)
+        return members
+
+    def sample_rows(self, level: str, case_ids: Iterable[str]) -> dict[str, SampleRow]:
+        """Return the `eligible_cases` row (with its stratum at `level`) of each of `case_ids` found, by case id
+        (one query per 500 cases)."""
+        ids = list(dict.fromkeys(case_ids))
+        found: dict[str, SampleRow] = {}
+        for start in range(0, len(ids), _MAX_IN):
+            chunk = ids[start : start + _MAX_IN]
+            sql = (f"SELECT case_id, name, citation, court_id, year, state, {LEVEL_FILTERS[level][1]} AS stratum"
+                   f" FROM cases WHERE case_id IN ({', '.join('?' * len(chunk))})")  # fmt: skip
+            found |= {row[0]: SampleRow(*row) for row in self._tuples(sql, chunk)}
+        return found
+
+    def _tuples(self, sql: str, params: Sequence) -> list[tuple]:
+        """Return the rows of a query as plain tuples (not `sqlite3.Row`: cheaper for many rows)."""
+        cursor = self.conn.cursor()
+        cursor.row_factory = None
+        try:
+            return cursor.execute(sql, params).fetchall()
+        finally:
+            cursor.close()
 
     def case_facts(self, case_ids: Iterable[str], facts: Sequence[str]) -> dict[str, set[str]]:
         """Return, for each case id, which of the named `FACT_CONDITIONS` the case has (one query per 500 cases)."""

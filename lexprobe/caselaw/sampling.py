@@ -25,14 +25,10 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from lexprobe.caselaw.courts import canonical_level
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.errors import BadInputError
-
-if TYPE_CHECKING:
-    from lexprobe.caselaw.stored import SampleRow
 
 #: The study's date windows per level (inclusive decision years), from the headers of its Tables 3-7.
 PAPER_YEARS: dict[str, tuple[int, int]] = {"scotus": (1794, 2015), "coa": (1895, 2019), "district": (1932, 2019)}
@@ -121,7 +117,8 @@ def eligible_count(db: CaseDatabase, level: str, years: YearWindow = None, requi
     """Return how many cases of a court level (any accepted spelling) pass its filter, decided within `years` and
     having every `require`d fact, i.e. the most a sample can draw. Raises `BadInputError` (a ValueError) for an
     unknown level or fact."""
-    return db.eligible_count(canonical_level(level), years, _known_facts(require))
+    # summed from the stratum sizes, which the database keeps: a sample of the same cases then scans them once less
+    return sum(db.stratum_sizes(canonical_level(level), years, _known_facts(require)).values())
 
 
 def sample_cases(
@@ -134,20 +131,23 @@ def sample_cases(
     spelling.
     """
     level = canonical_level(level)
-    rows = db.eligible_cases(level, years, _known_facts(require))
-    by_stratum: dict[str, list[SampleRow]] = {}
-    for row in rows:
-        by_stratum.setdefault(row.stratum, []).append(row)
+    require = _known_facts(require)
+    # The draw depends only on the stratum sizes and the seed: `rng.sample` picks positions in a stratum's cases
+    # (ordered by case id), so the database is asked for the sizes, then for the case ids of the strata drawn
+    # from, then for the rows of the drawn cases only (not a row object per eligible case).
+    sizes = db.stratum_sizes(level, years, require)
     rng = random.Random(seed)
-    sizes = {s: len(cases) for s, cases in by_stratum.items()}
     quotas = allocate(sizes, n, rng)
     equal_share = n // len(sizes) if sizes else 0
-    result = SampleResult(level, n, seed, len(rows), len(sizes), equal_share, years=years, require=tuple(require))
-    for stratum in sorted(by_stratum):
-        # only the drawn rows become dicts (the draw depends on the counts alone): a dry run stays cheap
-        result.rows.extend(row.as_dict() for row in rng.sample(by_stratum[stratum], quotas[stratum]))
-        if sizes[stratum] < equal_share:
-            result.short_strata[stratum] = (sizes[stratum], equal_share)
+    result = SampleResult(level, n, seed, sum(sizes.values()), len(sizes), equal_share, years=years, require=require)
+    positions = {stratum: rng.sample(range(sizes[stratum]), quotas[stratum]) for stratum in sorted(sizes)}
+    members = db.stratum_members(level, years, require, [s for s, drawn in positions.items() if drawn])
+    drawn_ids = [members[stratum][i] for stratum, drawn in positions.items() for i in drawn]
+    rows = db.sample_rows(level, drawn_ids)
+    result.rows.extend(rows[case_id].as_dict() for case_id in drawn_ids)
+    result.short_strata.update(
+        (stratum, (size, equal_share)) for stratum, size in sorted(sizes.items()) if size < equal_share
+    )
     return result
 
 

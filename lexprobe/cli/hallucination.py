@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from pathlib import Path
@@ -26,8 +25,7 @@ from lexprobe.cli.options import (
 )
 from lexprobe.cli.output import err, out
 from lexprobe.errors import BadInputError
-from lexprobe.hallucination.calibration import DEFAULT_SAMPLES
-from lexprobe.hallucination.tasks import TASKS, task_names
+from lexprobe.hallucination.help_facts import DEFAULT_SAMPLES, UNCALIBRATED_WITH_REFERENCE
 from lexprobe.terminal import safe_markup, safe_text
 
 if TYPE_CHECKING:
@@ -50,6 +48,8 @@ def tasks(as_json: json_flag("Print JSON.") = False, db: DbOpt = None) -> None:
     Example: `lexprobe hallucination tasks --json`
     """
     from rich.table import Table
+
+    from lexprobe.hallucination.tasks import TASKS
 
     notes = task_data_notes(db)
     if as_json:
@@ -120,6 +120,8 @@ def warn_sample_sizes(database: CaseDatabase, settings: ProfileSettings) -> None
 def mark_self_judged(rows: list[dict], self_judged: set[str], model: str | None = None) -> list[dict]:
     """Add `self_judged` to JSON rate rows: true on a reference-free task's row whose model (the row's `model`, else
     `model`) judged its own pairs."""
+    from lexprobe.hallucination.tasks import TASKS
+
     for row in rows:
         task = TASKS.get(row.get("task", ""))
         row["self_judged"] = bool(task and task.reference_free and row.get("model", model) in self_judged)
@@ -176,7 +178,7 @@ def run(
             min=0,
             help=f"Calibration samples K per question at temperature 1 (default {DEFAULT_SAMPLES}; confidence = share "
             "agreeing with the greedy answer); the study's tasks with calibration only (not "
-            f"{task_names(lambda t: not t.calibrated and not t.reference_free)}, nor the reference-free ones). "
+            f"{', '.join(UNCALIBRATED_WITH_REFERENCE)}, nor the reference-free ones). "
             "0 = no calibration.",
         ),
     ] = None,
@@ -197,6 +199,8 @@ def run(
     Example: `lexprobe hallucination run --model local --tasks existence,author --n 20 --samples 0 --run-dir runs/smol`
     (about 50 requests; add `--dry-run` to count requests, tokens and cost first).
     """
+    import asyncio
+
     from lexprobe.caselaw.sampling import parse_year_windows
     from lexprobe.cli.hallucination_tables import print_coverage, print_report, print_skipped
     from lexprobe.engine.interrupt import RunInterrupted, stop_on_sigint

@@ -47,6 +47,7 @@ import re
 from typing import Literal
 
 from lexprobe.caselaw.judges import normalize_name
+from lexprobe.lazy import LazyPattern, lazy_pattern
 
 Refusal = Literal["abstain", "reject_premise"]
 Scope = Literal["lead", "anywhere"]
@@ -54,23 +55,23 @@ Scope = Literal["lead", "anywhere"]
 _FLAGS = re.IGNORECASE
 
 
-def _any(*patterns: str) -> re.Pattern[str]:
-    return re.compile("|".join(f"(?:{pattern})" for pattern in patterns), _FLAGS)
+def _any(*patterns: str) -> LazyPattern:
+    return lazy_pattern("|".join(f"(?:{pattern})" for pattern in patterns), _FLAGS)
 
 
 # --- text preparation -------------------------------------------------------------------------------------------
 
 _STRAIGHTEN = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "\u00a0": " "})
-_MARKUP = re.compile(r"[*_`#>]+")
-_NEW_EXAMPLE = re.compile(r"^(?:(?:case(?:\s*\d)?|question|examples?)\s*:|```|''')", _FLAGS)
-_ANSWER_PREFIX = re.compile(r"^\s*(?:answer|a|response)\s*:\s*", _FLAGS)
+_MARKUP = lazy_pattern(r"[*_`#>]+")
+_NEW_EXAMPLE = lazy_pattern(r"^(?:(?:case(?:\s*\d)?|question|examples?)\s*:|```|''')", _FLAGS)
+_ANSWER_PREFIX = lazy_pattern(r"^\s*(?:answer|a|response)\s*:\s*", _FLAGS)
 # words that end with a period without ending a sentence ("v.", "Mr.", "No. 12", "F. Supp.")
 _ABBREVIATIONS = frozenset(
     {"v", "vs", "mr", "mrs", "ms", "dr", "jr", "sr", "no", "nos", "co", "corp", "inc", "ltd", "st", "cir", "ct"}
     | {"supp", "ed", "cf", "al", "app", "dist", "art", "sec", "stat", "fed", "ch", "ex", "rev", "gen", "gov", "hon"}
     | {"prof", "messrs", "op", "id", "ibid", "approx"}
 )
-_SENTENCE_END = re.compile(r"(?<=[.!?][\"')\]])\s+|(?<=[.!?])\s+|\n+")
+_SENTENCE_END = lazy_pattern(r"(?<=[.!?][\"')\]])\s+|(?<=[.!?])\s+|\n+")
 
 
 def normalize_answer(text: str) -> str:
@@ -116,10 +117,10 @@ _FILLER_WORDS = (
     r"|(?:based on|according to|from) (?:my|the) (?:training(?: data)?|knowledge|information (?:i have|available"
     r"(?: to me)?))"
 )
-_FILLER_SENTENCE = re.compile(rf"^(?:(?:{_FILLER_WORDS})[\s,.!:;-]*)+$", _FLAGS)
+_FILLER_SENTENCE = lazy_pattern(rf"^(?:(?:{_FILLER_WORDS})[\s,.!:;-]*)+$", _FLAGS)
 # filler, then at most one scene-setting clause before the cue ("Without access to a legal database, I can't ...");
 # the clause stands once, outside the repetition, so the match stays linear
-_FILLER_PREFIX = re.compile(
+_FILLER_PREFIX = lazy_pattern(
     rf"^(?:(?:{_FILLER_WORDS}|but|and|however|so)[\s,.!:;-]*)*"
     r"(?:(?:without|lacking|absent|given|since|because|due\s+to)\b[^,.!?;:]*[,;:]\s*(?:(?:but|so)\b[\s,]*)?)?$",
     _FLAGS,
@@ -216,15 +217,15 @@ _ABSTAIN_CUES = _any(
     r"unable\s+to\s+(?:determine|answer|say|provide))\b",
 )
 
-_QUALIFIED = re.compile(
+_QUALIFIED = lazy_pattern(
     r"\b(?:exactly|for\s+(?:certain|sure)|with\s+(?:certainty|confidence)|precisely|definitively|100\s*%|entirely|"
     r"completely|offhand|off\s+the\s+top\s+of\s+my\s+head|(?:the|an)\s+(?:exact|precise|specific)|which\s+one)\b",
     _FLAGS,
 )
-_CONTRAST = re.compile(
+_CONTRAST = lazy_pattern(
     r"^(?:but|however|though|although|that\s+said|nevertheless|nonetheless|still|yet)\b[\s,:;-]*", _FLAGS
 )
-_GUESS = re.compile(
+_GUESS = lazy_pattern(
     r"^(?:i\s+(?:believe|think|suspect|guess|recall)|i'?d\s+(?:say|guess)|i\s+would\s+(?:say|guess)|probably|"
     r"likely|possibly|perhaps|maybe|presumably|my\s+(?:best\s+)?guess|best\s+guess|if\s+i\s+(?:had|have)\s+to\s+"
     r"guess|it\s+(?:may|might|could|would|should)\s+(?:be|have\s+been)|it\s+(?:was|is)\s+(?:likely|probably|"
@@ -233,14 +234,14 @@ _GUESS = re.compile(
     r"(?:knowledge|recollection)|i'?m\s+fairly\s+(?:sure|confident|certain)|it'?s\s+(?:likely|probably|possibly))\b",
     _FLAGS,
 )
-_REFERRAL = re.compile(
+_REFERRAL = lazy_pattern(
     r"\b(?:consult|check|refer\s+to|look\s+(?:it\s+)?up|search|verify|recommend|suggest|advise|you\s+(?:can|could|"
     r"may|might|should)\s+(?:find|try|use))\b",
     _FLAGS,
 )
-_CLAUSE_END = re.compile(r"\s*(?:[,;:]|\s[-–—]\s|—|\bbut\b|\bhowever\b|\bthough\b|\balthough\b)\s*", _FLAGS)
-_CONCESSION = re.compile(r"\b(?:but|though|although|however|while|yet)\b,?(?:\s+[\w']+){0,3}\s*$", _FLAGS)
-_TRAILING_HEDGE = re.compile(r"(?:,|\bbut|\bthough|\balthough|\(|\s[-–—]|—)\s*$", _FLAGS)
+_CLAUSE_END = lazy_pattern(r"\s*(?:[,;:]|\s[-–—]\s|—|\bbut\b|\bhowever\b|\bthough\b|\balthough\b)\s*", _FLAGS)
+_CONCESSION = lazy_pattern(r"\b(?:but|though|although|however|while|yet)\b,?(?:\s+[\w']+){0,3}\s*$", _FLAGS)
+_TRAILING_HEDGE = lazy_pattern(r"(?:,|\bbut|\bthough|\balthough|\(|\s[-–—]|—)\s*$", _FLAGS)
 
 
 def _is_filler(sentence: str) -> bool:
@@ -375,7 +376,7 @@ def rejects_case_premise(answer: str) -> str | None:
     return match.group().strip() if match else None
 
 
-def _dissent_cues(last: str) -> re.Pattern[str]:
+def _dissent_cues(last: str) -> LazyPattern:
     subject = rf"(?:(?:(?:chief|associate)\s+)?(?:justice|judge)\s+)?(?:\w+\s+){{0,2}}?{last}|\bhe|\bshe|\bthey"
     majority = (
         r"(?:majority|plurality|lead|main|court's|principal)\s*(?:opinion)?|opinion\s+(?:of|for)\s+the\s+court|"

@@ -34,6 +34,7 @@ from typing import Literal
 from lexprobe.caselaw.citations import Citation, parse_citation
 from lexprobe.caselaw.courts import resolve_court, resolve_court_reference
 from lexprobe.hallucination.abstention import denies_existence, normalize_answer
+from lexprobe.lazy import lazy_pattern
 
 Disposition = Literal["affirm", "reverse"]
 Agreement = Literal["agree", "disagree"]
@@ -45,9 +46,9 @@ _FLAGS = re.IGNORECASE
 
 # --- yes / no ---------------------------------------------------------------------------------------------------
 
-_LEADING_YES_NO = re.compile(r"^\W*(yes|yeah|yep|yup|no|nope)\b", _FLAGS)
-_BOTH_YES_NO = re.compile(r"^\W*(?:yes|no)\W+(?:and|or|&|/|but)?\W*(?:yes|no)\b", _FLAGS)
-_STANDALONE_YES_NO = re.compile(r"\b(yes|no)\b(?=\s*(?:[.,;:!)\"\n]|$))", _FLAGS)
+_LEADING_YES_NO = lazy_pattern(r"^\W*(yes|yeah|yep|yup|no|nope)\b", _FLAGS)
+_BOTH_YES_NO = lazy_pattern(r"^\W*(?:yes|no)\W+(?:and|or|&|/|but)?\W*(?:yes|no)\b", _FLAGS)
+_STANDALONE_YES_NO = lazy_pattern(r"\b(yes|no)\b(?=\s*(?:[.,;:!)\"\n]|$))", _FLAGS)
 
 
 def extract_yes_no(answer: str) -> bool | None:
@@ -65,7 +66,7 @@ def extract_yes_no(answer: str) -> bool | None:
     return None
 
 
-_AFFIRMS_EXISTENCE = re.compile(
+_AFFIRMS_EXISTENCE = lazy_pattern(
     r"(?<!not )\b(?:is|was)\s+(?:indeed\s+)?(?:a|an)\s+(?:real|actual|genuine|existing|legitimate|valid)\s+"
     r"(?:\w+\s+){0,2}?(?:case|decision)\b|(?<!not )\b(?:does|did)\s+(?:indeed\s+)?exist\b|(?<!not )\bexists\b",
     _FLAGS,
@@ -86,13 +87,13 @@ def extract_existence(answer: str) -> bool | None:
 # --- disposition and agreement ----------------------------------------------------------------------------------
 
 _NEGATED = r"(?<!not )(?<!n't )(?<!never )"
-_AFFIRM = re.compile(rf"{_NEGATED}\b(?:affirm(?:s|ed|ing|ance)?|upheld|uphold(?:s|ing)?)\b", _FLAGS)
-_REVERSE = re.compile(
+_AFFIRM = lazy_pattern(rf"{_NEGATED}\b(?:affirm(?:s|ed|ing|ance)?|upheld|uphold(?:s|ing)?)\b", _FLAGS)
+_REVERSE = lazy_pattern(
     rf"{_NEGATED}\b(?:revers(?:e|es|ed|ing|al)|vacat(?:e|es|ed|ing|ur)|remand(?:s|ed|ing)?|overturn(?:s|ed|ing)?|"
     r"set(?:s|ting)? aside)\b",
     _FLAGS,
 )
-_IN_PART = re.compile(r"\bin\s+part\b|\bpartial(?:ly)?\b", _FLAGS)
+_IN_PART = lazy_pattern(r"\bin\s+part\b|\bpartial(?:ly)?\b", _FLAGS)
 
 
 def extract_disposition(answer: str) -> Disposition | None:
@@ -107,10 +108,10 @@ def extract_disposition(answer: str) -> Disposition | None:
     return "affirm" if affirm else "reverse"
 
 
-_DISAGREE = re.compile(
+_DISAGREE = lazy_pattern(
     r"\bdisagree(?:s|d|ing|ment)?\b|\b(?:do|does|did)\s+not\s+agree\b|\b(?:don't|doesn't|didn't)\s+agree\b", _FLAGS
 )
-_AGREE = re.compile(r"(?<!dis)(?<!not )(?<!n't )\bagree(?:s|d|ing|ment)?\b", _FLAGS)
+_AGREE = lazy_pattern(r"(?<!dis)(?<!not )(?<!n't )\bagree(?:s|d|ing|ment)?\b", _FLAGS)
 
 
 def extract_agreement(answer: str) -> Agreement | None:
@@ -125,14 +126,14 @@ def extract_agreement(answer: str) -> Agreement | None:
 
 # --- year -------------------------------------------------------------------------------------------------------
 
-_REPORTER_CITATION = re.compile(
+_REPORTER_CITATION = lazy_pattern(
     r"\b\d{1,5}\s+(?:U\.\s?S\.(?:\s?C\.)?|S\.\s?Ct\.|L\.\s?Ed\.(?:\s?2d)?|F\.(?:\s?(?:2d|3d|4th))?|"
     r"F\.\s?Supp\.(?:\s?(?:2d|3d))?|[A-Z][\w.]*\s+LEXIS|WL)\s+\d{1,6}\b"
 )
-_SECTION = re.compile(r"(?:§+|\bsections?|\bsec\.|\bU\.\s?S\.\s?C\.(?:\s?A\.)?)\s*\d+", _FLAGS)
-_YEAR = re.compile(r"(?<![\d.,$])\b(\d{4})\b(?![\d,]\d)")
-_EITHER_YEAR = re.compile(r"\d{4}\s*(?:,?\s*or|/)\s*(?:in\s+)?\d{4}", _FLAGS)
-_BARE_PARENTHETICAL = re.compile(r"^\(\s*(?:[A-Za-z.\s]+\s)?\d{4}\s*\)$")
+_SECTION = lazy_pattern(r"(?:§+|\bsections?|\bsec\.|\bU\.\s?S\.\s?C\.(?:\s?A\.)?)\s*\d+", _FLAGS)
+_YEAR = lazy_pattern(r"(?<![\d.,$])\b(\d{4})\b(?![\d,]\d)")
+_EITHER_YEAR = lazy_pattern(r"\d{4}\s*(?:,?\s*or|/)\s*(?:in\s+)?\d{4}", _FLAGS)
+_BARE_PARENTHETICAL = lazy_pattern(r"^\(\s*(?:[A-Za-z.\s]+\s)?\d{4}\s*\)$")
 
 
 def _blank(match: re.Match[str]) -> str:
@@ -173,7 +174,7 @@ def extract_year(answer: str, anchor: str | None = None, dated_cases: bool = Tru
 
 _STATE_WORDS = r"[A-Za-z.]+(?:\s+[A-Za-z.]+){0,2}"
 _COURT_PHRASES = [
-    re.compile(pattern, _FLAGS)
+    lazy_pattern(pattern, _FLAGS)
     for pattern in (
         # "U.S. District Court for the Northern District of California", "District Court for the District of Kansas"
         rf"(?:(?:united\s+states|u\.\s?s\.)\s+)?district\s+court\s*,?\s*(?:for|of|in)\s+(?:the\s+)?"
@@ -191,7 +192,7 @@ _COURT_PHRASES = [
         r"\bscotus\b",
     )
 ]
-_TRAILING_WORD = re.compile(r"\s*\S+$")
+_TRAILING_WORD = lazy_pattern(r"\s*\S+$")
 
 
 def _resolve_phrase(phrase: str, resolve: Callable[[str], str | None]) -> str | None:
@@ -242,7 +243,7 @@ def _extract_court(answer: str, resolve: Callable[[str], str | None]) -> str | N
 
 # --- citation ---------------------------------------------------------------------------------------------------
 
-_COMMA_CITATION = re.compile(
+_COMMA_CITATION = lazy_pattern(
     r"\b(\d{1,5})\s*,\s*([A-Z][A-Za-z.]*(?:\s?[A-Z0-9][A-Za-z0-9.]*){0,3})\s*,?\s*(\d{1,6})\b(?!\s*,\s*\d)"
 )
 
@@ -257,8 +258,8 @@ def extract_citation(answer: str) -> Citation | None:
 
 # --- quote ------------------------------------------------------------------------------------------------------
 
-_QUOTE_TAG = re.compile(r"<quote>(.*?)(?:</quote>|$)", re.IGNORECASE | re.DOTALL)
-_QUOTED_SPAN = re.compile(r"\"([^\"]+)\"|“([^”]+)”")
+_QUOTE_TAG = lazy_pattern(r"<quote>(.*?)(?:</quote>|$)", re.IGNORECASE | re.DOTALL)
+_QUOTED_SPAN = lazy_pattern(r"\"([^\"]+)\"|“([^”]+)”")
 
 
 def extract_quote(answer: str) -> str | None:
@@ -285,19 +286,19 @@ _NAME = (
     rf"{_NAME_WORD}(?:\s+(?:{_NAME_WORD}|van|von|de|del|la|le|st\.))*(?:,?\s+(?:Jr\.|Sr\.|II|III|IV)(?![\w]))?"
     rf"(?:,\s+(?:C\.\s?J\.|J\.))?"
 )
-_NOT_NAMES = re.compile(
+_NOT_NAMES = lazy_pattern(
     r"^(?:the|court|supreme|majority|opinion|per|curiam|united|states|circuit|district|justice|judge|chief|"
     r"it|he|she|this|that|in|a|an)$",
     _FLAGS,
 )
-_BY_NAME = re.compile(rf"\b(?:written|authored|delivered|penned|announced)\s+by\s+(?:(?i:the\s+)?(?i:{_TITLE})\s+)?"
+_BY_NAME = lazy_pattern(rf"\b(?:written|authored|delivered|penned|announced)\s+by\s+(?:(?i:the\s+)?(?i:{_TITLE})\s+)?"
                       rf"(?P<name>{_NAME})")  # fmt: skip
-_NAME_WROTE = re.compile(rf"(?:(?i:{_TITLE})\s+)?(?P<name>{_NAME})\s+(?:wrote|authored|delivered|penned)\b")
-_TITLED_NAME = re.compile(rf"\b(?i:{_TITLE})\s+(?P<name>{_NAME})")
-_PER_CURIAM = re.compile(r"\bper\s+curiam\b", _FLAGS)
+_NAME_WROTE = lazy_pattern(rf"(?:(?i:{_TITLE})\s+)?(?P<name>{_NAME})\s+(?:wrote|authored|delivered|penned)\b")
+_TITLED_NAME = lazy_pattern(rf"\b(?i:{_TITLE})\s+(?P<name>{_NAME})")
+_PER_CURIAM = lazy_pattern(r"\bper\s+curiam\b", _FLAGS)
 _SHORT_REPLY_WORDS = 6
-_CLAUSES = re.compile(r"[;:!?\n]|(?<![A-Z])(?<!Jr)(?<!Sr)\.(?=\s|$)|\bbut\b")
-_HEDGE_WORDS = re.compile(
+_CLAUSES = lazy_pattern(r"[;:!?\n]|(?<![A-Z])(?<!Jr)(?<!Sr)\.(?=\s|$)|\bbut\b")
+_HEDGE_WORDS = lazy_pattern(
     r"^(?:(?:probably|perhaps|maybe|likely|possibly|i\s+think|i\s+believe|i\s+guess|my\s+(?:best\s+)?guess\s+is|"
     r"it\s+(?:was|is|might\s+be|may\s+be|could\s+be)|that\s+(?:was|is)|the\s+(?:answer|author)\s+(?:is|was)|"
     r"answer|the\s+judge\s+(?:is|was))\b[\s,:]*)+",

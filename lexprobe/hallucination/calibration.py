@@ -26,12 +26,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lexprobe.hallucination.abstention import classify_refusal, denies_existence
+from lexprobe.hallucination.help_facts import DEFAULT_SAMPLES as DEFAULT_SAMPLES  # K where the study drew samples
 from lexprobe.hallucination.labels import Score
 from lexprobe.hallucination.scorers import SCORERS, ScoringContext
 from lexprobe.hallucination.tasks import TASKS
 
-#: K where the study drew samples (Table 7: 10 samples at temperature 1).
-DEFAULT_SAMPLES = 10
 CALIBRATION_TEMPERATURE = 1.0
 #: Tasks the study did not calibrate, with the reason shown to users (read from the task registry).
 NOT_CALIBRATED = {task.id: task.not_calibrated for task in TASKS.values() if not task.calibrated}

@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 from lexprobe.caselaw.courts import parse_levels
 from lexprobe.errors import BadInputError
+from lexprobe.hallucination.help_facts import UNCALIBRATED_WITH_REFERENCE
 from lexprobe.hallucination.tasks import (
     author,
     authority,
@@ -62,6 +63,10 @@ if len(_BY_ID) != len(_BOUND) or set(_BY_ID) != set(CATALOGUE):
 REGISTRY: tuple[TaskSpec, ...] = tuple(_BY_ID[task_id] for task_id in CATALOGUE)
 
 TASKS: dict[str, TaskSpec] = {task.id: task for task in REGISTRY}
+
+_UNCALIBRATED = tuple(task.id for task in REGISTRY if not task.calibrated and not task.reference_free)
+if _UNCALIBRATED != UNCALIBRATED_WITH_REFERENCE:  # what `hallucination run --help` names without the registry
+    raise RuntimeError("help_facts.UNCALIBRATED_WITH_REFERENCE must name the uncalibrated reference-based tasks")
 
 
 def resolve_tasks(spec: str) -> list[TaskSpec]:
