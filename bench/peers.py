@@ -272,6 +272,12 @@ def warm_up(server: LlamaServer) -> None:
     server.read_new()
 
 
+def save_partial(work: Path, rows: list[Row], checks: dict[str, Any]) -> None:
+    """Write the rows finished so far to WORK/partial.json and .md (a long run that fails later keeps them)."""
+    (work / "partial.json").write_text(json.dumps({"rows": [row_json(r) for r in rows], "checks": checks}, indent=2))
+    (work / "partial.md").write_text(markdown(rows, checks) + "\n")
+
+
 def order(round_number: int, sides: tuple[str, ...] = TOOLS) -> tuple[str, ...]:
     """Who goes first in this round: they take turns (lexprobe first in round 0)."""
     shift = round_number % len(sides)
@@ -305,6 +311,7 @@ def bench(args: argparse.Namespace, work: Path) -> dict[str, Any]:
                 binary = "lexprobe" if tool == "lexprobe" else "inspect"
                 help_row.runs[tool].append(timed([str(BIN / binary), "--help"], sides.base_env))
         rows.append(help_row)
+        save_partial(work, rows, checks)
 
         dry_row = Row("start-up of a run that sends nothing (lexprobe `--dry-run` / inspect `--limit 0`)")
         for number in range(args.help_runs):
@@ -320,6 +327,7 @@ def bench(args: argparse.Namespace, work: Path) -> dict[str, Any]:
                     raise BenchError(f"the {tool} run that sends nothing made {run.completions} completions")
                 dry_row.runs[tool].append(run)
         rows.append(dry_row)
+        save_partial(work, rows, checks)
 
         # Cache replay: fill each tool's cache once (not timed), then time runs that must not reach the server.
         lex_cache = sides.fresh("lexprobe-replay-cache")
@@ -342,6 +350,7 @@ def bench(args: argparse.Namespace, work: Path) -> dict[str, Any]:
                     raise BenchError(f"the {tool} cache replay sent {run.completions} requests to the server")
                 replay_row.runs[tool].append(run)
         rows.append(replay_row)
+        save_partial(work, rows, checks)
 
         plans = [(args.prompts, c, args.runs) for c in args.connections]
         if args.long:
@@ -381,6 +390,7 @@ def bench(args: argparse.Namespace, work: Path) -> dict[str, Any]:
                 check_same_work(lexprobe_side, floor_side, f"{row.name} (the floor)")
             sides.prompts = args.prompts
             rows.append(row)
+            save_partial(work, rows, checks)
     return {"rows": rows, "checks": checks}
 
 
