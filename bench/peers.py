@@ -48,7 +48,7 @@ from typing import Any
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from peers_server import LlamaServer, client_gaps, summed
+from peers_server import LlamaServer, busy_seconds, client_gaps, summed
 
 BENCH = Path(__file__).resolve().parent
 BIN = Path(sys.executable).parent
@@ -75,7 +75,7 @@ class Run:
     eval_ms: float = 0.0
     eval_tokens: int = 0
     server_ms: float = 0.0
-    http_s: float = 0.0  # the server's time inside requests: arrival to last reply byte, summed
+    http_s: float = 0.0  # time with a request inside the server (arrival to last reply byte; overlaps once)
     first_s: float = 0.0  # process start to the first request's arrival
     last_s: float = 0.0  # the last reply to the process's exit
     gaps: list[float] = field(default_factory=list)  # a reply to the next request's arrival, in order
@@ -120,7 +120,7 @@ def timed(command: list[str], env: dict[str, str], server: LlamaServer | None = 
         )  # fmt: skip
         exchanges = server.exchanges_new()
         if exchanges:
-            run.http_s = sum(e.done - e.arrived for e in exchanges)
+            run.http_s = busy_seconds(exchanges)
             run.first_s = exchanges[0].arrived - start_clock
             run.last_s = end_clock - max(e.done for e in exchanges)
             run.gaps = client_gaps(exchanges)
@@ -476,7 +476,7 @@ def markdown(rows: list[Row], checks: dict[str, Any]) -> str:
         count = lex[0].completions
         lines += [
             f"| ... client CPU | {cells(row, lambda r: r.cpu_s)} | {cpu_ratio:.2f}x |",
-            f"| ... server busy (each request's arrival to its last reply byte, summed) | "
+            f"| ... server busy (a request inside it: from an arrival to the last reply byte) | "
             f"{cells(row, lambda r: r.http_s)} | |",
             f"| ... server ms per generated token (llama.cpp's own) | "
             f"{cells(row, lambda r: r.eval_ms / r.eval_tokens, 'ms')} | |",

@@ -76,6 +76,18 @@ def client_gaps(exchanges: list[Exchange]) -> list[float]:
     return [later.arrived - earlier.done for earlier, later in itertools.pairwise(exchanges)]
 
 
+def busy_seconds(exchanges: list[Exchange]) -> float:
+    """Seconds during which at least one request was inside the server (the union of the exchanges' intervals: with
+    several connections, requests overlap and wait their turn in the server)."""
+    total, end = 0.0, float("-inf")
+    for exchange in sorted(exchanges, key=lambda e: e.arrived):
+        start = max(exchange.arrived, end)
+        if exchange.done > start:
+            total += exchange.done - start
+            end = exchange.done
+    return total
+
+
 class LlamaServer:
     """Start the server on a free port (`with LlamaServer() as server:`); `server.base_url` ends in /v1."""
 

@@ -140,3 +140,11 @@ def test_peers_bench_sees_every_exchange_and_its_floor_does_the_same_work(tmp_pa
     floor_side[0]["messages"] = [{"role": "user", "content": "something else"}]
     with pytest.raises(peers.BenchError, match="different messages"):
         peers.check_same_work(requests, floor_side, "test")
+
+
+def test_peers_server_busy_time_counts_overlapping_requests_once() -> None:
+    server_module = bench_module("peers_server")
+    exchange = server_module.Exchange
+    overlapping = [exchange(0.0, 2.0), exchange(0.5, 3.0), exchange(1.0, 1.5), exchange(5.0, 6.0)]
+    assert server_module.busy_seconds(overlapping) == pytest.approx(4.0)  # [0, 3] and [5, 6]
+    assert server_module.client_gaps([exchange(0.0, 1.0), exchange(1.25, 2.0), exchange(2.5, 3.0)]) == [0.25, 0.5]
