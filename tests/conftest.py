@@ -19,6 +19,33 @@ from lexprobe.models.embedded import embedded_model_path
 pytest_plugins = ("tool_requirements",)
 
 
+def missing_data() -> str | None:
+    """Say where the public data was looked for when it is not there (None when it is)."""
+    from lexprobe.caselaw.paths import data_root
+
+    root = data_root()
+    if root.is_dir() and any(root.iterdir()):
+        return None
+    return (f"the public case-law data is not at {root.resolve()}: set LEXPROBE_DATA to the shared data folder "
+            "(default ../shared/data beside the checkout)")  # fmt: skip
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Without the data most tests would error one by one: under CI=true, where it must be there, stop the session
+    at once with one line saying where it looked."""
+    problem = missing_data()
+    if problem and os.environ.get("CI") == "true":
+        pytest.exit(problem, returncode=4)
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    """Name the data the suite reads (or warn that the tests reading it will error)."""
+    from lexprobe.caselaw.paths import data_root
+
+    problem = missing_data()
+    return f"WARNING: {problem}; the tests that read it will error" if problem else f"LEXPROBE_DATA: {data_root()}"
+
+
 @pytest.fixture(autouse=True)
 def isolated_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Point LEXPROBE_CACHE at a fresh folder so tests never read or fill the user's cache."""
