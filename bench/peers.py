@@ -521,7 +521,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     for name, normal, quick in (("prompts", 60, 20), ("runs", 3, 1), ("help_runs", 5, 2)):
         if getattr(args, name) is None:
             setattr(args, name, quick if args.quick else normal)
-    args.connections = [int(c) for c in args.connections.split(",") if c]
+    try:
+        args.connections = [int(c) for c in args.connections.split(",") if c.strip()]
+    except ValueError:
+        parser.error(f"--connections takes a comma list of whole numbers (e.g. 1,4), not {args.connections!r}")
+    if not args.connections or min(args.connections) < 1:
+        parser.error("--connections needs at least one count, each 1 or more")
     return args
 
 
