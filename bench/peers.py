@@ -41,6 +41,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -272,6 +273,20 @@ def warm_up(server: LlamaServer) -> None:
     server.read_new()
 
 
+def offline_row(
+    name: str, runs: int, command_for: Callable[[str], tuple[list[str], dict]], server: LlamaServer, what: str
+) -> Row:
+    """Time `runs` rounds of each tool's command (`command_for(tool)`), alternating; fail if any reached the server."""
+    row = Row(name)
+    for number in range(runs):
+        for tool in order(number):
+            run = timed(*command_for(tool), server)
+            if run.completions:
+                raise BenchError(f"the {tool} {what} sent {run.completions} requests to the server")
+            row.runs[tool].append(run)
+    return row
+
+
 def save_partial(work: Path, rows: list[Row], checks: dict[str, Any]) -> None:
     """Write the rows finished so far to WORK/partial.json and .md (a long run that fails later keeps them)."""
     (work / "partial.json").write_text(json.dumps({"rows": [row_json(r) for r in rows], "checks": checks}, indent=2))
@@ -313,20 +328,17 @@ def bench(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         rows.append(help_row)
         save_partial(work, rows, checks)
 
-        dry_row = Row("start-up of a run that sends nothing (lexprobe `--dry-run` / inspect `--limit 0`)")
-        for number in range(args.help_runs):
-            for tool in order(number):
-                if tool == "lexprobe":
-                    command, env = sides.lexprobe(
-                        connections=1, cache=sides.fresh("cache"), run_dir=sides.fresh("dry"), dry=True
-                    )
-                else:
-                    command, env = sides.inspect(prompts, connections=1, log_dir=sides.fresh("dry"), limit=0)
-                run = timed(command, env, server)
-                if run.completions:
-                    raise BenchError(f"the {tool} run that sends nothing made {run.completions} completions")
-                dry_row.runs[tool].append(run)
-        rows.append(dry_row)
+        def dry_command(tool: str) -> tuple[list[str], dict]:
+            if tool == "lexprobe":
+                return sides.lexprobe(connections=1, cache=sides.fresh("cache"), run_dir=sides.fresh("dry"), dry=True)
+            return sides.inspect(prompts, connections=1, log_dir=sides.fresh("dry"), limit=0)
+
+        rows.append(
+            offline_row(
+                "start-up of a run that sends nothing (lexprobe `--dry-run` / inspect `--limit 0`)",
+                args.help_runs, dry_command, server, "run that sends nothing",
+            )
+        )  # fmt: skip
         save_partial(work, rows, checks)
 
         # Cache replay: fill each tool's cache once (not timed), then time runs that must not reach the server.
@@ -336,20 +348,15 @@ def bench(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         inspect_cache = sides.fresh("inspect-replay-cache")
         command, env = sides.inspect(prompts, connections=1, log_dir=sides.fresh("fill"), cache_dir=inspect_cache)
         timed(command, env, server)
-        replay_row = Row(f"cache replay of {args.prompts} answers")
-        for number in range(args.runs):
-            for tool in order(number):
-                if tool == "lexprobe":
-                    command, env = sides.lexprobe(connections=1, cache=lex_cache, run_dir=sides.fresh("replay"))
-                else:
-                    command, env = sides.inspect(
-                        prompts, connections=1, log_dir=sides.fresh("replay"), cache_dir=inspect_cache
-                    )
-                run = timed(command, env, server)
-                if run.completions:
-                    raise BenchError(f"the {tool} cache replay sent {run.completions} requests to the server")
-                replay_row.runs[tool].append(run)
-        rows.append(replay_row)
+
+        def replay_command(tool: str) -> tuple[list[str], dict]:
+            if tool == "lexprobe":
+                return sides.lexprobe(connections=1, cache=lex_cache, run_dir=sides.fresh("replay"))
+            return sides.inspect(prompts, connections=1, log_dir=sides.fresh("replay"), cache_dir=inspect_cache)
+
+        rows.append(
+            offline_row(f"cache replay of {args.prompts} answers", args.runs, replay_command, server, "cache replay")
+        )
         save_partial(work, rows, checks)
 
         plans = [(args.prompts, c, args.runs) for c in args.connections]
