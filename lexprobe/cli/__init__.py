@@ -15,29 +15,34 @@ stderr and the exit code is 1.
 from __future__ import annotations
 
 import logging
-from typing import Annotated
+from collections.abc import Mapping
+from typing import Annotated, ClassVar
 
 import typer
 
-from lexprobe.cli import (
-    check,
-    data,
-    hallucination,
-    investigation,
-    investigation_build,
-    investigation_qa_score,
-    investigation_run,
-    investigation_score,
-    labels,
-    toplevel,
-)
-from lexprobe.cli.handler import LexprobeGroup
+from lexprobe.cli.lazy_commands import CommandSource, LazyRootGroup, command_group, registered_commands
 from lexprobe.cli.output import err, out
 
 __all__ = ["app"]
 
+
+class RootGroup(LazyRootGroup):
+    """Every command and command group, wired in one place, in the order `lexprobe --help` lists them. Each is built
+    (its module imported) when it is looked up: a command pays only for its own module (`lazy_commands`)."""
+
+    sources: ClassVar[Mapping[str, CommandSource]] = {
+        "check": registered_commands("lexprobe.cli.check"),
+        "models": registered_commands("lexprobe.cli.toplevel"),
+        "ask": registered_commands("lexprobe.cli.toplevel"),
+        "demo": registered_commands("lexprobe.cli.toplevel"),
+        "data": command_group("data", "lexprobe.cli.data", "data_app"),
+        "hallucination": command_group("hallucination", "lexprobe.cli.hallucination", "hallucination_app"),
+        "investigation": command_group("investigation", "lexprobe.cli.investigation", "investigation_app"),
+    }
+
+
 app = typer.Typer(
-    cls=LexprobeGroup,
+    cls=RootGroup,
     name="lexprobe",
     help=(
         "Measure what language models know about law and how well they investigate legal evidence.\n\n"
@@ -78,14 +83,3 @@ def main(
         format="%(message)s",
         handlers=[RichHandler(console=err, show_path=False, show_time=False)],
     )
-
-
-# every command and command group, wired in one place
-app.add_typer(data.data_app, name="data")
-app.add_typer(hallucination.hallucination_app, name="hallucination")
-labels.register(hallucination.hallucination_app)
-for module in (investigation_build, investigation_run, investigation_score, investigation_qa_score):
-    module.register(investigation.investigation_app)
-app.add_typer(investigation.investigation_app, name="investigation")
-check.register(app)
-toplevel.register(app)

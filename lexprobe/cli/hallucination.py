@@ -394,3 +394,9 @@ def score_answers(
     if not scored:
         raise BadInputError(f"{name} holds no answer lines (empty input); expected one JSON object a line")
     err.print(f"scored {scored} line(s) of {name}", highlight=False, markup=False, soft_wrap=True)
+
+
+# `export-labels` and `agreement` live in their own module (lexprobe.cli.labels); listed after the commands above
+from lexprobe.cli import labels  # noqa: E402
+
+labels.register(hallucination_app)

@@ -262,3 +262,10 @@ def sample(
     except FileExistsError:
         raise BadInputError(f"{out_dir} already holds an environment; use --force to replace it") from None
     print(path)
+
+
+# the commands of their own modules, listed after the ones above: build, run/show/qa, score, qa-score
+from lexprobe.cli import investigation_build, investigation_qa_score, investigation_run, investigation_score  # noqa: E402
+
+for _module in (investigation_build, investigation_run, investigation_score, investigation_qa_score):
+    _module.register(investigation_app)
