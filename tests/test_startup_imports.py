@@ -63,7 +63,7 @@ def test_help_imports_no_heavy_package(args: list[str], tmp_path: Path) -> None:
     modules, proc = imported_modules(args, tmp_path)
     imported = {name.split(".")[0] for name in modules}
     assert "Usage:" in proc.stdout
-    assert "lexprobe.cli.hallucination" in modules  # the probe saw the real run
+    assert "lexprobe.cli" in modules  # the probe saw the real run
     assert sorted(imported & set(NOT_FOR_HELP)) == []
     assert [name for name in modules if name.startswith(NOT_OURS_FOR_HELP)] == []
 
@@ -78,3 +78,52 @@ def test_dry_run_imports_no_heavy_package(model: str, case_db_path: Path, tmp_pa
     assert {"lexprobe", "pydantic", "jinja2"} <= imported  # the request model and the prompt templates are needed
     assert sorted(imported & set(HEAVY)) == []
     assert "tenacity" not in imported  # the executor is not imported by a run that sends nothing
+
+
+#: The command modules of each root command; a command imports its own and none of the others'.
+COMMAND_MODULES = {
+    "hallucination": ("lexprobe.cli.hallucination", "lexprobe.cli.labels"),
+    "investigation": ("lexprobe.cli.investigation", "lexprobe.cli.investigation_build", "lexprobe.cli.investigation_run",
+                      "lexprobe.cli.investigation_score", "lexprobe.cli.investigation_qa_score"),
+    "data": ("lexprobe.cli.data",),
+    "check": ("lexprobe.cli.check",),
+    "toplevel": ("lexprobe.cli.toplevel",),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("args", "own"), [(["hallucination", "run", "--help"], "hallucination"),
+                                           (["investigation", "run", "--help"], "investigation"),
+                                           (["check", "--help"], "check")])  # fmt: skip
+def test_a_command_imports_only_its_own_command_module(args: list[str], own: str, tmp_path: Path) -> None:
+    modules, _ = imported_modules(args, tmp_path)
+    for group, names in COMMAND_MODULES.items():
+        imported = [name for name in names if name in modules]
+        assert imported == (list(names) if group == own else []), group
+
+
+def test_root_help_still_lists_every_command(tmp_path: Path) -> None:
+    modules, proc = imported_modules(["--help"], tmp_path)
+    for name in ("check", "models", "ask", "demo", "data", "hallucination", "investigation"):
+        assert f" {name} " in proc.stdout
+    assert all(name in modules for names in COMMAND_MODULES.values() for name in names)
+
+
+def test_cache_replay_imports_no_retry_machinery_or_fuzzy_matcher(case_db_path: Path, tmp_path: Path) -> None:
+    script = tmp_path / "answers.jsonl"
+    script.write_text('{"text": "Yes, that case exists."}\n')
+    args = ["hallucination", "run", "--model", f"scripted:{script}", "--tasks", "existence", "--levels", "scotus",
+            "--prompt-styles", "zero", "--samples", "0", "--n", "5", "--db", str(case_db_path)]  # fmt: skip
+    env_cache = {"LEXPROBE_CACHE": str(tmp_path / "cache")}
+    first = subprocess.run([sys.executable, "-c", ENTRY, *args, "--run-dir", str(tmp_path / "fill")],
+                           env=os.environ | env_cache | {"MODULES_OUT": str(tmp_path / "fill.json")},
+                           capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert first.returncode == 0, first.stderr
+    assert "tenacity" in {name.split(".")[0] for name in json.loads((tmp_path / "fill.json").read_text())}
+    out = tmp_path / "replay.json"
+    replay = subprocess.run([sys.executable, "-c", ENTRY, *args, "--run-dir", str(tmp_path / "replay")],
+                            env=os.environ | env_cache | {"MODULES_OUT": str(out)},
+                            capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert replay.returncode == 0, replay.stderr
+    assert replay.stdout == first.stdout  # the same rate table, every answer from the cache
+    imported = {name.split(".")[0] for name in json.loads(out.read_text())}
+    assert "tenacity" not in imported and "rapidfuzz" not in imported

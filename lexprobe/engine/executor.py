@@ -24,9 +24,7 @@ import logging
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
-from tenacity.wait import wait_exponential_jitter
+from typing import TYPE_CHECKING
 
 from lexprobe.engine.cache import ResponseCache
 from lexprobe.engine.config import EngineConfig
@@ -38,6 +36,9 @@ from lexprobe.models.base import Model
 from lexprobe.models.errors import CallInterrupted, ModelConfigError, ModelError, TransientModelError
 from lexprobe.models.registry import check_model, open_model
 from lexprobe.models.types import Request, Response
+
+if TYPE_CHECKING:  # tenacity is imported when a request is sent: a run answered from the cache needs none of it
+    from tenacity import RetryCallState
 
 logger = logging.getLogger(__name__)
 
@@ -204,6 +205,8 @@ class Engine:
         await asyncio.gather(*(worker() for _ in range(min(workers, len(requests)))))
 
     def _wait_seconds(self, state: RetryCallState) -> float:
+        from tenacity.wait import wait_exponential_jitter
+
         backoff = wait_exponential_jitter(
             multiplier=self.config.backoff_initial_s, max=self.config.backoff_max_s, jitter=self.config.jitter_s
         )(state)
@@ -214,6 +217,8 @@ class Engine:
 
     async def _complete(self, model: Model, request: Request, summary: RunSummary, stop: asyncio.Event) -> None:
         """Send one request with retries; store its answer or record why it has none."""
+        from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt
+
         timeout = self.config.timeout_s if self.config.timeout_s is not None else model.default_timeout_s
         request_id = request.request_id
 

@@ -3,19 +3,14 @@
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskProgressColumn,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 
-from lexprobe.models.types import Response
+if TYPE_CHECKING:  # rich.progress is imported when the bar is shown
+    from rich.progress import Progress
+
+    from lexprobe.models.types import Response
 
 #: At most one repaint per this many seconds (cache replays advance thousands of times a second).
 REDRAW_S = 0.1
@@ -43,6 +38,16 @@ class RunProgress:
         """Show the bar for `total` requests, `done` of which were completed before this run."""
         if not self.enabled:
             return
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TaskProgressColumn,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
         self._progress = Progress(
             TextColumn("[bold]{task.description}"),
             BarColumn(),

@@ -34,8 +34,6 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from itertools import accumulate
 
-from rapidfuzz import fuzz
-
 NGRAM = 4
 MATCH_THRESHOLD = 90.0
 MIN_QUOTE_WORDS = 5
@@ -147,6 +145,8 @@ class QuoteIndex:
     def _fuzzy(self, fragment: list[str], from_word: int) -> tuple[float, int | None, int | None]:
         """Return (similarity, start word, end word) of the earliest window at or above the threshold, else of the
         best window (similarity 0 and no position when no window shares a word n-gram or a rare word)."""
+        from rapidfuzz.fuzz import partial_ratio_alignment  # imported on the first fuzzy search, not by every scorer
+
         votes: Counter[int] = Counter()
         self._fuzzy_calls += 1
         if self._grams is None and self._fuzzy_calls > _INDEX_AFTER:
@@ -169,7 +169,7 @@ class QuoteIndex:
             low = max(from_word, start - slack)
             window_words = self.words[low : start + len(fragment) + slack]
             window = " ".join(window_words)
-            alignment = fuzz.partial_ratio_alignment(needle, window)
+            alignment = partial_ratio_alignment(needle, window)
             if alignment is None:
                 continue
             first = low + window[: alignment.dest_start].count(" ")
