@@ -217,6 +217,49 @@ async def test_openai_request_body_carries_every_parameter(open_backend):
     }
 
 
+#: Requests of every shape the backend builds: plain, tool conversation with tools and schema, json_object schema
+#: (the compatible-server fallback), a reasoning model (no temperature, max_completion_tokens), a compatible server.
+SHAPES = [
+    ("openai/gpt-4o", Request.from_prompt("openai/gpt-4o", "Is Miranda v. Arizona binding?"), "json_schema"),
+    ("openai/gpt-4o", Request(model="openai/gpt-4o", messages=TOOL_CONVERSATION, temperature=0.7, seed=42,
+                              max_tokens=300, stop=("END", "STOP"), tools=(SEARCH,), schema=VERDICT_SCHEMA),
+     "json_schema"),
+    ("openai-compatible/smol@http://127.0.0.1:9/v1",
+     Request(model="smol", messages=TOOL_CONVERSATION, schema=VERDICT_SCHEMA, max_tokens=20), "json_object"),
+    ("openai/o3", Request(model="openai/o3", messages=TOOL_CONVERSATION[:2], temperature=0.0, max_tokens=50),
+     "json_schema"),
+    ("openai-compatible/smol@http://127.0.0.1:9/v1",
+     Request(model="smol", messages=TOOL_CONVERSATION[:2], temperature=0.0, max_tokens=12, seed=0, stop=("\n",)),
+     "json_schema"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("spec", "request_", "style"), SHAPES)
+async def test_openai_sends_exactly_what_the_sdk_create_sends(open_backend, spec, request_, style):
+    """The backend posts its params without the SDK's TypedDict walk (`OpenAIModel._create`): the walk leaves them
+    unchanged, and the request on the wire (method, URL, headers, JSON body) and the parsed answer are the ones of
+    `chat.completions.create`."""
+    from openai._utils import async_maybe_transform
+    from openai.types.chat.completion_create_params import CompletionCreateParamsNonStreaming
+
+    from lexprobe.models.openai_chat import build_openai_params
+
+    model, server = open_backend(spec, lambda lib: json_reply(lib, chat_completion(content="ok")))
+    params = build_openai_params(request_, model.spec.name, hosted=model.hosted, schema_style=style)
+    assert await async_maybe_transform(params, CompletionCreateParamsNonStreaming) == params
+    ours = await model._create(request_, style)
+    reference = await model.client.chat.completions.create(**params)
+    assert ours == reference
+    sent, expected = server.requests
+    assert (sent.method, str(sent.url)) == (expected.method, str(expected.url))
+    assert json.loads(sent.content) == json.loads(expected.content)  # the same JSON (`create` orders keys its own way)
+    differing = {
+        name for name in {*sent.headers, *expected.headers} if sent.headers.get(name) != expected.headers.get(name)
+    }
+    assert differing <= {"x-stainless-retry-count", "x-stainless-read-timeout"}, differing
+    assert sent.headers["authorization"] == expected.headers["authorization"]
+
+
 async def test_openai_optional_parameters_are_omitted(open_backend):
     """No seed, stop, tools or schema in the request means none in the body."""
     model, server = open_backend("openai/gpt-4o", chat_completion(content="ok"))
