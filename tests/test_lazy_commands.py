@@ -4,6 +4,7 @@ are the ones the app shows."""
 
 from __future__ import annotations
 
+import pytest
 import typer
 from typer.testing import CliRunner
 
@@ -52,7 +53,10 @@ def test_added_commands_are_kept_and_listed_after_the_declared_ones() -> None:
     commands = LazyCommands(_counting_sources(calls), {"extra": built.commands["extra"]})
     assert list(commands) == ["one", "two", "three", "extra"]
     del commands["extra"]
-    assert "extra" not in commands and calls == []
+    del commands["three"]  # declared, never built
+    assert list(commands) == ["one", "two"] and calls == []
+    with pytest.raises(KeyError):
+        del commands["three"]
 
 
 def _app_with(*names: str) -> typer.Typer:

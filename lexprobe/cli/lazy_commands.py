@@ -69,8 +69,10 @@ class LazyCommands(MutableMapping[str, "click.Command"]):
         self._built[name] = command
 
     def __delitem__(self, name: str) -> None:
+        if name not in self:
+            raise KeyError(name)
         self._sources.pop(name, None)
-        del self._built[name]
+        self._built.pop(name, None)
 
     def __contains__(self, name: object) -> bool:
         return name in self._sources or name in self._built
