@@ -83,8 +83,9 @@ def test_dry_run_imports_no_heavy_package(model: str, case_db_path: Path, tmp_pa
 #: The command modules of each root command; a command imports its own and none of the others'.
 COMMAND_MODULES = {
     "hallucination": ("lexprobe.cli.hallucination", "lexprobe.cli.labels"),
-    "investigation": ("lexprobe.cli.investigation", "lexprobe.cli.investigation_build", "lexprobe.cli.investigation_run",
-                      "lexprobe.cli.investigation_score", "lexprobe.cli.investigation_qa_score"),
+    "investigation": ("lexprobe.cli.investigation", "lexprobe.cli.investigation_build",
+                      "lexprobe.cli.investigation_run", "lexprobe.cli.investigation_score",
+                      "lexprobe.cli.investigation_qa_score"),
     "data": ("lexprobe.cli.data",),
     "check": ("lexprobe.cli.check",),
     "toplevel": ("lexprobe.cli.toplevel",),
