@@ -32,9 +32,7 @@ class RootGroup(LazyRootGroup):
 
     sources: ClassVar[Mapping[str, CommandSource]] = {
         "check": registered_commands("lexprobe.cli.check"),
-        "models": registered_commands("lexprobe.cli.toplevel"),
-        "ask": registered_commands("lexprobe.cli.toplevel"),
-        "demo": registered_commands("lexprobe.cli.toplevel"),
+        **dict.fromkeys(("models", "ask", "demo"), registered_commands("lexprobe.cli.toplevel")),  # one source
         "data": command_group("data", "lexprobe.cli.data", "data_app"),
         "hallucination": command_group("hallucination", "lexprobe.cli.hallucination", "hallucination_app"),
         "investigation": command_group("investigation", "lexprobe.cli.investigation", "investigation_app"),

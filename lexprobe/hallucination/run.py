@@ -198,9 +198,9 @@ async def run_profile(
         engine = Engine(store, cache, config)
         try:
             summary = await engine.run(requests)
-            # judges only where the plan has sample pairs (a reference-free task): the store holds this plan's
-            # requests only (check_settings above), so without pairs there is nothing to read back for them
-            if any(request.tags.get("role", "").startswith("sample") for request in requests):
+            # only a reference-free item asks for a sample pair to judge: the store holds this plan's requests only
+            # (check_settings above), so without one there is nothing to read back for judging
+            if any(item.reference_free for item in plan.items):
                 judges = pending_judge_requests(store, settings.judge_model)
                 if judges:
                     summary.absorb(await engine.run(judges))
