@@ -153,3 +153,74 @@ def test_all_seventeen_tasks_are_registered() -> None:
     for task in TASKS.values():
         for style in task.styles:
             assert has_template(task.template, style, "scotus"), (task.id, style)
+
+
+#: Template sources around the edges of "only `{{ name }}` fields": line breaks of every kind, a trailing one, braces
+#: beside a field, and markup the plain renderer must leave to Jinja2 (blocks, comments, filters, attribute access,
+#: whitespace control, literals, globals, names Jinja2 reads otherwise).
+EDGE_SOURCES = [
+    "", "x", "x\n", "x\n\n", "x\r\n", "x\r", "{{ a }}", "{{a}}\n", "a {{ a }} b {{ b }}\n", "{{\n a \n}}",
+    "{ {{ a }} }", "}} {{ a }}", "line1\r\nline2\r\n{{ a }}\r\n", "{{ a }}{{ a }}", "{{ a }}\n\n", "{{ a }} }}",
+    "{% if a %}x{% endif %}", "{# c #}{{ a }}", "{{ a|upper }}", "{{ none }}", "{{ a.b }}", "{{- a }}", "{{ a -}}\n",
+    "{{ range }}", "{{ if }}", "{{ é }}", "{{ a }} {{ not }}", "{{ 'a' }}", "{% raw %}{{ a }}{% endraw %}",
+]  # fmt: skip
+EDGE_VALUES = [None, 1, 2.5, "s", "", "{{ b }}", "a\nb\r\n", True, [1, 2], {"k": 1}, "é ü"]
+
+
+def _outcome(render, context: dict) -> tuple[str, str]:
+    try:
+        return "text", render(**context)
+    except Exception as exc:  # the error Jinja2 raises is part of what must be the same
+        return "error", type(exc).__name__
+
+
+@pytest.mark.parametrize("source", EDGE_SOURCES)
+def test_plain_templates_render_exactly_as_jinja2(source: str) -> None:
+    import itertools
+
+    from jinja2 import TemplateSyntaxError
+
+    from lexprobe.hallucination.prompts import _environment, compile_template
+
+    try:
+        reference = _environment().from_string(source)
+    except TemplateSyntaxError:
+        pytest.skip("not a template Jinja2 accepts")
+    compiled = compile_template(source)
+    names = ["a", "b", "none", "if", "c"]
+    pairs = itertools.product(EDGE_VALUES[:6], repeat=2)
+    contexts = [{}] + [dict(zip(names[:2], values, strict=True)) for values in pairs]
+    contexts += [{name: value for name in names} for value in EDGE_VALUES]
+    for context in contexts:
+        assert _outcome(compiled.render, context) == _outcome(reference.render, context), (source, context)
+
+
+def test_zero_shot_templates_are_plain_and_render_as_jinja2_does() -> None:
+    from importlib import resources
+
+    from jinja2 import Template
+
+    from lexprobe.hallucination.prompts import PlainTemplate, _environment, load_named_template, load_template
+
+    contexts = [BROWN | {"level_case": "case", "level_opinion": "majority opinion", "fake_dissenting_author": "X"},
+                {"case_name": "A v. B", "case_citation": None, "case_year": "1999\n", "level_case": "district court "
+                 "case", "level_opinion": "opinion", "fake_dissenting_author": "Earl Warren"}]  # fmt: skip
+    pair_names = ("citing_case_name", "citing_case_citation", "citing_case_year", "cited_case_name",
+                  "cited_case_citation", "cited_case_year")  # fmt: skip
+    checked = 0
+    for task in TASKS.values():
+        template = load_template(task.template, "zero")
+        assert isinstance(template, PlainTemplate), task.id  # every zero-shot question renders without Jinja2
+        source = (resources.files("lexprobe.hallucination") / "templates" / f"{task.template}_zero.j2").read_text()
+        for context in contexts:
+            context = context | {name: f"{name} value" for name in pair_names}
+            assert template.render(**context) == _environment().from_string(source).render(**context)
+            checked += 1
+        if "few" in task.styles:
+            assert isinstance(load_template(task.template, "few"), Template)  # loops over the examples: Jinja2
+    judge = load_named_template("contradiction_judge")
+    assert isinstance(judge, PlainTemplate)
+    assert judge.render(response_1="One.", response_2="Two.") == _environment().from_string(
+        (resources.files("lexprobe.hallucination") / "templates" / "contradiction_judge.j2").read_text()
+    ).render(response_1="One.", response_2="Two.")
+    assert checked == 2 * len(TASKS)
