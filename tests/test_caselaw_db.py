@@ -177,3 +177,22 @@ def test_database_is_a_valid_sqlite_file(case_db_path: Path) -> None:
     conn = sqlite3.connect(case_db_path)
     assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     conn.close()
+
+
+def test_records_as_dict_is_dataclasses_asdict(db: CaseDatabase) -> None:
+    # `as_dict` skips asdict's deep-copy walk for records of plain columns: the dict must be the same, and records
+    # holding other records or tuples (a case's detail) still go through asdict
+    import dataclasses
+
+    ids = [row[0] for row in db.conn.execute("SELECT case_id FROM cases ORDER BY case_id LIMIT 400")]
+    ids += db.find_by_citation("347 U.S. 483") + db.find_by_citation("163 U.S. 537")
+    for case_id in ids:
+        case = db.get_case(case_id)
+        assert case is not None
+        assert case.as_dict() == dataclasses.asdict(case)
+        assert [type(v) for v in case.as_dict().values()] == [type(v) for v in dataclasses.asdict(case).values()]
+    detail = db.case(db.find_by_citation("347 U.S. 483")[0])
+    assert detail is not None and detail.citations  # nested records and tuples
+    assert detail.as_dict() == dataclasses.asdict(detail)
+    rows = db.sample_rows("scotus", ids)
+    assert rows and all(row.as_dict() == dataclasses.asdict(row) for row in rows.values())

@@ -87,6 +87,13 @@ FACT_CONDITIONS: dict[str, str] = {
 _MAX_IN = 500
 
 
+def _stratum_years(strata: Sequence[str]) -> list[int]:
+    """Return the decision years of `strata` (every level's stratum ends with the year: "1954", "ca9-1954",
+    "NY-1954"), or [] when one of them does not end with a year."""
+    years = [stratum.rpartition("-")[2] for stratum in strata]
+    return sorted({int(year) for year in years}) if all(year.isdigit() for year in years) else []
+
+
 def _eligible(level: str, years: tuple[int, int] | None, require: Sequence[str]) -> tuple[str, list]:
     """Return the WHERE clause (without the keyword) and parameters of a level's eligible cases."""
     condition, _ = LEVEL_FILTERS[level]
@@ -501,6 +508,10 @@ class CaseDatabase:
         if len(wanted) <= _MAX_IN:  # else read every eligible case: still one query, and no long IN list
             where += f" AND {stratum} IN ({', '.join('?' * len(wanted))})"
             params = [*params, *wanted]
+            years_in = _stratum_years(wanted)
+            if years_in:  # the same cases, found through the (level, year) index instead of a scan of the level
+                where += f" AND year IN ({', '.join('?' * len(years_in))})"
+                params = [*params, *years_in]
         members: dict[str, list[str]] = {}
         chosen = set(wanted)
         sql = f"SELECT case_id, {stratum} FROM cases WHERE {where} ORDER BY case_id"
