@@ -36,7 +36,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
-ENTRY = "import sys; sys.argv[0] = 'lexprobe'; from lexprobe.cli import app; sys.exit(app())"
+# what the `lexprobe` console script runs (a tree from before `console_main` existed: its `app`, as its script did)
+ENTRY = ("import sys; sys.argv[0] = 'lexprobe'; import lexprobe.cli as cli; "
+         "sys.exit(getattr(cli, 'console_main', cli.app)())")  # fmt: skip
 RUN = ["hallucination", "run", "--model", "local", "--tasks", "existence", "--levels", "scotus",
        "--prompt-styles", "zero", "--samples", "0", "--n", "60"]  # fmt: skip
 

@@ -75,9 +75,19 @@ def test_dry_run_imports_no_heavy_package(model: str, case_db_path: Path, tmp_pa
             "--run-dir", str(tmp_path / "run")]  # fmt: skip
     imported, proc = modules_after(args, tmp_path)
     assert proc.stdout.startswith("dry run: 20 requests")  # it did the work: sampled, built and counted requests
-    assert {"lexprobe", "pydantic", "jinja2"} <= imported  # the request model and the prompt templates are needed
+    assert "pydantic" in imported  # the request model is needed
+    assert "jinja2" not in imported  # zero-shot questions are plain templates (`prompts.PlainTemplate`)
     assert sorted(imported & set(HEAVY)) == []
     assert "tenacity" not in imported  # the executor is not imported by a run that sends nothing
+
+
+def test_a_few_shot_dry_run_renders_its_examples_with_jinja2(case_db_path: Path, tmp_path: Path) -> None:
+    args = ["hallucination", "run", "--model", "local", "--tasks", "existence", "--levels", "scotus",
+            "--prompt-styles", "few", "--samples", "0", "--n", "5", "--dry-run", "--db", str(case_db_path),
+            "--run-dir", str(tmp_path / "run")]  # fmt: skip
+    imported, proc = modules_after(args, tmp_path)
+    assert proc.stdout.startswith("dry run: 5 requests")
+    assert "jinja2" in imported  # the few-shot templates loop over their examples
 
 
 #: The command modules of each root command; a command imports its own and none of the others'.
