@@ -48,6 +48,25 @@ def test_a_run_exits_with_its_output_and_leaves_no_open_database_behind(case_db_
     assert stored.stdout.splitlines()[:6] == first.stdout.splitlines()[:6]  # every answer was stored and committed
 
 
+def test_an_error_exit_closes_the_databases_the_command_had_open(case_db_path: Path, tmp_path: Path) -> None:
+    # the error's exception chain holds the command's frames, and with them the open response cache: the exit must
+    # let go of it before collecting, or the cache's write-ahead log is never folded back into its file
+    script = tmp_path / "answers.jsonl"
+    script.write_text('{"text": "Yes."}\n')
+    cache, run_dir = tmp_path / "cache", tmp_path / "run"
+    common = ["hallucination", "run", "--tasks", "existence", "--levels", "scotus", "--prompt-styles", "zero",
+              "--samples", "0", "--n", "3", "--db", str(case_db_path), "--run-dir", str(run_dir)]  # fmt: skip
+    first = lexprobe([*common, "--model", f"scripted:{script}"], {"LEXPROBE_CACHE": str(cache)})
+    assert first.returncode == 0, first.stderr
+    other = tmp_path / "other.jsonl"
+    other.write_text('{"text": "No."}\n')
+    conflict = lexprobe([*common, "--model", f"scripted:{other}"], {"LEXPROBE_CACHE": str(cache)})
+    assert conflict.returncode == 2 and "use a new --run-dir" in conflict.stderr
+    for folder in (cache, run_dir):
+        names = sorted(path.name for path in folder.iterdir())
+        assert not [name for name in names if name.endswith(("-wal", "-shm", "-journal")) or name == "run.lock"], names
+
+
 def test_bad_input_and_a_bug_keep_their_exit_codes(tmp_path: Path) -> None:
     bad = lexprobe(["check", str(tmp_path / "no-such-brief.pdf")])
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1

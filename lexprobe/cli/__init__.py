@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import sys
 from collections.abc import Mapping
 from typing import Annotated, ClassVar
 
@@ -89,14 +90,19 @@ def console_main() -> None:
 
     CPython's exit frees each object the process still holds (tens of thousands: modules, classes, the option and
     request models' validators) over repeated garbage collections, 50-100 ms at the end of every command here. So
-    after the command, garbage is collected once, which closes every file and database connection nothing refers to
-    any more (running their finalizers as the exit would), and what is still reachable is frozen (`gc.freeze`), so
-    the exit's collections skip it and the kernel releases it with the process. Exit handlers (the run-directory
-    lock's), `weakref.finalize` callbacks and the flushing of stdout and stderr run as before; the exit code is
-    the command's.
+    once the command has finished (and its exit, error or interruption is no longer held: the exception chain of an
+    error exit keeps the command's frames, its open database connections among them, alive), garbage is collected
+    once, which closes every file and database connection nothing refers to any more, as the exit would, and what is
+    still reachable is frozen (`gc.freeze`): the exit's collections skip it and the kernel releases it with the
+    process. Exit handlers (the run-directory lock's), `weakref.finalize` callbacks and the flushing of stdout and
+    stderr run as before; the exit code is the command's. An exception other than an exit (a bug's traceback) takes
+    the ordinary way out.
     """
     try:
         app()
-    finally:
-        gc.collect()
-        gc.freeze()
+        code: int | str | None = 0
+    except SystemExit as stop:
+        code = stop.code
+    gc.collect()
+    gc.freeze()
+    sys.exit(code)
