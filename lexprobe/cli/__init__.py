@@ -98,9 +98,9 @@ def console_main() -> None:
     stderr run as before; the exit code is the command's. An exception other than an exit (a bug's traceback) takes
     the ordinary way out.
     """
+    code: int | str | None = 0
     try:
         app()
-        code: int | str | None = 0
     except SystemExit as stop:
         code = stop.code
     gc.collect()

@@ -72,8 +72,6 @@ class PlainTemplate:
     @classmethod
     def parse(cls, source: str) -> PlainTemplate | None:
         """Return the template of `source`, or None when it holds any markup besides `{{ name }}` fields."""
-        if "\x00" in source:
-            return None  # the separator below
         fields = list(_FIELD.finditer(source))
         if [m.start() for m in fields] != [m.start() for m in _MARKUP.finditer(source)]:
             return None  # a block, a comment, an expression, a filter, whitespace control ...
@@ -81,11 +79,10 @@ class PlainTemplate:
         if any(name in _NOT_VARIABLES or keyword.iskeyword(name) for name in names):
             return None
         cuts = [0, *(edge for m in fields for edge in m.span()), len(source)]
-        pieces = [source[start:end] for start, end in zip(cuts[::2], cuts[1::2], strict=True)]
-        lines = _NEWLINE.split("\x00".join(pieces))
-        if lines[-1] == "":  # keep_trailing_newline=False: Jinja2 drops one trailing line break
-            del lines[-1]
-        return cls(source, tuple("\n".join(lines).split("\x00")), names)
+        pieces = [_NEWLINE.sub("\n", source[start:end]) for start, end in zip(cuts[::2], cuts[1::2], strict=True)]
+        if pieces[-1].endswith("\n"):  # keep_trailing_newline=False: Jinja2 drops one trailing line break
+            pieces[-1] = pieces[-1][:-1]
+        return cls(source, tuple(pieces), names)
 
     def render(self, **context: Any) -> str:
         """Return the template filled from `context` (Jinja2 renders when a name is missing)."""
