@@ -17,6 +17,9 @@ exact requests lexprobe stored in its run store (same messages, max_tokens, temp
 - beside the two tools on every cold row, the floor: the same requests from a bare httpx loop in a fresh process
   (`peers_floor.py`). Its reply-to-next-request time is the server's turnaround alone; a tool's time beyond it is
   the tool's own per-request cost. inspect / floor is the most any client could lead inspect by on this server;
+- on each cold row with more than one round, every round's wall time and server speed in the order run, and
+  inspect / lexprobe within each round with their median (rounds are minutes apart; the machine's speed drifts
+  across a row, which the medians alone hide);
 - with `--long`: the same at 600 prompts and one connection (two runs each; inspect's task is written from the
   requests of lexprobe's first run, which goes first).
 
@@ -457,6 +460,21 @@ def cells(row: Row, value: Any, unit: str = "s", digits: int = 2) -> str:
     return " | ".join(spread([value(r) for r in row.runs[side]], unit, digits) for side in SIDES)
 
 
+def round_cells(row: Row, value: Any, unit: str = "s", digits: int = 2) -> str:
+    """The table cells of one figure run by run, in the order of the rounds: lexprobe | inspect | floor."""
+    return " | ".join(
+        " / ".join(f"{value(r):.{digits}f}" for r in row.runs[side]) + (f" {unit}" if row.runs[side] else "-")
+        for side in SIDES
+    )
+
+
+def paired_ratios(row: Row) -> str:
+    """inspect / lexprobe by wall time within each round (the two ran minutes apart, so drift of the machine's speed
+    over the whole row cancels more than in the ratio of medians), and their median."""
+    ratios = [i.wall_s / lex.wall_s for lex, i in zip(row.runs["lexprobe"], row.runs["inspect"], strict=False)]
+    return " / ".join(f"{r:.2f}x" for r in ratios) + f" (median {statistics.median(ratios):.2f}x)"
+
+
 def markdown(rows: list[Row], checks: dict[str, Any]) -> str:
     """The results as a markdown table (ratio = inspect / lexprobe: above 1, lexprobe is faster)."""
     lines = []
@@ -491,6 +509,12 @@ def markdown(rows: list[Row], checks: dict[str, Any]) -> str:
             f"| ... the last reply to exit | {cells(row, lambda r: r.last_s)} | |",
             f"| ... wall - server busy, per request | {cells(row, per_request(count), 'ms', 1)} | |",
         ]
+        if len(lex) > 1:
+            lines += [
+                f"| ... wall, round by round | {round_cells(row, lambda r: r.wall_s)} | {paired_ratios(row)} |",
+                f"| ... server ms per generated token, round by round | "
+                f"{round_cells(row, lambda r: r.eval_ms / r.eval_tokens, 'ms')} | |",
+            ]
         if "1 connection" in row.name and floor:
             floor_gap = median_of(floor, lambda r: r.gap_ms)
             lines += [

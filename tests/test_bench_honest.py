@@ -148,3 +148,24 @@ def test_peers_server_busy_time_counts_overlapping_requests_once() -> None:
     overlapping = [exchange(0.0, 2.0), exchange(0.5, 3.0), exchange(1.0, 1.5), exchange(5.0, 6.0)]
     assert server_module.busy_seconds(overlapping) == pytest.approx(4.0)  # [0, 3] and [5, 6]
     assert server_module.client_gaps([exchange(0.0, 1.0), exchange(1.25, 2.0), exchange(2.5, 3.0)]) == [0.25, 0.5]
+
+
+def test_peers_table_shows_each_round_and_the_ratio_within_it() -> None:
+    """A cold row lists every round's wall time and server speed in the order run, and inspect / lexprobe within each
+    round beside their median, so drift of the machine's speed over a row is visible next to the medians."""
+    peers = bench_module("peers")
+    row = peers.Row("cold, 60 prompts, 4 connections")
+    walls = {"lexprobe": (50.0, 60.0, 40.0), "inspect": (55.0, 57.0, 48.0), "floor": (49.0, 58.0, 39.0)}
+    for side, values in walls.items():
+        for wall in values:
+            row.runs[side].append(peers.Run(wall_s=wall, cpu_s=1.0, completions=60, eval_ms=25_000.0, eval_tokens=1000))
+    table = peers.markdown([row], {})
+    by_round = next(line for line in table.splitlines() if "wall, round by round" in line)
+    assert "50.00 / 60.00 / 40.00 s" in by_round and "55.00 / 57.00 / 48.00 s" in by_round
+    assert "1.10x / 0.95x / 1.20x (median 1.10x)" in by_round
+    speed = next(line for line in table.splitlines() if "server ms per generated token, round by round" in line)
+    assert speed.count("25.00 / 25.00 / 25.00 ms") == 3
+    single = peers.Row("cold, 60 prompts, 1 connection")
+    for side in walls:
+        single.runs[side].append(peers.Run(wall_s=1.0, cpu_s=1.0, completions=60, eval_ms=1.0, eval_tokens=1))
+    assert "round by round" not in peers.markdown([single], {})
