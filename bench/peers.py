@@ -86,6 +86,11 @@ class Run:
     stdout: str = ""
 
     @property
+    def ms_per_token(self) -> float:
+        """The server's own generation time per generated token in this run, in ms (llama.cpp's timings)."""
+        return self.eval_ms / self.eval_tokens if self.eval_tokens else float("nan")
+
+    @property
     def gap_ms(self) -> float:
         """The median time from a reply to the client's next request, in ms (one connection: the client's own time
         per request, plus the server's own turnaround that the floor measures)."""
@@ -433,7 +438,7 @@ def row_json(row: Row) -> dict[str, Any]:
         }
         if runs[0].completions:
             out[side] |= {
-                "server_ms_per_token": [round(r.eval_ms / r.eval_tokens, 2) for r in runs if r.eval_tokens],
+                "server_ms_per_token": [round(r.ms_per_token, 2) for r in runs if r.eval_tokens],
                 "server_busy_s": [round(r.http_s, 3) for r in runs],
                 "before_first_request_s": [round(r.first_s, 3) for r in runs],
                 "after_last_reply_s": [round(r.last_s, 3) for r in runs],
@@ -471,7 +476,7 @@ def round_cells(row: Row, value: Any, unit: str = "s", digits: int = 2) -> str:
 def paired_ratios(row: Row) -> str:
     """inspect / lexprobe by wall time within each round (the two ran minutes apart, so drift of the machine's speed
     over the whole row cancels more than in the ratio of medians), and their median."""
-    ratios = [i.wall_s / lex.wall_s for lex, i in zip(row.runs["lexprobe"], row.runs["inspect"], strict=False)]
+    ratios = [i.wall_s / lex.wall_s for lex, i in zip(row.runs["lexprobe"], row.runs["inspect"], strict=True)]
     return " / ".join(f"{r:.2f}x" for r in ratios) + f" (median {statistics.median(ratios):.2f}x)"
 
 
@@ -503,8 +508,7 @@ def markdown(rows: list[Row], checks: dict[str, Any]) -> str:
             f"| ... client CPU | {cells(row, lambda r: r.cpu_s)} | {cpu_ratio:.2f}x |",
             f"| ... server busy (a request inside it: from an arrival to the last reply byte) | "
             f"{cells(row, lambda r: r.http_s)} | |",
-            f"| ... server ms per generated token (llama.cpp's own) | "
-            f"{cells(row, lambda r: r.eval_ms / r.eval_tokens, 'ms')} | |",
+            f"| ... server ms per generated token (llama.cpp's own) | {cells(row, lambda r: r.ms_per_token, 'ms')} | |",
             f"| ... start to the first request | {cells(row, lambda r: r.first_s)} | |",
             f"| ... the last reply to exit | {cells(row, lambda r: r.last_s)} | |",
             f"| ... wall - server busy, per request | {cells(row, per_request(count), 'ms', 1)} | |",
@@ -513,7 +517,7 @@ def markdown(rows: list[Row], checks: dict[str, Any]) -> str:
             lines += [
                 f"| ... wall, round by round | {round_cells(row, lambda r: r.wall_s)} | {paired_ratios(row)} |",
                 f"| ... server ms per generated token, round by round | "
-                f"{round_cells(row, lambda r: r.eval_ms / r.eval_tokens, 'ms')} | |",
+                f"{round_cells(row, lambda r: r.ms_per_token, 'ms')} | |",
             ]
         if "1 connection" in row.name and floor:
             floor_gap = median_of(floor, lambda r: r.gap_ms)
