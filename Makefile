@@ -22,10 +22,17 @@ lint: $(VENV)/.setup-stamp
 bench: $(VENV)/.setup-stamp
 	$(BIN)/python bench/engine_overhead.py
 
-# lexprobe against inspect-ai on the same llama.cpp server (installs the `peers` extra; add ARGS=--long for 600).
-bench-peers: $(VENV)/.setup-stamp
-	$(BIN)/pip install --quiet -e '.[peers]'
-	$(BIN)/python bench/peers.py $(ARGS)
+# lexprobe against inspect-ai on the same llama.cpp server (add ARGS=--long for 600 prompts). inspect-ai lives in a
+# virtualenv of its own, so neither tool's start-up pays for the other's dependencies.
+PEERS_VENV := .venv-peers
+bench-peers: $(VENV)/.setup-stamp $(PEERS_VENV)/.setup-stamp
+	$(BIN)/python bench/peers.py --inspect-venv $(PEERS_VENV) $(ARGS)
+
+$(PEERS_VENV)/.setup-stamp: bench/requirements-peers.txt
+	$(PYTHON) -m venv $(PEERS_VENV) || python3 -m venv $(PEERS_VENV)
+	$(PEERS_VENV)/bin/pip install --quiet --upgrade pip
+	$(PEERS_VENV)/bin/pip install --quiet -r bench/requirements-peers.txt
+	touch $@
 
 setup: $(VENV)/.setup-stamp
 
@@ -65,4 +72,4 @@ $(VENV)/.setup-stamp: pyproject.toml Makefile $(VENV)/bin/python
 	touch $@
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(PEERS_VENV) .pytest_cache .ruff_cache

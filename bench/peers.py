@@ -24,11 +24,15 @@ exact requests lexprobe stored in its run store (same messages, max_tokens, temp
   requests of lexprobe's first run, which goes first).
 
 After every cold run both sides and the floor must have sent the same messages with the same settings, and received
-the same input and output token counts per prompt; otherwise the bench fails. inspect-ai (extra `peers`,
-`make bench-peers`) is only ever imported in its own subprocesses.
+the same input and output token counts per prompt; otherwise the bench fails.
+
+Each tool runs from its own install, as its users have it: lexprobe from the virtualenv running this script,
+inspect-ai from a virtualenv of its own (`--inspect-venv`, default `.venv-peers`, which `make bench-peers` builds from
+`bench/requirements-peers.txt`), so neither pays at start-up for what the other installs (inspect-ai brings aiohttp,
+which `import openai` loads when it is present). inspect-ai is only ever imported in its own subprocesses.
 
 Usage: python bench/peers.py [--prompts 60] [--runs 3] [--help-runs 5] [--connections 1,4] [--long] [--quick]
-       [--json] [--keep DIR]
+       [--inspect-venv DIR] [--json] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -55,7 +59,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from peers_server import LlamaServer, busy_seconds, client_gaps, summed
 
 BENCH = Path(__file__).resolve().parent
-BIN = Path(sys.executable).parent
+BIN = Path(sys.executable).parent  # lexprobe's virtualenv: the one running the bench
+INSPECT_VENV = BENCH.parent / ".venv-peers"  # inspect-ai's own (`make bench-peers`)
 TASK_FILE = BENCH / "peers_inspect_task.py"
 LOG_READER = BENCH / "peers_inspect_log.py"
 MODEL_NAME = "smollm2"
@@ -139,8 +144,9 @@ def timed(command: list[str], env: dict[str, str], server: LlamaServer | None = 
 class Sides:
     """Builds each tool's command lines for one benchmark directory."""
 
-    def __init__(self, work: Path, server: LlamaServer, db: Path, prompts: int) -> None:
+    def __init__(self, work: Path, server: LlamaServer, db: Path, prompts: int, inspect_bin: Path) -> None:
         self.work = work
+        self.inspect_bin = inspect_bin  # the bin folder of inspect-ai's virtualenv
         self.server = server
         self.db = db
         self.prompts = prompts
@@ -179,7 +185,7 @@ class Sides:
     ) -> tuple[list[str], dict]:
         """`inspect eval` of the task built from lexprobe's requests, against the server."""
         command = [
-            str(BIN / "inspect"), "eval", TASK_FILE.name, "-T", f"prompts={prompts}",
+            str(self.inspect_bin / "inspect"), "eval", TASK_FILE.name, "-T", f"prompts={prompts}",
             "--model", f"llama-cpp-python/{MODEL_NAME}", "--max-connections", str(connections),
             "--log-dir", str(log_dir), "--display", "plain",
         ]  # fmt: skip
@@ -225,9 +231,11 @@ def lexprobe_requests(run_dir: Path) -> list[dict[str, Any]]:
     return out
 
 
-def inspect_samples(log_dir: Path) -> list[dict[str, Any]]:
-    """Read inspect's log (in inspect's own subprocess) into one dict per sample."""
-    done = subprocess.run([sys.executable, str(LOG_READER), str(log_dir)], capture_output=True, text=True)
+def inspect_samples(log_dir: Path, inspect_bin: Path) -> list[dict[str, Any]]:
+    """Read inspect's log (in a subprocess of inspect-ai's virtualenv, whose bin folder is `inspect_bin`) into one
+    dict per sample."""
+    command = [str(inspect_bin / "python"), str(LOG_READER), str(log_dir)]
+    done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:
         raise BenchError(f"reading the inspect log failed:\n{done.stderr[-3000:]}")
     return json.loads(done.stdout)
@@ -316,7 +324,7 @@ def bench(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     checks: dict[str, Any] = {}
     with LlamaServer(work / "server.log") as server:
         warm_up(server)
-        sides = Sides(work, server, db, args.prompts)
+        sides = Sides(work, server, db, args.prompts, args.inspect_venv / "bin")
 
         # The reference run: lexprobe's requests (and answers) that inspect's task is built from.
         ref_dir = sides.fresh("lexprobe-reference")
@@ -331,8 +339,8 @@ def bench(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         help_row = Row("process start-up, `--help`")
         for number in range(args.help_runs):
             for tool in order(number):
-                binary = "lexprobe" if tool == "lexprobe" else "inspect"
-                help_row.runs[tool].append(timed([str(BIN / binary), "--help"], sides.base_env))
+                binary = BIN / "lexprobe" if tool == "lexprobe" else sides.inspect_bin / "inspect"
+                help_row.runs[tool].append(timed([str(binary), "--help"], sides.base_env))
         rows.append(help_row)
         save_partial(work, rows, checks)
 
@@ -392,7 +400,7 @@ def bench(args: argparse.Namespace, work: Path) -> dict[str, Any]:
                         log_dir = sides.fresh("cold")
                         command, env = sides.inspect(these_prompts, connections=connections, log_dir=log_dir)
                         run = timed(command, env, server)
-                        inspect_side = inspect_samples(log_dir)
+                        inspect_side = inspect_samples(log_dir, sides.inspect_bin)
                     else:
                         assert these_prompts is not None, "lexprobe runs first in round 0"
                         command, env = sides.floor(these_prompts, connections=connections)
@@ -550,6 +558,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--long-runs", type=int, default=2)
     parser.add_argument("--quick", action="store_true", help="20 prompts, 1 run, 2 start-up runs")
     parser.add_argument("--db", help="case database (default: lexprobe's)")
+    parser.add_argument(
+        "--inspect-venv",
+        type=Path,
+        default=INSPECT_VENV,
+        help="inspect-ai's own virtualenv (default .venv-peers, built by `make bench-peers`)",
+    )
     parser.add_argument("--keep", help="keep the run folders, logs and server log here")
     parser.add_argument("--json", action="store_true", help="print JSON instead of the table")
     args = parser.parse_args(argv)
@@ -568,8 +582,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark; print the table or JSON. Exit 1 when the two sides did different work."""
     args = parse_args(argv)
-    if shutil.which("inspect", path=str(BIN)) is None:
-        print("inspect-ai is not installed: `pip install -e '.[peers]'` (or `make bench-peers`)", file=sys.stderr)
+    inspect_bin = args.inspect_venv / "bin"
+    if shutil.which("inspect", path=str(inspect_bin)) is None or not (inspect_bin / "python").is_file():
+        print(
+            f"inspect-ai is not installed in {args.inspect_venv}: run `make bench-peers` (or create that virtualenv"
+            " and `pip install -r bench/requirements-peers.txt` in it)",
+            file=sys.stderr,
+        )
         return 2
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="lexprobe-peers-"))
     work.mkdir(parents=True, exist_ok=True)

@@ -123,7 +123,7 @@ def test_peers_bench_sees_every_exchange_and_its_floor_does_the_same_work(tmp_pa
     server_module = bench_module("peers_server")
     with server_module.LlamaServer(tmp_path / "server.log") as server:
         peers.warm_up(server)
-        sides = peers.Sides(tmp_path, server, case_db_path, 3)
+        sides = peers.Sides(tmp_path, server, case_db_path, 3, peers.INSPECT_VENV / "bin")
         run_dir = sides.fresh("cold")
         command, env = sides.lexprobe(connections=1, cache=sides.fresh("cache"), run_dir=run_dir)
         lexprobe_run = peers.timed(command, env, server)
@@ -169,3 +169,32 @@ def test_peers_table_shows_each_round_and_the_ratio_within_it() -> None:
     for side in walls:
         single.runs[side].append(peers.Run(wall_s=1.0, cpu_s=1.0, completions=60, eval_ms=1.0, eval_tokens=1))
     assert "round by round" not in peers.markdown([single], {})
+
+
+def test_peers_bench_runs_inspect_from_its_own_virtualenv_with_lexprobes_openai(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """inspect-ai is installed apart from lexprobe (its dependencies would slow lexprobe's start-up in a shared
+    virtualenv), pinned to the openai SDK lexprobe pins; without that virtualenv the bench stops and says how to
+    build it."""
+    import tomllib
+
+    def pins(lines: list[str]) -> dict[str, str]:
+        found = {}
+        for line in lines:
+            name, sep, version = line.split("#")[0].strip().partition("==")
+            if sep:
+                found[name.split("[")[0].lower()] = version
+        return found
+
+    project = tomllib.loads((BENCH.parent / "pyproject.toml").read_text())
+    lexprobe_pins = pins(project["project"]["dependencies"])
+    bench_pins = pins((BENCH / "requirements-peers.txt").read_text().splitlines())
+    assert bench_pins["openai"] == lexprobe_pins["openai"]
+    assert "inspect-ai" in bench_pins
+    assert "inspect-ai" not in json.dumps(project)  # not an extra of lexprobe: never in lexprobe's own install
+
+    peers = bench_module("peers")
+    assert peers.main(["--quick", "--inspect-venv", str(tmp_path / "missing")]) == 2
+    message = capsys.readouterr().err
+    assert str(tmp_path / "missing") in message and "make bench-peers" in message
