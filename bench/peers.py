@@ -32,7 +32,7 @@ inspect-ai from a virtualenv of its own (`--inspect-venv`, default `.venv-peers`
 which `import openai` loads when it is present). inspect-ai is only ever imported in its own subprocesses.
 
 Usage: python bench/peers.py [--prompts 60] [--runs 3] [--help-runs 5] [--connections 1,4] [--long] [--quick]
-       [--inspect-venv DIR] [--json] [--keep DIR]
+       [--offline-only] [--inspect-venv DIR] [--json] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -375,8 +375,8 @@ def bench(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         )
         save_partial(work, rows, checks)
 
-        plans = [(args.prompts, c, args.runs) for c in args.connections]
-        if args.long:
+        plans = [] if args.offline_only else [(args.prompts, c, args.runs) for c in args.connections]
+        if args.long and not args.offline_only:
             plans.append((args.long_prompts, 1, args.long_runs))
         for count, connections, runs in plans:
             row = Row(f"cold, {count} prompts, {connections} connection{'s' if connections > 1 else ''}")
@@ -446,6 +446,7 @@ def row_json(row: Row) -> dict[str, Any]:
         }
         if runs[0].completions:
             out[side] |= {
+                "equal_server_time_s": round(equal_server_time(row)[side], 3),
                 "server_ms_per_token": [round(r.ms_per_token, 2) for r in runs if r.eval_tokens],
                 "server_busy_s": [round(r.http_s, 3) for r in runs],
                 "before_first_request_s": [round(r.first_s, 3) for r in runs],
@@ -479,6 +480,15 @@ def round_cells(row: Row, value: Any, unit: str = "s", digits: int = 2) -> str:
         " / ".join(f"{value(r):.{digits}f}" for r in row.runs[side]) + (f" {unit}" if row.runs[side] else "-")
         for side in SIDES
     )
+
+
+def equal_server_time(row: Row) -> dict[str, float]:
+    """Each side's wall time had the server worked as fast for it as for the others: the median server busy time over
+    every run of the row (all sides: they sent the same requests) plus the side's median wall - busy (its own time).
+    The server's speed drifts by several per cent between runs minutes apart; this removes that drift from the
+    comparison and keeps everything each client did."""
+    busy = statistics.median(run.http_s for runs in row.runs.values() for run in runs)
+    return {side: busy + median_of(runs, lambda r: r.wall_s - r.http_s) for side, runs in row.runs.items() if runs}
 
 
 def paired_ratios(row: Row) -> str:
@@ -521,6 +531,13 @@ def markdown(rows: list[Row], checks: dict[str, Any]) -> str:
             f"| ... the last reply to exit | {cells(row, lambda r: r.last_s)} | |",
             f"| ... wall - server busy, per request | {cells(row, per_request(count), 'ms', 1)} | |",
         ]
+        equal = equal_server_time(row)
+        lines.append(
+            "| ... at equal server time (the row's median server busy, every run of every side, + the side's median "
+            "wall - busy) | "
+            + " | ".join(f"{equal[side]:.2f} s" if side in equal else "-" for side in SIDES)
+            + f" | {equal['inspect'] / equal['lexprobe']:.2f}x |"
+        )
         if len(lex) > 1:
             lines += [
                 f"| ... wall, round by round | {round_cells(row, lambda r: r.wall_s)} | {paired_ratios(row)} |",
@@ -536,7 +553,7 @@ def markdown(rows: list[Row], checks: dict[str, Any]) -> str:
             ]
         if floor:
             bound = median_of(ins, lambda r: r.wall_s) / median_of(floor, lambda r: r.wall_s)
-            bounds.append(f"{row.name}: {bound:.2f}x")
+            bounds.append(f"{row.name}: {bound:.2f}x (at equal server time {equal['inspect'] / equal['floor']:.2f}x)")
     if bounds:
         lines += [
             "",
@@ -557,6 +574,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--long-prompts", type=int, default=600)
     parser.add_argument("--long-runs", type=int, default=2)
     parser.add_argument("--quick", action="store_true", help="20 prompts, 1 run, 2 start-up runs")
+    parser.add_argument(
+        "--offline-only",
+        action="store_true",
+        help="only the rows that send nothing to the server (start-up, cache replay): minutes, not an hour",
+    )
     parser.add_argument("--db", help="case database (default: lexprobe's)")
     parser.add_argument(
         "--inspect-venv",

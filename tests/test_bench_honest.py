@@ -171,6 +171,30 @@ def test_peers_table_shows_each_round_and_the_ratio_within_it() -> None:
     assert "round by round" not in peers.markdown([single], {})
 
 
+def test_peers_table_compares_the_sides_at_equal_server_time() -> None:
+    """The server's speed drifts between runs minutes apart; the bench also states each side's time had the server
+    been as busy for it as the row's median over every run (its own time, wall - busy, kept), and the ratio of that."""
+    peers = bench_module("peers")
+    row = peers.Row("cold, 60 prompts, 1 connection")
+    runs = {  # (wall, server busy): lexprobe's own time 2 s, inspect's 10 s, the floor's 0.1 s
+        "lexprobe": ((50.0, 48.0), (60.0, 58.0), (40.0, 38.0)),
+        "inspect": ((55.0, 45.0), (57.0, 47.0), (48.0, 38.0)),
+        "floor": ((49.0, 48.9), (58.0, 57.9), (39.0, 38.9)),
+    }
+    for side, pairs in runs.items():
+        for wall, busy in pairs:
+            row.runs[side].append(
+                peers.Run(wall_s=wall, cpu_s=1.0, completions=60, eval_ms=1.0, eval_tokens=1, http_s=busy)
+            )
+    # the median busy time over all nine runs is 47 s
+    assert peers.equal_server_time(row) == pytest.approx({"lexprobe": 49.0, "inspect": 57.0, "floor": 47.1})
+    table = peers.markdown([row], {})
+    line = next(line for line in table.splitlines() if "at equal server time" in line)
+    assert "| 49.00 s | 57.00 s | 47.10 s | 1.16x |" in line
+    assert "(at equal server time 1.21x)" in table  # the floor's bound, 57 / 47.1
+    assert peers.row_json(row)["inspect"]["equal_server_time_s"] == 57.0
+
+
 def test_peers_bench_runs_inspect_from_its_own_virtualenv_with_lexprobes_openai(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
