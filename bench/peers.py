@@ -20,6 +20,9 @@ exact requests lexprobe stored in its run store (same messages, max_tokens, temp
 - on each cold row with more than one round, every round's wall time and server speed in the order run, and
   inspect / lexprobe within each round with their median (rounds are minutes apart; the machine's speed drifts
   across a row, which the medians alone hide);
+- on each cold row, every side at equal server time: the row's median server busy time over every run of every side
+  (they sent the same requests) plus the side's own median wall - busy, and inspect / lexprobe of that (the server's
+  speed drifts by several per cent between runs; this comparison keeps all that each client did and none of that);
 - with `--long`: the same at 600 prompts and one connection (two runs each; inspect's task is written from the
   requests of lexprobe's first run, which goes first).
 
