@@ -592,6 +592,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--keep", help="keep the run folders, logs and server log here")
     parser.add_argument("--json", action="store_true", help="print JSON instead of the table")
     args = parser.parse_args(argv)
+    args.inspect_venv = args.inspect_venv.absolute()  # inspect runs with the bench folder as its working directory
     for name, normal, quick in (("prompts", 60, 20), ("runs", 3, 1), ("help_runs", 5, 2)):
         if getattr(args, name) is None:
             setattr(args, name, quick if args.quick else normal)

@@ -222,3 +222,5 @@ def test_peers_bench_runs_inspect_from_its_own_virtualenv_with_lexprobes_openai(
     assert peers.main(["--quick", "--inspect-venv", str(tmp_path / "missing")]) == 2
     message = capsys.readouterr().err
     assert str(tmp_path / "missing") in message and "make bench-peers" in message
+    # `make bench-peers` passes it relative to the repository; inspect runs in bench/, so the bench anchors it here
+    assert peers.parse_args(["--inspect-venv", ".venv-peers"]).inspect_venv == Path.cwd() / ".venv-peers"
