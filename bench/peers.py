@@ -438,6 +438,8 @@ def median_of(runs: list[Run], value: Any) -> float:
 def row_json(row: Row) -> dict[str, Any]:
     """The row's runs and medians as JSON."""
     out: dict[str, Any] = {"name": row.name}
+    cold = any(run.completions for runs in row.runs.values() for run in runs)
+    equal = equal_server_time(row) if cold else {}
     for side, runs in row.runs.items():
         if not runs:
             continue
@@ -449,7 +451,7 @@ def row_json(row: Row) -> dict[str, Any]:
         }
         if runs[0].completions:
             out[side] |= {
-                "equal_server_time_s": round(equal_server_time(row)[side], 3),
+                "equal_server_time_s": round(equal[side], 3),
                 "server_ms_per_token": [round(r.ms_per_token, 2) for r in runs if r.eval_tokens],
                 "server_busy_s": [round(r.http_s, 3) for r in runs],
                 "before_first_request_s": [round(r.first_s, 3) for r in runs],
