@@ -2,14 +2,34 @@
 
 A read-only view of the task registry (`hallucination/tasks`): each scorer is its task's `score` field, defined in
 the task's module; the shared steps and the stance rules are in `scoring.py`. A reference-free task has no scorer.
+
+Every scorer looked up here reads the reply's final answer (`final_answer.final_answer`: reasoning parts dropped,
+tables and JSON read as prose), and an answer in a language the rules cannot read is `unscored` with the reason
+(`language.unreadable_language`) instead of being guessed at.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
+from lexprobe.hallucination.final_answer import final_answer
+from lexprobe.hallucination.labels import Score
+from lexprobe.hallucination.language import unreadable_language
 from lexprobe.hallucination.scoring import Scorer, ScoringContext
 from lexprobe.hallucination.tasks import TASKS
+
+
+def _reading_final_answer(score: Scorer) -> Scorer:
+    """Return `score` applied to a reply's final answer, or `unscored` when its language cannot be read."""
+
+    def scorer(answer: str, reference: dict, context: ScoringContext) -> Score:
+        text = final_answer(answer)
+        reason = unreadable_language(text)
+        if reason is not None:
+            return Score("unscored", reason)
+        return score(text, reference, context)
+
+    return scorer
 
 
 class _Scorers(Mapping[str, Scorer]):
@@ -19,7 +39,7 @@ class _Scorers(Mapping[str, Scorer]):
         score = TASKS[task_id].score
         if score is None:
             raise KeyError(task_id)
-        return score
+        return _reading_final_answer(score)
 
     def __iter__(self) -> Iterator[str]:
         return (task.id for task in TASKS.values() if task.score is not None)
