@@ -358,9 +358,14 @@ def score_answers(
 ) -> None:
     """Score answers produced elsewhere (another harness, a commercial research tool) against the case database.
 
+    "case" takes a citation ("384 U.S. 436"), a case id, or a case's full name ("Miranda v. Arizona") when only
+    one case in the database bears it; a name several cases bear is left unscored, its detail listing them.
+    "case2" takes a citation or a case id. For fake_existence "case" is the fabricated case as asked.
+
     Prints each line with "label" and "detail" added. Bad lines (not UTF-8, not a JSON object, over 1 MiB, nested
-    too deep, a field missing) are reported on stderr by line number and left out; the good lines are still scored,
-    and the command then exits 2. A file with a UTF-16 byte-order mark is decoded as UTF-16, with a note.
+    too deep, a field missing, a field holding a NUL or a lone surrogate) are reported on stderr by line number and
+    left out; the good lines are still scored, and the command then exits 2. A file with a UTF-16 byte-order mark
+    is decoded as UTF-16, with a note.
 
     Example: `lexprobe hallucination score-answers answers.jsonl > scored.jsonl`
     """

@@ -4,8 +4,9 @@ It lives in `~/.cache/lexprobe` unless `LEXPROBE_CACHE` names another folder. Sa
 carry their sample index in the key, so K samples of one question stay K distinct answers.
 
 The cache only saves money: a damaged cache file (truncated, overwritten) is moved aside as
-`responses.sqlite.corrupt-<time>` with a warning, and the run goes on with a fresh, empty cache. A cache that
-cannot be written (a read-only folder) is a `StoreError` naming the file.
+`responses.sqlite.corrupt-<time>` with a warning, and the run goes on with a fresh, empty cache; a damaged answer
+in a sound file (a body that is not a stored response) is dropped with a warning and its request asked again. A
+cache that cannot be written (a read-only folder) is a `StoreError` naming the file.
 """
 
 from __future__ import annotations
@@ -106,16 +107,36 @@ class ResponseCache:
         return self._guarded(lambda: self._get_many(keys))
 
     def _get_many(self, keys: list[str]) -> dict[str, Response]:
+        from pydantic import ValidationError
+
         from lexprobe.models.types import Response
 
         found: dict[str, Response] = {}
+        damaged: list[str] = []
         for start in range(0, len(keys), 500):
             chunk = keys[start : start + 500]
             marks = ",".join("?" * len(chunk))
-            rows = self.conn.execute(f"SELECT key, body FROM responses WHERE key IN ({marks})", chunk)
+            rows = self.conn.execute(f"SELECT key, body FROM responses WHERE key IN ({marks})", chunk).fetchall()
             for key, body in rows:
-                found[key] = as_cache_hit(Response.model_validate_json(body))
+                try:
+                    found[key] = as_cache_hit(Response.model_validate_json(body))
+                except (ValidationError, ValueError, TypeError):
+                    damaged.append(key)
+        if damaged:
+            self._drop(damaged)
         return found
+
+    def _drop(self, keys: list[str]) -> None:
+        """Delete cached rows whose body is not a stored response (their requests are asked again), and warn."""
+        try:
+            with transaction(self.conn) as conn:
+                conn.executemany("DELETE FROM responses WHERE key = ?", [(key,) for key in keys])
+        except sqlite3.Error as exc:  # e.g. a read-only cache: the rows stay, but are never served
+            kept = f" (they could not be deleted: {exc})"
+        else:
+            kept = ""
+        logger.warning("the response cache %s held %d damaged answer(s) (not a stored response); dropped them%s, "
+                       "their requests are asked again", self.path, len(keys), kept)  # fmt: skip
 
     def get(self, key: str) -> Response | None:
         """Return the cached response for `key`, or None."""

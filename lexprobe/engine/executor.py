@@ -9,7 +9,9 @@ looked up in the cache, then sent with bounded retries; its answer is written to
 the run store. When retries are exhausted the request stays pending, and the summary says so; a request that fails
 permanently (a `ModelError` that is not transient: context overflow, exhausted script, HTTP 400) is not retried and
 is counted apart (`failed_permanent`, telemetry event `failed_permanent`). A model that cannot answer anything (a
-`ModelConfigError` from its first call, e.g. a GGUF that does not load) ends the run: `run` raises it.
+`ModelConfigError` from its first call, e.g. a GGUF that does not load) ends the run: `run` raises it. So does a
+server that refuses the connection (or whose host does not resolve) before it has ever answered: a wrong URL or a
+server not started fails at once naming the URL, while the same fault after an answer (a restart) is retried.
 
 Stopping: on Ctrl-C inside `stop_on_sigint()` (see `interrupt.py`), or `request_stop()`, no new request is sent,
 calls in flight are stopped at a safe point (`Model.interrupt`, then cancelled), what completed is committed, and
@@ -23,7 +25,7 @@ import contextlib
 import logging
 import time
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING
 
 from lexprobe.engine.cache import ResponseCache
@@ -33,7 +35,13 @@ from lexprobe.engine.progress import RunProgress
 from lexprobe.engine.store import RunStore, TelemetryRow
 from lexprobe.engine.summary import RunSummary
 from lexprobe.models.base import Model
-from lexprobe.models.errors import CallInterrupted, ModelConfigError, ModelError, TransientModelError
+from lexprobe.models.errors import (
+    CallInterrupted,
+    ModelConfigError,
+    ModelError,
+    TransientModelError,
+    UnreachableError,
+)
 from lexprobe.models.registry import check_model, open_model
 from lexprobe.models.types import Request, Response
 
@@ -63,6 +71,7 @@ class Engine:
         self.progress = progress or RunProgress(enabled=self.config.progress)
         self.models: dict[str, Model] = {}
         self.permanent_failures: dict[str, str] = {}  # request id -> reason, over every run of this engine
+        self.answered: set[str] = set()  # the model specs that have answered a call (not the cache) at least once
         self._fatal: ModelConfigError | None = None  # a model that cannot answer anything: every later run raises it
         self._stop_requested = False
         self._running: set[asyncio.Event] = set()  # the stop event of each run in progress
@@ -259,19 +268,20 @@ class Engine:
             async for attempt in retrying:
                 with attempt:
                     attempt_number = attempt.retry_state.attempt_number
-                    response = await self._attempt(model, request, timeout, stop)
+                    response = await self._reachable(request.model, self._attempt(model, request, timeout, stop))
         except CallInterrupted:  # the run is stopping: the request stays pending, nothing is recorded
             return
         except ModelConfigError as exc:  # the model cannot answer anything: end the run
             self._fatal = self._fatal or exc
             stop.set()
-            self._record_failure(request, attempt_number, str(exc), True, summary)
+            self._record_failure(request, attempt_number, str(exc), True, summary, log=False)  # `run` raises it
             return
         except Exception as exc:  # one request's failure never ends the run
             permanent = isinstance(exc, ModelError) and not isinstance(exc, TransientModelError)
             error = str(exc) if isinstance(exc, ModelError) else f"{type(exc).__name__}: {exc}"
             self._record_failure(request, attempt_number, error, permanent, summary)
             return
+        self.answered.add(request.model)
         if self.cache is not None:
             self.cache.put(request.response_key(), request.model, response)
         self.store.record_response(
@@ -284,8 +294,11 @@ class Engine:
         summary.add_cost(response.cost_usd)
         self.progress.advance(response)
 
-    def _record_failure(self, request: Request, attempt: int, error: str, permanent: bool, summary: RunSummary) -> None:
-        """Count a request left without an answer and commit its `failed` / `failed_permanent` telemetry row."""
+    def _record_failure(
+        self, request: Request, attempt: int, error: str, permanent: bool, summary: RunSummary, *, log: bool = True
+    ) -> None:
+        """Count a request left without an answer and commit its `failed` / `failed_permanent` telemetry row; warn
+        unless `log` is False (an error that ends the run is printed once, by the command)."""
         entry = f"{request.request_id}: {error}"
         summary.failed += 1
         if len(summary.errors) < MAX_ERRORS_KEPT:
@@ -297,6 +310,8 @@ class Engine:
                 summary.permanent_errors.append(entry)
         event = "failed_permanent" if permanent else "failed"
         self.store.record_telemetry(TelemetryRow(request.request_id, request.model, attempt, event, error, None))
+        if not log:
+            return
         logger.warning(
             "%s: %s after %d attempt(s): %s",
             request.request_id[:16],
@@ -304,6 +319,18 @@ class Engine:
             attempt,
             error,
         )
+
+    async def _reachable(self, spec: str, call: Awaitable[Response]) -> Response:
+        """Await one call; a server that could not be reached (`UnreachableError`: refused, unknown host) before
+        `spec` ever answered is a wrong URL or a server not started, not a passing fault: it raises
+        `ModelConfigError` naming the URL, which ends the run at once (exit 2). Once the server has answered, the
+        same error stays transient (a restarting server) and is retried."""
+        try:
+            return await call
+        except UnreachableError as exc:
+            if spec in self.answered:
+                raise
+            raise ModelConfigError(f"{spec}: {exc}") from None
 
     @staticmethod
     async def _attempt(model: Model, request: Request, timeout: float | None, stop: asyncio.Event) -> Response:

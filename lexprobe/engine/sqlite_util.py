@@ -31,12 +31,23 @@ class CorruptStoreError(StoreError):
         self.reason = reason  # SQLite's own words, e.g. "file is not a database"
 
 
+class DamagedRowError(StoreError):
+    """A row of a sound SQLite file whose stored value cannot be read back (not JSON, not the shape lexprobe
+    wrote): the message names the file, table, row and column (exit 2)."""
+
+    def __init__(self, message: str, path: Path | str, reason: str) -> None:
+        super().__init__(message)
+        self.path = Path(path)
+        self.reason = reason
+
+
 def error_kind(exc: BaseException) -> str:
     """Classify an SQLite failure: "corrupt", "read_only", "cant_open", "full", "busy" or "other"."""
     base = "_".join((getattr(exc, "sqlite_errorname", "") or "").split("_")[:2])  # SQLITE_READONLY_DBMOVED
     text = str(exc).lower()
     for kind, names, words in (
-        ("corrupt", _CORRUPT, ("malformed", "not a database")),
+        # "could not decode to utf-8": a text value whose bytes were overwritten (Python's sqlite3 reading it)
+        ("corrupt", _CORRUPT, ("malformed", "not a database", "could not decode to utf-8")),
         ("read_only", _READ_ONLY, ("readonly", "read-only")),
         ("cant_open", _CANT_OPEN, ("unable to open",)),
         ("full", _FULL, ("disk is full",)),
@@ -45,6 +56,12 @@ def error_kind(exc: BaseException) -> str:
         if base in names or any(word in text for word in words):
             return kind
     return "other"
+
+
+def _shorten(text: str, limit: int = 160) -> str:
+    """Return `text` on one line, cut to `limit` characters."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def store_error(path: Path | str, exc: BaseException, hint: str = "") -> StoreError:
@@ -56,8 +73,9 @@ def store_error(path: Path | str, exc: BaseException, hint: str = "") -> StoreEr
         return StoreError(f"cannot use {path}: {exc.strerror or exc}")
     kind = error_kind(exc)
     if kind == "corrupt":
-        message = f"{path} is damaged or not an SQLite database ({exc}){'; ' + hint if hint else ''}"
-        return CorruptStoreError(message, path, str(exc))
+        reason = _shorten(str(exc))  # a decode error quotes the damaged text: keep the line short
+        message = f"{path} is damaged or not an SQLite database ({reason}){'; ' + hint if hint else ''}"
+        return CorruptStoreError(message, path, reason)
     if kind == "read_only":
         return StoreError(f"cannot write {path}: the file or its folder is read-only ({exc})")
     if kind == "cant_open":

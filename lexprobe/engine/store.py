@@ -13,8 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from lexprobe.engine.lock import RunDirLock
-from lexprobe.engine.sqlite_util import connect, connect_read_only, transaction, translate_errors
+from lexprobe.engine.sqlite_util import DamagedRowError, connect, connect_read_only, transaction, translate_errors
 from lexprobe.errors import LexprobeError, StoreError
 from lexprobe.models.types import Request, Response
 
@@ -89,6 +91,40 @@ class RunConflictError(LexprobeError, ValueError):
 
 #: Meta keys by which stores written before run kinds were recorded tell their kind.
 LEGACY_KIND_KEYS = {"settings": "hallucination", "investigation_settings": "investigation", "qa_settings": "qa"}
+
+
+def _list_of(kind: type) -> Any:
+    return lambda value: isinstance(value, list) and all(isinstance(item, kind) for item in value)
+
+
+#: The shape every meta value that lexprobe reads back must have (other keys only need to be JSON), and its name.
+META_SHAPES: dict[str, tuple[Any, str]] = {
+    "model": (lambda value: isinstance(value, str), "a string"),
+    "kinds": (_list_of(str), "a list of strings"),
+    "coverage": (_list_of(dict), "a list of objects"),
+    **{key: ((lambda value: isinstance(value, dict)), "an object") for key in LEGACY_KIND_KEYS},
+}
+
+#: The types of a telemetry row's columns (None allowed where the column may be NULL).
+_TELEMETRY_TYPES: tuple[tuple[str, tuple[type, ...]], ...] = (
+    ("request_id", (str,)),
+    ("model", (str,)),
+    ("attempt", (int,)),
+    ("event", (str,)),
+    ("error", (str, type(None))),
+    ("latency_s", (int, float, type(None))),
+)
+
+
+def _reason(exc: Exception) -> str:
+    """Return a short reason for a value that failed to parse: the first line of the error, cut to 120 chars."""
+    if isinstance(exc, ValidationError):
+        first = exc.errors()[0] if exc.errors() else {}
+        where = ".".join(str(part) for part in first.get("loc", ()))
+        text = f"{first.get('msg', 'invalid')}{' at ' + where if where else ''}"
+    else:
+        text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return text if len(text) <= 120 else text[:117] + "..."
 
 
 def _show(value: Any) -> str:
@@ -257,34 +293,93 @@ class RunStore:
             (row.request_id, row.model, row.attempt, row.event, row.error, row.latency_s, time.time()),
         )
 
+    def damaged(self, table: str, row: Any, column: str, reason: str) -> DamagedRowError:
+        """Return the one-line error for a stored value that cannot be read back: it names the file, the table, the
+        row (its key) and the column, says why, and how to go on (`damaged_hint`)."""
+        return DamagedRowError(
+            f"{self.path} is damaged: {table} row {row!r}, column {column}: {reason}; {self.damaged_hint}",
+            self.path,
+            reason,
+        )
+
+    def _response(self, request_id: Any, body: Any) -> Response:
+        """Parse one `responses.body`, raising `damaged` naming the row when it is not a stored response."""
+        try:
+            return Response.model_validate_json(body)
+        except (ValidationError, ValueError, TypeError) as exc:
+            raise self.damaged("responses", request_id, "body", f"not a stored response ({_reason(exc)})") from None
+
     @translate_errors
     def response(self, request_id: str) -> Response | None:
         """Return the stored response of `request_id`, or None when it has none yet."""
         row = self.conn.execute("SELECT body FROM responses WHERE request_id = ?", (request_id,)).fetchone()
-        return Response.model_validate_json(row[0]) if row else None
+        return self._response(request_id, row[0]) if row else None
 
     @translate_errors
     def responses(self) -> dict[str, Response]:
-        """Return every stored response by request id."""
+        """Return every stored response by request id (`damaged` for a row that cannot be read back)."""
         rows = self.conn.execute("SELECT request_id, body FROM responses")
-        return {request_id: Response.model_validate_json(body) for request_id, body in rows}
+        return {request_id: self._response(request_id, body) for request_id, body in rows}
 
     @translate_errors
     def requests(self) -> list[Request]:
-        """Return every request in the order it was first added."""
-        rows = self.conn.execute("SELECT body FROM requests ORDER BY seq")
-        return [Request.model_validate_json(body) for (body,) in rows]
+        """Return every request in the order it was first added (`damaged` for a row that cannot be read back)."""
+        requests = []
+        for request_id, body in self.conn.execute("SELECT request_id, body FROM requests ORDER BY seq"):
+            try:
+                requests.append(Request.model_validate_json(body))
+            except (ValidationError, ValueError, TypeError) as exc:
+                raise self.damaged("requests", request_id, "body", f"not a stored request ({_reason(exc)})") from None
+        return requests
+
+    def request_json_tag(self, request: Request, tag: str, default: str = "{}") -> dict[str, Any]:
+        """Return the JSON object a request carries in its tag `tag` (a task's reference), `damaged` naming the
+        request's row when the tag holds anything else."""
+        try:
+            value = json.loads(request.tags.get(tag, default))
+        except (ValueError, TypeError) as exc:
+            reason = f"tag {tag!r} is not JSON ({_reason(exc)})"
+            raise self.damaged("requests", request.request_id, "body", reason) from None
+        if not isinstance(value, dict):
+            raise self.damaged("requests", request.request_id, "body", f"tag {tag!r} is not a JSON object")
+        return value
 
     @translate_errors
     def telemetry(self, request_id: str | None = None) -> list[TelemetryRow]:
         """Return telemetry rows in the order they were written, optionally for one request."""
-        sql = "SELECT request_id, model, attempt, event, error, latency_s FROM telemetry"
+        sql = "SELECT id, request_id, model, attempt, event, error, latency_s FROM telemetry"
         rows = (
             self.conn.execute(sql + " WHERE request_id = ? ORDER BY id", (request_id,))
             if request_id
             else self.conn.execute(sql + " ORDER BY id")
         )
-        return [TelemetryRow(*row) for row in rows]
+        telemetry = []
+        for row_id, *values in rows:
+            for (column, types), value in zip(_TELEMETRY_TYPES, values, strict=True):
+                if not isinstance(value, types) or isinstance(value, bool):
+                    raise self.damaged("telemetry", row_id, column, f"holds {value!r:.60}, not {types[0].__name__}")
+            telemetry.append(TelemetryRow(*values))
+        return telemetry
+
+    @translate_errors
+    def scores(self) -> dict[tuple[str, str], tuple[str, dict[str, Any]]]:
+        """Return every stored score as {(request id, scorer): (label, detail)}; `damaged` naming the row for a
+        label that is not text or a detail that is not a JSON object."""
+        scores = {}
+        for request_id, scorer, label, detail in self.conn.execute(
+            "SELECT request_id, scorer, label, detail FROM scores"
+        ):
+            row = f"{request_id}/{scorer}"
+            if not isinstance(label, str):
+                raise self.damaged("scores", row, "label", f"holds {label!r:.60}, not a label")
+            try:
+                value = json.loads(detail or "{}")
+            except (ValueError, TypeError) as exc:
+                raise self.damaged("scores", row, "detail", f"not JSON ({_reason(exc)})") from None
+            if not isinstance(value, dict):
+                raise self.damaged("scores", row, "detail", "not a JSON object")
+            scores[(request_id, scorer)] = (label, value)
+        return scores
 
     @translate_errors
     def counts(self) -> dict[str, int]:
@@ -310,9 +405,19 @@ class RunStore:
 
     @translate_errors
     def get_meta(self, key: str) -> Any:
-        """Return a value stored with `set_meta`, or None."""
+        """Return a value stored with `set_meta`, or None; `damaged` naming the row when the stored value is not
+        JSON, or not of the shape lexprobe wrote (`META_SHAPES`)."""
         row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return json.loads(row[0]) if row else None
+        if row is None:
+            return None
+        try:
+            value = json.loads(row[0])
+        except (ValueError, TypeError) as exc:
+            raise self.damaged("meta", key, "value", f"not JSON ({_reason(exc)})") from None
+        check, shape = META_SHAPES.get(key, (None, ""))
+        if value is not None and check is not None and not check(value):
+            raise self.damaged("meta", key, "value", f"holds {json.dumps(value)[:60]}, not {shape}")
+        return value
 
     @property
     def run_dir(self) -> Path:

@@ -1,9 +1,11 @@
 """Score answers produced elsewhere (`lexprobe hallucination score-answers`): one JSON object a line,
 `{"task", "case", "answer"}` plus `"dissenter"` for false_dissent and `"case2"` for doctrinal_agreement.
 
-`case` is a citation or a case id; for fake_existence it is the fabricated case as asked and is not looked up.
-Every input line yields one output line with `label` and `detail` added; a malformed line yields a `LineError`
-naming its line number and is left out of the output, and the other lines are still scored.
+`case` is a citation, a case id or a case's full name (one that only one case in the database bears; a name that
+several bear is unscored, its reason listing them); for fake_existence it is the fabricated case as asked and is
+not looked up. Every input line yields one output line with `label` and `detail` added; a malformed line (also a
+field holding a NUL or a lone surrogate, which is not text) yields a `LineError` naming its line number and is left
+out of the output, and the other lines are still scored.
 
 The input is untrusted. It is read as bytes and decoded line by line, so a bad byte spoils only its own line; a
 line longer than `MAX_LINE_BYTES`, nested deeper than `MAX_DEPTH` or holding a number of more than `MAX_DIGITS`
@@ -205,6 +207,20 @@ def parse_record(text: str) -> dict:
     return record
 
 
+def unreadable_field(record: dict) -> str | None:
+    """Return why a field of an answer line cannot be read as text (a NUL character, or a lone surrogate such as
+    the JSON escape "\\ud800", which no UTF-8 text holds), or None when every string field is text."""
+    for key, value in record.items():
+        for text in (key, value) if isinstance(value, str) else (key,):
+            if "\0" in text:
+                return f"field {_shown(key)} holds a NUL character; not text"
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                return f"field {_shown(key)} holds a lone surrogate ({text[exc.start]!r}); not text"
+    return None
+
+
 def reference_for(task: str, record: dict, db: CaseDatabase) -> tuple[dict | None, str | None]:
     """Return (reference, None) for one external answer line, or (None, reason) when no reference exists: the
     task's own reference lookup (`TaskSpec.lookup` in the task registry)."""
@@ -239,6 +255,10 @@ def score_lines(lines: Iterable[str | AnswerLine | LineError], db: CaseDatabase)
         missing = [key for key in ("task", "case", "answer") if not isinstance(record.get(key), str)]
         if missing:
             yield LineError(line.line, f"missing or non-string field(s): {', '.join(missing)}")
+            continue
+        problem = unreadable_field(record)
+        if problem:
+            yield LineError(line.line, problem)
             continue
         task = record["task"]
         if task not in SCORERS:

@@ -10,7 +10,6 @@ class-balanced rate. The estimators are in `lexprobe.stats` and `profile_stats`.
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from dataclasses import asdict, dataclass, fields
 
@@ -112,7 +111,7 @@ def score_run(store: RunStore, context: ScoringContext) -> dict[str, Score]:
         elif role or task not in SCORERS or request.request_id not in responses:
             continue
         else:
-            reference = json.loads(request.tags.get("reference", "{}"))
+            reference = store.request_json_tag(request, "reference")
             score = SCORERS[task](responses[request.request_id].text, reference, context)
         if score is None:
             continue
@@ -129,7 +128,7 @@ def _record_confidence(
 ) -> None:
     """Store the greedy answer's confidence (scorer `confidence`: label `measured` with the share, or `unscored`
     with the reason the item has none)."""
-    reference = json.loads(request.tags.get("reference", "{}"))
+    reference = store.request_json_tag(request, "reference")
     task = request.tags["task"]
     result = confidence(task, greedy, score, samples[request.request_id], reference, context)
     if isinstance(result, Confidence):

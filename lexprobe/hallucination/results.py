@@ -7,7 +7,6 @@ runs of the same model are told apart by their run directory's name.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -98,7 +97,8 @@ def read_run(run_dir: Path) -> tuple[RunInfo, list[Unit]]:
     """Return the run's info and units, reading the store read-only (no lock; a read-only folder is fine).
 
     Raises FileNotFoundError when `run_dir` holds no run, `BadInputError` when it holds another kind of run, and
-    `StoreError` naming the file when the store cannot be read.
+    `StoreError` naming the file when the store cannot be read (and the table, row and column of a stored value
+    that cannot be read back).
     """
     if not (Path(run_dir) / RUN_DB_NAME).is_file():
         raise FileNotFoundError(f"{run_dir} is not a run directory (no {RUN_DB_NAME})")
@@ -121,10 +121,7 @@ def read_run(run_dir: Path) -> tuple[RunInfo, list[Unit]]:
 
 def read_units(store: RunStore, model: str) -> list[Unit]:
     """Return the scored (or pending) units of an open run store, one per question or reference-free pair."""
-    scores: dict[tuple[str, str], tuple[str, dict]] = {
-        (row[0], row[1]): (row[2], json.loads(row[3] or "{}"))
-        for row in store.conn.execute("SELECT request_id, scorer, label, detail FROM scores")
-    }
+    scores = store.scores()
     responses = store.responses()
     units = []
     for request in store.requests():
@@ -148,7 +145,7 @@ def read_units(store: RunStore, model: str) -> list[Unit]:
                 prominence=_number(tags.get("prominence"), float),
                 court_id=tags.get("court_id") or None,
                 answer=answer.text if answer else "",
-                reference=json.loads(tags.get("reference", "{}")),
+                reference=store.request_json_tag(request, "reference"),
                 confidence=confidence[1].get("confidence") if confidence and confidence[0] == "measured" else None,
             )
         )

@@ -31,6 +31,17 @@ class TransientModelError(ModelError):
         self.retry_after_s = retry_after_s
 
 
+class UnreachableError(TransientModelError):
+    """The connection to the server could not even be made (refused: nothing listens there; or its host name does
+    not resolve). Before the server has ever answered this is a wrong URL or a server not started, and the engine
+    ends the run at once naming the URL; after it has answered (a server restarting) it is retried like any
+    transient fault."""
+
+    def __init__(self, message: str, *, url: str) -> None:
+        super().__init__(message)
+        self.url = url
+
+
 class ModelConfigError(LexprobeError, ValueError):
     """A model spec cannot be used: unknown form, missing API key, missing package or file, a model file that
     does not load.
@@ -40,11 +51,41 @@ class ModelConfigError(LexprobeError, ValueError):
     """
 
 
-def connection_error(exc: Exception) -> TransientModelError:
-    """Return the retryable error for a timeout or dropped connection, naming the URL when the client knows it."""
+def connection_error(exc: Exception, unreachable: tuple[type[BaseException], ...] = ()) -> TransientModelError:
+    """Return the retryable error for a timeout or dropped connection, naming the URL when the client knows it:
+    an `UnreachableError` when the connection could not be made at all (a `ConnectionRefusedError`, a host name that
+    does not resolve, or one of the client's `unreachable` types - its connect error - anywhere in the chain)."""
     request = getattr(exc, "request", None)
     where = f" ({request.url})" if request is not None else ""
+    cause = _connect_failure(exc, unreachable)
+    if cause is not None:
+        url = str(request.url) if request is not None else "the server"
+        if isinstance(cause, ConnectionRefusedError):
+            reason = "connection refused"
+        elif isinstance(cause, OSError) and cause.strerror:
+            reason = cause.strerror
+        else:
+            reason = str(cause) or type(cause).__name__
+        return UnreachableError(f"cannot connect to {url} ({reason}); check the URL and that the server is running",
+                                url=url)  # fmt: skip
     return TransientModelError(f"{type(exc).__name__}: {exc}{where}")
+
+
+def _connect_failure(exc: BaseException, unreachable: tuple[type[BaseException], ...]) -> BaseException | None:
+    """Return the exception in `exc`'s chain that says the connection could not be made, or None."""
+    import socket
+
+    found: BaseException | None = None
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, (ConnectionRefusedError, socket.gaierror)):
+            return current  # the most precise reason
+        if unreachable and isinstance(current, unreachable) and not isinstance(current, TimeoutError):
+            found = found or current
+        current = current.__cause__ or current.__context__
+    return found
 
 
 def http_status_error(status: int, message: str, headers: Any, retryable: frozenset[int]) -> ModelError:

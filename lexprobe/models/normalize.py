@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import httpx
+
 from lexprobe.models.base import Model
 from lexprobe.models.errors import ModelError, connection_error, http_status_error
 from lexprobe.models.types import FinishReason, Response, ToolCall, Usage
@@ -37,10 +39,11 @@ def classify_sdk_error(
     exc: Exception, connection: tuple[type[Exception], ...], status: type[Exception], retryable: frozenset[int]
 ) -> ModelError:
     """Map an SDK exception onto a lexprobe error: a timeout or dropped connection (`connection` types) is
-    retryable, an HTTP error answer (`status` type, with `status_code`, `message`, `response`) is retryable for the
-    `retryable` statuses and every 5xx, anything else is final."""
+    retryable (an `UnreachableError` when the connection could not be made at all: refused, unknown host), an HTTP
+    error answer (`status` type, with `status_code`, `message`, `response`) is retryable for the `retryable`
+    statuses and every 5xx, anything else is final."""
     if isinstance(exc, connection):
-        return connection_error(exc)
+        return connection_error(exc, (httpx.ConnectError,))
     if isinstance(exc, status):
         error: Any = exc
         headers = error.response.headers if error.response is not None else None

@@ -20,6 +20,16 @@ from lexprobe.models.spec import ModelSpec
 from lexprobe.models.types import Request, Response, ToolCall, Usage
 
 
+def _is_text(value: Any) -> bool:
+    """Return whether `value` (a string, or JSON-like data of strings) encodes as UTF-8: a lone surrogate such as
+    the JSON escape "\\ud800" does not, and could never be stored or sent."""
+    try:
+        (value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _parse_turn(raw: Any, where: str, turn: int) -> tuple[str, tuple[ToolCall, ...]]:
     if not isinstance(raw, dict):
         raise ModelConfigError(f"{where}: expected a JSON object, got {type(raw).__name__}")
@@ -31,6 +41,8 @@ def _parse_turn(raw: Any, where: str, turn: int) -> tuple[str, tuple[ToolCall, .
     text = raw.get("text", "")
     if not isinstance(text, str):
         raise ModelConfigError(f"{where}: 'text' must be a string")
+    if not _is_text(raw):
+        raise ModelConfigError(f"{where}: holds a lone surrogate escape (such as \\ud800), which is not text")
     calls = []
     for index, call in enumerate(raw.get("tool_calls", []) or []):
         if not isinstance(call, dict) or not isinstance(call.get("name"), str):
@@ -57,17 +69,27 @@ def load_script_lines(path: Path) -> list[tuple[str, tuple[ToolCall, ...], str |
     Raises `ModelConfigError` naming the file and line of the first malformed line.
     """
     turns = []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            where = f"{path}:{number}"
-            try:
-                raw = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ModelConfigError(f"{where}: not valid JSON ({exc.msg})") from None
-            text, calls = _parse_turn(raw, where, len(turns) + 1)
-            turns.append((text, calls, raw.get("when") if isinstance(raw, dict) else None))
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ModelConfigError(f"cannot read script {path}: {exc.strerror or exc}") from None
+    for number, raw_line in enumerate(data.split(b"\n"), start=1):
+        where = f"{path}:{number}"
+        try:
+            line = raw_line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            byte = raw_line[exc.start]
+            raise ModelConfigError(f"{where}: not valid UTF-8 text (byte 0x{byte:02x}); is it a binary file?") from None
+        if not line.strip():
+            continue
+        try:
+            raw = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ModelConfigError(f"{where}: not valid JSON ({exc.msg})") from None
+        except RecursionError:
+            raise ModelConfigError(f"{where}: not valid JSON (nested too deep)") from None
+        text, calls = _parse_turn(raw, where, len(turns) + 1)
+        turns.append((text, calls, raw.get("when") if isinstance(raw, dict) else None))
     return turns
 
 

@@ -246,12 +246,38 @@ class ValueAnswer:
 
 
 def record_case(db: CaseDatabase, record: dict, why: str = "") -> tuple[dict | None, str | None]:
-    """Return the case row an outside answer's record names (`case`) and None, or None and the reason it is not in
-    the case database (`why` appended)."""
-    case = find_case(db, str(record["case"]))
-    if case is None:
-        return None, f"case {shown(record['case'])} is not in the case database{why}"
-    return case, None
+    """Return the case row an outside answer's record names (`case`: a case id, a citation, or a case name that
+    only one case in the database bears) and None, or None and the reason it is not found (`why` appended): not
+    in the case database, or a name several cases bear (the reason lists them, with their citations)."""
+    text = str(record["case"])
+    case = find_case(db, text)
+    if case is not None:
+        return case, None
+    named = _cases_named(db, text)
+    if len(named) == 1:
+        return named[0], None
+    if named:
+        listed = "; ".join(f"{row['case_id']} ({row.get('citation') or 'no citation'}, {row.get('year') or '?'})"
+                           for row in named[:5])  # fmt: skip
+        more = f" and {len(named) - 5} more" if len(named) > 5 else ""
+        return None, f"case name {shown(text)} names {len(named)} cases: {listed}{more}; give a citation or id{why}"
+    return None, f"case {shown(text)} is not in the case database (by id, citation or full name){why}"
+
+
+def _cases_named(db: CaseDatabase, text: str) -> list[dict]:
+    """Return the cases any source names exactly `text` (after `normalize_case_name`), most prominent first."""
+    from lexprobe.caselaw.case_names import normalize_case_name
+
+    wanted = normalize_case_name(text)
+    if not wanted:
+        return []
+    found = []
+    for case_id in db.find_by_name(text, limit=50):
+        if any(normalize_case_name(fact.value) == wanted for fact in db.facts(case_id, ("name",))):
+            row = find_case(db, case_id)
+            if row is not None:
+                found.append(row)
+    return found
 
 
 def catalogued(
