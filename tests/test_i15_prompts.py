@@ -143,7 +143,10 @@ def test_turn_two_lists_every_hypothesis_in_order_and_its_example_parses(sample_
     positions = [prompt.index(f"\n{label}: ") for label in labels]
     assert positions == sorted(positions)
     example = prompt.strip().splitlines()[-1]  # the format the prompt shows is one verdicts.py reads in full
-    parsed = parse_verdicts(example, ["H1", "H2"])
+    assert all(v is None for v in parse_verdicts(example, ["H1", "H2"]).verdicts.values())  # issue 29: no answer
+    filled = example.replace("<the label>", "H1").replace("<the next label>", "H2")
+    filled = filled.replace("<A, B or C>", "B", 1).replace("<A, B or C>", "A", 1)  # the placeholders filled in
+    parsed = parse_verdicts(filled, ["H1", "H2"])
     assert parsed.verdicts == {"H1": "reject", "H2": "believe"} and set(parsed.reasons) == {"H1", "H2"}
 
 

@@ -172,7 +172,7 @@ def test_parse_verdicts_keeps_reasons_and_sources() -> None:
         ([R, R, R, R], False, 0, 1, 1, 4, 3),
         ([C, C, C, C], False, 0, 1, 0, 0, 0),
         ([N, R, R, R], False, 0, 1, 1, 3, 3),
-        ([B, N, R, R], True, 1, Fraction(2, 3), Fraction(2, 3), 3, 3),  # None on another: not believing, not correct
+        ([B, N, R, R], False, 1, Fraction(2, 3), Fraction(2, 3), 3, 3),  # None on another: not correct, not solved
         ([N, N, N, N], False, 0, 0, 0, 0, 0),
         ([R, B, C, R], False, 0, Fraction(2, 3), Fraction(1, 3), 3, 1),
     ],

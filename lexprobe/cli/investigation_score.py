@@ -25,15 +25,16 @@ def register(app: typer.Typer) -> None:
     app.command("score")(score)
 
 
-def _definitions_line(dont_know_as_reject: bool) -> str:
+def _definitions_line(dont_know_as_reject: bool, partial_verdicts: bool = False) -> str:
     from lexprobe.investigation.scoring import DEFINITIONS
 
     reject = DEFINITIONS["reject_acc" if dont_know_as_reject else "reject_acc_strict"]
+    solved = DEFINITIONS["case_solved_partial" if partial_verdicts else "case_solved"]
     return (
-        f"case solved: {DEFINITIONS['case_solved']}. believe: {DEFINITIONS['believe_acc']}; don't believe: "
-        f"{reject}; worst class: {DEFINITIONS['worst_class_acc']}; commit: {DEFINITIONS['commit_rate']}. "
-        f"CI: {DEFINITIONS['case_solved_ci']}. coverage: {DEFINITIONS['coverage']}; signal recall: "
-        f"{DEFINITIONS['signal_recall']}."
+        f"case solved: {solved}; {DEFINITIONS['copied_example']}. believe: {DEFINITIONS['believe_acc']}; "
+        f"don't believe: {reject}; worst class: {DEFINITIONS['worst_class_acc']}; "
+        f"commit: {DEFINITIONS['commit_rate']}. CI: {DEFINITIONS['case_solved_ci']}. "
+        f"coverage: {DEFINITIONS['coverage']}; signal recall: {DEFINITIONS['signal_recall']}."
     )
 
 
@@ -63,6 +64,15 @@ def score(
             "--complete-only",
             help="Score only complete outputs: Turn 1 finished and every verdict readable (Section 4.1). The "
             "number of complete outputs per model is shown either way.",
+        ),
+    ] = False,
+    partial_verdicts: Annotated[
+        bool,
+        typer.Option(
+            "--partial-verdicts",
+            help="Count an episode that gave no readable verdict on some hypothesis other than h* as solved when the "
+            "rest solve it (a missing verdict counts as not believing). Default: every hypothesis needs a verdict, "
+            "as the paper scores complete outputs (Section 4.1).",
         ),
     ] = False,
 ) -> None:
@@ -120,10 +130,12 @@ def score(
     for note in notes:
         line = note if note.startswith("warning: ") else f"note: {note}"
         err.print(line, highlight=False, markup=False, soft_wrap=True)
-    summary = summarize(episodes, environments, replicates=bootstrap, seed=seed, dont_know_as_reject=not strict_reject)
-    summary.analyses = analyze(
-        every, episodes, environments, complete_only=complete_only, replicates=bootstrap, seed=seed
-    )  # Section 4: complete outputs, shared cases, strategy, generators
+    summary = summarize(episodes, environments, replicates=bootstrap, seed=seed, dont_know_as_reject=not strict_reject,
+                        partial_verdicts=partial_verdicts)  # fmt: skip
+    summary.analyses = analyze(  # Section 4: complete outputs, shared cases, strategy, generators
+        every, episodes, environments, complete_only=complete_only, replicates=bootstrap, seed=seed,
+        partial_verdicts=partial_verdicts,
+    )  # fmt: skip
     if html is not None:
         from lexprobe.investigation.investigation_report import write_investigation_report
 
@@ -142,4 +154,4 @@ def score(
         print(json.dumps(summary.model_dump(mode="json")))
         return
     print_summary(summary)
-    out.print(_definitions_line(not strict_reject), highlight=False, soft_wrap=True)
+    out.print(_definitions_line(not strict_reject, partial_verdicts), highlight=False, soft_wrap=True)

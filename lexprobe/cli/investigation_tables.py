@@ -284,3 +284,11 @@ def print_summary(summary: ScoreSummary, role_rows: Sequence[RoleRecall] | None 
     _print_analyses(console, summary)
     if summary.unparsed:
         console.print(f"{summary.unparsed} episode(s) had no readable verdict (scored as not solved)", highlight=False)
+    if summary.copied_example:
+        console.print(f"{summary.copied_example} episode(s) copied the verdict prompt's example (scored as giving no "
+                      "verdict: not solved)", highlight=False)  # fmt: skip
+    if summary.settings is not None and summary.settings.verdict_rule:
+        incomplete = (f"; {summary.incomplete_verdicts} episode(s) gave verdicts on only some hypotheses"
+                      if summary.incomplete_verdicts else "")  # fmt: skip
+        console.print(f"case-solved rule: {summary.settings.verdict_rule}{incomplete}", highlight=False,
+                      soft_wrap=True)  # fmt: skip

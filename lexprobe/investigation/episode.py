@@ -93,7 +93,9 @@ class Episode(_Model):
     shell_enabled: bool = True
     shell_note: str = ""
     warnings: list[str] = Field(
-        default_factory=list, description="Environment files refused unread (symbolic links, tampered cache)."
+        default_factory=list,
+        description="Environment files refused unread (symbolic links, tampered cache) and documents left out because "
+        "their path points outside corpus/.",
     )
     status: Literal["running", "complete", "failed"] = "running"
     error: str = ""
@@ -108,6 +110,12 @@ class Episode(_Model):
     verdict_reply: str = ""
     verdicts: list[HypothesisVerdict] = Field(default_factory=list)
     unparsed: bool = Field(default=False, description="True when the Turn-2 reply held no readable verdicts.")
+    copied_example: bool = Field(
+        default=False,
+        description="True when the Turn-2 reply copied the verdict prompt's example (verdict_example.py); scoring "
+        "counts such an episode as giving no verdict. False in episodes recorded before lexprobe recorded it "
+        "(scoring then judges the transcript).",
+    )
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float | None = 0.0

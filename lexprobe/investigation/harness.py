@@ -5,7 +5,8 @@ tool call (its summary). When the tool budget is spent, further calls in the sam
 the model is told to write its summary; the turn budget (assistant replies in Turn 1) ends the loop the same way.
 Turn 2: a new conversation holding only the model's own summary and the hypotheses, shuffled per episode with a
 recorded seed and labelled H1..Hn; no tools; verdicts A/B/C as a JSON array, parsed leniently, anything
-unreadable recorded as unparsed and never turned into a verdict.
+unreadable recorded as unparsed and never turned into a verdict; a reply that copies the prompt's example is flagged
+`copied_example` (`verdict_example.py`).
 
 Every model call goes through the engine (cache, retries, telemetry in RUN_DIR/run.sqlite) with a deterministic id
 (`<episode>|t1|<step>`, `<episode>|t2`), and the episode record is saved after every step. Rerunning the same
@@ -32,6 +33,7 @@ from lexprobe.investigation.environment import Hypothesis
 from lexprobe.investigation.episode import Episode, HypothesisVerdict, ToolCallRecord
 from lexprobe.investigation.prompts import CORPUS_PATH, PromptSet, case_type, package_prompts
 from lexprobe.investigation.tools import Toolbox, tool_specs
+from lexprobe.investigation.verdict_example import copies_example
 from lexprobe.investigation.verdicts import parse_verdicts
 from lexprobe.models.types import Message, Request, Response, ToolCall
 
@@ -307,3 +309,4 @@ class EpisodeRunner:
             for label, h in zip(labels, order, strict=True)
         ]  # fmt: skip
         self.episode.unparsed = all(v.verdict is None for v in self.episode.verdicts)
+        self.episode.copied_example = copies_example(response.text, prompt, summary, labels)

@@ -229,6 +229,11 @@ def write_investigation_report(
     page cannot be written."""
     settings = settings or summary.settings
     strict = settings is not None and not settings.dont_know_as_reject
+    partial = settings is not None and settings.partial_verdicts
+    rules = {  # the definitions of the rules this summary used
+        "reject_acc": DEFINITIONS["reject_acc_strict" if strict else "reject_acc"],
+        "case_solved": DEFINITIONS["case_solved_partial" if partial else "case_solved"],
+    }
     write_report(
         path,
         "lexprobe.investigation:report.html.j2",
@@ -243,6 +248,6 @@ def write_investigation_report(
         role_rows=list(summary.recall_by_role if role_rows is None else role_rows),
         notes=list(notes),
         settings=settings,
-        definitions=DEFINITIONS | {"reject_acc": DEFINITIONS["reject_acc_strict" if strict else "reject_acc"]},
+        definitions=DEFINITIONS | rules,
         figures=figures(summary, list(points), dont_know_as_reject=not strict),
     )

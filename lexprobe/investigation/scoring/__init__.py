@@ -11,9 +11,12 @@ correlation and the generic bootstrap primitives (resampling, percentile interva
 Definitions (h* = the court-adopted hypothesis; every other hypothesis, court-rejected or alternative, is a
 non-h* hypothesis whose true label is "do not believe"):
 
-- case solved (per episode): the agent believes h* and believes no non-h* hypothesis. "Don't know" on a non-h*
-  hypothesis counts as not believing it (the paper's rule), and so does a missing (unparsed, None) verdict on one;
-  a missing verdict on h* means the case is not solved. An episode without an h* verdict is not solved.
+- case solved (per episode): the agent believes h* and believes no non-h* hypothesis, with a readable verdict on
+  every hypothesis (the paper scores complete outputs, Section 4.1). "Don't know" on a non-h* hypothesis counts as
+  not believing it (the paper's rule). With `partial_verdicts=True` (`--partial-verdicts`) a missing (unparsed,
+  None) verdict on a non-h* hypothesis counts as not believing it too; a missing verdict on h* is never solved.
+  An episode whose Turn-2 reply copied the verdict prompt's example (`verdict_example`) counts as giving no
+  verdict at all.
 - believe-class accuracy (per episode): the share of h* verdicts that are "believe" (one h* per case: 0 or 1).
 - do-not-believe-class accuracy ("reject accuracy", per episode): the share of non-h* verdicts that are correct.
   By default (`dont_know_as_reject=True`) "reject" and "don't know" are both correct, the paper's reading that
@@ -34,8 +37,9 @@ non-h* hypothesis whose true label is "do not believe"):
   tool, `ls`, `find`, `grep -l`, grep match lines) opens nothing. Episodes recorded before calls recorded `opened`
   count their `read` calls only. With `reads_only=True` only `read` calls open documents. (Before issue 15 coverage
   counted every document "touched", listed and matched ones included, which inflated it.)
-- signal recall (per episode): the share of the documents with a role in `SIGNAL_ROLES` (merits and signal: "merits
-  evidence and h*-supporting signal documents", Section 4.3) that were opened; recall by role is the same share
+- signal recall (per episode): the share of the merits documents and the h*-supporting signal documents ("merits
+  evidence and h*-supporting signal documents", Section 4.3; `coverage.recall_documents`: a signal document targeting
+  h*, or targeting nothing and carrying a fact supporting h*) that were opened; recall by role is the same share
   for each role alone (None where the corpus has no document of that role).
 - seen share (per episode): documents seen in search results (listed, globbed, grep-matched, named in shell output;
   opened too or not) / corpus documents. A separate measure of search exposure, never part of coverage.

@@ -6,7 +6,8 @@ of scoring/schema.py.
 Definitions (docs/investigation.md, "Scoring"):
 
 - complete output (Section 4.1): an episode whose Turn 1 finished (status complete, a non-empty summary not cut by
-  the token limit) and whose Turn-2 reply gave a readable verdict on every hypothesis.
+  the token limit) and whose Turn-2 reply gave a readable verdict on every hypothesis and did not copy the verdict
+  prompt's example (`verdict_example`).
 - shared cases (Section 4.1): the (case, ablation level) units on which every model in the scoring has at least one
   episode and all of its episodes there are complete outputs; with one epoch per case, a unit is a case.
 - commitment on shared cases: per model, over the verdicts of its episodes on the shared cases, the share that are
@@ -45,6 +46,7 @@ from lexprobe.investigation.scoring.schema import (
     StrategyCorrelation,
     VerdictCounts,
 )
+from lexprobe.investigation.verdict_example import episode_copies_example
 from lexprobe.stats import cluster_bootstrap_totals, cluster_sums, percentile_interval, ranking_correlation
 
 STRATEGY_VARIABLES = ("documents_opened", "coverage", "tool_calls", "signal_recall")
@@ -62,12 +64,14 @@ def turn_one_finished(episode: Episode) -> bool:
 
 
 def complete_output(episode: Episode) -> bool:
-    """True when Turn 1 finished and every hypothesis got a readable verdict (Section 4.1's complete output)."""
+    """True when Turn 1 finished and every hypothesis got a readable verdict (Section 4.1's complete output), and
+    the Turn-2 reply did not copy the prompt's example (`verdict_example`)."""
     return (
         turn_one_finished(episode)
         and not episode.unparsed
         and bool(episode.verdicts)
         and all(v.verdict is not None for v in episode.verdicts)
+        and not episode_copies_example(episode)
     )
 
 
@@ -161,10 +165,11 @@ def shared_cases(episodes: Sequence[Episode]) -> SharedCases:
     return SharedCases(models=list(_by_model(episodes)), n_cases=len(units), per_model=per_model)
 
 
-def believe_adopted_and_other(episodes: Sequence[Episode]) -> list[VerdictCounts]:
+def believe_adopted_and_other(episodes: Sequence[Episode], *, partial_verdicts: bool = False) -> list[VerdictCounts]:
     """Per model, the verdict counts of the episodes given (the scored ones): how many believe h*, and how many of
-    those also believe a non-h* hypothesis (Section 4.1)."""
-    return [verdict_counts(model, [score_episode(e) for e in mine]) for model, mine in _by_model(episodes).items()]
+    those also believe a non-h* hypothesis (Section 4.1); `partial_verdicts` is the case-solved rule."""
+    return [verdict_counts(model, [score_episode(e, partial_verdicts=partial_verdicts) for e in mine])
+            for model, mine in _by_model(episodes).items()]  # fmt: skip
 
 
 # --- strategy against case solved -----------------------------------------------------------------------------
@@ -235,13 +240,23 @@ def _correlation(model: str, variable: str, rows: list[tuple[float, bool, str]],
 
 
 def strategy_correlations(
-    episodes: Sequence[Episode], environments: Environments | None, *, replicates: int = 2000, seed: int = 0
+    episodes: Sequence[Episode],
+    environments: Environments | None,
+    *,
+    replicates: int = 2000,
+    seed: int = 0,
+    partial_verdicts: bool = False,
 ) -> list[StrategyCorrelation]:
     """Per model (first-seen order) and pooled over models (`POOLED`), per variable of `STRATEGY_VARIABLES`: the
     point-biserial correlation with case solved over the episodes where the variable is known."""
     coverages = episode_coverages(episodes, environments)
     points = [
-        (e.model, strategy_values(e, cov), score_episode(e).case_solved, e.environment)
+        (
+            e.model,
+            strategy_values(e, cov),
+            score_episode(e, partial_verdicts=partial_verdicts).case_solved,
+            e.environment,
+        )
         for e, cov in zip(episodes, coverages, strict=True)
     ]
     groups = [(model, [p for p in points if p[0] == model]) for model in dict.fromkeys(e.model for e in episodes)]
@@ -294,7 +309,12 @@ def _pair(a: str, b: str, scores: dict[str, list[EpisodeScore]], models: list[st
 
 
 def generator_robustness(
-    episodes: Sequence[Episode], environments: Environments | None, *, replicates: int = 2000, seed: int = 0
+    episodes: Sequence[Episode],
+    environments: Environments | None,
+    *,
+    replicates: int = 2000,
+    seed: int = 0,
+    partial_verdicts: bool = False,
 ) -> GeneratorRobustness | None:
     """Per generator (sorted by name) and model, case solved; per pair of generators, the models compared on the
     cases both built (paired by case id and level; the paired bootstrap resamples case ids). None when no
@@ -306,7 +326,7 @@ def generator_robustness(
         if not generator:
             unrecorded += 1
             continue
-        scores.setdefault(generator, []).append(score_episode(episode))
+        scores.setdefault(generator, []).append(score_episode(episode, partial_verdicts=partial_verdicts))
     if not scores:
         return None
     generators = sorted(scores)
@@ -334,14 +354,16 @@ def analyze(
     complete_only: bool = False,
     replicates: int = 2000,
     seed: int = 0,
+    partial_verdicts: bool = False,
 ) -> Analyses:
     """Every analysis: completeness and the shared cases over `found` (every episode, running and failed included),
-    the others over `scored` (the episodes the summary scores)."""
+    the others over `scored` (the episodes the summary scores), under the case-solved rule `partial_verdicts`."""
+    options = {"replicates": replicates, "seed": seed, "partial_verdicts": partial_verdicts}
     return Analyses(
         complete_only=complete_only,
         completeness=completeness(found),
         shared_cases=shared_cases(found),
-        believe_adopted_and_other=believe_adopted_and_other(scored),
-        strategy=strategy_correlations(scored, environments, replicates=replicates, seed=seed),
-        generators=generator_robustness(scored, environments, replicates=replicates, seed=seed),
+        believe_adopted_and_other=believe_adopted_and_other(scored, partial_verdicts=partial_verdicts),
+        strategy=strategy_correlations(scored, environments, **options),
+        generators=generator_robustness(scored, environments, **options),
     )

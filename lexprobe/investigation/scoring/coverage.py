@@ -8,6 +8,12 @@ by name or by a matching line (`glob`, the `grep` tool, `ls`, `find`, `grep -l`)
 share is a separate measure (documents seen at least once, whether or not also opened, over the corpus's
 documents) and never enters coverage or recall.
 
+Signal recall is the paper's "fraction of merits evidence and h*-supporting signal documents opened" (Section 4.3):
+its documents are the merits documents and the signal documents that support h* (`recall_documents`: a signal
+document targeting h*, or targeting nothing and carrying a fact supporting h*); a signal document that serves
+another hypothesis (say, one carrying only a fact of the court-rejected hypothesis) is not counted. Before issue 29
+every signal document counted.
+
 Episodes recorded before calls recorded `opened` (the field is None) fall back to their `read` calls: the document
 a `read` touched was opened; what other calls touched (grep matches, paths named by a shell command or its output)
 counts as seen, never as opened.
@@ -18,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from lexprobe.investigation.environment import Environment
+from lexprobe.investigation.environment import Environment, HypothesisKind
 from lexprobe.investigation.episode import Episode, ToolCallRecord
 from lexprobe.investigation.scoring.metrics import UNSPECIFIED
 from lexprobe.investigation.scoring.schema import CoveragePoint, RoleRecall
@@ -43,6 +49,32 @@ def document_roles(documents: Documents) -> dict[str, str]:
 def call_documents(call: ToolCallRecord) -> tuple[list[str], list[str]]:
     """The corpus paths one call opened and those it only saw (see the module docstring for old records)."""
     return call.opened_and_seen()
+
+
+def supports_adopted(documents: Environment, doc_id: str) -> bool:
+    """Whether the signal document `doc_id` supports h* (the court-adopted hypothesis): it targets h*, or it names no
+    target and carries one of h*'s supporting facts. True for every signal document of an environment without h*."""
+    adopted = documents.hypotheses_of(HypothesisKind.court_adopted)
+    if not adopted:
+        return True
+    document = next((doc for doc in documents.documents if doc.doc_id == doc_id), None)
+    if document is None:
+        return False
+    if document.target_hypothesis is not None:
+        return any(document.target_hypothesis == h.hypothesis_id for h in adopted)
+    return any(set(h.supporting_facts).intersection(document.facts) for h in adopted)
+
+
+def recall_documents(documents: Documents, signal_roles: Sequence[str] = SIGNAL_ROLES) -> set[str]:
+    """The ids of the documents signal recall counts (Section 4.3: "merits evidence and h*-supporting signal
+    documents"): every document of a role in `signal_roles`, except that a `signal` document of an environment
+    counts only when it supports h* (`supports_adopted`). Given only doc_id -> role, every signal document counts
+    (nothing says which hypothesis it serves)."""
+    roles = document_roles(documents)
+    kept = {doc_id for doc_id, role in roles.items() if role in signal_roles}
+    if isinstance(documents, Environment):
+        kept = {d for d in kept if roles[d] != "signal" or supports_adopted(documents, d)}
+    return kept
 
 
 def _ids(call: ToolCallRecord, paths: Sequence[str], roles: Mapping[str, str], by_path: Mapping[str, str]) -> set[str]:
@@ -101,7 +133,7 @@ class Coverage:
     n_documents: int
     n_opened: int
     coverage: float | None  # opened / corpus documents
-    signal_recall: float | None  # opened merits and signal documents / merits and signal documents
+    signal_recall: float | None  # opened merits and h*-supporting signal documents / all of those (`recall_documents`)
     n_seen: int = 0
     seen_share: float | None = None  # seen in search (opened or not) / corpus documents
     documents_by_role: dict[str, int] = field(default_factory=dict)
@@ -119,8 +151,8 @@ def coverage(
     present = list(dict.fromkeys([*ROLES, *roles.values()]))
     documents_by_role = {role: sum(r == role for r in roles.values()) for role in present}
     opened_by_role = {role: sum(roles[d] == role for d in opened) for role in present}
-    signal_total = sum(documents_by_role.get(role, 0) for role in signal_roles)
-    signal_opened = sum(opened_by_role.get(role, 0) for role in signal_roles)
+    counted = recall_documents(documents, signal_roles)
+    signal_total, signal_opened = len(counted), len(counted & opened)
     return Coverage(
         n_documents=len(roles),
         n_opened=len(opened),

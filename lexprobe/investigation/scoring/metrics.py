@@ -6,14 +6,20 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from lexprobe.investigation.episode import Episode, HypothesisVerdict
+from lexprobe.investigation.verdict_example import episode_copies_example
 
 ADOPTED = "court_adopted"
 METRICS = ("case_solved", "believe_acc", "reject_acc", "worst_class_acc", "commit_rate", "committed_acc")
 UNSPECIFIED = "unspecified"
 
 DEFINITIONS = {
-    "case_solved": "believes the court-adopted hypothesis h* and no other; don't know or no verdict on another "
-    "hypothesis counts as not believing it; no verdict on h* is not solved",
+    "case_solved": "believes the court-adopted hypothesis h* and no other, with a readable verdict on every "
+    "hypothesis (the paper scores complete outputs, Section 4.1): a missing verdict on any hypothesis is not solved; "
+    "don't know on another hypothesis counts as not believing it",
+    "case_solved_partial": "believes the court-adopted hypothesis h* and no other; don't know or no verdict on "
+    "another hypothesis counts as not believing it; no verdict on h* is not solved (--partial-verdicts)",
+    "copied_example": "a Turn-2 reply that copies the verdict prompt's example is scored as giving no verdict: not "
+    "solved, no verdict read",
     "believe_acc": "share of h* verdicts that are believe",
     "reject_acc": "share of non-h* verdicts that are correct: reject or don't know",
     "reject_acc_strict": "share of non-h* verdicts that are correct: reject only",
@@ -23,7 +29,8 @@ DEFINITIONS = {
     "case_solved_ci": "95% percentile interval, cluster bootstrap over environments (epochs kept together)",
     "coverage": "documents opened / corpus documents (Section 4.3): content shown by read or a shell cat, head, sed, "
     "grep -C ...; listing and search results do not count",
-    "signal_recall": "share of merits and signal documents opened",
+    "signal_recall": "share of the merits documents and the h*-supporting signal documents opened (a signal document "
+    "supports h* when it targets h*, or targets nothing and carries a fact supporting h*)",
     "seen_share": "documents seen in search results (glob, grep, ls, find; opened or not) / corpus documents",
     "comparison": "difference b - a on the environments both share; paired cluster bootstrap over environments",
 }
@@ -42,14 +49,27 @@ def _correct(verdict: HypothesisVerdict, dont_know_as_reject: bool) -> bool:
     return verdict.verdict == "reject" or (dont_know_as_reject and verdict.verdict == "dont_know")
 
 
-def case_solved(verdicts: Sequence[HypothesisVerdict]) -> bool:
-    """True when every h* verdict is believe (and there is one) and no other hypothesis is believed."""
+def case_solved(verdicts: Sequence[HypothesisVerdict], *, partial_verdicts: bool = False) -> bool:
+    """True when every h* verdict is believe (and there is one) and no other hypothesis is believed. By default
+    every hypothesis needs a readable verdict (a complete output); with `partial_verdicts` a missing verdict on a
+    non-h* hypothesis counts as not believing it."""
     adopted = [v for v in verdicts if _adopted(v)]
     return (
         bool(adopted)
+        and (partial_verdicts or all(v.verdict is not None for v in verdicts))
         and all(v.verdict == "believe" for v in adopted)
         and not any(v.verdict == "believe" for v in verdicts if not _adopted(v))
     )
+
+
+def verdict_rule(partial_verdicts: bool) -> str:
+    """One line saying which case-solved rule a score used (shown by every report)."""
+    if partial_verdicts:
+        return ("partial verdicts (--partial-verdicts): a missing verdict on a hypothesis other than h* counts as "
+                "not believing it")  # fmt: skip
+    return ("complete verdicts (the default, as the paper's complete outputs): an episode missing a verdict on any "
+            "hypothesis is not solved; --partial-verdicts counts a missing verdict on another hypothesis as not "
+            "believing it")  # fmt: skip
 
 
 def class_accuracies(
@@ -83,6 +103,7 @@ class EpisodeScore:
     unparsed: bool
     believes_adopted: bool
     believes_other: bool
+    copied_example: bool = False
 
     @property
     def commit_rate(self) -> float | None:
@@ -94,14 +115,15 @@ class EpisodeScore:
 
 
 def score_verdicts(
-    verdicts: Sequence[HypothesisVerdict], *, dont_know_as_reject: bool = True
+    verdicts: Sequence[HypothesisVerdict], *, dont_know_as_reject: bool = True, partial_verdicts: bool = False
 ) -> dict[str, float | int | bool | None]:
-    """Return the verdict metrics of one list of verdicts (the fields of `EpisodeScore` that depend on them)."""
+    """Return the verdict metrics of one list of verdicts (the fields of `EpisodeScore` that depend on them);
+    `partial_verdicts` is the case-solved rule (`case_solved`)."""
     believe, reject = class_accuracies(verdicts, dont_know_as_reject=dont_know_as_reject)
     committed = [v for v in verdicts if v.verdict in ("believe", "reject")]
     return {
         "n_hypotheses": len(verdicts),
-        "case_solved": case_solved(verdicts),
+        "case_solved": case_solved(verdicts, partial_verdicts=partial_verdicts),
         "believe_acc": believe,
         "reject_acc": reject,
         "worst_class_acc": None if believe is None or reject is None else min(believe, reject),
@@ -115,10 +137,17 @@ def score_verdicts(
     }
 
 
-def score_episode(episode: Episode, *, dont_know_as_reject: bool = True) -> EpisodeScore:
-    """Score one episode. An episode with no verdicts at all counts as unparsed and not solved."""
-    metrics = score_verdicts(episode.verdicts, dont_know_as_reject=dont_know_as_reject)
-    metrics["unparsed"] = bool(metrics["unparsed"]) or episode.unparsed or not episode.verdicts
+def score_episode(
+    episode: Episode, *, dont_know_as_reject: bool = True, partial_verdicts: bool = False
+) -> EpisodeScore:
+    """Score one episode. An episode with no verdicts at all counts as unparsed and not solved; so does one whose
+    Turn-2 reply copied the prompt's example (`verdict_example`): its verdicts count as unread."""
+    copied = episode_copies_example(episode)
+    verdicts = [v.model_copy(update={"verdict": None}) for v in episode.verdicts] if copied else episode.verdicts
+    metrics = score_verdicts(verdicts, dont_know_as_reject=dont_know_as_reject, partial_verdicts=partial_verdicts)
+    unread = bool(episode.verdicts) and all(v.verdict is None for v in episode.verdicts)  # as the reply was read
+    metrics["unparsed"] = unread or episode.unparsed or not episode.verdicts
+    metrics["copied_example"] = copied
     return EpisodeScore(
         episode_id=episode.episode_id,
         model=episode.model,

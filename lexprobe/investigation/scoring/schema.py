@@ -328,6 +328,12 @@ class ScoringSettings(Record):
     level: float = 0.95
     dont_know_as_reject: bool = True
     n_hypotheses: int = Field(description="hypotheses per case the baselines are computed for")
+    partial_verdicts: bool = Field(
+        default=False,
+        description="the case-solved rule: False (default) needs a readable verdict on every hypothesis; True "
+        "(--partial-verdicts) counts a missing verdict on a non-h* hypothesis as not believing it",
+    )
+    verdict_rule: str = Field(default="", description="the case-solved rule used, in words")
 
 
 class ScoreSummary(Record):
@@ -337,6 +343,12 @@ class ScoreSummary(Record):
     baselines: dict[str, BaselineSummary]
     comparisons: list[Comparison]
     unparsed: int = Field(description="episodes without any readable verdict (scored as not solved)")
+    copied_example: int = Field(
+        default=0, description="episodes whose Turn-2 reply copied the verdict prompt's example (scored as no verdict)"
+    )
+    incomplete_verdicts: int = Field(
+        default=0, description="episodes with a readable verdict on some hypotheses but not all"
+    )
     recall_by_role: list[RoleRecall] = Field(default_factory=list)
     level_transitions: list[VerdictTransitions] = Field(
         default_factory=list, description="verdict transitions on the alternatives between consecutive levels (Fig. 6)"

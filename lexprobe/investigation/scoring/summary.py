@@ -18,7 +18,7 @@ from lexprobe.investigation.scoring.coverage import (
     role_recall_table,
 )
 from lexprobe.investigation.scoring.levels import level_differences, level_transitions
-from lexprobe.investigation.scoring.metrics import EpisodeScore, score_episode
+from lexprobe.investigation.scoring.metrics import EpisodeScore, score_episode, verdict_rule
 from lexprobe.investigation.scoring.schema import (
     BaselineSummary,
     Comparison,
@@ -211,13 +211,16 @@ def summarize(
     seed: int = 0,
     dont_know_as_reject: bool = True,
     n_hypotheses: int | None = None,
+    partial_verdicts: bool = False,
 ) -> ScoreSummary:
     """The scoring summary of episodes: per model (in first-seen order) and per model x ablation level, the
     baselines for `n_hypotheses` (default: the most common count in the episodes), the paired comparisons, the
     number of unparsed episodes and recall by document role. `environments` maps an episode's `env_dir` to its
     corpus (an Environment or doc_id -> role); coverage and recall are None for episodes without one. Every
-    episode given is scored; leave out incomplete ones first (`complete_episodes`)."""
-    scores = [score_episode(e, dont_know_as_reject=dont_know_as_reject) for e in episodes]
+    episode given is scored; leave out incomplete ones first (`complete_episodes`). `partial_verdicts` is the
+    case-solved rule (`metrics.case_solved`; the default needs a verdict on every hypothesis)."""
+    scores = [score_episode(e, dont_know_as_reject=dont_know_as_reject, partial_verdicts=partial_verdicts)
+              for e in episodes]  # fmt: skip
     coverages = episode_coverages(episodes, environments)
     n = n_hypotheses or modal_hypothesis_count(episodes)
     return ScoreSummary(
@@ -225,9 +228,16 @@ def summarize(
         baselines=baseline_summaries(n, dont_know_as_reject=dont_know_as_reject),
         comparisons=comparisons(scores, replicates=replicates, seed=seed),
         unparsed=sum(score.unparsed for score in scores),
+        copied_example=sum(score.copied_example for score in scores),
+        incomplete_verdicts=sum(0 < score.n_unread < score.n_verdicts and not score.copied_example for score in scores),
         recall_by_role=role_recall_table(episodes, environments),
         level_transitions=level_transitions(episodes),
         settings=ScoringSettings(
-            replicates=replicates, seed=seed, dont_know_as_reject=dont_know_as_reject, n_hypotheses=n
+            replicates=replicates,
+            seed=seed,
+            dont_know_as_reject=dont_know_as_reject,
+            n_hypotheses=n,
+            partial_verdicts=partial_verdicts,
+            verdict_rule=verdict_rule(partial_verdicts),
         ),
     )
