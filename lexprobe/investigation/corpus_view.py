@@ -8,8 +8,9 @@ read-only.
 
 An environment is untrusted: `corpus/` and `extracted/` must be real folders (not symbolic links) and nothing below
 them is read through a link (`lexprobe.documents.corpus` refuses such files unread and re-extracts tampered cache
-entries). Every refusal is a line in `CorpusView.warnings`, logged as a warning when the view is opened (stderr in
-the command line) and recorded in each episode.
+entries), and a document whose path points outside corpus/ (`../../etc/passwd`, an absolute path) is left out
+unread. Every refusal is a line in `CorpusView.warnings`, logged as a warning when the view is opened (stderr in the
+command line, before the first episode starts) and recorded in each episode.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pathlib import Path
 
 from lexprobe.documents.corpus import extract_corpus, shown
 from lexprobe.errors import BadInputError
+from lexprobe.investigation.validate_files import corpus_path_problem
 from lexprobe.investigation.environment import (
     CORPUS_DIR,
     EXTRACTED_DIR,
@@ -67,6 +69,7 @@ class CorpusView:
             else:  # a symlink out of the corpus (extract_corpus refuses them already): never shown to the agent
                 errors[path] = "refused: a symbolic link (never followed)"
         warnings = [f"{shown(str(env_dir))}: {line}" for line in extracted.warnings]
+        warnings += [f"{shown(str(env_dir))}: {line}" for line in outside_documents(environment)]
         for line in warnings:
             log.warning("%s", line)
         return cls(env_dir, environment, texts, errors, questions, warnings)
@@ -109,6 +112,22 @@ class CorpusView:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8")
         return folder
+
+
+def outside_documents(environment: Environment) -> list[str]:
+    """One warning per document of the environment whose path is not a plain relative path inside corpus/
+    (absolute, `..`, backslashes, empty: `validate_files.corpus_path_problem`). Such a document is never read and
+    never shown to the agent: it is left out of the run, which goes on with the others."""
+    return [
+        f"document {shown(document.doc_id)}: path {shown(document.path)!r} {problem}; left out of the run (never read)"
+        for document in environment.documents
+        if (problem := _path_problem(document.path))
+    ]
+
+
+def _path_problem(path: str) -> str | None:
+    problem = corpus_path_problem(path)
+    return None if problem is None else f"is refused ({problem})"
 
 
 def _refuse_linked_folder(env_dir: Path, name: str) -> None:
