@@ -11,7 +11,8 @@ at `MAX_OUTPUT_BYTES`. These limits are the security boundary.
 Before anything runs, `refusal(command)` turns away what a read-only investigation never needs - writes and
 redirections into files, network tools, privilege and process tricks, script interpreters (under any version suffix,
 path or wrapper such as `env`, `timeout` or `xargs`) - with a message for the model, so those commands are never
-executed. The refusal is a policy with a helpful message, not the boundary: a command that slips past it (say, an
+executed; awk stays a text tool, but its `system()`, pipes and program files are refused (`awk_policy.py`). The
+refusal is a policy with a helpful message, not the boundary: a command that slips past it (say, an
 interpreter named through a variable) still meets the masked interpreters and the limits. Without bwrap, `shell` is
 disabled: `sandbox_available()` says so and callers record it.
 """
@@ -29,6 +30,8 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from lexprobe.investigation.awk_policy import awk_refusal
 
 TIMEOUT_S = 10.0
 CPU_SECONDS = 10
@@ -155,7 +158,7 @@ def refusal(command: str) -> str | None:
                 return reason
     if ":(){" in command.replace(" ", "") or re.search(r"(\w+)\s*\(\)\s*\{[^}]*\1\s*\|\s*\1", command):
         return "refused: that is a fork bomb"
-    return None
+    return awk_refusal(command)  # awk stays, but not its system(), pipes or program files (awk_policy.py)
 
 
 def _program_refusal(program: str, words: list[str]) -> str | None:
