@@ -98,6 +98,7 @@ def _episode_line(episode: Episode) -> str:
     calls = sum(not call.denied for call in episode.tool_calls)
     return safe_text(f"{episode.episode_id}: {episode.status}, {episode.steps} steps, {calls} tool calls, "
                      f"verdicts {verdicts or '-'}{' (unparsed)' if episode.unparsed else ''}"
+                     f"{' (copied the prompt example: scored as no verdict)' if episode.copied_example else ''}"
                      f"{' (summary cut by the token cap)' if episode.summary_truncated else ''}")  # fmt: skip
 
 
@@ -164,10 +165,14 @@ def run(
 def show(
     run_dir: Annotated[Path, typer.Argument(help="A run directory of `investigation run`.")],
     episode_id: Annotated[str | None, typer.Argument(help="Episode id (default: list the episodes).")] = None,
-    as_json: json_flag("Print the episode record as JSON.") = False,
+    as_json: json_flag(
+        "Print JSON only: with an episode id its whole record (one object); without one, one line per episode "
+        "(JSON Lines: each record without its transcript, as `run --json`)."
+    ) = False,
 ) -> None:
     """Print an episode's transcript: every message, tool call (with the documents it opened and those it only saw
-    in search, and their roles), the summary and the verdicts. Without an id, list the run's episodes.
+    in search, and their roles), the summary and the verdicts. Without an id, list the run's episodes. With
+    --json, stdout holds JSON only (one object, or JSON Lines for the list).
 
     Example: `lexprobe investigation show runs/inv-smol` lists the episodes; add an episode id for its transcript.
     """
@@ -180,7 +185,10 @@ def show(
         raise BadInputError(f"{run_dir} holds no episodes")
     if episode_id is None:
         for episode in episodes:
-            print(safe_text(_episode_line(episode)))
+            if as_json:
+                sys.stdout.write(safe_json(json.dumps(episode.model_dump(mode="json", exclude={"transcript"}))) + "\n")
+            else:
+                print(safe_text(_episode_line(episode)))
         return
     matches = [e for e in episodes if e.episode_id == episode_id or e.episode_id.startswith(episode_id)]
     if len(matches) != 1:
