@@ -34,7 +34,6 @@ from lexprobe.investigation.sandbox import refusal
 from lexprobe.investigation.scoring import coverage, score_verdicts, summarize
 from lexprobe.investigation.tools import Toolbox
 from lexprobe.investigation.validate import validate_environment
-from lexprobe.investigation.verdict_example import copies_example
 from lexprobe.investigation.verdicts import parse_verdicts
 
 LEXPROBE = str(Path(sys.executable).with_name("lexprobe"))
@@ -56,8 +55,9 @@ def old_prompts(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A user's --prompts folder holding the verdict template as it was before issue 29 (its example an answer)."""
     folder = tmp_path_factory.mktemp("prompts")
     source = package_prompts().sources["verdict.j2"]
-    head = source[: source.index("The shape, with every")]
-    (folder / "verdict.j2").write_text(head + "For example:\n" + OLD_EXAMPLE + "\n")
+    cut = '"reason" (one short sentence).'
+    head = source[: source.index(cut) + len(cut)]
+    (folder / "verdict.j2").write_text(head + " For example:\n" + OLD_EXAMPLE + "\n")
     return folder
 
 
@@ -94,7 +94,7 @@ def test_the_verdict_prompt_example_is_not_an_answer() -> None:
     """The package's example reads as no verdict on any label, and keeps every instruction of the paper's prompt."""
     hypotheses = [{"label": label, "text": f"Claim {label}."} for label in LABELS]
     prompt = package_prompts().render("verdict.j2", summary="S", hypotheses=hypotheses)
-    example = prompt[prompt.index("The shape") :]
+    example = prompt.strip().splitlines()[-1]
     parsed = parse_verdicts(example, LABELS)
     assert all(verdict is None for verdict in parsed.verdicts.values()), parsed.verdicts
     instructions = ("A. Believe", "B. Don't believe", "C. Don't know", "ONLY a JSON array", '"label"', '"verdict"',
@@ -143,12 +143,16 @@ COPY_TABLE = [
 
 @pytest.mark.parametrize(("reply", "expected"), COPY_TABLE)
 def test_copies_example_table(reply: str, expected: bool) -> None:
+    from lexprobe.investigation.verdict_example import copies_example  # new in issue 29
+
     prompt = f"Here is the summary: <summary>{MARKER}</summary> ... For example:\n{OLD_EXAMPLE}\n"
     assert copies_example(reply, prompt, MARKER, LABELS) is expected
 
 
 def test_a_summary_json_is_not_an_example() -> None:
     """JSON in the model's own summary, repeated in its reply, is not the prompt's example."""
+    from lexprobe.investigation.verdict_example import copies_example
+
     summary = '[{"label": "H1", "verdict": "B", "reason": "draft"}]'
     prompt = f"<summary>\n{summary}\n</summary> answer with the shape [<label>, <verdict>]"
     assert copies_example(summary, prompt, summary, LABELS) is False
