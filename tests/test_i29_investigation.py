@@ -295,7 +295,10 @@ AWK_TABLE = [
     ("gawk '@load \"fork\"; BEGIN{}'", "@load"),
     ('gawk \'BEGIN{f = "sys" "tem"; @f("id")}\'', "@load"),
     ("awk 'BEGIN{print \"unterminated}'", "does not end"),
+    ("a=awk; $a 'BEGIN{print 1 | \"sh\"}'", "pipes"),  # a command word computed at run time
+    ("$(echo awk) 'BEGIN{\"id\" | getline x}'", "pipes"),
     ("awk '{print $1}' DOC-0001.txt | sort | uniq -c", None),
+    ("x=awk; $x -F'|' '{print $1}' DOC-0001.txt | wc -l", None),
     ("awk -F'|' '{print $2}' DOC-0001.txt", None),
     ("awk -F '|' '{print $2}' DOC-0001.txt", None),
     ("awk '/capacitor|cold/ {print}' DOC-0001.txt", None),

@@ -20,7 +20,9 @@ policy is a courtesy message, like the interpreter refusal: the boundary is stil
 An awk program is found in the command by splitting it into words as /bin/sh does (quotes removed, a quoted `|`
 part of its word, an unquoted `|`, `;`, `&`, `(` an operator): every word naming awk (`awk`, `gawk`, `mawk`, `nawk`,
 `original-awk`, with any folder, wherever it stands: after `xargs`, `env`, `timeout` too) is followed by its options
-and its program, up to the end of that simple command. A command whose quotes do not end is judged as one text.
+and its program, up to the end of that simple command. A command whose quotes do not end is judged as one text. In
+a command that names awk, the words after a command word computed at run time (`a=awk; $a '...'`, `$(echo awk)
+'...'`) are judged as programs too.
 """
 
 from __future__ import annotations
@@ -249,7 +251,36 @@ def awk_refusal(command: str) -> str | None:
             reason = program_refusal(program)
             if reason:
                 return reason
+    for word in _after_dynamic_commands(tokens):  # `a=awk; $a '...'`, `$(echo awk) '...'`: the program is unknown
+        reason = program_refusal(word)
+        if reason:
+            return reason
     return None
+
+
+def _after_dynamic_commands(tokens: list[tuple[str, bool]]) -> list[str]:
+    """The words that follow a command word computed at run time (`$a`, `$(...)`, backticks) in its simple command,
+    options aside: in a command that names awk, such a word may be awk's program."""
+    words: list[str] = []
+    start = True  # at the start of a simple command
+    depth = 0  # inside the parentheses of a `$(...)` command word
+    dynamic = False
+    for token, operator in tokens:
+        if operator and token == "(" and depth == 0 and not start and dynamic:
+            depth = 1
+            continue
+        if depth:
+            depth += {"(": 1, ")": -1}.get(token, 0) if operator else 0
+            continue
+        if operator:
+            start, dynamic = token not in "<>", dynamic and token in "<>"
+            continue
+        if start:
+            dynamic = token.startswith("$") or "`" in token
+            start = False
+        elif dynamic and not token.startswith("-"):
+            words.append(token)
+    return words
 
 
 __all__ = ["AWKS", "awk_refusal", "is_awk", "program_refusal"]
