@@ -177,12 +177,14 @@ _REJECT_CUES = _any(
     r"precedent)",
     r"\bthere\s+(?:is|was|has\s+been)\s+no\s+overruling",
     # a bare answer that the question does not apply
-    r"^(?:never|none|n/?a|not\s+applicable|not\s+overruled|it\s+was\s+not|it\s+wasn't|it\s+hasn't\s+been)[.!]*$",
+    r"^(?:never|none|n/?a|not\s+applicable|not\s+overruled|it\s+was\s+not|it\s+wasn't|it\s+hasn't\s+been|"
+    r"not\s+at\s+all|(?:no|nope)[,.!\s]+(?:never|it\s+(?:was|has)\s+not|it\s+(?:wasn't|hasn't)(?:\s+been)?))[.!]*$",
 )
 
 _ABSTAIN_CUES = _any(
     r"\bi\s+(?:do\s+not|don't|did\s+not|didn't)\s+(?:know|recall|remember)\b",
-    r"\b(?:i\s+am|i'm)\s+(?:not\s+(?:sure|certain|aware|familiar)|unsure|uncertain|unaware|unfamiliar)\b",
+    r"\b(?:i\s+am|i'm)\s+(?:not\s+(?:(?:entirely|completely|totally|quite|fully|absolutely|really|100\s*%)\s+)?"
+    r"(?:sure|certain|aware|familiar)|unsure|uncertain|unaware|unfamiliar)\b",
     r"\b(?:i\s+am|i'm)\s+(?:unable|not\s+able)\s+to\b",
     r"\bi\s+(?:cannot|can't|can\s+not|could\s+not|couldn't|was\s+unable\s+to|am\s+unable\s+to)\s+(?:\w+\s+){0,2}?"
     r"(?:provide|find|answer|determine|verify|confirm|locate|access|give|identify|recall|say|tell|be\s+(?:sure|"
@@ -239,6 +241,11 @@ _REFERRAL = lazy_pattern(
     r"may|might|should)\s+(?:find|try|use))\b",
     _FLAGS,
 )
+_SUBSTITUTE = lazy_pattern(
+    r"\b(?:summary|summari[sz]e|paraphrase|overview|gist|general\s+(?:description|idea|sense)|in\s+general\s+terms|"
+    r"key\s+points|what\s+i\s+(?:do\s+)?know\s+about)\b",
+    _FLAGS,
+)
 _CLAUSE_END = lazy_pattern(r"\s*(?:[,;:]|\s[-–—]\s|—|\bbut\b|\bhowever\b|\bthough\b|\balthough\b)\s*", _FLAGS)
 _CONCESSION = lazy_pattern(r"\b(?:but|though|although|however|while|yet)\b,?(?:\s+[\w']+){0,3}\s*$", _FLAGS)
 _TRAILING_HEDGE = lazy_pattern(r"(?:,|\bbut|\bthough|\balthough|\(|\s[-–—]|—)\s*$", _FLAGS)
@@ -278,6 +285,8 @@ def _continuation_answers(rest: str, qualified: bool) -> bool:
     first_clause = _CLAUSE_END.split(split_sentences(body)[0] if split_sentences(body) else body, maxsplit=1)[0]
     if not body.strip() or _ABSTAIN_CUES.search(first_clause):
         return False
+    if _SUBSTITUTE.search(first_clause):
+        return False  # "..., but here is a summary": something else offered instead of the answer
     if _GUESS.match(body):
         return True
     if _REFERRAL.search(first_clause):
@@ -317,6 +326,70 @@ def classify_refusal(answer: str, scope: Scope = "lead") -> Refusal | None:
     return None
 
 
+#: What a decline is about when it declines the question itself: a restated question ("whether it is a real case",
+#: "when it was overruled", "who wrote it") or the thing asked for ("the citation", "the opinion word for word").
+_QUESTION_OBJECT = lazy_pattern(
+    r"^[\w\s']{0,40}?\b(?:whether|if|when|who|whom|which|what|where|how|word\s+for\s+word|verbatim|"
+    r"(?:the|its|this|that|a|any|such)\s+(?:[\w'-]+\s+){0,2}?(?:year|date|citation|author(?:ship)?|court|"
+    r"quot(?:e|es|ation|ations)|opinion|disposition|outcome|answer|existence|overruling|dissent|holding|"
+    r"reporter|text|wording|language|case|decision))\b",
+    _FLAGS,
+)
+# "whether this is correct": a hedge on the answer just given, not a decline of the question
+_ON_THE_ANSWER = lazy_pattern(
+    r"\b(?:whether|if)\s+(?:this|that|it|my\s+answer|the\s+above)\s+(?:is|was)\s+(?:\w+\s+)?(?:correct|accurate|"
+    r"right|true|exact)\b",
+    _FLAGS,
+)
+
+
+def declines_question(answer: str) -> str | None:
+    """Return the sentence by which `answer` declines the question itself anywhere in its text (a polite decline in
+    mid-text: "Plessy v. Ferguson was decided in 1896. I'm not able to confirm when it was overruled."), else None.
+
+    The decline's object must be the question (`_QUESTION_OBJECT`: "confirm whether ... is a real case", "reproduce
+    the opinion word for word", "verify the citation"); a qualified decline ("the exact year"), a hedge on the
+    answer given ("I can't verify whether this is correct", "I'm not sure, though") and a decline that goes on to
+    answer ("..., but I believe it was 1954") are not. Raises nothing."""
+    sentences = split_sentences(normalize_answer(answer))
+    for index, sentence in enumerate(sentences):
+        for cue in _ABSTAIN_CUES.finditer(sentence):
+            clause_end = _CLAUSE_END.search(sentence, cue.end())
+            clause = sentence[cue.start() : clause_end.start() if clause_end else len(sentence)]
+            if not _QUESTION_OBJECT.match(sentence[cue.end() :]) or _ON_THE_ANSWER.search(clause):
+                continue
+            if _QUALIFIED.search(clause):
+                continue
+            after = sentence[clause_end.start() :] if clause_end else ""
+            if not _continuation_answers(f"{after} {' '.join(sentences[index + 1 :])}", False):
+                return sentence
+    return None
+
+
+def hedged_answer(answer: str) -> str | None:
+    """Return the answer that follows a lead hedge ("I'm not sure whether it affirmed or reversed, but I believe it
+    reversed." -> "I believe it reversed."), with the rest of the reply; None when the lead sentence opens with no
+    hedge, or the hedge is a refusal (`classify_refusal` gives "abstain"). The extractors read this text, so options
+    the hedge names are not taken for the answer. Raises nothing."""
+    sentences = split_sentences(normalize_answer(answer))
+    for index, sentence in enumerate(sentences):
+        if _is_filler(sentence):
+            continue
+        cue = _ABSTAIN_CUES.search(sentence)
+        before = sentence[: cue.start()].strip() if cue else ""
+        if cue is None or (before and not _FILLER_PREFIX.match(before)) or _rejects(sentence):
+            return None
+        rest = " ".join(sentences[index + 1 :])
+        if _abstains(sentence, rest):
+            return None
+        clause_end = _CLAUSE_END.search(sentence, cue.end())
+        tail = f"{sentence[clause_end.end() :] if clause_end else ''} {rest}".strip(" ,;:.!?-–—")
+        contrast = _CONTRAST.match(tail)
+        tail = tail[contrast.end() :] if contrast else tail
+        return tail or None
+    return None
+
+
 def premise_rejection(answer: str) -> str | None:
     """Return the first premise-rejection cue anywhere in `answer` ("has not been overruled"), else None."""
     match = _REJECT_CUES.search(" ".join(split_sentences(normalize_answer(answer))))
@@ -343,6 +416,8 @@ _EXISTENCE_DENIALS = _any(
     *_CASE_DENIAL_PATTERNS,
     r"\b(?:does\s+not|doesn't|did\s+not|didn't)\s+(?:actually\s+|really\s+)?exist\b",
     r"\bno\s+such\s+dissent",
+    r"\b(?:is|was|be|seems|appears)\s+(?:to\s+be\s+)?(?:entirely\s+|completely\s+|purely\s+)?(?:fictional|"
+    r"fictitious|fabricated|made[- ]up|non-?existent|imaginary|fake)\b",
     r"^no,?\s+(?:it|this)\s+is\s+not\b",
 )
 

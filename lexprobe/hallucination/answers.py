@@ -33,7 +33,7 @@ from typing import Literal
 
 from lexprobe.caselaw.citations import Citation, parse_citation
 from lexprobe.caselaw.courts import resolve_court, resolve_court_reference
-from lexprobe.hallucination.abstention import denies_existence, normalize_answer
+from lexprobe.hallucination.abstention import denies_existence, hedged_answer, normalize_answer, split_sentences
 from lexprobe.lazy import lazy_pattern
 
 Disposition = Literal["affirm", "reverse"]
@@ -44,43 +44,93 @@ YEAR_MAX = 2030
 
 _FLAGS = re.IGNORECASE
 
+
+def answer_text(answer: str) -> str:
+    """Return the normalized text the extractors read: the answer after a lead hedge when there is one
+    (`abstention.hedged_answer`: "I'm not sure whether it affirmed or reversed, but I believe it reversed" is read
+    as "I believe it reversed"), else the whole reply. Raises nothing."""
+    return normalize_answer(hedged_answer(answer) or answer)
+
+
 # --- yes / no ---------------------------------------------------------------------------------------------------
 
-_LEADING_YES_NO = lazy_pattern(r"^\W*(yes|yeah|yep|yup|no|nope)\b", _FLAGS)
-_BOTH_YES_NO = lazy_pattern(r"^\W*(?:yes|no)\W+(?:and|or|&|/|but)?\W*(?:yes|no)\b", _FLAGS)
+#: Words that only strengthen the answer word after them ("Certainly, yes", "Absolutely not", "Well, no").
+_INTENSIFIERS = (
+    r"(?:absolutely|definitely|certainly|surely|sure|of\s+course|indeed|clearly|obviously|undoubtedly|actually|"
+    r"honestly|simply|well|oh|hmm+|so|okay|ok|no\s+doubt(?:\s+about\s+it)?|without\s+(?:a\s+|any\s+)?doubt|"
+    r"most\s+(?:certainly|definitely)|quite|in\s+short|in\s+a\s+word)"
+)
+_NOT_ANSWER = (
+    r"not(?=\W*$|\s*[.,;:!)\n]|\s+(?:at\s+all|really|real\b|so\b|a\s+real|an?\s+(?:actual|genuine|existing)|"
+    r"to\s+my\s+knowledge|that\s+i\s+(?:know|am\s+aware|'m\s+aware)))"
+)
+# the answer word after any intensifiers: a "no" ("no", "nope", "not at all", "absolutely not", "I don't think so")
+# or a "yes"; "No doubt" and "No question" are intensifiers, not a no
+_LEADING_YES_NO = lazy_pattern(
+    rf"^\W*(?:{_INTENSIFIERS}\W+)*(?:"
+    rf"(?P<no>nope|nah|negative|no(?!\s+(?:doubt|question)\b)|{_NOT_ANSWER}|by\s+no\s+means|no\s+way|"
+    r"i\s+(?:do\s+not|don't)\s+(?:think|believe)\s+so)"
+    r"|(?P<yes>yes|yeah|yep|yup|affirmative|i\s+(?:think|believe)\s+so))\b",
+    _FLAGS,
+)
+# a reply that is nothing but intensifiers ("Certainly.", "Of course!", "Absolutely", "No doubt about it.")
+_BARE_INTENSIFIER = lazy_pattern(rf"^\W*{_INTENSIFIERS}(?:\W+{_INTENSIFIERS})*(?=\W*$|\s*[.,;:!\n])", _FLAGS)
+_NEGATION = lazy_pattern(r"\b(?:not|no|never|none|nor|neither)\b|n't\b", _FLAGS)
+_BOTH_YES_NO = lazy_pattern(
+    r"^\W*(?:yes\W+(?:(?:and|or|but)\W+)?no|no\W+(?:(?:and|or|but)\W+)?yes)(?=\W*$|\s*[.,;:!?/)\n-])", _FLAGS
+)
 _STANDALONE_YES_NO = lazy_pattern(r"\b(yes|no)\b(?=\s*(?:[.,;:!)\"\n]|$))", _FLAGS)
 
 
 def extract_yes_no(answer: str) -> bool | None:
-    """Return True for a yes, False for a no, None when the reply says neither or both. Raises nothing."""
-    text = normalize_answer(answer)
+    """Return True for a yes, False for a no, None when the reply says neither or both. Raises nothing.
+
+    The answer word may follow intensifiers and may be a negation: "Certainly, yes", "No, no such case exists",
+    "Yes, no doubt it is real", "Absolutely not", "Not at all", "Nope"; a reply that opens with nothing but an
+    intensifier ("Certainly.", "Of course!", "No doubt about it.") is a yes unless a negation follows it."""
+    return _read_yes_no(answer_text(answer))[0]
+
+
+def _read_yes_no(text: str) -> tuple[bool | None, bool]:
+    """Return the yes/no of a normalized reply and whether it is only a bare intensifier's yes (a weak yes, which a
+    denial of existence overrides: "No doubt about it: it is fictional.")."""
     if _BOTH_YES_NO.match(text):
-        return None
+        return None, False
     words = {match.group(1).lower() for match in _STANDALONE_YES_NO.finditer(text)}
     leading = _LEADING_YES_NO.match(text)
     if leading:
-        says_yes = leading.group(1).lower() in ("yes", "yeah", "yep", "yup")
-        return None if ("no" if says_yes else "yes") in words else says_yes
+        says_yes = leading.group("yes") is not None
+        return (None if ("no" if says_yes else "yes") in words else says_yes), False
+    bare = _BARE_INTENSIFIER.match(text)
+    if bare and not _NEGATION.search(text, bare.end()):
+        return True, True
     if len(words) == 1:
-        return words == {"yes"}
-    return None
+        return words == {"yes"}, False
+    return None, False
 
 
 _AFFIRMS_EXISTENCE = lazy_pattern(
     r"(?<!not )\b(?:is|was)\s+(?:indeed\s+)?(?:a|an)\s+(?:real|actual|genuine|existing|legitimate|valid)\s+"
-    r"(?:\w+\s+){0,2}?(?:case|decision)\b|(?<!not )\b(?:does|did)\s+(?:indeed\s+)?exist\b|(?<!not )\bexists\b",
+    r"(?:\w+\s+){0,2}?(?:case|decision)\b|(?<!not )\b(?:does|did)\s+(?:indeed\s+)?exist\b|(?<!not )\bexists\b"
+    r"|\b(?:is|was)\s+(?:indeed\s+|certainly\s+|definitely\s+)?(?:real|genuine|authentic)\b",
     _FLAGS,
 )
+# "whether it is a real case", "if the case exists": the question restated, not an answer to it (to the end of
+# its sentence or clause)
+_WHETHER_CLAUSE = lazy_pattern(r"\b(?:whether|if)\b[^;!?\n]*", _FLAGS)
 
 
 def extract_existence(answer: str) -> bool | None:
     """Return whether the reply says the case exists: its yes/no, else a denial ("this case does not exist") or an
-    affirmation ("it is a real case"); None when it says neither or both. Raises nothing."""
-    said = extract_yes_no(answer)
+    affirmation ("it is a real case"; not inside "whether ..." or "if ..."); None when it says neither, or both (a
+    yes with a denial: "Yes. This case does not exist."). Raises nothing."""
+    text = answer_text(answer)
+    said, weak = _read_yes_no(text)
+    denied = denies_existence(text) is not None
     if said is not None:
-        return said
-    denied = denies_existence(answer) is not None
-    affirmed = bool(_AFFIRMS_EXISTENCE.search(normalize_answer(answer)))
+        return (False if weak else None) if said and denied else said
+    statements = " ".join(_WHETHER_CLAUSE.sub(" ", sentence) for sentence in split_sentences(text))
+    affirmed = bool(_AFFIRMS_EXISTENCE.search(statements))
     return None if denied == affirmed else affirmed
 
 
@@ -99,7 +149,7 @@ _IN_PART = lazy_pattern(r"\bin\s+part\b|\bpartial(?:ly)?\b", _FLAGS)
 def extract_disposition(answer: str) -> Disposition | None:
     """Return "affirm" or "reverse" (vacate and remand count as reverse), or None when the reply names neither,
     both, or an outcome in part. Raises nothing."""
-    text = normalize_answer(answer)
+    text = answer_text(answer)
     if _IN_PART.search(text):
         return None
     affirm, reverse = bool(_AFFIRM.search(text)), bool(_REVERSE.search(text))
@@ -116,7 +166,7 @@ _AGREE = lazy_pattern(r"(?<!dis)(?<!not )(?<!n't )\bagree(?:s|d|ing|ment)?\b", _
 
 def extract_agreement(answer: str) -> Agreement | None:
     """Return "agree" or "disagree", or None when the reply says neither or both. Raises nothing."""
-    text = normalize_answer(answer)
+    text = answer_text(answer)
     disagree = bool(_DISAGREE.search(text))
     agree = bool(_AGREE.search(_DISAGREE.sub(" ", text)))
     if agree == disagree:
@@ -147,7 +197,7 @@ def extract_year(answer: str, anchor: str | None = None, dated_cases: bool = Tru
     `dated_cases=False` a year in a bare parenthetical ("(1954)", dating a case named in passing) never counts.
     Raises nothing.
     """
-    text = normalize_answer(answer)
+    text = answer_text(answer)
     text = _SECTION.sub(_blank, _REPORTER_CITATION.sub(_blank, text))
     found = [m for m in _YEAR.finditer(text) if YEAR_MIN <= int(m.group(1)) <= YEAR_MAX]
     if not found:
@@ -223,7 +273,7 @@ def extract_court_reference(answer: str) -> str | None:
 
 def _extract_court(answer: str, resolve: Callable[[str], str | None]) -> str | None:
     """`extract_court`, resolving each candidate text with `resolve`."""
-    text = normalize_answer(answer).strip(" .")
+    text = answer_text(answer).strip(" .")
     if not text:
         return None
     if len(text) <= 120:
@@ -251,7 +301,7 @@ _COMMA_CITATION = lazy_pattern(
 def extract_citation(answer: str) -> Citation | None:
     """Return the first full case citation in the reply ("347 U.S. 483", "347 US 483", "347, U.S., 483"), or None.
     Raises nothing."""
-    text = normalize_answer(answer)
+    text = answer_text(answer)
     converted = _COMMA_CITATION.sub(lambda m: f"{m.group(1)} {m.group(2)} {m.group(3)}", text)
     return parse_citation(converted) or (parse_citation(text) if converted != text else None)
 
@@ -320,7 +370,7 @@ def _clean_name(name: str) -> str | None:
 def extract_judge_name(answer: str) -> str | None:
     """Return the judge the reply names ("Chief Justice Earl Warren wrote it" -> "Earl Warren"; "... written by
     Justice Harlan." -> "Harlan"), "per curiam" for a per curiam answer, or None. Raises nothing."""
-    text = normalize_answer(answer)
+    text = answer_text(answer)
     if not text:
         return None
     if _PER_CURIAM.search(text) and not _TITLED_NAME.search(text):

@@ -1,6 +1,7 @@
 """The scoring steps every task shares, public and named: the `ScoringContext` that caches opinions, quote indexes
-and citation keys; `stance_score` (the answer's lead stance), `missing_reference`, `nothing_found`, `compare_values`,
-`existence_score`, `quoted` and `as_date`. A task's own scorer (its `score` field, `tasks/<task>.py`) chains them.
+(of an opinion's majority part, and of a combined file's separate opinions) and citation keys; `stance_score` (the
+answer's lead stance), `missing_reference`, `nothing_found`, `compare_values`, `existence_score`, `quoted` and
+`as_date`. A task's own scorer (its `score` field, `tasks/<task>.py`) chains them.
 
 Every scorer first reads the answer's stance with `classify_refusal` (its lead sentence):
 - a question with a true premise (every task but the two false-premise ones): "abstain" -> `abstain`;
@@ -27,13 +28,14 @@ from lexprobe.caselaw.judges import Judge, default_justices_path, load_justices
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.hallucination.abstention import (
     classify_refusal,
+    declines_question,
     denies_existence,
 )
 from lexprobe.hallucination.answers import (
     extract_existence,
 )
 from lexprobe.hallucination.labels import Score
-from lexprobe.hallucination.quotation import QuoteIndex
+from lexprobe.hallucination.quotation import QuoteIndex, SeparateOpinion, split_opinion
 
 #: A reference-based task's scorer: (answer, reference, context) -> Score.
 Scorer = Callable[[str, dict, "ScoringContext"], Score]
@@ -57,6 +59,8 @@ class ScoringContext:
         self._justices = list(justices) if justices is not None else None
         self._justices_path = justices_path
         self._quote_indexes: dict[str, QuoteIndex | None] = {}
+        self._separate: dict[str, list[SeparateOpinion]] = {}
+        self._separate_indexes: dict[tuple[str, int], QuoteIndex] = {}
         self._cited_keys: dict[str, frozenset[str] | None] = {}
         self._own_keys: dict[str, frozenset[str]] = {}
 
@@ -77,11 +81,26 @@ class ScoringContext:
         return self.db.opinion_text(str(opinion_id))
 
     def quote_index(self, opinion_id: str) -> QuoteIndex | None:
-        """Return the (cached) quotation index of an opinion, or None when its text is unavailable."""
+        """Return the (cached) quotation index of an opinion's majority part (`quotation.split_opinion`: a combined
+        file's concurrences and dissents left out), or None when its text is unavailable."""
         if opinion_id not in self._quote_indexes:
             text = self.opinion_text(opinion_id)
-            self._quote_indexes[opinion_id] = QuoteIndex(text) if text else None
+            majority, separate = split_opinion(text) if text else ("", [])
+            self._quote_indexes[opinion_id] = QuoteIndex(majority) if majority else None
+            self._separate[opinion_id] = separate
         return self._quote_indexes[opinion_id]
+
+    def separate_opinions(self, opinion_id: str) -> list[tuple[SeparateOpinion, QuoteIndex]]:
+        """Return the concurrences and dissents a combined opinion file holds after its majority part, each with its
+        (cached) quotation index; [] for a file that holds the majority opinion only or has no text."""
+        self.quote_index(opinion_id)
+        found = []
+        for number, opinion in enumerate(self._separate.get(opinion_id, [])):
+            key = (opinion_id, number)
+            if key not in self._separate_indexes:
+                self._separate_indexes[key] = QuoteIndex(opinion.text)
+            found.append((opinion, self._separate_indexes[key]))
+        return found
 
     def cited_keys(self, opinion_id: str) -> frozenset[str] | None:
         """Return the (cached) keys of the citations a fast scan finds in an opinion's text, less the case's own
@@ -149,7 +168,10 @@ def missing_reference(reference: dict, *keys: str) -> Score | None:
 
 
 def stance_score(answer: str, false_premise: bool = False) -> Score | None:
-    """Return the score decided by the answer's lead stance (empty, abstain, reject_premise), else None."""
+    """Return the score decided by the answer's stance, else None: empty, its lead sentence's refusal (abstain,
+    reject_premise), or - when the premise is true - a decline of the question anywhere in it
+    (`abstention.declines_question`: "Plessy was decided in 1896. I'm not able to confirm when it was overruled."
+    abstains; the year of the background sentence is not the answer)."""
     if not (answer or "").strip():
         return Score("unscored", "empty answer")
     refusal = classify_refusal(answer)
@@ -159,12 +181,16 @@ def stance_score(answer: str, false_premise: bool = False) -> Score | None:
         if false_premise:
             return Score("correct", f"answer rejects the false premise: {quoted(answer)}")
         return Score("hallucination", f"answer rejects the question's premise, which is true: {quoted(answer)}")
+    if not false_premise:  # a false-premise scorer looks for a rejection first, then for a decline
+        decline = declines_question(answer)
+        if decline:
+            return Score("abstain", f"answer declines the question: {quoted(decline)}")
     return None
 
 
 def nothing_found(answer: str, what: str) -> Score:
     """Return the score of an answer from which no `what` could be extracted."""
-    if classify_refusal(answer, scope="anywhere") == "abstain":
+    if classify_refusal(answer, scope="anywhere") == "abstain" or declines_question(answer):
         return Score("abstain", f"no {what} found and answer declines: {quoted(answer)}")
     denial = denies_existence(answer)
     if denial:
@@ -201,7 +227,7 @@ def existence_score(answer: str, real: bool) -> Score:
         return Score("abstain", f"answer abstains: {quoted(answer)}")
     says_exists = extract_existence(answer)
     if says_exists is None:
-        if classify_refusal(answer, scope="anywhere") == "abstain":
+        if classify_refusal(answer, scope="anywhere") == "abstain" or declines_question(answer):
             return Score("abstain", f"no yes/no found and answer declines: {quoted(answer)}")
         return Score("unscored", f"no yes/no found in answer {quoted(answer)}")
     said = "exists" if says_exists else "does not exist"
