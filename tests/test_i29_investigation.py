@@ -297,7 +297,10 @@ AWK_TABLE = [
     ("awk 'BEGIN{print \"unterminated}'", "does not end"),
     ("a=awk; $a 'BEGIN{print 1 | \"sh\"}'", "pipes"),  # a command word computed at run time
     ("$(echo awk) 'BEGIN{\"id\" | getline x}'", "pipes"),
+    ("awk 'BEGIN{pri = 1; nt = 2; x = pri nt / 2; print 1 | \"cat\"; y = 1 / 2}'", "pipes"),  # division, not /re/
+    ("awk 'BEGIN{x++ / 2; print 1 | \"cat\"; y = 1 / 2}'", "pipes"),
     ("awk '{print $1}' DOC-0001.txt | sort | uniq -c", None),
+    ("awk '$0 ~ /a|b/ && !/c|d/ {print /e|f/ ? 1 : 0}' DOC-0001.txt", None),
     ("x=awk; $x -F'|' '{print $1}' DOC-0001.txt | wc -l", None),
     ("awk -F'|' '{print $2}' DOC-0001.txt", None),
     ("awk -F '|' '{print $2}' DOC-0001.txt", None),

@@ -43,16 +43,17 @@ _FLAGS = frozenset({
     "--help", "--usage",
 })  # fmt: skip
 _SYSTEM = re.compile(r"\bsystem\s*\(")
-_OPERAND_BEFORE = set("(,{};!~&|?:=+-*%^<>\n[") | {""}  # after these a `/` opens a regular expression
-_KEYWORDS_BEFORE_REGEX = {"print", "printf", "return", "in", "case"}
+# After these (the last character of code that is not a space) a `/` opens a regular expression; anywhere else it
+# is read as division. Where awk itself might read a regular expression (`a + /re/`), reading division only shows
+# more of the program to the checks, never less: a division read as a regular expression could hide a pipe.
+_OPERAND_BEFORE = set("(,{};!~&|?:=\n[") | {""}
+_KEYWORDS_BEFORE_REGEX = {"print", "printf", "return", "case"}
+_OPERATOR_CHARS = "|&;()<>\n"  # the shell's operators (outside quotes)
 
 
 def is_awk(word: str) -> bool:
     """Whether a command word names awk (any folder, any of its implementations)."""
     return PurePosixPath(word).name in AWKS
-
-
-_OPERATOR_CHARS = "|&;()<>\n"
 
 
 def _tokens(command: str) -> list[tuple[str, bool]] | None:
@@ -173,7 +174,7 @@ def _code(program: str) -> str | None:
     what remains is awk code; None when a string or regular expression does not end."""
     out: list[str] = []
     previous = ""  # the last character of code that is not a space
-    last_word = ""
+    last_word = ""  # the last identifier of code
     index, size = 0, len(program)
     while index < size:
         char = program[index]
@@ -189,10 +190,14 @@ def _code(program: str) -> str | None:
             previous, last_word, index = char, "", end + 1
             continue
         out.append(char)
+        if char.isalnum() or char == "_":  # `last_word`: the last identifier, kept over spaces (`print /re/`)
+            joined = index > 0 and (program[index - 1].isalnum() or program[index - 1] == "_")
+            last_word = last_word + char if joined else char
+        elif not char.isspace():
+            last_word = ""
         if not char.isspace():
             previous = char
-            last_word = (last_word + char) if (char.isalnum() or char == "_") else ""
-        index += 1  # a space keeps `last_word`, so `print /re/` reads as a regular expression
+        index += 1
     return "".join(out)
 
 
