@@ -15,8 +15,10 @@ import re
 import signal
 import socket
 import sqlite3
+import struct
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -104,12 +106,6 @@ def interrupt_after_first_answer(args: list[str], db: Path, log: Path, wait_s: f
 def write_script(path: Path, lines: list[dict]) -> str:
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
     return f"scripted:{path}"
-
-
-def closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 # --- item 7: Ctrl-C -----------------------------------------------------------------------------------------------
@@ -323,9 +319,28 @@ def test_exhausted_script_exits_2_naming_the_request(tmp_path: Path) -> None:
 
 
 def test_unreachable_server_stays_pending_with_exit_1(tmp_path: Path) -> None:
-    """A transient failure that outlasts the retries is still 'pending; rerun to resume' (exit 1)."""
-    spec = f"openai-compatible/smol@http://127.0.0.1:{closed_port()}/v1"
-    result = cli("ask", "--model", spec, "--max-retries", "0", "Hi?")
+    """A transient failure that outlasts the retries is still 'pending; rerun to resume' (exit 1): here a server
+    that drops every connection it accepts. (A port where nothing listens is refused at once, exit 2: issue 29,
+    item 7, tests/test_i29_damage.py.)"""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+
+    def drop_connections() -> None:
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            conn.close()
+
+    threading.Thread(target=drop_connections, daemon=True).start()
+    spec = f"openai-compatible/smol@http://127.0.0.1:{listener.getsockname()[1]}/v1"
+    try:
+        result = cli("ask", "--model", spec, "--max-retries", "0", "Hi?")
+    finally:
+        listener.close()
     assert result.returncode == 1, result.stderr
     assert "rerun" in result.stderr and "Connection" in result.stderr
 
