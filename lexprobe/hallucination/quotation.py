@@ -24,6 +24,16 @@ Thresholds:
   ("the court held that") appear in almost any opinion, so such a match is no evidence that the model knows the
   case, and a miss is no evidence that it does not; the scorer labels it `unscored` with that reason rather than
   guessing either way.
+
+Separate opinions: a combined opinion file (CourtListener's `010combined`, the majority text of a case without a
+lead file) holds the majority opinion followed by its concurrences and dissents. `split_opinion` finds where each
+separate opinion starts - a heading at a sentence start such as "Mr. Justice Sutherland, dissenting:", "MR. JUSTICE
+STEWART, with whom MR. JUSTICE CLARK ... join, dissenting.", "JUSTICE SCALIA, concurring in the judgment.",
+"Rehnquist, C. J., concurring in part and dissenting in part." (a citation's "(Scalia, J., dissenting)" is no
+heading, nor is "[For concurring opinion of Mr. Justice Frankfurter, see post, p. 542.]") - and the quotation task
+matches against the majority part only; a quote found only in a separate opinion is a real quotation, but not the
+majority's. Known limit: such files put the majority's footnotes after the last separate opinion, so a quote from
+a majority footnote reads as that separate opinion's.
 """
 
 from __future__ import annotations
@@ -48,6 +58,45 @@ _TOKEN = re.compile(
 _JOINERS = re.compile(r"['’\-\u00ad\u2010\u2011\s]+")
 _BRACKETS = re.compile(r"[\[\]]")
 _ELLIPSIS = re.compile(r"\.\s?\.\s?\.|…")
+
+_NAME = r"[A-Z][A-Za-z'’\-]+(?:\s+(?:[A-Z]\.\s*)?[A-Z][A-Za-z'’\-]+){0,2}"
+_JUSTICE = (
+    rf"(?:M[rRbBeE]\.\s*)?(?:(?:CHIEF|Chief)\s+)?(?:JUSTICE|Justice)\s+{_NAME}"  # "Mr. Justice Stewart"
+    r"|(?:THE|The)\s+(?:CHIEF|Chief)\s+(?:JUSTICE|Justice)"  # "THE CHIEF JUSTICE"
+    rf"|{_NAME},\s+(?:C\.\s?)?J\."  # "Rehnquist, C. J."
+)
+_OPINION_KIND = r"(?:concurring|dissenting)(?:\s+in\s+(?:part|the\s+judgment|the\s+result))?"
+#: The heading of a separate opinion in a combined opinion file (see the module docstring).
+SEPARATE_HEADING = re.compile(
+    r"(?:^|(?<=[.!?:;\]\"”’)]\s)|(?<=\n))"
+    rf"(?P<who>{_JUSTICE})"
+    r"(?:,?\s+(?:with\s+)?whom\s+.{1,300}?\s+join(?:s|ed)?(?:\s+(?:as\s+to|in)\s+[^,.:]{1,80})?)?"
+    rf",?\s+(?P<kind>{_OPINION_KIND}(?:,?\s+and\s+{_OPINION_KIND})?)\s*[.:]",
+)
+
+
+@dataclass(frozen=True)
+class SeparateOpinion:
+    """A concurrence or dissent inside a combined opinion file: its `heading` ("Mr. Justice Stewart, dissenting"),
+    where it starts in the file (`start`), and its text (up to the next separate opinion or the end)."""
+
+    heading: str
+    start: int
+    text: str
+
+
+def split_opinion(text: str) -> tuple[str, list[SeparateOpinion]]:
+    """Return the majority part of an opinion file and its separate opinions, in order (see the module docstring);
+    a file without a separate-opinion heading after some text is all majority."""
+    headings = list(SEPARATE_HEADING.finditer(text or ""))
+    if not headings or not text[: headings[0].start()].strip():  # no majority part before them: not a combined file
+        return text, []
+    parts = []
+    for number, heading in enumerate(headings):
+        end = headings[number + 1].start() if number + 1 < len(headings) else len(text)
+        label = " ".join(f"{heading.group('who')}, {heading.group('kind')}".split())
+        parts.append(SeparateOpinion(label, heading.start(), text[heading.start() : end]))
+    return text[: headings[0].start()], parts
 
 
 @dataclass(frozen=True)

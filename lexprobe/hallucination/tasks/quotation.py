@@ -38,7 +38,9 @@ def opinion_text_step(
 
 
 def score_quotation(answer: str, reference: dict, context: ScoringContext) -> Score:
-    """Score the quotation task: the quote must fuzzily match the majority opinion text (`quotation.py`)."""
+    """Score the quotation task: the quote must fuzzily match the majority opinion text (`quotation.py`); in a combined
+    opinion file only the majority part counts, and a quote found only in one of its concurrences or dissents is a
+    hallucination whose detail names that opinion."""
     outside = _QUOTE_TAGS.sub(" ", answer or "")
     stance = stance_score(outside) if outside.strip() else None  # the quote itself may say "I do not know ..."
     first = opinion_text_step(reference, stance, context, context.quote_index)
@@ -54,6 +56,12 @@ def score_quotation(answer: str, reference: dict, context: ScoringContext) -> Sc
     if found.found:
         return Score("correct", f"quote found in the majority opinion at character {found.start} "
                                 f"(similarity {found.similarity:.1f})")  # fmt: skip
+    for opinion, separate in context.separate_opinions(str(reference["opinion_id"])):
+        elsewhere = separate.match(quote)
+        if elsewhere.found:
+            return Score("hallucination", f"quote found only in a separate opinion ({opinion.heading}), not in the "
+                                          f"majority opinion: a real quotation, but not the majority's: "
+                                          f"{quoted(quote)}")  # fmt: skip
     return Score("hallucination", f"quote not in the majority opinion (best similarity {found.similarity:.1f} < "
                                   f"{MATCH_THRESHOLD:.0f}): {quoted(quote)}")  # fmt: skip
 
