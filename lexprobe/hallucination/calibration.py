@@ -7,6 +7,9 @@ with the greedy answer standing in for the truth: a sample agrees when that scor
 citation task, exactly as they would against the real reference.
 
 Rules (documented in docs/hallucination.md):
+- The greedy answer and every sample are read as the scorers read them (`final_answer`: a reasoning preamble
+  dropped, tables and JSON as prose), so a candidate the reasoning considered and rejected is never the value
+  samples are compared with; a sample that only reasons has no answer and disagrees.
 - A greedy answer that abstains or cannot be scored has nothing to be confident in: the item is left out of
   calibration and counted (`excluded`), never given a made-up confidence.
 - A greedy answer with no extractable value that rejects the premise or denies the case exists ("there is no such
@@ -26,6 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lexprobe.hallucination.abstention import classify_refusal, denies_existence
+from lexprobe.hallucination.final_answer import final_answer
 from lexprobe.hallucination.help_facts import DEFAULT_SAMPLES as DEFAULT_SAMPLES  # K where the study drew samples
 from lexprobe.hallucination.labels import Score
 from lexprobe.hallucination.scorers import SCORERS, ScoringContext
@@ -77,6 +81,7 @@ def agrees(task: str, greedy: str, sample: str, reference: dict, context: Scorin
     spec = TASKS.get(task)
     if spec is None or spec.extract is None:
         raise ValueError(f"task {task!r} is not calibrated")
+    greedy, sample = final_answer(greedy), final_answer(sample)
     truth = spec.extract(greedy, reference)
     if truth is None:
         return (spec.stance_agreement or same_stance)(greedy, sample, reference, context)

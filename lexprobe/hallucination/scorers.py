@@ -3,16 +3,17 @@
 A read-only view of the task registry (`hallucination/tasks`): each scorer is its task's `score` field, defined in
 the task's module; the shared steps and the stance rules are in `scoring.py`. A reference-free task has no scorer.
 
-Every scorer looked up here reads the reply's final answer (`final_answer.final_answer`: reasoning parts dropped,
-tables and JSON read as prose), and an answer in a language the rules cannot read is `unscored` with the reason
-(`language.unreadable_language`) instead of being guessed at.
+Every scorer looked up here reads the reply's final answer (`final_answer.read_reply`: reasoning parts dropped,
+tables and JSON read as prose; a reply that only reasons is `unscored`, "reasoning only, no final answer"), and an
+answer in a language the rules cannot read is `unscored` with the reason (`language.unreadable_language`) instead of
+being guessed at.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from lexprobe.hallucination.final_answer import final_answer
+from lexprobe.hallucination.final_answer import NO_FINAL_ANSWER, read_reply
 from lexprobe.hallucination.labels import Score
 from lexprobe.hallucination.language import unreadable_language
 from lexprobe.hallucination.scoring import Scorer, ScoringContext
@@ -20,10 +21,14 @@ from lexprobe.hallucination.tasks import TASKS
 
 
 def _reading_final_answer(score: Scorer) -> Scorer:
-    """Return `score` applied to a reply's final answer, or `unscored` when its language cannot be read."""
+    """Return `score` applied to a reply's final answer, or `unscored` when the reply only reasons (no final answer)
+    or its language cannot be read."""
 
     def scorer(answer: str, reference: dict, context: ScoringContext) -> Score:
-        text = final_answer(answer)
+        reading = read_reply(answer)
+        if reading.reasoning_only:
+            return Score("unscored", NO_FINAL_ANSWER)
+        text = reading.answer or answer
         reason = unreadable_language(text)
         if reason is not None:
             return Score("unscored", reason)
