@@ -347,3 +347,15 @@ def test_show_json_prints_json_only(sample_env: Path, tmp_path: Path) -> None:
     assert [line["episode_id"] for line in lines] == [episode.episode_id] and "transcript" not in lines[0]
     one = runner.invoke(app, ["investigation", "show", str(tmp_path / "run"), episode.episode_id, "--json"])
     assert one.exit_code == 0 and json.loads(one.stdout)["transcript"]  # one object, the whole record
+
+
+def test_figure_6_counts_a_copied_example_as_unparsed() -> None:
+    from lexprobe.investigation.scoring import verdict_transitions
+
+    def at(level: str, copied: bool) -> Episode:
+        return Episode(episode_id=f"c|{level}|m|e0", environment="c", env_dir=f"envs/{level}", ablation=level,
+                       model="m", seed=0, tool_budget=30, turn_budget=25, status="complete", summary="s",
+                       verdicts=verdicts([B, R, R, B]), copied_example=copied)  # fmt: skip
+
+    table = verdict_transitions([at("merits", False), at("+pro_alternative", True)], "merits", "+pro_alternative")
+    assert table.n_pairs == 0 and table.n_unparsed == 2  # both alternatives: no verdict at the copied level

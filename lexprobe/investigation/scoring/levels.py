@@ -26,6 +26,7 @@ from lexprobe.investigation.ladder import canonical_level, level_sort_key
 from lexprobe.investigation.scoring.aggregates import PairedDifference, paired_bootstrap
 from lexprobe.investigation.scoring.metrics import UNSPECIFIED, EpisodeScore
 from lexprobe.investigation.scoring.schema import Comparison, MetricDifference, VerdictTransitions
+from lexprobe.investigation.verdict_example import episode_copies_example
 
 __all__ = ["ALL_MODELS", "VERDICTS", "VerdictTransitions", "consecutive_levels", "level_difference",
            "level_differences", "level_name", "level_transitions", "verdict_transitions"]  # fmt: skip
@@ -124,10 +125,11 @@ def _alternative_verdicts(episodes: Sequence[Episode], level: str) -> dict[PairK
     for episode in episodes:
         if level_name(episode.ablation) != level:
             continue
+        copied = episode_copies_example(episode)  # a copied prompt example gives no verdict (verdict_example)
         for verdict in episode.verdicts:
             if verdict.kind == "alternative":
                 key = (episode.model, episode.environment, verdict.hypothesis_id, episode.epoch)
-                verdicts.setdefault(key, verdict.verdict)
+                verdicts.setdefault(key, None if copied else verdict.verdict)
     return verdicts
 
 
