@@ -177,7 +177,9 @@ SUPREME_COURT_REPORTERS = (" U.S. ", " S. Ct. ", " L. Ed. ", " L. Ed. 2d ")
 
 
 def _attach_opinions(merger: CaseMerger, records: list[OpinionRecord], report: BuildReport) -> list[tuple]:
-    """Join opinions to cases by their parallel citations; a case known only from its opinion is created.
+    """Join opinions to cases by their parallel citations; a case known only from its opinion is created, and a case
+    an opinion joins takes the opinion's parallel citations it lacked (so an S. Ct. or L. Ed. citation of a case the
+    other sources know only by its U.S. citation finds it).
 
     An opinion id met twice (the same opinion in the plain-text and the raw folder) keeps its first record; the
     number of such duplicates is reported. A created case is a Supreme Court case only when one of its citations
@@ -194,6 +196,8 @@ def _attach_opinions(merger: CaseMerger, records: list[OpinionRecord], report: B
             continue
         seen.add(op.opinion_id)
         case_id = merger.find(op.citations, op.case_name)
+        if case_id is not None:  # the cluster's parallel citations (S. Ct., L. Ed., Lexis) are the case's too
+            merger.add_citations(case_id, op.citations, "courtlistener")
         if case_id is None and op.citations:
             keys = [citation_key(c) or "" for c in op.citations]
             supreme = any(f" {key} ".find(r) >= 0 for key in keys for r in SUPREME_COURT_REPORTERS)

@@ -142,6 +142,20 @@ class CaseMerger:
         """Return the case any of `citations` belongs to (the closest name among several), or None."""
         return self._closest(self.candidates(citations), name)
 
+    def add_citations(self, case_id: str, citations: tuple[str, ...] | list[str], source: str) -> None:
+        """Record on a case the parallel citations another source gives it (an opinion's CourtListener cluster
+        matched to the case by one of them): each new key is kept under `source` and finds the case from then on."""
+        case = self.cases[case_id]
+        for text in citations:
+            key = citation_key(text) if text else None
+            if not key:
+                continue
+            owners = self.by_key.setdefault(key, [])
+            if case_id not in owners:
+                owners.append(case_id)
+            if all(existing_key != key or src != source for existing_key, _, src in case.citations):
+                case.citations.append((key, text, source))
+
     def add(self, record: CaseRecord) -> str:
         """Merge one record; return the id of the case it joined or started."""
         keyed = [(citation_key(text), text) for text in record.citations]

@@ -134,7 +134,8 @@ def _open_read_only(path: Path) -> sqlite3.Connection:
         conn.close()
         raise StaleCaseDatabase(
             f"{path} was built under older truth rules (version {version}, now {RULES_VERSION}: overruling years "
-            f"are the overruling decision's calendar year); {_REBUILD}"
+            f"are the overruling decision's calendar year, and cases keep their opinions' parallel citations); "
+            f"{_REBUILD}"
         )
     return conn
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 #: The version of the rules that turn the sources into truths. A database built under other rules is refused (its
 #: answers would be scored against outdated truths) until it is rebuilt. 2: an overruling's year is the calendar year
-#: of the overruling decision (SCDB date, else the Library of Congress table), never a term year.
-RULES_VERSION = 2
+#: of the overruling decision (SCDB date, else the Library of Congress table), never a term year. 3: a case joined
+#: by an opinion's CourtListener cluster takes the cluster's parallel citations (S. Ct., L. Ed., Lexis).
+RULES_VERSION = 3
 
 SCHEMA = """
 CREATE TABLE cases (
