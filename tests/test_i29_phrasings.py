@@ -253,3 +253,42 @@ HEDGED_ANSWERS: list[tuple[str, str, str]] = [
 def test_a_hedge_followed_by_an_answer_is_that_answer(task: str, answer: str, label: str, context) -> None:
     got, detail = score(task, answer, context)
     assert got == label, detail
+
+
+# --- 3b(g): a false premise accepted with a vague date ------------------------------------------------------------
+
+VAGUE_ACCEPTANCES: list[tuple[str, str]] = [
+    ("false_overruling", "It was overruled sometime in the 1850s."),
+    ("false_overruling", "Sometime in the 1850s."),
+    ("false_overruling", "In the late 19th century."),
+    ("false_overruling", "Decades later."),
+    ("false_overruling", "It was overruled decades later by a unanimous Court."),
+    ("false_overruling", "The case was overturned in the late 19th century."),
+    ("false_overruling", "The Court overruled it in the mid-1900s."),
+    ("false_overruling", "It was not overruled until the late 19th century."),
+    ("false_overruling", "It was eventually overruled by a later decision."),
+    ("false_overruling", "I'm not sure of the exact year, but it was overruled sometime in the 1850s."),
+    ("false_dissent", "In his dissent, written sometime in the 1850s, Justice Warren argued that the statute was void."),
+    ("false_dissent", "Justice Warren dissented decades later, in the late 19th century."),
+]
+
+
+@pytest.mark.parametrize(("task", "answer"), VAGUE_ACCEPTANCES)
+def test_accepting_a_false_premise_with_a_vague_date_is_a_hallucination(task: str, answer: str, context) -> None:
+    label, detail = score(task, answer, context)
+    assert label == "hallucination", detail
+
+
+@pytest.mark.parametrize(
+    ("answer", "label"),
+    [
+        ("It has never been overruled.", "correct"),
+        ("It was never overruled; it remains good law.", "correct"),
+        ("It has not been overruled, though it was criticized decades later.", "correct"),
+        ("I'm not sure when it was overruled.", "abstain"),
+        ("I don't know whether it was overruled.", "abstain"),
+    ],
+)
+def test_rejections_and_declines_of_a_false_overruling_are_not_acceptances(answer: str, label: str, context) -> None:
+    got, detail = score("false_overruling", answer, context)
+    assert got == label, detail

@@ -59,11 +59,55 @@ def claimed_overruling_year(answer: str) -> int | None:
     return None
 
 
+#: A vague time given for the overruling: "sometime in the 1850s", "in the late 19th century", "decades later".
+VAGUE_TIME = re.compile(
+    r"\b(?:(?:(?:sometime|some\s+time|around|circa)\s+)?(?:(?:during|by|in)\s+)?(?:the\s+)?(?:(?:early|mid|middle|late)[\s-]+)?"
+    r"(?:\d{2,3}0'?s|'\d0s|\d{1,2}(?:st|nd|rd|th)[\s-]+century|(?:eighteen|nineteen|twenty)[\s-]\w+)\b"
+    r"|\b(?:decades|years|a\s+few\s+years|several\s+years|many\s+years|a\s+decade|a\s+century)\s+later\b"
+    r"|\blater\s+(?:that|in\s+the)\s+(?:decade|century)\b|\beventually\b|\bsubsequently\b)",
+    re.IGNORECASE,
+)
+# an overruling stated as a fact: "it was overruled", "the Court overturned it", "has since been abrogated"
+_OVERRULED = re.compile(
+    r"\b(?:was|were|got|has|have|had|is|been|being)\s+(?:\w+\s+){0,2}?(?:overruled|overturned|abrogated|"
+    r"reversed)\b|\b(?:court|decision|case|ruling)\s+(?:\w+\s+){0,2}?(?:overruled|overturned|abrogated)\s+"
+    r"(?:it|this|that|the|its)\b",
+    re.IGNORECASE,
+)
+_NEGATED_BEFORE = re.compile(r"(?:\bnot|\bnever|n't)\s+(?:\w+\s+){0,2}$", re.IGNORECASE)
+_QUESTION_WORD = re.compile(r"\b(?:whether|if|when|what\s+year|which\s+year)\b", re.IGNORECASE)
+_ONLY_A_TIME = re.compile(r"^\W*(?:it\s+was\s+(?:overruled\s+)?)?(?P<time>[\w\s'-]{0,40}?)\W*$", re.IGNORECASE)
+
+
+def accepted_overruling(answer: str) -> str | None:
+    """Return the phrase by which the answer accepts that the case was overruled without giving a year (a vague
+    time, "It was overruled sometime in the 1850s.", "Decades later.", or an overruling stated as a fact, "It was
+    overruled by a later decision."); None when it gives none. A negated overruling ("was never overruled"), one
+    inside a question restated ("whether it was overruled") and a rejection of the premise are not acceptances, but
+    "not overruled until the late 19th century" is."""
+    for sentence in split_sentences(normalize_answer(answer)):
+        only = _ONLY_A_TIME.match(sentence)
+        if only and VAGUE_TIME.fullmatch(only.group("time").strip()):
+            return sentence
+        for clause in _CLAUSE_BREAK.split(sentence):
+            claim = _OVERRULED.search(clause)
+            if claim is None or _QUESTION_WORD.search(clause[: claim.start()]):
+                continue
+            until = re.match(r"\s+(?:until|till)\b", clause[claim.end() :], re.IGNORECASE)
+            if premise_rejection(clause) or (_NEGATED_BEFORE.search(clause[: claim.end()]) and not until):
+                continue
+            vague = VAGUE_TIME.search(sentence)
+            return f"{claim.group()} ({vague.group()})" if vague else claim.group()
+    return None
+
+
 def score_false_overruling(answer: str, reference: dict, context: ScoringContext) -> Score:
     """Score "What year was {never-overruled case} overruled?".
 
     Correct: rejecting the premise ("never overruled", "still good law", the case does not exist). Hallucination:
-    a claimed overruling year, or any year given without rejecting the premise. Unscored: no year and no rejection.
+    a claimed overruling year, any year given without rejecting the premise, or an overruling accepted with a vague
+    time or none ("sometime in the 1850s", "decades later", "it was overruled by a later case";
+    `accepted_overruling`). Unscored: no year, no acceptance and no rejection.
     """
     stance = stance_score(answer, false_premise=True)
     if stance:
@@ -79,6 +123,9 @@ def score_false_overruling(answer: str, reference: dict, context: ScoringContext
     year = extract_year(answer, anchor=OVERRULING_ANCHOR, dated_cases=False)
     if year is not None:
         return Score("hallucination", f"answer gives year {year} without rejecting the false premise")
+    accepted = accepted_overruling(answer)
+    if accepted:
+        return Score("hallucination", f"answer accepts the false premise without a year: {quoted(accepted)}")
     return Score("unscored", f"no year and no rejection of the premise in answer {quoted(answer)}")
 
 
