@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
+from lexprobe.check.names import display_name
 from lexprobe.check.verify import MISMATCH, NOT_FOUND, UNVERIFIABLE, VERDICTS, VERIFIED, CitationVerdict, summarize
 from lexprobe.reporting.html import render_report
 
@@ -84,7 +85,7 @@ def render_html(documents: Sequence[CheckedDocument], title: str = "Citation che
         own = summarize(document.verdicts)
         pages.append(
             {
-                "path": document.path,
+                "path": display_name(document.path),  # valid UTF-8 even for a name that was not
                 "n_citations": len(document.verdicts),
                 "counts": ", ".join(f"{own[verdict]} {verdict}" for verdict in VERDICTS),
                 "highlighted": Markup(_highlighted(document, number)),  # escaped piece by piece

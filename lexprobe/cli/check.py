@@ -6,7 +6,8 @@ citation is a mismatch or not_found; 2 for bad input (an unreadable document, on
 
 Document text, file names and database names are untrusted: everything printed goes through
 `lexprobe.terminal.safe_text` / `safe_markup`, so no control sequence reaches the terminal and no Rich markup in a
-document is read as markup.
+document is read as markup. File names are shown through `lexprobe.check.names.display_name` (a byte that is not
+valid UTF-8 as "\\xNN") on the terminal, in `--json` and in the `--html` page, which is written atomically.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
+from lexprobe.check.names import display_name
 from lexprobe.cli.options import DbOpt, html_option, json_flag, open_case_db
 from lexprobe.cli.output import err, out
 from lexprobe.errors import BadInputError
@@ -69,7 +71,7 @@ def check(
         try:
             texts.append((path, extract_text(path)))
         except ExtractionError as exc:
-            raise BadInputError(safe_text(f"cannot read {exc.path}: {exc.reason}")) from None
+            raise BadInputError(safe_text(f"cannot read {display_name(exc.path)}: {exc.reason}")) from None
     case_db = open_case_db(db)
     logging.getLogger("eyecite").setLevel(logging.ERROR)
     reference = reference_for(case_db)
@@ -77,7 +79,7 @@ def check(
     for path, text in texts:
         if not text.strip():
             err.print(
-                f"[yellow]warning:[/] {safe_markup(str(path))} has no text (a scanned PDF?)",
+                f"[yellow]warning:[/] {safe_markup(display_name(path))} has no text (a scanned PDF?)",
                 highlight=False,
                 emoji=False,
             )
@@ -92,12 +94,12 @@ def check(
                 err.print(safe_markup(result.message), highlight=False, soft_wrap=True, emoji=False)
             elif result.asked:
                 err.print(
-                    f"[dim]{safe_markup(str(path))}: asked CourtListener about {result.asked} citation(s): "
+                    f"[dim]{safe_markup(display_name(path))}: asked CourtListener about {result.asked} citation(s): "
                     f"{result.cached} from the cache, {result.fetched} from the API[/]",
                     highlight=False,
                     emoji=False,
                 )
-        documents.append(CheckedDocument(str(path), text, verdicts))
+        documents.append(CheckedDocument(display_name(path), text, verdicts))
 
     all_verdicts = [v for document in documents for v in document.verdicts]
     if as_json:
@@ -106,11 +108,13 @@ def check(
         for document in documents:
             _print_table(document, summarize)
     if html is not None:
+        from lexprobe.reporting.html import write_page
+
         try:
-            html.write_text(render_html(documents), encoding="utf-8")
+            write_page(html, render_html(documents))
         except OSError as exc:
-            raise BadInputError(safe_text(f"cannot write {html}: {exc.strerror or exc}")) from None
-        err.print(f"[dim]HTML: {safe_markup(str(html.resolve()))}[/]", highlight=False, emoji=False)
+            raise BadInputError(safe_text(f"cannot write {display_name(html)}: {exc.strerror or exc}")) from None
+        err.print(f"[dim]HTML: {safe_markup(display_name(html.resolve()))}[/]", highlight=False, emoji=False)
     if any(v.verdict in (MISMATCH, NOT_FOUND) for v in all_verdicts):
         raise typer.Exit(1)
 
@@ -127,12 +131,13 @@ def _progress(path: Path, total: int):
             reported.add(quarter)
             share = done * total // max(parsed_total, 1)
             err.print(
-                f"[dim]{safe_markup(str(path))}: {share:,} of {total:,} characters read[/]",
+                f"[dim]{safe_markup(display_name(path))}: {share:,} of {total:,} characters read[/]",
                 highlight=False,
                 emoji=False,
             )
 
-    err.print(f"[dim]checking {safe_markup(str(path))} ({total:,} characters)...[/]", highlight=False, emoji=False)
+    err.print(f"[dim]checking {safe_markup(display_name(path))} ({total:,} characters)...[/]", highlight=False,
+              emoji=False)  # fmt: skip
     return report
 
 

@@ -18,14 +18,16 @@ Agent tools page over these texts by line number, so every format follows one la
   speaker notes when there are any.
 - txt / md: the file as UTF-8 (a BOM is honoured; UTF-16 with a BOM is read), else latin-1.
 
-`ExtractionError` (a ValueError with `.path` and `.reason`) is raised for an unknown format, an empty file, a file
-over `max_bytes`, an encrypted PDF that does not open with the empty password, and any file its reader cannot
-parse (corrupt).
+`ExtractionError` (a ValueError with `.path` and `.reason`) is raised for a missing file, one that is not a regular
+file (a folder, a named pipe, a device such as /dev/zero: checked with `stat`, never opened), an unknown format, an
+empty file, a file over `max_bytes`, an encrypted PDF that does not open with the empty password, and any file its
+reader cannot parse (corrupt).
 """
 
 from __future__ import annotations
 
 import re
+import stat
 from pathlib import Path
 
 from lexprobe.documents.errors import ExtractionError
@@ -46,16 +48,36 @@ def tidy(text: str) -> str:
     return text + "\n" if text else ""
 
 
+def _not_regular(mode: int) -> str | None:
+    """Say what a file of this `st_mode` is when it is not a regular file (None for a regular file)."""
+    if stat.S_ISREG(mode):
+        return None
+    kinds = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe"), (stat.S_ISSOCK, "a socket"),
+             (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"))  # fmt: skip
+    for test, name in kinds:
+        if test(mode):
+            return name
+    return "a special file"
+
+
 def _checked(path: Path, max_bytes: int) -> Path:
-    """Return `path` after checking it is a known format, non-empty and within `max_bytes`."""
+    """Return `path` after checking it exists, is a regular file of a known format, non-empty and within
+    `max_bytes`. Only `stat` is called: a named pipe or a device is never opened, so nothing blocks or reads an
+    endless stream."""
     path = Path(path)
+    try:
+        info = path.stat()
+    except (FileNotFoundError, NotADirectoryError):
+        raise ExtractionError(path, "not found (no such file)") from None
+    except OSError as exc:
+        raise ExtractionError(path, f"cannot read the file ({exc.strerror or exc})") from exc
+    kind = _not_regular(info.st_mode)
+    if kind is not None:
+        raise ExtractionError(path, f"not a regular file ({kind}): only document files are read")
     if path.suffix.lower() not in READERS:
         known = ", ".join(FORMATS)
         raise ExtractionError(path, f"unknown format {path.suffix or '(no suffix)'!r}; known: {known}")
-    try:
-        size = path.stat().st_size
-    except OSError as exc:
-        raise ExtractionError(path, f"cannot read the file ({exc.strerror or exc})") from exc
+    size = info.st_size
     if size == 0:
         raise ExtractionError(path, "empty file")
     if size > max_bytes:

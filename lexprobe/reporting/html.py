@@ -13,6 +13,9 @@ blocks `title` and `content`, and may add rules in `extra_style` or replace the 
 from __future__ import annotations
 
 import functools
+import os
+import secrets
+import stat
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
@@ -59,13 +62,40 @@ def render_report(template: str, **context: Any) -> str:
     return report_environment().get_template(template).render(**context)
 
 
+def write_page(path: str | Path, html: str) -> None:
+    """Write `html` to `path` as UTF-8, atomically: the text is encoded first (an unencodable character raises
+    UnicodeEncodeError before any file is touched), then written to a temporary file beside `path` that replaces it
+    in one rename, so a failure never leaves an empty or half-written page (the temporary file is removed). A
+    target that exists and is not a regular file (a named pipe, /dev/stdout) is written in place instead of being
+    replaced. Raises OSError when the page cannot be written."""
+    data = html.encode("utf-8")
+    path = Path(path)
+    try:
+        mode = path.lstat().st_mode
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode):
+        with open(path, "wb") as stream:
+            stream.write(data)
+        return
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask applies, as for open()
+    try:
+        with os.fdopen(descriptor, "wb") as stream:
+            stream.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
 def write_report(path: str | Path, template: str, **context: Any) -> None:
-    """Render `template` with `context` and write the page to `path` (parent folders created). Raises what
-    `render_report` raises, and OSError when the page cannot be written."""
+    """Render `template` with `context` and write the page to `path` (parent folders created) with `write_page`.
+    Raises what `render_report` raises, and OSError when the page cannot be written."""
     html = render_report(template, **context)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(html, encoding="utf-8")
+    write_page(path, html)
 
 
-__all__ = ["render_report", "report_environment", "write_report"]
+__all__ = ["render_report", "report_environment", "write_page", "write_report"]
