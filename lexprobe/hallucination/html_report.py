@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 LEVEL_NAMES = {"scotus": "SCOTUS", "coa": "USCOA", "district": "USDC"}
 #: The last sentence of every caption with error bars.
-_SE_NOTE = "Bars and whiskers: rate ± 1.96 s.e. (binomial)."
+_SE_NOTE = "Bars and whiskers: rate ± 1.96 s.e. (binomial), cut at 0% and 100%."
 TABLE_GROUPS = (
     ("low", "Low complexity tasks (cf. Table 3)"),
     ("moderate", "Moderate complexity tasks (cf. Table 4)"),
@@ -139,14 +139,20 @@ def _rate_bars(
 def _figure(title: str, build: Callable[[], Figure], caption: str) -> dict:
     """Render one figure, or a note saying why it is missing (never a broken image)."""
     try:
-        return {"title": title, "uri": figure_to_data_uri(build(), "svg"), "caption": caption}
+        return {"title": title, "uri": figure_to_data_uri(build(), "svg"), "caption": caption, "empty": False}
     except (FileNotFoundError, ValueError) as exc:
-        return {"title": title, "uri": None, "caption": f"{caption} Not drawn: {exc}"}
+        return {"title": title, "uri": None, "caption": f"{caption} Not drawn: {exc}", "empty": False}
+
+
+def _not_drawn(title: str, reason: str) -> dict:
+    """A figure left out because it would show no data: the report prints its title and `reason` on one line."""
+    return {"title": title, "uri": None, "caption": f"Not drawn: {reason}", "empty": True}
 
 
 def figures(stats: dict, models: list[str]) -> list[dict]:
     """Return the figures of the report (cf. the study's Figures 1-8), each with a caption naming n and the
-    estimator."""
+    estimator; a figure with no data at all (the circuit map of a run without appeals-court answers) comes back
+    with `empty` set, no image and a one-line reason instead."""
     found = stats["breakdowns"]
     result = []
     answers = PROMPT_STYLE_TEXT[stats["estimators"]["prompt_style"]] + " (--prompt-style)"
@@ -179,14 +185,21 @@ def figures(stats: dict, models: list[str]) -> list[dict]:
         )
         for circuit, groups in pooled_circuits.items()
     }
-    result.append(_figure(
-        "Hallucination rate by circuit (cf. Figure 3)",
-        lambda: circuit_map(circuit_rates, "Courts of Appeals: rate by circuit"),
-        f"Reference-based true-premise USCOA tasks and models pooled, cases decided from {CIRCUIT_FIRST_YEAR} "
-        f"(post-1981, as in the study) (n={sum(n for _, n in circuit_rates.values())}); {answers}; grey circuits "
-        "have no scored answers"
-        + (" (this run asked no appeals-court questions)." if not circuit_rates else "."),
-    ))  # fmt: skip
+    circuit_title = "Hallucination rate by circuit (cf. Figure 3)"
+    if all(rate is None for rate, _ in circuit_rates.values()):  # an all-grey map shows nothing: say why instead
+        result.append(_not_drawn(circuit_title, (
+            "no scored answer about a Courts of Appeals case"
+            + (" (this run asked no appeals-court questions)" if not circuit_rates else "")
+            + f"; the map pools reference-based true-premise USCOA tasks on cases decided from {CIRCUIT_FIRST_YEAR}."
+        )))  # fmt: skip
+    else:
+        result.append(_figure(
+            circuit_title,
+            lambda: circuit_map(circuit_rates, "Courts of Appeals: rate by circuit"),
+            f"Reference-based true-premise USCOA tasks and models pooled, cases decided from {CIRCUIT_FIRST_YEAR} "
+            f"(post-1981, as in the study) (n={sum(n for _, n in circuit_rates.values())}); {answers}; grey "
+            "circuits have no scored answers.",
+        ))  # fmt: skip
     deciles = [f"{low}-{low + 10}" for low in range(0, 100, 10)]
     if found["prominence"]:
         rates, errors, counts = _series(found["prominence"], deciles, models)

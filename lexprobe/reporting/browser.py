@@ -4,8 +4,9 @@
 attaches to a new page over the DevTools protocol (a websocket, through the `websockets` package) and collects
 console errors and warnings, uncaught exceptions, browser log errors and network requests while the page loads. A
 self-contained page loads nothing from the network: every http(s)/ws(s) request is recorded in `external_requests`
-and, by default, blocked, so it also shows up in `failed_requests`. Chromium and its temporary profile are always
-removed, on errors and timeouts too.
+and, by default, blocked, so it also shows up in `failed_requests`. `sideways` lists every box whose content is
+wider than the box at the viewport's width (a table that scrolls or is cut sideways). Chromium and its temporary
+profile are always removed, on errors and timeouts too.
 
 Command line: `python -m lexprobe.reporting.browser page.html [--screenshot page.png]` prints the result as JSON.
 """
@@ -53,11 +54,24 @@ CHROMIUM_FLAGS = (
 LOCAL_SCHEMES = ("file:", "data:", "blob:", "about:", "chrome:", "chrome-error:", "devtools:")
 BLOCKED_URLS = ("http://*", "https://*", "ws://*", "wss://*")
 MAX_SCREENSHOT_HEIGHT = 16384
-PAGE_FACTS = """({
-  title: document.title,
-  text: document.body ? document.body.innerText.length : 0,
-  height: Math.max(document.documentElement.scrollHeight, document.body ? document.body.scrollHeight : 0),
-})"""
+PAGE_FACTS = """(() => {
+  const sideways = [];
+  let heading = "";
+  for (const el of document.querySelectorAll("*")) {
+    if (/^H[1-4]$/.test(el.tagName)) heading = el.textContent.trim().slice(0, 80);
+    const clips = ["auto", "scroll", "hidden", "clip"].includes(getComputedStyle(el).overflowX);
+    if ((clips || el === document.documentElement) && el.scrollWidth > el.clientWidth + 1) {
+      const name = el.tagName.toLowerCase() + (el.classList.length ? "." + [...el.classList].join(".") : "");
+      sideways.push(`${name} after "${heading}": ${el.scrollWidth} px of content in ${el.clientWidth} px`);
+    }
+  }
+  return {
+    title: document.title,
+    text: document.body ? document.body.innerText.length : 0,
+    height: Math.max(document.documentElement.scrollHeight, document.body ? document.body.scrollHeight : 0),
+    sideways: sideways,
+  };
+})()"""
 _DEVTOOLS_LINE = re.compile(r"DevTools listening on (ws://\S+)")
 
 
@@ -75,6 +89,9 @@ class RenderResult:
     exceptions: list[str] = field(default_factory=list)  # uncaught JavaScript exceptions
     failed_requests: list[str] = field(default_factory=list)  # "URL: net::ERR_..."
     external_requests: list[str] = field(default_factory=list)  # every request not served from the file itself
+    # boxes (and the page itself) whose content is wider than the box at this width: it scrolls or is cut sideways;
+    # each named by its tag and classes, the heading above it and the two widths (not counted against `ok`)
+    sideways: list[str] = field(default_factory=list)
     screenshot: Path | None = None
 
     @property
@@ -143,6 +160,7 @@ def render_page(
         devtools.drain(time.monotonic() + settle)
         facts = devtools.evaluate(PAGE_FACTS, session)
         result.title, result.text_length, result.page_height = facts["title"], facts["text"], facts["height"]
+        result.sideways = facts["sideways"]
         if screenshot is not None:
             shot_height = max(1, min(result.page_height, MAX_SCREENSHOT_HEIGHT))
             metrics = {"width": width, "height": shot_height, "deviceScaleFactor": 1, "mobile": False}

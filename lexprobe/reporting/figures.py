@@ -3,8 +3,10 @@ windows, safe in threads), one house style, and deterministic base64 data URIs.
 
 Every plot function takes plain Python data and returns a `Figure`. Missing values (None) are gaps. Standard errors
 are drawn as error bars scaled by `error_scale`: "ci95" (±1.96·SE, a normal 95% interval) or "se" (±1·SE); the
-legend title says which. Series take colours from `PALETTE` in the order given, so pass models in the same order to
-every chart to keep one colour per model.
+legend title says which. Where the values are rates (`percent=True`, and a calibration curve's accuracies) an error
+bar is cut at 0 and 1: a rate of 0.9 with a ±0.25 interval is drawn from 0.65 to 1, never to 115 %.
+Series take colours from `PALETTE` in the order given, so pass models in the same order to every chart to keep one
+colour per model.
 """
 
 from __future__ import annotations
@@ -115,8 +117,8 @@ def bar_chart(
     xlabel: str = "",
 ) -> Figure:
     """Grouped bars: one group per entry of `groups`, one bar per series (e.g. rate by task complexity, one bar per
-    model). A None value leaves a gap marked "n/a"; `errors` holds standard errors; `percent` formats the y axis
-    as percentages of 1."""
+    model). A None value leaves a gap marked "n/a"; `errors` holds standard errors; `percent` says the values are
+    rates: the y axis shows percentages of 1 and every error bar is cut at 0 and 1."""
     fig, ax = new_figure(width=max(6.0, 1.2 + 0.55 * len(groups) * max(1, len(series))))
     _check_lengths(series, errors, len(groups))
     positions = np.arange(len(groups), dtype=float)
@@ -131,7 +133,7 @@ def bar_chart(
             if math.isnan(y):
                 ax.text(x, 0.01, "n/a", transform=na_transform, rotation=rotation, **_NA_TEXT)
         if errors is not None and name in errors:
-            yerr = _as_array(errors[name]) * ERROR_MULTIPLIER[error_scale]
+            yerr = _whiskers(ys, _as_array(errors[name]) * ERROR_MULTIPLIER[error_scale], percent)
             ax.errorbar(xs, ys, yerr=yerr, fmt="none", ecolor=INK, elinewidth=0.9, capsize=2.5, zorder=3)
     ax.set_xticks(positions, list(groups))
     ax.tick_params(axis="x", length=0)
@@ -155,7 +157,8 @@ def line_chart(
     percent: bool = False,
 ) -> Figure:
     """Lines with markers over `x` (e.g. rate by decision year, one line per model); None values break the line.
-    `bands` shades labelled x ranges (start, end, label) behind the data, e.g. court eras."""
+    `bands` shades labelled x ranges (start, end, label) behind the data, e.g. court eras. `percent` says the
+    values are rates: the y axis shows percentages of 1 and every error bar is cut at 0 and 1."""
     fig, ax = new_figure()
     _check_lengths(series, errors, len(x))
     xs = np.asarray(x, dtype=float)
@@ -168,7 +171,7 @@ def line_chart(
         ys = _as_array(values)
         yerr = None
         if errors is not None and name in errors:
-            yerr = _as_array(errors[name]) * ERROR_MULTIPLIER[error_scale]
+            yerr = _whiskers(ys, _as_array(errors[name]) * ERROR_MULTIPLIER[error_scale], percent)
         ax.errorbar(
             xs,
             ys,
@@ -248,7 +251,7 @@ def calibration_curve(
 ) -> Figure:
     """Reliability diagram: per model, bins of (mean confidence, empirical accuracy, bin size) against the diagonal
     of perfect calibration. Marker area grows with bin size; error bars are the binomial standard error of each
-    bin's accuracy, sqrt(acc·(1 − acc)/n)."""
+    bin's accuracy, sqrt(acc·(1 − acc)/n), cut at 0 and 1."""
     fig, ax = new_figure(width=5.8, height=5.4)
     ax.grid(axis="x", color=GRID, linewidth=0.8)
     ax.plot([0, 1], [0, 1], color=MUTED, linestyle="--", linewidth=1, label="perfect calibration", zorder=1)
@@ -264,7 +267,7 @@ def calibration_curve(
         ax.errorbar(
             conf,
             acc,
-            yerr=se * ERROR_MULTIPLIER[error_scale],
+            yerr=_whiskers(acc, se * ERROR_MULTIPLIER[error_scale], True),
             fmt="-",
             color=color,
             linewidth=1.4,
@@ -335,6 +338,16 @@ def _check_lengths(
     unknown = sorted(set(errors or {}) - set(series))
     if unknown:
         raise ValueError(f"errors given for unknown series: {unknown}")
+
+
+def _whiskers(values: np.ndarray, half_widths: np.ndarray, rates: bool) -> np.ndarray:
+    """The `yerr` of `values` ± `half_widths`: as given, or, for `rates`, (below, above) rows cut so that no
+    interval reaches below 0 or above 1. A NaN stays NaN (no bar)."""
+    if not rates:
+        return half_widths
+    below = np.minimum(half_widths, np.clip(values, 0.0, 1.0))
+    above = np.minimum(half_widths, 1.0 - np.clip(values, 0.0, 1.0))
+    return np.vstack([below, above])
 
 
 def _as_array(values: Sequence[float | None]) -> np.ndarray:
