@@ -1,5 +1,7 @@
-"""`lexprobe investigation ...`: check, import and review InvestigationWorlds environments. Thin: parse, call
-investigation/, print. Results go to stdout, the summary line and problems of a failed command to stderr."""
+"""`lexprobe investigation ...`: make, check, import and review InvestigationWorlds environments (the group's
+help names every subcommand, those of `investigation_build`, `investigation_run`, `investigation_score` and
+`investigation_qa_score` too). Thin: parse, call investigation/, print. Results go to stdout, the summary line and
+problems of a failed command to stderr."""
 
 from __future__ import annotations
 
@@ -25,8 +27,10 @@ if TYPE_CHECKING:  # the library is imported inside the commands: `--help` needs
 
 investigation_app = typer.Typer(
     cls=LexprobeGroup,
-    help="Investigation environments (InvestigationWorlds): validate an environment directory, import cases of the "
-    "published dataset from a local copy, and run the attorney review (sheets out, pass rates and agreement in).",
+    help="Investigation environments (InvestigationWorlds) and agents investigating them: make an environment "
+    "(sample, build, import-hf) and check it (validate); run agents through it (run), read their transcripts (show) "
+    "and score them (score); ask its QA questions (qa, qa-score); run the attorney review (review-sheet, "
+    "review-import).",
     no_args_is_help=True,
 )
 EnvArg = Annotated[Path, typer.Argument(help="An environment directory (environment.json, questions.json, corpus/).")]

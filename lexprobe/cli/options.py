@@ -139,10 +139,13 @@ class EngineOptions:
         return engine_config(self.concurrency, self.no_cache, self.max_retries, self.timeout, progress=progress)
 
     def cache(self) -> ResponseCache | None:
-        """Return the shared response cache, or None under `--no-cache`."""
-        from lexprobe.engine.cache import ResponseCache
+        """Return the shared response cache, or None under `--no-cache`, and under `--dry-run` while there is no
+        cache yet (a dry run creates no file: with no cache, nothing is a cache hit)."""
+        from lexprobe.engine.cache import CACHE_DB_NAME, ResponseCache, default_cache_dir
 
-        return None if self.no_cache else ResponseCache()
+        if self.no_cache or (self.dry_run and not (default_cache_dir() / CACHE_DB_NAME).is_file()):
+            return None
+        return ResponseCache()
 
 
 #: The default of a command's `engine` parameter (the decorator always passes one).

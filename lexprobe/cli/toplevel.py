@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -26,6 +27,8 @@ __all__ = ["ask", "demo", "models", "register"]
 
 #: The kind of run `lexprobe ask --run-dir` records (see `RunStore.claim`).
 ASK_KIND = "ask"
+#: The narrowest console on which `lexprobe models` prints spec, description and status as three columns.
+MODELS_THREE_COLUMNS = 110
 
 
 def register(app: typer.Typer) -> None:
@@ -44,6 +47,7 @@ def models(
     `--model openai-compatible/llama3@http://127.0.0.1:8000/v1`, `--model anthropic/claude-3-5-haiku-latest`.
     """
     from rich.table import Table
+    from rich.text import Text
 
     from lexprobe.engine.cache import default_cache_dir
 
@@ -51,13 +55,21 @@ def models(
     if as_json:
         print(json.dumps([row.__dict__ for row in rows]))
         return
+    # A spec is never cut: its column is as wide as the longest one. Below MODELS_THREE_COLUMNS columns (an
+    # 80-column terminal) the description goes under its spec instead of into a column of its own.
+    longest = max((len(row.form) for row in rows), default=4)
+    three = out.width >= MODELS_THREE_COLUMNS
     table = Table(title="Model specs")
-    table.add_column("spec")
-    table.add_column("what it is")
+    table.add_column("spec" if three else "spec: what it is", min_width=longest)
+    if three:
+        table.add_column("what it is")
     table.add_column("usable now")
     for row in rows:
-        status = "[green]yes[/]" if row.usable else f"[yellow]no[/]: {row.reason}"
-        table.add_row(row.form, row.description, status)
+        status = Text.from_markup("[green]yes[/]") if row.usable else Text.assemble(("no", "yellow"), f": {row.reason}")
+        if three:
+            table.add_row(Text(row.form, no_wrap=True), row.description, status)
+        else:
+            table.add_row(Text.assemble((row.form, "bold"), "\n", (row.description, "dim")), status)
     out.print(table)
     out.print(f"Response cache: {default_cache_dir()} (set LEXPROBE_CACHE to move it)", highlight=False)
 
@@ -83,7 +95,7 @@ def ask(
 
     Example: `lexprobe ask --model local --json "Who wrote Marbury v. Madison?"`
     """
-    from lexprobe.engine.estimate import estimate_run
+    from lexprobe.engine.estimate import dry_run_store, estimate_run
     from lexprobe.engine.interrupt import RunInterrupted, stop_on_sigint
     from lexprobe.engine.progress import format_cost
     from lexprobe.engine.store import RunStore
@@ -102,11 +114,13 @@ def ask(
             sample_index=sample_index,
         )
         config, cache = engine.config(), engine.cache()
-        store = RunStore.open(run_dir) if run_dir else RunStore.in_memory()
-        if run_dir and dry_run:  # a run directory holds one kind of run of one model; a dry run records nothing
-            store.check_claim(ASK_KIND, model)
-        elif run_dir:
-            store.claim(ASK_KIND, model)
+        if dry_run:  # a dry run writes nothing: it reads an existing run directory, creates none
+            store = dry_run_store(run_dir)
+            store.check_claim(ASK_KIND, model)  # a run directory holds one kind of run of one model
+        else:
+            store = RunStore.open(run_dir) if run_dir else RunStore.in_memory()
+            if run_dir:
+                store.claim(ASK_KIND, model)
         if dry_run:
             estimate = estimate_run([request], store, cache)
             print(json.dumps(estimate.to_dict()) if as_json else estimate.one_line())
@@ -155,7 +169,10 @@ async def _run_once(store: RunStore, cache: ResponseCache | None, config: Engine
 @engine_options()
 def demo(
     model: ModelOpt = "local",
-    run_dir: Annotated[Path | None, typer.Option(help="Run directory (default: a new temporary folder).")] = None,
+    run_dir: Annotated[
+        Path | None,
+        typer.Option(help="Run directory, kept (default: a temporary folder, removed when the demo ends)."),
+    ] = None,
     n: Annotated[int, typer.Option("--n", min=1, help="Supreme Court cases sampled.")] = DEMO_CASES,
     prompt_styles: Annotated[str, typer.Option(help="Comma list of prompt styles: zero, few.")] = "zero",
     samples: Annotated[int, typer.Option("--samples", min=0, help="Calibration samples K per question.")] = 3,
@@ -167,7 +184,8 @@ def demo(
     the case database, printed as tables and written as an HTML report (demo-report.html).
 
     Builds the case database first when there is none (`lexprobe data build`, about 10 s). Takes a few minutes on
-    two CPU cores; rerunning is instant (cached).
+    two CPU cores; rerunning is instant (cached). Without --run-dir the runs go to a temporary folder that is
+    removed at the end (kept, and named, when the demo is interrupted, so that it can resume there).
 
     Example: `lexprobe demo --html demo-report.html`
     """
@@ -181,54 +199,71 @@ def demo(
     from lexprobe.hallucination.results import read_runs
 
     check_model(model)
+    styles = tuple(s.strip() for s in prompt_styles.split(",") if s.strip())
+    if not styles or set(styles) - {"zero", "few"}:
+        raise BadInputError(f"unknown prompt style(s) in {prompt_styles!r}; valid: zero, few")
     db_path = default_db_path()
     if not case_database_is_current(db_path):
         err.print(f"[dim]building the case database at {db_path} (first run only)...[/]", highlight=False)
         ensure_case_database(db_path)  # a BuildError: one line, exit 2
+    temporary = run_dir is None  # the runs go to a temporary folder, removed at the end (kept when interrupted)
     folder = run_dir or Path(tempfile.mkdtemp(prefix="lexprobe-demo-"))
-    config, cache = engine.config(), engine.cache()
-    err.print(f"[dim]profiling {model}; run directory {folder}[/]", highlight=False)
-    styles = tuple(s.strip() for s in prompt_styles.split(",") if s.strip())
-    if not styles or set(styles) - {"zero", "few"}:
-        raise BadInputError(f"unknown prompt style(s) in {prompt_styles!r}; valid: zero, few")
-    settings = demo_settings(model, n, styles, samples)
+    keep = not temporary
     try:
-        with stop_on_sigint():  # Ctrl-C: stop cleanly, print what is done, exit 130; rerun to resume
-            result = asyncio.run(run_demo(folder, db_path, cache, config, settings))
-    except RunInterrupted as exc:
-        err.print(exc.summary.one_line(), highlight=False)
-        err.print(f"resume with: lexprobe demo --run-dir {folder}", highlight=False, soft_wrap=True)
-        raise
-    print_skipped(result.plan.skipped)
-    print_report(model, result.rows, self_judged=settings.self_judged)
-    if result.summary is not None:
-        out.print(result.summary.one_line(), highlight=False, soft_wrap=True)
-        out.print(f"Reprint this table with: lexprobe hallucination report {folder}", highlight=False, soft_wrap=True)
-        if not result.summary.complete:
-            raise LexprobeError("some demo requests failed: " + "; ".join(result.summary.errors), exit_code=1)
-    err.print("[dim]investigating the fictional sample environment (two turns)...[/]", highlight=False)
-    with stop_on_sigint():
-        investigation, episodes = asyncio.run(run_demo_investigation(folder, model, cache, config))
-    for episode in episodes:
-        verdicts = " ".join(f"{v.label}={v.verdict or '?'}" for v in episode.verdicts)
-        out.print(f"investigation episode {episode.episode_id}: {episode.status}, "
-                  f"{sum(not c.denied for c in episode.tool_calls)} tool calls, verdicts {verdicts or '-'}",
-                  highlight=False, soft_wrap=True)  # fmt: skip
-    if investigation:
-        record = investigation.models[0]
-        transcript = f"lexprobe investigation show {folder / 'investigation'}"
-        out.print(f"case solved {record.case_solved or 0:.0f}; worst-class accuracy {record.worst_class_acc or 0:.2f}; "
-                  f"coverage {record.coverage or 0:.2f} (transcript: {transcript})",
-                  highlight=False, soft_wrap=True)  # fmt: skip
-    infos, units = read_runs([folder])
-    # the figures pool few-shot answers as the study's do; a zero-shot-only demo pools its zero-shot ones (issue 13)
-    stats = profile(units, load_roster(), prompt_style="few" if "few" in styles else "zero")
-    models = [info.as_row() for info in infos]
-    from lexprobe.hallucination.html_report import write_html_report  # matplotlib: imported only when needed
+        config, cache = engine.config(), engine.cache()
+        where = f"a temporary folder {folder} (removed at the end; --run-dir keeps the runs)" if temporary else folder
+        err.print(f"[dim]profiling {model}; run directory {where}[/]", highlight=False)
+        settings = demo_settings(model, n, styles, samples)
+        try:
+            with stop_on_sigint():  # Ctrl-C: stop cleanly, print what is done, exit 130; rerun to resume
+                result = asyncio.run(run_demo(folder, db_path, cache, config, settings))
+        except RunInterrupted as exc:
+            keep = True  # kept on purpose, so that the demo can resume there
+            err.print(exc.summary.one_line(), highlight=False)
+            err.print(f"resume with: lexprobe demo --run-dir {folder}", highlight=False, soft_wrap=True)
+            raise
+        print_skipped(result.plan.skipped)
+        print_report(model, result.rows, self_judged=settings.self_judged)
+        if result.summary is not None:
+            out.print(result.summary.one_line(), highlight=False, soft_wrap=True)
+            if not temporary:
+                out.print(f"Reprint this table with: lexprobe hallucination report {folder}", highlight=False,
+                          soft_wrap=True)  # fmt: skip
+            if not result.summary.complete:
+                raise LexprobeError("some demo requests failed: " + "; ".join(result.summary.errors), exit_code=1)
+        err.print("[dim]investigating the fictional sample environment (two turns)...[/]", highlight=False)
+        with stop_on_sigint():
+            investigation, episodes = asyncio.run(run_demo_investigation(folder, model, cache, config))
+        for episode in episodes:
+            verdicts = " ".join(f"{v.label}={v.verdict or '?'}" for v in episode.verdicts)
+            out.print(f"investigation episode {episode.episode_id}: {episode.status}, "
+                      f"{sum(not c.denied for c in episode.tool_calls)} tool calls, verdicts {verdicts or '-'}",
+                      highlight=False, soft_wrap=True)  # fmt: skip
+        if investigation:
+            record = investigation.models[0]
+            transcript = f" (transcript: lexprobe investigation show {folder / 'investigation'})" if keep else ""
+            out.print(f"case solved {record.case_solved or 0:.0f}; worst-class accuracy "
+                      f"{record.worst_class_acc or 0:.2f}; coverage {record.coverage or 0:.2f}{transcript}",
+                      highlight=False, soft_wrap=True)  # fmt: skip
+        infos, units = read_runs([folder])
+        # the figures pool few-shot answers as the study's do; a zero-shot-only demo pools its zero-shot ones
+        stats = profile(units, load_roster(), prompt_style="few" if "few" in styles else "zero")
+        models = [info.as_row() for info in infos]
+        if temporary:
+            for row in models:
+                row["run_dir"] = "a temporary folder, removed after the demo"
+        from lexprobe.hallucination.html_report import write_html_report  # matplotlib: imported only when needed
 
-    try:
-        write_html_report(html, models, stats, units, investigation,
-                          coverage=[row for info in infos for row in info.coverage_rows()])  # fmt: skip
-    except OSError as exc:
-        raise BadInputError(f"cannot write {html}: {exc}") from None
-    out.print(f"HTML report: {html.resolve()}", highlight=False, soft_wrap=True)
+        try:
+            write_html_report(html, models, stats, units, investigation,
+                              coverage=[row for info in infos for row in info.coverage_rows()])  # fmt: skip
+        except OSError as exc:
+            raise BadInputError(f"cannot write {html}: {exc}") from None
+        out.print(f"HTML report: {html.resolve()}", highlight=False, soft_wrap=True)
+    finally:
+        if not keep:
+            shutil.rmtree(folder, ignore_errors=True)
+    if temporary:
+        cached = " (the answers stay in the response cache, so a rerun is instant)" if cache is not None else ""
+        err.print(f"[dim]the temporary run folder was removed; rerun with --run-dir DIR to keep the runs{cached}[/]",
+                  highlight=False)  # fmt: skip

@@ -6,9 +6,10 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
 from lexprobe.engine.cache import ResponseCache
-from lexprobe.engine.store import RunStore
+from lexprobe.engine.store import RUN_DB_NAME, RunStore
 from lexprobe.models.pricing import cost_usd, price_for
 from lexprobe.models.registry import check_model
 from lexprobe.models.types import Request, Usage
@@ -82,6 +83,15 @@ class Estimate:
     def lines(self) -> str:
         """Return the total line followed by one line per model."""
         return "\n".join([self.one_line(), *(model.one_line() for model in self.by_model)])
+
+
+def dry_run_store(run_dir: Path | str | None) -> RunStore:
+    """Return the store a dry run reads: the run directory's `run.sqlite` opened read-only when there is one (its
+    done requests count as done; no lock is taken), else an empty in-memory store. A dry run creates no folder and
+    no file. Raises `StoreError` when an existing `run.sqlite` cannot be read."""
+    if run_dir is not None and (Path(run_dir) / RUN_DB_NAME).is_file():
+        return RunStore.open_read_only(run_dir)
+    return RunStore.in_memory()
 
 
 def _add_cost(total: float | None, cost: float | None) -> float | None:

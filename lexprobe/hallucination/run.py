@@ -13,7 +13,7 @@ from lexprobe.caselaw.courts import parse_levels
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.caselaw.sampling import PAPER_YEARS, YearWindow
 from lexprobe.engine import EngineConfig, Estimate, ResponseCache, RunStore, RunSummary, estimate_run
-from lexprobe.engine.estimate import CHARS_PER_TOKEN
+from lexprobe.engine.estimate import CHARS_PER_TOKEN, dry_run_store
 from lexprobe.errors import BadInputError
 from lexprobe.hallucination.calibration import DEFAULT_SAMPLES
 from lexprobe.hallucination.items import Item, ItemPlan, plan_items
@@ -176,7 +176,7 @@ async def run_profile(
     settings (naming what differs), `RunDirectoryLocked` while another process runs there, and `StoreError` for a
     run directory that cannot be written.
     """
-    store = RunStore.open(run_dir)
+    store = dry_run_store(run_dir) if dry_run else RunStore.open(run_dir)  # a dry run writes nothing
     try:
         store.check_claim(RUN_KIND, settings.model)
         store.check_settings("settings", settings.to_meta(), ProfileSettings.comparable)
