@@ -140,8 +140,9 @@ def score_verdicts(
 def score_episode(
     episode: Episode, *, dont_know_as_reject: bool = True, partial_verdicts: bool = False
 ) -> EpisodeScore:
-    """Score one episode. An episode with no verdicts at all counts as unparsed and not solved; so does one whose
-    Turn-2 reply copied the prompt's example (`verdict_example`): its verdicts count as unread."""
+    """Score one episode. An episode with no verdicts at all counts as unparsed and not solved. An episode whose
+    Turn-2 reply copied the prompt's example (`verdict_example`) is not solved either: its verdicts count as unread
+    and it is flagged `copied_example` (not `unparsed`, which says how the reply itself read)."""
     copied = episode_copies_example(episode)
     verdicts = [v.model_copy(update={"verdict": None}) for v in episode.verdicts] if copied else episode.verdicts
     metrics = score_verdicts(verdicts, dont_know_as_reject=dont_know_as_reject, partial_verdicts=partial_verdicts)
