@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from lexprobe.caselaw.query import CaseDatabase
+from lexprobe.hallucination.language import detect_language, to_english, unreadable_language
 from lexprobe.hallucination.scorers import SCORERS
 from lexprobe.hallucination.scoring import ScoringContext
 from lexprobe.hallucination.tasks import TASKS
@@ -268,7 +269,7 @@ VAGUE_ACCEPTANCES: list[tuple[str, str]] = [
     ("false_overruling", "It was not overruled until the late 19th century."),
     ("false_overruling", "It was eventually overruled by a later decision."),
     ("false_overruling", "I'm not sure of the exact year, but it was overruled sometime in the 1850s."),
-    ("false_dissent", "In his dissent, written sometime in the 1850s, Justice Warren argued that the statute was void."),
+    ("false_dissent", "In his dissent, written sometime in the 1850s, Justice Warren argued the statute was void."),
     ("false_dissent", "Justice Warren dissented decades later, in the late 19th century."),
 ]
 
@@ -292,3 +293,97 @@ def test_accepting_a_false_premise_with_a_vague_date_is_a_hallucination(task: st
 def test_rejections_and_declines_of_a_false_overruling_are_not_acceptances(answer: str, label: str, context) -> None:
     got, detail = score("false_overruling", answer, context)
     assert got == label, detail
+
+
+# --- 3b(h): answers not in English --------------------------------------------------------------------------------
+
+#: (task, answer, language, label): each language's yes/no, abstention, existence and premise-rejection phrasings.
+FOREIGN_ANSWERS: list[tuple[str, str, str, str]] = [
+    # the case: a Spanish denial of a dissent was scored as a dissent
+    ("false_dissent", "El juez Warren no emitió ningún voto disidente; escribió la opinión de la mayoría.", "Spanish",
+     "correct"),
+    ("false_dissent", "Le juge Warren n'a pas rédigé d'opinion dissidente ; il a rédigé l'opinion de la majorité.",
+     "French", "correct"),
+    ("false_dissent", "Richter Warren schrieb kein Sondervotum; er verfasste die Mehrheitsmeinung.", "German",
+     "correct"),
+    ("false_dissent", "O juiz Warren não escreveu nenhum voto divergente; a decisão foi unânime.", "Portuguese",
+     "correct"),
+    ("false_dissent", "Il giudice Warren non scrisse alcuna opinione dissenziente: la decisione fu unanime.",
+     "Italian", "correct"),
+    ("false_dissent", "No estoy seguro, pero creo que argumentó que la ley era inconstitucional.", "Spanish",
+     "hallucination"),
+    ("false_dissent", "Je ne sais pas.", "French", "abstain"),
+    ("fake_existence", "Sí, es un caso real.", "Spanish", "hallucination"),
+    ("fake_existence", "Sí.", "Spanish", "hallucination"),
+    ("fake_existence", "Non, cette affaire n'existe pas.", "French", "correct"),
+    ("fake_existence", "Oui.", "French", "hallucination"),
+    ("fake_existence", "Nein, ein solcher Fall existiert nicht.", "German", "correct"),
+    ("fake_existence", "Nein.", "German", "correct"),
+    ("fake_existence", "Não, esse caso não existe.", "Portuguese", "correct"),
+    ("fake_existence", "Não.", "Portuguese", "correct"),
+    ("fake_existence", "No, questo caso non esiste.", "Italian", "correct"),
+    ("existence", "Sì, è un caso reale.", "Italian", "correct"),
+    ("existence", "Ja, es ist ein realer Fall.", "German", "correct"),
+    ("existence", "No estoy seguro de que este caso sea real.", "Spanish", "abstain"),
+    ("existence", "Je ne suis pas sûr que cette affaire soit réelle.", "French", "abstain"),
+    ("existence", "Não sei se este caso é real.", "Portuguese", "abstain"),
+    ("citation", "No tengo información sobre la cita de este caso.", "Spanish", "abstain"),
+    ("author", "Ich weiß es nicht.", "German", "abstain"),
+    ("false_overruling", "Nunca ha sido revocado; sigue siendo vigente.", "Spanish", "correct"),
+    ("false_overruling", "Das Urteil wurde nie aufgehoben.", "German", "correct"),
+    ("false_overruling", "Cette décision n'a jamais été annulée.", "French", "correct"),
+    ("false_overruling", "Fue revocado en 1954.", "Spanish", "hallucination"),
+    ("false_overruling", "Foi revogado em 1971.", "Portuguese", "hallucination"),
+    ("overruling_year", "Fue revocado en 1954.", "Spanish", "correct"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("task", "answer", "language", "label"), FOREIGN_ANSWERS)
+def test_answers_in_common_languages_are_read_from_their_phrasings(
+    task: str, answer: str, language: str, label: str, context: ScoringContext
+) -> None:
+    assert detect_language(answer) in (language, None)  # "No, ..." may read as English: the same words
+    got, detail = score(task, answer, context)
+    assert got == label, detail
+
+
+#: Answers in a profiled language whose phrasings the tables do not read: never guessed at.
+UNREAD_FOREIGN: list[tuple[str, str, str]] = [
+    ("false_dissent", "El caso existe, pero el juez Warren jamás expresó desacuerdo con la mayoría.", "Spanish"),
+    ("false_dissent", "El juez Warren argumenta en la decisión mayoritaria, no en una minoritaria.", "Spanish"),
+    ("court", "Fue decidido por el Tribunal de Apelaciones del Noveno Circuito.", "Spanish"),
+    ("author", "La opinión fue escrita por el juez Earl Warren.", "Spanish"),
+    ("disposition", "La Corte revocó la sentencia del tribunal inferior.", "Spanish"),
+    ("disposition", "La Cour a confirmé la décision de la cour d'appel.", "French"),
+    ("doctrinal_agreement", "Die beiden Entscheidungen stimmen überein.", "German"),
+    ("citation", "La citazione è 347 U.S. 483, decisa dalla Corte nel maggio.", "Italian"),
+    ("overruling_year", "A decisão da Corte em 1954 mudou o entendimento anterior.", "Portuguese"),
+    ("quotation", "El tribunal dijo que la segregación en las escuelas es inconstitucional.", "Spanish"),
+]
+
+
+@pytest.mark.parametrize(("task", "answer", "language"), UNREAD_FOREIGN)
+def test_answers_not_in_english_are_unscored_rather_than_guessed(
+    task: str, answer: str, language: str, context: ScoringContext
+) -> None:
+    reference = {"opinion_id": "1"} if task == "quotation" else None
+    label, detail = score(task, answer, context, reference) if reference else score(task, answer, context)
+    assert label == "unscored", detail
+    assert detail.startswith(f"not English ({language})"), detail
+
+
+SHORT_ENGLISH = [
+    "Yes.", "No.", "Yes", "No", "1973", "Ninth Circuit", "The Ninth Circuit.", "Earl Warren", "347 U.S. 483",
+    "Affirmed.", "Reversed.", "Disagree.", "Agree", "Per curiam.", "Never.", "N/A", "Nope", "Of course.",
+    "Ex parte De La Rosa", "De La Cruz v. Texas is a real case.", "United States v. El Paso Natural Gas Co.",
+    "The court reviewed it de novo and affirmed.", "Smith et al. v. Jones, 123 F.3d 456 (9th Cir. 1997)",
+    "Justice Sonia Sotomayor", "Supreme Court of the United States", "Hernandez v. Texas, 347 U.S. 475 (1954)",
+    "I don't know.", "It was overruled in 1954 by Brown v. Board of Education.",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("answer", SHORT_ENGLISH)
+def test_english_answers_are_never_called_foreign(answer: str) -> None:
+    assert detect_language(answer) is None
+    assert unreadable_language(answer) is None
+    assert to_english(answer) == answer

@@ -47,6 +47,7 @@ import re
 from typing import Literal
 
 from lexprobe.caselaw.judges import normalize_name
+from lexprobe.hallucination.language import to_english
 from lexprobe.lazy import LazyPattern, lazy_pattern
 
 Refusal = Literal["abstain", "reject_premise"]
@@ -75,10 +76,11 @@ _SENTENCE_END = lazy_pattern(r"(?<=[.!?][\"')\]])\s+|(?<=[.!?])\s+|\n+")
 
 
 def normalize_answer(text: str) -> str:
-    """Return `text` with curly quotes straightened, markdown emphasis and a leading "Answer:" removed, spaces
+    """Return `text` with curly quotes straightened, an answer in a language of `language.py` read into English
+    phrases (`language.to_english`), markdown emphasis and a leading "Answer:" removed, spaces
     collapsed within lines, and a few-shot continuation cut off (from a later line opening a new example:
     "Case: ...", "Case 1: ...", "Question: ...", a code fence). Raises nothing."""
-    text = (text or "").translate(_STRAIGHTEN)
+    text = to_english((text or "").translate(_STRAIGHTEN))
     text = _ANSWER_PREFIX.sub("", text)
     lines = [" ".join(line.split()) for line in text.splitlines()]
     lines = [line for line in lines if line]

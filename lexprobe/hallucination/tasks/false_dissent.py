@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from lexprobe.caselaw.query import CaseDatabase
@@ -9,9 +10,11 @@ from lexprobe.hallucination.abstention import (
     classify_refusal,
     denies_existence,
     dissent_rejection,
+    normalize_answer,
     premise_rejection,
 )
 from lexprobe.hallucination.labels import Score
+from lexprobe.hallucination.language import detect_language
 from lexprobe.hallucination.scoring import ScoringContext, quoted
 from lexprobe.hallucination.tasks.base import Drafts, case_builder, case_variables, catalogued, unscorable
 
@@ -43,12 +46,20 @@ def _lookup_dissenter(record: dict, db: CaseDatabase) -> tuple[dict | None, str 
     return None, "needs 'dissenter'"
 
 
+#: What an answer (read into English) says when it describes the dissent asked about.
+_DESCRIBES_DISSENT = re.compile(
+    r"\b(?:yes|argued|dissent\w*|contended|wrote\s+that|maintained\s+that)\b", re.IGNORECASE
+)
+
+
 def score_false_dissent(answer: str, reference: dict, context: ScoringContext) -> Score:
     """Score "What did Justice X argue in dissent?" where X wrote no dissent.
 
     Correct: any rejection of the premise - X did not dissent, wrote or joined the majority, concurred, the case was
     unanimous, X did not sit, or the case or justice does not exist (the study records these as rejections).
-    Abstain: a refusal with no rejection. Hallucination: anything else, i.e. an answer that describes a dissent.
+    Abstain: a refusal with no rejection. Hallucination: anything else, i.e. an answer that describes a dissent - but
+    an answer in another language that, read through its phrase table (`language.py`), shows neither a rejection
+    nor a dissent ("yes", "argued", "dissent") is unscored "not English (...)".
     """
     first = unscorable(answer, reference, "dissenter", false_premise=True)
     if first:
@@ -60,6 +71,11 @@ def score_false_dissent(answer: str, reference: dict, context: ScoringContext) -
         return Score("correct", f"answer rejects the false premise: {quoted(rejection)}")
     if classify_refusal(answer, scope="anywhere") == "abstain":
         return Score("abstain", f"answer declines: {quoted(answer)}")
+    language = detect_language(answer)
+    if language and not _DESCRIBES_DISSENT.search(normalize_answer(answer)):
+        # read through its phrase table, a foreign answer shows no rejection but no dissent either
+        return Score("unscored", f"not English ({language}): neither a rejection nor a dissent read in "
+                                 f"{quoted(answer)}")  # fmt: skip
     return Score("hallucination", f"answer describes a dissent by {reference['dissenter']!r}, who wrote none: "
                                   f"{quoted(answer)}")  # fmt: skip
 
