@@ -22,7 +22,6 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from lexprobe.check.names import display_name
 from lexprobe.cli.options import DbOpt, html_option, json_flag, open_case_db
 from lexprobe.cli.output import err, out
 from lexprobe.errors import BadInputError
@@ -61,6 +60,7 @@ def check(
     Example: `lexprobe check brief.pdf --html brief-check.html`
     """
     from lexprobe.check.extract import extract_citations
+    from lexprobe.check.names import display_name
     from lexprobe.check.render_html import CheckedDocument, render_html
     from lexprobe.check.verify import MISMATCH, NOT_FOUND, VERDICTS, reference_for, summarize, verify_citations
     from lexprobe.documents.errors import ExtractionError
@@ -123,6 +123,8 @@ def _progress(path: Path, total: int):
     """A progress callback for long documents: a line on stderr at every quarter of the text."""
     if total < PROGRESS_CHARS:
         return None
+    from lexprobe.check.names import display_name
+
     reported = {0}
 
     def report(done: int, parsed_total: int) -> None:  # counts of the whitespace-collapsed text eyecite parses
