@@ -201,7 +201,9 @@ def test_score_answers_reads_each_task_lookup(db: CaseDatabase) -> None:
         "task central_holding has no reference-based scorer",
     )
     assert reference_for("false_dissent", {"case": "x"}, db) == (None, "needs 'dissenter'")
-    assert reference_for("author", {"case": "no such case"}, db)[1] == "case 'no such case' is not in the case database"
+    assert reference_for("author", {"case": "no such case"}, db)[1] == (
+        "case 'no such case' is not in the case database (by id, citation or full name)"
+    )
 
 
 # --- B. contra-factual tasks are zero-shot only -----------------------------------------------------------------

@@ -10,6 +10,7 @@ import pytest
 
 from lexprobe.engine import Engine, EngineConfig, ResponseCache, RunStore
 from lexprobe.models import Request, ToolSpec, open_model
+from lexprobe.models.errors import ModelConfigError
 from lexprobe.models.openai_chat import OpenAIModel, build_openai_params, parse_openai_completion
 
 pytestmark = pytest.mark.slow
@@ -171,20 +172,21 @@ async def test_official_openai_client_end_to_end(llama_server, model, spec):
     assert usage.input_tokens > 0 and usage.output_tokens > 0
 
 
-async def test_unreachable_server_is_a_transient_failure(tmp_path):
-    """A server that refuses connections fails as transient: retried, then left pending with the reason."""
+async def test_unreachable_server_that_never_answered_ends_the_run(tmp_path):
+    """A server that refuses connections before it ever answered is a wrong URL or a server not started: the
+    engine raises `ModelConfigError` naming the URL at once, without retrying (a refusal after an answer is
+    retried as transient: tests/test_i29_damage.py)."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     spec = f"openai-compatible/smol@http://127.0.0.1:{port}/v1"
     store = RunStore.open(tmp_path / "run")
-    config = EngineConfig(progress=False, max_retries=1, backoff_initial_s=0, jitter_s=0)
+    config = EngineConfig(progress=False, max_retries=3, backoff_initial_s=0, jitter_s=0)
     engine = Engine(store, None, config)
     try:
-        summary = await engine.run([Request.from_prompt(spec, PROMPT, max_tokens=4, id="down")])
+        with pytest.raises(ModelConfigError, match=rf"127\.0\.0\.1:{port}.*connection refused"):
+            await engine.run([Request.from_prompt(spec, PROMPT, max_tokens=4, id="down")])
     finally:
         await engine.aclose()
 
-    assert (summary.sent, summary.failed, summary.retries) == (0, 1, 1)
-    assert [row.event for row in store.telemetry("down")] == ["retry", "failed"]
-    assert "Connection" in summary.errors[0]
+    assert [row.event for row in store.telemetry("down")] == ["failed_permanent"]  # recorded, not retried

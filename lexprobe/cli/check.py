@@ -114,7 +114,9 @@ def check(
             write_page(html, render_html(documents))
         except OSError as exc:
             raise BadInputError(safe_text(f"cannot write {display_name(html)}: {exc.strerror or exc}")) from None
-        err.print(f"[dim]HTML: {safe_markup(display_name(html.resolve()))}[/]", highlight=False, emoji=False)
+        err.print(
+            f"[dim]HTML: {safe_markup(display_name(html.resolve()))}[/]", highlight=False, emoji=False, soft_wrap=True
+        )
     if any(v.verdict in (MISMATCH, NOT_FOUND) for v in all_verdicts):
         raise typer.Exit(1)
 
