@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from lexprobe.caselaw.records import CaseRecord, LoadResult
+from lexprobe.caselaw.records import CaseRecord, EmptySourceError, LoadResult
 from lexprobe.caselaw.sources import cap, courtlistener_api, scdb_release
 from lexprobe.caselaw.sources.markup import markup_text
 
@@ -269,14 +269,10 @@ def test_courtlistener_clusters_page_takes_the_court_hint() -> None:
     assert hinted.issues == [] and hinted.rows_read == 2
 
 
-def test_courtlistener_opinions_page_alone() -> None:
-    result = courtlistener_api.load(FIXTURES / "courtlistener_opinions_page.json")
-    assert result.cases == [] and result.issues == []
-    assert [(op.opinion_id, op.cluster_id, op.case_name) for op in result.opinions] == [
-        ("105221", "105221", None),
-        ("742119", "742119", None),
-        ("742120", "742119", None),
-    ]
+def test_courtlistener_opinions_page_alone_is_an_empty_source() -> None:
+    # opinions name no case: without their clusters the page yields no case, and says so (issue 30)
+    with pytest.raises(EmptySourceError, match="found 1 file.s. with 3 opinions but no cluster or search result"):
+        courtlistener_api.load(FIXTURES / "courtlistener_opinions_page.json")
 
 
 @pytest.mark.parametrize("packed", [False, True])
@@ -293,8 +289,10 @@ def test_courtlistener_jsonl_with_a_malformed_line(tmp_path: Path, packed: bool)
     assert result.cases[0].author == "Warren"
     assert [op.case_name for op in result.opinions] == ["Brown v. Board of Education"]
     locations = {issue.location: issue.message for issue in result.issues}
-    assert locations[f"{path}:2"].startswith("unreadable JSON")
-    assert locations[f"{path}:4"] == "not a cluster, opinion, docket or search result"
+    assert locations[f"{path}:2"].startswith("not JSON: ")
+    assert locations[f"{path}:4"] == (
+        "not a cluster, opinion, docket, court or search result: an object without resource_uri or known fields"
+    )
 
 
 def test_courtlistener_search_results_carry_their_court(tmp_path: Path) -> None:
@@ -339,9 +337,11 @@ def test_courtlistener_combined_is_majority_only_without_a_lead(tmp_path: Path) 
         {"id": 3, "cluster_id": 20, "type": "020lead", "plain_text": "The lead."},
         {"id": 4, "cluster_id": 20, "type": "015unamimous", "plain_text": "Everyone."},
         {"id": 5, "cluster_id": 20, "type": "030concurrence", "plain_text": ""},
+        {"resource_uri": "https://www.courtlistener.com/api/rest/v4/clusters/10/", "id": 10, "case_name": "A v. B"},
+        {"resource_uri": "https://www.courtlistener.com/api/rest/v4/clusters/20/", "id": 20, "case_name": "C v. D"},
     ]
     path = write_jsonl(tmp_path / "ops.jsonl", objects)
-    result = courtlistener_api.load(path)
+    result = courtlistener_api.load(path, court_id="ca9")
     flags = {op.opinion_id: (op.opinion_type, op.is_majority) for op in result.opinions}
     assert flags == {
         "1": ("combined", True),
