@@ -113,6 +113,7 @@ _LEADING_TITLE = re.compile(
     rf"^(?:(?:The|Mr|Mrs|Ms|Hon|Honorable|Before|Per|By)\b\.?\s+|{_ROLE_WORDS}\s+|(?:Judge|Justice)\s+)+",
     re.IGNORECASE,
 )
+_ONLY_ROLES = re.compile(rf"^(?:{_ROLE_WORDS}\b[\s.,]*)+$", re.IGNORECASE)
 _PER_CURIAM = re.compile(r"\bper\s+curiam\b", re.IGNORECASE)
 _NAME_PART = re.compile(r"[^\W\d_]+", re.UNICODE)
 _SUFFIXES = re.compile(r"\b(?:Jr|Sr)\b\.?|\b(?:II|III|IV)\b")
@@ -785,6 +786,8 @@ def author_name(text: str) -> str | None:
         if name.endswith(".") and not _ABBREVIATED_END.search(name):
             name = name[:-1]
     if not name or len(name) > MAX_AUTHOR_CHARS or not _NAME_PART.search(name) or name.lower() in _NOT_NAMES:
+        return None
+    if _ONLY_ROLES.match(name):  # "Senior District Judge" with no name
         return None
     core = _SUFFIXES.sub("", name)
     if core.upper() == core:  # set in capitals: "HOOD", "O'CONNOR", "VAN DEVANTER", "JOHNSON, Jr."
