@@ -15,7 +15,8 @@ The join:
 - an opinion attaches to its cluster by `cluster_id`/`cluster` URL, or by the cluster's `sub_opinions` list; an
   opinion whose cluster was not saved is reported once per file and not kept (nothing could name its case);
 - a cluster's author is its majority opinion's author (`author_str`, else the name the opinion text opens with),
-  without titles or roles: "HOOD, Associate Judge." → "Hood"; a per curiam opinion has no author;
+  without titles or roles by CAP's rules (`cap_authors`): "HOOD, Associate Judge." → "Hood"; a per curiam
+  opinion, or a byline of titles only ("The CHIEF JUSTICE"), has no author;
 - `disposition` (free text on the cluster) gives "affirm" ("Affirmed") or "reverse" ("Reversed and remanded",
   "Vacated"); mixed or other texts give None; the text is kept as `disposition_raw`;
 - citations: official reporters first (CourtListener type 1 federal and 5 early Supreme Court, then state,
@@ -63,6 +64,7 @@ from lexprobe.caselaw.records import (
     RowIssue,
 )
 from lexprobe.caselaw.sources.cap import court_place, parse_partial_date
+from lexprobe.caselaw.sources.cap_authors import author_name as cap_author_name
 from lexprobe.caselaw.sources.markup import markup_text
 from lexprobe.caselaw.sources.opinions import MAJORITY_TYPES, find_author, normalize_opinion_type
 
@@ -101,25 +103,13 @@ _FEDERAL = re.compile(r"^\d+ (?:U\.\s?S\.|F\.(?: ?[234]d| ?4th)?|F\. ?Supp\.(?: 
 _SPECIALTY = re.compile(r"^\d+ (?:S\. ?Ct\.|L\. ?Ed\.(?: ?2d)?) \d+$")
 _DC_APPELLATE = re.compile(r"\bApp\. ?D\.\s?C\.")  # "80 U.S. App. D.C. 67": federal, but after F./F.2d
 
-# --- authors: the name without titles or roles ----------------------------------------------------------------
+# --- authors: the name without titles or roles (CAP's rules, so both publishers name a judge alike) ------------
 
-_ROLE_WORDS = r"(?:Chief|Associate|Circuit|District|Senior|Presiding|Magistrate|Bankruptcy|Acting|Special|Visiting)"
-_TRAILING_ROLE = re.compile(
-    rf"(?:[\s,]+(?:{_ROLE_WORDS}\s+)*(?:Judges?|Justices?|J\.|JJ\.|C\.\s?J\.|P\.\s?J\.|Ch\.\s?J\.)"
-    r"|[\s,]+(?:dissenting|concurring|for the (?:court|majority))\b.*)[\s.,:;]*$",
+_ROLE_ONLY = re.compile(
+    r"^(?:(?:the|chief|associate|circuit|district|senior|presiding|magistrate|bankruptcy|acting|special|visiting|"
+    r"judges?|justices?|court)\b[\s.,]*)+$",
     re.IGNORECASE,
 )
-_LEADING_TITLE = re.compile(
-    rf"^(?:(?:The|Mr|Mrs|Ms|Hon|Honorable|Before|Per|By)\b\.?\s+|{_ROLE_WORDS}\s+|(?:Judge|Justice)\s+)+",
-    re.IGNORECASE,
-)
-_ONLY_ROLES = re.compile(rf"^(?:{_ROLE_WORDS}\b[\s.,]*)+$", re.IGNORECASE)
-_PER_CURIAM = re.compile(r"\bper\s+curiam\b", re.IGNORECASE)
-_NAME_PART = re.compile(r"[^\W\d_]+", re.UNICODE)
-_SUFFIXES = re.compile(r"\b(?:Jr|Sr)\b\.?|\b(?:II|III|IV)\b")
-_ABBREVIATED_END = re.compile(r"(?:\b(?:Jr|Sr)|\b[^\W\d_])\.$")  # "Johnson, Jr." and "Learned H." keep the dot
-_NOT_NAMES = frozenset({"the", "judge", "judges", "justice", "justices", "court", "the court", "curiam"})
-MAX_AUTHOR_CHARS = 60
 
 # --- dispositions ----------------------------------------------------------------------------------------------
 
@@ -551,7 +541,7 @@ def _opinion(obj: dict[str, Any], opinion_id: str, source_file: str) -> _Opinion
     text = opinion_text(obj)
     author = None
     if obj.get("per_curiam") is not True:
-        author = author_name(_text(obj.get("author_str")) or find_author(text, opinion_type) or "")
+        author = author_name(_text(obj.get("author_str")) or find_author(text, opinion_type))
     return _Opinion(
         opinion_id=opinion_id,
         cluster_id=_id_of(cluster),
@@ -771,33 +761,12 @@ def _extra(cluster: _Cluster, court_name: str | None) -> tuple[tuple[str, str], 
 # --- values --------------------------------------------------------------------------------------------------
 
 
-def author_name(text: str) -> str | None:
-    """Return an opinion author's name without titles or roles, capitalized normally, or None for no name:
-    "HOOD, Associate Judge." → "Hood"; "L. HAND, Circuit Judge" → "L. Hand"; "Judge Posner" → "Posner";
-    "PER CURIAM" → None."""
-    name = " ".join(text.split())
-    if not name or _PER_CURIAM.search(name):
-        return None
-    previous = None
-    while previous != name:
-        previous = name
-        name = _TRAILING_ROLE.sub("", name).strip(" ,:;")
-        name = _LEADING_TITLE.sub("", name).strip(" ,:;")
-        if name.endswith(".") and not _ABBREVIATED_END.search(name):
-            name = name[:-1]
-    if not name or len(name) > MAX_AUTHOR_CHARS or not _NAME_PART.search(name) or name.lower() in _NOT_NAMES:
-        return None
-    if _ONLY_ROLES.match(name):  # "Senior District Judge" with no name
-        return None
-    core = _SUFFIXES.sub("", name)
-    if core.upper() == core:  # set in capitals: "HOOD", "O'CONNOR", "VAN DEVANTER", "JOHNSON, Jr."
-        name = _NAME_PART.sub(_capitalized, name)
-    return name
-
-
-def _capitalized(match: re.Match[str]) -> str:
-    word = match.group(0)
-    return word.upper() if word.lower() in {"ii", "iii", "iv"} else word.capitalize()
+def author_name(text: str | None) -> str | None:
+    """Return an opinion author's name without titles or roles, capitalized normally, or None where no judge is
+    named: "HOOD, Associate Judge." → "Hood"; "L. HAND, Circuit Judge" → "L. Hand"; "PER CURIAM" and "The CHIEF
+    JUSTICE" → None. The rules are CAP's (`cap_authors.author_name`); a byline that is only titles names no one."""
+    name = cap_author_name(text)
+    return None if name is None or _ROLE_ONLY.match(name) else name
 
 
 def disposition_of(text: str | None) -> Disposition | None:
