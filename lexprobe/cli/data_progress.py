@@ -1,4 +1,8 @@
-"""The progress display of `lexprobe data build`: one line per source on stderr (imported when a build starts)."""
+"""The progress display of `lexprobe data build`: one line per source on stderr (imported when a build starts).
+
+A streamed source (CAP volumes, CourtListener bulk files) gets a bar per step its loader reports through
+`LoadOptions.progress` (bytes or files done of the total) and a line counting the cases it added and joined.
+"""
 
 from __future__ import annotations
 
@@ -10,8 +14,13 @@ from lexprobe.caselaw.records import LoadResult
 __all__ = ["RichBuildProgress"]
 
 
+def _amount(units: int) -> str:
+    """Return a count of bytes or items compactly: 1,234 / 12.3 M."""
+    return f"{units / 1e6:,.1f} M" if units >= 10_000_000 else f"{units:,}"
+
+
 class RichBuildProgress(BuildProgress):
-    """One progress line per source on stderr."""
+    """One progress line per source on stderr, and one per step of a streamed source's loader."""
 
     def __init__(self, progress: Progress) -> None:
         self.progress = progress
@@ -25,6 +34,22 @@ class RichBuildProgress(BuildProgress):
         self.progress.update(
             self.tasks[name], completed=1, description=f"{name}: {result.rows_read:,} rows{issues} ({seconds:.1f}s)"
         )
+
+    def advance(self, name: str, label: str, done: int, total: int) -> None:
+        key = f"{name}\0{label}"
+        if key not in self.tasks:
+            self.tasks[key] = self.progress.add_task(f"  {name}: {label}", total=max(total, 1))
+        self.progress.update(
+            self.tasks[key],
+            completed=min(done, total) if total else done,
+            total=max(total, 1),
+            description=f"  {name}: {label} ({_amount(done)} of {_amount(total)})",
+        )
+
+    def streamed(self, name: str, added: int, joined: int) -> None:
+        task = self.tasks.get(name)
+        if task is not None:
+            self.progress.update(task, description=f"{name}: {added:,} new cases, {joined:,} joined existing")
 
     def step(self, name: str) -> None:
         previous = self.tasks.get("_step")
