@@ -570,6 +570,18 @@ def test_json_lines_saved_as_json(tmp_path: Path) -> None:
     assert result.issues == [] and {case.court_id for case in result.cases} == {"cadc", "ca9", "nysd"}
 
 
+def test_pages_appended_to_one_file(tmp_path: Path) -> None:
+    # `curl ... >> clusters.json` for each page: pretty-printed pages one after another, the second one cut off
+    path = tmp_path / "clusters.json"
+    broken = json.dumps(page(OPINIONS), indent=2)[:-40]
+    text = "\n".join([json.dumps(page(CLUSTERS), indent=2), json.dumps(page(DOCKETS), indent=2), broken])
+    path.write_text(text, encoding="utf-8")
+    result = load_files([path], LoadOptions())
+    assert {case.court_id for case in result.cases} == {"cadc", "ca9", "nysd"}
+    ((location, message),) = [(issue.location, issue.message) for issue in result.issues]
+    assert location == f"{path}:{text.count(chr(10)) + 1}" and message.startswith("not JSON: ")
+
+
 def test_oversized_document_is_reported_and_skipped(pages: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     big = write_json(pages / "big.json", page([cluster(6000 + i, None, "K v. L", "1990", [], []) for i in range(40)]))
     limit = big.stat().st_size - 1

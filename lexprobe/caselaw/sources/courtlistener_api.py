@@ -89,6 +89,7 @@ _COMPRESSED = (".gz", ".bz2", ".xz")
 _KINDS = ("clusters", "opinions", "dockets", "courts", "search")
 _API_KIND = re.compile(r"/api/rest/v\d+/([a-z0-9-]+)/")
 _PROGRESS_EVERY_LINES = 5000
+_JSON_SPACE = re.compile(r"[ \t\n\r]*")
 
 # --- citations: official reporters first, vendor cites last --------------------------------------------------
 
@@ -342,14 +343,29 @@ class _Reader:
         try:
             value = json.loads(text)
         except json.JSONDecodeError as exc:
-            if exc.msg == "Extra data":  # one object per line saved under .json: read it as JSON Lines
-                for lineno, line_text in enumerate(text.splitlines(), start=1):
-                    if line_text.strip():
-                        self._take_text(line_text, f"{file}:{lineno}", str(file), tally)
+            if exc.msg == "Extra data":  # JSON Lines saved as .json, or pages appended with `curl >>`
+                self._read_sequence(file, text, tally)
                 return
             self._problem(tally, f"{file}:{exc.lineno}", _json_problem(exc))
             return
         self._take(value, str(file), str(file), tally)
+
+    def _read_sequence(self, file: Path, text: str, tally: _PathTally) -> None:
+        """Read JSON values one after another in one text; each is located by the line it starts on."""
+        decoder = json.JSONDecoder()
+        position, line, counted_to = 0, 1, 0
+        while True:
+            position = _JSON_SPACE.match(text, position).end()  # type: ignore[union-attr]
+            if position >= len(text):
+                return
+            line += text.count("\n", counted_to, position)
+            counted_to = position
+            try:
+                value, position = decoder.raw_decode(text, position)
+            except json.JSONDecodeError as exc:
+                self._problem(tally, f"{file}:{exc.lineno}", _json_problem(exc))
+                return
+            self._take(value, f"{file}:{line}", str(file), tally)
 
     def _read_lines(self, file: Path, stream: IO[bytes], raw: IO[bytes], tally: _PathTally) -> None:
         lineno = 0
