@@ -494,7 +494,7 @@ def test_not_json(tmp_path: Path) -> None:
         load_files([path], LoadOptions())
     assert str(caught.value) == (
         f"{path}: no CourtListener case read: expected {EXPECTED}; found 1 file(s), 0 JSON objects of those kinds; "
-        f"not JSON: Expecting value at column 1 at {path}:1"
+        f"not JSON: Expecting value at column 1 ({path}:1)"
     )
 
 

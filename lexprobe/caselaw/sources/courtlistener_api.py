@@ -424,7 +424,7 @@ class _Reader:
         self.result.rows_read += 1
         self.result.issues.append(RowIssue(SOURCE, location, message))
         if len(tally.problems) < 3:
-            tally.problems.append(f"{message} at {location}")
+            tally.problems.append(f"{message} ({location})")
 
 
 def _json_problem(exc: json.JSONDecodeError) -> str:
