@@ -22,6 +22,8 @@ cited cluster's official citation).
 
 from __future__ import annotations
 
+import datetime as dt
+import functools
 import re
 import shutil
 import tempfile
@@ -72,6 +74,23 @@ REQUIRED = {
     "opinions": ("id", "cluster_id"),
     "citation-map": ("citing_opinion_id", "cited_opinion_id"),
 }
+
+#: Columns the loader reads from each table (the others are never turned into values).
+USED = {
+    "courts": ("id", "full_name", "jurisdiction"),
+    "dockets": ("id", "court_id", "docket_number"),
+    "opinion-clusters": (
+        "id", "docket_id", "date_filed", "case_name", "case_name_short", "case_name_full", "judges", "disposition",
+        "precedential_status", "scdb_id", "citation_count", "date_filed_is_approximate", "scdb_votes_majority",
+        "scdb_votes_minority",
+    ),
+    "citations": ("volume", "reporter", "page", "type", "cluster_id"),
+    "opinions": (
+        "id", "cluster_id", "type", "author_str", "per_curiam", "plain_text", "html_with_citations", "html",
+        "html_lawbox", "html_columbia", "xml_harvard", "html_anon_2020",
+    ),
+    "citation-map": ("citing_opinion_id", "cited_opinion_id"),
+}  # fmt: skip
 
 #: CourtListener citation types (cl/search/models.py Citation): 1 federal, 2 state, 3 state regional, 4 specialty,
 #: 5 early Supreme Court, 6 Lexis, 7 West(law), 8 neutral, 9 journal. Rank: official reporters first, vendors last.
@@ -244,7 +263,7 @@ class _TableReader:
         report = FileReport()
         self.db.execute("BEGIN")
         since_commit = 0
-        for line, row in read_rows(item.path, REQUIRED[self.kind], report, self.options.progress):
+        for line, row in read_rows(item.path, REQUIRED[self.kind], report, self.options.progress, USED[self.kind]):
             self.row(row, f"{item.path}:{line}", report)
             since_commit += 1
             if len(self.batch) >= _BATCH_ROWS or self.batch_chars >= _BATCH_TEXT_CHARS:
@@ -318,7 +337,7 @@ class _ClustersReader(_TableReader):
         cluster_id = self._id(row, "id", location, report)
         if cluster_id is None:
             return
-        year = parse_partial_date((row.get("date_filed") or "")[:10])[1]
+        year = _date(row.get("date_filed"))[1]
         if not self.options.filter.keeps_year(year):
             return
         name = row.get("case_name") or row.get("case_name_short") or row.get("case_name_full")
@@ -525,8 +544,8 @@ def _bundle(
 ) -> tuple[CaseBundle, int]:
     (cluster_id, docket_id, court_id, docket_number, date_filed, name, name_full, judges, disposition_raw,
      status, scdb_id, citation_count, approximate, votes_majority, votes_minority) = row  # fmt: skip
-    decision_date, year = parse_partial_date((date_filed or "")[:10])
-    circuit, state = court_place(court_id, decision_date or (str(year) if year else None))
+    decision_date, year = _date(date_filed)
+    circuit, state = _place(court_id, decision_date or (str(year) if year else None))
     has_lead = any(op[2] in MAJORITY_TYPES for op in opinion_rows)
     opinions = tuple(
         OpinionRecord(
@@ -637,6 +656,33 @@ def coarse_disposition(text: str | None) -> Disposition | None:
     if reverse and not affirm:
         return "reverse"
     return None
+
+
+def _date(text: str | None) -> tuple[str | None, int | None]:
+    """(ISO date, year) of a `date_filed` value; the common "YYYY-MM-DD" without a regular expression."""
+    if text and len(text) >= 10 and text[4] == "-" and text[7] == "-":
+        try:
+            day = dt.date.fromisoformat(text[:10])
+            return day.isoformat(), day.year
+        except ValueError:
+            pass
+    return parse_partial_date((text or "")[:10])
+
+
+#: Years in which a district court's circuit changed (the 10th and 11th Circuits split off): no caching there.
+_SPLIT_YEARS = frozenset({"1929", "1981"})
+
+
+def _place(court_id: str | None, when: str | None) -> tuple[str | None, str | None]:
+    """`court_place`, cached by court and year (a court's circuit and state change at most at a split)."""
+    if when and when[:4] in _SPLIT_YEARS:
+        return court_place(court_id, when)
+    return _place_in_year(court_id, when[:4] if when else None)
+
+
+@functools.lru_cache(maxsize=16384)
+def _place_in_year(court_id: str | None, year: str | None) -> tuple[str | None, str | None]:
+    return court_place(court_id, year)
 
 
 def _int(value: str | None) -> int | None:

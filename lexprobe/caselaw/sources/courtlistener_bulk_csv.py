@@ -35,7 +35,7 @@ SOURCE = "courtlistener"
 MAX_ISSUES_PER_FILE = 1000
 #: The largest single value read (an opinion's HTML can run to megabytes; anything beyond this is not a value).
 MAX_FIELD_CHARS = 256 * 1024 * 1024
-_SAMPLE_CHARS = 2 * 1024 * 1024
+_SAMPLE_CHARS = 512 * 1024
 _PROGRESS_STEP = 4 * 1024 * 1024
 _ESCAPE_SINCE = "2025-01-23"
 _BACKTICK_SINCE = "2024-08-07"
@@ -107,7 +107,7 @@ def _text_stream(path: Path, raw: IO[bytes]) -> io.TextIOWrapper:
 def detect_dialect(path: Path) -> str:
     """Name the dialect ("escape", "backtick" or "doubled") one bulk file was written in.
 
-    The first data value tells a backtick file. For double quotes, the first ~2 MB are parsed both ways and the
+    The first data value tells a backtick file. For double quotes, the first ~512 KB are parsed both ways and the
     reading that gives more rows of the header's width wins; a tie (no quote inside any value yet) goes by the date
     in the file name (before 2024-08-07 doubled, else escaped)."""
     chunks: list[bytes] = []
@@ -171,9 +171,14 @@ class _CountingReader(io.RawIOBase):
 
 
 def read_rows(
-    path: Path, required: tuple[str, ...], report: FileReport, progress: ProgressFn | None = None
+    path: Path,
+    required: tuple[str, ...],
+    report: FileReport,
+    progress: ProgressFn | None = None,
+    wanted: tuple[str, ...] | None = None,
 ) -> Iterator[tuple[int, dict[str, str | None]]]:
-    """Yield (line number, row) for every data row of a bulk CSV file; empty values are None.
+    """Yield (line number, row) for every data row of a bulk CSV file; empty values are None. A row holds the
+    `wanted` columns the header has (all columns when None), keyed by name.
 
     Raises `BadInputError` (one line naming the file) when the header lacks a `required` column or the file is
     truncated, corrupt or not UTF-8; rows of the wrong width become issues in `report`."""
@@ -200,6 +205,8 @@ def read_rows(
                         f"{', '.join(missing)} (found {shown[:200]!r})"
                     )
                 width = len(header)
+                names = wanted if wanted is not None else tuple(header)
+                picks = [(name, header.index(name)) for name in names if name in header]
                 next_report = 0
                 while True:
                     start = reader.line_num + 1  # a row's first line (a value may hold newlines)
@@ -218,7 +225,7 @@ def read_rows(
                             f"the row's quoting does not match the file's ({report.dialect}) dialect",
                         )
                         continue
-                    yield start, {name: (value or None) for name, value in zip(header, row, strict=True)}
+                    yield start, {name: (row[index] or None) for name, index in picks}
                     if progress is not None and counting.count >= next_report:
                         progress(label, counting.count, size)
                         next_report = counting.count + _PROGRESS_STEP
