@@ -214,12 +214,12 @@ class _Reader:
         self._path_issues = self._dropped_issues = 0
         self._label, self._total, self._done = f"cap {path.name}", sum(unit.size for unit in units), 0
         self._report(0)
-        read = kept = 0
+        read = kept = twice = 0
         for unit in units:
             key = volume_key(unit)
             if key in self.seen_volumes:
                 self._issue(str(unit.path), f"the same volume as {self.seen_volumes[key]}: read once")
-                findings.add("volumes given twice", unit.path.name)
+                twice += 1
             else:
                 self.seen_volumes[key] = unit.path
                 for bundle in self._unit(unit, findings):
@@ -234,9 +234,9 @@ class _Reader:
             self.result.issues.append(
                 RowIssue(SOURCE, str(path), f"{self._dropped_issues:,} more issue rows like the above not recorded")
             )
-        if read == 0:
+        if read == 0 and twice == 0:  # a path that is only a volume already read is not empty
             raise EmptySourceError(f"{path}: no CAP case read: {EXPECTED}; found {findings.describe()}")
-        if kept == 0:
+        if read > 0 and kept == 0:
             raise EmptySourceError(
                 f"{path}: {read:,} CAP case(s) read, none in the courts and years asked for ({_describe(self.filter)})"
             )

@@ -29,7 +29,7 @@ from typing import IO, Any, Literal
 
 MAX_VALUE_BYTES = 64 * 1024 * 1024  # the largest CAP case object is a few MB
 MAX_RATIO = 200  # decompressed / compressed bytes; CAP's JSON compresses about 5-20 times
-RATIO_FREE_BYTES = 64 * 1024 * 1024  # the ratio is checked only past this much output
+RATIO_FREE_BYTES = 16 * 1024 * 1024  # the ratio is checked only past this much output
 CHUNK = 1024 * 1024
 SNIFF_BYTES = 64 * 1024
 
