@@ -447,6 +447,16 @@ def test_cluster_without_its_docket_keeps_no_court_and_is_reported_once_per_file
             "(save the /dockets/ pages alongside)",
         ),
     ]
+    # the reasons are told apart: a docket saved without its court, a cluster naming no docket
+    courtless_docket = {**DOCKETS[0], "court": None, "court_id": None}
+    no_reference = cluster(5009, None, "Holly v. Ivy", "1950-01-01", [], [])
+    third = write_json(tmp_path / "more.json", page([courtless_docket, no_reference]))
+    again = load_files([first, third], LoadOptions())
+    assert [(issue.location, issue.message) for issue in again.issues] == [
+        (str(first), "2 cluster(s) without a court: their docket(s) 9002 are not among the files (save the /dockets/ "
+         "pages alongside); their docket(s) 9001 name no court"),
+        (str(third), "1 cluster(s) without a court: 1 name no docket"),
+    ]  # fmt: skip
     # a court filter cannot keep a case of unknown court
     kept = load_files([first, second, dockets], LoadOptions(filter=SourceFilter(courts=frozenset({"ca9"}))))
     assert [case.source_id for case in kept.cases] == ["5002"]

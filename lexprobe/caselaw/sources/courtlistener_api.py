@@ -684,12 +684,7 @@ def _finish(
             )
         )
     for source_file, dockets in courtless.items():
-        named = sorted({d for d in dockets if d != "?"}, key=lambda d: (len(d), d))
-        missing = f"their docket(s) {_few(named)} are not among the files" if named else "no docket reference"
-        if len(named) < len(dockets) and named:
-            missing += f"; {len(dockets) - len(named)} have no docket reference"
-        message = f"{len(dockets)} cluster(s) without a court: {missing} (save the /dockets/ pages alongside)"
-        result.issues.append(RowIssue(SOURCE, source_file, message))
+        result.issues.append(RowIssue(SOURCE, source_file, _courtless_message(dockets, collected)))
 
     _add_opinions(kept, by_cluster, collected, result)
     if not result.cases:
@@ -701,6 +696,21 @@ def _finish(
         result.issues.append(
             RowIssue(SOURCE, _names(tallies), f"{dropped} cluster(s) left out: not {_filter_text(options)}")
         )
+
+
+def _courtless_message(docket_ids: list[str], collected: _Collected) -> str:
+    """Why a file's clusters have no court: their dockets were not saved, were saved without a court, or are not
+    named at all ("?")."""
+    unsaved = sorted({d for d in docket_ids if d != "?" and d not in collected.dockets}, key=lambda d: (len(d), d))
+    courtless = sorted({d for d in docket_ids if d in collected.dockets}, key=lambda d: (len(d), d))
+    reasons = []
+    if unsaved:
+        reasons.append(f"their docket(s) {_few(unsaved)} are not among the files (save the /dockets/ pages alongside)")
+    if courtless:
+        reasons.append(f"their docket(s) {_few(courtless)} name no court")
+    if "?" in docket_ids:
+        reasons.append(f"{docket_ids.count('?')} name no docket")
+    return f"{len(docket_ids)} cluster(s) without a court: {'; '.join(reasons)}"
 
 
 def _add_opinions(
