@@ -85,7 +85,7 @@ def _name(i: int) -> str:
 def _official(i: int) -> tuple[str, str, str]:
     court, year = _court(i), _year(i)
     if court == "scotus":
-        return str(340 + i % 250), "U.S.", str(1 + _mix(i, 7) % 900)
+        return str(700 + i % 250), "U.S.", str(1 + _mix(i, 7) % 900)  # volumes no real case has
     if court in COA:
         return str(1 + i % 999), "F.3d" if year >= 1993 else "F.2d", str(1 + _mix(i, 7) % 1400)
     return str(1 + i % 999), "F. Supp. 2d" if year >= 1998 else "F. Supp.", str(1 + _mix(i, 7) % 1400)

@@ -66,6 +66,8 @@ CITATIONS = [
     {"id": 4, "volume": 1954, "reporter": "U.S. LEXIS", "page": 2094, "type": 6, "cluster_id": 12},
     {"id": 5, "volume": 347, "reporter": "U.S.", "page": 483, "type": 1, "cluster_id": 12},
     {"id": 6, "volume": 30, "reporter": "F. Supp. 2d", "page": 100, "type": 1, "cluster_id": 11},
+    {"id": 7, "volume": 80, "reporter": "U.S. App. D.C.", "page": 67, "type": 1, "cluster_id": 13},
+    {"id": 8, "volume": 144, "reporter": "F.2d", "page": 5, "type": 1, "cluster_id": 13},
 ]
 OPINIONS = [
     {"id": 100, "cluster_id": 10, "type": "020lead", "author_str": "Circuit Judge Posner", "per_curiam": False,
@@ -152,6 +154,7 @@ def test_real_dialect_loads_and_joins_clusters_to_dockets_citations_and_opinions
     brown = bundles["12"].case
     assert brown.citations == ("347 U.S. 483", "1954 U.S. LEXIS 2094")
     assert (brown.majority_votes, brown.minority_votes, brown.author) == (9, 0, "Warren")
+    assert bundles["13"].case.citations == ("144 F.2d 5", "80 U.S. App. D.C. 67")  # the D.C. parallel second
     assert bundles["13"].case.disposition is None  # "affirmed in part, reversed in part" is neither
     assert bundles["13"].case.author == "Lynch"
     assert bundles["14"].case.court_id is None

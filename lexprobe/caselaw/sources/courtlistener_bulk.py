@@ -94,9 +94,11 @@ USED = {
 
 #: CourtListener citation types (cl/search/models.py Citation): 1 federal, 2 state, 3 state regional, 4 specialty,
 #: 5 early Supreme Court, 6 Lexis, 7 West(law), 8 neutral, 9 journal. Rank: official reporters first, vendors last.
-CITATION_RANK = {1: 0, 5: 0, 2: 1, 8: 2, 3: 3, 4: 4, 9: 5, 7: 7, 6: 8}
-_UNKNOWN_TYPE_RANK = 6
-VENDOR_RANK = 7  # ranks from here on (West, Lexis) are never a case's official citation
+#: "U.S. App. D.C." (type 1 too) comes after F./F.2d: it is the D.C. Circuit's parallel, not its official, reporter.
+CITATION_RANK = {1: 0, 5: 0, 2: 20, 8: 30, 3: 40, 4: 50, 9: 60, 7: 80, 6: 90}
+_UNKNOWN_TYPE_RANK = 70
+_DC_APP_REPORTER = "u.s. app. d.c."
+VENDOR_RANK = 80  # ranks from here on (West, Lexis) are never a case's official citation
 
 _BATCH_ROWS = 20_000
 _BATCH_TEXT_CHARS = 16 * 1024 * 1024
@@ -376,6 +378,7 @@ class _CitationsReader(_TableReader):
             report.add_issue(location, "citation without a volume, reporter or page")
             return
         rank = CITATION_RANK.get(_int(row.get("type")) or 0, _UNKNOWN_TYPE_RANK)
+        rank += 10 if " ".join(reporter.lower().split()) == _DC_APP_REPORTER else 0
         self.batch.append((cluster_id, rank, f"{volume.strip()} {reporter.strip()} {page.strip()}"))
 
     def flush(self) -> None:
