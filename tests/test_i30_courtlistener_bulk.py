@@ -49,7 +49,8 @@ CLUSTERS = [
         "precedential_status": "Published", "blocked": False,
     },
     {
-        "id": 12, "docket_id": 3, "date_filed": "1954-05-17", "case_name": "Brown v. Board of Education",
+        "id": 12, "docket_id": 3, "date_filed": "1954-05-17", "date_filed_is_approximate": True,
+        "case_name": "Brown v. Board of Education",
         "judges": "Warren", "scdb_id": "1953-071", "scdb_votes_majority": 9, "scdb_votes_minority": 0,
         "precedential_status": "Published", "blocked": False,
     },
@@ -154,6 +155,8 @@ def test_real_dialect_loads_and_joins_clusters_to_dockets_citations_and_opinions
     brown = bundles["12"].case
     assert brown.citations == ("347 U.S. 483", "1954 U.S. LEXIS 2094")
     assert (brown.majority_votes, brown.minority_votes, brown.author) == (9, 0, "Warren")
+    assert ("date_filed_is_approximate", "true") in brown.extra  # a "t" boolean
+    assert not any(key == "date_filed_is_approximate" for key, _ in case.extra)  # "f"
     assert bundles["13"].case.citations == ("144 F.2d 5", "80 U.S. App. D.C. 67")  # the D.C. parallel second
     assert bundles["13"].case.disposition is None  # "affirmed in part, reversed in part" is neither
     assert bundles["13"].case.author == "Lynch"
