@@ -237,6 +237,11 @@ def test_restart_skips_finished_files_and_rereads_the_broken_one(tmp_path):
     assert bundles["10"].case.citations[0] == "124 F.3d 243"
     assert result.rows_read == sum(len(rows) for rows in TABLES.values())
 
+    # a store file that is not SQLite (damaged) is replaced, not fatal
+    (work / STORE_NAME).write_bytes(b"not a database")
+    bundles, _ = load([folder], work_dir=work)
+    assert len(bundles) == 5
+
     # a changed clusters file is read again, with everything after it; the dockets are not
     write_file(folder / "opinion-clusters-2025-06-30.csv.bz2", "opinion-clusters", CLUSTERS[:2])
     events.clear()

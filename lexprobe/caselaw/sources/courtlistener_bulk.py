@@ -159,8 +159,13 @@ def _discover(paths: list[Path], result: LoadResult) -> list[BulkFile]:
             item = bulk_file(candidate)
             if item is not None:
                 found.append(item)
-            elif _ANY_CSV.search(candidate.name) or candidate.name.lower().endswith((".json", ".jsonl")):
+            elif _ANY_CSV.search(candidate.name):
                 message = "not a table this loader reads (it reads " + ", ".join(KINDS) + "); skipped"
+                result.issues.append(RowIssue(SOURCE, str(candidate), message))
+            elif re.search(r"\.(?:json|jsonl|ndjson)(?:\.(?:gz|bz2|xz))?$", candidate.name, re.IGNORECASE):
+                message = (
+                    "an API file in a folder of bulk files: skipped (pass it as a --courtlistener path of its own)"
+                )
                 result.issues.append(RowIssue(SOURCE, str(candidate), message))
         chosen.extend(_newest_snapshots(found, result) if path.is_dir() else found)
     unique = {item.path.resolve(): item for item in chosen}

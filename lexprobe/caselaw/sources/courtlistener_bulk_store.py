@@ -80,12 +80,12 @@ class StagingStore:
 
     def __init__(self, path: Path, source_filter: SourceFilter) -> None:
         self.path = path
-        self.db = sqlite3.connect(path, isolation_level=None)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.execute("PRAGMA temp_store=FILE")
-        self.db.execute("PRAGMA cache_size=-65536")  # 64 MiB of page cache, whatever the tables' size
-        self.db.executescript(_SCHEMA)
+        try:
+            self.db = self._open()
+        except sqlite3.DatabaseError:  # not a store (or a damaged one): it holds nothing worth keeping
+            for leftover in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+                leftover.unlink(missing_ok=True)
+            self.db = self._open()
         settings = {"version": STORE_VERSION, "filter": filter_key(source_filter)}
         stored = dict(self.db.execute("SELECT key, value FROM meta").fetchall())
         if stored and stored != settings:
@@ -94,6 +94,20 @@ class StagingStore:
         self.db.execute("DELETE FROM meta")
         self.db.executemany("INSERT INTO meta VALUES (?, ?)", settings.items())
         self.db.execute("COMMIT")
+
+    def _open(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, isolation_level=None)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute("PRAGMA temp_store=FILE")
+            db.execute("PRAGMA cache_size=-65536")  # 64 MiB of page cache, whatever the tables' size
+            db.executescript(_SCHEMA)
+            db.execute("SELECT COUNT(*) FROM files").fetchone()
+        except sqlite3.DatabaseError:
+            db.close()
+            raise
+        return db
 
     def close(self) -> None:
         """Close the connection (the file stays for the next attempt)."""
