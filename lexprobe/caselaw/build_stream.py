@@ -23,7 +23,7 @@ import json
 import re
 import sqlite3
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from lexprobe.caselaw.citations import citation_key
@@ -124,11 +124,21 @@ class StreamCounts:
 
 @dataclass
 class StreamWriter:
-    """Writes the bundles of streamed sources into the database being built (`conn`, with `stage` attached)."""
+    """Writes the bundles of streamed sources into the database being built (`conn`, with `stage` attached).
+
+    Writes go out in batches of `BATCH` bundles: until then the batch's cases stay in `_cases` (and are found there
+    by their citation keys), so memory holds one batch at most."""
 
     conn: sqlite3.Connection
     core: CaseMerger
-    _pending: int = 0
+    _seen: int = 0
+    _cases: dict[str, MergedCase] = field(default_factory=dict)  # written or joined in this batch, not flushed
+    _keys: dict[str, list[str]] = field(default_factory=dict)  # citation key -> ids in `_cases`
+    _facts: list[tuple] = field(default_factory=list)
+    _conflicts: list[tuple] = field(default_factory=list)
+    _opinions: list[tuple] = field(default_factory=list)
+    _edges: list[tuple] = field(default_factory=list)
+    _source_ids: list[tuple] = field(default_factory=list)
 
     @classmethod
     def open(cls, conn: sqlite3.Connection, stage_path: Path, core: CaseMerger) -> StreamWriter:
@@ -139,10 +149,13 @@ class StreamWriter:
         conn.execute("PRAGMA stage.synchronous=OFF")
         conn.executescript(STAGE_SCHEMA)
         writer = cls(conn, core)
-        core.id_taken = writer._written
+        core.id_taken = writer._taken
         return writer
 
-    def _written(self, case_id: str) -> bool:
+    def _taken(self, case_id: str) -> bool:
+        """Whether a case id is used by a case of this batch or one already written."""
+        if case_id in self._cases:
+            return True
         return self.conn.execute("SELECT 1 FROM cases WHERE case_id = ?", (case_id,)).fetchone() is not None
 
     def consume(
@@ -161,12 +174,13 @@ class StreamWriter:
                 counts.filtered += 1
             else:
                 self.add(bundle, counts)
-            self._pending += 1
-            if self._pending >= BATCH:
+            self._seen += 1
+            if self._seen % BATCH == 0:
+                self.flush(counts)
                 counts.issues += self.flush_issues(result)
                 self.conn.execute("COMMIT")
                 self.conn.execute("BEGIN")
-                self._pending = 0
+        self.flush(counts)
         counts.issues += self.flush_issues(result)
         self.conn.execute("COMMIT")
 
@@ -180,22 +194,54 @@ class StreamWriter:
             del result.issues[:]
         return issues
 
+    def flush(self, counts: StreamCounts) -> None:
+        """Write the batch: its cases (as they stand now), citations, facts, conflicts, opinions, merge state."""
+        conn = self.conn
+        marks = ",".join("?" * len(CASE_COLUMNS))
+        conn.executemany(
+            f"INSERT OR REPLACE INTO cases VALUES ({marks})", (case_row(self.core, c) for c in self._cases.values())
+        )
+        conn.executemany(
+            "INSERT OR IGNORE INTO case_citations VALUES (?, ?, ?, ?)",
+            ((key, c.case_id, text, source) for c in self._cases.values() for key, text, source in c.citations),
+        )
+        conn.executemany(
+            "INSERT OR REPLACE INTO stage.state VALUES (?, ?)", ((i, _state_json(c)) for i, c in self._cases.items())
+        )
+        conn.executemany("INSERT INTO facts VALUES (?, ?, ?, ?)", self._facts)
+        conn.executemany("INSERT INTO conflicts VALUES (?, ?, ?, ?, ?, ?)", self._conflicts)
+        conn.executemany("INSERT OR REPLACE INTO stage.source_ids VALUES (?, ?, ?)", self._source_ids)
+        before = conn.total_changes
+        conn.executemany("INSERT OR IGNORE INTO opinions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", self._opinions)
+        inserted = conn.total_changes - before
+        counts.opinions += inserted
+        counts.duplicate_opinions += len(self._opinions) - inserted
+        conn.executemany("INSERT INTO stage.edges VALUES (?, ?, ?, ?, ?, ?, ?, ?)", self._edges)
+        for pending in (self._cases, self._keys):
+            pending.clear()
+        for rows in (self._facts, self._conflicts, self._opinions, self._edges, self._source_ids):
+            rows.clear()
+
     def add(self, bundle: CaseBundle, counts: StreamCounts) -> None:
-        """Join one bundle to the case it shares a citation with, or write it as a new case."""
+        """Join one bundle to the case it shares a citation with, or start a new case."""
         record = bundle.case
         in_core = [c for c in self.core.candidates(record.citations) if record.source not in self.core.cases[c].sources]
         if in_core:
             case_id = self.core.add(record)
             counts.joined += 1
-            self._opinions(bundle, case_id, counts, core_case=True)
+            self._keep_opinions(bundle, case_id, self.core.cases[case_id])
         else:
-            case_id = self._add_written(bundle, record, counts)
-        self._edges(bundle, case_id, counts)
+            case_id = self._add_streamed(bundle, record, counts)
+        self._keep_edges(bundle, case_id, counts)
 
-    def _add_written(self, bundle: CaseBundle, record: CaseRecord, counts: StreamCounts) -> str:
-        """Merge a bundle on a merger holding only the written cases it shares a citation with; write the result."""
-        local = CaseMerger(id_taken=lambda case_id: case_id in self.core.cases or self._written(case_id))
+    def _add_streamed(self, bundle: CaseBundle, record: CaseRecord, counts: StreamCounts) -> str:
+        """Merge a bundle on a merger holding only the streamed cases it shares a citation with (this batch's, then
+        the written ones read back); keep the result for the batch's write."""
+        local = CaseMerger(id_taken=lambda case_id: case_id in self.core.cases or self._taken(case_id))
         keys = sorted({key for key in (citation_key(text) for text in record.citations if text) if key})
+        for key in keys:
+            for case_id in self._keys.get(key, ()):
+                local.adopt(self._cases[case_id])
         if keys:
             marks = ",".join("?" * len(keys))
             rows = self.conn.execute(
@@ -204,7 +250,8 @@ class StreamWriter:
                 keys,
             ).fetchall()
             for case_id, state in rows:
-                local.adopt(_case_from_state(case_id, state))
+                if case_id not in local.cases:  # a case of this batch is newer than its written state
+                    local.adopt(_case_from_state(case_id, state))
         known = set(local.cases)
         case_id = local.add(record)
         case = local.cases[case_id]
@@ -212,60 +259,38 @@ class StreamWriter:
             counts.joined += 1
         else:
             counts.added += 1
-        self._opinions(bundle, case_id, counts, case=case)
-        self.conn.execute(
-            f"INSERT OR REPLACE INTO cases VALUES ({','.join('?' * len(CASE_COLUMNS))})", case_row(local, case)
-        )
-        self.conn.executemany(
-            "INSERT OR IGNORE INTO case_citations VALUES (?, ?, ?, ?)",
-            ((key, case_id, text, source) for key, text, source in case.citations),
-        )
-        self.conn.executemany("INSERT INTO facts VALUES (?, ?, ?, ?)", local.facts)
-        self.conn.executemany("INSERT INTO conflicts VALUES (?, ?, ?, ?, ?, ?)", local.conflicts)
-        self.conn.execute("INSERT OR REPLACE INTO stage.state VALUES (?, ?)", (case_id, _state_json(case)))
-        self.conn.execute(
-            "INSERT OR REPLACE INTO stage.source_ids VALUES (?, ?, ?)", (record.source, record.source_id, case_id)
-        )
+        self._keep_opinions(bundle, case_id, case)
+        self._cases[case_id] = case
+        for key, _, _ in case.citations:
+            owners = self._keys.setdefault(key, [])
+            if case_id not in owners:
+                owners.append(case_id)
+        self._facts.extend(local.facts)
+        self._conflicts.extend(local.conflicts)
+        self._source_ids.append((record.source, record.source_id, case_id))
         return case_id
 
-    def _opinions(
-        self, bundle: CaseBundle, case_id: str, counts: StreamCounts, *, core_case: bool = False, case=None
-    ) -> None:
-        """Write a bundle's opinions under its case; the best majority opinion becomes the case's own, unless the
-        case already has one."""
+    def _keep_opinions(self, bundle: CaseBundle, case_id: str, case: MergedCase) -> None:
+        """Keep a bundle's opinions for the batch's write; its best majority opinion becomes the case's own, unless
+        the case already has one."""
         best: tuple[int, str] | None = None
         for op in bundle.opinions:
-            cursor = self.conn.execute(
-                "INSERT OR IGNORE INTO opinions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", opinion_row(op, case_id)
-            )
-            if cursor.rowcount == 0:
-                counts.duplicate_opinions += 1
-                continue
-            counts.opinions += 1
+            self._opinions.append(opinion_row(op, case_id))
             if op.is_majority:
                 rank = MAJORITY_RANK.get(op.opinion_type, 9)
                 if best is None or rank < best[0]:
                     best = (rank, op.opinion_id)
-        if best is None:
-            return
-        if core_case:
-            target = self.core.cases[case_id]
-            if target.value("majority_opinion_id") is None:
-                target.values["majority_opinion_id"] = (best[1], bundle.case.source)
-        elif case is not None and case.value("majority_opinion_id") is None:
+        if best is not None and case.value("majority_opinion_id") is None:
             case.values["majority_opinion_id"] = (best[1], bundle.case.source)
 
-    def _edges(self, bundle: CaseBundle, case_id: str, counts: StreamCounts) -> None:
+    def _keep_edges(self, bundle: CaseBundle, case_id: str, counts: StreamCounts) -> None:
         """Keep a bundle's edges for the end; an edge from the bundle's own case is known by its id already."""
         record = bundle.case
         own = {f"{record.source}:{record.source_id}", *record.citations}
-        rows = []
         for edge in bundle.edges:
             citing = (case_id, None, None, None) if edge.citing in own else (None, *_ref(edge.citing))
-            rows.append((*citing, *_ref(edge.cited), edge.source))
-        if rows:
-            counts.edges += len(rows)
-            self.conn.executemany("INSERT INTO stage.edges VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            self._edges.append((*citing, *_ref(edge.cited), edge.source))
+            counts.edges += 1
 
     def register_core_ids(self) -> None:
         """Record the core's source ids ('fowler:123') so that streamed edges naming them resolve."""

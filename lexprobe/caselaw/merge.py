@@ -9,6 +9,7 @@ disagreement is recorded in `conflicts`.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
@@ -178,12 +179,11 @@ class CaseMerger:
         case_id = self._closest(open_cases, record.name)
         if case_id is None:
             case_id = make_case_id(record.court_id, keys[0][0] if keys else None, record.source, record.source_id)
-            if case_id in self.cases or self.id_taken(case_id):  # another case already owns this citation's id
-                case_id = make_case_id(None, None, record.source, record.source_id)
-            serial = 1
-            while case_id in self.cases or self.id_taken(case_id):  # the source repeats an id: number the repeats
-                serial += 1
-                case_id = f"{make_case_id(None, None, record.source, record.source_id)}#{serial}"
+            fallback = make_case_id(None, None, record.source, record.source_id)
+            # another case owns this citation's id: use the source id; a source that repeats an id numbers them
+            others = itertools.chain([fallback], (f"{fallback}#{n}" for n in itertools.count(2)))
+            while case_id in self.cases or self.id_taken(case_id):
+                case_id = next(others)
             self.cases[case_id] = MergedCase(case_id)
         case = self.cases[case_id]
         if record.source not in case.sources:
