@@ -9,6 +9,7 @@ first ("Mr. Chief Justice Taft", "Judge Learned Hand"). The name is kept as prin
 
 from __future__ import annotations
 
+import functools
 import re
 
 _LEADING_TITLE = re.compile(
@@ -38,6 +39,7 @@ _SUFFIXES = {"JR", "SR", "II", "III", "IV"}
 _MAX_WORDS = 5
 
 
+@functools.lru_cache(maxsize=8192)  # bylines repeat: a court has few judges
 def author_name(byline: str | None) -> str | None:
     """Return the judge's name from a CAP opinion byline without titles or roles, in the name's own capitals
     ("HOOD, Associate Judge." → "Hood"; "Mr. Justice Black" → "Black"), or None for a per curiam or unsigned
