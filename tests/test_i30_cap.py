@@ -540,6 +540,10 @@ def test_court_and_year_filters_are_applied_while_reading(tmp_path: Path) -> Non
     assert result.rows_read == 13  # every case was read, three kept
     message = empty_error([REAL_VOLUME], LoadOptions(filter=SourceFilter(courts=frozenset({"ca9"}))))
     assert message == f"{REAL_VOLUME}: 9 CAP case(s) read, none in the courts and years asked for (courts ca9)"
+    # judged over all paths together: a path of other courts beside one with cases kept is no error
+    federal = write_volume(tmp_path / "f3d" / "123", federal_cases()["f3d"])
+    kept, _ = read_all([REAL_VOLUME, federal], LoadOptions(filter=SourceFilter(courts=frozenset({"ca9"}))))
+    assert [b.case.source_id for b in kept] == ["9001"]
 
 
 # --- progress within a large file ------------------------------------------------------------------------------
@@ -598,7 +602,9 @@ def test_junk_and_empty_sources_fail_loudly_naming_what_they_hold(tmp_path: Path
     no_cases_zip = tmp_path / "notes.zip"
     with zipfile.ZipFile(no_cases_zip, "w") as archive:
         archive.writestr("readme.txt", "no cases here")
-    assert empty_error([no_cases_zip]).endswith("found nothing")
+    assert empty_error([no_cases_zip]).endswith(
+        f"found 1 zip members or files skipped ({no_cases_zip.name}: no case file among its 1 member(s) (readme.txt))"
+    )
 
     with pytest.raises(FileNotFoundError):
         cap.load_files([tmp_path / "missing.jsonl"])

@@ -130,7 +130,8 @@ def load_files(paths: Sequence[Path | str], options: LoadOptions | None = None) 
     """Read CAP files, folders, zips or trees of reporters, one case at a time (see the module docstring).
 
     Raises FileNotFoundError for a path that does not exist and `EmptySourceError` for one that holds nothing to
-    read, here; `EmptySourceError` while iterating for a path whose files held no case (or none the filter keeps).
+    read, here; `EmptySourceError` while iterating for a path whose files held no case, or when the filter keeps
+    none of the cases of all paths together.
     """
     options = options or LoadOptions()
     planned: list[tuple[Path, list[CapUnit], Findings]] = []
@@ -180,10 +181,20 @@ class _Reader:
         self._total = 0
         self._label = ""
         self._last_reported = 0
+        self.read = 0  # cases read, all paths
+        self.kept = 0  # cases the filter kept, all paths
 
     def bundles(self, planned: list[tuple[Path, list[CapUnit], Findings]]) -> Iterator[CaseBundle]:
+        self.read = self.kept = 0
         for path, units, findings in planned:
             yield from self._path(path, units, findings)
+        # the filter is judged over all paths together: a path whose courts are not asked for is no mistake
+        if self.read > 0 and self.kept == 0:
+            names = ", ".join(str(path) for path, _, _ in planned)
+            raise EmptySourceError(
+                f"{names}: {self.read:,} CAP case(s) read, none in the courts and years asked for "
+                f"({_describe(self.filter)})"
+            )
 
     def _issue(self, location: str, message: str) -> None:
         """Record one issue row of the current path (past `MAX_ISSUES_PER_PATH`, only counted)."""
@@ -214,7 +225,7 @@ class _Reader:
         self._path_issues = self._dropped_issues = 0
         self._label, self._total, self._done = f"cap {path.name}", sum(unit.size for unit in units), 0
         self._report(0)
-        read = kept = twice = 0
+        read = twice = 0
         for unit in units:
             key = volume_key(unit)
             if key in self.seen_volumes:
@@ -226,7 +237,7 @@ class _Reader:
                     read += 1
                     case = bundle.case
                     if self.filter.keeps_court(case.court_id) and self.filter.keeps_year(case.year):
-                        kept += 1
+                        self.kept += 1
                         yield bundle
             self._done += unit.size
             self._report(self._done)
@@ -234,17 +245,15 @@ class _Reader:
             self.result.issues.append(
                 RowIssue(SOURCE, str(path), f"{self._dropped_issues:,} more issue rows like the above not recorded")
             )
+        self.read += read
         if read == 0 and twice == 0:  # a path that is only a volume already read is not empty
             raise EmptySourceError(f"{path}: no CAP case read: {EXPECTED}; found {findings.describe()}")
-        if read > 0 and kept == 0:
-            raise EmptySourceError(
-                f"{path}: {read:,} CAP case(s) read, none in the courts and years asked for ({_describe(self.filter)})"
-            )
 
     def _unit(self, unit: CapUnit, findings: Findings) -> Iterator[CaseBundle]:
         def report(location: str, message: str) -> None:
             self._issue(location, message)
-            findings.add("zip members or files skipped", f"{location.rsplit('!', 1)[-1]}: {message.split(':')[0]}")
+            where = location.rsplit("!", 1)[-1] if "!" in location else Path(location).name
+            findings.add("zip members or files skipped", f"{where}: {message.split(':')[0]}")
 
         for document in unit.documents(report):
             if document.metadata_only:

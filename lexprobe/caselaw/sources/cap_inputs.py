@@ -274,7 +274,11 @@ def _zip_documents(path: Path, report: Report) -> Iterator[CapDocument]:
                 report(f"{path}!{info.filename}", problem)
                 continue
             safe.append(info)
-        for info, metadata_only in _chosen_members(safe):
+        chosen = _chosen_members(safe)
+        if not chosen and safe:
+            names = ", ".join(info.filename for info in safe[:3]) + (", ..." if len(safe) > 3 else "")
+            report(str(path), f"no case file among its {len(safe):,} member(s) ({names})")
+        for info, metadata_only in chosen:
             label = f"{path}!{info.filename}"
             yield CapDocument(label, partial(_open_member, archive, info), info.compress_size, metadata_only)
 
