@@ -397,7 +397,7 @@ def test_tree_of_reporters_is_walked_once_per_volume_with_progress(tmp_path: Pat
 def test_volume_given_as_folder_and_zip_in_one_call_is_read_once(tmp_path: Path) -> None:
     bundles, result = read_all([REAL_VOLUME, REAL_ZIP])
     assert len(bundles) == 9
-    assert [issue.message for issue in result.issues] == [f"the same volume as {REAL_VOLUME}: read once"]
+    assert [issue.message for issue in result.issues] == [f"the same volume or file as {REAL_VOLUME}: read once"]
 
 
 # --- CAP's older bulk download --------------------------------------------------------------------------------
@@ -465,6 +465,16 @@ def test_json_files_in_every_layout_and_compression(tmp_path: Path, layout: str,
     assert result.issues == [] and result.rows_read == len(cases)
     assert [b.case for b in bundles] == [b.case for b in expected]
     assert [[op.text for op in b.opinions] for b in bundles] == [[op.text for op in b.opinions] for b in expected]
+
+
+@pytest.mark.parametrize("layout", ["jsonl", "pretty array"])
+def test_a_byte_order_mark_is_skipped(tmp_path: Path, layout: str) -> None:
+    cases = real_cases()[:2]
+    text = "".join(json.dumps(case) + "\n" for case in cases) if layout == "jsonl" else pretty(cases)
+    path = tmp_path / "bom.json"
+    path.write_bytes(b"\xef\xbb\xbf" + text.encode("utf-8"))
+    bundles, result = read_all([path])
+    assert [b.case.source_id for b in bundles] == [str(case["id"]) for case in cases] and result.issues == []
 
 
 def test_compression_is_told_by_content_not_name(tmp_path: Path) -> None:

@@ -229,7 +229,7 @@ class _Reader:
         for unit in units:
             key = volume_key(unit)
             if key in self.seen_volumes:
-                self._issue(str(unit.path), f"the same volume as {self.seen_volumes[key]}: read once")
+                self._issue(str(unit.path), f"the same volume or file as {self.seen_volumes[key]}: read once")
                 twice += 1
             else:
                 self.seen_volumes[key] = unit.path

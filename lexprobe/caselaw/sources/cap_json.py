@@ -75,6 +75,11 @@ class _Counting(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
+    def close(self) -> None:
+        if not self.closed:
+            self._raw.close()
+        super().close()
+
     def readinto(self, buffer: Any) -> int:
         data = self._raw.read(len(buffer))
         size = len(data)
@@ -95,6 +100,12 @@ class _RatioGuard(io.RawIOBase):
 
     def readable(self) -> bool:
         return True
+
+    def close(self) -> None:
+        if not self.closed:
+            self._stream.close()
+            self._source.close()
+        super().close()
 
     def readinto(self, buffer: Any) -> int:
         # read1: what one step of decompression gives, so the text before a damaged spot is still returned
@@ -186,7 +197,7 @@ def _json_lines(stream: IO[bytes]) -> Iterator[JsonItem | JsonProblem]:
             if not raw.strip():
                 continue
             try:
-                yield JsonItem(lineno, json.loads(raw.decode("utf-8")))
+                yield JsonItem(lineno, json.loads(raw.decode("utf-8-sig" if lineno == 1 else "utf-8")))
             except UnicodeDecodeError as exc:
                 yield JsonProblem(lineno, "not UTF-8", f"not UTF-8: {exc}")
             except json.JSONDecodeError as exc:
@@ -222,6 +233,8 @@ class _TextWindow:
             self.text += self._decoder.decode(b"", final=True)
             return False
         self.text += self._decoder.decode(chunk)
+        if self.line == 1 and self.pos == 0 and self.text.startswith("\ufeff"):  # a byte-order mark at the start
+            self.text = self.text[1:]
         return True
 
     def advance(self, to: int) -> None:
