@@ -223,7 +223,7 @@ class _Reader:
 
     def _path(self, path: Path, units: list[CapUnit], findings: Findings) -> Iterator[CaseBundle]:
         self._path_issues = self._dropped_issues = 0
-        self._label, self._total, self._done = f"cap {path.name}", sum(unit.size for unit in units), 0
+        self._label, self._total, self._done = f"cap {path.name or path}", sum(unit.size for unit in units), 0
         self._report(0)
         read = twice = 0
         for unit in units:
