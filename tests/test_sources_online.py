@@ -187,7 +187,8 @@ def test_cap_unusable_rows_and_bodies_become_issues(tmp_path: Path) -> None:
 
 
 def test_cap_percentile_already_in_percent_is_kept(tmp_path: Path) -> None:
-    path = write_jsonl(tmp_path / "p.jsonl", [{"id": 1, "name": "P v. Q", "analysis": {"pagerank": {"raw": 1e-6, "percentile": 87}}}])
+    case = {"id": 1, "name": "P v. Q", "analysis": {"pagerank": {"raw": 1e-6, "percentile": 87}}}
+    path = write_jsonl(tmp_path / "p.jsonl", [case])
     assert cap.load(path).cases[0].prominence == 87.0
 
 
