@@ -263,7 +263,7 @@ class _Reader:
                 )
             bad_rows = cases = values = 0
             on_bytes = self._on_bytes(self._done, unit.size) if unit.kind == "file" else None
-            for item in read_values(document.open, on_bytes):
+            for item in read_values(document.open, on_bytes, document.layout):
                 values += 1
                 if isinstance(item, JsonProblem):
                     if item.kind != "unreadable":

@@ -29,7 +29,7 @@ from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import IO, Literal
 
-from lexprobe.caselaw.sources.cap_json import MAX_RATIO, MAX_VALUE_BYTES, Opener
+from lexprobe.caselaw.sources.cap_json import MAX_RATIO, MAX_VALUE_BYTES, Layout, Opener
 
 #: Files of the static export that describe reporters, volumes and jurisdictions, not cases.
 METADATA_NAMES = frozenset(
@@ -64,6 +64,7 @@ class CapDocument:
     open: Opener
     size: int
     metadata_only: bool = False  # CasesMetadata.json read for want of the case files: no opinion text
+    layout: Layout | None = None  # "document" for a static export's case or metadata file; None: told from the text
 
 
 @dataclass(frozen=True)
@@ -226,11 +227,12 @@ def _folder_size(folder: Path) -> int:
 def _folder_documents(folder: Path) -> Iterator[CapDocument]:
     files = _case_files(folder)
     for path in files:
-        yield CapDocument(str(path), partial(open, path, "rb"), _size(path))
+        yield CapDocument(str(path), partial(open, path, "rb"), _size(path), layout="document")
     if not files:
         metadata = _cases_metadata(folder)
         if metadata is not None:
-            yield CapDocument(str(metadata), partial(open, metadata, "rb"), _size(metadata), metadata_only=True)
+            opener = partial(open, metadata, "rb")
+            yield CapDocument(str(metadata), opener, _size(metadata), metadata_only=True, layout="document")
 
 
 def unsafe_member_name(name: str) -> bool:
@@ -280,7 +282,9 @@ def _zip_documents(path: Path, report: Report) -> Iterator[CapDocument]:
             report(str(path), f"no case file among its {len(safe):,} member(s) ({names})")
         for info, metadata_only in chosen:
             label = f"{path}!{info.filename}"
-            yield CapDocument(label, partial(_open_member, archive, info), info.compress_size, metadata_only)
+            layout: Layout | None = "document" if metadata_only or _CASE_MEMBER.search(info.filename) else None
+            opener = partial(_open_member, archive, info)
+            yield CapDocument(label, opener, info.compress_size, metadata_only, layout)
 
 
 def _chosen_members(members: list[zipfile.ZipInfo]) -> list[tuple[zipfile.ZipInfo, bool]]:

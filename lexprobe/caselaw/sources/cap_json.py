@@ -160,14 +160,18 @@ def sniff_layout(opener: Opener) -> Layout:
     return "document" if first_line == "{" else "jsonl"
 
 
-def read_values(opener: Opener, on_bytes: Callable[[int], None] | None = None) -> Iterator[JsonItem | JsonProblem]:
+def read_values(
+    opener: Opener, on_bytes: Callable[[int], None] | None = None, layout: Layout | None = None
+) -> Iterator[JsonItem | JsonProblem]:
     """Yield every JSON value of a file (the elements of a top-level array), or a `JsonProblem` for text that is
-    not JSON. In JSON Lines a bad line is skipped; in a document the first problem ends the reading."""
-    try:
-        layout = sniff_layout(opener)
-    except READ_ERRORS as exc:
-        yield JsonProblem(1, "unreadable", f"cannot read: {_reason(exc)}")
-        return
+    not JSON. In JSON Lines a bad line is skipped; in a document the first problem ends the reading. `layout`,
+    where the caller knows it (a static export's case file is a document), saves telling it from the text."""
+    if layout is None:
+        try:
+            layout = sniff_layout(opener)
+        except READ_ERRORS as exc:
+            yield JsonProblem(1, "unreadable", f"cannot read: {_reason(exc)}")
+            return
     reader = _json_lines if layout == "jsonl" else _document
     try:
         with open_text_bytes(opener, on_bytes) as stream:
