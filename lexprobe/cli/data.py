@@ -168,14 +168,12 @@ def build(
     for name, count in report.tables.items():
         table.add_row(name, f"{count:,}")
     out.print(table)
-    sources = Table(title="cases per source")
-    for column in ("source", "new cases", "joined existing", "filtered out"):
-        sources.add_column(column, justify="left" if column == "source" else "right")
+    out.print("cases per source:", highlight=False)
     for name, added in report.cases_added.items():
         joined, filtered = report.cases_joined.get(name, 0), report.filtered.get(name, 0)
         if added or joined or filtered:
-            sources.add_row(name, f"{added:,}", f"{joined:,}", f"{filtered:,}")
-    out.print(sources)
+            left_out = f", {filtered:,} left out by --courts/--years" if filtered else ""
+            literal(f"  {name}: {added:,} new cases, {joined:,} joined existing cases{left_out}")
     issues = sum(report.issues.values())
     out.print(
         f"{issues} malformed row(s) reported (see table build_issues); conflicts between sources: "
