@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lexprobe.caselaw.build_stream import CASE_COLUMNS, StreamCounts, StreamWriter, case_row
-from lexprobe.caselaw.citations import citation_key
+from lexprobe.caselaw.citations import citation_key, citation_parts
 from lexprobe.caselaw.merge import CaseMerger
 from lexprobe.caselaw.overrulings import resolve_overrulings
 from lexprobe.caselaw.records import (
@@ -360,7 +360,9 @@ def remove_stale_builds(db_path: Path) -> list[Path]:
     return removed
 
 
-SUPREME_COURT_REPORTERS = (" U.S. ", " S. Ct. ", " L. Ed. ", " L. Ed. 2d ")
+#: The reporters that print only the Supreme Court, compared exactly with a citation key's reporter: "U.S. LEXIS"
+#: is the Court's LEXIS series, "U.S. App. LEXIS" and "U.S. App. D.C." are not.
+SUPREME_COURT_REPORTERS = frozenset({"U.S.", "S. Ct.", "L. Ed.", "L. Ed. 2d", "U.S. LEXIS"})
 
 
 def _attach_opinions(merger: CaseMerger, records: list[OpinionRecord], report: BuildReport) -> list[tuple]:
@@ -386,8 +388,8 @@ def _attach_opinions(merger: CaseMerger, records: list[OpinionRecord], report: B
         if case_id is not None:  # the cluster's parallel citations (S. Ct., L. Ed., Lexis) are the case's too
             merger.add_citations(case_id, op.citations, "courtlistener")
         if case_id is None and op.citations:
-            keys = [citation_key(c) or "" for c in op.citations]
-            supreme = any(f" {key} ".find(r) >= 0 for key in keys for r in SUPREME_COURT_REPORTERS)
+            parts = [citation_parts(key) for key in (citation_key(c) for c in op.citations) if key]
+            supreme = any(p is not None and p[1] in SUPREME_COURT_REPORTERS for p in parts)
             case_id = merger.add(
                 CaseRecord(
                     source="courtlistener",

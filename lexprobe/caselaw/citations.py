@@ -309,7 +309,7 @@ def citation_parts(key: str) -> tuple[str, str, str] | None:
 VENDOR_CITE_TYPES = frozenset({"specialty_lexis", "specialty_west"})
 
 
-@functools.cache
+@functools.lru_cache(maxsize=4096)
 def is_vendor_reporter(reporter: str) -> bool:
     """Return True for a vendor database's "reporter" ("U.S. App. LEXIS", "U.S. Dist. LEXIS", "WL"): reporters-db
     marks it a LEXIS or Westlaw citation type, or its name holds the word LEXIS or is WL. Such a citation is a

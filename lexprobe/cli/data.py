@@ -232,7 +232,8 @@ def info(db: DbOpt = None, as_json: JsonOpt = False) -> None:
         for column in ("source", "new cases", "joined existing"):
             built.add_column(column, justify="left" if column == "source" else "right")
         for name, count in added.items():
-            built.add_row(name, f"{count:,}", f"{joined.get(name, 0):,}")
+            if count or joined.get(name):
+                built.add_row(name, f"{count:,}", f"{joined.get(name, 0):,}")
         out.print(built)
     cov = Table(title="coverage per court level (cases with each fact)")
     columns = list(next(iter(coverage.values())).keys())
