@@ -279,3 +279,35 @@ def test_junk_source_fails_loudly_and_keeps_the_old_database(lower_db, tmp_path:
     assert failed.returncode == 2 and "Traceback" not in failed.stderr
     assert "courtlistener-bulk" in failed.stderr
     assert db.read_bytes() == before
+
+
+def test_a_build_stopped_by_a_broken_download_restarts_from_its_work_dir(tmp_path: Path) -> None:
+    """The bulk loader's state lives in <db>.staging/courtlistener-bulk: kept when the build fails, used by the rerun
+    (the files it finished are not read again), removed when the build succeeds."""
+    from lexprobe.caselaw.build import ExtraSource, build_database
+    from lexprobe.caselaw.sources import courtlistener_bulk
+
+    bulk = write_bulk_set(tmp_path / "courtlistener")
+    opinions = bulk / "opinions-2025-06-30.csv.bz2"
+    good = opinions.read_bytes()
+    opinions.write_bytes(good[: len(good) // 2])  # a download cut off halfway
+    db = tmp_path / "cases.sqlite"
+    failed = run_cli("data", "build", "--db", str(db), "--courtlistener", str(bulk))
+    assert failed.returncode == 2 and "Traceback" not in failed.stderr
+    assert "opinions-2025-06-30.csv.bz2" in failed.stderr.strip().splitlines()[-1]
+    staging = tmp_path / "cases.sqlite.staging" / "courtlistener-bulk"
+    assert staging.is_dir() and any(staging.iterdir())
+    assert not db.exists()
+
+    opinions.write_bytes(good)
+    labels: list[str] = []
+
+    def load(options):
+        watched = type(options)(options.filter, lambda label, done, total: labels.append(label), options.work_dir)
+        return courtlistener_bulk.load_files((bulk,), watched)
+
+    report = build_database(data_root(), db, extra_sources=[ExtraSource("courtlistener-bulk", (bulk,), load)])
+    assert report.cases_added["courtlistener-bulk"] + report.cases_joined["courtlistener-bulk"] == 3
+    assert "dockets-2025-06-30.csv.bz2 (read before, skipped)" in labels
+    assert "opinions-2025-06-30.csv.bz2" in labels
+    assert not (tmp_path / "cases.sqlite.staging").exists()
