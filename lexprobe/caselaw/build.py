@@ -223,6 +223,10 @@ def build_database(
         try:
             progress.step("writing")
             _write_core_links(conn, opinion_rows, overruling_rows, treatment_rows, edge_rows, results)
+            for written in (all_opinions, opinion_rows, overruling_rows, treatment_rows, edge_rows):
+                written.clear()  # written out: their memory (opinion texts above all) is free for the streams
+            results.clear()
+            extra_results.clear()
             if streams:
                 _stream(conn, stage_path, merger, streams, keep, progress, report)
             else:
