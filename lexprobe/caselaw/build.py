@@ -90,7 +90,8 @@ class BuildError(LexprobeError, RuntimeError):
 class BuildReport:
     """What a build read and wrote. `cases_added[source]` counts the new cases a source started and
     `cases_joined[source]` its records that joined a case another source had started; `filtered[source]` the
-    cases `--courts` / `--years` left out."""
+    cases the builder's own check of `--courts` / `--years` left out (the loaders apply the filter while they read,
+    and what they skip is not counted here)."""
 
     db_path: str
     elapsed_s: float = 0.0
