@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from lexprobe.caselaw.records import CaseRecord, LoadResult
+from lexprobe.caselaw.records import CaseRecord, EmptySourceError, LoadResult
 from lexprobe.caselaw.sources import cap, courtlistener_api, scdb_release
 from lexprobe.caselaw.sources.markup import markup_text
 
@@ -48,18 +48,19 @@ def test_cap_cases_map_courts_citations_authors_and_prominence() -> None:
     assert brown.citations == ("347 U.S. 483", "74 S. Ct. 686", "98 L. Ed. 873")
     assert brown.decision_date == "1954-05-17" and brown.year == 1954
     assert brown.docket == "No. 1"
-    assert brown.author == "Warren, C.J."
+    assert brown.author == "Warren"  # the byline "Warren, C.J." without the title
+    assert dict(brown.extra)["author_byline"] == "Warren, C.J."
     assert brown.prominence == pytest.approx(99.98)
     assert brown.circuit is None and brown.state is None
-    assert brown.name == "Oliver Brown et al. v. Board of Education of Topeka, Shawnee County, Kansas, et al."
+    assert brown.name == "Brown v. Board of Education"  # the name as cited; the caption is kept in extra
     extra = dict(brown.extra)
-    assert extra["name_abbreviation"] == "Brown v. Board of Education"
+    assert extra["name_full"] == "Oliver Brown et al. v. Board of Education of Topeka, Shawnee County, Kansas, et al."
     assert extra["pagerank_raw"] == "0.000412"
 
     harbor = cases["3541177"]
     assert (harbor.court_id, harbor.circuit, harbor.state) == ("ca9", "9", None)
     assert harbor.citations == ("123 F.3d 1045",)
-    assert harbor.author == "ALVAREZ, Circuit Judge:"
+    assert harbor.author == "Alvarez"
     assert harbor.prominence == pytest.approx(42.15)
 
     rivera = cases["2094410"]
@@ -67,7 +68,7 @@ def test_cap_cases_map_courts_citations_authors_and_prominence() -> None:
     assert rivera.citations == ("912 F. Supp. 1341",)
     assert rivera.decision_date is None and rivera.year == 1995  # "1995-12": the year only
     assert dict(rivera.extra)["decision_date_raw"] == "1995-12"
-    assert rivera.author == "CHEN, District Judge."  # the static export form: opinions directly under casebody
+    assert rivera.author == "Chen"  # the static export form: opinions directly under casebody
 
 
 def test_cap_opinions_and_edges() -> None:
@@ -75,7 +76,7 @@ def test_cap_opinions_and_edges() -> None:
     opinions = {op.opinion_id: op for op in result.opinions}
     assert set(opinions) == {"cap:1154201:0", "cap:3541177:0", "cap:3541177:1", "cap:2094410:0"}
     lead = opinions["cap:3541177:0"]
-    assert (lead.opinion_type, lead.is_majority, lead.author) == ("lead", True, "ALVAREZ, Circuit Judge:")
+    assert (lead.opinion_type, lead.is_majority, lead.author) == ("lead", True, "Alvarez")
     assert lead.cluster_id == "3541177" and lead.citations == ("123 F.3d 1045",) and lead.year == 1997
     dissent = opinions["cap:3541177:1"]
     assert (dissent.opinion_type, dissent.is_majority) == ("dissent", False)
@@ -146,13 +147,13 @@ def test_cap_markup_casebodies_are_converted(tmp_path: Path) -> None:
     result = cap.load(path)
     assert result.issues == []
     opinions = {op.opinion_id: op for op in result.opinions}
-    assert opinions["cap:77:0"].author == "HOLMES, J."
+    assert opinions["cap:77:0"].author == "Holmes"
     assert opinions["cap:77:0"].is_majority
     assert opinions["cap:77:0"].text == "HOLMES, J.\nFirst paragraph.\nSecond paragraph."
-    assert (opinions["cap:77:1"].opinion_type, opinions["cap:77:1"].author) == ("dissent", "HARLAN, J., dissenting.")
-    assert opinions["cap:78:0"].author == "TAFT, C.J."
+    assert (opinions["cap:77:1"].opinion_type, opinions["cap:77:1"].author) == ("dissent", "Harlan")
+    assert opinions["cap:78:0"].author == "Taft"
     assert opinions["cap:78:0"].text == "TAFT, C.J.\nAffirmed."
-    assert by_id(result)["77"].author == "HOLMES, J."
+    assert by_id(result)["77"].author == "Holmes"
 
 
 def test_cap_unusable_rows_and_bodies_become_issues(tmp_path: Path) -> None:
@@ -186,7 +187,8 @@ def test_cap_unusable_rows_and_bodies_become_issues(tmp_path: Path) -> None:
 
 
 def test_cap_percentile_already_in_percent_is_kept(tmp_path: Path) -> None:
-    path = write_jsonl(tmp_path / "p.jsonl", [{"id": 1, "analysis": {"pagerank": {"raw": 1e-6, "percentile": 87}}}])
+    case = {"id": 1, "name": "P v. Q", "analysis": {"pagerank": {"raw": 1e-6, "percentile": 87}}}
+    path = write_jsonl(tmp_path / "p.jsonl", [case])
     assert cap.load(path).cases[0].prominence == 87.0
 
 
@@ -269,14 +271,10 @@ def test_courtlistener_clusters_page_takes_the_court_hint() -> None:
     assert hinted.issues == [] and hinted.rows_read == 2
 
 
-def test_courtlistener_opinions_page_alone() -> None:
-    result = courtlistener_api.load(FIXTURES / "courtlistener_opinions_page.json")
-    assert result.cases == [] and result.issues == []
-    assert [(op.opinion_id, op.cluster_id, op.case_name) for op in result.opinions] == [
-        ("105221", "105221", None),
-        ("742119", "742119", None),
-        ("742120", "742119", None),
-    ]
+def test_courtlistener_opinions_page_alone_is_an_empty_source() -> None:
+    # opinions name no case: without their clusters the page yields no case, and says so (issue 30)
+    with pytest.raises(EmptySourceError, match="found 1 file.s. with 3 opinions but no cluster or search result"):
+        courtlistener_api.load(FIXTURES / "courtlistener_opinions_page.json")
 
 
 @pytest.mark.parametrize("packed", [False, True])
@@ -293,8 +291,10 @@ def test_courtlistener_jsonl_with_a_malformed_line(tmp_path: Path, packed: bool)
     assert result.cases[0].author == "Warren"
     assert [op.case_name for op in result.opinions] == ["Brown v. Board of Education"]
     locations = {issue.location: issue.message for issue in result.issues}
-    assert locations[f"{path}:2"].startswith("unreadable JSON")
-    assert locations[f"{path}:4"] == "not a cluster, opinion, docket or search result"
+    assert locations[f"{path}:2"].startswith("not JSON: ")
+    assert locations[f"{path}:4"] == (
+        "not a cluster, opinion, docket, court or search result: an object without resource_uri or known fields"
+    )
 
 
 def test_courtlistener_search_results_carry_their_court(tmp_path: Path) -> None:
@@ -339,9 +339,11 @@ def test_courtlistener_combined_is_majority_only_without_a_lead(tmp_path: Path) 
         {"id": 3, "cluster_id": 20, "type": "020lead", "plain_text": "The lead."},
         {"id": 4, "cluster_id": 20, "type": "015unamimous", "plain_text": "Everyone."},
         {"id": 5, "cluster_id": 20, "type": "030concurrence", "plain_text": ""},
+        {"resource_uri": "https://www.courtlistener.com/api/rest/v4/clusters/10/", "id": 10, "case_name": "A v. B"},
+        {"resource_uri": "https://www.courtlistener.com/api/rest/v4/clusters/20/", "id": 20, "case_name": "C v. D"},
     ]
     path = write_jsonl(tmp_path / "ops.jsonl", objects)
-    result = courtlistener_api.load(path)
+    result = courtlistener_api.load(path, court_id="ca9")
     flags = {op.opinion_id: (op.opinion_type, op.is_majority) for op in result.opinions}
     assert flags == {
         "1": ("combined", True),

@@ -9,22 +9,36 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lexprobe.caselaw.citations import citation_key
-from lexprobe.caselaw.merge import CaseMerger, MergedCase
+from lexprobe.caselaw.build_stream import CASE_COLUMNS, StreamCounts, StreamWriter, case_row
+from lexprobe.caselaw.citations import citation_key, citation_parts
+from lexprobe.caselaw.merge import CaseMerger
 from lexprobe.caselaw.overrulings import resolve_overrulings
-from lexprobe.caselaw.records import CaseRecord, LoadResult, OpinionRecord, TreatmentRecord
+from lexprobe.caselaw.records import (
+    CaseBundle,
+    CaseRecord,
+    EmptySourceError,
+    LoadOptions,
+    LoadResult,
+    OpinionRecord,
+    SourceFilter,
+    StreamedLoad,
+    TreatmentRecord,
+)
 from lexprobe.caselaw.schema import RULES_VERSION, SCHEMA
 from lexprobe.caselaw.sources import fowler, loc_overruled, opinions, scdb, songer, treatments
 from lexprobe.errors import LexprobeError
 
 Loader = Callable[[Path], LoadResult]
+#: What a user-supplied source is read with: the options of the build in, a small or a streamed load out.
+SourceLoad = Callable[[LoadOptions], "LoadResult | StreamedLoad"]
 
 
 @dataclass(frozen=True)
@@ -35,6 +49,18 @@ class SourceSpec:
     relative_path: str
     loader: Loader
     description: str
+
+
+@dataclass(frozen=True)
+class ExtraSource:
+    """A source the user names on the command line (`--cap`, `--courtlistener`, `--scdb-zip`): its files and how
+    to read them all together. `load` returns a `LoadResult` (small: merged in memory) or a `StreamedLoad` (large:
+    written as it is read, see `build_stream`)."""
+
+    name: str
+    paths: tuple[Path, ...]
+    load: SourceLoad
+    description: str = ""
 
 
 def offline_sources(overruled_edition: str = "2025") -> list[SourceSpec]:
@@ -56,18 +82,25 @@ def offline_sources(overruled_edition: str = "2025") -> list[SourceSpec]:
 
 
 class BuildError(LexprobeError, RuntimeError):
-    """The build could not run (a source file is missing or unreadable). The old database is untouched (exit 2)."""
+    """The build could not run (a source file is missing or unreadable, or a source yielded no case). The old
+    database is untouched (exit 2)."""
 
 
 @dataclass
 class BuildReport:
-    """What a build read and wrote."""
+    """What a build read and wrote. `cases_added[source]` counts the new cases a source started and
+    `cases_joined[source]` its records that joined a case another source had started; `filtered[source]` the
+    cases the builder's own check of `--courts` / `--years` left out (the loaders apply the filter while they read,
+    and what they skip is not counted here)."""
 
     db_path: str
     elapsed_s: float = 0.0
     source_seconds: dict[str, float] = field(default_factory=dict)
     rows_read: dict[str, int] = field(default_factory=dict)
     issues: dict[str, int] = field(default_factory=dict)
+    cases_added: dict[str, int] = field(default_factory=dict)
+    cases_joined: dict[str, int] = field(default_factory=dict)
+    filtered: dict[str, int] = field(default_factory=dict)
     tables: dict[str, int] = field(default_factory=dict)
     conflicts: dict[str, int] = field(default_factory=dict)
     shared_citations: int = 0
@@ -88,8 +121,23 @@ class BuildProgress:
     def source_finished(self, name: str, result: LoadResult, seconds: float) -> None:
         """A source finished loading."""
 
+    def advance(self, name: str, label: str, done: int, total: int) -> None:
+        """A source's loader did `done` of `total` units (bytes, files) of its step `label`."""
+
+    def streamed(self, name: str, added: int, joined: int) -> None:
+        """A streamed source has so far added `added` cases and joined `joined` to existing ones."""
+
     def step(self, name: str) -> None:
         """A merge or write step began."""
+
+
+def default_work_dir(db_path: Path) -> Path:
+    """Return where restartable loaders keep their state between attempts: `<db>.staging` beside the database."""
+    return db_path.with_name(db_path.name + ".staging")
+
+
+def _safe_name(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)[:80] or "source"
 
 
 def build_database(
@@ -97,63 +145,207 @@ def build_database(
     db_path: Path,
     *,
     overruled_edition: str = "2025",
-    extra_sources: Iterable[tuple[str, Path, Loader]] = (),
+    extra_sources: Iterable[ExtraSource | tuple[str, Path, Loader]] = (),
     progress: BuildProgress | None = None,
+    source_filter: SourceFilter | None = None,
+    work_dir: Path | None = None,
 ) -> BuildReport:
     """Build the case database at `db_path` from the public data in `source_dir` plus any `extra_sources`
-    (name, path, loader) such as CAP bulk files; return a report.
+    (`ExtraSource`, or (name, path, loader) for a loader of one file) such as CAP volumes or CourtListener bulk
+    files; return a report.
 
-    Raises `BuildError` when a source is missing. The target is replaced only by a complete database.
+    `source_filter` (`--courts` / `--years`) is handed to the loaders of the extra sources, which apply it while
+    they read; the builder applies it again to what they return. `work_dir` (default `<db>.staging`) holds the
+    loaders' restart state, one folder per source; it is removed after a successful build.
+
+    Raises `BuildError` when a source is missing, unreadable or yields no case. The target is replaced only by a
+    complete database.
     """
     progress = progress or BuildProgress()
+    keep = source_filter or SourceFilter()
     started = time.perf_counter()
     report = BuildReport(db_path=str(db_path))
-    specs = [
+    extras = [_as_extra(source) for source in extra_sources]
+    core_specs = [
         (s.name, source_dir / s.relative_path, s.loader, s.description) for s in offline_sources(overruled_edition)
     ]
-    specs += [(name, path, loader, f"{name} ({path})") for name, path, loader in extra_sources]
-    missing = [str(path) for _, path, _, _ in specs if not path.exists()]
+    missing = [str(path) for _, path, _, _ in core_specs if not path.exists()]
+    missing += [str(path) for extra in extras for path in extra.paths if not path.exists()]
     if missing:
         raise BuildError(f"missing source file(s): {', '.join(missing)} (set LEXPROBE_DATA or --source)")
+    work_root = work_dir or default_work_dir(db_path)
+
+    # the user's files first: a junk file fails before the offline data is read
+    extra_results: dict[str, LoadResult] = {}
+    streams: list[tuple[ExtraSource, StreamedLoad]] = []
+    for extra in extras:
+        options = LoadOptions(
+            filter=keep,
+            progress=lambda label, done, total, name=extra.name: progress.advance(name, label, done, total),
+            work_dir=work_root / _safe_name(extra.name),
+        )
+        loaded = _timed(extra.name, extra.description, lambda extra=extra, o=options: extra.load(o), progress, report)
+        if isinstance(loaded, StreamedLoad):
+            streams.append((extra, loaded))
+            continue
+        kept = [c for c in loaded.cases if keep.keeps_court(c.court_id) and keep.keeps_year(c.year)]
+        report.filtered[extra.name] = len(loaded.cases) - len(kept)
+        if not kept:
+            raise BuildError(_empty_message(extra, loaded.rows_read, len(loaded.cases)))
+        loaded.cases = kept
+        extra_results[extra.name] = loaded
     results: dict[str, LoadResult] = {}
-    for name, path, loader, description in specs:
-        progress.source_started(name, description)
-        began = time.perf_counter()
-        try:
-            result = loader(path)
-        except (OSError, ValueError, UnicodeDecodeError) as exc:
-            raise BuildError(f"could not read {name} at {path}: {exc}") from exc
-        seconds = time.perf_counter() - began
-        results[name] = result
-        report.source_seconds[name] = round(seconds, 3)
-        report.rows_read[name] = result.rows_read
-        report.issues[name] = len(result.issues)
-        progress.source_finished(name, result, seconds)
+    for name, path, loader, description in core_specs:
+        results[name] = _timed(name, description, lambda loader=loader, path=path: loader(path), progress, report)
+    results.update(extra_results)  # merged after the offline data, which is trusted first
 
     progress.step("merging")
     merger = CaseMerger()
-    for result in results.values():
+    for name, result in results.items():
+        before = len(merger.cases)
         for record in result.cases:
             merger.add(record)
+        report.cases_added[name] = len(merger.cases) - before
+        report.cases_joined[name] = len(result.cases) - report.cases_added[name]
     all_opinions = [op for r in results.values() for op in r.opinions]
+    before = len(merger.cases)
     opinion_rows = _attach_opinions(merger, all_opinions, report)
+    report.cases_added["opinions"] = report.cases_added.get("opinions", 0) + len(merger.cases) - before
     overruling_rows = resolve_overrulings(merger, [o for r in results.values() for o in r.overrulings], report)
     treatment_rows = _resolve_treatments(merger, [t for r in results.values() for t in r.treatments], report)
     edge_rows = _resolve_edges(merger, results, report)
-    report.shared_citations = merger.shared_citations
-    report.conflicts = dict(Counter(row[1] for row in merger.conflicts))
 
-    progress.step("writing")
     db_path.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_builds(db_path)
     tmp_path = db_path.with_name(f".{db_path.name}.{os.getpid()}.building")
+    stage_path = tmp_path.with_name(tmp_path.name + ".stage")
     try:
-        _write(tmp_path, merger, opinion_rows, overruling_rows, treatment_rows, edge_rows, results, report)
+        conn = _create(tmp_path)
+        try:
+            progress.step("writing")
+            _write_core_links(conn, opinion_rows, overruling_rows, treatment_rows, edge_rows, results)
+            for written in (all_opinions, opinion_rows, overruling_rows, treatment_rows, edge_rows):
+                written.clear()  # written out: their memory (opinion texts above all) is free for the streams
+            results.clear()
+            extra_results.clear()
+            if streams:
+                _stream(conn, stage_path, merger, streams, keep, progress, report)
+            else:
+                _write_cases(conn, merger)
+            report.shared_citations = merger.shared_citations
+            report.conflicts = dict(Counter(row[1] for row in merger.conflicts))
+            _finish(conn, report)
+        finally:
+            conn.close()
         os.replace(tmp_path, db_path)
     finally:
         tmp_path.unlink(missing_ok=True)
+        stage_path.unlink(missing_ok=True)
+    for extra in extras:  # the build is complete: nothing is left to restart
+        shutil.rmtree(work_root / _safe_name(extra.name), ignore_errors=True)
+    if extras and work_root.is_dir() and not any(work_root.iterdir()):
+        work_root.rmdir()
     report.elapsed_s = round(time.perf_counter() - started, 3)
     return report
+
+
+def _as_extra(source: ExtraSource | tuple[str, Path, Loader]) -> ExtraSource:
+    if isinstance(source, ExtraSource):
+        return source
+    name, path, loader = source
+    return ExtraSource(name, (path,), lambda options, loader=loader, path=path: loader(path), f"{name} ({path})")
+
+
+def _timed(name: str, description: str, call: Callable[[], object], progress: BuildProgress, report: BuildReport):
+    """Run one loader call, turning what it raises into a one-line `BuildError` naming the source."""
+    progress.source_started(name, description)
+    began = time.perf_counter()
+    try:
+        loaded = call()
+    except EmptySourceError as exc:
+        raise BuildError(f"{name}: {exc}") from exc
+    except (OSError, ValueError, UnicodeDecodeError) as exc:
+        raise BuildError(f"could not read {name}: {exc}") from exc
+    seconds = time.perf_counter() - began
+    if isinstance(loaded, LoadResult):
+        report.source_seconds[name] = round(seconds, 3)
+        report.rows_read[name] = loaded.rows_read
+        report.issues[name] = len(loaded.issues)
+        progress.source_finished(name, loaded, seconds)
+    return loaded
+
+
+def _empty_message(extra: ExtraSource, rows_read: int, cases: int) -> str:
+    where = ", ".join(str(p) for p in extra.paths[:3]) + (" ..." if len(extra.paths) > 3 else "")
+    if cases:
+        return f"{extra.name}: no case kept from {where}: all {cases:,} cases read fall outside --courts/--years"
+    return (
+        f"{extra.name}: no case read from {where} ({rows_read:,} rows read); see the loader's format in docs/caselaw.md"
+    )
+
+
+def _watched(
+    bundles: Iterable[CaseBundle], counts: StreamCounts, name: str, progress: BuildProgress
+) -> Iterator[CaseBundle]:
+    """Pass the bundles on, telling `progress` every few thousand how many cases were added and joined."""
+    for seen, bundle in enumerate(bundles, start=1):
+        yield bundle
+        if seen % 2000 == 0:
+            progress.streamed(name, counts.added, counts.joined)
+    progress.streamed(name, counts.added, counts.joined)
+
+
+def _create(path: Path) -> sqlite3.Connection:
+    """Create an empty case database at `path`, opened for a build (transactions managed by hand)."""
+    path.unlink(missing_ok=True)
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA journal_mode=OFF")
+    conn.execute("PRAGMA synchronous=OFF")
+    conn.executescript(SCHEMA)
+    return conn
+
+
+def _stream(
+    conn: sqlite3.Connection,
+    stage_path: Path,
+    merger: CaseMerger,
+    streams: list[tuple[ExtraSource, StreamedLoad]],
+    keep: SourceFilter,
+    progress: BuildProgress,
+    report: BuildReport,
+) -> None:
+    """Read every streamed source into the database, then write the core's cases and resolve streamed edges."""
+    writer = StreamWriter.open(conn, stage_path, merger)
+    for extra, loaded in streams:
+        progress.step(f"reading {extra.name}")
+        counts = StreamCounts()
+        began = time.perf_counter()
+        bundles = _watched(loaded.bundles, counts, extra.name, progress)
+        try:
+            writer.consume(bundles, loaded.result, keep, counts)
+        except EmptySourceError as exc:
+            raise BuildError(f"{extra.name}: {exc}") from exc
+        except (OSError, ValueError, UnicodeDecodeError) as exc:
+            raise BuildError(f"could not read {extra.name}: {exc}") from exc
+        seconds = time.perf_counter() - began
+        report.source_seconds[extra.name] = round(seconds, 3)
+        report.rows_read[extra.name] = loaded.result.rows_read
+        report.issues[extra.name] = counts.issues
+        report.cases_added[extra.name] = counts.added
+        report.cases_joined[extra.name] = counts.joined
+        report.filtered[extra.name] = counts.filtered
+        report.unmatched[f"duplicate_opinion_ids:{extra.name}"] = counts.duplicate_opinions
+        progress.source_finished(extra.name, loaded.result, seconds)
+        if counts.added + counts.joined == 0:
+            raise BuildError(_empty_message(extra, loaded.result.rows_read, counts.filtered))
+    progress.step("writing cases")
+    conn.execute("BEGIN")
+    _write_cases(conn, merger, commit=False)
+    writer.register_core_ids()
+    _, unmatched = writer.resolve_edges()
+    conn.execute("COMMIT")
+    report.unmatched["streamed_edges"] = unmatched
+    writer.close(stage_path)
 
 
 def remove_stale_builds(db_path: Path) -> list[Path]:
@@ -173,7 +365,9 @@ def remove_stale_builds(db_path: Path) -> list[Path]:
     return removed
 
 
-SUPREME_COURT_REPORTERS = (" U.S. ", " S. Ct. ", " L. Ed. ", " L. Ed. 2d ")
+#: The reporters that print only the Supreme Court, compared exactly with a citation key's reporter: "U.S. LEXIS"
+#: is the Court's LEXIS series, "U.S. App. LEXIS" and "U.S. App. D.C." are not.
+SUPREME_COURT_REPORTERS = frozenset({"U.S.", "S. Ct.", "L. Ed.", "L. Ed. 2d", "U.S. LEXIS"})
 
 
 def _attach_opinions(merger: CaseMerger, records: list[OpinionRecord], report: BuildReport) -> list[tuple]:
@@ -199,8 +393,8 @@ def _attach_opinions(merger: CaseMerger, records: list[OpinionRecord], report: B
         if case_id is not None:  # the cluster's parallel citations (S. Ct., L. Ed., Lexis) are the case's too
             merger.add_citations(case_id, op.citations, "courtlistener")
         if case_id is None and op.citations:
-            keys = [citation_key(c) or "" for c in op.citations]
-            supreme = any(f" {key} ".find(r) >= 0 for key in keys for r in SUPREME_COURT_REPORTERS)
+            parts = [citation_parts(key) for key in (citation_key(c) for c in op.citations) if key]
+            supreme = any(p is not None and p[1] in SUPREME_COURT_REPORTERS for p in parts)
             case_id = merger.add(
                 CaseRecord(
                     source="courtlistener",
@@ -265,80 +459,60 @@ def _resolve_edges(merger: CaseMerger, results: dict[str, LoadResult], report: B
     return rows
 
 
-CASE_COLUMNS = (
-    "case_id", "court_id", "level", "name", "citation", "decision_date", "year", "term", "docket", "author",
-    "disposition", "disposition_raw", "party_winning", "precedent_alteration", "issue_area", "majority_votes",
-    "minority_votes", "circuit", "state", "prominence", "authority_score", "hub_score", "overruled_year",
-    "overruling_case_id", "overruled_in_part", "majority_opinion_id", "sources",
-)  # fmt: skip
-
-
-def _case_row(merger: CaseMerger, case: MergedCase) -> tuple:
-    values = []
-    for column in CASE_COLUMNS:
-        if column == "case_id":
-            values.append(case.case_id)
-        elif column == "level":
-            values.append(merger.level(case))
-        elif column == "citation":
-            values.append(merger.official_citation(case))
-        elif column == "sources":
-            values.append(",".join(case.sources))
-        else:
-            value = case.value(column)
-            values.append(int(value) if isinstance(value, bool) else value)
-    return tuple(values)
-
-
-def _write(
-    path: Path,
-    merger: CaseMerger,
+def _write_core_links(
+    conn: sqlite3.Connection,
     opinion_rows: list[tuple],
     overruling_rows: list[tuple],
     treatment_rows: list[tuple],
     edge_rows: list[tuple],
     results: dict[str, LoadResult],
-    report: BuildReport,
 ) -> None:
-    path.unlink(missing_ok=True)
-    conn = sqlite3.connect(path)
-    try:
-        conn.execute("PRAGMA journal_mode=OFF")
-        conn.execute("PRAGMA synchronous=OFF")
-        conn.executescript(SCHEMA)
-        marks = ",".join("?" * len(CASE_COLUMNS))
-        conn.executemany(f"INSERT INTO cases VALUES ({marks})", (_case_row(merger, c) for c in merger.cases.values()))
-        conn.executemany(
-            "INSERT OR IGNORE INTO case_citations VALUES (?, ?, ?, ?)",
-            (
-                (key, case.case_id, text, source)
-                for case in merger.cases.values()
-                for key, text, source in case.citations
-            ),
-        )
-        conn.executemany("INSERT INTO facts VALUES (?, ?, ?, ?)", merger.facts)
-        conn.executemany("INSERT INTO conflicts VALUES (?, ?, ?, ?, ?, ?)", merger.conflicts)
-        conn.executemany("INSERT INTO opinions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", opinion_rows)
-        conn.executemany("INSERT INTO overrulings VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", overruling_rows)
-        conn.executemany("INSERT INTO treatments VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", treatment_rows)
-        conn.executemany("INSERT INTO citation_edges VALUES (?, ?, ?)", edge_rows)
-        conn.executemany(
-            "INSERT INTO build_issues VALUES (?, ?, ?)",
-            ((i.source, i.location, i.message) for r in results.values() for i in r.issues),
-        )
-        for table in ("cases", "case_citations", "facts", "conflicts", "opinions", "overrulings", "treatments",
-                      "citation_edges", "build_issues"):  # fmt: skip
-            (report.tables[table],) = conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()
-        info = {
-            "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            "rows_read": json.dumps(report.rows_read),
-            "issues": json.dumps(report.issues),
-            "conflicts": json.dumps(report.conflicts),
-            "unmatched": json.dumps(report.unmatched),
-            "overruling_years": json.dumps(report.overruling_years),
-            "rules_version": str(RULES_VERSION),
-        }
-        conn.executemany("INSERT INTO build_info VALUES (?, ?)", info.items())
-        conn.commit()
-    finally:
-        conn.close()
+    """Write what the in-memory sources link to cases (opinions, overrulings, treatments, edges) and their row
+    issues; the cases themselves follow once every streamed source has had the chance to join them."""
+    conn.execute("BEGIN")
+    conn.executemany("INSERT INTO opinions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", opinion_rows)
+    conn.executemany("INSERT INTO overrulings VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", overruling_rows)
+    conn.executemany("INSERT INTO treatments VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", treatment_rows)
+    conn.executemany("INSERT INTO citation_edges VALUES (?, ?, ?)", edge_rows)
+    conn.executemany(
+        "INSERT INTO build_issues VALUES (?, ?, ?)",
+        ((i.source, i.location, i.message) for r in results.values() for i in r.issues),
+    )
+    conn.execute("COMMIT")
+
+
+def _write_cases(conn: sqlite3.Connection, merger: CaseMerger, *, commit: bool = True) -> None:
+    """Write the in-memory merger's cases, their citations, facts and conflicts."""
+    if commit:
+        conn.execute("BEGIN")
+    marks = ",".join("?" * len(CASE_COLUMNS))
+    conn.executemany(f"INSERT INTO cases VALUES ({marks})", (case_row(merger, c) for c in merger.cases.values()))
+    conn.executemany(
+        "INSERT OR IGNORE INTO case_citations VALUES (?, ?, ?, ?)",
+        ((key, case.case_id, text, source) for case in merger.cases.values() for key, text, source in case.citations),
+    )
+    conn.executemany("INSERT INTO facts VALUES (?, ?, ?, ?)", merger.facts)
+    conn.executemany("INSERT INTO conflicts VALUES (?, ?, ?, ?, ?, ?)", merger.conflicts)
+    if commit:
+        conn.execute("COMMIT")
+
+
+def _finish(conn: sqlite3.Connection, report: BuildReport) -> None:
+    """Count every table and write `build_info`."""
+    for table in ("cases", "case_citations", "facts", "conflicts", "opinions", "overrulings", "treatments",
+                  "citation_edges", "build_issues"):  # fmt: skip
+        (report.tables[table],) = conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()
+    info = {
+        "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "rows_read": json.dumps(report.rows_read),
+        "issues": json.dumps(report.issues),
+        "cases_added": json.dumps(report.cases_added),
+        "cases_joined": json.dumps(report.cases_joined),
+        "conflicts": json.dumps(report.conflicts),
+        "unmatched": json.dumps(report.unmatched),
+        "overruling_years": json.dumps(report.overruling_years),
+        "rules_version": str(RULES_VERSION),
+    }
+    conn.execute("BEGIN")
+    conn.executemany("INSERT INTO build_info VALUES (?, ?)", info.items())
+    conn.execute("COMMIT")

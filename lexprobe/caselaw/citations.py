@@ -292,3 +292,36 @@ def citations_equal(a: str, b: str) -> bool:
     """
     key_a = citation_key(a)
     return key_a is not None and key_a == citation_key(b)
+
+
+def citation_parts(key: str) -> tuple[str, str, str] | None:
+    """Return (volume, reporter, page) of a normalized citation key ("124 F.3d 243" -> ("124", "F.3d", "243";
+    "1997 U.S. App. LEXIS 22161" -> ("1997", "U.S. App. LEXIS", "22161")), or None when `key` is not in that shape.
+    Raises nothing."""
+    volume, _, rest = key.strip().partition(" ")
+    reporter, _, page = rest.rpartition(" ")
+    if not volume or not reporter.strip() or not page:
+        return None
+    return volume, reporter.strip(), page
+
+
+#: Reporters-db citation types of the vendors' own databases (LEXIS and Westlaw numbers, not printed reporters).
+VENDOR_CITE_TYPES = frozenset({"specialty_lexis", "specialty_west"})
+
+
+@functools.lru_cache(maxsize=4096)
+def is_vendor_reporter(reporter: str) -> bool:
+    """Return True for a vendor database's "reporter" ("U.S. App. LEXIS", "U.S. Dist. LEXIS", "WL"): reporters-db
+    marks it a LEXIS or Westlaw citation type, or its name holds the word LEXIS or is WL. Such a citation is a
+    parallel citation, never a case's official one. Raises nothing."""
+    words = reporter.replace(".", " ").split()
+    if "LEXIS" in (word.upper() for word in words) or reporter.strip() in ("WL", "W.L."):
+        return True
+    from reporters_db import REPORTERS
+
+    for clusters in REPORTERS.values():
+        for entry in clusters:
+            named = reporter in entry["editions"] or reporter in entry.get("variations", {})
+            if named and entry.get("cite_type") in VENDOR_CITE_TYPES:
+                return True
+    return False

@@ -9,13 +9,15 @@ disagreement is recorded in `conflicts`.
 
 from __future__ import annotations
 
+import itertools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import Any
 
 from rapidfuzz import fuzz
 
-from lexprobe.caselaw.citations import citation_key
+from lexprobe.caselaw.citations import citation_key, citation_parts, is_vendor_reporter
 from lexprobe.caselaw.courts import court_level
 from lexprobe.caselaw.records import CaseRecord
 
@@ -28,6 +30,9 @@ SOURCE_PRIORITY: dict[str, int] = {
     "fowler": 4,
     "opinions": 5,
 }
+
+#: The reporters of an official citation, most preferred first (compared exactly with a citation key's reporter).
+OFFICIAL_REPORTERS: tuple[str, ...] = ("U.S.", "F.3d", "F.2d", "F.", "F. Supp. 2d", "F. Supp.", "F. Supp. 3d", "F.4th")
 
 #: CaseRecord fields that become case columns (same names) and fact rows.
 MERGED_FIELDS: tuple[str, ...] = (
@@ -111,6 +116,16 @@ class CaseMerger:
     by_source_id: dict[tuple[str, str], str] = field(default_factory=dict)
     facts: list[tuple[str, str, str, str]] = field(default_factory=list)
     conflicts: list[tuple[str, str, str, str, str, str]] = field(default_factory=list)
+    #: Whether a case id is already used outside this merger (the cases a streamed build wrote to its database).
+    id_taken: Callable[[str], bool] = lambda case_id: False
+
+    def adopt(self, case: MergedCase) -> None:
+        """Take in a case built elsewhere (read back from a database being built) so that records can join it."""
+        self.cases[case.case_id] = case
+        for key, _, _ in case.citations:
+            owners = self.by_key.setdefault(key, [])
+            if case.case_id not in owners:
+                owners.append(case.case_id)
 
     @property
     def shared_citations(self) -> int:
@@ -164,8 +179,11 @@ class CaseMerger:
         case_id = self._closest(open_cases, record.name)
         if case_id is None:
             case_id = make_case_id(record.court_id, keys[0][0] if keys else None, record.source, record.source_id)
-            if case_id in self.cases:  # another case already owns this citation's id
-                case_id = make_case_id(None, None, record.source, record.source_id)
+            fallback = make_case_id(None, None, record.source, record.source_id)
+            # another case owns this citation's id: use the source id; a source that repeats an id numbers them
+            others = itertools.chain([fallback], (f"{fallback}#{n}" for n in itertools.count(2)))
+            while case_id in self.cases or self.id_taken(case_id):
+                case_id = next(others)
             self.cases[case_id] = MergedCase(case_id)
         case = self.cases[case_id]
         if record.source not in case.sources:
@@ -220,13 +238,20 @@ class CaseMerger:
             case.values[name] = (value, source)
 
     def official_citation(self, case: MergedCase) -> str | None:
-        """Return the case's official citation: U.S. for the Supreme Court, else the first reporter citation."""
-        preferred = ("U.S.", "F.3d", "F.2d", "F.", "F. Supp. 2d", "F. Supp.", "F. Supp. 3d", "F.4th")
-        for reporter in preferred:
-            for key, _, _ in case.citations:
-                if f" {reporter} " in f" {key} ":
+        """Return the case's official citation: the first of its citations in the first of `OFFICIAL_REPORTERS`
+        (U.S. for the Supreme Court, F.3d ... F. Supp. for the lower federal courts), else its first citation in
+        any other reporter. The reporter of a citation key is compared exactly (volume, reporter, page), so
+        "1997 U.S. App. LEXIS 22161" or "80 U.S. App. D.C. 67" is not a U.S. Reports citation; a vendor citation
+        (LEXIS, Westlaw) is never the official one: a case cited only by vendors has none (None)."""
+        reporters = [citation_parts(key) for key, _, _ in case.citations]
+        for preferred in OFFICIAL_REPORTERS:
+            for (key, _, _), parts in zip(case.citations, reporters, strict=True):
+                if parts is not None and parts[1] == preferred:
                     return key
-        return case.citations[0][0] if case.citations else None
+        for (key, _, _), parts in zip(case.citations, reporters, strict=True):
+            if parts is not None and not is_vendor_reporter(parts[1]):
+                return key
+        return None
 
     def level(self, case: MergedCase) -> str | None:
         """Return 'scotus', 'coa' or 'district' for the case's court."""

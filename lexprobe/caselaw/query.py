@@ -195,6 +195,25 @@ class CaseDatabase:
             out[level] = row
         return out
 
+    def level_counts(self) -> dict[str, int]:
+        """Return how many cases each court level holds: scotus, coa, district, 'other' (a known court of no
+        federal level: a state court) and 'unknown' (no court); the counts sum to every case."""
+        sql = (
+            "SELECT CASE WHEN level IS NOT NULL THEN level WHEN court_id IS NOT NULL AND court_id != '' THEN 'other'"
+            " ELSE 'unknown' END AS bucket, COUNT(*) FROM cases GROUP BY bucket"
+        )
+        found = dict(self._tuples(sql, []))
+        return {bucket: found.get(bucket, 0) for bucket in (*LEVELS, "other", "unknown")} | found
+
+    def source_counts(self) -> dict[str, int]:
+        """Return how many cases each source describes (a case several sources describe counts for each)."""
+        counts: dict[str, int] = {}
+        for sources, count in self._tuples("SELECT sources, COUNT(*) FROM cases GROUP BY sources", []):
+            for source in str(sources).split(","):
+                if source:
+                    counts[source] = counts.get(source, 0) + count
+        return dict(sorted(counts.items(), key=lambda item: -item[1]))
+
     def build_info(self) -> dict[str, str]:
         """Return the build's recorded facts (time, rows read, issues, conflicts)."""
         return {r["key"]: r["value"] for r in self.conn.execute("SELECT key, value FROM build_info")}

@@ -15,7 +15,9 @@ Conventions:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal
 
 Disposition = Literal["affirm", "reverse"]
@@ -131,3 +133,61 @@ class LoadResult:
     treatments: list[TreatmentRecord] = field(default_factory=list)
     issues: list[RowIssue] = field(default_factory=list)
     rows_read: int = 0
+
+
+# --- sources too large to hold: read in one pass (issue 30) ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CaseBundle:
+    """One case of a large source with what that source says about it: its opinions and the citations it makes."""
+
+    case: CaseRecord
+    opinions: tuple[OpinionRecord, ...] = ()
+    edges: tuple[CitationEdge, ...] = ()
+
+
+@dataclass(frozen=True)
+class SourceFilter:
+    """Which cases a large source keeps, applied while it is read (`data build --courts / --years`)."""
+
+    courts: frozenset[str] | None = None  # courts-db ids ("ca9", "nysd", "scotus"); None keeps every court
+    years: tuple[int, int] | None = None  # inclusive decision-year range; None keeps every year
+
+    def keeps_court(self, court_id: str | None) -> bool:
+        """Whether a case of `court_id` is kept (an unknown court is kept only when no court filter is set)."""
+        return self.courts is None or (court_id is not None and court_id in self.courts)
+
+    def keeps_year(self, year: int | None) -> bool:
+        """Whether a case decided in `year` is kept (an unknown year is kept only when no year filter is set)."""
+        return self.years is None or (year is not None and self.years[0] <= year <= self.years[1])
+
+
+#: progress(label, done, total): `done` of `total` units (bytes where the source is files) of step `label`.
+ProgressFn = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True)
+class LoadOptions:
+    """What `data build` hands a loader of user-supplied files (`--cap`, `--courtlistener`)."""
+
+    filter: SourceFilter = field(default_factory=SourceFilter)
+    progress: ProgressFn | None = None
+    work_dir: Path | None = None  # where a restartable loader keeps its staging state between attempts
+
+
+@dataclass
+class StreamedLoad:
+    """A source read in one pass: `bundles` is consumed once by the builder, which does not hold what it yields.
+    `result` holds no cases or opinions; its `rows_read` and `issues` fill in as the iterator is consumed.
+
+    A loader that consumed its whole input and yielded no case raises `EmptySourceError` from the iterator."""
+
+    bundles: Iterator[CaseBundle]
+    result: LoadResult = field(default_factory=LoadResult)
+
+
+class EmptySourceError(ValueError):
+    """A user-supplied source yielded no case. The message is one line: the path, the format the loader expected
+    and what it found there ("…/CasesMetadata.json: no CAP case read: expected case objects with casebody,
+    found 9 metadata entries without it")."""

@@ -20,9 +20,73 @@ from lexprobe.errors import BadInputError, LexprobeError
 data_app = typer.Typer(
     cls=LexprobeGroup,
     help="Build and query the case database of real public case-law data (SCDB, Fowler network, Library of "
-    "Congress overruled table, CourtListener opinions and treatments, Courts of Appeals Database).",
+    "Congress overruled table, CourtListener opinions and treatments, Courts of Appeals Database; lower-court "
+    "cases from Caselaw Access Project and CourtListener files with `data build --cap/--courtlistener`).",
     no_args_is_help=True,
 )
+
+
+CAP_HELP = (
+    "Also load Caselaw Access Project files (repeatable): a volume folder of the static export (CasesMetadata.json, "
+    "cases/*.json), a volume zip (100.zip), a tree of reporters (walked), a case file (JSON object, JSON array or "
+    "JSONL, optionally .gz/.xz/.bz2) or an old bulk zip (data/data.jsonl.xz). Example: --cap ~/cap/f3d"
+)
+COURTLISTENER_HELP = (
+    "Also load CourtListener files (repeatable): bulk data CSV files (opinion-clusters-, opinions-, dockets-, "
+    "citations-, citation-map-YYYY-MM-DD.csv.bz2) or a folder of them, streamed; or saved API pages (clusters, "
+    "dockets, opinions; JSON/JSONL) or a folder of them, read together and joined. Example: --courtlistener ~/cl-bulk"
+)
+
+
+def _extra_sources(cap_paths: list[Path], courtlistener_paths: list[Path], scdb_zips: list[Path]) -> list:
+    """Return the build's user-supplied sources: all --cap paths read together, CourtListener bulk files together,
+    CourtListener API pages together, and each SCDB zip."""
+    from lexprobe.caselaw.build import ExtraSource
+
+    for path in [*cap_paths, *courtlistener_paths, *scdb_zips]:
+        if not path.exists():
+            raise BadInputError(f"not found: {path}")
+    extra = []
+    if cap_paths:
+        from lexprobe.caselaw.sources import cap
+
+        paths = tuple(cap_paths)
+        extra.append(ExtraSource("cap", paths, lambda o: cap.load_files(paths, o), _described("CAP", paths)))
+    if courtlistener_paths:
+        from lexprobe.caselaw.sources import courtlistener_api, courtlistener_bulk
+
+        bulk = tuple(p for p in courtlistener_paths if courtlistener_bulk.is_bulk_path(p))
+        api = tuple(p for p in courtlistener_paths if p not in bulk)
+        if bulk:
+            extra.append(
+                ExtraSource(
+                    "courtlistener-bulk",
+                    bulk,
+                    lambda o: courtlistener_bulk.load_files(bulk, o),
+                    _described("CourtListener bulk", bulk),
+                )
+            )
+        if api:
+            extra.append(
+                ExtraSource(
+                    "courtlistener-api",
+                    api,
+                    lambda o: courtlistener_api.load_files(api, o),
+                    _described("CourtListener API", api),
+                )
+            )
+    for path in scdb_zips:
+        from lexprobe.caselaw.sources import scdb_release
+
+        extra.append(
+            ExtraSource(f"scdb-zip:{path.name}", (path,), lambda o, p=path: scdb_release.load(p), f"SCDB zip {path}")
+        )
+    return extra
+
+
+def _described(what: str, paths: tuple[Path, ...]) -> str:
+    names = ", ".join(p.name for p in paths[:2]) + (f" and {len(paths) - 2} more" if len(paths) > 2 else "")
+    return f"{what} ({names})"
 
 
 @data_app.command("build")
@@ -32,52 +96,68 @@ def build(
     ] = None,
     db: DbOpt = None,
     overruled_edition: Annotated[str, typer.Option(help="Library of Congress table edition: 2025 or 2022.")] = "2025",
-    cap_file: Annotated[
-        list[Path] | None,
-        typer.Option("--cap", help="Also load a Caselaw Access Project bulk JSONL file (repeatable)."),
-    ] = None,
-    courtlistener_file: Annotated[
-        list[Path] | None,
-        typer.Option("--courtlistener", help="Also load saved CourtListener API results (JSON/JSONL; repeatable)."),
-    ] = None,
+    cap_file: Annotated[list[Path] | None, typer.Option("--cap", help=CAP_HELP)] = None,
+    courtlistener_file: Annotated[list[Path] | None, typer.Option("--courtlistener", help=COURTLISTENER_HELP)] = None,
     scdb_zip: Annotated[
         list[Path] | None, typer.Option("--scdb-zip", help="Also load an SCDB release zip, e.g. the Legacy file.")
+    ] = None,
+    courts: Annotated[
+        str | None,
+        typer.Option(
+            help="Keep only these courts of the --cap/--courtlistener files, read while streaming: comma-separated "
+            "courts-db ids and levels (scotus, coa, district). Example: --courts coa,nysd"
+        ),
+    ] = None,
+    years: Annotated[
+        str | None,
+        typer.Option(help="Keep only cases of the --cap/--courtlistener files decided in FROM-TO. Example: 1990-2005"),
+    ] = None,
+    work_dir: Annotated[
+        Path | None,
+        typer.Option(
+            help="Where loaders of large files keep their state, so that a restarted build skips finished files "
+            "(default: <db>.staging beside the database; removed after a successful build)."
+        ),
     ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Load every source into one SQLite case database, atomically (a temporary file renamed when complete).
 
-    Example: `lexprobe data build` then `lexprobe data case "163 U.S. 537"`.
+    The offline data (SCDB, Fowler, Songer, Library of Congress, CourtListener opinions and treatments) is always
+    read; --cap and --courtlistener add lower-court cases. A source that yields no case fails (exit 2) and leaves
+    the old database in place. Per source, the build prints how many cases it added and how many joined a case
+    another source had started.
+
+    Examples: `lexprobe data build`, then `lexprobe data case "163 U.S. 537"`;
+    `lexprobe data build --cap ~/cap/f3d --courtlistener ~/cl-bulk --courts coa,district --years 1990-2005`.
     """
     from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
     from lexprobe.caselaw.build import build_database
+    from lexprobe.caselaw.build_filter import source_filter
     from lexprobe.caselaw.overrulings import describe_overruling_years
     from lexprobe.caselaw.paths import data_root, default_db_path
-    from lexprobe.caselaw.sources import cap, courtlistener_api, scdb_release
     from lexprobe.cli.data_progress import RichBuildProgress
 
     if overruled_edition not in ("2025", "2022"):
         raise BadInputError(f"--overruled-edition must be 2025 or 2022, not {overruled_edition!r}")
     source_dir = source or data_root()
     db_path = db or default_db_path()
-    extra = [(f"cap:{p.name}", p, cap.load) for p in cap_file or []]
-    extra += [(f"courtlistener:{p.name}", p, courtlistener_api.load) for p in courtlistener_file or []]
-    extra += [(f"scdb-zip:{p.name}", p, scdb_release.load) for p in scdb_zip or []]
-    for _, path, _ in extra:
-        if not path.is_file():
-            raise BadInputError(f"file not found: {path}")
+    keep = source_filter(courts, years)
+    extra = _extra_sources(cap_file or [], courtlistener_file or [], scdb_zip or [])
     with Progress(
         SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(), console=err
     ) as progress:
-        # a source that cannot be read: BuildError, a LexprobeError (one line, exit 2)
+        # a source that cannot be read or yields no case: BuildError, a LexprobeError (one line, exit 2)
         report = build_database(
             source_dir,
             db_path,
             overruled_edition=overruled_edition,
             extra_sources=extra,
             progress=RichBuildProgress(progress),
+            source_filter=keep,
+            work_dir=work_dir,
         )
     if as_json:
         print(json.dumps(report.to_dict()))
@@ -88,6 +168,12 @@ def build(
     for name, count in report.tables.items():
         table.add_row(name, f"{count:,}")
     out.print(table)
+    out.print("cases per source:", highlight=False)
+    for name, added in report.cases_added.items():
+        joined, filtered = report.cases_joined.get(name, 0), report.filtered.get(name, 0)
+        if added or joined or filtered:
+            left_out = f", {filtered:,} left out by --courts/--years" if filtered else ""
+            literal(f"  {name}: {added:,} new cases, {joined:,} joined existing cases{left_out}")
     issues = sum(report.issues.values())
     out.print(
         f"{issues} malformed row(s) reported (see table build_issues); conflicts between sources: "
@@ -100,8 +186,9 @@ def build(
 
 @data_app.command("info")
 def info(db: DbOpt = None, as_json: JsonOpt = False) -> None:
-    """Counts per table and coverage per court level (name, citation, author, disposition, opinion text,
-    overruling, prominence).
+    """Counts per table, cases per court level (scotus, coa, district, other courts, unknown) and per source, the
+    cases each source added at the build, and coverage per court level (name, citation, author, disposition,
+    opinion text, overruling, prominence).
 
     Example: `lexprobe data info --json`
     """
@@ -111,9 +198,11 @@ def info(db: DbOpt = None, as_json: JsonOpt = False) -> None:
 
     database = open_case_db(db)
     counts, coverage, build_info = database.table_counts(), database.coverage(), database.build_info()
+    levels, sources = database.level_counts(), database.source_counts()
     overruling_years = json.loads(build_info.get("overruling_years") or "{}")
     if as_json:
-        payload = {"db": str(database.path), "tables": counts, "coverage": coverage, "build": build_info}
+        payload = {"db": str(database.path), "tables": counts, "levels": levels, "sources": sources}
+        payload |= {"coverage": coverage, "build": build_info}
         print(json.dumps(payload | {"overruling_years": overruling_years}))
         return
     tables = Table(title=f"tables in {database.path}")
@@ -122,6 +211,30 @@ def info(db: DbOpt = None, as_json: JsonOpt = False) -> None:
     for name, count in counts.items():
         tables.add_row(name, f"{count:,}")
     out.print(tables)
+    per_level = Table(title="cases per court level")
+    per_level.add_column("level")
+    per_level.add_column("cases", justify="right")
+    for level, count in levels.items():
+        per_level.add_row(level, f"{count:,}")
+    out.print(per_level)
+    added, joined = (
+        json.loads(build_info.get("cases_added") or "{}"),
+        json.loads(build_info.get("cases_joined") or "{}"),
+    )
+    per_source = Table(title="cases per source (a case several sources describe counts for each)")
+    per_source.add_column("source")
+    per_source.add_column("cases", justify="right")
+    for source, count in sources.items():
+        per_source.add_row(source, f"{count:,}")
+    out.print(per_source)
+    if added:
+        built = Table(title="what each source added at the build")
+        for column in ("source", "new cases", "joined existing"):
+            built.add_column(column, justify="left" if column == "source" else "right")
+        for name, count in added.items():
+            if count or joined.get(name):
+                built.add_row(name, f"{count:,}", f"{joined.get(name, 0):,}")
+        out.print(built)
     cov = Table(title="coverage per court level (cases with each fact)")
     columns = list(next(iter(coverage.values())).keys())
     cov.add_column("level")
