@@ -118,7 +118,13 @@ def _api_cluster() -> LoadResult:
         "courtlistener", "555", "ca1", name="Rivera v. Doe", citations=("1997 U.S. App. LEXIS 22161", "124 F.3d 243"),
         decision_date="1997-08-18", year=1997,
     )  # fmt: skip
-    return LoadResult(cases=[record], rows_read=1)
+    # an unpublished decision: its cluster has no citation, so its opinion can join it only by the cluster id
+    unpublished = CaseRecord("courtlistener", "556", "ca1", name="Roe v. Poe", decision_date="2001-02-03", year=2001)
+    opinion = OpinionRecord(
+        source="courtlistener", opinion_id="cl-op-556", cluster_id="556", case_name="Roe v. Poe", citations=(),
+        opinion_type="lead", is_majority=True, author=None, text="PER CURIAM. Affirmed.", source_file="test",
+    )  # fmt: skip
+    return LoadResult(cases=[record, unpublished], opinions=[opinion], rows_read=3)
 
 
 class Recorder:
@@ -159,7 +165,7 @@ def test_streamed_sources_add_and_join_cases(streamed_build) -> None:
     db_path, report, _ = streamed_build
     assert report.cases_added["cap"] == 2 and report.cases_joined["cap"] == 1
     assert report.cases_added["courtlistener-bulk"] == 1 and report.cases_joined["courtlistener-bulk"] == 1
-    assert report.cases_added["courtlistener-api"] == 0 and report.cases_joined["courtlistener-api"] == 1
+    assert report.cases_added["courtlistener-api"] == 1 and report.cases_joined["courtlistener-api"] == 1
     assert report.cases_added["songer"] == 2160
     conn = sqlite3.connect(db_path)
     # the same F.3d case from CAP and from CourtListener is one case with both sources' facts and opinions
@@ -184,6 +190,16 @@ def test_streamed_sources_add_and_join_cases(streamed_build) -> None:
         ("108 F.3d 1396",),
     ).fetchone()
     assert row == ("Smith v. Jones", "108 F.3d 1396", "Harry T. Edwards", "affirm", "songer,cap", "cap:cap-1:0")
+
+
+def test_an_uncited_clusters_opinion_joins_its_case_by_cluster_id(streamed_build) -> None:
+    db_path, _, _ = streamed_build
+    conn = sqlite3.connect(db_path)
+    row = conn.execute(
+        "SELECT c.name, c.court_id, c.level, c.majority_opinion_id FROM opinions o"
+        " JOIN cases c ON c.case_id = o.case_id WHERE o.opinion_id = 'cl-op-556'"
+    ).fetchone()
+    assert row == ("Roe v. Poe", "ca1", "coa", "cl-op-556")
 
 
 def test_streamed_edges_resolve_by_citation_and_source_id(streamed_build) -> None:
@@ -242,7 +258,7 @@ def test_data_info_counts_levels_and_sources(streamed_build) -> None:
     levels = database.level_counts()
     assert set(levels) >= {"scotus", "coa", "district", "unknown"}
     assert levels["district"] == 1
-    assert levels["coa"] == 2160 + 2
+    assert levels["coa"] == 2160 + 3  # Songer's, two streamed, the API's uncited cluster
     (total,) = database.conn.execute("SELECT COUNT(*) FROM cases").fetchone()
     assert sum(levels.values()) == total
     sources = database.source_counts()

@@ -273,7 +273,7 @@ def test_courtlistener_clusters_page_takes_the_court_hint() -> None:
 
 def test_courtlistener_opinions_page_alone_is_an_empty_source() -> None:
     # opinions name no case: without their clusters the page yields no case, and says so (issue 30)
-    with pytest.raises(EmptySourceError, match="found 1 file.s. with 3 opinions but no cluster or search result"):
+    with pytest.raises(EmptySourceError, match=r"found 1 file\(s\) with 3 opinions but no cluster or search result"):
         courtlistener_api.load(FIXTURES / "courtlistener_opinions_page.json")
 
 

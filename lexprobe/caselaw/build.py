@@ -389,7 +389,10 @@ def _attach_opinions(merger: CaseMerger, records: list[OpinionRecord], report: B
             duplicates += 1
             continue
         seen.add(op.opinion_id)
-        case_id = merger.find(op.citations, op.case_name)
+        # an opinion of a cluster a source described joins that cluster's case first (an unpublished decision's
+        # cluster often has no citation to join by), else any case sharing one of its citations
+        case_id = merger.by_source_id.get(("courtlistener", op.cluster_id)) if op.cluster_id else None
+        case_id = case_id or merger.find(op.citations, op.case_name)
         if case_id is not None:  # the cluster's parallel citations (S. Ct., L. Ed., Lexis) are the case's too
             merger.add_citations(case_id, op.citations, "courtlistener")
         if case_id is None and op.citations:

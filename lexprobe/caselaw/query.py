@@ -134,7 +134,8 @@ def _open_read_only(path: Path) -> sqlite3.Connection:
         conn.close()
         raise StaleCaseDatabase(
             f"{path} was built under older truth rules (version {version}, now {RULES_VERSION}: overruling years "
-            f"are the overruling decision's calendar year, and cases keep their opinions' parallel citations); "
+            f"are the overruling decision's calendar year, cases keep their opinions' parallel citations, and the "
+            f"official citation is matched by exact reporter, never a LEXIS or WL one); "
             f"{_REBUILD}"
         )
     return conn

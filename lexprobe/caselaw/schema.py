@@ -5,8 +5,10 @@ from __future__ import annotations
 #: The version of the rules that turn the sources into truths. A database built under other rules is refused (its
 #: answers would be scored against outdated truths) until it is rebuilt. 2: an overruling's year is the calendar year
 #: of the overruling decision (SCDB date, else the Library of Congress table), never a term year. 3: a case joined
-#: by an opinion's CourtListener cluster takes the cluster's parallel citations (S. Ct., L. Ed., Lexis).
-RULES_VERSION = 3
+#: by an opinion's CourtListener cluster takes the cluster's parallel citations (S. Ct., L. Ed., Lexis). 4: a case's
+#: official citation is chosen by exact reporter (a "U.S. App. LEXIS" or "U.S. App. D.C." citation is not "U.S."),
+#: vendor citations (LEXIS, WL) never are one, and a CourtListener opinion joins its own cluster's case first.
+RULES_VERSION = 4
 
 SCHEMA = """
 CREATE TABLE cases (
