@@ -7,6 +7,7 @@ and overruled years are resolved in `lexprobe.caselaw.overrulings`.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
@@ -186,6 +187,7 @@ def build_database(
         )
         loaded = _timed(extra.name, extra.description, lambda extra=extra, o=options: extra.load(o), progress, report)
         if isinstance(loaded, StreamedLoad):
+            loaded.bundles = _first_read(extra.name, loaded.bundles)
             streams.append((extra, loaded))
             continue
         kept = [c for c in loaded.cases if keep.keeps_court(c.court_id) and keep.keeps_year(c.year)]
@@ -254,6 +256,18 @@ def _as_extra(source: ExtraSource | tuple[str, Path, Loader]) -> ExtraSource:
         return source
     name, path, loader = source
     return ExtraSource(name, (path,), lambda options, loader=loader, path=path: loader(path), f"{name} ({path})")
+
+
+def _first_read(name: str, bundles: Iterator[CaseBundle]) -> Iterator[CaseBundle]:
+    """Read a stream's first bundle now, so a source that is junk (the loader raises as it finds no case) fails
+    before the offline data is read; return the stream with that bundle put back in front."""
+    try:
+        first = next(bundles, None)
+    except EmptySourceError as exc:
+        raise BuildError(f"{name}: {exc}") from exc
+    except (OSError, ValueError, UnicodeDecodeError) as exc:
+        raise BuildError(f"could not read {name}: {exc}") from exc
+    return bundles if first is None else itertools.chain([first], bundles)
 
 
 def _timed(name: str, description: str, call: Callable[[], object], progress: BuildProgress, report: BuildReport):
