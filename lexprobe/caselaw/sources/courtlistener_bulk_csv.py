@@ -42,43 +42,31 @@ _BACKTICK_SINCE = "2024-08-07"
 _DATE_IN_NAME = re.compile(r"(\d{4}-\d{2}-\d{2})")
 
 
-class _EscapeDialect(csv.Dialect):
+class _DoubledDialect(csv.Dialect):
+    """Before 2024-08-07: standard CSV — values in double quotes, a quote inside doubled. The other two dialects
+    differ from it only in their quoting."""
+
+    delimiter = ","
+    quotechar = '"'
+    escapechar = None
+    doublequote = True
+    lineterminator = "\n"
+    quoting = csv.QUOTE_MINIMAL
+    skipinitialspace = False
+    strict = False
+
+
+class _EscapeDialect(_DoubledDialect):
     """2025 onward: ESCAPE '\\' — `\\"` and `\\\\` inside double-quoted values."""
 
-    delimiter = ","
-    quotechar = '"'
     escapechar = "\\"
     doublequote = False
-    lineterminator = "\n"
-    quoting = csv.QUOTE_MINIMAL
-    skipinitialspace = False
-    strict = False
 
 
-class _BacktickDialect(csv.Dialect):
+class _BacktickDialect(_DoubledDialect):
     """2024-08-07 to 2025-01-23: QUOTE '`' — values in backticks, a backtick inside doubled."""
 
-    delimiter = ","
     quotechar = "`"
-    escapechar = None
-    doublequote = True
-    lineterminator = "\n"
-    quoting = csv.QUOTE_MINIMAL
-    skipinitialspace = False
-    strict = False
-
-
-class _DoubledDialect(csv.Dialect):
-    """Before 2024-08-07: standard CSV — values in double quotes, a quote inside doubled."""
-
-    delimiter = ","
-    quotechar = '"'
-    escapechar = None
-    doublequote = True
-    lineterminator = "\n"
-    quoting = csv.QUOTE_MINIMAL
-    skipinitialspace = False
-    strict = False
 
 
 DIALECTS: dict[str, type[csv.Dialect]] = {
