@@ -38,6 +38,7 @@ class RootGroup(LazyRootGroup):
         "data": command_group("data", "lexprobe.cli.data", "data_app"),
         "hallucination": command_group("hallucination", "lexprobe.cli.hallucination", "hallucination_app"),
         "investigation": command_group("investigation", "lexprobe.cli.investigation", "investigation_app"),
+        "batch": command_group("batch", "lexprobe.cli.batch", "batch_app"),
     }
 
 

@@ -129,7 +129,7 @@ def mark_self_judged(rows: list[dict], self_judged: set[str], model: str | None 
 
 
 @hallucination_app.command("run")
-@engine_options(dry_run=True)
+@engine_options(dry_run=True, batch=True)
 def run(
     model: ModelOpt = "local",
     task_list: Annotated[str, typer.Option("--tasks", help="Comma list of task ids, or 'all'.")] = "all",

@@ -33,7 +33,7 @@ def register(app: typer.Typer) -> None:
     app.command("build")(build)
 
 
-@engine_options()
+@engine_options(batch=True)
 def build(
     record_dir: Annotated[Path, typer.Argument(help="Folder of the record's filings (PDF or text files).")],
     out_dir: Annotated[Path, typer.Option("--out", help="Environment folder to build (resumable).")],

@@ -249,7 +249,7 @@ def _print_transcript(episode: Episode) -> None:
     out.print(table)
 
 
-@engine_options(concurrency=False)  # --concurrency here counts questions, not requests
+@engine_options(concurrency=False, batch=True)  # --concurrency here counts questions, not requests
 @agent_options
 def qa(
     env_dirs: Annotated[list[Path], typer.Argument(help="Environment directories with questions.json.")],
@@ -265,6 +265,9 @@ def qa(
 ) -> None:
     """Factual QA: answer each question of the environments with the tools (final answer after ANSWER:), then a
     judge marks each rubric item true/false; an unreadable grade is `unscored`.
+
+    With --batch only the judge's single-turn calls go by batch (one small batch per question, as each question's
+    answer is ready); the answering agent's turns are always sent one by one.
 
     Example: `lexprobe investigation qa envs/harlow --model openai/gpt-4o-mini --judge openai/gpt-4o`
     """

@@ -35,6 +35,7 @@ __all__ = [
     "ENGINE_DEFAULTS",
     "HTML_REPORT_HELP",
     "MODEL_HELP",
+    "BatchOpt",
     "ConcurrencyOpt",
     "DbOpt",
     "DryRunOpt",
@@ -72,6 +73,15 @@ RetriesOpt = Annotated[
     int, typer.Option("--max-retries", min=0, help="Retries on rate limits, 5xx, timeouts and resets.")
 ]
 TimeoutOpt = Annotated[float | None, typer.Option("--timeout", min=0.1, help="Per-request time limit in seconds.")]
+BatchOpt = Annotated[
+    bool,
+    typer.Option(
+        "--batch",
+        help="Send the pending single-turn requests of openai/, anthropic/ and openai-compatible/ models through the "
+        "provider's batch API: half the price, answers within its 24 h window; the command waits, polling, and a "
+        "rerun resumes the same batches (`lexprobe batch status RUN_DIR`). Multi-turn agent calls stay synchronous.",
+    ),
+]
 
 
 def concurrency_option(help: str) -> Any:
@@ -111,6 +121,7 @@ def engine_config(
     timeout: float | None = None,
     *,
     progress: bool | None = None,
+    batch: bool = False,
 ) -> EngineConfig:
     """Return the engine settings of a command; a progress bar only when stderr is a terminal (unless `progress`)."""
     from lexprobe.engine.config import EngineConfig
@@ -121,6 +132,7 @@ def engine_config(
         max_retries=max_retries,
         timeout_s=timeout,
         progress=sys.stderr.isatty() if progress is None else progress,
+        batch=batch,
     )
 
 
@@ -133,10 +145,13 @@ class EngineOptions:
     dry_run: bool = False
     max_retries: int = DEFAULT_RETRIES
     timeout: float | None = None
+    batch: bool = False
 
     def config(self, *, progress: bool | None = None) -> EngineConfig:
         """Return the engine settings (see `engine_config`)."""
-        return engine_config(self.concurrency, self.no_cache, self.max_retries, self.timeout, progress=progress)
+        return engine_config(
+            self.concurrency, self.no_cache, self.max_retries, self.timeout, progress=progress, batch=self.batch
+        )
 
     def cache(self) -> ResponseCache | None:
         """Return the shared response cache, or None under `--no-cache`, and under `--dry-run` while there is no
@@ -158,14 +173,18 @@ ENGINE_OPTION_TYPES = {
     "dry_run": DryRunOpt,
     "max_retries": RetriesOpt,
     "timeout": TimeoutOpt,
+    "batch": BatchOpt,
 }
 
 
-def engine_options(*, concurrency: bool = True, dry_run: bool = False) -> Callable[[Callable], Callable]:
+def engine_options(
+    *, concurrency: bool = True, dry_run: bool = False, batch: bool = False
+) -> Callable[[Callable], Callable]:
     """Return a decorator that gives a command the shared engine options in place of its `engine: EngineOptions`
     parameter: `--concurrency` (unless `concurrency` is False: the command has its own), `--no-cache`, `--dry-run`
-    (only if `dry_run`), `--max-retries` and `--timeout`; the command is called with `engine=EngineOptions(...)`."""
-    chosen = {"concurrency": concurrency, "dry_run": dry_run}
+    (only if `dry_run`), `--max-retries`, `--timeout` and `--batch` (only if `batch`); the command is called with
+    `engine=EngineOptions(...)`."""
+    chosen = {"concurrency": concurrency, "dry_run": dry_run, "batch": batch}
     types = {name: kind for name, kind in ENGINE_OPTION_TYPES.items() if chosen.get(name, True)}
     return lambda command: option_group(command, "engine", EngineOptions, types)
 

@@ -28,3 +28,14 @@ class EngineConfig(BaseModel):
     )
     use_cache: bool = Field(default=True, description="Read and write the shared response cache.")
     progress: bool = Field(default=True, description="Show a progress bar on stderr.")
+    batch: bool = Field(
+        default=False,
+        description="Send pending single-turn requests of openai/, anthropic/ and openai-compatible/ models through "
+        "the provider's batch API (`lexprobe.engine.batch`); other models and multi-turn agent calls stay synchronous.",
+    )
+    batch_poll_s: float | None = Field(
+        default=None,
+        gt=0,
+        description="First wait between batch polls, in seconds (doubling up to 20 times that while nothing changes). "
+        "None: LEXPROBE_BATCH_POLL_S, else 30.",
+    )

@@ -66,6 +66,7 @@ class Estimate:
     max_output_tokens: int
     max_cost_usd: float | None
     by_model: list[ModelEstimate] = field(default_factory=list)
+    batch: dict | None = None  # with --batch: batches, requests and cost at the batch price (`engine.batch.estimate`)
 
     def to_dict(self) -> dict:
         """Return the estimate as JSON-ready data."""
@@ -82,7 +83,12 @@ class Estimate:
 
     def lines(self) -> str:
         """Return the total line followed by one line per model."""
-        return "\n".join([self.one_line(), *(model.one_line() for model in self.by_model)])
+        lines = [self.one_line(), *(model.one_line() for model in self.by_model)]
+        if self.batch is not None:
+            from lexprobe.engine.batch.estimate import batch_lines
+
+            lines += batch_lines(self.batch)
+        return "\n".join(lines)
 
 
 def dry_run_store(run_dir: Path | str | None) -> RunStore:

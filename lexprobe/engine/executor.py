@@ -100,8 +100,11 @@ class Engine:
             self.models[spec] = open_model(spec)
         return self.models[spec]
 
-    async def run(self, requests: Sequence[Request]) -> RunSummary:
+    async def run(self, requests: Sequence[Request], *, synchronous: bool = False) -> RunSummary:
         """Complete every request that has no stored response yet; return what happened.
+
+        With `config.batch`, the pending requests of models with a batch API go through it (`engine.batch`) unless
+        `synchronous` (an agent's multi-turn calls, which cannot wait a batch's turnaround between turns).
 
         Raises `ModelConfigError` before any work when a model spec cannot be used, or once its first call shows
         that the model cannot answer anything; `RunConflictError` when a request id is already in the store with
@@ -132,6 +135,10 @@ class Engine:
         self.progress.start(summary.total, summary.already_done)
         try:
             to_send = self._replay_cached(list(pending.values()), summary)
+            if self.config.batch and not synchronous and to_send:
+                from lexprobe.engine.batch.runner import run_batches
+
+                to_send = await run_batches(self, to_send, summary, stop)
             by_model: dict[str, list[Request]] = defaultdict(list)
             for request in to_send:
                 by_model[request.model].append(request)

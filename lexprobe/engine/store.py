@@ -64,8 +64,8 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
 #: Telemetry events: a successful call, a retried failure, a failure that outlasted its retries (pending: a rerun
-#: tries again), a failure retrying cannot fix (exit 2), a cache hit.
-EVENTS = ("ok", "retry", "failed", "failed_permanent", "cache_hit")
+#: tries again), a failure retrying cannot fix (exit 2), a cache hit, an answer that came by a provider's batch API.
+EVENTS = ("ok", "retry", "failed", "failed_permanent", "cache_hit", "batch")
 
 
 _INSERT_RESPONSE = "INSERT OR IGNORE INTO responses VALUES (?, ?, ?, ?, ?, ?, ?)"

@@ -31,6 +31,7 @@ class RunSummary:
     already_done: int = 0
     cache_hits: int = 0
     sent: int = 0
+    batched: int = 0  # the part of `sent` answered by a provider's batch API
     failed: int = 0
     failed_permanent: int = 0
     retries: int = 0
@@ -66,6 +67,7 @@ class RunSummary:
         self.already_done += other.already_done
         self.cache_hits += other.cache_hits
         self.sent += other.sent
+        self.batched += other.batched
         self.failed += other.failed
         self.failed_permanent += other.failed_permanent
         self.retries += other.retries
@@ -86,9 +88,10 @@ class RunSummary:
         """Return a one-line human summary."""
         cost = "n/a" if self.cost_usd is None else f"${self.cost_usd:.4f}"
         permanent = f" ({self.failed_permanent} failed permanently)" if self.failed_permanent else ""
+        batched = f" ({self.batched} by batch)" if self.batched else ""
         line = (
             f"{self.total} requests: {self.already_done} done before, {self.cache_hits} from cache, "
-            f"{self.sent} sent, {self.remaining} still pending{permanent}; {self.retries} retries; "
+            f"{self.sent} sent{batched}, {self.remaining} still pending{permanent}; {self.retries} retries; "
             f"{self.usage.input_tokens + self.usage.output_tokens:,} tokens; {cost} spent; {self.elapsed_s:.1f}s"
         )
         return line

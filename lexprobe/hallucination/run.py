@@ -187,7 +187,12 @@ async def run_profile(
         requests = [request for item in plan.items for request in item.requests(settings.model)]
         if dry_run:
             judges = judge_estimates(plan.items, settings.judge_model)
-            return ProfileResult(plan, None, [], estimate_run(requests + judges, store, cache))
+            estimate = estimate_run(requests + judges, store, cache)
+            if config.batch:
+                from lexprobe.engine.batch.estimate import batch_estimate
+
+                estimate.batch = batch_estimate(estimate, requests + judges, store, cache)
+            return ProfileResult(plan, None, [], estimate)
         store.claim(RUN_KIND, settings.model)
         store.set_meta("settings", settings.to_meta())
         store.set_meta("skipped", plan.skipped)

@@ -172,7 +172,8 @@ class EpisodeRunner:
             id=request_id,
             tags={"episode": self.episode.episode_id},
         )
-        await self.engine.run([request])
+        # the agent's turns never wait for a batch (`--batch`): only a judge's single-turn call (`model`) may
+        await self.engine.run([request], synchronous=model is None)
         response = self.engine.store.response(request_id)
         if response is None:
             permanent = self.engine.permanent_failures.get(request_id)

@@ -72,6 +72,25 @@ def price_for(backend: str, model_name: str) -> Price | None:
     return best[1] if best else None
 
 
+#: The share of the synchronous price a provider's batch API charges, by backend: OpenAI's Batch API and Anthropic's
+#: Message Batches both bill 50% of the standard price on every token kind (input, output, cache reads and writes).
+BATCH_DISCOUNT: dict[str, float] = {"openai": 0.5, "anthropic": 0.5}
+
+
+def batch_price(backend: str, model_name: str) -> Price | None:
+    """Return the batch price of `model_name` on `backend`: `price_for` times `BATCH_DISCOUNT`, or None when either
+    the price or the discount is unknown (an `openai-compatible/` server's batch endpoints have no list price)."""
+    price = price_for(backend, model_name)
+    share = BATCH_DISCOUNT.get(backend)
+    if price is None or share is None:
+        return None
+
+    def scaled(value: float | None) -> float | None:
+        return None if value is None else value * share
+
+    return Price(price.input * share, price.output * share, scaled(price.cache_read), scaled(price.cache_write))
+
+
 def cost_usd(price: Price | None, usage: Usage) -> float | None:
     """Return the dollar cost of `usage` at `price`, or None when the price is unknown.
 

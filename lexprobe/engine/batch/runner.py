@@ -1,0 +1,296 @@
+"""Send a run's pending single-turn requests through provider batch APIs and store the answers as ordinary
+responses (same cache keys, usage and cost fields; cost at the batch price; telemetry event `batch`).
+
+Per model: batches left open by an earlier run are resumed first (polled again; one never created is looked for
+on the provider, then created with the same custom ids: `ledger`), the requests in none of them go into new
+batches split at the provider's limits, and every open batch is polled with a doubling wait until it ends. Its
+results are committed in the order they come; an item that expired, errored, was cancelled or has no result
+becomes pending again and goes into a new batch, at most `MAX_ROUNDS` batches per request in one command (the
+reason is kept in `batch_items` and the telemetry; a request still unanswered then is counted `failed`, and a rerun
+tries again). A stop (Ctrl-C) ends the waiting: what was collected is committed, the batches stay open, and the
+rerun resumes polling them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import time
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from lexprobe.engine.batch.ledger import BatchLedger, BatchRow
+from lexprobe.engine.batch.providers import (
+    BatchPoll,
+    BatchProvider,
+    batchable,
+    entry_bytes,
+    open_provider,
+    split_batches,
+)
+from lexprobe.engine.store import TelemetryRow
+from lexprobe.engine.summary import RunSummary
+from lexprobe.models.errors import ModelConfigError, ModelError, TransientModelError
+from lexprobe.models.types import Request, Response
+
+if TYPE_CHECKING:
+    from lexprobe.engine.executor import Engine
+
+logger = logging.getLogger(__name__)
+
+#: Batches one request may be put in by one command before it is left pending.
+MAX_ROUNDS = 3
+#: The first wait between polls when neither the config nor LEXPROBE_BATCH_POLL_S sets one.
+DEFAULT_POLL_S = 30.0
+#: The wait doubles after each poll up to this many times the first wait.
+POLL_GROWTH_CAP = 20
+#: An item's new (state, reason, custom id).
+Mark = tuple[str, str | None, str]
+#: Answers committed per transaction while a batch's results are read.
+COMMIT_CHUNK = 500
+
+
+def poll_seconds(configured: float | None) -> float:
+    """The first wait between polls: the config's, else LEXPROBE_BATCH_POLL_S, else `DEFAULT_POLL_S`."""
+    if configured is not None:
+        return configured
+    try:
+        value = float(os.environ.get("LEXPROBE_BATCH_POLL_S", ""))
+    except ValueError:
+        return DEFAULT_POLL_S
+    return value if value > 0 else DEFAULT_POLL_S
+
+
+async def run_batches(engine: Engine, requests: Sequence[Request], summary: RunSummary, stop: asyncio.Event) -> list:
+    """Answer the `batchable` requests among `requests` through batch APIs; return the others (sent as usual)."""
+    rest = [request for request in requests if not batchable(request.model)]
+    by_model: dict[str, list[Request]] = defaultdict(list)
+    for request in requests:
+        if batchable(request.model):
+            by_model[request.model].append(request)
+    if by_model:
+        ledger = BatchLedger(engine.store)
+        await asyncio.gather(*(_ModelBatches(engine, ledger, spec, group, summary, stop).run()
+                               for spec, group in by_model.items()))  # fmt: skip
+    return rest
+
+
+@dataclass
+class _Open:
+    """A batch being waited for."""
+
+    row: BatchRow
+    items: dict[str, str]  # custom id -> request id
+    provider_id: str | None
+    fresh: bool = False  # written by this process and never sent: no need to look for it on the provider
+    polls: int = field(default=0)
+
+
+class _ModelBatches:
+    """The batches of one model spec in one engine run."""
+
+    def __init__(self, engine: Engine, ledger: BatchLedger, spec: str, requests: list[Request],
+                 summary: RunSummary, stop: asyncio.Event) -> None:  # fmt: skip
+        self.engine, self.ledger, self.spec, self.summary, self.stop = engine, ledger, spec, summary, stop
+        self.pending = {request.request_id: request for request in requests}
+        self.tries: Counter[str] = Counter()
+        self.open: list[_Open] = []
+        self.provider: BatchProvider | None = None
+
+    @property
+    def stopping(self) -> bool:
+        return self.stop.is_set() or self.engine.stopping
+
+    async def run(self) -> None:
+        """Resume, submit, poll and collect until every request is answered or out of rounds (or a stop)."""
+        self.provider = open_provider(self.spec)
+        try:
+            self._resume()
+            self._intend(list(self.pending.values()))
+            delay = first = poll_seconds(self.engine.config.batch_poll_s)
+            while self.open and not self.stopping:
+                changed = await self._cycle()
+                if not self.open or self.stopping:
+                    break
+                delay = first if changed else min(delay * 2, first * POLL_GROWTH_CAP)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.stop.wait(), delay)
+        finally:
+            await self.provider.aclose()
+
+    def _resume(self) -> None:
+        """Take up the open batches of earlier runs that hold a request of this run; close those whose every
+        request already has a response."""
+        done = None
+        for row in self.ledger.batches(open_only=True, model=self.spec):
+            items = {cid: rid for cid, rid, state in self.ledger.items(row.local_id) if state == "submitted"}
+            if not any(rid in self.pending for rid in items.values()):
+                done = self.engine.store.completed_ids() if done is None else done
+                if all(rid in done for rid in items.values()):  # its answers were stored before a crash
+                    self.ledger.set_collected(row.local_id, (row.succeeded, row.failed))
+                continue  # another engine run's batch (the judge's, say): left for it
+            self.open.append(_Open(row, items, row.provider_id))
+            for rid in items.values():
+                self.tries[rid] += 1
+            logger.warning("%s: resuming batch %s (%s, %d requests)", self.spec, row.provider_id or row.local_id,
+                           row.state, row.requests)  # fmt: skip
+
+    def _intend(self, requests: list[Request]) -> None:
+        """Write new batches for `requests` not in an open batch (split at the provider's limits)."""
+        assert self.provider is not None
+        covered = {rid for batch in self.open for rid in batch.items.values()}
+        todo = [request for request in requests if request.request_id not in covered]
+        if not todo:
+            return
+        round_ = self.ledger.round_of([request.request_id for request in todo])
+        # sized with placeholder custom ids as long as the real ones (`ledger.custom_id`)
+        placeholder = "lx" + "0" * 16
+        sizes = [entry_bytes(self.provider.entry(f"{placeholder}-{i}", request)) for i, request in enumerate(todo)]
+        for part in split_batches(sizes, self.provider.max_requests, self.provider.max_bytes):
+            group = [todo[index] for index in part]
+            local_id, ids = self.ledger.add_intent(
+                self.provider.spec.backend, self.spec, [request.request_id for request in group], round_
+            )
+            row = next(row for row in self.ledger.batches(open_only=True, model=self.spec) if row.local_id == local_id)
+            self.open.append(_Open(row, dict(zip(ids, (r.request_id for r in group), strict=True)), None, fresh=True))
+            for request in group:
+                self.tries[request.request_id] += 1
+
+    async def _cycle(self) -> bool:
+        """Create what is not created yet, poll the rest once, collect what ended; True when anything changed."""
+        changed = False
+        for batch in list(self.open):
+            if self.stopping:
+                break
+            try:
+                if batch.provider_id is None:
+                    changed |= await self._create(batch)
+                    continue
+                poll = await self.provider.poll(batch.provider_id)  # type: ignore[union-attr]
+            except Exception as exc:  # classified: a passing fault waits for the next cycle
+                self._fault(exc, batch)
+                continue
+            batch.polls += 1
+            self.ledger.set_state(batch.row.local_id, poll.status, poll.counts, poll.note)
+            if poll.ended:
+                await self._collect(batch, poll)
+                self.open.remove(batch)
+                changed = True
+        if changed:
+            self._resubmit()
+        return changed
+
+    def _fault(self, exc: Exception, batch: _Open) -> None:
+        """A failed provider call: passing faults are retried on the next cycle, the rest end the run."""
+        assert self.provider is not None
+        error = exc if isinstance(exc, ModelError) else self.provider.classify(exc)
+        if not isinstance(error, TransientModelError):
+            raise ModelConfigError(f"{self.spec}: batch {batch.provider_id or batch.row.local_id}: {error}") from exc
+        batch.fresh = False  # a create that failed may still have reached the provider: look for it first
+        logger.warning("%s: batch %s: %s; trying again at the next poll", self.spec,
+                       batch.provider_id or batch.row.local_id, error)  # fmt: skip
+
+    async def _create(self, batch: _Open) -> bool:
+        """Find the batch on the provider (unless this process wrote it and never sent it), else create it."""
+        assert self.provider is not None
+        row = batch.row
+        if not batch.fresh:
+            known = {other.provider_id for other in self.ledger.batches() if other.provider_id}
+            found = await self.provider.find(row.local_id, row.created_at, len(batch.items), known)
+            if found is not None:
+                self.ledger.set_submitted(row.local_id, found, "found")
+                batch.provider_id = found
+                logger.warning("%s: batch %s was created before the crash: found as %s", self.spec, row.local_id,
+                               found)  # fmt: skip
+                return True
+        entries = [self.provider.entry(cid, self.pending[rid]) for cid, rid in batch.items.items()]
+        batch.fresh = False
+        provider_id, status = await self.provider.submit(row.local_id, entries)
+        self.ledger.set_submitted(row.local_id, provider_id, status)
+        batch.provider_id = provider_id
+        logger.info("%s: submitted batch %s (%d requests)", self.spec, provider_id, len(entries))
+        return True
+
+    async def _collect(self, batch: _Open, poll: BatchPoll) -> None:
+        """Commit the answers of an ended batch in the order they come; mark what has none."""
+        assert self.provider is not None and batch.provider_id is not None
+        latency = max(0.0, time.time() - (batch.row.submitted_at or batch.row.created_at))
+        seen: set[str] = set()
+        answers: list[tuple[str, Response]] = []
+        marks: list[Mark] = []
+        succeeded = failed = 0
+        async for result in self.provider.results(batch.provider_id, poll):
+            rid = batch.items.get(result.custom_id)
+            if rid is None or result.custom_id in seen:  # not this batch's (a batch found by mistake): ignored
+                continue
+            seen.add(result.custom_id)
+            request = self.pending.get(rid)
+            outcome, reason = result.outcome, result.reason
+            if outcome == "succeeded" and request is not None:
+                try:
+                    answers.append((rid, self.provider.response(result.payload, request, latency)))
+                except (ModelError, ValueError) as exc:
+                    outcome, reason = "errored", f"unreadable answer: {exc}"
+            marks.append((outcome, reason, result.custom_id))
+            if outcome == "succeeded":
+                succeeded += 1
+            else:
+                failed += 1
+            if len(answers) >= COMMIT_CHUNK:
+                self._commit(batch, answers, marks)
+                answers, marks = [], []
+        missing = [cid for cid in batch.items if cid not in seen]
+        marks += [("missing", poll.note or f"no result (batch {poll.status})", cid) for cid in missing]
+        self._commit(batch, answers, marks)
+        self.ledger.set_collected(batch.row.local_id, (succeeded, failed + len(missing)), poll.note)
+        if poll.note:
+            logger.warning("%s: batch %s %s", self.spec, batch.provider_id, poll.note)
+
+    def _commit(self, batch: _Open, answers: list[tuple[str, Response]], marks: list[Mark]) -> None:
+        """Write answers to the cache and the run store (one transaction), then the items' states."""
+        engine, store, round_ = self.engine, self.engine.store, batch.row.round
+        rows = []
+        for rid, response in answers:
+            request = self.pending.pop(rid)
+            if engine.cache is not None:
+                engine.cache.put(request.response_key(), request.model, response)
+            rows.append((rid, response, TelemetryRow(rid, request.model, round_, "batch", None, response.latency_s)))
+        if rows:
+            store.record_responses(rows)
+            engine.answered.add(self.spec)
+        for _, response, _ in rows:
+            self.summary.sent += 1
+            self.summary.batched += 1
+            self.summary.usage = self.summary.usage + response.usage
+            self.summary.add_cost(response.cost_usd)
+            engine.progress.advance(response)
+        for outcome, reason, cid in marks:
+            if outcome == "succeeded":
+                continue
+            rid = batch.items[cid]
+            if rid in self.pending:
+                error = f"batch {outcome}: {reason}"
+                store.record_telemetry(TelemetryRow(rid, self.spec, round_, "retry", error, None))
+        if marks:
+            self.ledger.set_items(marks)
+
+    def _resubmit(self) -> None:
+        """Put the requests left unanswered by ended batches into new ones, up to `MAX_ROUNDS` each."""
+        covered = {rid for batch in self.open for rid in batch.items.values()}
+        left = [request for rid, request in self.pending.items() if rid not in covered]
+        again = [request for request in left if self.tries[request.request_id] < MAX_ROUNDS]
+        exhausted = [request for request in left if self.tries[request.request_id] >= MAX_ROUNDS]
+        if exhausted:
+            reasons = self.ledger.last_reasons()
+            for request in exhausted:
+                why = reasons.get(request.request_id, "no answer")
+                error = f"no answer after {self.tries[request.request_id]} batches (last: {why})"
+                self.engine._record_failure(request, self.tries[request.request_id], error, False, self.summary)
+                self.pending.pop(request.request_id)
+        if again:
+            logger.warning("%s: %d request(s) without an answer go into a new batch", self.spec, len(again))
+            self._intend(again)

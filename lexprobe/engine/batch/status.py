@@ -1,0 +1,59 @@
+"""What a run's batches are doing, read from its store without sending anything: `lexprobe batch status` and the
+"answers by batch" counts of the reports."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from lexprobe.engine.batch.ledger import BatchLedger
+from lexprobe.engine.store import RunStore
+
+
+def batched_answers(store: RunStore) -> int:
+    """How many stored answers came by a provider's batch API (telemetry event `batch`)."""
+    (count,) = store.conn.execute(
+        "SELECT COUNT(DISTINCT t.request_id) FROM telemetry t JOIN responses r ON r.request_id = t.request_id "
+        "WHERE t.event = 'batch'"
+    ).fetchone()
+    return count
+
+
+def batch_status(run_dir: Path) -> dict[str, Any]:
+    """Every batch of the run at `run_dir` (state, counts, age, item states, note), the answers that came by batch
+    and the run's pending count. Opens the store read-only; raises `StoreError` for a folder that is no run."""
+    store = RunStore.open_read_only(run_dir)
+    try:
+        ledger = BatchLedger(store)
+        rows = ledger.batches() if ledger.exists() else []
+        items: dict[str, dict[str, int]] = {}
+        if rows:
+            for local_id, state, count in store.conn.execute(
+                "SELECT local_id, state, COUNT(*) FROM batch_items GROUP BY local_id, state"
+            ):
+                items.setdefault(local_id, {})[state] = count
+        now = time.time()
+        batches = [row.as_dict(now) | {"items": items.get(row.local_id, {})} for row in rows]
+        counts = store.counts()
+        return {
+            "run_dir": str(run_dir),
+            "batches": batches,
+            "open": sum(1 for row in rows if not row.collected),
+            "answers": counts["completed"],
+            "batched_answers": batched_answers(store),
+            "pending": counts["pending"],
+        }
+    finally:
+        store.close()
+
+
+def age_text(seconds: float) -> str:
+    """Return an age as '42s', '17m', '5.2h' or '3.0d'."""
+    if seconds < 120:
+        return f"{seconds:.0f}s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f}m"
+    if seconds < 172800:
+        return f"{seconds / 3600:.1f}h"
+    return f"{seconds / 86400:.1f}d"
