@@ -1,0 +1,245 @@
+"""`--batch` through the engine: the real `openai` and `anthropic` SDKs against the batch provider server of
+tests/batch_provider_server.py on 127.0.0.1 (their file, batch and result endpoints with the real status values).
+
+Answers that come by batch must be the ones the synchronous path stores (same text, usage, cache key), priced at
+half; expired, errored and cancelled items are submitted again in a new batch, at most `MAX_ROUNDS` times; a batch
+created before a crash recorded its id is found on the provider instead of being created twice."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from batch_provider_server import BatchProviderServer
+
+from lexprobe.engine import Engine, EngineConfig, ResponseCache, RunStore, RunSummary
+from lexprobe.engine.batch.ledger import BatchLedger
+from lexprobe.engine.batch.providers import AnthropicBatches, OpenAIBatches, open_provider, split_batches
+from lexprobe.engine.batch.runner import MAX_ROUNDS
+from lexprobe.engine.batch.status import batch_status
+from lexprobe.models.errors import ModelError
+from lexprobe.models.pricing import batch_price, price_for
+from lexprobe.models.types import Request
+
+OPENAI = "openai/gpt-4o-mini"
+ANTHROPIC = "anthropic/claude-3-5-haiku-latest"
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[BatchProviderServer]:
+    provider = BatchProviderServer().start()
+    yield provider
+    provider.stop()
+
+
+@pytest.fixture
+def provider_env(server: BatchProviderServer, monkeypatch: pytest.MonkeyPatch) -> BatchProviderServer:
+    """Point both SDKs at the server (dummy keys); reset its script."""
+    server.reset()
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    monkeypatch.setenv("OPENAI_BASE_URL", server.url + "/v1")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+    return server
+
+
+def requests_for(model: str, n: int, tag: str = "q") -> list[Request]:
+    return [Request.from_prompt(model, f"{tag} question {i}?", id=f"{tag}|{model}|{i}") for i in range(n)]
+
+
+def run(run_dir: Path, requests: list[Request], *, batch: bool, cache: bool = True) -> RunSummary:
+    async def main() -> RunSummary:
+        store = RunStore.open(run_dir)
+        config = EngineConfig(batch=batch, batch_poll_s=0.02, progress=False, use_cache=cache, backoff_initial_s=0.01)
+        engine = Engine(store, ResponseCache() if cache else None, config)
+        try:
+            return await engine.run(requests)
+        finally:
+            await engine.aclose()
+            store.close()
+
+    return asyncio.run(main())
+
+
+def stored(run_dir: Path) -> dict:
+    store = RunStore.open_read_only(run_dir)
+    try:
+        return store.responses()
+    finally:
+        store.close()
+
+
+def events(run_dir: Path) -> Counter:
+    store = RunStore.open_read_only(run_dir)
+    try:
+        return Counter(row.event for row in store.telemetry())
+    finally:
+        store.close()
+
+
+def test_split_at_the_providers_limits() -> None:
+    assert (OpenAIBatches.max_requests, OpenAIBatches.max_bytes) == (50_000, 200 * 1024 * 1024)
+    assert (AnthropicBatches.max_requests, AnthropicBatches.max_bytes) == (100_000, 256 * 1024 * 1024)
+    assert split_batches([10] * 7, 3, 10_000) == [range(0, 3), range(3, 6), range(6, 7)]
+    assert split_batches([40, 40, 40, 10], 100, 90) == [range(0, 2), range(2, 4)]  # 41 + 41 <= 90 < 41 * 3
+    assert split_batches([], 3, 100) == []
+    with pytest.raises(ModelError, match="more than a batch may hold"):
+        split_batches([5, 500], 10, 100)
+
+
+def test_batch_price_is_half_the_list_price() -> None:
+    full, half = price_for("openai", "gpt-4o-mini"), batch_price("openai", "gpt-4o-mini")
+    assert half is not None and full is not None
+    assert (half.input, half.output, half.cache_read) == (full.input / 2, full.output / 2, full.cache_read / 2)
+    assert batch_price("anthropic", "claude-3-5-haiku-latest").cache_write == 0.5  # type: ignore[union-attr]
+    assert batch_price("openai-compatible", "llama") is None
+
+
+@pytest.mark.parametrize("model", [OPENAI, ANTHROPIC])
+def test_batched_answers_equal_synchronous_ones_at_half_price(
+    provider_env: BatchProviderServer, tmp_path: Path, model: str
+) -> None:
+    server = provider_env
+    requests = requests_for(model, 6)
+    server.faults = ["expired", "ok", "errored", "canceled"]  # partial failures in the first batch
+    before = len(server.submitted)
+    summary = run(tmp_path / "batch", requests, batch=True)
+    assert summary.complete and summary.batched == summary.sent == 6
+    sync = run(tmp_path / "sync", requests, batch=False, cache=False)
+    assert sync.sent == 6 and sync.batched == 0
+    batched, direct = stored(tmp_path / "batch"), stored(tmp_path / "sync")
+    assert set(batched) == {r.request_id for r in requests}
+    for request_id, response in batched.items():
+        assert (response.text, response.usage, response.finish_reason, response.model) == (
+            direct[request_id].text,
+            direct[request_id].usage,
+            direct[request_id].finish_reason,
+            direct[request_id].model,
+        )
+        assert response.cost_usd == pytest.approx(direct[request_id].cost_usd / 2)
+    # the three failed items went into a second batch, once each; nothing else was sent twice
+    items = Counter(body for _, _, body in server.submitted[before:])
+    assert sorted(items.values()) == [1, 1, 1, 2, 2, 2]
+    report = batch_status(tmp_path / "batch")
+    assert [b["round"] for b in report["batches"]] == [1, 2]
+    assert report["batches"][0]["items"] == {"succeeded": 3, "expired": 1, "errored": 1, "canceled": 1}
+    assert report["batched_answers"] == 6 and report["open"] == 0
+    retries = [row for row in RunStore.open_read_only(tmp_path / "batch").telemetry() if row.event == "retry"]
+    assert sorted(row.error.split(":")[0] for row in retries) == ["batch canceled", "batch errored", "batch expired"]
+    # the answers are in the shared cache under the synchronous keys: a rerun elsewhere replays them
+    replay = run(tmp_path / "again", requests, batch=True)
+    assert replay.cache_hits == 6 and replay.sent == 0
+
+
+def test_a_run_mixing_cached_and_batched_answers(provider_env: BatchProviderServer, tmp_path: Path) -> None:
+    server = provider_env
+    requests = requests_for(OPENAI, 8, tag="mix")
+    run(tmp_path / "first", requests[:3], batch=False)  # fills the cache with three answers
+    before = len(server.submitted)
+    summary = run(tmp_path / "mixed", requests, batch=True)
+    assert (summary.cache_hits, summary.batched, summary.complete) == (3, 5, True)
+    assert len(server.submitted) - before == 5  # only the five the cache did not hold
+    counts = events(tmp_path / "mixed")
+    assert (counts["cache_hit"], counts["batch"]) == (3, 5)
+    assert batch_status(tmp_path / "mixed")["batched_answers"] == 5
+
+
+def test_items_failing_every_round_stay_pending_with_their_reason(
+    provider_env: BatchProviderServer, tmp_path: Path
+) -> None:
+    server = provider_env
+    server.faults, server.sticky_faults = ["errored"], True  # the first item of every batch errors
+    requests = requests_for(ANTHROPIC, 3, tag="stuck")
+    summary = run(tmp_path / "run", requests, batch=True)
+    assert summary.batched == 2 and summary.failed == 1 and summary.failed_permanent == 0
+    assert f"no answer after {MAX_ROUNDS} batches" in summary.errors[0] and "scripted error" in summary.errors[0]
+    assert len(batch_status(tmp_path / "run")["batches"]) == MAX_ROUNDS
+    server.reset()
+    again = run(tmp_path / "run", requests, batch=True)  # a rerun tries again
+    assert again.already_done == 2 and again.batched == 1 and again.complete
+
+
+@pytest.mark.parametrize("model", [OPENAI, ANTHROPIC])
+def test_cancelled_by_hand_and_expired_batches_are_reported_and_resubmitted(
+    provider_env: BatchProviderServer, tmp_path: Path, model: str
+) -> None:
+    server = provider_env
+    server.cancel_next = True
+    requests = requests_for(model, 4, tag="cancel")
+    summary = run(tmp_path / "run", requests, batch=True)
+    assert summary.complete and summary.batched == 4
+    first, second = batch_status(tmp_path / "run")["batches"]
+    assert "cancelled by hand" in first["note"] and first["items"] == {"succeeded": 2, "canceled": 2}
+    assert second["requests"] == 2 and second["items"] == {"succeeded": 2}
+    server.expire_next = True
+    summary = run(tmp_path / "expiring", requests_for(model, 4, tag="expire"), batch=True)
+    assert summary.complete and summary.batched == 4
+    assert batch_status(tmp_path / "expiring")["batches"][0]["items"] == {"succeeded": 2, "expired": 2}
+
+
+def test_an_openai_batch_that_fails_validation_is_submitted_again(
+    provider_env: BatchProviderServer, tmp_path: Path
+) -> None:
+    provider_env.failed_next = True
+    summary = run(tmp_path / "run", requests_for(OPENAI, 3, tag="invalid"), batch=True)
+    assert summary.complete and summary.batched == 3
+    first = batch_status(tmp_path / "run")["batches"][0]
+    assert first["state"] == "failed" and "scripted failure" in first["note"] and first["items"] == {"missing": 3}
+
+
+@pytest.mark.parametrize("model", [OPENAI, ANTHROPIC])
+def test_a_batch_created_before_its_id_was_recorded_is_found_not_created_again(
+    provider_env: BatchProviderServer, tmp_path: Path, model: str
+) -> None:
+    """The crash between the provider's create and the commit of its id: the intent is in the ledger, the batch on
+    the provider. The rerun finds it (OpenAI by metadata, Anthropic by time and size) and creates nothing."""
+    server = provider_env
+    requests = requests_for(model, 3, tag="found")
+    store = RunStore.open(tmp_path / "run")
+    store.add_requests(requests)
+    ledger = BatchLedger(store)
+    local_id, ids = ledger.add_intent(model.split("/")[0], model, [r.request_id for r in requests], 1)
+
+    async def create_without_recording() -> str:
+        provider = open_provider(model)
+        try:
+            entries = [provider.entry(cid, request) for cid, request in zip(ids, requests, strict=True)]
+            return (await provider.submit(local_id, entries))[0]
+        finally:
+            await provider.aclose()
+
+    provider_id = asyncio.run(create_without_recording())
+    store.close()
+    before = len(server.submitted)
+    summary = run(tmp_path / "run", requests, batch=True)
+    assert summary.complete and summary.batched == 3
+    assert len(server.submitted) == before  # nothing created again
+    (row,) = batch_status(tmp_path / "run")["batches"]
+    assert (row["local_id"], row["provider_id"]) == (local_id, provider_id)
+
+
+def test_an_intent_never_sent_is_created_with_its_recorded_custom_ids(
+    provider_env: BatchProviderServer, tmp_path: Path
+) -> None:
+    server = provider_env
+    requests = requests_for(OPENAI, 2, tag="intent")
+    store = RunStore.open(tmp_path / "run")
+    store.add_requests(requests)
+    _, ids = BatchLedger(store).add_intent("openai", OPENAI, [r.request_id for r in requests], 1)
+    store.close()
+    before = len(server.submitted)
+    summary = run(tmp_path / "run", requests, batch=True)
+    assert summary.complete and summary.batched == 2
+    assert [cid for _, cid, _ in server.submitted[before:]] == ids
+
+
+def test_models_without_a_batch_api_stay_synchronous(provider_env: BatchProviderServer, tmp_path: Path) -> None:
+    script = tmp_path / "s.jsonl"
+    script.write_text('{"text": "Yes"}\n')
+    requests = requests_for(f"scripted:{script}", 2, tag="sync") + requests_for(OPENAI, 2, tag="sync")
+    summary = run(tmp_path / "run", requests, batch=True)
+    assert summary.complete and summary.sent == 4 and summary.batched == 2
+    assert events(tmp_path / "run") == Counter({"ok": 2, "batch": 2})
