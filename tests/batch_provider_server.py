@@ -263,7 +263,13 @@ class BatchProviderServer:
         if state is None or state["provider"] != "openai":
             return JSONResponse({"error": {"message": "no such batch", "type": "invalid_request_error"}}, 404)
         self._advance(state)
-        return JSONResponse(self._openai_view(state))
+        view = self._openai_view(state)
+        step = {"completed": "finalizing", "cancelled": "cancelling"}.get(view["status"])
+        if step and not state.get("stepped"):  # one retrieve in the status before the last
+            state["stepped"] = True
+            view = {key: value for key, value in view.items() if key not in ("output_file_id", "error_file_id")}
+            view["status"] = step
+        return JSONResponse(view)
 
     async def openai_list(self, request: Request) -> JSONResponse:
         views = [self._openai_view(s) for s in reversed(list(self.batches.values())) if s["provider"] == "openai"]
@@ -300,7 +306,11 @@ class BatchProviderServer:
                 {"type": "error", "error": {"type": "not_found_error", "message": "no such batch"}}, 404
             )
         self._advance(state)
-        return JSONResponse(self._anthropic_view(state))
+        view = self._anthropic_view(state)
+        if state["note"] == "cancelled" and not state.get("stepped"):  # canceling before ended
+            state["stepped"] = True
+            view |= {"processing_status": "canceling", "results_url": None, "ended_at": None}
+        return JSONResponse(view)
 
     async def anthropic_list(self, request: Request) -> JSONResponse:
         views = [self._anthropic_view(s) for s in reversed(list(self.batches.values())) if s["provider"] == "anthropic"]

@@ -306,6 +306,7 @@ def report(
     """
     from lexprobe.caselaw.judges import load_roster
     from lexprobe.cli.hallucination_tables import print_coverage, print_report, print_side_by_side, print_statistics
+    from lexprobe.engine.batch.status import batch_count_lines, batch_counts
     from lexprobe.hallucination.profile_stats import PROMPT_STYLE_SELECTIONS, profile
     from lexprobe.hallucination.report import report_json, report_rows
     from lexprobe.hallucination.results import read_runs
@@ -322,6 +323,7 @@ def report(
     self_judged = {row["model"] for row in models if row["self_judged"]}
     mark_self_judged(stats["rates"], self_judged)
     coverage = [row for info in infos for row in info.coverage_rows()]
+    batched = [batch_counts(info.run_dir) for info in infos]  # how many answers came by a provider's batch API
     if html is not None:
         from lexprobe.hallucination.html_report import write_html_report
 
@@ -336,7 +338,7 @@ def report(
             single = report_json(infos[0].model, report_rows(units))
             single["rows"] = mark_self_judged(single["rows"], self_judged, models[0]["model"])
             single |= {"judge": models[0]["judge"], "self_judged": models[0]["self_judged"]}
-        print(json.dumps(single | {"models": models} | stats | {"coverage": coverage}))
+        print(json.dumps(single | {"models": models} | stats | {"coverage": coverage, "batch": batched}))
         return
     if len(infos) == 1:
         print_report(infos[0].model, report_rows(units), self_judged=models[0]["self_judged"])
@@ -344,6 +346,8 @@ def report(
         print_side_by_side(stats["rates"], [info.label for info in infos])
     print_statistics(stats)
     print_coverage(coverage)
+    for line in batch_count_lines(batched):
+        out.print(safe_text(line), highlight=False, markup=False)
     if any(row["lower_bound"] for row in stats["rates"]):
         for model in models:
             judged = f" ({SELF_JUDGED}: the model judged its own pairs)" if model["self_judged"] else ""

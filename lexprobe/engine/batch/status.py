@@ -12,7 +12,10 @@ from lexprobe.engine.store import RunStore
 
 
 def batched_answers(store: RunStore) -> int:
-    """How many stored answers came by a provider's batch API (telemetry event `batch`)."""
+    """How many stored answers came by a provider's batch API (telemetry event `batch`); 0 at once, without reading
+    the telemetry, for a run that never batched (no ledger)."""
+    if not BatchLedger(store).exists():
+        return 0
     (count,) = store.conn.execute(
         "SELECT COUNT(DISTINCT t.request_id) FROM telemetry t JOIN responses r ON r.request_id = t.request_id "
         "WHERE t.event = 'batch'"
@@ -57,3 +60,25 @@ def age_text(seconds: float) -> str:
     if seconds < 172800:
         return f"{seconds / 3600:.1f}h"
     return f"{seconds / 86400:.1f}d"
+
+
+def batch_counts(run_dir: Path) -> dict[str, Any]:
+    """{"run_dir", "answers", "batched_answers"} of one run directory, for the reports (read-only)."""
+    store = RunStore.open_read_only(run_dir)
+    try:
+        return {
+            "run_dir": str(run_dir),
+            "answers": store.counts()["completed"],
+            "batched_answers": batched_answers(store),
+        }
+    finally:
+        store.close()
+
+
+def batch_count_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """One line per run whose answers came (partly) by batch, for the terminal report; none when no answer did."""
+    return [
+        f"answers by batch (provider batch API): {row['batched_answers']:,} of {row['answers']:,} ({row['run_dir']})"
+        for row in rows
+        if row["batched_answers"]
+    ]
