@@ -16,10 +16,12 @@ import pytest
 from batch_provider_server import BatchProviderServer
 
 from lexprobe.engine import Engine, EngineConfig, ResponseCache, RunStore, RunSummary
+from lexprobe.engine.batch.estimate import batch_estimate
 from lexprobe.engine.batch.ledger import BatchLedger
 from lexprobe.engine.batch.providers import AnthropicBatches, OpenAIBatches, open_provider, split_batches
 from lexprobe.engine.batch.runner import MAX_ROUNDS
-from lexprobe.engine.batch.status import batch_status
+from lexprobe.engine.batch.status import batch_count_lines, batch_status
+from lexprobe.engine.estimate import estimate_run
 from lexprobe.models.errors import ModelError
 from lexprobe.models.pricing import batch_price, price_for
 from lexprobe.models.types import Request
@@ -243,3 +245,24 @@ def test_models_without_a_batch_api_stay_synchronous(provider_env: BatchProvider
     summary = run(tmp_path / "run", requests, batch=True)
     assert summary.complete and summary.sent == 4 and summary.batched == 2
     assert events(tmp_path / "run") == Counter({"ok": 2, "batch": 2})
+
+
+def test_dry_run_lines_and_models_without_a_batch_api(tmp_path: Path) -> None:
+    script = tmp_path / "s.jsonl"
+    script.write_text('{"text": "Yes"}\n')
+    requests = requests_for(f"scripted:{script}", 3, tag="dry") + requests_for(OPENAI, 4, tag="dry")
+    estimate = estimate_run(requests)
+    estimate.batch = batch_estimate(estimate, requests, None, None)
+    assert estimate.batch["synchronous"] == 3 and estimate.batch["requests"] == 4 and estimate.batch["batches"] == 1
+    (share,) = [row for row in estimate.by_model if row.model == OPENAI]
+    assert estimate.batch["max_cost_usd"] == pytest.approx(share.max_cost_usd / 2)
+    lines = estimate.lines().splitlines()
+    assert lines[-2].startswith("batch: 4 requests in 1 batch(es), at most $")
+    assert lines[-2].endswith("; 3 request(s) of models without a batch API stay synchronous")
+    assert lines[-1].startswith(f"  {OPENAI}: 4 requests, 1 batch(es)")
+    assert estimate_run(requests).batch is None  # without --batch: no batch part
+
+
+def test_report_lines_only_for_runs_with_batched_answers() -> None:
+    rows = [{"run_dir": "a", "answers": 10, "batched_answers": 7}, {"run_dir": "b", "answers": 5, "batched_answers": 0}]
+    assert batch_count_lines(rows) == ["answers by batch (provider batch API): 7 of 10 (a)"]
