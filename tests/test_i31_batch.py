@@ -266,3 +266,24 @@ def test_dry_run_lines_and_models_without_a_batch_api(tmp_path: Path) -> None:
 def test_report_lines_only_for_runs_with_batched_answers() -> None:
     rows = [{"run_dir": "a", "answers": 10, "batched_answers": 7}, {"run_dir": "b", "answers": 5, "batched_answers": 0}]
     assert batch_count_lines(rows) == ["answers by batch (provider batch API): 7 of 10 (a)"]
+
+
+def test_synchronous_calls_bypass_batching(provider_env: BatchProviderServer, tmp_path: Path) -> None:
+    """An agent's turns (`Engine.run(..., synchronous=True)`, what the investigation harness passes) never wait for
+    a batch, even under --batch; a judge's call from the same engine does go by batch."""
+    server = provider_env
+    turn, judge = requests_for(OPENAI, 1, tag="turn"), requests_for(ANTHROPIC, 1, tag="judge")
+
+    async def main() -> tuple[RunSummary, RunSummary]:
+        store = RunStore.open(tmp_path / "run")
+        engine = Engine(store, None, EngineConfig(batch=True, batch_poll_s=0.02, progress=False, use_cache=False))
+        try:
+            return await engine.run(turn, synchronous=True), await engine.run(judge)
+        finally:
+            await engine.aclose()
+            store.close()
+
+    calls, batches = server.sync_calls, len(server.batches)
+    agent, judged = asyncio.run(main())
+    assert (agent.sent, agent.batched, server.sync_calls - calls) == (1, 0, 1)
+    assert (judged.sent, judged.batched, len(server.batches) - batches) == (1, 1, 1)
