@@ -8,6 +8,7 @@ created before a crash recorded its id is found on the provider instead of being
 from __future__ import annotations
 
 import asyncio
+import re
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,7 +23,7 @@ from lexprobe.engine.batch.providers import AnthropicBatches, OpenAIBatches, ope
 from lexprobe.engine.batch.runner import MAX_ROUNDS
 from lexprobe.engine.batch.status import batch_count_lines, batch_status
 from lexprobe.engine.estimate import estimate_run
-from lexprobe.models.errors import ModelError
+from lexprobe.models.errors import ModelConfigError, ModelError
 from lexprobe.models.pricing import batch_price, price_for
 from lexprobe.models.types import Request
 
@@ -287,3 +288,51 @@ def test_synchronous_calls_bypass_batching(provider_env: BatchProviderServer, tm
     agent, judged = asyncio.run(main())
     assert (agent.sent, agent.batched, server.sync_calls - calls) == (1, 0, 1)
     assert (judged.sent, judged.batched, len(server.batches) - batches) == (1, 1, 1)
+
+
+def test_an_openai_compatible_server_with_batch_endpoints(provider_env: BatchProviderServer, tmp_path: Path) -> None:
+    model = f"openai-compatible/served-model@{provider_env.url}/v1"
+    summary = run(tmp_path / "run", requests_for(model, 3, tag="compat"), batch=True)
+    assert summary.complete and summary.batched == 3 and summary.cost_usd is None  # no list price for a server
+    assert {response.model for response in stored(tmp_path / "run").values()} == {"served-model"}
+
+
+def test_a_server_without_batch_endpoints_ends_the_run_with_one_line(
+    provider_env: BatchProviderServer, tmp_path: Path
+) -> None:
+    model = f"openai-compatible/m@{provider_env.url}/no-batches/v1"
+    with pytest.raises(ModelConfigError, match=r"batch lx[0-9a-f]{16}: .*404"):
+        run(tmp_path / "run", requests_for(model, 2, tag="nobatch"), batch=True)
+    (row,) = batch_status(tmp_path / "run")["batches"]
+    assert row["state"] == "submitting" and row["provider_id"] is None  # recorded; a rerun looks for it first
+
+
+def test_an_intent_whose_requests_were_answered_meanwhile_sends_only_the_rest(
+    provider_env: BatchProviderServer, tmp_path: Path
+) -> None:
+    server = provider_env
+    requests = requests_for(OPENAI, 3, tag="meanwhile")
+    store = RunStore.open(tmp_path / "run")
+    store.add_requests(requests)
+    _, ids = BatchLedger(store).add_intent("openai", OPENAI, [r.request_id for r in requests], 1)
+    store.close()
+    run(tmp_path / "run", requests[:1], batch=False)  # a rerun without --batch answered one of them
+    before = len(server.submitted)
+    summary = run(tmp_path / "run", requests, batch=True)
+    assert summary.already_done == 1 and summary.batched == 2
+    assert [cid for _, cid, _ in server.submitted[before:]] == ids[1:]
+    (row,) = batch_status(tmp_path / "run")["batches"]
+    assert row["items"] == {"missing": 1, "succeeded": 2}
+
+
+def test_help_says_agent_calls_stay_synchronous() -> None:
+    from typer.testing import CliRunner
+
+    from lexprobe.cli import app
+
+    for command in (["hallucination", "run"], ["investigation", "qa"], ["investigation", "build"]):
+        result = CliRunner().invoke(app, [*command, "--help"])
+        assert result.exit_code == 0, result.output
+        text = " ".join(re.sub(r"[│╭╮╰╯─]", " ", result.output).split())  # the help's boxes and line breaks
+        assert "--batch" in text and "Multi-turn agent calls stay synchronous" in text, text
+    assert "--batch" not in CliRunner().invoke(app, ["investigation", "run", "--help"]).output

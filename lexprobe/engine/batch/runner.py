@@ -207,6 +207,15 @@ class _ModelBatches:
                 logger.warning("%s: batch %s was created before the crash: found as %s", self.spec, row.local_id,
                                found)  # fmt: skip
                 return True
+        answered = [cid for cid, rid in batch.items.items() if rid not in self.pending]
+        if answered:  # answered meanwhile (a run without --batch): not sent
+            self.ledger.set_items([("missing", "answered before this batch was created", cid) for cid in answered])
+            for cid in answered:
+                del batch.items[cid]
+        if not batch.items:
+            self.ledger.set_collected(row.local_id, (0, 0), "nothing left to send")
+            self.open.remove(batch)
+            return True
         entries = [self.provider.entry(cid, self.pending[rid]) for cid, rid in batch.items.items()]
         batch.fresh = False
         provider_id, status = await self.provider.submit(row.local_id, entries)
