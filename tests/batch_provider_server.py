@@ -86,6 +86,7 @@ class BatchProviderServer:
         self.faults: list[str] = []
         self.sticky_faults = False  # keep `faults` for every later batch too
         self.expire_next = self.cancel_next = self.failed_next = False
+        self.content_errors = 0  # answer this many result-file downloads with a 503 first
         self.server: uvicorn.Server | None = None
         self.thread: threading.Thread | None = None
         self.url = ""
@@ -132,6 +133,7 @@ class BatchProviderServer:
         with self.lock:
             self.hold, self.hold_polls, self.faults, self.sticky_faults = False, 1, [], False
             self.expire_next = self.cancel_next = self.failed_next = False
+            self.content_errors = 0
 
     # -- synchronous calls -----------------------------------------------------------------------------------------
 
@@ -197,6 +199,9 @@ class BatchProviderServer:
                              "filename": "input.jsonl", "purpose": "batch", "status": "processed"})  # fmt: skip
 
     async def file_content(self, request: Request) -> Response:
+        if self.content_errors:
+            self.content_errors -= 1
+            return JSONResponse({"error": {"message": "scripted outage", "type": "server_error"}}, 503)
         return Response(self.files[request.path_params["file_id"]], media_type="application/octet-stream")
 
     async def openai_create(self, request: Request) -> JSONResponse:

@@ -336,3 +336,9 @@ def test_help_says_agent_calls_stay_synchronous() -> None:
         text = " ".join(re.sub(r"[│╭╮╰╯─]", " ", result.output).split())  # the help's boxes and line breaks
         assert "--batch" in text and "Multi-turn agent calls stay synchronous" in text, text
     assert "--batch" not in CliRunner().invoke(app, ["investigation", "run", "--help"]).output
+
+
+def test_a_fault_while_reading_results_reads_them_again(provider_env: BatchProviderServer, tmp_path: Path) -> None:
+    provider_env.content_errors = 4  # one more than the SDK's own retries: lexprobe reads the results at the next poll
+    summary = run(tmp_path / "run", requests_for(OPENAI, 3, tag="outage"), batch=True)
+    assert summary.complete and summary.batched == 3 and provider_env.content_errors == 0

@@ -34,6 +34,7 @@ from lexprobe.engine.batch.providers import (
 )
 from lexprobe.engine.store import TelemetryRow
 from lexprobe.engine.summary import RunSummary
+from lexprobe.errors import LexprobeError
 from lexprobe.models.errors import ModelConfigError, ModelError, TransientModelError
 from lexprobe.models.types import Request, Response
 
@@ -176,10 +177,15 @@ class _ModelBatches:
                 continue
             batch.polls += 1
             self.ledger.set_state(batch.row.local_id, poll.status, poll.counts, poll.note)
-            if poll.ended:
+            if not poll.ended:
+                continue
+            try:  # a fault while reading results: the batch stays open and is read again (stored answers kept)
                 await self._collect(batch, poll)
-                self.open.remove(batch)
-                changed = True
+            except Exception as exc:  # classified as above
+                self._fault(exc, batch)
+                continue
+            self.open.remove(batch)
+            changed = True
         if changed:
             self._resubmit()
         return changed
@@ -187,6 +193,8 @@ class _ModelBatches:
     def _fault(self, exc: Exception, batch: _Open) -> None:
         """A failed provider call: passing faults are retried on the next cycle, the rest end the run."""
         assert self.provider is not None
+        if isinstance(exc, LexprobeError):  # the run store's own errors (a full disk) are no provider fault
+            raise exc
         error = exc if isinstance(exc, ModelError) else self.provider.classify(exc)
         if not isinstance(error, TransientModelError):
             raise ModelConfigError(f"{self.spec}: batch {batch.provider_id or batch.row.local_id}: {error}") from exc
