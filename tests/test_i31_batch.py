@@ -342,3 +342,15 @@ def test_a_fault_while_reading_results_reads_them_again(provider_env: BatchProvi
     provider_env.content_errors = 4  # one more than the SDK's own retries: lexprobe reads the results at the next poll
     summary = run(tmp_path / "run", requests_for(OPENAI, 3, tag="outage"), batch=True)
     assert summary.complete and summary.batched == 3 and provider_env.content_errors == 0
+
+
+def test_the_html_report_names_the_answers_that_came_by_batch(tmp_path: Path) -> None:
+    from lexprobe.caselaw.judges import load_roster
+    from lexprobe.hallucination.html_report import write_html_report
+    from lexprobe.hallucination.profile_stats import profile
+    from lexprobe.hallucination.results import Unit
+
+    units = [Unit("m", "existence", "scotus", "zero", label) for label in ("correct", "hallucination")]
+    models = [{"model": "m", "run_dir": "runs/m", "judge": "m", "answers": 2, "batched_answers": 2}]
+    write_html_report(tmp_path / "r.html", models, profile(units, load_roster()), units)
+    assert "2 of 2 answers by batch" in (tmp_path / "r.html").read_text()

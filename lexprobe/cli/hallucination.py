@@ -328,7 +328,8 @@ def report(
         from lexprobe.hallucination.html_report import write_html_report
 
         try:
-            write_html_report(html, models, stats, units, coverage=coverage)
+            with_batch = [model | counts for model, counts in zip(models, batched, strict=True)]
+            write_html_report(html, with_batch, stats, units, coverage=coverage)
         except OSError as exc:
             raise BadInputError(f"cannot write {html}: {exc}") from None
         err.print(f"wrote {html}", highlight=False, soft_wrap=True)
