@@ -354,3 +354,30 @@ def test_the_html_report_names_the_answers_that_came_by_batch(tmp_path: Path) ->
     models = [{"model": "m", "run_dir": "runs/m", "judge": "m", "answers": 2, "batched_answers": 2}]
     write_html_report(tmp_path / "r.html", models, profile(units, load_roster()), units)
     assert "2 of 2 answers by batch" in (tmp_path / "r.html").read_text()
+
+
+def test_investigation_qa_batches_the_judge_and_never_the_agent(
+    provider_env: BatchProviderServer, tmp_path: Path
+) -> None:
+    import json
+
+    from lexprobe.investigation.harness import HarnessSettings
+    from lexprobe.investigation.qa import run_qa
+    from lexprobe.investigation.sample import build_sample_environment
+
+    server = provider_env
+    env = build_sample_environment(tmp_path / "env", "merits")
+    config = EngineConfig(progress=False, max_retries=0, batch=True, batch_poll_s=0.02)
+    # an agent with a batch API under --batch: its turns go one by one (the server's "Yes"/"No" has no ANSWER:)
+    calls, batches = server.sync_calls, len(server.batches)
+    settings = HarnessSettings(model=OPENAI, tool_budget=2)
+    records = asyncio.run(run_qa([env], settings, ANTHROPIC, tmp_path / "agent", None, config))
+    assert records and server.sync_calls - calls >= len(records) and len(server.batches) == batches
+    # a scripted agent that answers: each question's judge call goes by batch
+    agent = tmp_path / "agent.jsonl"
+    agent.write_text(json.dumps({"text": "ANSWER: 229 of 600 units failed."}) + "\n")
+    settings = HarnessSettings(model=f"scripted:{agent}", tool_budget=2)
+    records = asyncio.run(run_qa([env], settings, OPENAI, tmp_path / "judged", None, config))
+    assert len(server.batches) - batches == len(records) > 0
+    assert all(record.judge_reply in ("Yes", "No") for record in records)
+    assert batch_status(tmp_path / "judged")["batched_answers"] == len(records)
