@@ -381,3 +381,26 @@ def test_investigation_qa_batches_the_judge_and_never_the_agent(
     assert len(server.batches) - batches == len(records) > 0
     assert all(record.judge_reply in ("Yes", "No") for record in records)
     assert batch_status(tmp_path / "judged")["batched_answers"] == len(records)
+
+
+def test_the_construction_pipelines_calls_go_by_batch(provider_env: BatchProviderServer, tmp_path: Path) -> None:
+    """`investigation build --batch`: a stage's calls (`EngineTextSource.complete`, what every generation and judging
+    stage sends) go in one batch each, the answers back in call order."""
+    from lexprobe.investigation.pipeline.context import BuildSettings
+    from lexprobe.investigation.pipeline.engine_source import EngineTextSource
+    from lexprobe.investigation.pipeline.llm import LLMCall
+
+    schema = {"type": "object", "properties": {"answer": {"type": "string"}}}
+    settings = BuildSettings(generator=OPENAI, judge=ANTHROPIC)
+    calls = [LLMCall("generate", f"doc{i}", "generator" if i % 2 else "judge", f"Write document {i}.", schema)
+             for i in range(4)]  # fmt: skip
+    source = EngineTextSource(settings, tmp_path / "run", None, EngineConfig(progress=False, batch=True,
+                                                                             batch_poll_s=0.02))  # fmt: skip
+    batches = len(provider_env.batches)
+    try:
+        answers = source.complete(calls)
+    finally:
+        source.close()
+    assert [answer.text in ("Yes", "No") for answer in answers] == [True] * 4
+    assert len(provider_env.batches) - batches == 2  # one per model
+    assert batch_status(tmp_path / "run")["batched_answers"] == 4
