@@ -27,6 +27,8 @@ from lexprobe.models.errors import ModelConfigError, ModelError
 from lexprobe.models.pricing import batch_price, price_for
 from lexprobe.models.types import Request
 
+pytestmark = pytest.mark.slow  # starts the batch provider server (and, in the CLI file, subprocesses)
+
 OPENAI = "openai/gpt-4o-mini"
 ANTHROPIC = "anthropic/claude-3-5-haiku-latest"
 

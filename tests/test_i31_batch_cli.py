@@ -20,6 +20,8 @@ import pytest
 from batch_provider_server import BatchProviderServer
 from test_startup_imports import HEAVY, imported_modules
 
+pytestmark = pytest.mark.slow  # starts the batch provider server (and, in the CLI file, subprocesses)
+
 LEXPROBE = str(Path(sys.executable).with_name("lexprobe"))
 MODEL = "openai/gpt-4o-mini"
 JUDGE = "anthropic/claude-3-5-haiku-latest"
