@@ -3,12 +3,13 @@ message-batch endpoints of Anthropic, with their real status values, on 127.0.0.
 
 Every request is answered by one rule (`answer_for`), synchronously or in a batch alike, so a batched run and a
 synchronous one must store the same answers. A batch moves one status further on each retrieve (OpenAI validating ->
-in_progress -> finalizing -> completed; Anthropic in_progress -> ended), stays in progress while `hold` is set, and
-can be scripted: `faults` (outcomes for the items of the next batch to end, in input order: "ok", "errored",
-"expired", "canceled"; every later batch too with `sticky_faults`), `expire_next` (the next batch expires: its
-second half unanswered), `cancel_next` (the next batch is cancelled by hand), `failed_next` (OpenAI: the next batch
-fails validation). Results come in reverse input order. `submitted` records every item of every batch created:
-(provider, custom id, body).
+in_progress -> finalizing -> completed, or cancelling -> cancelled; Anthropic in_progress (-> canceling) -> ended),
+stays in progress while `hold` is set, and can be scripted: `faults` (outcomes for the items of the next batch to
+end, in input order: "ok", "errored", "expired", "canceled"; every later batch too with `sticky_faults`),
+`expire_next` (the next batch expires: its second half unanswered), `cancel_next` (the next batch is cancelled by
+hand), `failed_next` (OpenAI: the next batch fails validation), `content_errors` (result downloads answered 503
+first). Results come in reverse input order. `submitted` records every item of every batch created: (provider,
+custom id, body).
 """
 
 from __future__ import annotations
