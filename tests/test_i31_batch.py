@@ -131,6 +131,7 @@ def test_batched_answers_equal_synchronous_ones_at_half_price(
     report = batch_status(tmp_path / "batch")
     assert [b["round"] for b in report["batches"]] == [1, 2]
     assert report["batches"][0]["items"] == {"succeeded": 3, "expired": 1, "errored": 1, "canceled": 1}
+    assert len(report["batches"][0]["reasons"]) == 3 and all(report["batches"][0]["reasons"].values())
     assert report["batched_answers"] == 6 and report["open"] == 0
     retries = [row for row in RunStore.open_read_only(tmp_path / "batch").telemetry() if row.event == "retry"]
     assert sorted(row.error.split(":")[0] for row in retries) == ["batch canceled", "batch errored", "batch expired"]

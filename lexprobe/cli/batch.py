@@ -53,7 +53,7 @@ def status(
     for row in report["batches"]:
         cells = (row["local_id"], row["provider_id"] or "-", row["model"], str(row["round"]), row["state"],
                  str(row["requests"]), str(row["succeeded"]), str(row["failed"]), age_text(row["age_s"]),
-                 "yes" if row["collected"] else "open", row["note"])  # fmt: skip
+                 "yes" if row["collected"] else "open", _note(row))  # fmt: skip
         table.add_row(*(Text(safe_text(str(cell))) for cell in cells))
     wide(160).print(table)
     out.print(
@@ -61,3 +61,10 @@ def status(
         f"{report['answers']:,} stored answers came by batch; {report['pending']:,} request(s) pending",
         highlight=False,
     )
+
+
+def _note(row: dict) -> str:
+    """The batch's note and why its unanswered items have no answer ("expired: ... x3")."""
+    parts = [row["note"]] if row["note"] else []
+    parts += [f"{reason} x{count}" for reason, count in row["reasons"].items()]
+    return "; ".join(parts)

@@ -24,20 +24,27 @@ def batched_answers(store: RunStore) -> int:
 
 
 def batch_status(run_dir: Path) -> dict[str, Any]:
-    """Every batch of the run at `run_dir` (state, counts, age, item states, note), the answers that came by batch
-    and the run's pending count. Opens the store read-only; raises `StoreError` for a folder that is no run."""
+    """Every batch of the run at `run_dir` (state, counts, age, item states, why items have no answer, note), the
+    answers that came by batch and the run's pending count. Opens the store read-only; raises `StoreError` for a
+    folder that is no run."""
     store = RunStore.open_read_only(run_dir)
     try:
         ledger = BatchLedger(store)
         rows = ledger.batches() if ledger.exists() else []
         items: dict[str, dict[str, int]] = {}
+        reasons: dict[str, dict[str, int]] = {}
         if rows:
-            for local_id, state, count in store.conn.execute(
-                "SELECT local_id, state, COUNT(*) FROM batch_items GROUP BY local_id, state"
+            for local_id, state, reason, count in store.conn.execute(
+                "SELECT local_id, state, COALESCE(reason, ''), COUNT(*) FROM batch_items GROUP BY local_id, state, 3"
             ):
-                items.setdefault(local_id, {})[state] = count
+                items.setdefault(local_id, {})
+                items[local_id][state] = items[local_id].get(state, 0) + count
+                if state not in ("submitted", "succeeded"):
+                    why = f"{state}: {reason}" if reason else state
+                    reasons.setdefault(local_id, {})[why] = count
         now = time.time()
-        batches = [row.as_dict(now) | {"items": items.get(row.local_id, {})} for row in rows]
+        batches = [row.as_dict(now) | {"items": items.get(row.local_id, {}), "reasons": reasons.get(row.local_id, {})}
+                   for row in rows]  # fmt: skip
         counts = store.counts()
         return {
             "run_dir": str(run_dir),
