@@ -128,7 +128,8 @@ class OpenAIBatches(BatchProvider):
         self.hosted = spec.backend == "openai"
         base_url = spec.base_url if not self.hosted else os.environ.get("OPENAI_BASE_URL") or None
         api_key = os.environ.get("OPENAI_API_KEY") or ("not-needed" if not self.hosted else None)
-        self.client = openai.AsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=3)
+        # the SDK retries a failed call twice; after that the runner tries again at the next poll
+        self.client = openai.AsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=2)
 
     def entry(self, custom_id: str, request: Request) -> dict[str, Any]:
         """A line of the batch input file: the same body the synchronous backend posts."""
@@ -231,7 +232,7 @@ class AnthropicBatches(BatchProvider):
         import anthropic
 
         super().__init__(spec)
-        self.client = anthropic.AsyncAnthropic(max_retries=3)
+        self.client = anthropic.AsyncAnthropic(max_retries=2)  # then the runner tries again at the next poll
 
     def entry(self, custom_id: str, request: Request) -> dict[str, Any]:
         """`{"custom_id", "params"}`, the params those of the synchronous call (temperature in the body)."""
