@@ -1,7 +1,8 @@
 """The options shared by lexprobe commands, defined once as `Annotated` aliases, and what they turn into.
 
 Every command that talks to a model takes `--model` (or names its model options otherwise) and the engine options
-`--concurrency`, `--no-cache`, `--max-retries`, `--timeout` (and `--dry-run` where it can count a job first). Typer
+`--concurrency`, `--no-cache`, `--max-retries`, `--timeout`, `--ray`, `--ray-workers` (and `--dry-run` where it can
+count a job first). Typer
 has no option groups, so the `engine_options` decorator supplies them: the command declares one `engine:
 EngineOptions` parameter, the decorator puts the shared options in its place in the signature Typer reads and calls
 the command with the `EngineOptions` they make. `option_group` does the same for any other dataclass of options
@@ -42,6 +43,8 @@ __all__ = [
     "JsonOpt",
     "ModelOpt",
     "NoCacheOpt",
+    "RayOpt",
+    "RayWorkersOpt",
     "RetriesOpt",
     "TimeoutOpt",
     "concurrency_option",
@@ -72,6 +75,26 @@ RetriesOpt = Annotated[
     int, typer.Option("--max-retries", min=0, help="Retries on rate limits, 5xx, timeouts and resets.")
 ]
 TimeoutOpt = Annotated[float | None, typer.Option("--timeout", min=0.1, help="Per-request time limit in seconds.")]
+RayOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--ray",
+        metavar="ADDRESS",
+        help="Send the model calls to Ray workers, one model client each (pip install 'lexprobe[ray]'): `local` "
+        "starts a local Ray instance, `auto` or `ray://HOST:PORT` joins a cluster. This process still writes the "
+        "run store, so the run resumes and reports as a local one; agent episodes keep their tools and sandbox "
+        "here, only their model calls go to the workers.",
+    ),
+]
+RayWorkersOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--ray-workers",
+        min=1,
+        help="With --ray: workers per model (default: one per free CPU for the embedded model, one per node for "
+        "endpoints); --concurrency then counts calls per worker.",
+    ),
+]
 
 
 def concurrency_option(help: str) -> Any:
@@ -111,16 +134,25 @@ def engine_config(
     timeout: float | None = None,
     *,
     progress: bool | None = None,
+    ray: str | None = None,
+    ray_workers: int | None = None,
 ) -> EngineConfig:
-    """Return the engine settings of a command; a progress bar only when stderr is a terminal (unless `progress`)."""
+    """Return the engine settings of a command; a progress bar only when stderr is a terminal (unless `progress`).
+    A `ray` address is checked here (its form, the package installed), before any work."""
     from lexprobe.engine.config import EngineConfig
 
+    if ray is not None:
+        from lexprobe.engine.ray_setup import check_ray_address
+
+        ray = check_ray_address(ray)
     return EngineConfig(
         concurrency=concurrency,
         use_cache=not no_cache,
         max_retries=max_retries,
         timeout_s=timeout,
         progress=sys.stderr.isatty() if progress is None else progress,
+        ray=ray,
+        ray_workers=ray_workers,
     )
 
 
@@ -133,10 +165,13 @@ class EngineOptions:
     dry_run: bool = False
     max_retries: int = DEFAULT_RETRIES
     timeout: float | None = None
+    ray: str | None = None
+    ray_workers: int | None = None
 
     def config(self, *, progress: bool | None = None) -> EngineConfig:
         """Return the engine settings (see `engine_config`)."""
-        return engine_config(self.concurrency, self.no_cache, self.max_retries, self.timeout, progress=progress)
+        return engine_config(self.concurrency, self.no_cache, self.max_retries, self.timeout, progress=progress,
+                             ray=self.ray, ray_workers=self.ray_workers)  # fmt: skip
 
     def cache(self) -> ResponseCache | None:
         """Return the shared response cache, or None under `--no-cache`, and under `--dry-run` while there is no
@@ -158,13 +193,16 @@ ENGINE_OPTION_TYPES = {
     "dry_run": DryRunOpt,
     "max_retries": RetriesOpt,
     "timeout": TimeoutOpt,
+    "ray": RayOpt,
+    "ray_workers": RayWorkersOpt,
 }
 
 
 def engine_options(*, concurrency: bool = True, dry_run: bool = False) -> Callable[[Callable], Callable]:
     """Return a decorator that gives a command the shared engine options in place of its `engine: EngineOptions`
     parameter: `--concurrency` (unless `concurrency` is False: the command has its own), `--no-cache`, `--dry-run`
-    (only if `dry_run`), `--max-retries` and `--timeout`; the command is called with `engine=EngineOptions(...)`."""
+    (only if `dry_run`), `--max-retries`, `--timeout`, `--ray` and `--ray-workers`; the command is called with
+    `engine=EngineOptions(...)`."""
     chosen = {"concurrency": concurrency, "dry_run": dry_run}
     types = {name: kind for name, kind in ENGINE_OPTION_TYPES.items() if chosen.get(name, True)}
     return lambda command: option_group(command, "engine", EngineOptions, types)

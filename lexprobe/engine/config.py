@@ -28,3 +28,14 @@ class EngineConfig(BaseModel):
     )
     use_cache: bool = Field(default=True, description="Read and write the shared response cache.")
     progress: bool = Field(default=True, description="Show a progress bar on stderr.")
+    ray: str | None = Field(
+        default=None,
+        description="Send the model calls to Ray workers: `local` (a private instance), `auto`, `ray://HOST:PORT` "
+        "or `HOST:PORT`; None runs them in this process. The store is written by this process either way.",
+    )
+    ray_workers: int | None = Field(
+        default=None,
+        ge=1,
+        description="Ray workers (actors) per model. None: one per free CPU for the embedded model, one per node "
+        "for endpoints. `concurrency` then counts calls in flight per worker.",
+    )
