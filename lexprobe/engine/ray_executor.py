@@ -186,6 +186,13 @@ class RayModel(Model):
             else:
                 workers = sum(1 for node in ray.nodes() if node.get("Alive"))
         self.size = max(1, workers)
+        total = int(ray.cluster_resources().get("CPU", 0))
+        if self.cpus and self.size * self.cpus > total:
+            raise ModelConfigError(f"{spec}: {self.size} Ray workers need {self.size * self.cpus} CPUs; the cluster "
+                                   f"has {total}")  # fmt: skip
+        if self.cpus and workers == 0:
+            raise ModelConfigError(f"{spec}: no free CPU in the Ray cluster for its workers (other workers hold all "
+                                   f"{total}): use one spec for the model and its judge, or add nodes")  # fmt: skip
         self.per_actor = concurrency or inner.default_concurrency
         self.default_concurrency = self.size * self.per_actor
         self.identity = model_identity(spec)
@@ -264,7 +271,10 @@ class RayModel(Model):
             slot.outstanding -= 1
         if status == "ok":
             return value
-        raise unpack_error(*value)
+        error = unpack_error(*value)
+        if isinstance(error, ModelConfigError):  # the model does not load there: say where
+            raise ModelConfigError(f"{self.spec.raw}: Ray worker on node {slot.info.get('node', '?')}: {error}")
+        raise error
 
     def _replace(self, slot: _Slot, generation: int) -> None:
         """Replace `slot`'s dead actor by a new one, unless another failed call already did."""
