@@ -113,6 +113,27 @@ def test_embedded_profile_through_ray_matches_local(ray_address: str, case_db_pa
     assert through_ray == in_process and '"rows"' in through_ray
 
 
+def test_investigation_episodes_through_ray_match_local(ray_address: str, tmp_path: Path) -> None:
+    """An episode stays on the driver (its tools read the environment here) while each of its model calls goes to a
+    Ray worker: the same steps, verdicts and stored answers as a local run."""
+    from lexprobe.investigation.sample import build_sample_environment
+
+    env = build_sample_environment(tmp_path / "env", "merits")
+    script = tmp_path / "agent.jsonl"
+    lines = [{"tool_calls": [{"name": "glob", "arguments": {"pattern": "*"}}]}, {"text": "Summary: nothing."},
+             {"when": "give your view on each hypothesis", "text": '[{"label": "H1", "verdict": "A"}]'}]  # fmt: skip
+    script.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    args = ["investigation", "run", str(env), "--model", f"scripted:{script}", "--epochs", "2", "--no-cache"]
+    local, remote = tmp_path / "local", tmp_path / "ray"
+    first, second = run_both([*args, "--run-dir", str(local)],
+                             [*args, "--run-dir", str(remote), "--ray", ray_address, "--ray-workers", "2"])  # fmt: skip
+    assert first.returncode == 0, first.stderr
+    assert second.returncode == 0, second.stderr
+    assert second.stdout == first.stdout and first.stdout.count(": complete, 2 steps, 1 tool calls") == 2
+    answers = stored_answers(local)
+    assert len(answers) == 6 and stored_answers(remote) == answers
+
+
 class SlowEcho(BaseHTTPRequestHandler):
     """A chat-completions endpoint that answers each request after DELAY_S with its last user message echoed;
     `server.seen` counts the requests received per prompt."""

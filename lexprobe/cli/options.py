@@ -80,7 +80,7 @@ RayOpt = Annotated[
     typer.Option(
         "--ray",
         metavar="ADDRESS",
-        help="Send the model calls to Ray workers, one model client each (pip install 'lexprobe[ray]'): `local` "
+        help="Send the model calls to Ray workers, one model client each (pip install 'lexprobe\\[ray]'): `local` "
         "starts a local Ray instance, `auto` or `ray://HOST:PORT` joins a cluster. This process still writes the "
         "run store, so the run resumes and reports as a local one; agent episodes keep their tools and sandbox "
         "here, only their model calls go to the workers.",
@@ -92,7 +92,7 @@ RayWorkersOpt = Annotated[
         "--ray-workers",
         min=1,
         help="With --ray: workers per model (default: one per free CPU for the embedded model, one per node for "
-        "endpoints); --concurrency then counts calls per worker.",
+        "endpoints); where --concurrency counts requests, it then counts them per worker.",
     ),
 ]
 
