@@ -14,7 +14,9 @@ import asyncio
 import json
 import logging
 import os
+import pickle
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -28,6 +30,7 @@ from pathlib import Path
 import pytest
 
 from lexprobe.engine import Engine, EngineConfig, RunStore
+from lexprobe.models.errors import ModelConfigError
 from lexprobe.models.types import Request
 
 pytestmark = pytest.mark.slow
@@ -221,6 +224,39 @@ async def test_killed_worker_loses_nothing_and_rerun_sends_nothing(
         await rerun.aclose()
     assert (again.already_done, again.sent) == (12, 0)
     assert echo_server.seen == sent_before  # type: ignore[attr-defined]
+
+
+async def test_a_model_that_does_not_load_on_a_worker_ends_the_run_naming_the_node(
+    ray_address: str, tmp_path: Path
+) -> None:
+    """A GGUF whose header passes the driver's check but whose body does not load: the worker's first call fails,
+    and the run ends with the model error naming the worker's node (exit 2 on the command line)."""
+    bad = tmp_path / "truncated.gguf"
+    bad.write_bytes(b"GGUF" + bytes(64))
+    spec = f"local:{bad}"
+    config = EngineConfig(ray=ray_address, ray_workers=1, progress=False, use_cache=False)
+    engine = Engine(RunStore.open(tmp_path / "run"), None, config)
+    try:
+        with pytest.raises(ModelConfigError, match=f"{spec}: Ray worker on node {socket.gethostname()}: "):
+            await engine.run([Request.from_prompt(spec, "Hi?", max_tokens=4, id="hi")])
+    finally:
+        await engine.aclose()
+
+
+def test_worker_errors_cross_to_the_driver_as_the_same_errors() -> None:
+    """What a worker's model raises reaches the engine as the same class with the same text and fields (their
+    constructors take keywords that plain pickling drops)."""
+    from lexprobe.engine.ray_executor import pack_error, unpack_error
+    from lexprobe.models.errors import CallInterrupted, ModelError, TransientModelError, UnreachableError
+
+    errors = [UnreachableError("cannot connect", url="http://x/v1"), TransientModelError("429", retry_after_s=2.0),
+              ModelError("HTTP 400: bad"), ModelConfigError("no file"), CallInterrupted("stopped"),
+              TimeoutError("slow"), KeyError("k")]  # fmt: skip
+    for error in errors:
+        back = unpack_error(*pickle.loads(pickle.dumps(pack_error(error))))
+        assert type(back) is type(error) and str(back) == str(error)
+        assert getattr(back, "url", None) == getattr(error, "url", None)
+        assert getattr(back, "retry_after_s", None) == getattr(error, "retry_after_s", None)
 
 
 BLOCK_RAY = """
