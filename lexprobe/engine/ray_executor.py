@@ -140,11 +140,6 @@ class ModelWorker:
         except Exception as exc:
             return ("error", pack_error(exc))
 
-    def interrupt(self) -> None:
-        """Ask the calls in flight to stop at their next safe point."""
-        if self.model is not None:
-            self.model.interrupt()
-
     async def aclose(self) -> None:
         """Release the model."""
         if self.model is not None:
@@ -212,6 +207,8 @@ class RayModel(Model):
         driver would."""
         if slot.info:
             return
+        import ray.exceptions
+
         try:
             info = await asyncio.wait_for(asyncio.wrap_future(slot.ready.future()), START_TIMEOUT_S)
         except TimeoutError:
@@ -219,6 +216,10 @@ class RayModel(Model):
                 f"{self.spec.raw}: no Ray worker started within {START_TIMEOUT_S:g}s (does the cluster have "
                 f"{self.cpus or 'any'} free CPU for it?)"
             ) from None
+        except ray.exceptions.RayError as exc:  # e.g. lexprobe does not import there: the traceback's last line
+            lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+            raise ModelConfigError(f"{self.spec.raw}: a Ray worker could not start: "
+                                   f"{lines[-1] if lines else type(exc).__name__}") from None  # fmt: skip
         where = f"{self.spec.raw}: Ray worker on node {info['node']}"
         if info["problem"]:
             raise ModelConfigError(f"{where}: {info['problem']}")
@@ -289,10 +290,8 @@ class RayModel(Model):
         slot.generation += 1
 
     def interrupt(self) -> None:
-        """Forward Ctrl-C to every worker: their calls stop at the next safe point."""
-        for slot in self.slots:
-            with contextlib.suppress(Exception):
-                slot.actor.interrupt.remote()
+        """Nothing to do here: the engine cancels each call it abandons (Ctrl-C, a timeout), and `generate` cancels
+        that call's Ray task, which interrupts the worker's model as a local call would be."""
 
     async def aclose(self) -> None:
         """Release every worker's model, then end the actors."""
