@@ -255,7 +255,7 @@ class RayModel(Model):
         try:
             await self._check(slot)  # a replacement's start
             ref = slot.actor.generate.remote(request)
-            status, value = await ref
+            status, value = await asyncio.wrap_future(ref.future())  # also a Ray Client ref, which has no __await__
         except asyncio.CancelledError:
             if ref is not None:
                 with contextlib.suppress(Exception):
