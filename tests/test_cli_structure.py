@@ -166,9 +166,10 @@ def test_engine_options_put_the_shared_flags_in_place_of_the_engine_parameter() 
     group_app, _ = _group_app()
     command = get_command(group_app).commands["full"]
     names = [param.name for param in command.params]
-    assert names == ["name", "concurrency", "no_cache", "dry_run", "max_retries", "timeout", "last"]
+    shared = ["concurrency", "no_cache", "dry_run", "max_retries", "timeout", "ray", "ray_workers"]
+    assert names == ["name", *shared, "last"]
     lean = get_command(group_app).commands["lean"]
-    assert [param.name for param in lean.params] == ["no_cache", "max_retries", "timeout"]
+    assert [param.name for param in lean.params] == ["no_cache", "max_retries", "timeout", "ray", "ray_workers"]
 
 
 def test_engine_options_call_the_command_with_one_engine_options_object() -> None:

@@ -1,7 +1,8 @@
 """The options shared by lexprobe commands, defined once as `Annotated` aliases, and what they turn into.
 
 Every command that talks to a model takes `--model` (or names its model options otherwise) and the engine options
-`--concurrency`, `--no-cache`, `--max-retries`, `--timeout` (and `--dry-run` where it can count a job first). Typer
+`--concurrency`, `--no-cache`, `--max-retries`, `--timeout`, `--ray`, `--ray-workers` (and `--dry-run` where it can
+count a job first). Typer
 has no option groups, so the `engine_options` decorator supplies them: the command declares one `engine:
 EngineOptions` parameter, the decorator puts the shared options in its place in the signature Typer reads and calls
 the command with the `EngineOptions` they make. `option_group` does the same for any other dataclass of options
@@ -43,6 +44,8 @@ __all__ = [
     "JsonOpt",
     "ModelOpt",
     "NoCacheOpt",
+    "RayOpt",
+    "RayWorkersOpt",
     "RetriesOpt",
     "TimeoutOpt",
     "concurrency_option",
@@ -80,6 +83,26 @@ BatchOpt = Annotated[
         help="Send the pending single-turn requests of openai/, anthropic/ and openai-compatible/ models through the "
         "provider's batch API: half the price, answers within its 24 h window; the command waits, polling, and a "
         "rerun resumes the same batches (`lexprobe batch status RUN_DIR`). Multi-turn agent calls stay synchronous.",
+    ),
+]
+RayOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--ray",
+        metavar="ADDRESS",
+        help="Send the model calls to Ray workers, one model client each (pip install 'lexprobe\\[ray]'): `local` "
+        "starts a local Ray instance, `auto` or `ray://HOST:PORT` joins a cluster. This process still writes the "
+        "run store, so the run resumes and reports as a local one; agent episodes keep their tools and sandbox "
+        "here, only their model calls go to the workers.",
+    ),
+]
+RayWorkersOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--ray-workers",
+        min=1,
+        help="With --ray: workers per model (default: one per free CPU for the embedded model, one per node for "
+        "endpoints); where --concurrency counts requests, it then counts them per worker.",
     ),
 ]
 
@@ -122,10 +145,17 @@ def engine_config(
     *,
     progress: bool | None = None,
     batch: bool = False,
+    ray: str | None = None,
+    ray_workers: int | None = None,
 ) -> EngineConfig:
-    """Return the engine settings of a command; a progress bar only when stderr is a terminal (unless `progress`)."""
+    """Return the engine settings of a command; a progress bar only when stderr is a terminal (unless `progress`).
+    A `ray` address is checked here (its form, the package installed), before any work."""
     from lexprobe.engine.config import EngineConfig
 
+    if ray is not None:
+        from lexprobe.engine.ray_setup import check_ray_address
+
+        ray = check_ray_address(ray)
     return EngineConfig(
         concurrency=concurrency,
         use_cache=not no_cache,
@@ -133,6 +163,8 @@ def engine_config(
         timeout_s=timeout,
         progress=sys.stderr.isatty() if progress is None else progress,
         batch=batch,
+        ray=ray,
+        ray_workers=ray_workers,
     )
 
 
@@ -146,12 +178,13 @@ class EngineOptions:
     max_retries: int = DEFAULT_RETRIES
     timeout: float | None = None
     batch: bool = False
+    ray: str | None = None
+    ray_workers: int | None = None
 
     def config(self, *, progress: bool | None = None) -> EngineConfig:
         """Return the engine settings (see `engine_config`)."""
-        return engine_config(
-            self.concurrency, self.no_cache, self.max_retries, self.timeout, progress=progress, batch=self.batch
-        )
+        return engine_config(self.concurrency, self.no_cache, self.max_retries, self.timeout, progress=progress,
+                             batch=self.batch, ray=self.ray, ray_workers=self.ray_workers)  # fmt: skip
 
     def cache(self) -> ResponseCache | None:
         """Return the shared response cache, or None under `--no-cache`, and under `--dry-run` while there is no
@@ -174,6 +207,8 @@ ENGINE_OPTION_TYPES = {
     "max_retries": RetriesOpt,
     "timeout": TimeoutOpt,
     "batch": BatchOpt,
+    "ray": RayOpt,
+    "ray_workers": RayWorkersOpt,
 }
 
 
@@ -182,8 +217,8 @@ def engine_options(
 ) -> Callable[[Callable], Callable]:
     """Return a decorator that gives a command the shared engine options in place of its `engine: EngineOptions`
     parameter: `--concurrency` (unless `concurrency` is False: the command has its own), `--no-cache`, `--dry-run`
-    (only if `dry_run`), `--max-retries`, `--timeout` and `--batch` (only if `batch`); the command is called with
-    `engine=EngineOptions(...)`."""
+    (only if `dry_run`), `--max-retries`, `--timeout`, `--batch` (only if `batch`), `--ray` and `--ray-workers`;
+    the command is called with `engine=EngineOptions(...)`."""
     chosen = {"concurrency": concurrency, "dry_run": dry_run, "batch": batch}
     types = {name: kind for name, kind in ENGINE_OPTION_TYPES.items() if chosen.get(name, True)}
     return lambda command: option_group(command, "engine", EngineOptions, types)

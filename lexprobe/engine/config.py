@@ -39,3 +39,14 @@ class EngineConfig(BaseModel):
         description="First wait between batch polls, in seconds (doubling up to 20 times that while nothing changes). "
         "None: LEXPROBE_BATCH_POLL_S, else 30.",
     )
+    ray: str | None = Field(
+        default=None,
+        description="Send the model calls to Ray workers: `local` (a private instance), `auto`, `ray://HOST:PORT` "
+        "or `HOST:PORT`; None runs them in this process. The store is written by this process either way.",
+    )
+    ray_workers: int | None = Field(
+        default=None,
+        ge=1,
+        description="Ray workers (actors) per model. None: one per free CPU for the embedded model, one per node "
+        "for endpoints. `concurrency` then counts calls in flight per worker.",
+    )

@@ -97,7 +97,14 @@ class Engine:
     def model(self, spec: str) -> Model:
         """Return the open model for `spec`, opening it on first use."""
         if spec not in self.models:
-            self.models[spec] = open_model(spec)
+            if self.config.ray is None:
+                self.models[spec] = open_model(spec)
+            else:  # the calls run on Ray workers; this process still commits every answer (`ray_executor.py`)
+                from lexprobe.engine.ray_executor import open_ray_model
+
+                self.models[spec] = open_ray_model(
+                    spec, self.config.ray, workers=self.config.ray_workers, concurrency=self.config.concurrency
+                )
         return self.models[spec]
 
     async def run(self, requests: Sequence[Request], *, synchronous: bool = False) -> RunSummary:
@@ -206,6 +213,8 @@ class Engine:
     async def _run_model(self, spec: str, requests: list[Request], summary: RunSummary, stop: asyncio.Event) -> None:
         model = self.model(spec)
         workers = self.config.concurrency or model.default_concurrency
+        if self.config.ray is not None:  # --concurrency counts calls per Ray worker: the pool's total
+            workers = model.default_concurrency
         queue: asyncio.Queue[Request] = asyncio.Queue()
         for request in requests:
             queue.put_nowait(request)

@@ -1,0 +1,315 @@
+"""Model calls on a Ray cluster's workers (`--ray ADDRESS`); the driver stays the only writer of the run store.
+
+**The unit of work is one request** (`Request` in, `Response` out): a hallucination item's greedy answer, each
+of its calibration samples, each contradiction-judge pair, a factual-QA answer or its rubric judgement, one
+construction-stage call, and one turn of an investigation episode. The engine on the driver does everything else
+exactly as in a local run: it skips what the store already holds, replays cache hits, retries with the same
+backoff, writes the cache and commits each answer to the run store as it arrives, with the same telemetry rows.
+So a run through Ray resumes, stores and reports exactly as a local one, and the two can resume each other.
+
+How: `RayModel` is a `Model` whose `generate` sends the request to one of a pool of Ray actors (`ModelWorker`),
+each holding its own client of the real model (the embedded llama.cpp model is loaded once per actor; an endpoint
+client is opened once per actor). The engine's worker pool on the driver bounds the calls in flight (actors x
+per-actor concurrency) and each engine worker awaits its actor task's `ObjectRef` (Ray's asyncio form of
+`ray.wait`), so answers are committed in completion order, one transaction each, by the driver alone. An actor
+picks no request itself: the driver sends each to the actor with the fewest calls outstanding.
+
+Investigation episodes stay on the driver, only their model calls go to the workers: an episode's tools read the
+environment's files inside a bubblewrap sandbox, and those files, the sandbox and the episode's state live where
+the run directory is. A turn's model call is what costs minutes; the tools cost milliseconds. No worker node needs
+the environment or `bwrap`.
+
+Faults: a worker that dies (its process killed, its node lost) fails the calls it held with a transient error, so
+the engine retries them exactly as a dropped connection (a `retry` telemetry row, then another actor); the dead
+actor is replaced by a fresh one. Each actor checks on start that its node can open the model (the package, the
+GGUF file at the same path) and that it runs the driver's lexprobe version and sees the same model file (the
+response cache keys on it); a node that fails a check ends the run naming the node.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import os
+import pickle
+import socket
+from dataclasses import dataclass, field
+from typing import Any
+
+from lexprobe.engine.ray_setup import join_ray
+from lexprobe.models.base import Model
+from lexprobe.models.errors import (
+    CallInterrupted,
+    ModelConfigError,
+    ModelError,
+    TransientModelError,
+    UnreachableError,
+)
+from lexprobe.models.identity import model_identity
+from lexprobe.models.registry import BACKENDS, check_model, open_model
+from lexprobe.models.types import Request, Response
+
+#: How long the driver waits for a worker to start (schedule, import lexprobe, open its client) before it fails.
+START_TIMEOUT_S = 600.0
+
+
+def _lexprobe_version() -> str:
+    import lexprobe
+
+    return str(lexprobe.__version__)
+
+
+def pack_error(exc: BaseException) -> tuple[str, str, Any]:
+    """Return a worker's failure as plain data (kind, message, detail) that `unpack_error` turns back into the same
+    lexprobe error on the driver (their constructors take keywords that pickling drops)."""
+    if isinstance(exc, UnreachableError):
+        return ("unreachable", str(exc), exc.url)
+    if isinstance(exc, TransientModelError):
+        return ("transient", str(exc), exc.retry_after_s)
+    if isinstance(exc, CallInterrupted):
+        return ("interrupted", str(exc), None)
+    if isinstance(exc, ModelConfigError):
+        return ("config", str(exc), None)
+    if isinstance(exc, ModelError):
+        return ("final", str(exc), None)
+    if isinstance(exc, TimeoutError):
+        return ("timeout", str(exc), None)
+    try:
+        pickle.loads(pickle.dumps(exc))
+    except Exception:  # an exception that does not survive pickling travels as its text
+        return ("other", f"{type(exc).__name__}: {exc}", None)
+    return ("exception", str(exc), exc)
+
+
+def unpack_error(kind: str, message: str, detail: Any) -> BaseException:
+    """Return the exception `pack_error` described."""
+    if kind == "unreachable":
+        return UnreachableError(message, url=detail)
+    if kind == "transient":
+        return TransientModelError(message, retry_after_s=detail)
+    if kind == "interrupted":
+        return CallInterrupted(message)
+    if kind == "config":
+        return ModelConfigError(message)
+    if kind == "final":
+        return ModelError(message)
+    if kind == "timeout":
+        return TimeoutError(message)
+    if kind == "exception":
+        return detail
+    return RuntimeError(message)
+
+
+class ModelWorker:
+    """A Ray actor's state: one open model. Created with `ray.remote(ModelWorker)`; never raises from `__init__`
+    (a problem is reported by `describe`, which names the node)."""
+
+    def __init__(self, spec: str, threads: int | None) -> None:
+        self.spec = spec
+        self.model: Model | None = None
+        self.problem: str | None = None
+        try:
+            check_model(spec)
+            self.model = open_model(spec)
+        except ModelConfigError as exc:
+            self.problem = str(exc)
+            return
+        if threads and hasattr(self.model, "n_threads"):  # the embedded model: as many threads as CPUs granted
+            self.model.n_threads = threads  # type: ignore[attr-defined]
+
+    def describe(self) -> dict[str, Any]:
+        """Return where this worker runs and what it serves: node, pid, lexprobe version, model identity, problem."""
+        return {
+            "node": socket.gethostname(),
+            "pid": os.getpid(),
+            "version": _lexprobe_version(),
+            "identity": model_identity(self.spec) if self.problem is None else None,
+            "problem": self.problem,
+        }
+
+    async def generate(self, request: Request) -> tuple[str, Any]:
+        """Answer `request`: ("ok", Response) or ("error", `pack_error(...)`)."""
+        if self.model is None:
+            return ("error", ("config", self.problem or "the model did not open", None))
+        try:
+            return ("ok", await self.model.generate(request))
+        except asyncio.CancelledError:
+            self.model.interrupt()
+            raise
+        except Exception as exc:
+            return ("error", pack_error(exc))
+
+    async def aclose(self) -> None:
+        """Release the model."""
+        if self.model is not None:
+            await self.model.aclose()
+
+
+@dataclass
+class _Slot:
+    """One actor of the pool: its handle, its start check, the calls it holds, and how many times it was
+    replaced (so that several calls failing on one dead actor replace it once)."""
+
+    actor: Any
+    ready: Any
+    generation: int = 0
+    outstanding: int = 0
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+class RayModel(Model):
+    """`spec` served by a pool of Ray actors (see the module docstring). `default_concurrency` is the number of
+    calls the engine keeps in flight: actors x per-actor concurrency."""
+
+    def __init__(self, spec: str, address: str, *, workers: int | None = None, concurrency: int | None = None):
+        parsed = check_model(spec)
+        super().__init__(parsed)
+        join_ray(address)
+        import ray
+
+        backend = BACKENDS[parsed.backend]
+        inner = getattr(importlib.import_module(backend.module), backend.class_name)
+        self.default_timeout_s = inner.default_timeout_s
+        self.embedded = parsed.backend == "local"
+        # The embedded model computes: one CPU per actor, and as many actors as the cluster has free CPUs. An
+        # endpoint client only waits on its server: no CPU reserved, one actor per node.
+        self.cpus = 1 if self.embedded else 0
+        if workers is None:
+            if self.embedded:
+                workers = int(ray.available_resources().get("CPU", 1))
+            else:
+                workers = sum(1 for node in ray.nodes() if node.get("Alive"))
+        self.size = max(1, workers)
+        total = int(ray.cluster_resources().get("CPU", 0))
+        if self.cpus and self.size * self.cpus > total:
+            raise ModelConfigError(f"{spec}: {self.size} Ray workers need {self.size * self.cpus} CPUs; the cluster "
+                                   f"has {total}")  # fmt: skip
+        if self.cpus and workers == 0:
+            raise ModelConfigError(f"{spec}: no free CPU in the Ray cluster for its workers (other workers hold all "
+                                   f"{total}): use one spec for the model and its judge, or add nodes")  # fmt: skip
+        self.per_actor = concurrency or inner.default_concurrency
+        self.default_concurrency = self.size * self.per_actor
+        self.identity = model_identity(spec)
+        self._remote = ray.remote(ModelWorker)
+        self.slots = [self._start() for _ in range(self.size)]
+        self._checked = False
+        self._check_lock = asyncio.Lock()
+
+    def _start(self) -> _Slot:
+        actor = self._remote.options(
+            num_cpus=self.cpus, max_concurrency=max(2, self.per_actor + 1), max_restarts=0, max_task_retries=0
+        ).remote(self.spec.raw, self.cpus or None)
+        return _Slot(actor, actor.describe.remote())
+
+    async def _check(self, slot: _Slot) -> None:
+        """Await `slot`'s start; raise `ModelConfigError` naming the node when it cannot serve this model as the
+        driver would."""
+        if slot.info:
+            return
+        import ray.exceptions
+
+        try:
+            info = await asyncio.wait_for(asyncio.wrap_future(slot.ready.future()), START_TIMEOUT_S)
+        except TimeoutError:
+            raise ModelConfigError(
+                f"{self.spec.raw}: no Ray worker started within {START_TIMEOUT_S:g}s (does the cluster have "
+                f"{self.cpus or 'any'} free CPU for it?)"
+            ) from None
+        except ray.exceptions.RayError as exc:  # e.g. lexprobe does not import there: the traceback's last line
+            lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+            raise ModelConfigError(f"{self.spec.raw}: a Ray worker could not start: "
+                                   f"{lines[-1] if lines else type(exc).__name__}") from None  # fmt: skip
+        where = f"{self.spec.raw}: Ray worker on node {info['node']}"
+        if info["problem"]:
+            raise ModelConfigError(f"{where}: {info['problem']}")
+        if info["version"] != _lexprobe_version():
+            raise ModelConfigError(f"{where} runs lexprobe {info['version']}, the driver {_lexprobe_version()}; "
+                                   "install the same version on every node")  # fmt: skip
+        if info["identity"] != self.identity:
+            raise ModelConfigError(f"{where} sees another model file than the driver ({info['identity']} there, "
+                                   f"{self.identity} here)")  # fmt: skip
+        slot.info = info
+
+    async def workers(self) -> list[dict[str, Any]]:
+        """Return each actor's `describe()` record (node, pid, ...), once it has started."""
+        for slot in self.slots:
+            await self._check(slot)
+        return [dict(slot.info) for slot in self.slots]
+
+    async def generate(self, request: Request) -> Response:
+        """Send `request` to the actor with the fewest calls outstanding and return its answer; a worker that died
+        raises `TransientModelError` (the engine retries) and is replaced."""
+        import ray.exceptions
+
+        if not self._checked:
+            async with self._check_lock:
+                if not self._checked:
+                    for slot in self.slots:  # the first call checks every worker: a bad node fails the run now
+                        await self._check(slot)
+                    self._checked = True
+        slot = min(self.slots, key=lambda s: s.outstanding)
+        generation = slot.generation
+        slot.outstanding += 1
+        ref = None
+        try:
+            await self._check(slot)  # a replacement's start
+            ref = slot.actor.generate.remote(request)
+            status, value = await asyncio.wrap_future(ref.future())  # also a Ray Client ref, which has no __await__
+        except asyncio.CancelledError:
+            if ref is not None:
+                with contextlib.suppress(Exception):
+                    ray.cancel(ref)
+            raise
+        except ray.exceptions.TaskCancelledError:
+            raise CallInterrupted("the Ray task was cancelled") from None
+        except (ray.exceptions.RayActorError, ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError,
+                ray.exceptions.ObjectLostError) as exc:  # fmt: skip
+            node = slot.info.get("node", "?")
+            self._replace(slot, generation)
+            raise TransientModelError(f"Ray worker on node {node} died ({type(exc).__name__})") from None
+        finally:
+            slot.outstanding -= 1
+        if status == "ok":
+            return value
+        error = unpack_error(*value)
+        if isinstance(error, ModelConfigError):  # the model does not load there: say where
+            raise ModelConfigError(f"{self.spec.raw}: Ray worker on node {slot.info.get('node', '?')}: {error}")
+        raise error
+
+    def _replace(self, slot: _Slot, generation: int) -> None:
+        """Replace `slot`'s dead actor by a new one, unless another failed call already did."""
+        if slot.generation != generation:
+            return
+        import ray
+
+        with contextlib.suppress(Exception):
+            ray.kill(slot.actor, no_restart=True)
+        fresh = self._start()
+        slot.actor, slot.ready, slot.info = fresh.actor, fresh.ready, {}
+        slot.generation += 1
+
+    def interrupt(self) -> None:
+        """Nothing to do here: the engine cancels each call it abandons (Ctrl-C, a timeout), and `generate` cancels
+        that call's Ray task, which interrupts the worker's model as a local call would be."""
+
+    async def aclose(self) -> None:
+        """Release every worker's model, then end the actors."""
+        import ray
+
+        closing = []
+        for slot in self.slots:
+            with contextlib.suppress(Exception):
+                closing.append(slot.actor.aclose.remote())
+        if closing:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.gather(*closing, return_exceptions=True), 30)
+        for slot in self.slots:
+            with contextlib.suppress(Exception):
+                ray.kill(slot.actor, no_restart=True)
+        self.slots = []
+
+
+def open_ray_model(spec: str, address: str, *, workers: int | None = None, concurrency: int | None = None) -> Model:
+    """Return `spec` served by Ray actors at `address` (see `RayModel`)."""
+    return RayModel(spec, address, workers=workers, concurrency=concurrency)
