@@ -13,11 +13,14 @@ same real hallucination prompts (`--tasks existence,court,citation,author --leve
 --samples 0 --n N`: up to 4 x N distinct prompts from the case database, fewer where a case lacks what a task
 asks about). The sides alternate which goes first.
 
-Per run: the process's wall time, and its serving time (the first request's arrival at a server to the last reply,
-from what the servers saw: bench/peers_server_timed.py), and from them requests per second. The speed-up is two
-replicas over one, per round and as the median. After every run the answers must equal the first one-replica run's
-(temperature 0, same model, same prompts), and on the two-replica side each replica must have answered some of them
-(the run summary's per-replica counts, `hallucination run --json`); otherwise the bench fails.
+Per run: the process's wall time, its serving time (the first request's arrival at a server to the last reply, from
+what the servers saw: bench/peers_server_timed.py), requests per second, and the servers' own generation time per
+token while it ran (llama.cpp's timings). Two replicas can only be faster when the machine has a second core to
+spare: if each replica generates twice as slowly while both run, the cores were taken by something else.
+The speed-up is two replicas over one, per round and as the median. After every run the answers must equal the
+first one-replica run's (temperature 0, same model, same prompts), and on the two-replica side each replica must have
+answered some of them (the run summary's per-replica counts, `hallucination run --json`); otherwise the bench
+fails.
 
 Then, unless `--no-kill`, one more two-replica run where replica B is killed with SIGKILL once it has answered a
 quarter of the prompts: the run must finish with every answer (equal to the reference), B's errors counted, and a
@@ -51,7 +54,7 @@ from typing import Any
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from peers_server import LlamaServer
+from peers_server import LlamaServer, summed
 
 BENCH = Path(__file__).resolve().parent
 ENTRY = "import sys; sys.argv[0] = 'lexprobe'; from lexprobe.cli import console_main; sys.exit(console_main())"
@@ -72,6 +75,7 @@ class Run:
     wall_s: float
     serving_s: float
     load: str
+    ms_per_token: float  # the servers' own generation time per token while the run lasted (llama.cpp's timings)
     summary: dict[str, Any]
     answers: dict[str, str] = field(repr=False)
 
@@ -122,6 +126,7 @@ def timed(side: str, servers: list[LlamaServer], args: argparse.Namespace, run_d
     """Run one side in a fresh process; fail unless it exits 0."""
     for server in servers:
         server.exchanges_new()
+        server.read_new()
     load = load_average()
     started = time.perf_counter()
     done = subprocess.run(command([s.base_url for s in servers], args, run_dir), env=env, capture_output=True,
@@ -131,7 +136,8 @@ def timed(side: str, servers: list[LlamaServer], args: argparse.Namespace, run_d
         raise BenchError(f"{side} exited {done.returncode}:\n{done.stderr[-3000:]}")
     time.sleep(0.2)  # the servers' request logs catch up
     summary = json.loads(done.stdout)["summary"]
-    return Run(side, wall, serving_seconds(servers), load, summary, stored_answers(run_dir))
+    timings = summed([block for server in servers for block in server.read_new()])
+    return Run(side, wall, serving_seconds(servers), load, timings.ms_per_token, summary, stored_answers(run_dir))
 
 
 def warm_up(server: LlamaServer) -> None:
@@ -245,14 +251,15 @@ def markdown(result: dict[str, Any]) -> str:
         f"{len(one)} rounds, sides alternating first.",
         "",
         "| round | one replica: wall / serving | two replicas: wall / serving | speed-up wall | speed-up serving "
-        "| load before (1/5/15 min) |",
-        "|---|---|---|---|---|---|",
+        "| server ms/token: one / two | load before (1/5/15 min) |",
+        "|---|---|---|---|---|---|---|",
     ]
     for number, (first, second) in enumerate(zip(one, two, strict=True), start=1):
         lines.append(
             f"| {number} | {first.wall_s:.1f} s / {first.serving_s:.1f} s | {second.wall_s:.1f} s / "
             f"{second.serving_s:.1f} s | {first.wall_s / second.wall_s:.2f}x | "
-            f"{first.serving_s / second.serving_s:.2f}x | {first.load}; {second.load} |"
+            f"{first.serving_s / second.serving_s:.2f}x | {first.ms_per_token:.1f} / {second.ms_per_token:.1f} | "
+            f"{first.load}; {second.load} |"
         )
     wall = median([f.wall_s / s.wall_s for f, s in zip(one, two, strict=True)])
     serving = median([f.serving_s / s.serving_s for f, s in zip(one, two, strict=True)])

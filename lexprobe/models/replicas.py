@@ -25,7 +25,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import openai
@@ -55,7 +55,6 @@ class Replica:
     outstanding: int = 0
     failures: int = 0  # failures in a row (0 after an answer)
     down_until: float = 0.0  # time.monotonic() before which the replica is not used
-    last_error: str | None = field(default=None)
 
     def is_down(self, now: float) -> bool:
         """True while the replica is marked down."""
@@ -188,7 +187,6 @@ class ReplicaRouter(Model):
         replica.failures += 1
         period = min(DOWN_FIRST_S * 2 ** (replica.failures - 1), DOWN_MAX_S)
         replica.down_until = time.monotonic() + period
-        replica.last_error = str(error)
         then = "trying another replica" if more else "every replica tried"
         level = logging.WARNING if replica.failures == 1 else logging.INFO
         logger.log(level, "replica %s failed (%s); down for %gs, %s", replica.url, error, period, then)
