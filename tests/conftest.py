@@ -76,14 +76,12 @@ def wait_for_http(url: str, process: subprocess.Popen, log: Path, timeout_s: flo
     raise RuntimeError(f"server at {url} did not answer within {timeout_s}s")
 
 
-@pytest.fixture(scope="session")
-def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """Start `python -m llama_cpp.server` with the embedded model on a free loopback port; yield its /v1 URL.
-
-    The chatml-function-calling chat format gives the server OpenAI-style tool calls.
-    """
-    port = free_port()
-    command = [
+def llama_server_command(port: int, n_threads: int, n_threads_batch: int | None = None) -> list[str]:
+    """Return the command line of `python -m llama_cpp.server` serving the embedded model on 127.0.0.1:`port`
+    (prompt processing on every core unless `n_threads_batch` says otherwise: several servers on one machine each
+    need it, or their spinning threads fight over the cores)."""
+    batch = ["--n_threads_batch", str(n_threads_batch)] if n_threads_batch else []
+    return [
         sys.executable,
         "-m",
         "llama_cpp.server",
@@ -98,8 +96,19 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         "--n_ctx",
         "2048",
         "--n_threads",
-        str(max(1, (os.cpu_count() or 2) // 2)),
+        str(n_threads),
+        *batch,
     ]
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Start `python -m llama_cpp.server` with the embedded model on a free loopback port; yield its /v1 URL.
+
+    The chatml-function-calling chat format gives the server OpenAI-style tool calls.
+    """
+    port = free_port()
+    command = llama_server_command(port, max(1, (os.cpu_count() or 2) // 2))
     log = tmp_path_factory.mktemp("llama-server") / "server.log"
     with log.open("w") as sink:
         process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT)

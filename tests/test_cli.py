@@ -75,7 +75,7 @@ def test_models_json_lists_every_spec_form(cli):
     assert result.returncode == 0, result.stderr
     rows = json.loads(result.stdout)
     assert [row["form"] for row in rows] == [form for form, _ in SPEC_FORMS]
-    assert len(rows) == 6
+    assert len(rows) == 7  # six backends; openai-compatible has its single-URL and its replicated form
     by_form = {row["form"]: row for row in rows}
     assert by_form["local"]["usable"] is True
     assert by_form["scripted:FILE.jsonl"]["usable"] is True

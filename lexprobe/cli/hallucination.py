@@ -188,7 +188,7 @@ def run(
     ),
     db: DbOpt = None,
     engine: EngineOptions = ENGINE_DEFAULTS,
-    as_json: json_flag("Print the report as JSON.") = False,
+    as_json: json_flag("Print the report as JSON (the engine's counts under `summary`).") = False,
 ) -> None:
     """Sample cases, ask every task at temperature 0 through the engine, score, and print the rate table.
 
@@ -260,8 +260,10 @@ def run(
     if as_json:
         report = report_json(model, result.rows)
         report["rows"] = mark_self_judged(report["rows"], self_judged, model)
+        engine_summary = result.summary.to_dict() if result.summary is not None else None  # with per-replica counts
         print(json.dumps(report | {"judge": settings.judge_model, "self_judged": settings.self_judged,
-                                   "coverage": coverage, "samples": result.plan.samples}))  # fmt: skip
+                                   "coverage": coverage, "samples": result.plan.samples,
+                                   "summary": engine_summary}))  # fmt: skip
     else:
         print_report(model, result.rows, self_judged=settings.self_judged)
         print_coverage(coverage)

@@ -132,7 +132,8 @@ def run_dir_option(help: str) -> Any:
 
 
 ConcurrencyOpt = concurrency_option(
-    "Requests in flight per model (default: 1 embedded, 4 compatible servers, 8-16 APIs)."
+    "Requests in flight per model, per replica for openai-compatible/MODEL@URL1,URL2 (default: 1 embedded, "
+    "4 compatible servers, 8-16 APIs)."
 )
 JsonOpt = json_flag()
 

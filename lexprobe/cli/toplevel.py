@@ -45,6 +45,8 @@ def models(
 
     Examples: `lexprobe ask --model local "..."`, `--model openai/gpt-4o-mini`,
     `--model openai-compatible/llama3@http://127.0.0.1:8000/v1`, `--model anthropic/claude-3-5-haiku-latest`.
+    Replicas of one model: `--model openai-compatible/llama3@http://gpu1:8000/v1,http://gpu2:8000/v1` (requests go
+    to the least busy replica, `--concurrency` counts per replica, a failed replica's requests go to another).
     """
     from rich.table import Table
     from rich.text import Text

@@ -11,7 +11,7 @@ class EngineConfig(BaseModel):
     concurrency: int | None = Field(
         default=None,
         ge=1,
-        description="Requests in flight per model. None uses the backend's default "
+        description="Requests in flight per model (per replica of a replicated model). None uses the backend's default "
         "(1 for the embedded model, 4 for OpenAI-compatible servers, 8-16 for hosted APIs).",
     )
     max_retries: int = Field(

@@ -34,6 +34,7 @@ from lexprobe.engine.interrupt import STOP, RunInterrupted
 from lexprobe.engine.progress import RunProgress
 from lexprobe.engine.store import RunStore, TelemetryRow
 from lexprobe.engine.summary import RunSummary
+from lexprobe.models import replica_stats
 from lexprobe.models.base import Model
 from lexprobe.models.errors import (
     CallInterrupted,
@@ -132,6 +133,7 @@ class Engine:
         for spec in sorted({request.model for request in requests}):
             check_model(spec)
         started = time.perf_counter()
+        replicas_before = replica_stats.snapshot(self.models.values())
         self.store.add_requests(requests)
         done = self.store.completed_ids()
         pending = {request_id: request for request_id, request in unique.items() if request_id not in done}
@@ -155,6 +157,7 @@ class Engine:
             self._running.discard(stop)
             self.progress.stop()
             summary.elapsed_s = time.perf_counter() - started
+            summary.replicas = replica_stats.counts_since(self.models.values(), replicas_before)
         if self._fatal is not None:
             raise self._fatal
         if (stop.is_set() or self.stopping) and summary.remaining > summary.failed:  # some were never answered
@@ -212,9 +215,10 @@ class Engine:
 
     async def _run_model(self, spec: str, requests: list[Request], summary: RunSummary, stop: asyncio.Event) -> None:
         model = self.model(spec)
-        workers = self.config.concurrency or model.default_concurrency
         if self.config.ray is not None:  # --concurrency counts calls per Ray worker: the pool's total
             workers = model.default_concurrency
+        else:
+            workers = model.concurrency_for(self.config.concurrency)  # per replica for a replicated model
         queue: asyncio.Queue[Request] = asyncio.Queue()
         for request in requests:
             queue.put_nowait(request)
@@ -244,7 +248,7 @@ class Engine:
         """Send one request with retries; store its answer or record why it has none."""
         from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt
 
-        timeout = self.config.timeout_s if self.config.timeout_s is not None else model.default_timeout_s
+        timeout = model.timeout_for(self.config.timeout_s)
         request_id = request.request_id
 
         def record_retry(state: RetryCallState) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 from lexprobe.errors import EXIT_PENDING, LexprobeError
+from lexprobe.models.replica_stats import ReplicaCount, counts_text, merge_counts
 from lexprobe.models.types import Usage
 
 
@@ -24,7 +25,8 @@ class RunSummary:
 
     `failed` counts every request left without an answer, `failed_permanent` the part of them that failed for a
     reason retrying cannot fix; `errors` keeps the first few reasons of all of them as 'REQUEST_ID: reason',
-    `permanent_errors` those of the permanent ones.
+    `permanent_errors` those of the permanent ones. `replicas` counts the requests and errors of each replica of a
+    replicated model (`openai-compatible/MODEL@URL1,URL2,...`), empty when none was used.
     """
 
     total: int = 0
@@ -40,6 +42,7 @@ class RunSummary:
     elapsed_s: float = 0.0
     errors: list[str] = field(default_factory=list)
     permanent_errors: list[str] = field(default_factory=list)
+    replicas: list[ReplicaCount] = field(default_factory=list)
 
     @property
     def complete(self) -> bool:
@@ -76,6 +79,7 @@ class RunSummary:
         self.elapsed_s += other.elapsed_s
         self.errors += other.errors
         self.permanent_errors += other.permanent_errors
+        self.replicas = merge_counts(self.replicas, other.replicas)
 
     def to_dict(self) -> dict:
         """Return the summary as plain JSON-ready data."""
@@ -94,7 +98,8 @@ class RunSummary:
             f"{self.sent} sent{batched}, {self.remaining} still pending{permanent}; {self.retries} retries; "
             f"{self.usage.input_tokens + self.usage.output_tokens:,} tokens; {cost} spent; {self.elapsed_s:.1f}s"
         )
-        return line
+        replicas = counts_text(self.replicas)
+        return f"{line}; {replicas}" if replicas else line
 
     def failure(self) -> LexprobeError | None:
         """Return the error a command ends with when requests lack an answer, or None when every one has one.

@@ -5,6 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 
 from lexprobe.models.pricing import Price, cost_usd, price_for
+from lexprobe.models.replica_stats import ReplicaCount
 from lexprobe.models.spec import ModelSpec
 from lexprobe.models.types import Request, Response, Usage
 
@@ -33,6 +34,20 @@ class Model(ABC):
     def cost(self, usage: Usage) -> float | None:
         """Return the dollar cost of `usage` for this model, or None when its price is unknown."""
         return cost_usd(self.price, usage)
+
+    def concurrency_for(self, requested: int | None) -> int:
+        """Return how many of this model's requests the engine keeps in flight when `--concurrency` is `requested`
+        (None: the backend's default). A replicated model reads it per replica and returns replicas x that."""
+        return requested or self.default_concurrency
+
+    def timeout_for(self, requested: float | None) -> float | None:
+        """Return the engine's time limit on one `generate` call when `--timeout` is `requested` (None: the
+        backend's default). A replicated model applies it to each attempt on a replica itself and returns None."""
+        return requested if requested is not None else self.default_timeout_s
+
+    def replica_counts(self) -> list[ReplicaCount]:
+        """Return the running request counts of each replica; empty for a model that is not replicated."""
+        return []
 
     def interrupt(self) -> None:  # noqa: B027 - optional hook
         """Ask the calls in flight to stop at the next safe point (Ctrl-C); each then raises `CallInterrupted`.

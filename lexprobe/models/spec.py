@@ -12,6 +12,10 @@ SPEC_FORMS: tuple[tuple[str, str], ...] = (
     ("local:PATH.gguf", "embedded llama.cpp on any GGUF file"),
     ("openai/MODEL", "OpenAI API (OPENAI_API_KEY, optional OPENAI_BASE_URL)"),
     ("openai-compatible/MODEL@BASE_URL", "any OpenAI-compatible server: vLLM, Ollama, llama.cpp server, ..."),
+    (
+        "openai-compatible/MODEL@URL1,URL2,...",
+        "replicas of one model on several such servers: least-busy first, --concurrency per replica, failover",
+    ),
     ("anthropic/MODEL", "Anthropic API (ANTHROPIC_API_KEY)"),
     ("scripted:FILE.jsonl", "deterministic replay of assistant turns, for tests and demos"),
 )
@@ -22,7 +26,9 @@ class ModelSpec:
     """A parsed model spec.
 
     `backend` picks the implementation; `name` is the provider's model name (or the GGUF file's stem);
-    `path` is a file for `local:` and `scripted:` specs; `base_url` is set for OpenAI-compatible servers.
+    `path` is a file for `local:` and `scripted:` specs; `base_url` is set for OpenAI-compatible servers (the first
+    one), and `replica_urls` holds every URL, in the order given, when the spec names several replicas of one model
+    (`openai-compatible/MODEL@URL1,URL2,...`; empty for the single-URL form, whose parse is what it always was).
     """
 
     raw: str
@@ -30,6 +36,12 @@ class ModelSpec:
     name: str
     path: str | None = None
     base_url: str | None = None
+    replica_urls: tuple[str, ...] = ()
+
+    @property
+    def replicated(self) -> bool:
+        """True when the spec names several replicas of one OpenAI-compatible model."""
+        return len(self.replica_urls) > 1
 
 
 def valid_forms_text() -> str:
@@ -62,10 +74,15 @@ def parse_model_spec(spec: str) -> ModelSpec:
         return ModelSpec(raw=text, backend="scripted", name=path.rsplit("/", 1)[-1], path=path)
     if text.startswith("openai-compatible/"):
         rest = text.removeprefix("openai-compatible/")
-        name, sep, base_url = rest.partition("@")
-        if not (name and sep and base_url.startswith(("http://", "https://"))):
-            raise fail("expected openai-compatible/MODEL@http(s)://HOST[:PORT]/v1")
-        return ModelSpec(raw=text, backend="openai-compatible", name=name, base_url=base_url.rstrip("/"))
+        name, sep, urls = rest.partition("@")
+        replicas = tuple(url.strip().rstrip("/") for url in urls.split(","))
+        if not (name and sep and all(url.startswith(("http://", "https://")) for url in replicas)):
+            raise fail("expected openai-compatible/MODEL@http(s)://HOST[:PORT]/v1 (several replicas: URL1,URL2,...)")
+        repeated = sorted({url for url in replicas if replicas.count(url) > 1})
+        if repeated:
+            raise fail(f"replica URL {repeated[0]} is given twice")
+        several = replicas if len(replicas) > 1 else ()
+        return ModelSpec(raw=text, backend="openai-compatible", name=name, base_url=replicas[0], replica_urls=several)
     for provider in ("openai", "anthropic"):
         if text.startswith(provider + "/"):
             name = text.removeprefix(provider + "/")
