@@ -10,6 +10,7 @@ from pathlib import Path
 
 from lexprobe.engine.cache import ResponseCache
 from lexprobe.engine.store import RUN_DB_NAME, RunStore
+from lexprobe.models.identity import pinned_identities
 from lexprobe.models.pricing import cost_usd, price_for
 from lexprobe.models.registry import check_model
 from lexprobe.models.types import Request, Usage
@@ -115,8 +116,12 @@ def estimate_run(
         prices[name] = price_for(spec.backend, spec.name)
     done = store.completed_ids() if store is not None else set()
     pending = [r for rid, r in unique.items() if rid not in done]
-    keys = [r.response_key() for r in pending]
-    hits = cache.get_many(keys) if cache is not None else {}
+    keys: list[str | None] = [None] * len(pending)  # without a cache no key is looked up: none is computed
+    hits = {}
+    if cache is not None:
+        with pinned_identities():  # one identity per model spec for the whole pass
+            keys = [r.response_key() for r in pending]
+        hits = cache.get_many(keys)
     for request in unique.values():
         models[request.model].requests += 1
         models[request.model].already_done += request.request_id in done
