@@ -24,10 +24,11 @@ from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.engine.cache import ResponseCache
 from lexprobe.engine.estimate import estimate_run
 from lexprobe.engine.store import RunConflictError, RunStore, TelemetryRow
-from lexprobe.hallucination.items import plan_items
+from lexprobe.hallucination.items import ItemPlan, plan_items
 from lexprobe.hallucination.labels import CONFIDENCE_SCORER, REFERENCE_SCORER
 from lexprobe.hallucination.report import pending_judge_requests, report_json, report_rows, score_run
 from lexprobe.hallucination.results import SKIPPED_ROLES, Unit, _number, read_units
+from lexprobe.hallucination.run import estimate_plan, judge_estimates
 from lexprobe.hallucination.scorers import ScoringContext
 from lexprobe.hallucination.tasks import resolve_tasks
 from lexprobe.models import identity
@@ -65,11 +66,25 @@ def reference_units(store: RunStore, model: str) -> list[Unit]:
 
 
 @pytest.fixture(scope="module")
-def realistic_store(case_db_path: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+def model(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A scripted model's spec (its answers are written into the store directly; the file is for `check_model`)."""
+    script = tmp_path_factory.mktemp("script") / "answers.jsonl"
+    script.write_text('{"text": "Yes"}\n')
+    return f"scripted:{script}"
+
+
+@pytest.fixture(scope="module")
+def plan(case_db_path: Path) -> ItemPlan:
+    """A real plan: reference-based, calibrated (K = 3) and reference-free tasks at two levels, both styles."""
+    return plan_items(CaseDatabase(case_db_path), resolve_tasks(TASKS), ["scotus", "coa"], ["zero", "few"], 6, 11, 3)
+
+
+@pytest.fixture(scope="module")
+def realistic_store(
+    plan: ItemPlan, model: str, case_db_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, str]:
     """A run store from a real plan: varied answers (1 in 9 requests left pending), judge verdicts, real scores."""
-    model = "scripted:answers.jsonl"
     db = CaseDatabase(case_db_path)
-    plan = plan_items(db, resolve_tasks(TASKS), ["scotus", "coa"], ["zero", "few"], 6, 11, 3)
     requests = [request for item in plan.items for request in item.requests(model)]
     assert {r.tags.get("role", "") for r in requests} >= {"", "calibration", "sample0", "sample1"}
     run_dir = tmp_path_factory.mktemp("realistic") / "run"
@@ -209,3 +224,25 @@ def test_request_keys_are_byte_identical_to_one_dump_of_the_payload(realistic_st
         assert request.model_copy(update={"model": "other"}).cache_key() == plain_digest(request, "other")
     message = varied[0].messages[1]
     assert message.model_copy(update={"content": "x"}).canonical_json != message.canonical_json
+
+
+def test_a_dry_run_that_builds_one_request_per_item_estimates_the_full_plan(
+    plan: ItemPlan, model: str, realistic_store: tuple[Path, str], tmp_path: Path
+) -> None:
+    judges = judge_estimates(plan.items, "openai/gpt-4o")
+    full = [request for item in plan.items for request in item.requests(model)] + judges
+    assert [rid for item in plan.items for rid in item.request_ids()] == [r.request_id for r in full[: -len(judges)]]
+    assert all(item.first_request(model) == item.requests(model)[0] for item in plan.items)
+    store = RunStore.open_read_only(realistic_store[0])  # some requests done, some pending
+    try:
+        estimate = estimate_plan(plan.items, model, judges, store, None)
+        assert asdict(estimate) == asdict(estimate_run(full, store, None))
+        assert 0 < estimate.already_done < estimate.requests == len(full)
+        empty = RunStore.in_memory()
+        assert asdict(estimate_plan(plan.items, model, judges, empty, None)) == asdict(estimate_run(full, empty, None))
+        cached = estimate_plan(plan.items, model, judges, store, ResponseCache(tmp_path / "cache"))
+        assert asdict(cached) == asdict(estimate_run(full, store, ResponseCache(tmp_path / "cache")))
+    finally:
+        store.close()
+    with pytest.raises(ValueError, match="alike"):
+        estimate_run(full[:1], None, ResponseCache(tmp_path / "cache"), alike={full[0].request_id: ["x"]})

@@ -55,26 +55,38 @@ class Item:
 
         The requests share one prompt message and one rendering of the tags (a paper-size plan has ~450,000
         requests: a resumed run and a dry run rebuild them all)."""
-        messages = (Message(role="user", content=self.prompt),)
-        tags = self.tags()
+        return self._requests(model, self._variants())
 
-        def request(id: str, temperature: float, extra: dict[str, str] | None = None, **params: int) -> Request:
-            return Request(
-                model=model, messages=messages, temperature=temperature, max_tokens=self.max_tokens, id=id,
-                tags=tags | extra if extra else tags, **params,
-            )  # fmt: skip
+    def first_request(self, model: str) -> Request:
+        """Return the first of `requests()` (the greedy request, or `sample0`) without building the others."""
+        return self._requests(model, self._variants()[:1])[0]
 
+    def request_ids(self) -> list[str]:
+        """Return the ids of `requests()`, in the same order, without building them."""
+        return [variant[0] for variant in self._variants()]
+
+    def _variants(self) -> list[tuple[str, float, dict[str, str], dict[str, int]]]:
+        """Return (id, temperature, tags added, seed and sample index) of each request, in the order of `requests`."""
         if not self.reference_free:
             calibration = {"role": "calibration", "of": self.item_id}
             samples = [
-                request(f"{self.item_id}@{k}", CALIBRATION_TEMPERATURE, calibration, seed=k + 1, sample_index=k)
+                (f"{self.item_id}@{k}", CALIBRATION_TEMPERATURE, calibration, {"seed": k + 1, "sample_index": k})
                 for k in range(self.calibration_samples)
             ]
-            return [request(self.item_id, 0.0), *samples]
+            return [(self.item_id, 0.0, {}, {}), *samples]
         return [
-            request(f"{self.item_id}#{k}", SAMPLE_TEMPERATURE, {"role": f"sample{k}", "pair": self.item_id},
-                    sample_index=k)
+            (f"{self.item_id}#{k}", SAMPLE_TEMPERATURE, {"role": f"sample{k}", "pair": self.item_id},
+             {"sample_index": k})
             for k in range(SAMPLES)
+        ]  # fmt: skip
+
+    def _requests(self, model: str, variants: list[tuple[str, float, dict[str, str], dict[str, int]]]) -> list[Request]:
+        messages = (Message(role="user", content=self.prompt),)
+        tags = self.tags()
+        return [
+            Request(model=model, messages=messages, temperature=temperature, max_tokens=self.max_tokens, id=id,
+                    tags=tags | extra if extra else tags, **params)
+            for id, temperature, extra, params in variants
         ]  # fmt: skip
 
 

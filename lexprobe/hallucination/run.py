@@ -151,6 +151,20 @@ def judge_estimates(items: list[Item], judge_model: str) -> list[Request]:
     return requests
 
 
+def estimate_plan(
+    items: list[Item], model: str, judges: list[Request], store: RunStore, cache: ResponseCache | None
+) -> Estimate:
+    """Return the dry run's estimate of the items' requests and the judges'. Without a cache an item's requests
+    differ only in what an estimate does not read (id, temperature, seed), so only its first is built and the
+    others are counted as it (`estimate_run`'s `alike`): a paper-size plan has ~450,000 requests."""
+    if cache is not None:  # each request's answer has its own cache key: build them all
+        requests = [request for item in items for request in item.requests(model)]
+        return estimate_run(requests + judges, store, cache)
+    firsts = [item.first_request(model) for item in items]
+    alike = {first.request_id: item.request_ids()[1:] for item, first in zip(items, firsts, strict=True)}
+    return estimate_run(firsts + judges, store, cache, alike=alike)
+
+
 @dataclass
 class ProfileResult:
     """A finished (or partly finished) run."""
@@ -184,10 +198,10 @@ async def run_profile(
             db, settings.tasks, settings.levels, settings.styles, settings.n, settings.seed, settings.samples,
             years=settings.windows, complete_cases=settings.complete_cases, task_n=settings.task_n,
         )  # fmt: skip
-        requests = [request for item in plan.items for request in item.requests(settings.model)]
         if dry_run:
             judges = judge_estimates(plan.items, settings.judge_model)
-            return ProfileResult(plan, None, [], estimate_run(requests + judges, store, cache))
+            return ProfileResult(plan, None, [], estimate_plan(plan.items, settings.model, judges, store, cache))
+        requests = [request for item in plan.items for request in item.requests(settings.model)]
         store.claim(RUN_KIND, settings.model)
         store.set_meta("settings", settings.to_meta())
         store.set_meta("skipped", plan.skipped)
