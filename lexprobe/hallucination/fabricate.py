@@ -358,11 +358,11 @@ def _draw_name(rng: random.Random, pool: _NamePool, year: int) -> str | None:
 def _near_duplicate(name: str, index: _RealIndex, fabricated: dict[str, list[str]]) -> bool:
     """Return True when normalized `name` is close to a real or already fabricated name sharing one of its parties."""
     for party in name.split(" v "):
-        for choices in (index.names_by_party.get(party, ()), fabricated.get(party, ())):  # not copied into one list
-            if choices and process.extractOne(
-                name, choices, scorer=fuzz.token_sort_ratio, score_cutoff=NEAR_DUPLICATE_SCORE
-            ):
-                return True
+        choices = [*index.names_by_party.get(party, ()), *fabricated.get(party, ())]
+        if choices and process.extractOne(
+            name, choices, scorer=fuzz.token_sort_ratio, score_cutoff=NEAR_DUPLICATE_SCORE
+        ):
+            return True
     return False
 
 
