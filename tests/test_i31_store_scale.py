@@ -15,6 +15,7 @@ import hashlib
 import json
 import random
 import sqlite3
+from collections import defaultdict
 from dataclasses import asdict
 from pathlib import Path
 
@@ -24,12 +25,14 @@ from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.engine.cache import ResponseCache
 from lexprobe.engine.estimate import estimate_run
 from lexprobe.engine.store import RunConflictError, RunStore, TelemetryRow
+from lexprobe.hallucination.calibration import Confidence, confidence
 from lexprobe.hallucination.items import ItemPlan, plan_items
+from lexprobe.hallucination.judge import judge_request, pair_label, verdict_label
 from lexprobe.hallucination.labels import CONFIDENCE_SCORER, REFERENCE_SCORER
 from lexprobe.hallucination.report import pending_judge_requests, report_json, report_rows, score_run
 from lexprobe.hallucination.results import SKIPPED_ROLES, Unit, _number, read_units
 from lexprobe.hallucination.run import estimate_plan, judge_estimates
-from lexprobe.hallucination.scorers import ScoringContext
+from lexprobe.hallucination.scorers import SCORERS, ScoringContext
 from lexprobe.hallucination.tasks import resolve_tasks
 from lexprobe.models import identity
 from lexprobe.models.types import Message, Request, Response, ToolCall, ToolSpec, Usage
@@ -246,3 +249,83 @@ def test_a_dry_run_that_builds_one_request_per_item_estimates_the_full_plan(
         store.close()
     with pytest.raises(ValueError, match="alike"):
         estimate_run(full[:1], None, ResponseCache(tmp_path / "cache"), alike={full[0].request_id: ["x"]})
+
+
+def reference_judges(store: RunStore, judge_model: str) -> list[Request]:
+    """`pending_judge_requests` as it was: every request and response loaded as objects."""
+    responses = store.responses()
+    partners: dict[str, dict[str, Request]] = {}
+    for request in store.requests():
+        role = request.tags.get("role", "")
+        if role.startswith("sample"):
+            partners.setdefault(request.tags["pair"], {})[role] = request
+    judges = []
+    for pair, members in partners.items():
+        first, second = members.get("sample0"), members.get("sample1")
+        answer_1 = responses.get(first.request_id) if first else None
+        answer_2 = responses.get(second.request_id) if second else None
+        if answer_1 is None or answer_2 is None or pair_label(answer_1.text, answer_2.text) is not None:
+            continue
+        tags = {key: value for key, value in first.tags.items() if key not in ("role", "pair")}
+        judges.append(judge_request(judge_model, pair, answer_1.text, answer_2.text, tags | {"pair": pair}))
+    return judges
+
+
+def reference_scores(store: RunStore, context: ScoringContext) -> dict[tuple[str, str], tuple[str, dict]]:
+    """`score_run` as it was (every row loaded as objects), returning the scores it stored instead of storing them."""
+    responses = store.responses()
+    requests = store.requests()
+    samples: dict[str, list[str]] = defaultdict(list)
+    expected: dict[str, int] = defaultdict(int)
+    for request in requests:
+        if request.tags.get("role") == "calibration":
+            expected[request.tags["of"]] += 1
+            if request.request_id in responses:
+                samples[request.tags["of"]].append(responses[request.request_id].text)
+    stored: dict[tuple[str, str], tuple[str, dict]] = {}
+    for request in requests:
+        rid, task, role = request.request_id, request.tags.get("task"), request.tags.get("role", "")
+        if role == "sample0":
+            pair = request.tags["pair"]
+            answer_1, answer_2 = responses.get(rid), responses.get(f"{pair}#1")
+            score = None if answer_1 is None or answer_2 is None else pair_label(answer_1.text, answer_2.text)
+            verdict = responses.get(f"{pair}|judge")
+            if answer_1 is not None and answer_2 is not None and score is None and verdict is not None:
+                score = verdict_label(verdict.text)
+        elif role or task not in SCORERS or rid not in responses:
+            continue
+        else:
+            score = SCORERS[task](responses[rid].text, store.request_json_tag(request, "reference"), context)
+        if score is None:
+            continue
+        stored[(rid, REFERENCE_SCORER)] = (score.label, {"detail": score.detail})
+        if expected.get(rid) and len(samples[rid]) == expected[rid]:
+            reference = store.request_json_tag(request, "reference")
+            result = confidence(task, responses[rid].text, score, samples[rid], reference, context)
+            stored[(rid, CONFIDENCE_SCORER)] = (
+                ("measured", {"confidence": result.value, "agree": result.agree, "k": result.k})
+                if isinstance(result, Confidence)
+                else ("unscored", {"detail": result.detail})
+            )
+    return stored
+
+
+def test_streamed_scoring_and_judge_requests_equal_the_object_based_ones(
+    realistic_store: tuple[Path, str], case_db_path: Path, tmp_path: Path
+) -> None:
+    copy = tmp_path / "run"
+    copy.mkdir()
+    (copy / "run.sqlite").write_bytes((realistic_store[0] / "run.sqlite").read_bytes())
+    store = RunStore.open(copy)
+    try:
+        assert pending_judge_requests(store, "judge/x") == reference_judges(store, "judge/x")
+        context = ScoringContext(CaseDatabase(case_db_path))
+        expected = reference_scores(store, ScoringContext(CaseDatabase(case_db_path)))
+        store.conn.execute("DELETE FROM scores")
+        scores = score_run(store, context)
+        assert store.scores() == expected and len(expected) > len(scores) > 0
+        assert {rid: (score.label, {"detail": score.detail}) for rid, score in scores.items()} == {
+            rid: value for (rid, scorer), value in expected.items() if scorer == REFERENCE_SCORER
+        }
+    finally:
+        store.close()

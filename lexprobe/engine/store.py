@@ -422,6 +422,16 @@ class RunStore:
             )
 
     @translate_errors
+    def record_scores(self, rows: Iterable[tuple[str, str, str, dict[str, Any]]]) -> None:
+        """Commit (or replace) many (request id, scorer, label, detail) scores in one transaction."""
+        now = time.time()
+        with transaction(self.conn) as conn:
+            conn.executemany(
+                "INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?, ?)",
+                [(rid, scorer, label, json.dumps(detail, sort_keys=True), now) for rid, scorer, label, detail in rows],
+            )
+
+    @translate_errors
     def set_meta(self, key: str, value: Any) -> None:
         """Store one JSON-serializable value describing the run (command, config, versions)."""
         with transaction(self.conn) as conn:

@@ -119,18 +119,20 @@ def read_run(run_dir: Path) -> tuple[RunInfo, list[Unit]]:
     return RunInfo(Path(run_dir), model, model, settings.get("judge"), settings, coverage), units
 
 
+#: The role of a `requests` row (alias `q`) in SQL, read from its `tags` column (a copy of the body's tags): '' for
+#: none, NULL when the column is not JSON (such a row is read, and decided by its body).
+ROLE_SQL = "CASE WHEN json_valid(q.tags) THEN COALESCE(json_extract(q.tags, '$.role'), '') END"
+
 #: One row per request that is a unit (not a `SKIPPED_ROLES` request), in the order the requests were added, with
-#: its answer's body and its `reference` and `confidence` scores. The role is read from the `tags` column (a copy of
-#: the body's tags) so that the calibration samples, their 90% of the rows, are never read into Python; a row whose
-#: `tags` column is not JSON is kept and decided by its body. SQLite streams the rows: nothing is held but the sort.
+#: its answer's body and its `reference` and `confidence` scores. Filtering on the role in SQL leaves the calibration
+#: samples, 90% of the rows, in the store. SQLite streams the rows: nothing is held but the sort.
 _UNIT_ROWS = f"""
 SELECT q.request_id, q.body, r.body, s.label, s.detail, c.label, c.detail
 FROM requests AS q
 LEFT JOIN responses AS r ON r.request_id = q.request_id
 LEFT JOIN scores AS s ON s.request_id = q.request_id AND s.scorer = ?
 LEFT JOIN scores AS c ON c.request_id = q.request_id AND c.scorer = ?
-WHERE NOT json_valid(q.tags)
-   OR COALESCE(json_extract(q.tags, '$.role'), '') NOT IN ({", ".join(f"'{role}'" for role in SKIPPED_ROLES)})
+WHERE {ROLE_SQL} IS NULL OR {ROLE_SQL} NOT IN ({", ".join(f"'{role}'" for role in SKIPPED_ROLES)})
 ORDER BY q.seq
 """
 
