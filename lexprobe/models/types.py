@@ -157,7 +157,8 @@ class Request(BaseModel):
         # The canonical JSON (sorted keys) of the payload with "max_tokens" and "messages", the two keys that sort
         # before all of the above, written in front of it; each message's JSON is encoded once (`canonical_json`).
         messages = ",".join(m.canonical_json for m in self.messages)
-        head = f'{{"max_tokens":{_JSON.encode(self.max_tokens)},"messages":[{messages}],'
+        max_tokens = "null" if self.max_tokens is None else str(self.max_tokens)  # an int's JSON is its str()
+        head = f'{{"max_tokens":{max_tokens},"messages":[{messages}],'
         return hashlib.sha256((head + _JSON.encode(payload)[1:]).encode()).hexdigest()
 
     @property
