@@ -20,8 +20,8 @@ Measured, each in a fresh child process (wall time, and the child's own peak RSS
 - `--dry-run` of the paper's design against an empty run directory (with the scripted model and with a hosted
   model's spec, `openai/gpt-4o`: no key needed) and against the big store.
 A baseline store of `--baseline` responses (default 10,000) gets the same scan and report. Last, `--breakdown`
-(a child) times the steps inside the report and the resume one after another on the big store (read-only) and
-gives each table's size (`dbstat`).
+(a child) times the steps inside the report, the resume and the dry run one after another on the big store
+(nothing is written: every planned request is stored already) and gives each table's size (`dbstat`).
 
 Usage: python bench/run_store_scale.py [--responses N] [--baseline N] [--dir DIR] [--keep] [--json]
 Goals (issue 31): report < 30 s and < 2 GB; resume < 10 s before the first new request; dry run < 5 s.
@@ -218,10 +218,12 @@ def write_stores(targets: dict[str, int], folder: Path, db: Path, model: str, mi
 
 
 def breakdown(run_dir: Path, db: Path, model: str) -> dict:
-    """Time, in this process, the steps the report and a resume take on the store (read-only): wall seconds and
-    this process's peak RSS (MiB) after each step."""
+    """Time, in this process, the steps the report, a resume and a dry run take on the store (nothing is written:
+    every planned request is already stored): wall seconds and this process's peak RSS (MiB) after each step."""
+    from lexprobe.engine.estimate import estimate_run
     from lexprobe.engine.store import RunStore
     from lexprobe.hallucination.results import read_units
+    from lexprobe.hallucination.run import estimate_plan, judge_estimates
 
     steps: dict = {}
     start = time.perf_counter()
@@ -232,36 +234,34 @@ def breakdown(run_dir: Path, db: Path, model: str) -> dict:
         steps[name] = {"s": round(time.perf_counter() - start, 2), "peak_rss_mib": peak}
         start = time.perf_counter()
 
-    store = RunStore.open_read_only(run_dir)
+    store = RunStore.open(run_dir)
     try:
         sizes = store.conn.execute("SELECT name, SUM(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC").fetchall()
         steps["table_mib"] = {name: round(size / 2**20, 1) for name, size in sizes}
     except sqlite3.Error:  # SQLite built without dbstat
         pass
     mark("open")
-    scores = store.scores()
-    mark("store.scores()")
-    responses = store.responses()
-    mark("store.responses()")
-    requests = store.requests()
-    mark("store.requests()")
-    del scores, responses, requests
     units = read_units(store, model)
-    mark("read_units (all three again, and the units)")
+    mark("read_units (one streamed SQL pass)")
+    steps["units"] = len(units)
     del units
-    _, plan = plan_paper(db, model)
+    settings, plan = plan_paper(db, model)
     mark("plan_items (paper design)")
     planned = [request for item in plan.items for request in item.requests(model)]
     mark("item.requests() for every item")
     for request in planned:
         request.cache_key()
-    mark("request.cache_key() for every planned request (add_requests computes it)")
-    for request in planned:  # what add_requests does for a request already in the run
-        store.conn.execute("SELECT cache_key FROM requests WHERE request_id = ?", (request.request_id,)).fetchone()
-    mark("add_requests lookups (one SELECT per planned request)")
+    mark("request.cache_key() for every planned request")
+    added = store.add_requests(planned)  # all stored already: the chunked lookups and the key comparison only
+    mark("store.add_requests(planned) (all already stored)")
     done = store.completed_ids()
     mark("store.completed_ids()")
-    steps["counts"] = {"planned": len(planned), "done": len(done)}
+    judges = judge_estimates(plan.items, settings.judge_model)
+    estimate_run(planned + judges, store, None)
+    mark("estimate_run over every planned request (the dry run with a cache builds them all)")
+    estimate_plan(plan.items, model, judges, store, None)
+    mark("estimate_plan without a cache (one request built per item)")
+    steps["counts"] = {"planned": len(planned), "done": len(done), "added": added}
     store.close()
     return steps
 

@@ -4,12 +4,13 @@ model (a hallucination profile's judge requests are priced at the judge's model)
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from lexprobe.engine.cache import ResponseCache
 from lexprobe.engine.store import RUN_DB_NAME, RunStore
+from lexprobe.models.identity import pinned_identities
 from lexprobe.models.pricing import cost_usd, price_for
 from lexprobe.models.registry import check_model
 from lexprobe.models.types import Request, Usage
@@ -105,37 +106,70 @@ def _add_cost(total: float | None, cost: float | None) -> float | None:
 
 
 def estimate_run(
-    requests: Sequence[Request], store: RunStore | None = None, cache: ResponseCache | None = None
+    requests: Sequence[Request],
+    store: RunStore | None = None,
+    cache: ResponseCache | None = None,
+    *,
+    alike: Mapping[str, Sequence[str]] | None = None,
 ) -> Estimate:
     """Estimate the work of running `requests` without sending or storing anything, in total and per model (each
     request priced at its own model's price).
 
+    `alike` maps a request's id to the ids of more requests that are the same for an estimate (model, messages,
+    tools, schema and max_tokens: the K calibration samples of a question), counted and priced as that request
+    without building them; it needs `cache` None (their answers would have other keys). The estimate is the one of
+    the full list of requests.
+
     Raises `ModelConfigError` when a model spec cannot be used, as the real run would; a missing API key is no
     error here, since nothing is sent.
     """
-    unique = {request.request_id: request for request in requests}
+    if alike and cache is not None:
+        raise ValueError("estimate_run: `alike` requests have keys of their own: build them to look up a cache")
+    unique: dict[str, Request] = {}
+    for request in requests:
+        unique[request.request_id] = request
+        for other in (alike or {}).get(request.request_id, ()):
+            unique[other] = request
     models = {spec: ModelEstimate(spec) for spec in sorted({request.model for request in unique.values()})}
     prices = {}
     for name in models:
         spec = check_model(name, credentials=False)  # a dry run sends nothing: no API key needed
         prices[name] = price_for(spec.backend, spec.name)
     done = store.completed_ids() if store is not None else set()
-    pending = [r for rid, r in unique.items() if rid not in done]
-    keys = [r.response_key() for r in pending]
-    hits = cache.get_many(keys) if cache is not None else {}
-    for request in unique.values():
+    pending = [r for rid, r in unique.items() if rid not in done]  # (an `alike` id stands for its own request)
+    keys: list[str | None] = [None] * len(pending)  # without a cache no key is looked up: none is computed
+    hits: dict = {}
+    if cache is not None:
+        with pinned_identities():  # one identity per model spec for the whole pass
+            keys = [r.response_key() for r in pending]
+        hits = cache.get_many(keys)
+    for request_id, request in unique.items():
         models[request.model].requests += 1
-        models[request.model].already_done += request.request_id in done
+        models[request.model].already_done += request_id in done
+    # the greedy request of a question and its K samples share their messages (and so their token estimate) and
+    # mostly their price: each is computed once per set of messages, and per (model, tokens)
+    tokens_of: dict[tuple[int, ...], int] = {}  # by the ids of the messages (alive: `pending` holds them)
+    priced: dict[tuple[str, int, int | None], tuple[Usage, float | None]] = {}
     for request, key in zip(pending, keys, strict=True):
         share = models[request.model]
         if key in hits:
             share.cache_hits += 1
             continue
-        usage = Usage(input_tokens=estimate_input_tokens(request), output_tokens=request.max_tokens)
+        memo = tuple(map(id, request.messages)) if not request.tools and request.schema_ is None else None
+        input_tokens = tokens_of.get(memo) if memo else None
+        if input_tokens is None:
+            input_tokens = estimate_input_tokens(request)
+            if memo:
+                tokens_of[memo] = input_tokens
+        price_key = (request.model, input_tokens, request.max_tokens)
+        if price_key not in priced:
+            usage = Usage(input_tokens=input_tokens, output_tokens=request.max_tokens)
+            priced[price_key] = usage, cost_usd(prices[request.model], usage)
+        usage, cost = priced[price_key]
         share.to_send += 1
         share.input_tokens += usage.input_tokens
         share.max_output_tokens += usage.output_tokens
-        share.max_cost_usd = _add_cost(share.max_cost_usd, cost_usd(prices[request.model], usage))
+        share.max_cost_usd = _add_cost(share.max_cost_usd, cost)
     shares = list(models.values())
     total_cost: float | None = 0.0
     for share in shares:

@@ -68,6 +68,9 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 EVENTS = ("ok", "retry", "failed", "failed_permanent", "cache_hit", "batch")
 
 
+#: Ids looked up per query by `add_requests` (below SQLite's limit of bound parameters).
+_LOOKUP_CHUNK = 500
+
 _INSERT_RESPONSE = "INSERT OR IGNORE INTO responses VALUES (?, ?, ?, ?, ?, ?, ?)"
 
 
@@ -220,38 +223,44 @@ class RunStore:
     def add_requests(self, requests: Iterable[Request]) -> int:
         """Record `requests` (idempotently) and return how many were new.
 
-        Raises `RunConflictError` when an id already in the run names a request with different content.
+        Set-based, for the hundreds of thousands of requests a resumed paper-size run re-plans: the ids already
+        stored are looked up in chunks of `_LOOKUP_CHUNK` and the new rows written with one `executemany`, in one
+        transaction. Raises `RunConflictError` when an id already in the run (or twice in `requests`) names a
+        request with different content; nothing is written then.
         """
-        added = 0
+        unique: dict[str, tuple[Request, str]] = {}
+        for request in requests:
+            key = request.cache_key()
+            seen = unique.setdefault(request.request_id, (request, key))
+            if seen[1] != key:
+                raise self._conflict(request.request_id)
+        ids = list(unique)
         with transaction(self.conn) as conn:
+            stored: dict[str, str] = {}
+            for start in range(0, len(ids), _LOOKUP_CHUNK):
+                chunk = ids[start : start + _LOOKUP_CHUNK]
+                marks = ",".join("?" * len(chunk))
+                sql = f"SELECT request_id, cache_key FROM requests WHERE request_id IN ({marks})"
+                stored.update(conn.execute(sql, chunk))
+            for request_id in ids:  # the first conflict in the order given is named
+                if request_id in stored and stored[request_id] != unique[request_id][1]:
+                    raise self._conflict(request_id)
             (next_seq,) = conn.execute("SELECT COALESCE(MAX(seq), -1) + 1 FROM requests").fetchone()
-            for request in requests:
-                key = request.cache_key()
-                row = conn.execute(
-                    "SELECT cache_key FROM requests WHERE request_id = ?", (request.request_id,)
-                ).fetchone()
-                if row is not None:
-                    if row[0] != key:
-                        raise RunConflictError(
-                            f"request {request.request_id!r} is already in {self.path} with different content; "
-                            "use a new run directory for a different job"
-                        )
-                    continue
-                conn.execute(
-                    "INSERT INTO requests VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        request.request_id,
-                        next_seq,
-                        request.model,
-                        key,
-                        request.model_dump_json(by_alias=True),
-                        json.dumps(request.tags, sort_keys=True),
-                        time.time(),
-                    ),
-                )
-                next_seq += 1
-                added += 1
-        return added
+            now = time.time()
+            new = [(request_id, *value) for request_id, value in unique.items() if request_id not in stored]
+            rows = [
+                (request_id, next_seq + n, request.model, key, request.model_dump_json(by_alias=True),
+                 json.dumps(request.tags, sort_keys=True), now)
+                for n, (request_id, request, key) in enumerate(new)
+            ]  # fmt: skip
+            conn.executemany("INSERT INTO requests VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+        return len(rows)
+
+    def _conflict(self, request_id: str) -> RunConflictError:
+        return RunConflictError(
+            f"request {request_id!r} is already in {self.path} with different content; "
+            "use a new run directory for a different job"
+        )
 
     @translate_errors
     def completed_ids(self) -> set[str]:
@@ -324,24 +333,34 @@ class RunStore:
     @translate_errors
     def requests(self) -> list[Request]:
         """Return every request in the order it was first added (`damaged` for a row that cannot be read back)."""
-        requests = []
-        for request_id, body in self.conn.execute("SELECT request_id, body FROM requests ORDER BY seq"):
-            try:
-                requests.append(Request.model_validate_json(body))
-            except (ValidationError, ValueError, TypeError) as exc:
-                raise self.damaged("requests", request_id, "body", f"not a stored request ({_reason(exc)})") from None
-        return requests
+        rows = self.conn.execute("SELECT request_id, body FROM requests ORDER BY seq")
+        return [self.parse_request(request_id, body) for request_id, body in rows]
+
+    def parse_request(self, request_id: Any, body: Any) -> Request:
+        """Parse one `requests.body`, raising `damaged` naming the row when it is not a stored request."""
+        try:
+            return Request.model_validate_json(body)
+        except (ValidationError, ValueError, TypeError) as exc:
+            raise self.damaged("requests", request_id, "body", f"not a stored request ({_reason(exc)})") from None
+
+    def parse_response(self, request_id: Any, body: Any) -> Response:
+        """Parse one `responses.body`, raising `damaged` naming the row when it is not a stored response."""
+        return self._response(request_id, body)
 
     def request_json_tag(self, request: Request, tag: str, default: str = "{}") -> dict[str, Any]:
         """Return the JSON object a request carries in its tag `tag` (a task's reference), `damaged` naming the
         request's row when the tag holds anything else."""
+        return self.json_tag(request.request_id, request.tags, tag, default)
+
+    def json_tag(self, request_id: str, tags: dict[str, str], tag: str, default: str = "{}") -> dict[str, Any]:
+        """`request_json_tag` for the tags of the request `request_id`, as read from its stored body."""
         try:
-            value = json.loads(request.tags.get(tag, default))
+            value = json.loads(tags.get(tag, default))
         except (ValueError, TypeError) as exc:
             reason = f"tag {tag!r} is not JSON ({_reason(exc)})"
-            raise self.damaged("requests", request.request_id, "body", reason) from None
+            raise self.damaged("requests", request_id, "body", reason) from None
         if not isinstance(value, dict):
-            raise self.damaged("requests", request.request_id, "body", f"tag {tag!r} is not a JSON object")
+            raise self.damaged("requests", request_id, "body", f"tag {tag!r} is not a JSON object")
         return value
 
     @translate_errors
@@ -369,17 +388,22 @@ class RunStore:
         for request_id, scorer, label, detail in self.conn.execute(
             "SELECT request_id, scorer, label, detail FROM scores"
         ):
-            row = f"{request_id}/{scorer}"
-            if not isinstance(label, str):
-                raise self.damaged("scores", row, "label", f"holds {label!r:.60}, not a label")
-            try:
-                value = json.loads(detail or "{}")
-            except (ValueError, TypeError) as exc:
-                raise self.damaged("scores", row, "detail", f"not JSON ({_reason(exc)})") from None
-            if not isinstance(value, dict):
-                raise self.damaged("scores", row, "detail", "not a JSON object")
-            scores[(request_id, scorer)] = (label, value)
+            scores[(request_id, scorer)] = self.score_value(request_id, scorer, label, detail)
         return scores
+
+    def score_value(self, request_id: str, scorer: str, label: Any, detail: Any) -> tuple[str, dict[str, Any]]:
+        """Return one stored `scores` row's (label, detail), `damaged` naming the row for a label that is not text
+        or a detail that is not a JSON object."""
+        row = f"{request_id}/{scorer}"
+        if not isinstance(label, str):
+            raise self.damaged("scores", row, "label", f"holds {label!r:.60}, not a label")
+        try:
+            value = json.loads(detail or "{}")
+        except (ValueError, TypeError) as exc:
+            raise self.damaged("scores", row, "detail", f"not JSON ({_reason(exc)})") from None
+        if not isinstance(value, dict):
+            raise self.damaged("scores", row, "detail", "not a JSON object")
+        return label, value
 
     @translate_errors
     def counts(self) -> dict[str, int]:
@@ -395,6 +419,16 @@ class RunStore:
             conn.execute(
                 "INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?, ?)",
                 (request_id, scorer, label, json.dumps(detail, sort_keys=True), time.time()),
+            )
+
+    @translate_errors
+    def record_scores(self, rows: Iterable[tuple[str, str, str, dict[str, Any]]]) -> None:
+        """Commit (or replace) many (request id, scorer, label, detail) scores in one transaction."""
+        now = time.time()
+        with transaction(self.conn) as conn:
+            conn.executemany(
+                "INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?, ?)",
+                [(rid, scorer, label, json.dumps(detail, sort_keys=True), now) for rid, scorer, label, detail in rows],
             )
 
     @translate_errors

@@ -17,7 +17,7 @@ from lexprobe.hallucination.coverage import Coverage, shared_needs, task_coverag
 from lexprobe.hallucination.judge import SAMPLE_TEMPERATURE, SAMPLES
 from lexprobe.hallucination.prompts import has_template, render_prompt
 from lexprobe.hallucination.tasks import TaskSpec
-from lexprobe.models.types import Request
+from lexprobe.models.types import Message, Request
 
 
 @dataclass(frozen=True)
@@ -51,37 +51,43 @@ class Item:
         """Return the engine requests of this item: one greedy (temperature 0) request followed by its
         `calibration_samples` samples at temperature 1 (role `calibration`, distinct seeds 1..K), or for a
         reference-free task two samples at temperature 1 (`sample0` carries the pair's score, `sample1` is its
-        partner)."""
+        partner).
+
+        The requests share one prompt message and one rendering of the tags (a paper-size plan has ~450,000
+        requests: a resumed run and a dry run rebuild them all)."""
+        return self._requests(model, self._variants())
+
+    def first_request(self, model: str) -> Request:
+        """Return the first of `requests()` (the greedy request, or `sample0`) without building the others."""
+        return self._requests(model, self._variants()[:1])[0]
+
+    def request_ids(self) -> list[str]:
+        """Return the ids of `requests()`, in the same order, without building them."""
+        return [variant[0] for variant in self._variants()]
+
+    def _variants(self) -> list[tuple[str, float, dict[str, str], dict[str, int]]]:
+        """Return (id, temperature, tags added, seed and sample index) of each request, in the order of `requests`."""
         if not self.reference_free:
-            greedy = Request.from_prompt(
-                model, self.prompt, temperature=0.0, max_tokens=self.max_tokens, id=self.item_id, tags=self.tags()
-            )
+            calibration = {"role": "calibration", "of": self.item_id}
             samples = [
-                Request.from_prompt(
-                    model,
-                    self.prompt,
-                    temperature=CALIBRATION_TEMPERATURE,
-                    seed=k + 1,
-                    sample_index=k,
-                    max_tokens=self.max_tokens,
-                    id=f"{self.item_id}@{k}",
-                    tags=self.tags() | {"role": "calibration", "of": self.item_id},
-                )
+                (f"{self.item_id}@{k}", CALIBRATION_TEMPERATURE, calibration, {"seed": k + 1, "sample_index": k})
                 for k in range(self.calibration_samples)
             ]
-            return [greedy, *samples]
+            return [(self.item_id, 0.0, {}, {}), *samples]
         return [
-            Request.from_prompt(
-                model,
-                self.prompt,
-                temperature=SAMPLE_TEMPERATURE,
-                sample_index=k,
-                max_tokens=self.max_tokens,
-                id=f"{self.item_id}#{k}",
-                tags=self.tags() | {"role": f"sample{k}", "pair": self.item_id},
-            )
+            (f"{self.item_id}#{k}", SAMPLE_TEMPERATURE, {"role": f"sample{k}", "pair": self.item_id},
+             {"sample_index": k})
             for k in range(SAMPLES)
-        ]
+        ]  # fmt: skip
+
+    def _requests(self, model: str, variants: list[tuple[str, float, dict[str, str], dict[str, int]]]) -> list[Request]:
+        messages = (Message(role="user", content=self.prompt),)
+        tags = self.tags()
+        return [
+            Request(model=model, messages=messages, temperature=temperature, max_tokens=self.max_tokens, id=id,
+                    tags=tags | extra if extra else tags, **params)
+            for id, temperature, extra, params in variants
+        ]  # fmt: skip
 
 
 @dataclass

@@ -11,6 +11,7 @@ class-balanced rate. The estimators are in `lexprobe.stats` and `profile_stats`.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, fields
 
 from lexprobe.engine.store import RunStore
@@ -18,9 +19,9 @@ from lexprobe.hallucination.calibration import Confidence, confidence
 from lexprobe.hallucination.judge import judge_request, pair_label, verdict_label
 from lexprobe.hallucination.labels import CONFIDENCE_SCORER, REFERENCE_SCORER, Score
 from lexprobe.hallucination.profile_stats import BALANCED_TASKS, rate_rows
-from lexprobe.hallucination.results import Unit, read_units
+from lexprobe.hallucination.results import ROLE_SQL, Unit, read_units
 from lexprobe.hallucination.scorers import SCORERS, ScoringContext
-from lexprobe.models.types import Request
+from lexprobe.models.types import Request, Response
 
 
 @dataclass
@@ -53,89 +54,132 @@ class ReportRow:
         return self.rate, self.se, "rate"
 
 
+#: The requests whose role (`ROLE_SQL`) passes `{test}`, or cannot be read from the `tags` column (then the body
+#: decides), each with its answer's body, in the order they were added: a streamed pass that leaves every other row
+#: in the store.
+_ROLE_ROWS = f"""
+SELECT q.request_id, q.body, r.body
+FROM requests AS q LEFT JOIN responses AS r ON r.request_id = q.request_id
+WHERE {ROLE_SQL} IS NULL OR {ROLE_SQL} {{test}}
+ORDER BY q.seq
+"""
+
+#: The calibration samples' question (`of`, from the `tags` column; the body where that column is not JSON) and
+#: answer bodies, in the order they were added.
+_CALIBRATION_ROWS = f"""
+SELECT q.request_id, CASE WHEN json_valid(q.tags) THEN json_extract(q.tags, '$.of') END,
+       CASE WHEN json_valid(q.tags) THEN NULL ELSE q.body END, r.body
+FROM requests AS q LEFT JOIN responses AS r ON r.request_id = q.request_id
+WHERE {ROLE_SQL} IS NULL OR {ROLE_SQL} = 'calibration'
+ORDER BY q.seq
+"""
+
+#: Scores written per transaction by `score_run` (scores are recomputed from the answers on every run).
+SCORE_BATCH = 1000
+
+
+def _with_answers(store: RunStore, test: str) -> Iterator[tuple[Request, Response | None]]:
+    """Yield (request, its answer or None) for the requests whose role passes `test` (see `_ROLE_ROWS`); each row is
+    parsed and checked as `RunStore.requests` and `responses` check them."""
+    for request_id, body, answer in store.conn.execute(_ROLE_ROWS.format(test=test)):
+        request = store.parse_request(request_id, body)
+        yield request, store.parse_response(request_id, answer) if answer is not None else None
+
+
 def pending_judge_requests(store: RunStore, judge_model: str) -> list[Request]:
-    """Return the judge requests for every answered sample pair whose samples do not abstain."""
-    responses = store.responses()
-    partners: dict[str, dict[str, Request]] = {}
-    for request in store.requests():
+    """Return the judge requests for every answered sample pair whose samples do not abstain (reading only the
+    samples' rows)."""
+    partners: dict[str, dict[str, tuple[Request, Response | None]]] = {}
+    for request, answer in _with_answers(store, "LIKE 'sample%'"):
         role = request.tags.get("role", "")
         if role.startswith("sample"):
-            partners.setdefault(request.tags["pair"], {})[role] = request
+            partners.setdefault(request.tags["pair"], {})[role] = (request, answer)
     judges = []
     for pair, members in partners.items():
         first, second = members.get("sample0"), members.get("sample1")
         if first is None or second is None:
             continue
-        answer_1, answer_2 = responses.get(first.request_id), responses.get(second.request_id)
+        (request, answer_1), answer_2 = first, second[1]
         if answer_1 is None or answer_2 is None or pair_label(answer_1.text, answer_2.text) is not None:
             continue
-        tags = {key: value for key, value in first.tags.items() if key not in ("role", "pair")}
+        tags = {key: value for key, value in request.tags.items() if key not in ("role", "pair")}
         judges.append(judge_request(judge_model, pair, answer_1.text, answer_2.text, tags | {"pair": pair}))
     return judges
 
 
-def _score_pair(first: Request, requests: dict[str, Request], responses: dict) -> Score | None:
+def _score_pair(store: RunStore, first: Request, answer_1: Response | None) -> Score | None:
     pair = first.tags["pair"]
-    answer_1 = responses.get(first.request_id)
-    answer_2 = responses.get(f"{pair}#1")
+    answer_2 = store.response(f"{pair}#1")
     if answer_1 is None or answer_2 is None:
         return None
     abstained = pair_label(answer_1.text, answer_2.text)
     if abstained is not None:
         return abstained
-    verdict = responses.get(f"{pair}|judge")
+    verdict = store.response(f"{pair}|judge")
     return verdict_label(verdict.text) if verdict is not None else None
+
+
+def _calibration_samples(store: RunStore) -> tuple[dict[str, int], dict[str, list[str]]]:
+    """Return, per calibrated question, how many samples it has and the answers of those answered (in order)."""
+    samples: dict[str, list[str]] = defaultdict(list)
+    expected: dict[str, int] = defaultdict(int)
+    for request_id, of, body, answer in store.conn.execute(_CALIBRATION_ROWS):
+        if body is not None:  # the tags column is not JSON: the body says
+            tags = store.parse_request(request_id, body).tags
+            if tags.get("role") != "calibration":
+                continue
+            of = tags["of"]
+        expected[of] += 1
+        if answer is not None:
+            samples[of].append(store.parse_response(request_id, answer).text)
+    return expected, samples
 
 
 def score_run(store: RunStore, context: ScoringContext) -> dict[str, Score]:
     """Score every answered item of a hallucination run, store each score, and return them by request id.
 
     Reference-based items are scored by their task's scorer; a reference-free pair is scored on its `sample0`
-    request from the two samples and the judge's verdict (see `judge.py`).
+    request from the two samples and the judge's verdict (see `judge.py`). Streamed: the calibration samples'
+    answers are read once (their text only), then the questions and pairs one by one; the scores are committed
+    `SCORE_BATCH` at a time.
     """
-    responses = store.responses()
-    requests = {request.request_id: request for request in store.requests()}
-    samples: dict[str, list[str]] = defaultdict(list)
-    expected: dict[str, int] = defaultdict(int)
-    for request in requests.values():
-        if request.tags.get("role") == "calibration":
-            expected[request.tags["of"]] += 1
-            if request.request_id in responses:
-                samples[request.tags["of"]].append(responses[request.request_id].text)
+    expected, samples = _calibration_samples(store)
     scores: dict[str, Score] = {}
-    for request in requests.values():
+    rows: list[tuple[str, str, str, dict]] = []
+    for request, answer in _with_answers(store, "NOT IN ('calibration', 'sample1', 'judge')"):
         task = request.tags.get("task")
         role = request.tags.get("role", "")
         if role == "sample0":
-            score = _score_pair(request, requests, responses)
-        elif role or task not in SCORERS or request.request_id not in responses:
+            score = _score_pair(store, request, answer)
+        elif role or task not in SCORERS or answer is None:
             continue
         else:
             reference = store.request_json_tag(request, "reference")
-            score = SCORERS[task](responses[request.request_id].text, reference, context)
+            score = SCORERS[task](answer.text, reference, context)
         if score is None:
             continue
         scores[request.request_id] = score
-        store.record_score(request.request_id, REFERENCE_SCORER, score.label, {"detail": score.detail})
+        rows.append((request.request_id, REFERENCE_SCORER, score.label, {"detail": score.detail}))
         k = expected.get(request.request_id, 0)
-        if k and len(samples[request.request_id]) == k:
-            _record_confidence(store, request, responses[request.request_id].text, score, samples, context)
+        if k and answer is not None and len(samples[request.request_id]) == k:
+            rows.append(_confidence_row(store, request, answer.text, score, samples, context))
+    for start in range(0, len(rows), SCORE_BATCH):
+        store.record_scores(rows[start : start + SCORE_BATCH])
     return scores
 
 
-def _record_confidence(
+def _confidence_row(
     store: RunStore, request: Request, greedy: str, score: Score, samples: dict[str, list[str]], context
-) -> None:
-    """Store the greedy answer's confidence (scorer `confidence`: label `measured` with the share, or `unscored`
-    with the reason the item has none)."""
+) -> tuple[str, str, str, dict]:
+    """Return the greedy answer's confidence score row (scorer `confidence`: label `measured` with the share, or
+    `unscored` with the reason the item has none)."""
     reference = store.request_json_tag(request, "reference")
     task = request.tags["task"]
     result = confidence(task, greedy, score, samples[request.request_id], reference, context)
     if isinstance(result, Confidence):
         detail = {"confidence": result.value, "agree": result.agree, "k": result.k}
-        store.record_score(request.request_id, CONFIDENCE_SCORER, "measured", detail)
-    else:
-        store.record_score(request.request_id, CONFIDENCE_SCORER, "unscored", {"detail": result.detail})
+        return request.request_id, CONFIDENCE_SCORER, "measured", detail
+    return request.request_id, CONFIDENCE_SCORER, "unscored", {"detail": result.detail}
 
 
 def report_rows(units: list[Unit]) -> list[ReportRow]:

@@ -6,6 +6,9 @@ scores, so `lexprobe hallucination report RUN_DIR` can reprint the table later a
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -151,6 +154,34 @@ def judge_estimates(items: list[Item], judge_model: str) -> list[Request]:
     return requests
 
 
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while the block builds many small objects that hold no cycles (a
+    plan's items and requests): otherwise it passes over the growing heap again and again, which costs a
+    paper-size plan seconds. It runs again after the block."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def estimate_plan(
+    items: list[Item], model: str, judges: list[Request], store: RunStore, cache: ResponseCache | None
+) -> Estimate:
+    """Return the dry run's estimate of the items' requests and the judges'. Without a cache an item's requests
+    differ only in what an estimate does not read (id, temperature, seed), so only its first is built and the
+    others are counted as it (`estimate_run`'s `alike`): a paper-size plan has ~450,000 requests."""
+    if cache is not None:  # each request's answer has its own cache key: build them all
+        requests = [request for item in items for request in item.requests(model)]
+        return estimate_run(requests + judges, store, cache)
+    firsts = [item.first_request(model) for item in items]
+    alike = {first.request_id: item.request_ids()[1:] for item, first in zip(items, firsts, strict=True)}
+    return estimate_run(firsts + judges, store, cache, alike=alike)
+
+
 @dataclass
 class ProfileResult:
     """A finished (or partly finished) run."""
@@ -180,19 +211,21 @@ async def run_profile(
     try:
         store.check_claim(RUN_KIND, settings.model)
         store.check_settings("settings", settings.to_meta(), ProfileSettings.comparable)
-        plan = plan_items(
-            db, settings.tasks, settings.levels, settings.styles, settings.n, settings.seed, settings.samples,
-            years=settings.windows, complete_cases=settings.complete_cases, task_n=settings.task_n,
-        )  # fmt: skip
-        requests = [request for item in plan.items for request in item.requests(settings.model)]
-        if dry_run:
-            judges = judge_estimates(plan.items, settings.judge_model)
-            estimate = estimate_run(requests + judges, store, cache)
-            if config.batch:
-                from lexprobe.engine.batch.estimate import batch_estimate
+        with collector_paused():  # a paper-size plan: ~450,000 requests, and as many tags dicts
+            plan = plan_items(
+                db, settings.tasks, settings.levels, settings.styles, settings.n, settings.seed, settings.samples,
+                years=settings.windows, complete_cases=settings.complete_cases, task_n=settings.task_n,
+            )  # fmt: skip
+            if dry_run:
+                judges = judge_estimates(plan.items, settings.judge_model)
+                estimate = estimate_plan(plan.items, settings.model, judges, store, cache)
+                if config.batch:  # the batches' sizes need every request's body
+                    from lexprobe.engine.batch.estimate import batch_estimate
 
-                estimate.batch = batch_estimate(estimate, requests + judges, store, cache)
-            return ProfileResult(plan, None, [], estimate)
+                    requests = [request for item in plan.items for request in item.requests(settings.model)]
+                    estimate.batch = batch_estimate(estimate, requests + judges, store, cache)
+                return ProfileResult(plan, None, [], estimate)
+            requests = [request for item in plan.items for request in item.requests(settings.model)]
         store.claim(RUN_KIND, settings.model)
         store.set_meta("settings", settings.to_meta())
         store.set_meta("skipped", plan.skipped)

@@ -18,14 +18,21 @@ completed answers kept, while the cache never serves the old script's answers to
 
 A spec that does not parse, or whose file cannot be read, keys on the spec string: such a request cannot be sent
 anyway (`check_model` refuses it first).
+
+Resolving a file's identity costs a `realpath` and a `stat` (the hash itself is remembered), which adds up over the
+hundreds of thousands of requests of a paper-size job: inside `pinned_identities()` each spec is resolved once and
+its first identity kept, for passes over many requests (a dry run's estimate) during which no file is edited.
 """
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import hashlib
 import importlib.metadata
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from lexprobe.models.embedded import EMBEDDED_PACKAGE, embedded_model_path
@@ -35,8 +42,34 @@ from lexprobe.models.spec import parse_model_spec
 CHUNK = 1 << 20  # bytes read at a time, and the size of the head and tail of the embedded fingerprint
 
 
+#: Spec -> identity while `pinned_identities()` is active (None outside it).
+_PINNED: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar("pinned_identities", default=None)
+
+
+@contextmanager
+def pinned_identities() -> Iterator[None]:
+    """Within the block, resolve each spec's identity once and keep it (nested blocks share the outer one's)."""
+    if _PINNED.get() is not None:
+        yield
+        return
+    token = _PINNED.set({})
+    try:
+        yield
+    finally:
+        _PINNED.reset(token)
+
+
 def model_identity(spec: str) -> str:
     """Return what the response cache keys `spec` on (see the module docstring)."""
+    pinned = _PINNED.get()
+    if pinned is None:
+        return _resolve(spec)
+    if spec not in pinned:
+        pinned[spec] = _resolve(spec)
+    return pinned[spec]
+
+
+def _resolve(spec: str) -> str:
     try:
         parsed = parse_model_spec(spec)
     except ModelConfigError:

@@ -45,6 +45,19 @@ class Message(BaseModel):
     tool_call_id: str | None = Field(default=None, description="Tool turns only: the call being answered.")
     name: str | None = Field(default=None, description="Tool turns only: the tool's name.")
 
+    @cached_property
+    def canonical_json(self) -> str:
+        """The turn as the canonical JSON that request keys hash, encoded once per (immutable) message: the requests
+        of one item (a greedy answer and its K samples) share their message, and its text is most of a key's work."""
+        return _JSON.encode(self.model_dump(mode="json"))
+
+    def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> Message:
+        """Copy the message; a copy with changed fields encodes its own `canonical_json`."""
+        copy = super().model_copy(update=update, deep=deep)
+        if update:
+            copy.__dict__.pop("canonical_json", None)
+        return copy
+
 
 class ToolSpec(BaseModel):
     """A function the model may call, described by a JSON schema for its arguments."""
@@ -134,16 +147,19 @@ class Request(BaseModel):
         sampled = self.sampled
         payload = {
             "model": model,
-            "messages": [m.model_dump(mode="json") for m in self.messages],
             "tools": [t.model_dump(mode="json") for t in self.tools],
             "schema": self.schema_,
             "temperature": self.temperature,
-            "max_tokens": self.max_tokens,
             "stop": list(self.stop),
             "seed": self.seed if sampled else None,
             "sample_index": self.sample_index if sampled else 0,
         }
-        return hashlib.sha256(_JSON.encode(payload).encode()).hexdigest()
+        # The canonical JSON (sorted keys) of the payload with "max_tokens" and "messages", the two keys that sort
+        # before all of the above, written in front of it; each message's JSON is encoded once (`canonical_json`).
+        messages = ",".join(m.canonical_json for m in self.messages)
+        max_tokens = "null" if self.max_tokens is None else str(self.max_tokens)  # an int's JSON is its str()
+        head = f'{{"max_tokens":{max_tokens},"messages":[{messages}],'
+        return hashlib.sha256((head + _JSON.encode(payload)[1:]).encode()).hexdigest()
 
     @property
     def sampled(self) -> bool:
