@@ -48,6 +48,7 @@ from lexprobe.models.errors import (
 )
 from lexprobe.models.identity import model_identity
 from lexprobe.models.registry import BACKENDS, check_model, open_model
+from lexprobe.models.spec import ModelSpec
 from lexprobe.models.types import Request, Response
 
 #: How long the driver waits for a worker to start (schedule, import lexprobe, open its client) before it fails.
@@ -158,6 +159,27 @@ class _Slot:
     info: dict[str, Any] = field(default_factory=dict)
 
 
+def _backend_class(parsed: ModelSpec) -> type[Model]:
+    """Return the class of the model a worker opens for `parsed` (for its defaults, without opening it): the
+    `openai-compatible` backend opens through a function, a plain client for one URL or a router over several."""
+    if parsed.backend == "openai-compatible":
+        from lexprobe.models.openai_chat import OpenAIModel
+        from lexprobe.models.replicas import ReplicaRouter
+
+        return ReplicaRouter if parsed.replicated else OpenAIModel
+    backend = BACKENDS[parsed.backend]
+    return getattr(importlib.import_module(backend.module), backend.class_name)
+
+
+def _default_concurrency(parsed: ModelSpec, inner: type[Model]) -> int:
+    """Return the calls one worker of `parsed` keeps in flight by default: a router's default is per replica."""
+    if parsed.replicated:
+        from lexprobe.models.openai_chat import OpenAIModel
+
+        return OpenAIModel.default_concurrency * len(parsed.replica_urls)
+    return inner.default_concurrency
+
+
 class RayModel(Model):
     """`spec` served by a pool of Ray actors (see the module docstring). `default_concurrency` is the number of
     calls the engine keeps in flight: actors x per-actor concurrency."""
@@ -168,8 +190,7 @@ class RayModel(Model):
         join_ray(address)
         import ray
 
-        backend = BACKENDS[parsed.backend]
-        inner = getattr(importlib.import_module(backend.module), backend.class_name)
+        inner = _backend_class(parsed)
         self.default_timeout_s = inner.default_timeout_s
         self.embedded = parsed.backend == "local"
         # The embedded model computes: one CPU per actor, and as many actors as the cluster has free CPUs. An
@@ -188,7 +209,7 @@ class RayModel(Model):
         if self.cpus and workers == 0:
             raise ModelConfigError(f"{spec}: no free CPU in the Ray cluster for its workers (other workers hold all "
                                    f"{total}): use one spec for the model and its judge, or add nodes")  # fmt: skip
-        self.per_actor = concurrency or inner.default_concurrency
+        self.per_actor = concurrency or _default_concurrency(parsed, inner)
         self.default_concurrency = self.size * self.per_actor
         self.identity = model_identity(spec)
         self._remote = ray.remote(ModelWorker)
