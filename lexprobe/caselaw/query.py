@@ -329,6 +329,17 @@ class CaseDatabase:
         row = self.conn.execute("SELECT * FROM cases WHERE case_id = ?", (case_id,)).fetchone()
         return Case(**dict(row)) if row is not None else None
 
+    def get_cases(self, case_ids: Iterable[str]) -> dict[str, Case]:
+        """Return the `cases` rows of many case ids (those that exist), by id: `get_case` in a few queries."""
+        wanted = list(dict.fromkeys(case_ids))
+        found: dict[str, Case] = {}
+        for start in range(0, len(wanted), 900):  # below SQLite's default limit of bound parameters
+            chunk = wanted[start : start + 900]
+            marks = ", ".join("?" * len(chunk))
+            for row in self.conn.execute(f"SELECT * FROM cases WHERE case_id IN ({marks})", chunk):
+                found[row["case_id"]] = Case(**dict(row))
+        return found
+
     def find_case(self, text: str) -> Case | None:
         """Return the case named by a case id or a citation (any parallel citation; the first match), or None."""
         case = self.get_case(text)

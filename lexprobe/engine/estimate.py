@@ -4,6 +4,7 @@ model (a hallucination profile's judge requests are priced at the judge's model)
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -128,32 +129,39 @@ def estimate_run(
     unique: dict[str, Request] = {}
     for request in requests:
         unique[request.request_id] = request
-        for other in (alike or {}).get(request.request_id, ()):
-            unique[other] = request
-    models = {spec: ModelEstimate(spec) for spec in sorted({request.model for request in unique.values()})}
+        others = alike.get(request.request_id) if alike else None
+        if others:
+            unique.update(dict.fromkeys(others, request))
+    # Requests that are one object (an `alike` group: a question's K samples) are estimated once and counted as
+    # many times as they have ids: a paper-size plan is ~450,000 ids but ~45,000 distinct requests.
+    objects = {id(request): request for request in requests}
+    counts = Counter(map(id, unique.values()))
+    models = {spec: ModelEstimate(spec) for spec in sorted({objects[key].model for key in counts})}
     prices = {}
     for name in models:
         spec = check_model(name, credentials=False)  # a dry run sends nothing: no API key needed
         prices[name] = price_for(spec.backend, spec.name)
     done = store.completed_ids() if store is not None else set()
-    pending = [r for rid, r in unique.items() if rid not in done]  # (an `alike` id stands for its own request)
+    lefts = counts if not done else Counter(id(unique[rid]) for rid in unique.keys() - done)
+    groups = [(objects[key], count, lefts.get(key, 0)) for key, count in counts.items()]
+    for request, count, left in groups:
+        models[request.model].requests += count
+        models[request.model].already_done += count - left
+    pending = [(request, left) for request, _, left in groups if left]
     keys: list[str | None] = [None] * len(pending)  # without a cache no key is looked up: none is computed
     hits: dict = {}
-    if cache is not None:
+    if cache is not None:  # (no `alike` then: every pending request is its own object, counted once)
         with pinned_identities():  # one identity per model spec for the whole pass
-            keys = [r.response_key() for r in pending]
+            keys = [request.response_key() for request, _ in pending]
         hits = cache.get_many(keys)
-    for request_id, request in unique.items():
-        models[request.model].requests += 1
-        models[request.model].already_done += request_id in done
     # the greedy request of a question and its K samples share their messages (and so their token estimate) and
     # mostly their price: each is computed once per set of messages, and per (model, tokens)
     tokens_of: dict[tuple[int, ...], int] = {}  # by the ids of the messages (alive: `pending` holds them)
     priced: dict[tuple[str, int, int | None], tuple[Usage, float | None]] = {}
-    for request, key in zip(pending, keys, strict=True):
+    for (request, left), key in zip(pending, keys, strict=True):
         share = models[request.model]
         if key in hits:
-            share.cache_hits += 1
+            share.cache_hits += left
             continue
         memo = tuple(map(id, request.messages)) if not request.tools and request.schema_ is None else None
         input_tokens = tokens_of.get(memo) if memo else None
@@ -166,10 +174,16 @@ def estimate_run(
             usage = Usage(input_tokens=input_tokens, output_tokens=request.max_tokens)
             priced[price_key] = usage, cost_usd(prices[request.model], usage)
         usage, cost = priced[price_key]
-        share.to_send += 1
-        share.input_tokens += usage.input_tokens
-        share.max_output_tokens += usage.output_tokens
-        share.max_cost_usd = _add_cost(share.max_cost_usd, cost)
+        share.to_send += left
+        share.input_tokens += usage.input_tokens * left
+        share.max_output_tokens += usage.output_tokens * left
+        total = share.max_cost_usd
+        if cost is None or total is None:
+            share.max_cost_usd = None
+            continue
+        for _ in range(left):  # added one by one, as a request at a time would: the same float sum
+            total += cost
+        share.max_cost_usd = total
     shares = list(models.values())
     total_cost: float | None = 0.0
     for share in shares:

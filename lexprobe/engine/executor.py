@@ -108,8 +108,12 @@ class Engine:
                 )
         return self.models[spec]
 
-    async def run(self, requests: Sequence[Request], *, synchronous: bool = False) -> RunSummary:
+    async def run(self, requests: Sequence[Request], *, synchronous: bool = False, settled: int = 0) -> RunSummary:
         """Complete every request that has no stored response yet; return what happened.
+
+        `settled` counts more requests of the same job that the caller found stored and answered (and checked:
+        `hallucination.resume`) without building them: they are counted in the summary's total and done, as if
+        they had been passed.
 
         With `config.batch`, the pending requests of models with a batch API go through it (`engine.batch`) unless
         `synchronous` (an agent's multi-turn calls, which cannot wait a batch's turnaround between turns).
@@ -125,17 +129,17 @@ class Engine:
         unique: dict[str, Request] = {}
         for request in requests:
             unique.setdefault(request.request_id, request)
-        summary = RunSummary(total=len(unique))
+        summary = RunSummary(total=len(unique) + settled)
         if self.stopping:  # before storing anything: the next step of a stopped job never reaches the store
-            done = self.store.completed_ids()
-            summary.already_done = sum(1 for request_id in unique if request_id in done)
+            done = self.store.completed_among(unique)
+            summary.already_done = settled + len(done)
             raise RunInterrupted(summary)
         for spec in sorted({request.model for request in requests}):
             check_model(spec)
         started = time.perf_counter()
         replicas_before = replica_stats.snapshot(self.models.values())
         self.store.add_requests(requests)
-        done = self.store.completed_ids()
+        done = self.store.completed_among(unique)
         pending = {request_id: request for request_id, request in unique.items() if request_id not in done}
         summary.already_done = summary.total - len(pending)
         stop = asyncio.Event()

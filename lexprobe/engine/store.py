@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -256,6 +256,21 @@ class RunStore:
             conn.executemany("INSERT INTO requests VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
         return len(rows)
 
+    @translate_errors
+    def check_keys(self, keys: Mapping[str, str]) -> None:
+        """Raise `RunConflictError` naming the first id of `keys` (in its order) that the store holds with another
+        cache key than `keys` gives it; ids the store does not hold are left alone. Reads only."""
+        ids = list(keys)
+        stored: dict[str, str] = {}
+        for start in range(0, len(ids), _LOOKUP_CHUNK):
+            chunk = ids[start : start + _LOOKUP_CHUNK]
+            marks = ",".join("?" * len(chunk))
+            sql = f"SELECT request_id, cache_key FROM requests WHERE request_id IN ({marks})"
+            stored.update(self.conn.execute(sql, chunk))
+        for request_id, key in keys.items():
+            if request_id in stored and stored[request_id] != key:
+                raise self._conflict(request_id)
+
     def _conflict(self, request_id: str) -> RunConflictError:
         return RunConflictError(
             f"request {request_id!r} is already in {self.path} with different content; "
@@ -266,6 +281,19 @@ class RunStore:
     def completed_ids(self) -> set[str]:
         """Return the ids of every request that has a response."""
         return {row[0] for row in self.conn.execute("SELECT request_id FROM responses")}
+
+    @translate_errors
+    def completed_among(self, request_ids: Iterable[str]) -> set[str]:
+        """Return those of `request_ids` that have a response: indexed lookups in chunks, not a read of every
+        response (a resumed paper-size run hands the engine a few hundred requests beside a million answers)."""
+        ids = list(request_ids)
+        found: set[str] = set()
+        for start in range(0, len(ids), _LOOKUP_CHUNK):
+            chunk = ids[start : start + _LOOKUP_CHUNK]
+            marks = ",".join("?" * len(chunk))
+            sql = f"SELECT request_id FROM responses WHERE request_id IN ({marks})"
+            found.update(row[0] for row in self.conn.execute(sql, chunk))
+        return found
 
     @translate_errors
     def record_response(self, request_id: str, response: Response, telemetry: TelemetryRow | None = None) -> None:

@@ -127,7 +127,7 @@ class _RealIndex:
 
     names: frozenset[str]  # normalized
     keys: frozenset[str]
-    names_by_party: dict[str, tuple[str, ...]]  # normalized party -> normalized names with that party
+    names_by_party: dict[str, tuple[str, ...]]  # normalized party -> those normalized names, words sorted
 
 
 @dataclass(frozen=True)
@@ -201,7 +201,7 @@ def _real_index(db: CaseDatabase) -> _RealIndex:
     index = _RealIndex(
         names=frozenset(names),
         keys=frozenset(db.real_citation_keys()),
-        names_by_party={party: tuple(sorted(found)) for party, found in by_party.items()},
+        names_by_party={party: tuple(sorted(map(_sorted_words, found))) for party, found in by_party.items()},
     )
     _INDEXES[db] = index
     return index
@@ -221,14 +221,14 @@ def is_real(db: CaseDatabase, name: str, citation: str) -> bool:
 def _clean_party(text: str) -> str | None:
     """Return a caption party cleaned of "et al." and the like, or None when it does not read like a clean party."""
     party = " ".join(_DROPPED.sub("", text).split()).strip(" ,")
-    letters = [c for c in party if c.isalpha()]
     if not party or len(party) > 50 or len(party.split()) > 7 or not party[0].isupper():
         return None
     if _BAD_CHARACTERS.search(party) or _BAD_WORDS.search(party) or _TITLE_CASED_ACRONYM.search(party):
         return None
     if party.lower() in {"the", "a", "an"}:
         return None
-    if len(letters) < 2 or sum(c.isupper() for c in letters) > len(letters) / 2:
+    letters = sum(map(str.isalpha, party))
+    if letters < 2 or sum(map(str.isupper, party)) > letters / 2:
         return None  # all capitals ("SWEATT", "NLRB"): not as printed in a caption
     if " " not in party and party.endswith("."):
         return None  # a lone abbreviation ("Wis.", "Ark."): a state party is spelled out in a caption
@@ -355,14 +355,20 @@ def _draw_name(rng: random.Random, pool: _NamePool, year: int) -> str | None:
     return f"{first.first} v. {second.second}"
 
 
+def _sorted_words(name: str) -> str:
+    """Return `name` with its words sorted: `fuzz.ratio` of two such strings is `fuzz.token_sort_ratio` of the
+    names, with each name's words sorted once instead of at every comparison."""
+    return " ".join(sorted(name.split()))
+
+
 def _near_duplicate(name: str, index: _RealIndex, fabricated: dict[str, list[str]]) -> bool:
-    """Return True when normalized `name` is close to a real or already fabricated name sharing one of its parties."""
+    """Return True when normalized `name` is close (`fuzz.token_sort_ratio`) to a real or already fabricated name
+    sharing one of its parties (`fabricated` holds names with their words sorted, as `_sorted_words` writes them)."""
+    query = _sorted_words(name)
     for party in name.split(" v "):
-        choices = [*index.names_by_party.get(party, ()), *fabricated.get(party, ())]
-        if choices and process.extractOne(
-            name, choices, scorer=fuzz.token_sort_ratio, score_cutoff=NEAR_DUPLICATE_SCORE
-        ):
-            return True
+        for choices in (index.names_by_party.get(party), fabricated.get(party)):
+            if choices and process.extractOne(query, choices, scorer=fuzz.ratio, score_cutoff=NEAR_DUPLICATE_SCORE):
+                return True
     return False
 
 
@@ -404,7 +410,7 @@ def fabricate_cases(db: CaseDatabase, level: str, n: int, seed: int) -> list[Fab
         names.add(normalized)
         keys.add(key)
         for party in normalized.split(" v "):
-            by_party[party].append(normalized)
+            by_party[party].append(_sorted_words(normalized))
     if len(cases) < n:
         raise BadInputError(f"could fabricate only {len(cases)} of {n} {level} cases from this database")
     return cases

@@ -59,25 +59,28 @@ class Item:
 
     def first_request(self, model: str) -> Request:
         """Return the first of `requests()` (the greedy request, or `sample0`) without building the others."""
-        return self._requests(model, self._variants()[:1])[0]
+        return self._requests(model, self._variants(first_only=True))[0]
 
     def request_ids(self) -> list[str]:
-        """Return the ids of `requests()`, in the same order, without building them."""
-        return [variant[0] for variant in self._variants()]
+        """Return the ids of `requests()`, in the same order, without building them (as `_variants` names them)."""
+        if not self.reference_free:
+            return [self.item_id, *(f"{self.item_id}@{k}" for k in range(self.calibration_samples))]
+        return [f"{self.item_id}#{k}" for k in range(SAMPLES)]
 
-    def _variants(self) -> list[tuple[str, float, dict[str, str], dict[str, int]]]:
-        """Return (id, temperature, tags added, seed and sample index) of each request, in the order of `requests`."""
+    def _variants(self, first_only: bool = False) -> list[tuple[str, float, dict[str, str], dict[str, int]]]:
+        """Return (id, temperature, tags added, seed and sample index) of each request, in the order of `requests`
+        (only the first with `first_only`)."""
         if not self.reference_free:
             calibration = {"role": "calibration", "of": self.item_id}
             samples = [
                 (f"{self.item_id}@{k}", CALIBRATION_TEMPERATURE, calibration, {"seed": k + 1, "sample_index": k})
-                for k in range(self.calibration_samples)
+                for k in range(0 if first_only else self.calibration_samples)
             ]
             return [(self.item_id, 0.0, {}, {}), *samples]
         return [
             (f"{self.item_id}#{k}", SAMPLE_TEMPERATURE, {"role": f"sample{k}", "pair": self.item_id},
              {"sample_index": k})
-            for k in range(SAMPLES)
+            for k in range(1 if first_only else SAMPLES)
         ]  # fmt: skip
 
     def _requests(self, model: str, variants: list[tuple[str, float, dict[str, str], dict[str, int]]]) -> list[Request]:
@@ -106,9 +109,10 @@ def sampled_cases(
 ) -> tuple[SampleResult, list[dict]]:
     """Return the stratified sample of a level and its full case rows (each with the sample's `stratum`)."""
     sample = sample_cases(db, level, n, seed, years, require)
+    found = db.get_cases(row["case_id"] for row in sample.rows)
     rows = []
     for row in sample.rows:
-        full = db.get_case(row["case_id"])
+        full = found.get(row["case_id"])
         assert full is not None, row["case_id"]  # the sample is drawn from the same database
         rows.append(full.as_dict() | {"stratum": row["stratum"]})
     return sample, rows
@@ -123,9 +127,13 @@ def case_covariates(db: CaseDatabase, case_id: str | None, cache: dict[str, dict
         return {}
     if case_id not in cache:
         case = db.get_case(case_id)
-        values = {key: getattr(case, key) for key in _COVARIATES} if case is not None else {}
-        cache[case_id] = {key: str(value) for key, value in values.items() if value not in (None, "")}
+        cache[case_id] = _covariate_tags(case.as_dict()) if case is not None else {}
     return cache[case_id]
+
+
+def _covariate_tags(row: dict) -> dict[str, str]:
+    """Return the breakdown covariates of a case row (a `Case.as_dict()`) as tag strings, empty values left out."""
+    return {key: str(row[key]) for key in _COVARIATES if row.get(key) not in (None, "")}
 
 
 def plan_items(
@@ -154,6 +162,8 @@ def plan_items(
         window = (years or {}).get(level)
         require = shared_needs(tasks, level) if complete_cases else ()
         sample, cases = sampled_cases(db, level, n, seed, window, require)
+        for row in cases:  # the sampled cases' covariates, from the rows just read
+            covariates.setdefault(row["case_id"], _covariate_tags(row))
         plan.samples[level] = {"years": window_text(window), "require": list(require), "eligible": sample.eligible,
                                "drawn": len(cases)}  # fmt: skip
         for task in tasks:

@@ -23,6 +23,7 @@ from lexprobe.hallucination.items import Item, ItemPlan, plan_items
 from lexprobe.hallucination.judge import judge_request
 from lexprobe.hallucination.report import ReportRow, pending_judge_requests, score_run, summarize
 from lexprobe.hallucination.results import RUN_KIND, is_self_judged
+from lexprobe.hallucination.resume import requests_to_run
 from lexprobe.hallucination.scorers import ScoringContext
 from lexprobe.hallucination.tasks import TaskSpec
 from lexprobe.models.types import Request
@@ -225,7 +226,7 @@ async def run_profile(
                     requests = [request for item in plan.items for request in item.requests(settings.model)]
                     estimate.batch = batch_estimate(estimate, requests + judges, store, cache)
                 return ProfileResult(plan, None, [], estimate)
-            requests = [request for item in plan.items for request in item.requests(settings.model)]
+            requests, settled = requests_to_run(store, plan.items, settings.model)  # a rerun: the unanswered
         store.claim(RUN_KIND, settings.model)
         store.set_meta("settings", settings.to_meta())
         store.set_meta("skipped", plan.skipped)
@@ -235,7 +236,7 @@ async def run_profile(
 
         engine = Engine(store, cache, config)
         try:
-            summary = await engine.run(requests)
+            summary = await engine.run(requests, settled=settled)
             # only a reference-free item asks for a sample pair to judge: the store holds this plan's requests only
             # (check_settings above), so without one there is nothing to read back for judging
             if any(item.reference_free for item in plan.items):
