@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib
+import logging
 import os
 import pickle
 import socket
@@ -50,6 +51,8 @@ from lexprobe.models.identity import model_identity
 from lexprobe.models.registry import BACKENDS, check_model, open_model
 from lexprobe.models.spec import ModelSpec
 from lexprobe.models.types import Request, Response
+
+logger = logging.getLogger(__name__)
 
 #: How long the driver waits for a worker to start (schedule, import lexprobe, open its client) before it fails.
 START_TIMEOUT_S = 600.0
@@ -102,6 +105,16 @@ def unpack_error(kind: str, message: str, detail: Any) -> BaseException:
     return RuntimeError(message)
 
 
+def placement(workers: list[dict[str, Any]]) -> str:
+    """Return where the workers run, as one line: "3 workers on 2 nodes (host 5f2a01c3: 2, host 9b7e44d0: 1)"."""
+    counts: dict[tuple[str, str], int] = {}
+    for info in workers:
+        key = (str(info.get("node", "?")), str(info.get("node_id") or "?")[:8])
+        counts[key] = counts.get(key, 0) + 1
+    nodes = ", ".join(f"{host} {node}: {n}" for (host, node), n in counts.items())
+    return f"{len(workers)} workers on {len(counts)} node{'s' if len(counts) != 1 else ''} ({nodes})"
+
+
 class ModelWorker:
     """A Ray actor's state: one open model. Created with `ray.remote(ModelWorker)`; never raises from `__init__`
     (a problem is reported by `describe`, which names the node)."""
@@ -121,8 +134,11 @@ class ModelWorker:
 
     def describe(self) -> dict[str, Any]:
         """Return where this worker runs and what it serves: node, pid, lexprobe version, model identity, problem."""
+        import ray
+
         return {
             "node": socket.gethostname(),
+            "node_id": ray.get_runtime_context().get_node_id(),  # one machine can hold several nodes (raylets)
             "pid": os.getpid(),
             "version": _lexprobe_version(),
             "identity": model_identity(self.spec) if self.problem is None else None,
@@ -213,14 +229,21 @@ class RayModel(Model):
         self.default_concurrency = self.size * self.per_actor
         self.identity = model_identity(spec)
         self._remote = ray.remote(ModelWorker)
+        self._nodes = [node["NodeID"] for node in ray.nodes() if node.get("Alive")]
+        self._started = 0
         self.slots = [self._start() for _ in range(self.size)]
         self._checked = False
         self._check_lock = asyncio.Lock()
 
     def _start(self) -> _Slot:
         actor = self._remote.options(
-            num_cpus=self.cpus, max_concurrency=max(2, self.per_actor + 1), max_restarts=0, max_task_retries=0
+            num_cpus=self.cpus,
+            max_concurrency=max(2, self.per_actor + 1),
+            max_restarts=0,
+            max_task_retries=0,
+            scheduling_strategy=self._placement(),
         ).remote(self.spec.raw, self.cpus or None)
+        self._started += 1
         return _Slot(actor, actor.describe.remote())
 
     async def _check(self, slot: _Slot) -> None:
@@ -252,6 +275,16 @@ class RayModel(Model):
                                    f"{self.identity} here)")  # fmt: skip
         slot.info = info
 
+    def _placement(self) -> Any:
+        """Where the next actor goes. The embedded model reserves a CPU, so Ray's SPREAD spreads it over the nodes'
+        free CPUs; an endpoint client reserves nothing, which SPREAD leaves on one node, so it is pinned to the
+        nodes in turn (soft: a node that is gone lets Ray place it elsewhere)."""
+        if self.cpus or not self._nodes:
+            return "SPREAD"
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        return NodeAffinitySchedulingStrategy(node_id=self._nodes[self._started % len(self._nodes)], soft=True)
+
     async def workers(self) -> list[dict[str, Any]]:
         """Return each actor's `describe()` record (node, pid, ...), once it has started."""
         for slot in self.slots:
@@ -269,6 +302,7 @@ class RayModel(Model):
                     for slot in self.slots:  # the first call checks every worker: a bad node fails the run now
                         await self._check(slot)
                     self._checked = True
+                    logger.info("ray: %s", placement([slot.info for slot in self.slots]))
         slot = min(self.slots, key=lambda s: s.outstanding)
         generation = slot.generation
         slot.outstanding += 1

@@ -1,0 +1,109 @@
+"""`--ray HOST:PORT` joining a cluster of two nodes started with `ray start` (a head and a second node, two raylets
+on 127.0.0.1): the workers spread over both nodes and the run equals a local one (issue 31, section 2).
+
+The cluster is this module's own: `ray start --block` processes in their own process groups, stopped by signalling
+those groups (never `ray stop`, which would stop every Ray instance on the machine, the other Ray tests' too).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+LEXPROBE = str(Path(sys.executable).with_name("lexprobe"))
+RAY = str(Path(sys.executable).with_name("ray"))
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_node(args: list[str], log: Path) -> subprocess.Popen:
+    handle = log.open("w")
+    return subprocess.Popen([RAY, "start", "--block", "--disable-usage-stats", "--node-ip-address", "127.0.0.1",
+                             "--num-cpus", "1", *args], stdout=handle, stderr=subprocess.STDOUT,
+                            start_new_session=True)  # fmt: skip
+
+
+def stop_node(process: subprocess.Popen) -> None:
+    for sig, wait in ((signal.SIGTERM, 20), (signal.SIGKILL, 10)):
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            process.wait(wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def alive_nodes(address: str) -> int:
+    status = subprocess.run([RAY, "status", "--address", address], capture_output=True, text=True, timeout=60)
+    active = status.stdout.split("Active:")[-1].split("Pending:")[0] if "Active:" in status.stdout else ""
+    return sum(1 for line in active.splitlines() if line.strip().startswith("1 node_"))
+
+
+@pytest.fixture(scope="module")
+def two_node_cluster() -> Iterator[str]:
+    """A head node and a second node on 127.0.0.1; yields the head's GCS address."""
+    if importlib.util.find_spec("ray") is None and os.environ.get("CI") != "true":
+        pytest.skip("ray is not installed: pip install 'lexprobe[ray]'")
+    scratch = Path(tempfile.mkdtemp(prefix="lxray-", dir="/tmp"))  # short: Ray's socket paths are length-bounded
+    address = f"127.0.0.1:{free_port()}"
+    head = start_node(["--head", "--port", address.split(":")[1], "--include-dashboard", "false",
+                       "--temp-dir", str(scratch / "ray")], scratch / "head.log")  # fmt: skip
+    nodes = [head]
+    try:
+        deadline = time.monotonic() + 120
+        while alive_nodes(address) < 1:
+            assert head.poll() is None and time.monotonic() < deadline, (scratch / "head.log").read_text()[-2000:]
+            time.sleep(1)
+        nodes.append(start_node(["--address", address], scratch / "node.log"))
+        while alive_nodes(address) < 2:
+            assert nodes[1].poll() is None and time.monotonic() < deadline, (scratch / "node.log").read_text()[-2000:]
+            time.sleep(1)
+        yield address
+    finally:
+        for node in reversed(nodes):
+            stop_node(node)
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def test_a_run_on_two_nodes_spreads_its_workers_and_equals_a_local_run(
+    two_node_cluster: str, case_db_path: Path, tmp_path: Path
+) -> None:
+    script = tmp_path / "answers.jsonl"
+    script.write_text('{"text": "Yes, it is a real case."}\n')
+    job = ["hallucination", "run", "--model", f"scripted:{script}", "--tasks", "existence,court", "--levels",
+           "scotus", "--n", "3", "--samples", "2", "--db", str(case_db_path), "--no-cache", "--json"]  # fmt: skip
+    env = os.environ.copy()
+    local = subprocess.run([LEXPROBE, *job, "--run-dir", str(tmp_path / "local")], capture_output=True, text=True,
+                           env=env, timeout=600)  # fmt: skip
+    assert local.returncode == 0, local.stderr
+    env["COLUMNS"] = "200"  # one log line per line
+    ray = subprocess.run([LEXPROBE, "-v", *job, "--run-dir", str(tmp_path / "ray"), "--ray", two_node_cluster,
+                          "--ray-workers", "2"], capture_output=True, text=True, env=env, timeout=600)  # fmt: skip
+    assert ray.returncode == 0, ray.stderr
+    assert "ray: 2 workers on 2 nodes" in ray.stderr, ray.stderr
+    through_ray, here = json.loads(ray.stdout), json.loads(local.stdout)
+    assert through_ray["summary"]["sent"] == here["summary"]["sent"] > 0
+    for result in (through_ray, here):
+        result["summary"].pop("elapsed_s")
+    assert through_ray == here
