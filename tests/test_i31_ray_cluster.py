@@ -1,8 +1,12 @@
-"""`--ray HOST:PORT` joining a cluster of two nodes started with `ray start` (a head and a second node, two raylets
-on 127.0.0.1): the workers spread over both nodes and the run equals a local one (issue 31, section 2).
+"""`--ray HOST:PORT` and `--ray ray://HOST:PORT` joining a cluster of two nodes started with `ray start` (a head and
+a second node, two raylets on 127.0.0.1): the workers spread over both nodes and the run equals a local one (issue
+31, section 2).
 
-The cluster is this module's own: `ray start --block` processes in their own process groups, stopped by signalling
-those groups (never `ray stop`, which would stop every Ray instance on the machine, the other Ray tests' too).
+Ray 2.60 turns token authentication on for a cluster `ray start` starts when the Ray Client extra is installed
+(the token in ~/.ray/auth_token); every process here runs with `RAY_AUTH_MODE=token`, as docs/scale.md tells
+users to. The cluster is this module's own: `ray start --block` processes in their own process groups, stopped by
+signalling those groups (never `ray stop`, which would stop every Ray instance on the machine, the other Ray
+tests' too).
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -28,6 +33,10 @@ LEXPROBE = str(Path(sys.executable).with_name("lexprobe"))
 RAY = str(Path(sys.executable).with_name("ray"))
 
 
+def ray_env() -> dict[str, str]:
+    return {**os.environ, "RAY_AUTH_MODE": "token"}
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -38,7 +47,7 @@ def start_node(args: list[str], log: Path) -> subprocess.Popen:
     handle = log.open("w")
     return subprocess.Popen([RAY, "start", "--block", "--disable-usage-stats", "--node-ip-address", "127.0.0.1",
                              "--num-cpus", "1", *args], stdout=handle, stderr=subprocess.STDOUT,
-                            start_new_session=True)  # fmt: skip
+                            start_new_session=True, env=ray_env())  # fmt: skip
 
 
 def stop_node(process: subprocess.Popen) -> None:
@@ -55,20 +64,25 @@ def stop_node(process: subprocess.Popen) -> None:
 
 
 def alive_nodes(address: str) -> int:
-    status = subprocess.run([RAY, "status", "--address", address], capture_output=True, text=True, timeout=60)
+    """The nodes `ray status` lists as active whose CPUs the cluster's resource view already counts."""
+    status = subprocess.run([RAY, "status", "--address", address], capture_output=True, text=True, timeout=120,
+                            env=ray_env())  # fmt: skip
     active = status.stdout.split("Active:")[-1].split("Pending:")[0] if "Active:" in status.stdout else ""
-    return sum(1 for line in active.splitlines() if line.strip().startswith("1 node_"))
+    nodes = sum(1 for line in active.splitlines() if line.strip().startswith("1 node_"))
+    cpus = re.search(r"/(\d+)\.0 CPU", status.stdout)
+    return min(nodes, int(cpus.group(1)) if cpus else 0)  # one CPU per node
 
 
 @pytest.fixture(scope="module")
-def two_node_cluster() -> Iterator[str]:
-    """A head node and a second node on 127.0.0.1; yields the head's GCS address."""
+def two_node_cluster() -> Iterator[tuple[str, str]]:
+    """A head node and a second node on 127.0.0.1; yields the head's GCS address and its Ray Client address."""
     if importlib.util.find_spec("ray") is None and os.environ.get("CI") != "true":
         pytest.skip("ray is not installed: pip install 'lexprobe[ray]'")
     scratch = Path(tempfile.mkdtemp(prefix="lxray-", dir="/tmp"))  # short: Ray's socket paths are length-bounded
-    address = f"127.0.0.1:{free_port()}"
+    address, client = f"127.0.0.1:{free_port()}", free_port()
     head = start_node(["--head", "--port", address.split(":")[1], "--include-dashboard", "false",
-                       "--temp-dir", str(scratch / "ray")], scratch / "head.log")  # fmt: skip
+                       "--ray-client-server-port", str(client), "--temp-dir", str(scratch / "ray")],
+                      scratch / "head.log")  # fmt: skip
     nodes = [head]
     try:
         deadline = time.monotonic() + 120
@@ -79,26 +93,30 @@ def two_node_cluster() -> Iterator[str]:
         while alive_nodes(address) < 2:
             assert nodes[1].poll() is None and time.monotonic() < deadline, (scratch / "node.log").read_text()[-2000:]
             time.sleep(1)
-        yield address
+        yield address, f"ray://127.0.0.1:{client}"
     finally:
         for node in reversed(nodes):
             stop_node(node)
         shutil.rmtree(scratch, ignore_errors=True)
 
 
+@pytest.mark.parametrize("how", ["gcs", "client"])
 def test_a_run_on_two_nodes_spreads_its_workers_and_equals_a_local_run(
-    two_node_cluster: str, case_db_path: Path, tmp_path: Path
+    two_node_cluster: tuple[str, str], how: str, case_db_path: Path, tmp_path: Path
 ) -> None:
+    """`--ray HOST:PORT` (the driver joins as a node-less driver of the cluster) and `--ray ray://HOST:PORT` (Ray
+    Client: the driver talks to the head's client server)."""
+    address = two_node_cluster[0] if how == "gcs" else two_node_cluster[1]
     script = tmp_path / "answers.jsonl"
     script.write_text('{"text": "Yes, it is a real case."}\n')
     job = ["hallucination", "run", "--model", f"scripted:{script}", "--tasks", "existence,court", "--levels",
            "scotus", "--n", "3", "--samples", "2", "--db", str(case_db_path), "--no-cache", "--json"]  # fmt: skip
-    env = os.environ.copy()
+    env = ray_env()
     local = subprocess.run([LEXPROBE, *job, "--run-dir", str(tmp_path / "local")], capture_output=True, text=True,
                            env=env, timeout=600)  # fmt: skip
     assert local.returncode == 0, local.stderr
     env["COLUMNS"] = "200"  # one log line per line
-    ray = subprocess.run([LEXPROBE, "-v", *job, "--run-dir", str(tmp_path / "ray"), "--ray", two_node_cluster,
+    ray = subprocess.run([LEXPROBE, "-v", *job, "--run-dir", str(tmp_path / "ray"), "--ray", address,
                           "--ray-workers", "2"], capture_output=True, text=True, env=env, timeout=600)  # fmt: skip
     assert ray.returncode == 0, ray.stderr
     assert "ray: 2 workers on 2 nodes" in ray.stderr, ray.stderr

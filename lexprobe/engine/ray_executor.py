@@ -278,12 +278,18 @@ class RayModel(Model):
     def _placement(self) -> Any:
         """Where the next actor goes. The embedded model reserves a CPU, so Ray's SPREAD spreads it over the nodes'
         free CPUs; an endpoint client reserves nothing, which SPREAD leaves on one node, so it is pinned to the
-        nodes in turn (soft: a node that is gone lets Ray place it elsewhere)."""
+        nodes alive when it starts, in turn."""
+        import ray
+
+        if not self.cpus:
+            self._nodes = [node["NodeID"] for node in ray.nodes() if node.get("Alive")] or self._nodes
         if self.cpus or not self._nodes:
             return "SPREAD"
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-        return NodeAffinitySchedulingStrategy(node_id=self._nodes[self._started % len(self._nodes)], soft=True)
+        # strict: a node that joined a moment ago is waited for, not skipped (soft affinity falls back to another node
+        # while the new node's resources are not yet known); a replacement takes the nodes alive then
+        return NodeAffinitySchedulingStrategy(node_id=self._nodes[self._started % len(self._nodes)], soft=False)
 
     async def workers(self) -> list[dict[str, Any]]:
         """Return each actor's `describe()` record (node, pid, ...), once it has started."""
