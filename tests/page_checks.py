@@ -2,12 +2,13 @@
 report what went wrong, for the report tests and for `docs/` screenshots.
 
 `render` collects console errors and warnings (the browser's own log lines, such as a resource that failed to load
-or a Content-Security-Policy violation, arrive as console messages too), uncaught exceptions, failed requests
-(HTTP status 400 and above included) and every request that is neither a local scheme nor under the page's own
-origin or an `allowed` prefix: those are recorded in `external_requests` and, by default, aborted, so they show up
-in `failed_requests` as well. `sideways` lists every box whose content is wider than the box at the viewport's
-width (a table that scrolls or is cut sideways). Each page gets a fresh browser context; `PageChecker` launches
-Chromium once for many pages (a module-scoped fixture), `render_page` launches one for a single page.
+or a Content-Security-Policy violation, arrive as console messages too), uncaught exceptions, dialogs (an `alert`
+is what injected script would call), failed requests (HTTP status 400 and above included) and every request that
+is neither a local scheme nor under the page's own origin or an `allowed` prefix: those are recorded in
+`external_requests` and, by default, aborted, so they show up in `failed_requests` as well. `sideways` lists every
+box whose content is wider than the box at the viewport's width (a table that scrolls or is cut sideways). Each
+page gets a fresh browser context; `PageChecker` launches Chromium once for many pages (a module-scoped fixture),
+`render_page` launches one for a single page.
 
 Command line (from the repository root): `python tests/page_checks.py page.html [--screenshot page.png]` (or a
 URL such as http://127.0.0.1:8000/) prints the result as JSON and exits 1 when the page is not `ok`.
@@ -54,7 +55,7 @@ PAGE_FACTS = """() => {
 @dataclass
 class RenderResult:
     """What loading one page showed. `ok` is True when nothing went wrong: no console errors, no exceptions, no
-    failed or external requests (warnings do not count)."""
+    dialogs, no failed or external requests (warnings do not count)."""
 
     url: str
     title: str = ""
@@ -63,6 +64,7 @@ class RenderResult:
     errors: list[str] = field(default_factory=list)  # console.error/assert and the browser's error log lines
     warnings: list[str] = field(default_factory=list)  # console.warn and the browser's warning log lines
     exceptions: list[str] = field(default_factory=list)  # uncaught JavaScript exceptions
+    dialogs: list[str] = field(default_factory=list)  # alert/confirm/prompt opened (and dismissed)
     failed_requests: list[str] = field(default_factory=list)  # "URL: net::ERR_..." or "URL: HTTP 404"
     external_requests: list[str] = field(default_factory=list)  # every request outside the page's own files/origin
     # boxes (and the page itself) whose content is wider than the box at this width: it scrolls or is cut sideways;
@@ -72,8 +74,8 @@ class RenderResult:
 
     @property
     def ok(self) -> bool:
-        """No console errors, exceptions, failed or external requests."""
-        return not (self.errors or self.exceptions or self.failed_requests or self.external_requests)
+        """No console errors, exceptions, dialogs, failed or external requests."""
+        return not (self.errors or self.exceptions or self.dialogs or self.failed_requests or self.external_requests)
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict, `ok` included."""
@@ -186,12 +188,17 @@ def _watch(context: Any, result: RenderResult, permitted: tuple[str, ...], block
         elif message.type == "warning":
             result.warnings.append(f"console.warn: {message.text}")
 
+    def dialog(dialog: Any) -> None:
+        result.dialogs.append(f"{dialog.type}: {dialog.message}")
+        dialog.dismiss()
+
     def response(response: Any) -> None:
         if response.status >= 400:
             result.failed_requests.append(f"{response.url}: HTTP {response.status}")
 
     context.route("**/*", route)
     context.on("console", console)
+    context.on("dialog", dialog)
     context.on("weberror", lambda web_error: result.exceptions.append(_exception_text(web_error.error)))
     context.on("requestfailed", lambda request: result.failed_requests.append(f"{request.url}: {request.failure}"))
     context.on("response", response)

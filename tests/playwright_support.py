@@ -46,8 +46,9 @@ CHROMIUM_ARGS = (
 
 @dataclass
 class WatchedPage:
-    """A Playwright page and what went wrong on it: console errors, uncaught exceptions, failed requests and
-    requests outside the allowed origins (those are also aborted), one line each."""
+    """A Playwright page and what went wrong on it (or on a page opened from it): console errors (the browser's own
+    ones included, such as a Content-Security-Policy violation), uncaught exceptions, dialogs (alert, confirm,
+    prompt), failed requests and requests outside the allowed origins (those are also aborted), one line each."""
 
     page: Any
     problems: list[str] = field(default_factory=list)
@@ -151,13 +152,44 @@ def watched_page(
             if message.type in ("error", "assert"):
                 watched.problems.append(f"console {message.type}: {message.text}")
 
+        def dialog(dialog: Any) -> None:  # alert(), confirm(), prompt(): injected script would call one
+            watched.problems.append(f"dialog opened: {dialog.type} {dialog.message!r}")
+            dialog.dismiss()
+
+        # on the context, so that a page opened from this one (a link to a new tab) is watched as well
         context.route("**/*", route)
-        page.on("console", console)
-        page.on("pageerror", lambda error: watched.problems.append(f"uncaught exception: {error}"))
-        page.on(
+        context.on("console", console)
+        context.on("dialog", dialog)
+        context.on("weberror", lambda web_error: watched.problems.append(f"uncaught exception: {web_error.error}"))
+        context.on(
             "requestfailed",
             lambda request: watched.problems.append(f"request failed: {request.url} ({request.failure})"),
         )
         yield watched
     finally:
         context.close()
+
+
+#: Text a hostile model, document or file name could carry: markup that would create an element or run script
+#: (an `alert` opens a dialog, which `watched_page` records) if it reached the page unescaped, a terminal colour
+#: escape, a right-to-left override and other control characters (no NUL).
+HOSTILE_TEXT = (
+    '<img src=x onerror=alert(1)> </script><script>alert(2)</script> <b id="injected">bold</b> '
+    "\x1b[31mred\x1b[0m \u202eevil\u202c \x07\x08\x7f end"
+)
+INJECTED_ELEMENTS = """() => {
+  const found = [];
+  for (const el of document.querySelectorAll('img[src="x"], #injected, script:not([src])')) found.push(el.outerHTML);
+  for (const el of document.querySelectorAll("*")) {
+    for (const attribute of el.attributes) {
+      if (attribute.name.startsWith("on")) found.push(`${el.tagName.toLowerCase()}[${attribute.name}]`);
+    }
+  }
+  return found;
+}"""
+
+
+def injected_elements(page: Any) -> list[str]:
+    """Elements `HOSTILE_TEXT` would have created on `page` had it been inserted as markup (an `img` with src "x",
+    the `#injected` element, an inline script, any inline event handler); empty when it was shown as text."""
+    return page.evaluate(INJECTED_ELEMENTS)

@@ -16,13 +16,13 @@ from pathlib import Path
 
 import pytest
 from page_checks import PageChecker, render_page
-from playwright_support import launch_chromium, watched_page
+from playwright_support import HOSTILE_TEXT, injected_elements, launch_chromium, watched_page
 from tool_requirements import find_chromium, needs_chromium
 
 
-def _page(folder: Path, body: str, title: str = "Test page", name: str = "page.html") -> Path:
+def _page(folder: Path, body: str, title: str = "Test page", name: str = "page.html", head: str = "") -> Path:
     page = folder / name
-    head = f'<meta charset="utf-8"><title>{title}</title>'
+    head = f'<meta charset="utf-8"><title>{title}</title>{head}'
     page.write_text(f"<!doctype html><html><head>{head}</head><body>{body}</body></html>")
     return page
 
@@ -167,3 +167,46 @@ def test_watched_page_records_every_kind_of_problem(site: tuple[str, Path]) -> N
     with watched_page(allowed=(base,)) as alone:  # a Chromium of its own
         alone.page.goto(base + "calm.html")
     assert alone.problems == []
+
+
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+    "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
+
+
+@pytest.mark.slow
+@needs_chromium
+def test_a_content_security_policy_violation_is_a_problem(site: tuple[str, Path]) -> None:
+    base, folder = site
+    meta = f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+    _page(folder, '<script>document.title = "ran"</script><p>x</p>', name="inline.html", head=meta)
+    with watched_page(allowed=(base,)) as watched:
+        watched.page.goto(base + "inline.html")
+        assert watched.page.title() == "Test page"  # the inline script was refused
+    assert any("Content Security Policy" in problem for problem in watched.problems), watched.problems
+
+
+@pytest.mark.slow
+@needs_chromium
+def test_hostile_text_shown_as_text_or_injected_is_told_apart(site: tuple[str, Path]) -> None:
+    base, folder = site
+    (folder / "hostile.json").write_text(json.dumps({"text": HOSTILE_TEXT}))
+    for way in ("textContent", "innerHTML"):
+        show = f'document.getElementById("out").{way} = data.text;'
+        script = f'fetch("hostile.json").then(response => response.json()).then(data => {{ {show} }});'
+        (folder / f"{way}.js").write_text(script)
+        _page(folder, f'<p id="out"></p><script src="{way}.js"></script>', name=f"{way}.html")
+    with launch_chromium() as browser:
+        with watched_page(allowed=(base,), browser=browser) as safe:
+            safe.page.goto(base + "textContent.html")
+            safe.page.wait_for_function("document.getElementById('out').textContent.length > 0")
+            assert safe.page.text_content("#out") == HOSTILE_TEXT and injected_elements(safe.page) == []
+        assert safe.problems == []
+        with watched_page(allowed=(base,), browser=browser) as unsafe:
+            unsafe.page.goto(base + "innerHTML.html")
+            unsafe.page.wait_for_selector("#injected", state="attached")
+            unsafe.page.wait_for_timeout(300)  # the broken image's onerror
+            found = injected_elements(unsafe.page)
+        assert any('src="x"' in element for element in found) and "img[onerror]" in found
+        assert any("dialog opened: alert '1'" in problem for problem in unsafe.problems), unsafe.problems
