@@ -70,8 +70,8 @@ def is_local(url: str, allowed: Sequence[str] = ()) -> bool:
 
 class _Driver:
     """The one Playwright driver of this process (the tests drive it from one thread), shared by every browser open
-    at the same time (the sync API
-    refuses a second `sync_playwright()` while one runs) and stopped when the last of them closes."""
+    at the same time (the sync API refuses a second `sync_playwright()` while one runs) and stopped when the last
+    of them closes."""
 
     playwright: Any = None
     users = 0
