@@ -22,6 +22,7 @@ from typing import ClassVar
 
 import pytest
 import typer
+from page_checks import render_page
 from tool_requirements import needs_chromium
 from typer.testing import CliRunner
 
@@ -35,7 +36,6 @@ from lexprobe.check.verify import reference_for, verify_citations
 from lexprobe.cli.check import register
 from lexprobe.cli.handler import LexprobeGroup
 from lexprobe.documents.extract import extract_text
-from lexprobe.reporting.browser import render_page
 
 SJ = data_root() / "sj_records" / "marshall_v_northrop"
 OPINIONS = data_root() / "opinions" / "scotus" / "text"

@@ -10,13 +10,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from page_checks import render_page
 from tool_requirements import needs_chromium
 
 from lexprobe.caselaw.judges import load_justices
 from lexprobe.hallucination.html_report import figures, rate_tables, write_html_report
 from lexprobe.hallucination.profile_stats import profile
 from lexprobe.hallucination.results import Unit
-from lexprobe.reporting.browser import render_page
 
 LEXPROBE = str(Path(sys.executable).with_name("lexprobe"))
 

@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 import typer
 from matplotlib.collections import LineCollection
+from page_checks import render_page
 from tool_requirements import needs_chromium
 from typer.testing import CliRunner
 
@@ -251,8 +252,6 @@ def test_demo_with_run_dir_keeps_it(tmp_path: Path, case_db_path: Path) -> None:
 
 @needs_chromium
 def test_demo_report_fits_1400_px_and_hides_the_empty_map(demo_run: dict) -> None:
-    from lexprobe.reporting.browser import render_page
-
     assert demo_run["code"] == 0, demo_run["err"]
     html = demo_run["page"].read_text()
     assert "figure-skipped" in html and "Courts of Appeals: rate by circuit" not in html
@@ -265,7 +264,6 @@ def test_demo_report_fits_1400_px_and_hides_the_empty_map(demo_run: dict) -> Non
 def test_calibration_table_with_long_names_and_notes_fits_1400_px(tmp_path: Path) -> None:
     from lexprobe.hallucination.html_report import write_html_report
     from lexprobe.hallucination.profile_stats import profile
-    from lexprobe.reporting.browser import render_page
 
     model = "openai-compatible/llama3@http://127.0.0.1:8000/v1"
     units = [Unit(model, task, "scotus", "zero", "correct" if i % 3 else "hallucination", confidence=(i % 5) / 4,

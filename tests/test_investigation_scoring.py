@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import typer
+from page_checks import render_page
 from tool_requirements import needs_chromium
 from typer.testing import CliRunner
 
@@ -45,7 +46,6 @@ from lexprobe.investigation.scoring import (
     usage,
 )
 from lexprobe.investigation.verdicts import parse_verdicts, read_verdict
-from lexprobe.reporting.browser import render_page
 
 LABELS = ["H1", "H2", "H3", "H4"]
 KINDS = ("court_adopted", "court_rejected", "alternative", "alternative")

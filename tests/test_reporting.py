@@ -1,20 +1,19 @@
-"""The report's building blocks: deterministic figures, the circuit map from the real shapefiles, and the headless
-Chromium harness that catches console errors, exceptions and network requests."""
+"""The report's building blocks: deterministic figures and the circuit map from the real shapefiles, and a page with
+an embedded figure opened in headless Chromium (the harness itself is tested in tests/test_page_checks.py)."""
 
 from __future__ import annotations
 
 import base64
-import shutil
 import struct
-import tempfile
 from pathlib import Path
 
 import pytest
 from matplotlib.figure import Figure
+from page_checks import render_page
 from tool_requirements import needs_chromium
 
 from lexprobe.caselaw.paths import data_root
-from lexprobe.reporting import browser, circuit_map, figures
+from lexprobe.reporting import circuit_map, figures
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -133,7 +132,7 @@ def test_render_page_clean_with_embedded_figure_and_screenshot(tmp_path: Path) -
     uri = figures.figure_to_data_uri(_figures()["bar"])
     page = _page(tmp_path, f'<h1>Report</h1><p>Rates by complexity.</p><img alt="bars" src="{uri}" width="600">')
     shot = tmp_path / "shots" / "page.png"
-    result = browser.render_page(page, screenshot=shot, width=800, height=600)
+    result = render_page(page, screenshot=shot, width=800, height=600)
     assert result.ok, result.to_json()
     assert (result.errors, result.exceptions, result.failed_requests, result.external_requests) == ([], [], [], [])
     assert result.title == "Test page" and result.text_length >= len("Report") + len("Rates by complexity.")
@@ -141,52 +140,3 @@ def test_render_page_clean_with_embedded_figure_and_screenshot(tmp_path: Path) -
     assert result.screenshot == shot and data.startswith(PNG_MAGIC) and len(data) > 5_000
     width, height = struct.unpack(">II", data[16:24])  # the IHDR chunk
     assert width == 800 and height == result.page_height >= 600
-
-
-@pytest.mark.slow
-@needs_chromium
-def test_render_page_catches_console_errors_and_exceptions(tmp_path: Path) -> None:
-    result = browser.render_page(_page(tmp_path, '<script>console.error("boom")</script><p>x</p>'))
-    assert not result.ok and result.errors == ["console.error: boom"] and result.exceptions == []
-    thrown = browser.render_page(_page(tmp_path, '<script>throw new Error("kaput")</script><p>x</p>'))
-    assert not thrown.ok and len(thrown.exceptions) == 1 and "kaput" in thrown.exceptions[0]
-    warned = browser.render_page(_page(tmp_path, '<script>console.warn("careful")</script><p>x</p>'))
-    assert warned.ok and warned.warnings == ["console.warn: careful"]
-
-
-@pytest.mark.slow
-@needs_chromium
-@pytest.mark.parametrize("block_network", [True, False])
-def test_render_page_reports_network_requests(tmp_path: Path, block_network: bool) -> None:
-    page = _page(tmp_path, '<img src="http://example.invalid/x.png" alt="remote">')
-    result = browser.render_page(page, block_network=block_network)
-    assert not result.ok
-    assert result.external_requests == ["http://example.invalid/x.png"]
-    assert len(result.failed_requests) == 1 and result.failed_requests[0].startswith("http://example.invalid/x.png: ")
-
-
-@pytest.mark.slow
-@needs_chromium
-def test_render_page_cleans_up_and_rejects_missing_pages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    made: list[Path] = []
-    real_mkdtemp = tempfile.mkdtemp
-
-    def recording_mkdtemp(*args, **kwargs) -> str:
-        made.append(Path(real_mkdtemp(*args, **kwargs)))
-        return str(made[-1])
-
-    monkeypatch.setattr(tempfile, "mkdtemp", recording_mkdtemp)
-    assert browser.render_page(_page(tmp_path, "<p>x</p>")).ok
-    assert len(made) == 1 and made[0].name.startswith("lexprobe-chromium-") and not made[0].exists()
-    with pytest.raises(FileNotFoundError, match="no such page"):
-        browser.render_page(tmp_path / "missing.html")
-    with pytest.raises(TimeoutError):  # nothing can load in no time; the profile is removed all the same
-        browser.render_page(_page(tmp_path, "<p>x</p>"), timeout=0.001)
-    assert len(made) == 2 and not made[1].exists()
-
-
-def test_render_page_without_chromium(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(shutil, "which", lambda name: None)
-    assert browser.find_chromium() is None
-    with pytest.raises(FileNotFoundError, match="no Chromium"):
-        browser.render_page(_page(tmp_path, "<p>x</p>"))

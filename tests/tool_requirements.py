@@ -5,6 +5,8 @@ CI=true, where it must be there.
 `needs_chromium`, `needs_bwrap` and `needs_tesseract` are `pytest.mark.needs_tool(<name>)`; the check runs when the
 test is set up (this module is a pytest plugin: tests/conftest.py registers it, a bare run passes
 `-p tool_requirements`), so a test that lacks its tool neither runs half-way nor passes by accident.
+`find_chromium` (the Chromium on PATH) lives here for the browser tests (tests/playwright_support.py): lexprobe
+itself never starts a browser. The Chromium check also needs Playwright for Python (the dev extra) to drive it.
 """
 
 from __future__ import annotations
@@ -23,10 +25,28 @@ def in_ci() -> bool:
     return os.environ.get("CI") == "true"
 
 
-def _chromium() -> bool:
-    from lexprobe.reporting.browser import find_chromium
+#: The names Chromium goes by on PATH, in the order they are tried.
+CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome")
 
-    return find_chromium() is not None
+
+def find_chromium() -> str | None:
+    """Return the path of the first of `chromium`, `chromium-browser`, `google-chrome` on PATH, else None."""
+    for name in CHROMIUM_NAMES:
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+def _chromium() -> bool:
+    """Chromium on PATH and Playwright for Python to drive it (the browser tests need both)."""
+    if find_chromium() is None:
+        return False
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def _bwrap() -> bool:
@@ -43,7 +63,11 @@ def _tesseract() -> bool:
 
 #: Tool name -> (is it available here, what provides it).
 TOOLS: dict[str, tuple[Callable[[], bool], str]] = {
-    "chromium": (_chromium, "no chromium, chromium-browser or google-chrome on PATH (make test installs it via apt)"),
+    "chromium": (
+        _chromium,
+        "no chromium, chromium-browser or google-chrome on PATH (make test installs it via apt), or no Playwright "
+        "for Python to drive it (the dev extra: pip install -e '.[dev]')",
+    ),
     "bwrap": (_bwrap, "bubblewrap (bwrap) is not on PATH (make test installs it via apt)"),
     "tesseract": (_tesseract, "tesseract is not on PATH (make test installs tesseract-ocr via apt)"),
 }
