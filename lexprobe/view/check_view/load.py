@@ -38,7 +38,7 @@ class Citation:
     notes: tuple[str, ...]
 
     def case_label(self) -> str:
-        """"Name, citation (year)" of the database case, or ""."""
+        """The database case as name, citation (year), or an empty string."""
         if not self.case:
             return ""
         return f"{self.case.get('name') or ''}, {self.case.get('citation') or ''} ({self.case.get('year') or '?'})"
@@ -122,8 +122,12 @@ def load_check_result(path: Path) -> CheckResult:
     result = CheckResult(Path(path))
     for number, entry in enumerate(entries):
         first, count = (entry.get("first"), entry.get("count")) if isinstance(entry, dict) else (None, None)
-        if not isinstance(first, int) or not isinstance(count, int) or first < 0 or count < 0 or not isinstance(
-            entry.get("path"), str
+        if (
+            not isinstance(first, int)
+            or not isinstance(count, int)
+            or first < 0
+            or count < 0
+            or not isinstance(entry.get("path"), str)
         ):
             raise NotACheckResult(f"summary.files[{number}] lacks path, first or count")
         own = citations[first : first + count]

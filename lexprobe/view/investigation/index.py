@@ -192,7 +192,9 @@ def page_of(
     key, and the count of all matching rows."""
     if table not in ("episodes", "qa"):
         raise ValueError(f"not an index table: {table}")
-    allowed = {column for name, column in _FILTER_COLUMNS if name == table} | ({"solved"} if table == "episodes" else set())
+    allowed = {column for name, column in _FILTER_COLUMNS if name == table}
+    if table == "episodes":
+        allowed.add("solved")
     clauses, values = [], []
     for column, value in filters.items():
         if column not in allowed:
@@ -203,4 +205,3 @@ def page_of(
     total = connection.execute(f"SELECT COUNT(*) FROM {table}{where}", values).fetchone()[0]
     rows = connection.execute(f"SELECT * FROM {table}{where} ORDER BY key LIMIT ? OFFSET ?", [*values, limit, offset])
     return [dict(row) for row in rows], total
-

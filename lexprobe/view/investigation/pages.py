@@ -31,8 +31,10 @@ from lexprobe.view.investigation.index import connect_read_only, distinct, ensur
 from lexprobe.view.investigation.transcript import episode_page, load_record, messages_of
 
 PAGE_SIZE = 50
-STATIC_CSP = ("default-src 'none'; script-src 'self' file:; style-src 'self' file:; img-src 'self' data:; "
-              "connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+STATIC_CSP = (
+    "default-src 'none'; script-src 'self' file:; style-src 'self' file:; img-src 'self' data:; "
+    "connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
 TEMPLATES = jinja2.Environment(
     loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
     autoescape=True,
@@ -97,8 +99,8 @@ class RunPages:
 
     def _render(self, template: str, depth: int, **values: object) -> str:
         return TEMPLATES.get_template(template).render(
-            root="../" * depth, static=self.static, stylesheet="runs.css", csp=STATIC_CSP, section=self.title, kind=self.kind,
-            list_href=self.list_href, **values,
+            root="../" * depth, static=self.static, stylesheet="runs.css", csp=STATIC_CSP, section=self.title,
+            kind=self.kind, list_href=self.list_href, **values,
         )  # fmt: skip
 
     def connection(self, number: int) -> sqlite3.Connection:
