@@ -44,11 +44,8 @@ def hostile_environment(folder: Path, level: str) -> Path:
     env = build_sample_environment(folder, level)
     (env / "corpus" / HOSTILE_NAME).write_text(f"Memo.\n{HOSTILE}\n" + "filler line\n" * 3, encoding="utf-8")
     environment, questions = load_environment(env)
-    environment.documents.append(
-        Document(
-            doc_id="DOC-EVIL<i>", path=HOSTILE_NAME, format="txt", doc_type="memo", role="noise", title=HOSTILE
-        )  # fmt: skip
-    )
+    evil = Document(doc_id="DOC-EVIL<i>", path=HOSTILE_NAME, format="txt", doc_type="memo", role="noise", title=HOSTILE)
+    environment.documents.append(evil)
     save_environment(env, environment, questions)
     return env
 
