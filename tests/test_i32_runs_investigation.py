@@ -143,13 +143,22 @@ def test_read_only_run_directory_puts_the_index_in_the_user_cache(
 
     copy = tmp_path / "run-copy"
     shutil.copytree(runs["run"], copy)
-    (copy / INDEX_NAME).unlink()
+    (copy / INDEX_NAME).unlink(missing_ok=True)
     script = ("import sys; from pathlib import Path; from lexprobe.view.runs import sections; "
               "found, rejected = sections([Path(sys.argv[1])]); print(found[0].entries, rejected)")  # fmt: skip
     result = run_with_read_only([copy], [sys.executable, "-c", script, str(copy)])
     assert result.returncode == 0, result.stderr
     assert "is not writable: its viewer index goes to" in result.stderr
     assert not (copy / INDEX_NAME).exists()
+    cache = tmp_path / "read-only-cache"
+    cache.mkdir()
+    os.environ["LEXPROBE_CACHE"], saved = str(cache), os.environ["LEXPROBE_CACHE"]
+    try:
+        refused = run_with_read_only([copy, cache], [sys.executable, "-c", script, str(copy)])
+    finally:
+        os.environ["LEXPROBE_CACHE"] = saved
+    assert refused.returncode == 0, refused.stderr
+    assert "its viewer index cannot be built" in refused.stdout and "[]" in refused.stdout
 
 
 def test_filters_and_paging_run_on_the_server(runs: dict[str, Path]) -> None:

@@ -11,6 +11,7 @@ under `out/investigation/`, `out/qa/` and `out/check/`, which open from disk.
 from __future__ import annotations
 
 import shutil
+import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -76,6 +77,15 @@ def _sort(paths: list[Path]) -> _Sorted:
     return _Sorted(investigation, qa, check, rejected)
 
 
+def _index_problem(run_dir: Path) -> str | None:
+    """Build (or refresh) the run's side index now; return why it cannot be built (None when it was)."""
+    try:
+        ensure_index(run_dir)
+    except (OSError, sqlite3.Error) as exc:
+        return f"its viewer index cannot be built ({type(exc).__name__}: {exc})"
+    return None
+
+
 def _label(path: Path) -> str:
     return path.name or str(path)
 
@@ -88,10 +98,14 @@ def sections(paths: list[Path]) -> tuple[list[ViewSection], list[tuple[Path, str
     made: list[ViewSection] = []
     for kind, mount, run_dirs in (("investigation", INVESTIGATION_MOUNT, found.investigation),
                                   ("qa", QA_MOUNT, found.qa)):  # fmt: skip
+        for run_dir in list(run_dirs):
+            problem = _index_problem(run_dir)
+            if problem:
+                run_dirs.remove(run_dir)
+                if run_dir not in [path for path, _ in found.rejected]:
+                    found.rejected.append((run_dir, problem))
         if run_dirs:
             pages = RunPages(kind, run_dirs)
-            for run_dir in run_dirs:
-                ensure_index(run_dir)
             entries = [(_label(d), pages.list_href(n)) for n, d in enumerate(run_dirs)]
             made.append(ViewSection(mount, pages.title, build_runs_app(pages), entries))
     if found.check:
