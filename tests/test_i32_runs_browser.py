@@ -106,7 +106,10 @@ def test_list_filter_page_episode_output_and_document(viewer: str) -> None:
         page.click("#next")
         assert page.locator("#records tbody tr").count() == 20 and page.locator("#next").count() == 0
         page.select_option("select[name=outcome]", "no")
+        page.select_option("select[name=sort]", "-ablation")
         page.click("#apply")
+        levels = page.locator("#records tbody tr td:nth-child(3)").all_text_contents()
+        assert levels and levels == sorted(levels, reverse=True)
         assert "page=" not in page.url or "page=1" in page.url or "outcome=no" in page.url
         text = page.text_content("#shown-count")
         assert " of 120 match" in text

@@ -179,6 +179,11 @@ def test_filters_and_paging_run_on_the_server(runs: dict[str, Path]) -> None:
     model = everything[0]["model"]
     assert client.get("/runs/0/api/rows", params={"model": model}).json()["total"] == 4
     assert client.get("/runs/0/api/rows", params={"model": "nobody"}).json()["total"] == 0
+    by_level = client.get("/runs/0/api/rows", params={"sort": "-ablation"}).json()["rows"]
+    assert [row["ablation"] for row in by_level] == ["merits", "merits", "+noise", "+noise"]
+    ascending = client.get("/runs/0/api/rows", params={"sort": "ablation"}).json()["rows"]
+    assert [row["ablation"] for row in ascending] == ["+noise", "+noise", "merits", "merits"]
+    assert ascending[0]["key"] < ascending[1]["key"]  # ties broken by key
     page = client.get("/runs/0/", params={"outcome": "no"})
     assert page.status_code == 200 and f"{unsolved['total']} of 4 match" in page.text
 
@@ -203,7 +208,9 @@ def test_index_scores_are_the_scoring_functions(runs: dict[str, Path]) -> None:
         ({"page": "x"}, "page must be a whole number"),
         ({"outcome": "maybe"}, "outcome must be one of"),
         ({"model": "m" * 501}, "longer than 500"),
-        ({"sort": "key"}, "unknown parameter 'sort'"),
+        ({"order": "key"}, "unknown parameter 'order'"),
+        ({"sort": "problem"}, "sort must be one of"),
+        ({"sort": "key; DROP TABLE episodes"}, "sort must be one of"),
         ({"limit": "100000"}, "limit must be a whole number"),
     ],
 )

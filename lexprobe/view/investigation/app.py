@@ -1,7 +1,7 @@
 """The Starlette sub-app of one section (investigation runs or QA runs), mounted by the viewer at its `mount`.
 
 Routes (relative to the mount): the pages of `pages.RunPages`, `static/runs.css`, and
-`runs/<n>/api/rows?environment=&model=&outcome=&page=&limit=` (one page of the run's index rows as JSON). Query
+`runs/<n>/api/rows?environment=&model=&outcome=&sort=&page=&limit=` (one page of the run's index rows as JSON). Query
 parameters are validated: anything else, a page that is not a positive number, a filter longer than
 `MAX_FILTER_CHARS` or an outcome that is not one of the choices is a 400 with a one-line message; an unknown run,
 record or document is a 404.
@@ -19,6 +19,7 @@ from starlette.responses import HTMLResponse, JSONResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from lexprobe.view.investigation.index import SORT_COLUMNS
 from lexprobe.view.investigation.pages import PAGE_SIZE, ListQuery, NotFound, RunPages
 
 MAX_FILTER_CHARS = 500
@@ -37,7 +38,7 @@ def _number(text: str, name: str, low: int, high: int) -> int:
 
 def parse_query(request: Request, kind: str, *, api: bool = False) -> tuple[ListQuery, int]:
     """The list filters and page of a request, and the page size; raises HTTPException(400) for a bad parameter."""
-    allowed = {"environment", "model", "outcome", "page"} | ({"limit"} if api else set())
+    allowed = {"environment", "model", "outcome", "page", "sort"} | ({"limit"} if api else set())
     unknown = sorted(set(request.query_params) - allowed)
     if unknown:
         raise HTTPException(400, f"unknown parameter {unknown[0]!r}; known: {', '.join(sorted(allowed))}")
@@ -48,9 +49,13 @@ def parse_query(request: Request, kind: str, *, api: bool = False) -> tuple[List
     outcomes = ("yes", "no") if kind == "investigation" else QA_LABELS
     if values["outcome"] and values["outcome"] not in outcomes:
         raise HTTPException(400, f"outcome must be one of {', '.join(outcomes)}")
+    sort = request.query_params.get("sort", "") or "key"
+    columns = SORT_COLUMNS["episodes" if kind == "investigation" else "qa"]
+    if sort.removeprefix("-") not in columns:
+        raise HTTPException(400, f"sort must be one of {', '.join(columns)} (a leading '-' sorts descending)")
     page = _number(request.query_params.get("page", "1") or "1", "page", 1, MAX_PAGE)
     limit = _number(request.query_params.get("limit", str(PAGE_SIZE)), "limit", 1, MAX_API_LIMIT) if api else PAGE_SIZE
-    return ListQuery(page=page, **values), limit
+    return ListQuery(page=page, sort=sort, **values), limit
 
 
 def _key(request: Request) -> str:

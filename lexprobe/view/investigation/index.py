@@ -185,11 +185,19 @@ _FILTER_COLUMNS = {("episodes", "environment"), ("episodes", "model"), ("qa", "e
                    ("qa", "label")}  # fmt: skip
 
 
+#: The columns a list may be sorted by (a leading "-" sorts descending; ties are broken by key).
+SORT_COLUMNS = {
+    "episodes": ("key", "environment", "ablation", "model", "epoch", "status", "solved", "believe_acc", "reject_acc",
+                 "tool_calls", "coverage", "signal_recall"),
+    "qa": ("key", "question_id", "environment", "model", "label", "score"),
+}  # fmt: skip
+
+
 def page_of(
-    connection: sqlite3.Connection, table: str, filters: dict[str, object], offset: int, limit: int
+    connection: sqlite3.Connection, table: str, filters: dict[str, object], offset: int, limit: int, sort: str = "key"
 ) -> tuple[list[dict], int]:
     """One page of rows of `table` ("episodes" or "qa") matching `filters` (column -> value, equality), sorted by
-    key, and the count of all matching rows."""
+    `sort` (one of `SORT_COLUMNS`, "-" first for descending), and the count of all matching rows."""
     if table not in ("episodes", "qa"):
         raise ValueError(f"not an index table: {table}")
     allowed = {column for name, column in _FILTER_COLUMNS if name == table}
@@ -203,5 +211,11 @@ def page_of(
         values.append(value)
     where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
     total = connection.execute(f"SELECT COUNT(*) FROM {table}{where}", values).fetchone()[0]
-    rows = connection.execute(f"SELECT * FROM {table}{where} ORDER BY key LIMIT ? OFFSET ?", [*values, limit, offset])
+    column = sort.removeprefix("-")
+    if column not in SORT_COLUMNS[table]:
+        raise ValueError(f"not a sort column: {table}.{column}")
+    order = f"{column} {'DESC' if sort.startswith('-') else 'ASC'}, key"
+    rows = connection.execute(
+        f"SELECT * FROM {table}{where} ORDER BY {order} LIMIT ? OFFSET ?", [*values, limit, offset]
+    )
     return [dict(row) for row in rows], total

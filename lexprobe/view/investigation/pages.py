@@ -27,7 +27,7 @@ from lexprobe.investigation.qa import QA_DIR, QARecord
 from lexprobe.investigation.scoring.inputs import resolve_env_dir
 from lexprobe.terminal import safe_text
 from lexprobe.view.investigation.documents import read_document
-from lexprobe.view.investigation.index import connect_read_only, distinct, ensure_index, page_of
+from lexprobe.view.investigation.index import SORT_COLUMNS, connect_read_only, distinct, ensure_index, page_of
 from lexprobe.view.investigation.transcript import episode_page, load_record, messages_of
 
 PAGE_SIZE = 50
@@ -60,6 +60,7 @@ class ListQuery:
     model: str = ""
     outcome: str = ""  # episodes: "yes" | "no" (case solved); QA: a label
     page: int = 1
+    sort: str = "key"  # a column of index.SORT_COLUMNS, "-" first for descending
 
     def filters(self, kind: str) -> dict[str, object]:
         """The index filters (column -> value) this query sets."""
@@ -124,7 +125,8 @@ class RunPages:
     def rows(self, number: int, query: ListQuery, limit: int = PAGE_SIZE) -> tuple[list[dict], int]:
         """One page of the run's list (rows of the index) and the count of rows matching the filters."""
         with self.connection(number) as connection:
-            return page_of(connection, self.table, query.filters(self.kind), (query.page - 1) * limit, limit)
+            offset = (query.page - 1) * limit
+            return page_of(connection, self.table, query.filters(self.kind), offset, limit, query.sort)
 
     def list_page(self, number: int, query: ListQuery, limit: int = PAGE_SIZE) -> str:
         """A run's episodes (or questions): filters, one page of rows, links to the other pages."""
@@ -141,6 +143,7 @@ class RunPages:
         return self._render("list.html.j2", 2, number=number, run_label=run_dir.name or str(run_dir),
                             run_path=str(run_dir), rows=rows, total=total, everything=everything, query=query,
                             choices=choices, pages=pages, first=(query.page - 1) * limit,
+                            sort_columns=SORT_COLUMNS[self.table],
                             limit=limit)  # fmt: skip
 
     def _environment(self, episode: Episode, run_dir: Path) -> tuple[Path | None, Environment | None]:
