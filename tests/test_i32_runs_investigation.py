@@ -7,7 +7,6 @@ questions with rubric grades, hostile text shown as text, request validation and
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 from pathlib import Path
 
@@ -71,21 +70,22 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """An investigation run (two environments x two epochs) and a QA run, made by `lexprobe investigation run` and
     `lexprobe investigation qa` with scripted models."""
     root = tmp_path_factory.mktemp("i32-runs")
-    os.environ.setdefault("LEXPROBE_CACHE", str(root / "cache"))
-    merits = hostile_environment(root / "env-merits", "merits")
-    noise = hostile_environment(root / "env-noise", "+noise")
-    agent = write_script(root / "agent.jsonl", AGENT)
-    run_dir = root / "run"
-    invoke("investigation", "run", str(merits), str(noise), "--model", agent, "--run-dir", str(run_dir),
-           "--epochs", "2", "--tool-budget", "6", "--no-cache")  # fmt: skip
-    qa_agent = write_script(root / "qa-agent.jsonl", [
-        {"tool_calls": [call("read", path=HOSTILE_NAME)]},
-        {"text": f"From the documents.\nANSWER: 229 units failed. {HOSTILE}"},
-    ])  # fmt: skip
-    judge = write_script(root / "judge.jsonl", [{"text": "[true, false]"}])
-    qa_dir = root / "qa-run"
-    invoke("investigation", "qa", str(merits), "--model", qa_agent, "--judge", judge, "--run-dir", str(qa_dir),
-           "--tool-budget", "3", "--no-cache")  # fmt: skip
+    with pytest.MonkeyPatch.context() as patch:  # the CLI's cache (unused: --no-cache) never the user's
+        patch.setenv("LEXPROBE_CACHE", str(root / "cache"))
+        merits = hostile_environment(root / "env-merits", "merits")
+        noise = hostile_environment(root / "env-noise", "+noise")
+        agent = write_script(root / "agent.jsonl", AGENT)
+        run_dir = root / "run"
+        invoke("investigation", "run", str(merits), str(noise), "--model", agent, "--run-dir", str(run_dir),
+               "--epochs", "2", "--tool-budget", "6", "--no-cache")  # fmt: skip
+        qa_agent = write_script(root / "qa-agent.jsonl", [
+            {"tool_calls": [call("read", path=HOSTILE_NAME)]},
+            {"text": f"From the documents.\nANSWER: 229 units failed. {HOSTILE}"},
+        ])  # fmt: skip
+        judge = write_script(root / "judge.jsonl", [{"text": "[true, false]"}])
+        qa_dir = root / "qa-run"
+        invoke("investigation", "qa", str(merits), "--model", qa_agent, "--judge", judge, "--run-dir", str(qa_dir),
+               "--tool-budget", "3", "--no-cache")  # fmt: skip
     return {"root": root, "run": run_dir, "qa": qa_dir, "merits": merits}
 
 
@@ -133,7 +133,7 @@ def test_the_index_lives_next_to_the_store_and_follows_the_records(runs: dict[st
 
 
 def test_read_only_run_directory_puts_the_index_in_the_user_cache(
-    runs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    runs: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from tool_requirements import require_read_only_mounts, run_with_read_only
 
@@ -154,11 +154,8 @@ def test_read_only_run_directory_puts_the_index_in_the_user_cache(
     assert not (copy / INDEX_NAME).exists()
     cache = tmp_path / "read-only-cache"
     cache.mkdir()
-    os.environ["LEXPROBE_CACHE"], saved = str(cache), os.environ["LEXPROBE_CACHE"]
-    try:
-        refused = run_with_read_only([copy, cache], [sys.executable, "-c", script, str(copy)])
-    finally:
-        os.environ["LEXPROBE_CACHE"] = saved
+    monkeypatch.setenv("LEXPROBE_CACHE", str(cache))
+    refused = run_with_read_only([copy, cache], [sys.executable, "-c", script, str(copy)])
     assert refused.returncode == 0, refused.stderr
     assert "its viewer index cannot be built" in refused.stdout and refused.stdout.startswith("[] ")
 
