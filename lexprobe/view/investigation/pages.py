@@ -1,0 +1,220 @@
+"""The HTML pages of investigation and QA runs, rendered the same way for the server and for the static copy.
+
+Page paths, relative to the section's mount (`/investigation` or `/qa`):
+
+    index.html                                  the section's runs
+    runs/<n>/                                   one run's episodes (or questions), filtered and paged in SQL
+    runs/<n>/episodes/<key>.html                one episode (QA: runs/<n>/qa/<key>.html, one question)
+    runs/<n>/documents/<key>/<number>.html      a document the record's transcript names, its extracted text
+    static/runs.css                             the stylesheet (the only asset; there is no script)
+
+Every page links with paths relative to itself, so the same pages work under any mount and from disk. All text
+from a run, a model, a tool or an environment is made visible (`lexprobe.terminal.safe_text`: ANSI, C1 and bidi
+controls shown as escapes) and HTML-escaped by the template (Jinja2 autoescape).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+import jinja2
+
+from lexprobe.investigation.environment import Environment, load_environment
+from lexprobe.investigation.episode import EPISODES_DIR, Episode
+from lexprobe.investigation.qa import QA_DIR, QARecord
+from lexprobe.investigation.scoring.inputs import resolve_env_dir
+from lexprobe.terminal import safe_text
+from lexprobe.view.investigation.documents import read_document
+from lexprobe.view.investigation.index import SORT_COLUMNS, connect_read_only, distinct, ensure_index, page_of
+from lexprobe.view.investigation.transcript import episode_page, load_record, messages_of
+
+PAGE_SIZE = 50
+#: The policy of the static copy, in a <meta http-equiv>: the server's policy less `frame-ancestors` (which Chromium
+#: ignores in a <meta> and reports as a console error).
+STATIC_CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'self'"
+)
+TEMPLATES = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
+    autoescape=True,
+    undefined=jinja2.StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+TEMPLATES.filters["visible"] = lambda value: safe_text("" if value is None else str(value))
+TEMPLATES.filters["share"] = lambda value: "-" if value is None else f"{100 * value:.0f}%"
+
+
+class NotFound(LookupError):
+    """A run, record or document that does not exist (the server answers 404)."""
+
+
+@dataclass(frozen=True)
+class ListQuery:
+    """The filters and page of a list (validated by the caller)."""
+
+    environment: str = ""
+    model: str = ""
+    outcome: str = ""  # episodes: "yes" | "no" (case solved); QA: a label
+    page: int = 1
+    sort: str = "key"  # a column of index.SORT_COLUMNS, "-" first for descending
+
+    def filters(self, kind: str) -> dict[str, object]:
+        """The index filters (column -> value) this query sets."""
+        chosen: dict[str, object] = {}
+        if self.environment:
+            chosen["environment"] = self.environment
+        if self.model:
+            chosen["model"] = self.model
+        if self.outcome:
+            chosen["solved" if kind == "investigation" else "label"] = (
+                int(self.outcome == "yes") if kind == "investigation" else self.outcome
+            )
+        return chosen
+
+
+class RunPages:
+    """The pages of one section: the investigation runs or the QA runs among the viewer's paths."""
+
+    def __init__(self, kind: str, run_dirs: list[Path], *, static: bool = False) -> None:
+        if kind not in ("investigation", "qa"):
+            raise ValueError(f"unknown run kind {kind!r}")
+        self.kind, self.run_dirs, self.static = kind, [Path(p) for p in run_dirs], static
+        self.title = "Investigation runs" if kind == "investigation" else "QA runs"
+        self.table = "episodes" if kind == "investigation" else "qa"
+        self.record_dir = EPISODES_DIR if kind == "investigation" else QA_DIR
+        self.suffix = ".json" if kind == "investigation" else ".qa.json"
+
+    # --- helpers ---------------------------------------------------------------------------------------------
+
+    def run_dir(self, number: int) -> Path:
+        """The run directory behind `runs/<number>/`; raises NotFound."""
+        if not 0 <= number < len(self.run_dirs):
+            raise NotFound(f"no run {number}")
+        return self.run_dirs[number]
+
+    def list_href(self, number: int) -> str:
+        """The link to a run's list, relative to the mount."""
+        return f"runs/{number}/" + ("index.html" if self.static else "")
+
+    def _render(self, template: str, depth: int, **values: object) -> str:
+        return TEMPLATES.get_template(template).render(
+            root="../" * depth, static=self.static, stylesheet="runs.css", csp=STATIC_CSP, section=self.title,
+            kind=self.kind, list_href=self.list_href, **values,
+        )  # fmt: skip
+
+    def connection(self, number: int) -> sqlite3.Connection:
+        """A read-only connection to the run's index, built or refreshed first (`ensure_index`)."""
+        return connect_read_only(ensure_index(self.run_dir(number)))
+
+    # --- pages ---------------------------------------------------------------------------------------------
+
+    def index_page(self) -> str:
+        """The section's runs, one row each."""
+        runs = []
+        for number, run_dir in enumerate(self.run_dirs):
+            with self.connection(number) as connection:
+                total = connection.execute(f"SELECT COUNT(*) FROM {self.table}").fetchone()[0]
+            runs.append({"number": number, "label": run_dir.name or str(run_dir), "path": str(run_dir),
+                         "total": total})  # fmt: skip
+        return self._render("index.html.j2", 0, runs=runs)
+
+    def rows(self, number: int, query: ListQuery, limit: int = PAGE_SIZE) -> tuple[list[dict], int]:
+        """One page of the run's list (rows of the index) and the count of rows matching the filters."""
+        with self.connection(number) as connection:
+            offset = (query.page - 1) * limit
+            return page_of(connection, self.table, query.filters(self.kind), offset, limit, query.sort)
+
+    def list_page(self, number: int, query: ListQuery, limit: int = PAGE_SIZE) -> str:
+        """A run's episodes (or questions): filters, one page of rows, links to the other pages."""
+        run_dir = self.run_dir(number)
+        rows, total = self.rows(number, query, limit)
+        with self.connection(number) as connection:
+            choices = {
+                "environment": distinct(connection, self.table, "environment"),
+                "model": distinct(connection, self.table, "model"),
+                "label": distinct(connection, self.table, "label") if self.kind == "qa" else [],
+            }
+            everything = connection.execute(f"SELECT COUNT(*) FROM {self.table}").fetchone()[0]
+        pages = max(1, -(-total // limit))
+        return self._render("list.html.j2", 2, number=number, run_label=run_dir.name or str(run_dir),
+                            run_path=str(run_dir), rows=rows, total=total, everything=everything, query=query,
+                            choices=choices, pages=pages, first=(query.page - 1) * limit,
+                            sort_columns=SORT_COLUMNS[self.table],
+                            limit=limit)  # fmt: skip
+
+    def _environment(self, episode: Episode, run_dir: Path) -> tuple[Path | None, Environment | None]:
+        folder = resolve_env_dir(episode, run_dir, None)
+        if folder is None:
+            return None, None
+        try:
+            return folder, load_environment(folder)[0]
+        except (OSError, ValueError):
+            return folder, None
+
+    def load(self, number: int, key: str) -> tuple[Episode, QARecord | None]:
+        """The episode (and for QA the record around it) saved under `key`; raises NotFound."""
+        run_dir = self.run_dir(number)
+        try:
+            text = load_record(run_dir / self.record_dir, key, self.suffix)
+        except (FileNotFoundError, OSError):
+            raise NotFound(f"no record {key!r} in run {number}") from None
+        try:
+            if self.kind == "qa":
+                record = QARecord.model_validate_json(text)
+                return record.episode, record
+            return Episode.model_validate_json(text), None
+        except ValueError as exc:
+            raise NotFound(f"record {key!r} is not readable: {str(exc)[:300]}") from None
+
+    def record_page(self, number: int, key: str) -> str:
+        """One episode (investigation) or one question (QA)."""
+        run_dir = self.run_dir(number)
+        episode, record = self.load(number, key)
+        folder, environment = self._environment(episode, run_dir)
+        values = {"number": number, "key": key, "env_folder": str(folder) if folder else None,
+                  "has_environment": environment is not None}  # fmt: skip
+        if record is None:
+            return self._render("episode.html.j2", 3, page=episode_page(episode, environment), **values)
+        question = None
+        if folder is not None:
+            try:
+                questions = load_environment(folder)[1].questions
+                question = next((q for q in questions if q.question_id == record.question_id), None)
+            except (OSError, ValueError):
+                question = None
+        rubric = []
+        for position, item in enumerate(question.rubric if question else []):
+            grade = record.grades[position] if record.grades and position < len(record.grades) else None
+            rubric.append({"text": item.text, "fact_id": item.fact_id, "grade": grade})
+        return self._render("question.html.j2", 3, record=record, question=question, rubric=rubric,
+                            messages=messages_of(episode, environment), **values)  # fmt: skip
+
+    def document_page(self, number: int, key: str, position: int) -> str:
+        """The extracted text of document `position` of the environment of record `key`, when the record's
+        transcript names it."""
+        run_dir = self.run_dir(number)
+        episode, _ = self.load(number, key)
+        folder, environment = self._environment(episode, run_dir)
+        if folder is None or environment is None or not 0 <= position < len(environment.documents):
+            raise NotFound(f"no document {position} in the environment of {key!r}")
+        document = environment.documents[position]
+        named = {path for call in episode.tool_calls for path in call.documents}
+        if document.path not in named:
+            raise NotFound(f"the transcript of {key!r} names no document {position}")
+        shown = read_document(folder, document)
+        back = f"../../{self.record_dir}/{key}.html" if self.kind == "investigation" else f"../../qa/{key}.html"
+        return self._render("document.html.j2", 4, shown=shown, number=number, key=key, back=back,
+                            episode_id=episode.episode_id)  # fmt: skip
+
+    def documents_named(self, number: int, key: str) -> list[int]:
+        """The positions (in the environment) of the documents the record's transcript names (for the static copy)."""
+        episode, _ = self.load(number, key)
+        _, environment = self._environment(episode, self.run_dir(number))
+        if environment is None:
+            return []
+        named = {path for call in episode.tool_calls for path in call.documents}
+        return [position for position, doc in enumerate(environment.documents) if doc.path in named]
