@@ -123,6 +123,21 @@ def serve(app, host: str, port: int, as_json: bool) -> None:
 
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False, lifespan="off")
     server = AnnouncingServer(config)
-    server.run()
-    if not server.started:
-        raise BadInputError(f"cannot listen on {host}:{port} (in use, or not an address of this machine)")
+    server.run(sockets=[_listening_socket(host, port)])
+
+
+def _listening_socket(host: str, port: int):
+    """Return a socket bound to `host`:`port` (the server listens on it); `BadInputError` when it cannot be."""
+    import socket
+
+    sock = None
+    try:
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except OSError as exc:
+        if sock is not None:
+            sock.close()
+        raise BadInputError(safe_text(f"cannot listen on {host}:{port}: {exc.strerror or exc}")) from None
+    return sock
