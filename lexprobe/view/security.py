@@ -17,11 +17,12 @@ CONTENT_SECURITY_POLICY = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
     "font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 )
-#: The static copy's policy (a `<meta http-equiv>`; frame-ancestors is ignored there, so it is left out). Chromium
-#: does not count a file:// page's own folder as 'self', so its scripts and styles are allowed by `file:`.
+#: The static copy's policy, in a `<meta http-equiv>`: the server's without frame-ancestors (ignored in a meta
+#: element) and with no connection at all (the copy fetches nothing). Chromium counts the page's own file:// folder as
+#: 'self' for its scripts and style sheets (tests/test_i32_view_export.py opens a copy from disk under it).
 STATIC_CONTENT_SECURITY_POLICY = (
-    "default-src 'none'; script-src 'self' file:; style-src 'self' file:; img-src 'self' file: data:; "
-    "connect-src 'none'; font-src 'self' file:; base-uri 'none'; form-action 'none'"
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'none'; "
+    "font-src 'self'; base-uri 'none'; form-action 'none'"
 )
 SECURITY_HEADERS = (
     (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),

@@ -159,6 +159,11 @@
     const params = paramsFromForm();
     if (state.page > 1) params.set("page", String(state.page));
     if (!staticMode) history.replaceState(null, "", "?" + params.toString());
+    const search = params.get("q");
+    if (search && !/[\p{L}\p{N}_]/u.test(search)) {  // the server would refuse it too (400): say so at once
+      showError("the search has no word to look for (letters or digits)");
+      return;
+    }
     try {
       const result = await source.page(params);
       showError("");
