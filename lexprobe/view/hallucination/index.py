@@ -1,7 +1,8 @@
 """The side index of a hallucination run: `view-index.sqlite` next to the run's store (never inside it).
 
 One flat `units` table (one row per greedy question or reference-free pair, as `hallucination.results.read_units`
-counts them) with an index on every filter and sort column, an FTS5 table over the answers, and a `meta` table
+counts them) with an index on every filter and sort column, the answers apart in `texts` (so the rows a filter
+scans stay small) with an FTS5 table over them, and a `meta` table
 saying what the index was built from (the store's request, response and score counts and largest rowids, the case
 database), so a changed store is indexed again. The whole build is SQL over the store attached read-only.
 """
@@ -28,7 +29,7 @@ log = logging.getLogger(__name__)
 
 INDEX_NAME = "view-index.sqlite"
 #: Bumped whenever the index's tables change, so an index of an older shape is rebuilt.
-INDEX_VERSION = 1
+INDEX_VERSION = 2
 #: The columns a filter names are indexed; `item_key` finds one question across runs.
 INDEXED_COLUMNS = ("task", "level", "style", "label", "year", "case_name", "confidence", "item_key", "request_id")
 #: The columns whose distinct values the filter menus offer (kept in the index's meta).
@@ -50,16 +51,23 @@ CREATE TABLE units (
     label TEXT NOT NULL,
     reason TEXT NOT NULL,
     confidence REAL,
-    pair INTEGER NOT NULL,
-    answer TEXT NOT NULL
+    pair INTEGER NOT NULL
+);
+CREATE TABLE texts (uid INTEGER PRIMARY KEY, answer TEXT NOT NULL);
+CREATE TEMP TABLE staged (
+    uid INTEGER PRIMARY KEY, request_id, item_key, task, level, style, case_id, case_name, citation, year, label,
+    reason, confidence, pair, answer
 );
 """
+_UNIT_COLUMNS = (
+    "uid, request_id, item_key, task, level, style, case_id, case_name, citation, year, label, reason, confidence, pair"
+)
 
 _TAG = "CASE WHEN json_valid(q.tags) THEN json_extract(q.tags, '$.{key}') END"
 
 #: A unit's row from the store (and the case database when one is attached as `cases_db`).
 _FILL = f"""
-INSERT INTO units (request_id, item_key, task, level, style, case_id, case_name, citation, year, label, reason,
+INSERT INTO temp.staged (request_id, item_key, task, level, style, case_id, case_name, citation, year, label, reason,
                    confidence, pair, answer)
 SELECT q.request_id,
        COALESCE({_TAG.format(key="pair")}, q.request_id),
@@ -179,10 +187,13 @@ def _build(run_dir: Path, target: Path, wanted: dict[str, object], case_db: Path
             fill = _FILL.format(name="''", citation=_CITATION_FROM_ID, join="")
         with conn:
             conn.execute(fill)
+            conn.execute(f"INSERT INTO units ({_UNIT_COLUMNS}) SELECT {_UNIT_COLUMNS} FROM temp.staged ORDER BY uid")
+            conn.execute("INSERT INTO texts (uid, answer) SELECT uid, answer FROM temp.staged ORDER BY uid")
+            conn.execute("DROP TABLE temp.staged")
             for column in INDEXED_COLUMNS:
                 conn.execute(f"CREATE INDEX units_{column} ON units({column})")
-            conn.execute("CREATE VIRTUAL TABLE answers USING fts5(answer, content='units', content_rowid='uid')")
-            conn.execute("INSERT INTO answers(rowid, answer) SELECT uid, answer FROM units")
+            conn.execute("CREATE VIRTUAL TABLE answers USING fts5(answer, content='texts', content_rowid='uid')")
+            conn.execute("INSERT INTO answers(rowid, answer) SELECT uid, answer FROM texts")
             facets = {
                 column: [value for (value,) in conn.execute(f"SELECT DISTINCT {column} FROM units ORDER BY 1")]
                 for column in FACET_COLUMNS

@@ -35,15 +35,17 @@ PARAMETERS = frozenset({*EXACT_FILTERS, "model", "year_from", "year_to", "case",
 MAX_PAGE_SIZE = 500
 DEFAULT_PAGE_SIZE = 50
 MAX_TEXT = 200
-#: Matching rows are counted up to this many ("more than N").
+#: Matching rows are counted up to this many ("more than N"); a search, whose matches come from the FTS5 index one by
+#: one, up to `SEARCH_COUNT_CAP`.
 COUNT_CAP = 100_000
+SEARCH_COUNT_CAP = 10_000
 _WORD = re.compile(r"\S+")
 
 #: The columns one row of a page carries (the answer is cut to a preview).
 PREVIEW_CHARS = 240
 _ROW_COLUMNS = (
     "u.uid, u.request_id, u.item_key, u.task, u.level, u.style, u.case_id, u.case_name, u.citation, u.year, u.label, "
-    f"u.reason, u.confidence, u.pair, substr(u.answer, 1, {PREVIEW_CHARS}) AS answer"
+    "u.reason, u.confidence, u.pair"
 )
 
 
@@ -165,9 +167,12 @@ class UnitStore:
                 pattern = "%" + re.sub(r"([%_\\])", r"\\\1", query.case) + "%"
                 values.extend([pattern, pattern, query.case])
             source = f"i{number}.units AS u"
-            if query.search:
+            if query.search and len(where) == 1:  # a search alone: walk the FTS5 matches in rowid order
                 source = f"i{number}.answers AS f JOIN i{number}.units AS u ON u.uid = f.rowid"
                 where.append("f.answers MATCH ?")
+                values.append(fts_query(query.search))
+            elif query.search:  # with filters: their indexes narrow the rows, the matches are looked up as a set
+                where.append(f"u.uid IN (SELECT rowid FROM i{number}.answers WHERE answers MATCH ?)")
                 values.append(fts_query(query.search))
             arms.append(f"SELECT {number} AS run, ? AS model, {columns} FROM {source} WHERE {' AND '.join(where)}")
             params.extend([label, *values])
@@ -186,14 +191,20 @@ class UnitStore:
         order_by = f"{order} {direction}, run, uid" if order else "run, uid"
         offset = (query.page - 1) * query.size
         sql = f"SELECT * FROM ({union}) ORDER BY {order_by} LIMIT ? OFFSET ?"
-        count_sql = f"SELECT COUNT(*) FROM (SELECT 1 FROM ({union}) LIMIT {COUNT_CAP + 1})"
+        cap = SEARCH_COUNT_CAP if query.search else COUNT_CAP
+        count_sql = f"SELECT COUNT(*) FROM (SELECT 1 FROM ({union}) LIMIT {cap + 1})"
         if len(arms) == 1 and not order:  # one run in its own order: let SQLite walk the table or the FTS index
-            sql = f"{arms[0]} ORDER BY {'f.rowid' if query.search else 'u.uid'} LIMIT ? OFFSET ?"
+            walk = "f.rowid" if " AS f JOIN " in arms[0] else "u.uid"
+            sql = f"{arms[0]} ORDER BY {walk} LIMIT ? OFFSET ?"
         elif len(arms) == 1:
             sql = f"{arms[0]} ORDER BY u.{order} {direction}, u.uid LIMIT ? OFFSET ?"
         conn = self.connect()
         try:
             rows = [dict(row) for row in conn.execute(sql, [*params, query.size, offset])]
+            for row in rows:  # the answers' previews, for this page only
+                (row["answer"],) = conn.execute(
+                    f"SELECT substr(answer, 1, {PREVIEW_CHARS}) FROM i{row['run']}.texts WHERE uid = ?", (row["uid"],)
+                ).fetchone() or ("",)
             unfiltered = not (query.exact or query.year_from or query.year_to or query.case or query.search)
             if unfiltered:
                 total = sum(index.units for index, label in zip(self.indexes, self.labels, strict=True)
@@ -204,8 +215,8 @@ class UnitStore:
             raise BadInputError(f"the search cannot be run: {exc}") from None
         finally:
             conn.close()
-        capped = total > COUNT_CAP
-        return {"rows": rows, "total": min(total, COUNT_CAP), "total_capped": capped, "page": query.page,
+        cap = SEARCH_COUNT_CAP if query.search else COUNT_CAP
+        return {"rows": rows, "total": min(total, cap), "total_capped": total > cap, "page": query.page,
                 "size": query.size}  # fmt: skip
 
     def unit(self, run: int, uid: int) -> dict | None:
@@ -214,7 +225,10 @@ class UnitStore:
             return None
         conn = self.connect()
         try:
-            row = conn.execute(f"SELECT * FROM i{run}.units WHERE uid = ?", (uid,)).fetchone()
+            row = conn.execute(
+                f"SELECT u.*, t.answer FROM i{run}.units AS u JOIN i{run}.texts AS t ON t.uid = u.uid WHERE u.uid = ?",
+                (uid,),
+            ).fetchone()
         finally:
             conn.close()
         return dict(row) | {"run": run, "model": self.labels[run]} if row else None
@@ -225,7 +239,9 @@ class UnitStore:
         try:
             found = []
             for number, label in enumerate(self.labels):
-                for row in conn.execute(f"SELECT * FROM i{number}.units WHERE item_key = ?", (item_key,)):
+                sql = (f"SELECT u.*, t.answer FROM i{number}.units AS u JOIN i{number}.texts AS t ON t.uid = u.uid "
+                       "WHERE u.item_key = ?")  # fmt: skip
+                for row in conn.execute(sql, (item_key,)):
                     found.append(dict(row) | {"run": number, "model": label})
             return found
         finally:
