@@ -5,6 +5,12 @@ answer and score as a run writes them): `--responses` answers (default 1,000,000
 10,000). Of a store's answers, the viewer's rows are its greedy questions and reference-free pairs (the calibration
 samples, ~90% of the answers, are shown inside their question's detail), so the table gives both counts.
 
+A third store, `--rows N` (default 1,000,000), holds N greedy answers and nothing else (no calibration samples):
+one viewer row per answer, so the list itself has a million rows (15,000 cases, each asked ~66 times). It is
+written here, in the store's schema (`RunStore`), each request tagged as `hallucination run` tags it (task, level,
+prompt style, case id, year), each answer from the same vocabulary (25-100 % of 400 characters, its row number
+first) and a `reference` score (labels drawn as run_store_scale.py draws them).
+
 Measured per store, each step in a fresh process, with real HTTP requests (urllib) to a real `lexprobe view`
 server process (uvicorn) on 127.0.0.1:
 - index build: `view-index.sqlite` written next to the store (the units table, its indexes, the FTS5 table), once;
@@ -14,7 +20,8 @@ server process (uvicorn) on 127.0.0.1:
 - full-text search: distinct words of the answers' vocabulary and a rare token, each alone and with a filter;
 - the server's peak RSS (VmHWM of /proc/PID/status) after all of the above.
 
-Usage: python bench/view_scale.py [--responses N] [--baseline N] [--dir DIR] [--db CASES] [--keep-stores] [--json]
+Usage: python bench/view_scale.py [--responses N] [--baseline N] [--rows N] [--dir DIR] [--db CASES] [--keep-stores]
+       [--json]
 Goals (issue 32): open < 2 s, filter + page < 200 ms, full-text search < 500 ms, server memory < 500 MB.
 """
 
@@ -64,6 +71,47 @@ def write_stores(targets: dict[str, int], folder: Path, db: Path) -> None:
     writer = [sys.executable, str(REPO / "bench" / "run_store_scale.py"), "--write", json.dumps(missing),
               "--dir", str(folder), "--db", str(db)]  # fmt: skip
     subprocess.run(writer, check=True, env=_env(), stdout=subprocess.DEVNULL)
+
+
+def write_rows_store(run_dir: Path, rows: int, seed: int = 7) -> None:
+    """Write a hallucination store of `rows` greedy answers, each a viewer row (see the module's docstring)."""
+    import random
+
+    sys.path.insert(0, str(REPO / "bench"))
+    from run_store_scale import LABELS, answer_text, response_body
+
+    from lexprobe.engine.store import RunStore
+
+    if (run_dir / "run.sqlite").is_file():
+        return
+    run_dir.mkdir(parents=True, exist_ok=True)
+    store = RunStore.open(run_dir)
+    model = "scripted:rows.jsonl"
+    store.claim("hallucination", model)
+    store.close()
+    rng = random.Random(seed)
+    tasks = ("existence", "court", "citation", "author", "disposition", "quotation", "authority", "overruling_year")
+    labels = [label for label, weight in LABELS for _ in range(weight)]
+    conn = sqlite3.connect(run_dir / "run.sqlite")
+    conn.execute("PRAGMA synchronous = OFF")
+    with conn:
+        for start in range(0, rows, 50_000):
+            requests, responses, scores = [], [], []
+            for row in range(start, min(rows, start + 50_000)):
+                task, level = tasks[row % len(tasks)], ("scotus", "coa", "district")[row % 3]
+                style, case = ("zero", "few")[row // 7 % 2], f"{level}:{row // 48 % 5000}_U.S._1"  # 15,000 cases
+                request_id = f"{task}|{level}|{style}|{case}"
+                tags = {"task": task, "level": level, "prompt_style": style, "case_id": case,
+                        "year": str(1800 + row % 220), "reference": "{}"}  # fmt: skip
+                body = json.dumps({"model": model, "messages": [{"role": "user", "content": f"Question {row}?"}],
+                                   "temperature": 0.0, "max_tokens": 100, "id": request_id, "tags": tags})  # fmt: skip
+                requests.append((request_id, row, model, request_id, body, json.dumps(tags, sort_keys=True), 0.0))
+                responses.append((request_id, response_body(answer_text(rng, row, 100), 100, rng), 0, 20, 20, 0.0, 0.0))
+                scores.append((request_id, "reference", rng.choice(labels), json.dumps({"detail": "synthetic"}), 0.0))
+            conn.executemany("INSERT INTO requests VALUES (?, ?, ?, ?, ?, ?, ?)", requests)
+            conn.executemany("INSERT INTO responses VALUES (?, ?, ?, ?, ?, ?, ?)", responses)
+            conn.executemany("INSERT INTO scores VALUES (?, ?, ?, ?, ?)", scores)
+    conn.close()
 
 
 def build_index(run_dir: Path) -> dict:
@@ -185,6 +233,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--responses", type=int, default=1_000_000)
     parser.add_argument("--baseline", type=int, default=10_000)
+    parser.add_argument("--rows", type=int, default=1_000_000, help="a store of this many greedy answers (0: none)")
     parser.add_argument("--dir", type=Path, default=Path("/tmp/view-bench"))
     parser.add_argument("--db", type=Path, default=Path("/tmp/view-bench/cases.sqlite"))
     parser.add_argument("--keep-stores", action="store_true", help="leave the stores for a rerun (2 GB at 1M)")
@@ -192,6 +241,9 @@ def main() -> int:
     args = parser.parse_args()
     targets = {"base": args.baseline, "big": args.responses}
     write_stores(targets, args.dir, args.db)
+    if args.rows:
+        write_rows_store(args.dir / "rows", args.rows)
+        targets["rows"] = args.rows
     results: dict[str, dict] = {}
     for name in targets:
         run_dir = args.dir / name

@@ -29,9 +29,22 @@ log = logging.getLogger(__name__)
 
 INDEX_NAME = "view-index.sqlite"
 #: Bumped whenever the index's tables change, so an index of an older shape is rebuilt.
-INDEX_VERSION = 2
+INDEX_VERSION = 3
 #: The columns a filter names are indexed; `item_key` finds one question across runs.
-INDEXED_COLUMNS = ("task", "level", "style", "label", "year", "case_name", "confidence", "item_key", "request_id")
+INDEXED_COLUMNS = (
+    "task",
+    "level",
+    "style",
+    "label",
+    "year",
+    "case_id",
+    "case_name",
+    "confidence",
+    "item_key",
+    "request_id",
+)
+#: Composite indexes for the filters used together most: a report cell's (task, level, style) with the label.
+COMPOSITE_INDEXES = {"cell": ("task", "level", "style", "label", "year"), "level_year": ("level", "year")}
 #: The columns whose distinct values the filter menus offer (kept in the index's meta).
 FACET_COLUMNS = ("task", "level", "style", "label")
 
@@ -54,6 +67,7 @@ CREATE TABLE units (
     pair INTEGER NOT NULL
 );
 CREATE TABLE texts (uid INTEGER PRIMARY KEY, answer TEXT NOT NULL);
+CREATE TABLE cases (case_id TEXT PRIMARY KEY, case_name TEXT NOT NULL, citation TEXT NOT NULL) WITHOUT ROWID;
 CREATE TEMP TABLE staged (
     uid INTEGER PRIMARY KEY, request_id, item_key, task, level, style, case_id, case_name, citation, year, label,
     reason, confidence, pair, answer
@@ -190,8 +204,11 @@ def _build(run_dir: Path, target: Path, wanted: dict[str, object], case_db: Path
             conn.execute(f"INSERT INTO units ({_UNIT_COLUMNS}) SELECT {_UNIT_COLUMNS} FROM temp.staged ORDER BY uid")
             conn.execute("INSERT INTO texts (uid, answer) SELECT uid, answer FROM temp.staged ORDER BY uid")
             conn.execute("DROP TABLE temp.staged")
+            conn.execute("INSERT OR IGNORE INTO cases SELECT case_id, case_name, citation FROM units")
             for column in INDEXED_COLUMNS:
                 conn.execute(f"CREATE INDEX units_{column} ON units({column})")
+            for name, columns in COMPOSITE_INDEXES.items():
+                conn.execute(f"CREATE INDEX units_{name} ON units({', '.join(columns)})")
             conn.execute("CREATE VIRTUAL TABLE answers USING fts5(answer, content='texts', content_rowid='uid')")
             conn.execute("INSERT INTO answers(rowid, answer) SELECT uid, answer FROM texts")
             facets = {
@@ -204,7 +221,7 @@ def _build(run_dir: Path, target: Path, wanted: dict[str, object], case_db: Path
         conn.execute("DETACH DATABASE run")
         if case_db is not None:
             conn.execute("DETACH DATABASE cases_db")
-        conn.execute("PRAGMA optimize")
+        conn.execute("ANALYZE")  # statistics for the planner: which index narrows a filter most
     except sqlite3.Error as exc:
         conn.close()
         Path(temporary).unlink(missing_ok=True)

@@ -163,7 +163,10 @@ class UnitStore:
                 where.append("u.year <= ?")
                 values.append(query.year_to)
             if query.case:
-                where.append("(u.case_name LIKE ? ESCAPE '\\' OR u.citation LIKE ? ESCAPE '\\' OR u.case_id = ?)")
+                where.append(
+                    f"u.case_id IN (SELECT case_id FROM i{number}.cases WHERE case_name LIKE ? ESCAPE '\\' "
+                    "OR citation LIKE ? ESCAPE '\\' OR case_id = ?)"
+                )
                 pattern = "%" + re.sub(r"([%_\\])", r"\\\1", query.case) + "%"
                 values.extend([pattern, pattern, query.case])
             source = f"i{number}.units AS u"
