@@ -100,7 +100,7 @@ def write_rows_store(run_dir: Path, rows: int, seed: int = 7) -> None:
             for row in range(start, min(rows, start + 50_000)):
                 task, level = tasks[row % len(tasks)], ("scotus", "coa", "district")[row % 3]
                 style, case = ("zero", "few")[row // 7 % 2], f"{level}:{row // 48 % 5000}_U.S._1"  # 15,000 cases
-                request_id = f"{task}|{level}|{style}|{case}"
+                request_id = f"r{row}:{task}|{level}|{style}|{case}"  # prefixed, as run_store_scale.py copies
                 tags = {"task": task, "level": level, "prompt_style": style, "case_id": case,
                         "year": str(1800 + row % 220), "reference": "{}"}  # fmt: skip
                 body = json.dumps({"model": model, "messages": [{"role": "user", "content": f"Question {row}?"}],

@@ -191,7 +191,7 @@ class UnitStore:
         union = " UNION ALL ".join(arms)
         order = SORT_COLUMNS.get(query.sort, "")
         direction = "DESC" if query.descending else "ASC"
-        order_by = f"{order} {direction}, run, uid" if order else "run, uid"
+        order_by = f"{order} {direction}, run {direction}, uid {direction}" if order else "run, uid"
         offset = (query.page - 1) * query.size
         sql = f"SELECT * FROM ({union}) ORDER BY {order_by} LIMIT ? OFFSET ?"
         cap = SEARCH_COUNT_CAP if query.search else COUNT_CAP
@@ -200,7 +200,7 @@ class UnitStore:
             walk = "f.rowid" if " AS f JOIN " in arms[0] else "u.uid"
             sql = f"{arms[0]} ORDER BY {walk} LIMIT ? OFFSET ?"
         elif len(arms) == 1:
-            sql = f"{arms[0]} ORDER BY u.{order} {direction}, u.uid LIMIT ? OFFSET ?"
+            sql = f"{arms[0]} ORDER BY u.{order} {direction}, u.uid {direction} LIMIT ? OFFSET ?"  # the index's order
         conn = self.connect()
         try:
             rows = [dict(row) for row in conn.execute(sql, [*params, query.size, offset])]
