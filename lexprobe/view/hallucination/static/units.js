@@ -140,7 +140,7 @@
       cell(tr, unit.citation);
       cell(tr, unit.year, "num");
       cell(tr, unit.label, "label-" + unit.label);
-      cell(tr, unit.reason);
+      cell(tr, unit.reason, "reason");
       cell(tr, unit.confidence === null ? "" : Number(unit.confidence).toFixed(2), "num");
       cell(tr, unit.answer, "answer");
       tr.addEventListener("click", () => openUnit(unit.run, unit.uid, tr));
