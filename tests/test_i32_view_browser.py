@@ -9,7 +9,16 @@ from pathlib import Path
 
 from playwright.sync_api import expect
 from playwright_support import watched_page
-from test_i32_view_fixtures import HOSTILE_ANSWER, Runs, Viewer, cli, hallucination_runs, viewer  # noqa: F401
+from test_i32_view_fixtures import (  # noqa: F401
+    HOSTILE_ANSWER,
+    Runs,
+    Viewer,
+    cli,
+    hallucination_runs,
+    start_viewer,
+    stop_viewer,
+    viewer,
+)
 from tool_requirements import needs_chromium
 
 
@@ -105,3 +114,37 @@ def test_report_links_open_the_viewer_with_the_cell_filter(viewer: Viewer, hallu
         assert page.locator("#f-task").input_value() == "factual_background"
         page.screenshot(path=str(tmp_path / "viewer.png"))
     assert watched.problems == []
+
+
+HOSTILE_DIR = "<img src=x onerror=alert(1)>\u202ecod.exe\x1b[31m"
+
+
+@needs_chromium
+def test_hostile_run_directory_names_are_text(hallucination_runs: Runs, tmp_path: Path) -> None:  # noqa: F811
+    """Two runs of one model are named `model (run directory)`: a directory name of markup, bidi and ANSI text
+    shows as text on the index page, in the model menu and in the rows."""
+    for name in ("plain", HOSTILE_DIR):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "run.sqlite").write_bytes((hallucination_runs.hostile / "run.sqlite").read_bytes())
+    started = start_viewer(str(tmp_path / "plain"), str(tmp_path / HOSTILE_DIR))
+    try:
+        with watched_page(allowed=(started.url,)) as watched:
+            page = watched.page
+            page.on("dialog", lambda dialog: watched.problems.append(f"dialog opened: {dialog.message}"))
+            page.goto(started.url)
+            index_text = page.locator("main").inner_text()
+            assert "<img src=x onerror=alert(1)>" in index_text and "\u202e" not in index_text
+            assert page.locator("main img").count() == 0
+            page.click("text=Every answer of 2 runs")
+            expect(page.locator("#status")).to_contain_text("24 rows")
+            labels = page.locator("#f-model option").all_text_contents()
+            hostile = [label for label in labels if "onerror" in label]
+            assert hostile and "\\u202e" in hostile[0] and "\\x1b" in hostile[0]
+            page.select_option("#f-model", label=hostile[0])
+            page.click("#apply")
+            expect(page.locator("#status")).to_contain_text("12 rows")
+            assert "\\u202ecod.exe" in page.locator("#rows tr td:nth-child(4)").first.text_content()
+            _no_script_ran(page)
+        assert watched.problems == []
+    finally:
+        stop_viewer(started)

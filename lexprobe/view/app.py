@@ -13,6 +13,7 @@ from starlette.responses import HTMLResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from lexprobe.terminal import safe_text
 from lexprobe.view import template_environment
 from lexprobe.view.hallucination.index import RunIndex, ensure_index
 from lexprobe.view.hallucination.queries import UnitStore
@@ -70,13 +71,13 @@ def build_app(plan: ViewPlan) -> SecurityHeaders:
         runs = f" of {len(plan.indexes)} runs" if len(plan.indexes) > 1 else ""
         entries = [(f"Every answer{runs}", "hallucination/"),
                    ("Report (rates link to their answers)", "hallucination/report/")]  # fmt: skip
-        entries += [(f"{label}: {index.run_dir}", "hallucination/?" + _model_query(label))
+        entries += [(safe_text(f"{label}: {index.run_dir}"), "hallucination/?" + _model_query(label))
                     for index, label in zip(plan.indexes, plan.labels, strict=True)]  # fmt: skip
         sections.append({"title": "Hallucination runs", "entries": entries})
         routes.append(Mount("/hallucination", hallucination_app(store)))
     for section in plan.sections:
         mount = section.mount.rstrip("/")
-        sections.append({"title": section.title, "entries": [(label, mount.lstrip("/") + "/" + href)
+        sections.append({"title": section.title, "entries": [(safe_text(label), mount.lstrip("/") + "/" + href)
                                                               for label, href in section.entries]})  # fmt: skip
         routes.append(Mount(mount, section.app))
 

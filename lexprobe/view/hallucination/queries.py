@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from lexprobe.errors import BadInputError
+from lexprobe.terminal import safe_text
 from lexprobe.view.hallucination.index import RunIndex
 
 #: Sortable columns: the name the API takes -> the SQL expression in the union.
@@ -137,6 +138,12 @@ class UnitStore:
         self.indexes = indexes
         self.labels = labels  # the model name shown for each run (the run directory added when two share a model)
 
+    @staticmethod
+    def wanted(label: str, models: tuple[str, ...]) -> bool:
+        """Return whether the run labelled `label` passes the model filter: by its name, or by the name as the page
+        shows it (control and bidi characters as escapes, `lexprobe.terminal.safe_text`)."""
+        return not models or label in models or safe_text(label) in models
+
     def connect(self) -> sqlite3.Connection:
         """Return a fresh in-memory connection with every run's index attached read-only as i0, i1, ..."""
         conn = sqlite3.connect(":memory:", uri=True, check_same_thread=False)
@@ -150,7 +157,7 @@ class UnitStore:
         """Return one SELECT per run the model filter allows, and their parameters in order."""
         arms, params = [], []
         for number, label in enumerate(self.labels):
-            if query.models and label not in query.models:
+            if not self.wanted(label, query.models):
                 continue
             where, values = ["1"], []
             for name, options in query.exact.items():
@@ -211,7 +218,7 @@ class UnitStore:
             unfiltered = not (query.exact or query.year_from or query.year_to or query.case or query.search)
             if unfiltered:
                 total = sum(index.units for index, label in zip(self.indexes, self.labels, strict=True)
-                            if not query.models or label in query.models)  # fmt: skip
+                            if self.wanted(label, query.models))  # fmt: skip
             else:
                 (total,) = conn.execute(count_sql, params).fetchone()
         except sqlite3.OperationalError as exc:
