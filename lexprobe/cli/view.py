@@ -58,6 +58,14 @@ def view(
     `lexprobe view runs/gpt --port 9000`,
     `lexprobe view runs/gpt runs/inv --out shared-view --limit 2000` (a copy to zip and send; open index.html).
     """
+    try:
+        import starlette  # noqa: F401
+        import uvicorn  # noqa: F401
+    except ImportError:
+        raise BadInputError(
+            "lexprobe view needs starlette and uvicorn (pip install starlette==1.10.0 uvicorn==0.55.0, "
+            "or the 'local' extra, which brings them)"
+        ) from None
     from lexprobe.view.app import build_app, plan_view
     from lexprobe.view.security import is_loopback
     from lexprobe.view.sources import split_paths
