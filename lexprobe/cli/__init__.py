@@ -39,6 +39,7 @@ class RootGroup(LazyRootGroup):
         "hallucination": command_group("hallucination", "lexprobe.cli.hallucination", "hallucination_app"),
         "investigation": command_group("investigation", "lexprobe.cli.investigation", "investigation_app"),
         "batch": command_group("batch", "lexprobe.cli.batch", "batch_app"),
+        "view": registered_commands("lexprobe.cli.view"),
     }
 
 

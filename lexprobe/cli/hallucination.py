@@ -301,6 +301,13 @@ def report(
             "few-shot answers, zero-shot for tasks asked zero-shot only), zero, or all. Rate tables show every style.",
         ),
     ] = "few",
+    viewer_url: Annotated[
+        str,
+        typer.Option(
+            "--viewer-url",
+            help="With --html: each rate links to its answers in `lexprobe view` at this address ('' for no links).",
+        ),
+    ] = "http://127.0.0.1:8765/",
 ) -> None:
     """Print the rate tables, breakdowns and calibration of one or more runs; several runs are put side by side.
 
@@ -331,7 +338,7 @@ def report(
 
         try:
             with_batch = [model | counts for model, counts in zip(models, batched, strict=True)]
-            write_html_report(html, with_batch, stats, units, coverage=coverage)
+            write_html_report(html, with_batch, stats, units, coverage=coverage, viewer_url=viewer_url)
         except OSError as exc:
             raise BadInputError(f"cannot write {html}: {exc}") from None
         err.print(f"wrote {html}", highlight=False, soft_wrap=True)

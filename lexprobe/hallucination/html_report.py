@@ -54,9 +54,26 @@ def _fmt(rate: float | None, se: float | None = None) -> str:
     return f"{rate:.3f}" if se is None else f"{rate:.3f} ({se:.3f})"
 
 
-def rate_tables(rates: list[dict], models: list[str], self_judged: Collection[str] = ()) -> list[dict]:
+def viewer_link(viewer_url: str, row: dict) -> str:
+    """Return the address of the run viewer (`lexprobe view`) showing the answers behind one rate cell: its task,
+    court level, prompt style and model as the list's filters (`viewer_url` is the viewer's root, e.g.
+    "http://127.0.0.1:8765/", or a relative "../" from a page the viewer serves)."""
+    from urllib.parse import urlencode
+
+    query = urlencode({"task": row["task"], "level": row["level"], "style": row["prompt_style"], "model": row["model"]})
+    return f"{viewer_url.rstrip('/')}/hallucination/?{query}" if viewer_url else ""
+
+
+def _cell_link(viewer_url: str, row: dict | None) -> str:
+    return viewer_link(viewer_url, row) if viewer_url and row is not None else ""
+
+
+def rate_tables(
+    rates: list[dict], models: list[str], self_judged: Collection[str] = (), viewer_url: str = ""
+) -> list[dict]:
     """Return the study-style tables: per complexity class, rows task x prompt, columns level x model; a
-    reference-free cell of a model in `self_judged` (it judged its own pairs) is marked."""
+    reference-free cell of a model in `self_judged` (it judged its own pairs) is marked; with `viewer_url` each
+    cell links to its answers in the run viewer (`viewer_link`)."""
     tables = []
     for complexity, title in TABLE_GROUPS:
         rows = [row for row in rates if row["complexity"] == complexity]
@@ -74,6 +91,7 @@ def rate_tables(rates: list[dict], models: list[str], self_judged: Collection[st
                     "prompt": {"zero": "Zero-shot", "few": "Few-shot"}.get(style, style),
                     "cells": [
                         rate_cell(by_column.get((level, model)), self_judged=model in self_judged)
+                        | {"href": _cell_link(viewer_url, by_column.get((level, model)))}
                         for level in levels
                         for model in models
                     ],
@@ -299,10 +317,12 @@ def write_html_report(
     units: list[Unit],
     investigation: ScoreSummary | None = None,
     coverage: list[dict] | None = None,
+    viewer_url: str = "",
 ) -> None:
     """Write the report page to `path` (parent folders created); `investigation`, a scoring summary of
     `lexprobe.investigation.scoring.summarize`, adds the demo's investigation section; `coverage` (rows of
-    `coverage.Coverage` with their model) adds the sample-coverage table. Raises OSError when the file cannot be
+    `coverage.Coverage` with their model) adds the sample-coverage table; `viewer_url` (the run viewer's root) links
+    every rate cell to the answers behind it (`viewer_link`). Raises OSError when the file cannot be
     written."""
     names = [model["model"] for model in models]
     pooled = {g["model"]: g for g in stats["breakdowns"]["model"]}
@@ -327,7 +347,9 @@ def write_html_report(
             }
             for name in names
         ],
-        tables=rate_tables(stats["rates"], names, {m["model"] for m in models if m.get("self_judged")}),
+        tables=rate_tables(
+            stats["rates"], names, {m["model"] for m in models if m.get("self_judged")}, viewer_url=viewer_url
+        ),
         model_names=names,
         balanced=[row for row in stats["rates"] if row["task"] in BALANCED_TASKS],
         calibration=stats["calibration"],

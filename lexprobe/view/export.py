@@ -1,0 +1,128 @@
+"""`lexprobe view --out DIR`: a static copy of the viewer that opens from disk (file://) without a server.
+
+The hallucination rows (at most `limit`, the page saying how many of how many), each with its detail, go into
+`data-N.js` files that the list page loads with `<script src>` (never inline script: the page's policy is the
+server's, in a `<meta http-equiv>`); the same list script filters, sorts and pages them in the browser. Part B's
+paths are written by `lexprobe.view.runs.export_static`. Everything shown is escaped (`security.visible`, then
+`textContent` in the page); the runs' report is copied with its rates linking into the copy.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+from lexprobe.errors import BadInputError
+from lexprobe.view import template_environment
+from lexprobe.view.app import plan_view
+from lexprobe.view.hallucination.detail import unit_detail
+from lexprobe.view.hallucination.queries import MAX_PAGE_SIZE, UnitQuery, UnitStore
+from lexprobe.view.hallucination.routes import facets, report_page
+from lexprobe.view.security import STATIC_CONTENT_SECURITY_POLICY, visible
+
+#: Rows per data file (each file is a few MB at most).
+ROWS_PER_FILE = 500
+_PACKAGE = Path(__file__).parent
+
+
+def script_json(value: object) -> str:
+    """Return `value` as JSON safe inside a script file: no character that could end a script or an HTML comment
+    ("<", ">", "&") and no line separator (U+2028/2029) stays literal."""
+    text = json.dumps(value, ensure_ascii=True, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _copy_assets(source: Path, target: Path) -> None:
+    target.mkdir(parents=True, exist_ok=True)
+    for path in source.iterdir():
+        if path.is_file():
+            shutil.copyfile(path, target / path.name)
+
+
+def _export_hallucination(store: UnitStore, folder: Path, limit: int) -> tuple[int, int]:
+    """Write the hallucination list, its data files and the report under `folder`; return (rows shown, total)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    _copy_assets(_PACKAGE / "hallucination" / "static", folder / "static")
+    total = sum(index.units for index in store.indexes)
+    rows: list[dict] = []
+    page = 1
+    while len(rows) < limit:
+        found = store.page(UnitQuery(page=page, size=MAX_PAGE_SIZE))["rows"]
+        rows.extend(found)
+        if len(found) < MAX_PAGE_SIZE:
+            break
+        page += 1
+    rows = rows[:limit]
+    for row in rows:
+        full = store.unit(row["run"], row["uid"]) or row
+        row["answer"] = full.get("answer", row["answer"])
+        row["detail"] = unit_detail(store.indexes[row["run"]].run_dir, row["request_id"])
+    meta = facets(store)
+    data_files = []
+    chunks = [rows[start : start + ROWS_PER_FILE] for start in range(0, len(rows), ROWS_PER_FILE)] or [[]]
+    for number, chunk in enumerate(chunks):
+        name = f"data-{number}.js"
+        head = f"window.LEXPROBE_UNITS = {{meta: {script_json(visible(meta))}, rows: []}};\n" if number == 0 else ""
+        body = f"window.LEXPROBE_UNITS.rows.push(...{script_json(visible(chunk))});\n"
+        (folder / name).write_text(head + body, encoding="utf-8")
+        data_files.append(name)
+    notice = f"Showing {len(rows):,} of {total:,} rows; the server viewer (`lexprobe view`) has all."
+    pages = template_environment("lexprobe.view.hallucination")
+    html = pages.get_template("units.html").render(
+        title="Hallucination runs", root="../", static_csp=STATIC_CONTENT_SECURITY_POLICY, mode="static",
+        notice=notice, data_files=data_files,
+    )  # fmt: skip
+    (folder / "index.html").write_text(html, encoding="utf-8")
+    report_html, report_css = report_page([index.run_dir for index in store.indexes], "../../")
+    report_html = report_html.replace("../../hallucination/?", "../index.html?").replace(
+        "<head>", f'<head>\n<meta http-equiv="Content-Security-Policy" content="{STATIC_CONTENT_SECURITY_POLICY}">', 1
+    )
+    (folder / "report").mkdir(exist_ok=True)
+    (folder / "report" / "index.html").write_text(report_html, encoding="utf-8")
+    (folder / "report" / "report.css").write_text(report_css, encoding="utf-8")
+    return len(rows), total
+
+
+def export_static(
+    hallucination_dirs: list[Path],
+    other_paths: list[Path],
+    out: Path,
+    *,
+    limit: int,
+    case_db: Path | None = None,
+    notify: Callable[[str], None] | None = None,
+) -> dict:
+    """Write the static copy of every path under `out`; return {"out", "index", "rows", "total"} (the index page's
+    path, and the hallucination rows written of how many). Raises `BadInputError` for a path that is no run."""
+    plan = plan_view(hallucination_dirs, [], case_db, notify=notify)
+    entries: list[tuple[str, str, str]] = []
+    if other_paths:
+        try:
+            from lexprobe.view import runs as other_runs
+        except ImportError:  # pragma: no cover - removed by the integrator with part B merged
+            raise BadInputError(f"{other_paths[0]}: not a hallucination run directory") from None
+        _, unrecognised = other_runs.sections(list(other_paths))
+        if unrecognised:
+            path, reason = unrecognised[0]
+            raise BadInputError(f"{path}: {reason}")
+    out.mkdir(parents=True, exist_ok=True)
+    _copy_assets(_PACKAGE / "static", out / "static")
+    shown = total = 0
+    if plan.indexes:
+        store = UnitStore(plan.indexes, plan.labels)
+        shown, total = _export_hallucination(store, out / "hallucination", limit)
+        entries += [("Hallucination runs", f"Every answer ({shown:,} of {total:,} rows)", "hallucination/index.html"),
+                    ("Hallucination runs", "Report", "hallucination/report/index.html")]  # fmt: skip
+    if other_paths:
+        entries += other_runs.export_static(list(other_paths), out, limit)
+    sections: dict[str, list[tuple[str, str]]] = {}
+    for title, label, href in entries:
+        sections.setdefault(title, []).append((label, href))
+    html = template_environment().get_template("index.html").render(
+        title="Runs", root="", static_csp=STATIC_CONTENT_SECURITY_POLICY, notice="A static copy of lexprobe view.",
+        sections=[{"title": title, "entries": items} for title, items in sections.items()],
+    )  # fmt: skip
+    (out / "index.html").write_text(html, encoding="utf-8")
+    return {"out": str(out), "index": str(out / "index.html"), "rows": shown, "total": total}

@@ -1,0 +1,113 @@
+"""One unit in full, read from the run's store (read-only): the prompt, the answer, the reference it was scored
+against, its calibration samples with their agreement, and for a reference-free pair both samples and the judge's
+prompt and verdict."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+from lexprobe.engine.sqlite_util import connect_read_only, store_error
+from lexprobe.engine.store import RUN_DB_NAME
+from lexprobe.hallucination.labels import CONFIDENCE_SCORER, REFERENCE_SCORER
+
+#: Longest text of one field sent to the page (a hostile store may hold huge answers).
+MAX_FIELD_CHARS = 200_000
+
+_ROW = """
+SELECT q.request_id, q.body, r.body FROM requests AS q LEFT JOIN responses AS r ON r.request_id = q.request_id
+WHERE q.request_id = ?
+"""
+_SAMPLES = """
+SELECT q.request_id, r.body FROM requests AS q LEFT JOIN responses AS r ON r.request_id = q.request_id
+WHERE q.request_id >= ? AND q.request_id < ? ORDER BY q.seq
+"""
+
+
+def _json(text: str | None) -> dict:
+    if text is None:
+        return {}
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _cut(text: object) -> str:
+    text = text if isinstance(text, str) else ("" if text is None else str(text))
+    if len(text) <= MAX_FIELD_CHARS:
+        return text
+    return text[:MAX_FIELD_CHARS] + f" [... cut at {MAX_FIELD_CHARS:,} characters]"
+
+
+def _prompt(body: dict) -> str:
+    messages = body.get("messages") or []
+    parts = [f"{m.get('role', '?')}: {m.get('content') or ''}" for m in messages if isinstance(m, dict)]
+    return _cut("\n\n".join(parts))
+
+
+def _request(conn: sqlite3.Connection, request_id: str) -> dict | None:
+    row = conn.execute(_ROW, (request_id,)).fetchone()
+    if row is None:
+        return None
+    body, answer = _json(row[1]), _json(row[2])
+    return {
+        "request_id": row[0],
+        "prompt": _prompt(body),
+        "answer": _cut(answer.get("text")) if row[2] is not None else None,
+        "temperature": body.get("temperature"),
+        "tags": body.get("tags") if isinstance(body.get("tags"), dict) else {},
+    }
+
+
+def _score(conn: sqlite3.Connection, request_id: str, scorer: str) -> dict | None:
+    row = conn.execute("SELECT label, detail FROM scores WHERE request_id = ? AND scorer = ?", (request_id, scorer))
+    found = row.fetchone()
+    if found is None:
+        return None
+    return {"label": found[0], **{key: value for key, value in _json(found[1]).items()}}
+
+
+def unit_detail(run_dir: Path, request_id: str) -> dict | None:
+    """Return everything the detail view shows for the unit `request_id` of the run, or None when the store has no
+    such request. Raises `StoreError` naming the file when the store cannot be read."""
+    path = Path(run_dir) / RUN_DB_NAME
+    conn = connect_read_only(path)
+    try:
+        main = _request(conn, request_id)
+        if main is None:
+            return None
+        tags = main.pop("tags")
+        try:
+            reference = json.loads(tags.get("reference") or "{}")
+        except ValueError:
+            reference = {"unreadable": str(tags.get("reference"))[:200]}
+        detail = {
+            **main,
+            "reference": json.dumps(reference, indent=2, sort_keys=True, ensure_ascii=False),
+            "score": _score(conn, request_id, REFERENCE_SCORER),
+            "confidence": _score(conn, request_id, CONFIDENCE_SCORER),
+            "samples": [],
+            "partner": None,
+            "judge": None,
+        }
+        if tags.get("role") == "sample0" and tags.get("pair"):
+            pair = str(tags["pair"])
+            detail["partner"] = _request(conn, f"{pair}#1")
+            detail["judge"] = _request(conn, f"{pair}|judge")
+            for part in (detail["partner"], detail["judge"]):
+                if part is not None:
+                    part.pop("tags")
+        else:
+            rows = conn.execute(_SAMPLES, (f"{request_id}@", f"{request_id}@\U0010ffff")).fetchall()
+            detail["samples"] = [
+                {"request_id": sample_id, "answer": _cut(_json(answer).get("text")) if answer else None}
+                for sample_id, answer in rows
+            ]
+        return detail
+    except sqlite3.Error as exc:
+        raise store_error(path, exc, "") from None
+    finally:
+        conn.close()

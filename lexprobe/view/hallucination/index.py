@@ -1,0 +1,263 @@
+"""The side index of a hallucination run: `view-index.sqlite` next to the run's store (never inside it).
+
+One flat `units` table (one row per greedy question or reference-free pair, as `hallucination.results.read_units`
+counts them) with an index on every filter and sort column, the answers apart in `texts` (so the rows a filter
+scans stay small) with an FTS5 table over them, and a `meta` table
+saying what the index was built from (the store's request, response and score counts and largest rowids, the case
+database), so a changed store is indexed again. The whole build is SQL over the store attached read-only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import sqlite3
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from lexprobe.engine.cache import default_cache_dir
+from lexprobe.engine.sqlite_util import connect_read_only, store_error
+from lexprobe.engine.store import RUN_DB_NAME
+from lexprobe.errors import StoreError
+from lexprobe.hallucination.labels import CONFIDENCE_SCORER, REFERENCE_SCORER
+from lexprobe.hallucination.results import ROLE_SQL, SKIPPED_ROLES
+
+log = logging.getLogger(__name__)
+
+INDEX_NAME = "view-index.sqlite"
+#: Bumped whenever the index's tables change, so an index of an older shape is rebuilt.
+INDEX_VERSION = 3
+#: The columns a filter names are indexed; `item_key` finds one question across runs.
+INDEXED_COLUMNS = (
+    "task",
+    "level",
+    "style",
+    "label",
+    "year",
+    "case_id",
+    "case_name",
+    "confidence",
+    "item_key",
+    "request_id",
+)
+#: Composite indexes for the filters used together most: a report cell's (task, level, style) with the label.
+COMPOSITE_INDEXES = {"cell": ("task", "level", "style", "label", "year"), "level_year": ("level", "year")}
+#: The columns whose distinct values the filter menus offer (kept in the index's meta).
+FACET_COLUMNS = ("task", "level", "style", "label")
+
+_SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE units (
+    uid INTEGER PRIMARY KEY,
+    request_id TEXT NOT NULL,
+    item_key TEXT NOT NULL,
+    task TEXT NOT NULL,
+    level TEXT NOT NULL,
+    style TEXT NOT NULL,
+    case_id TEXT NOT NULL,
+    case_name TEXT NOT NULL,
+    citation TEXT NOT NULL,
+    year INTEGER,
+    label TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    confidence REAL,
+    pair INTEGER NOT NULL
+);
+CREATE TABLE texts (uid INTEGER PRIMARY KEY, answer TEXT NOT NULL);
+CREATE TABLE cases (case_id TEXT PRIMARY KEY, case_name TEXT NOT NULL, citation TEXT NOT NULL) WITHOUT ROWID;
+CREATE TEMP TABLE staged (
+    uid INTEGER PRIMARY KEY, request_id, item_key, task, level, style, case_id, case_name, citation, year, label,
+    reason, confidence, pair, answer
+);
+"""
+_UNIT_COLUMNS = (
+    "uid, request_id, item_key, task, level, style, case_id, case_name, citation, year, label, reason, confidence, pair"
+)
+
+_TAG = "CASE WHEN json_valid(q.tags) THEN json_extract(q.tags, '$.{key}') END"
+
+#: A unit's row from the store (and the case database when one is attached as `cases_db`).
+_FILL = f"""
+INSERT INTO temp.staged (request_id, item_key, task, level, style, case_id, case_name, citation, year, label, reason,
+                   confidence, pair, answer)
+SELECT q.request_id,
+       COALESCE({_TAG.format(key="pair")}, q.request_id),
+       COALESCE({_TAG.format(key="task")}, ''),
+       COALESCE({_TAG.format(key="level")}, ''),
+       COALESCE({_TAG.format(key="prompt_style")}, ''),
+       COALESCE({_TAG.format(key="case_id")}, ''),
+       {{name}},
+       {{citation}},
+       CAST(NULLIF({_TAG.format(key="year")}, '') AS INTEGER),
+       COALESCE(s.label, 'pending'),
+       COALESCE(CASE WHEN json_valid(s.detail) THEN json_extract(s.detail, '$.detail') END, ''),
+       CASE WHEN c.label = 'measured' AND json_valid(c.detail) THEN json_extract(c.detail, '$.confidence') END,
+       {ROLE_SQL} = 'sample0',
+       COALESCE(CASE WHEN json_valid(r.body) THEN json_extract(r.body, '$.text') END, '')
+FROM run.requests AS q
+LEFT JOIN run.responses AS r ON r.request_id = q.request_id
+LEFT JOIN run.scores AS s ON s.request_id = q.request_id AND s.scorer = '{REFERENCE_SCORER}'
+LEFT JOIN run.scores AS c ON c.request_id = q.request_id AND c.scorer = '{CONFIDENCE_SCORER}'
+{{join}}
+WHERE {ROLE_SQL} IS NULL OR {ROLE_SQL} NOT IN ({", ".join(f"'{role}'" for role in SKIPPED_ROLES)})
+ORDER BY q.seq
+"""
+
+#: Without a case database the citation is read from the case id ("scotus:347_U.S._483" -> "347 U.S. 483").
+_CASE_ID = f"COALESCE({_TAG.format(key='case_id')}, '')"
+_CITATION_FROM_ID = f"replace(substr({_CASE_ID}, instr({_CASE_ID}, ':') + 1), '_', ' ')"
+
+
+@dataclass(frozen=True)
+class RunIndex:
+    """A built index: where it is, the run it indexes, the run's model and how many units it holds."""
+
+    run_dir: Path
+    path: Path
+    model: str
+    units: int
+    facets: dict[str, list[str]]
+    years: tuple[int | None, int | None]
+
+
+def store_fingerprint(conn: sqlite3.Connection) -> dict[str, int]:
+    """Return the counts and largest rowids of the store's requests, responses and scores (what a change moves)."""
+    fingerprint = {}
+    for table in ("requests", "responses", "scores"):
+        count, top = conn.execute(f"SELECT COUNT(*), COALESCE(MAX(rowid), 0) FROM {table}").fetchone()
+        fingerprint[f"{table}_count"], fingerprint[f"{table}_max_rowid"] = count, top
+    return fingerprint
+
+
+def index_path_for(run_dir: Path) -> tuple[Path, bool]:
+    """Return where the run's index lives and whether that is the fallback in the user cache folder (the run
+    directory cannot be written)."""
+    run_dir = Path(run_dir)
+    if os.access(run_dir, os.W_OK):
+        return run_dir / INDEX_NAME, False
+    digest = hashlib.sha256(str(run_dir.resolve()).encode()).hexdigest()[:20]
+    return default_cache_dir() / "view-index" / f"{digest}.sqlite", True
+
+
+def _read_meta(path: Path) -> dict[str, object] | None:
+    if not path.is_file():
+        return None
+    try:
+        conn = connect_read_only(path)
+        try:
+            return {key: json.loads(value) for key, value in conn.execute("SELECT key, value FROM meta")}
+        finally:
+            conn.close()
+    except (StoreError, sqlite3.Error, ValueError):
+        return None
+
+
+def _wanted_meta(run_dir: Path, case_db: Path | None) -> dict[str, object]:
+    store = Path(run_dir) / RUN_DB_NAME
+    conn = connect_read_only(store)
+    try:
+        fingerprint = store_fingerprint(conn)
+        row = conn.execute("SELECT value FROM meta WHERE key = 'model'").fetchone()
+    except sqlite3.Error as exc:
+        raise store_error(store, exc, "") from None
+    finally:
+        conn.close()
+    try:
+        model = json.loads(row[0]) if row else "unknown"
+    except ValueError:
+        model = "unknown"
+    return {
+        "version": INDEX_VERSION,
+        "store": str(store.resolve()),
+        "case_db": str(case_db.resolve()) if case_db else "",
+        "model": model if isinstance(model, str) else "unknown",
+        **fingerprint,
+    }
+
+
+def _build(run_dir: Path, target: Path, wanted: dict[str, object], case_db: Path | None) -> None:
+    """Write the index to a temporary file beside `target`, then move it into place (readers never see half)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=".view-index-", suffix=".tmp", dir=target.parent)
+    os.close(handle)
+    conn = sqlite3.connect(temporary)
+    try:
+        conn.execute("PRAGMA journal_mode = OFF")
+        conn.execute("PRAGMA synchronous = OFF")
+        conn.executescript(_SCHEMA)
+        store = (Path(run_dir) / RUN_DB_NAME).absolute()
+        conn.execute("ATTACH DATABASE ? AS run", (f"{store.as_uri()}?mode=ro",))
+        if case_db is not None:
+            conn.execute("ATTACH DATABASE ? AS cases_db", (f"{case_db.absolute().as_uri()}?mode=ro",))
+            fill = _FILL.format(
+                name="COALESCE(k.name, '')",
+                citation=f"COALESCE(k.citation, {_CITATION_FROM_ID})",
+                join=f"LEFT JOIN cases_db.cases AS k ON k.case_id = {_CASE_ID}",
+            )
+        else:
+            fill = _FILL.format(name="''", citation=_CITATION_FROM_ID, join="")
+        with conn:
+            conn.execute(fill)
+            conn.execute(f"INSERT INTO units ({_UNIT_COLUMNS}) SELECT {_UNIT_COLUMNS} FROM temp.staged ORDER BY uid")
+            conn.execute("INSERT INTO texts (uid, answer) SELECT uid, answer FROM temp.staged ORDER BY uid")
+            conn.execute("DROP TABLE temp.staged")
+            conn.execute("INSERT OR IGNORE INTO cases SELECT case_id, case_name, citation FROM units")
+            for column in INDEXED_COLUMNS:
+                conn.execute(f"CREATE INDEX units_{column} ON units({column})")
+            for name, columns in COMPOSITE_INDEXES.items():
+                conn.execute(f"CREATE INDEX units_{name} ON units({', '.join(columns)})")
+            conn.execute("CREATE VIRTUAL TABLE answers USING fts5(answer, content='texts', content_rowid='uid')")
+            conn.execute("INSERT INTO answers(rowid, answer) SELECT uid, answer FROM texts")
+            facets = {
+                column: [value for (value,) in conn.execute(f"SELECT DISTINCT {column} FROM units ORDER BY 1")]
+                for column in FACET_COLUMNS
+            }
+            count, low, high = conn.execute("SELECT COUNT(*), MIN(year), MAX(year) FROM units").fetchone()
+            meta = {**wanted, "facets": facets, "units": count, "years": [low, high]}
+            conn.executemany("INSERT INTO meta VALUES (?, ?)", [(k, json.dumps(v)) for k, v in meta.items()])
+        conn.execute("DETACH DATABASE run")
+        if case_db is not None:
+            conn.execute("DETACH DATABASE cases_db")
+        conn.execute("ANALYZE")  # statistics for the planner: which index narrows a filter most
+    except sqlite3.Error as exc:
+        conn.close()
+        Path(temporary).unlink(missing_ok=True)
+        raise store_error(Path(run_dir) / RUN_DB_NAME, exc, "") from None
+    except BaseException:
+        conn.close()
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    conn.close()
+    os.replace(temporary, target)
+
+
+def ensure_index(run_dir: Path, case_db: Path | None = None, *, notify=None) -> RunIndex:
+    """Return the run's index, building it first when there is none or the store changed since it was built.
+
+    `notify(message)` hears where the index goes when it is built (and when that is the cache folder because the
+    run directory cannot be written). Raises `StoreError` naming the file when the store cannot be read.
+    """
+    run_dir = Path(run_dir)
+    path, fallback = index_path_for(run_dir)
+    wanted = _wanted_meta(run_dir, case_db)
+    found = _read_meta(path)
+    if found is None or any(found.get(key) != value for key, value in wanted.items()):
+        if notify is not None:
+            where = f" (the run directory is not writable: in the cache folder, {path})" if fallback else f" ({path})"
+            notify(f"indexing {run_dir} for the viewer{where}")
+        _build(run_dir, path, wanted, case_db)
+        found = _read_meta(path)
+        if found is None:
+            raise StoreError(f"cannot read the viewer index {path} just built")
+    years = found.get("years") or [None, None]
+    return RunIndex(
+        run_dir=run_dir,
+        path=path,
+        model=str(found["model"]),
+        units=int(found["units"]),  # type: ignore[arg-type]
+        facets=dict(found["facets"]),  # type: ignore[arg-type]
+        years=(years[0], years[1]),
+    )
