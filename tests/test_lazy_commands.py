@@ -77,7 +77,17 @@ def test_sources_build_the_real_commands() -> None:
 def test_root_lists_every_command_in_order_and_runs_one() -> None:
     root = typer.main.get_command(app)
     assert isinstance(root, RootGroup)
-    assert list(root.commands) == ["check", "models", "ask", "demo", "data", "hallucination", "investigation", "batch"]
+    assert list(root.commands) == [
+        "check",
+        "models",
+        "ask",
+        "demo",
+        "data",
+        "hallucination",
+        "investigation",
+        "batch",
+        "view",
+    ]
     result = CliRunner().invoke(app, ["hallucination", "tasks", "--json"])
     assert result.exit_code == 0, result.output
     assert '"existence"' in result.stdout

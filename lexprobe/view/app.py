@@ -14,16 +14,12 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from lexprobe.terminal import safe_text
+from lexprobe.view import runs as other_runs  # the sections of investigation runs, QA runs and check results
 from lexprobe.view import template_environment
 from lexprobe.view.hallucination.index import RunIndex, ensure_index
 from lexprobe.view.hallucination.queries import UnitStore
 from lexprobe.view.hallucination.routes import hallucination_app
 from lexprobe.view.security import SecurityHeaders
-
-try:  # part B's sections (investigation runs, QA runs, check results); absent until its branch is merged
-    from lexprobe.view import runs as other_runs
-except ImportError:  # pragma: no cover - removed by the integrator
-    other_runs = None  # type: ignore[assignment]
 
 
 @dataclass
@@ -54,10 +50,7 @@ def plan_view(
     indexes = [ensure_index(path, case_db, notify=notify) for path in hallucination_dirs]
     plan = ViewPlan(indexes=indexes, labels=run_labels(indexes))
     if other_paths:
-        if other_runs is None:
-            plan.unrecognised = [(path, "not a hallucination run directory") for path in other_paths]
-        else:
-            plan.sections, plan.unrecognised = other_runs.sections(list(other_paths))
+        plan.sections, plan.unrecognised = other_runs.sections(list(other_paths))
     return plan
 
 

@@ -99,10 +99,8 @@ def export_static(
     plan = plan_view(hallucination_dirs, [], case_db, notify=notify)
     entries: list[tuple[str, str, str]] = []
     if other_paths:
-        try:
-            from lexprobe.view import runs as other_runs
-        except ImportError:  # pragma: no cover - removed by the integrator with part B merged
-            raise BadInputError(f"{other_paths[0]}: not a hallucination run directory") from None
+        from lexprobe.view import runs as other_runs
+
         _, unrecognised = other_runs.sections(list(other_paths))
         if unrecognised:
             path, reason = unrecognised[0]

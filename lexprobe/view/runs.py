@@ -4,7 +4,7 @@
 (`episodes/*.json`) is an investigation run, one with QA records (`qa/*.qa.json`) a QA run (a directory may be
 both: `investigation qa` may share the run directory of `investigation run`), and a `lexprobe check --json` output
 file a check result; anything else comes back with a one-line reason. Each section is a Starlette sub-app with its
-own pages and stylesheet (docs/viewer-runs.md). `export_static(paths, out, limit)` writes the same pages as files
+own pages and stylesheet (docs/viewer.md). `export_static(paths, out, limit)` writes the same pages as files
 under `out/investigation/`, `out/qa/` and `out/check/`, which open from disk.
 """
 
