@@ -98,30 +98,36 @@ def test_list_filter_page_episode_output_and_document(viewer: str) -> None:
         dialogs: list[str] = []
         page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
         page.goto(viewer + "investigation/")
-        page.click("text=big-run")
+        with page.expect_navigation():  # the next read sees the new page, not the old one
+            page.click("text=big-run")
         assert "120 of 120 match" in page.text_content("#shown-count")
         assert page.locator("#records tbody tr").count() == 50
-        page.click("#next")
+        with page.expect_navigation():  # the next read sees the new page, not the old one
+            page.click("#next")
         assert "showing 51–100" in page.text_content("#shown-count")
-        page.click("#next")
+        with page.expect_navigation():  # the next read sees the new page, not the old one
+            page.click("#next")
         assert page.locator("#records tbody tr").count() == 20 and page.locator("#next").count() == 0
         page.select_option("select[name=outcome]", "no")
         page.select_option("select[name=sort]", "-ablation")
-        page.click("#apply")
+        with page.expect_navigation():  # the next read sees the new page, not the old one
+            page.click("#apply")
         levels = page.locator("#records tbody tr td:nth-child(3)").all_text_contents()
         assert levels and levels == sorted(levels, reverse=True)
         assert "page=" not in page.url or "page=1" in page.url or "outcome=no" in page.url
         text = page.text_content("#shown-count")
         assert " of 120 match" in text
         assert all(cell == "no" for cell in page.locator("#records tbody tr td:nth-child(7)").all_text_contents())
-        page.locator("#records tbody tr td a").first.click()
+        with page.expect_navigation():  # the next read sees the new page, not the old one
+            page.locator("#records tbody tr td a").first.click()
         assert page.locator("#budget").text_content().startswith("4 of 6 tool calls")
         output = page.locator("details.output").first
         assert not output.locator("pre").is_visible()
         output.locator("summary").click()
         assert output.locator("pre").is_visible() and output.get_attribute("open") is not None
         no_element_from_data(page)
-        page.locator("a.doc:has-text('DOC-EVIL')").first.click()
+        with page.expect_navigation():  # the next read sees the new page, not the old one
+            page.locator("a.doc:has-text('DOC-EVIL')").first.click()
         document = page.text_content("#document-text")
         assert "<img src=x onerror=alert(1)>" in document and "\\u202eevil" in document
         assert HOSTILE_NAME.replace("\u202e", "\\u202e") in page.text_content("dl.facts")
@@ -135,10 +141,13 @@ def test_qa_question_page(viewer: str) -> None:
     with watched_page(allowed=(viewer,)) as watched:
         page = watched.page
         page.goto(viewer + "qa/")
-        page.click("text=qa-run")
+        with page.expect_navigation():  # the next read sees the new page, not the old one
+            page.click("text=qa-run")
         page.select_option("select[name=outcome]", "partial")
-        page.click("#apply")
-        page.locator("#records tbody tr td a").first.click()
+        with page.expect_navigation():  # the next read sees the new page, not the old one
+            page.click("#apply")
+        with page.expect_navigation():  # the next read sees the new page, not the old one
+            page.locator("#records tbody tr td a").first.click()
         assert page.text_content("#answer").startswith("229 units failed.")
         grades = page.locator("#rubric tbody tr td:nth-child(4)").all_text_contents()
         assert grades == ["satisfied", "not satisfied"]
@@ -151,7 +160,8 @@ def test_check_result_highlights_and_filters_by_verdict(viewer: str) -> None:
     with watched_page(allowed=(viewer,)) as watched:
         page = watched.page
         page.goto(viewer + "check/")
-        page.click("text=brief-check.json")
+        with page.expect_navigation():  # the next read sees the new page, not the old one
+            page.click("text=brief-check.json")
         marks = page.locator("pre.checked-text a.cite")
         assert marks.count() >= 3
         assert page.locator("a.cite.v-not_found").count() == 1 and page.locator("a.cite.v-verified").count() >= 1
@@ -179,9 +189,11 @@ def test_static_copy_opens_from_disk(runs: dict[str, Path], tmp_path: Path, case
         assert "showing 2 of 4 episodes" in page.text_content("#shown-count")
         background = page.locator("header.bar").evaluate("e => getComputedStyle(e).backgroundColor")
         assert background == "rgb(35, 35, 46)"  # the bundled stylesheet loads from file:// under the meta policy
-        page.locator("#records tbody tr td a").first.click()
+        with page.expect_navigation():  # the next read sees the new page, not the old one
+            page.locator("#records tbody tr td a").first.click()
         page.locator("details.output summary").first.click()
-        page.locator("a.doc").first.click()
+        with page.expect_navigation():  # the next read sees the new page, not the old one
+            page.locator("a.doc").first.click()
         assert page.locator("#document-text").count() == 1
         page.goto((out / links[-1][2]).as_uri())
         assert page.locator("a.cite.v-not_found").count() == 1
