@@ -228,7 +228,8 @@ def test_z_test_from_standard_errors_and_counts() -> None:
     z, p = two_proportion_z(29, 87, 25, 87)
     expected = (29 / 87 - 25 / 87) / math.sqrt(proportion_se(29, 87) ** 2 + proportion_se(25, 87) ** 2)
     assert z == pytest.approx(expected) and 0 < p < 1
-    assert two_proportion_z(0, 5, 0, 506) is None and two_proportion_z(1, 0, 1, 2) is None
+    assert two_proportion_z(0, 5, 3, 506) is None and two_proportion_z(1, 0, 1, 2) is None  # no s.e. on a side
+    assert two_proportion_z(5, 5, 3, 506) is None
 
 
 def test_papers_root_follows_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

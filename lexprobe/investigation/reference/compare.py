@@ -82,9 +82,11 @@ def _test(user_counts: tuple[int, int] | None, row: ReferenceRow, design: UserDe
         return None, NO_TEST
     result = two_proportion_z(user_counts[0], user_counts[1], row.successes, row.trials)
     if result is None:
-        return None, "both shares are 0% or 100%: no test"
+        return None, "a share of 0% or 100% has no standard error from its counts: no test"
     z, p = result
     note = "two-sided two-proportion z-test from the counts (unpooled standard errors)"
+    if user_counts[1] < 30:
+        note += f"; only {user_counts[1]} of yours: the normal approximation is rough"
     if design is not None and design.n_episodes > design.n_environments:
         note += "; your episodes repeat environments, so the counts overstate your sample's independence"
     return {"kind": "two-proportion z", "z": round(z, 4), "p": round(p, 4)}, note
@@ -92,16 +94,21 @@ def _test(user_counts: tuple[int, int] | None, row: ReferenceRow, design: UserDe
 
 def _comparison(metric: str, user: dict, row: ReferenceRow, test: dict | None, test_note: str,
                 design: list[str]) -> dict:  # fmt: skip
-    difference = None if user["value"] is None or row.value is None else round(user["value"] - row.value, 4)
+    paper_value, shown = row.value, row.shown()
+    if row.unit != "%" and row.trials:  # a printed count: compare its share, computed from the printed counts
+        paper_value = round(100 * row.successes / row.trials, 4)
+        shown = f"{row.successes}/{row.trials} ({paper_value:.1f}%, computed from the printed counts)"
+    difference = None if user["value"] is None or paper_value is None else round(user["value"] - paper_value, 4)
     return {
         "metric": metric,
         "metric_label": METRIC_LABELS.get(metric, metric),
         "user": user,
         "paper": {
             "row": row.id,
+            "kind": row.kind,
             "subject": row.subject,
-            "shown": row.shown(),
-            "value": row.value,
+            "shown": shown,
+            "value": paper_value,
             "where": row.where,
             "sample": row.sample,
         },
@@ -147,7 +154,8 @@ def _baseline_comparisons(summary: ScoreSummary, reference: ReferenceSet) -> lis
     result = []
     baselines = summary.baselines
     n_hyp = next(iter(baselines.values())).n_hypotheses if baselines else PAPER_HYPOTHESES
-    notes = [EXACT] + ([] if n_hyp == PAPER_HYPOTHESES else [
+    notes = [f"policy: the same naive policy, exact on both sides for {n_hyp} hypotheses per case (the paper's: "
+             f"{PAPER_HYPOTHESES}); the paper rounds to one decimal"] + ([] if n_hyp == PAPER_HYPOTHESES else [
         f"hypotheses: yours {n_hyp} per case; the paper's {PAPER_HYPOTHESES} (Section 3.1)"])  # fmt: skip
     pairs = [("baseline/uniform_random", "uniform_random", "case_solved"),
              ("baseline/believe_one", "believe_one", "case_solved"),

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from lexprobe.investigation.episode import Episode
+from lexprobe.investigation.scoring import ablation_sort_key
 
 
 @dataclass
@@ -26,7 +27,8 @@ class UserDesign:
 
     def level_text(self) -> str:
         """The levels in words: "merits, +pro_alternative", or "unspecified"."""
-        return ", ".join(sorted(level or "unspecified" for level in self.levels)) or "unspecified"
+        names = sorted((level or "unspecified" for level in self.levels), key=ablation_sort_key)
+        return ", ".join(names) or "unspecified"
 
     def budget_text(self) -> str:
         """The budgets in words: "5 tool calls / 5 turns" (several joined by "; ")."""

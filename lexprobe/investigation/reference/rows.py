@@ -54,17 +54,15 @@ class ReferenceRow:
                 if v is not None and v != () and not (k == "approximate" and not v)}  # fmt: skip
 
     def shown(self) -> str:
-        """The value as a reader sees it: "33.3%", "29/87 (33.3%)", "3–6%", "-22 points", "0.94"."""
+        """The value as a reader sees it, in the paper's digits: "33.3%", "29/87 (33.3%)", "3–6%", "-22 points"."""
         if self.kind == "range":
-            suffix = "%" if self.unit == "%" else f" {self.unit}"
-            return f"{_number(self.low)}–{_number(self.high)}{suffix}"
+            return self.printed if self.unit == "%" else f"{self.printed} {self.unit}"
         if self.unit == "%":
-            text = f"{_number(self.value)}%"
-            return f"{self.successes}/{self.trials} ({text})" if self.trials else text
+            return f"{self.successes}/{self.trials} ({_number(self.value)}%)" if self.trials else self.printed
         if self.unit == "points":
             return f"{self.value:+g} points"
         if self.unit == "rho":
-            return f"{self.value:g}"
+            return self.printed
         return f"{_number(self.value)} {self.unit}"
 
 

@@ -24,8 +24,9 @@ def two_sided_z(difference: float, se_a: float, se_b: float) -> tuple[float, flo
 
 
 def two_proportion_z(k_a: int, n_a: int, k_b: int, n_b: int) -> tuple[float, float] | None:
-    """Two-sided z-test of k_a/n_a - k_b/n_b from the counts (unpooled errors); None when it cannot be computed."""
+    """Two-sided z-test of k_a/n_a - k_b/n_b from the counts (unpooled errors); None when it cannot be computed:
+    an empty side, or a share of 0 or 1 on either side (whose estimated standard error is 0)."""
     se_a, se_b = proportion_se(k_a, n_a), proportion_se(k_b, n_b)
-    if se_a is None or se_b is None:
+    if not se_a or not se_b:
         return None
     return two_sided_z(k_a / n_a - k_b / n_b, se_a, se_b)
