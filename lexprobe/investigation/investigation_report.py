@@ -148,7 +148,9 @@ def _paper_strategy(reference: dict | None) -> tuple[list[tuple[str, float, floa
         cov = [r for r in ranges if r["subject"] == subject and r["metric"] == "coverage"]
         rec = [r for r in ranges if r["subject"] == subject and r["metric"] == "signal_recall"]
         if cov and rec:
-            boxes.append({"label": f"paper: {subject} ({cov[0]['shown']} coverage, {rec[0]['shown']} recall)",
+            models = ", ".join(cov[0]["models"])
+            label = f"paper: middle cluster ({cov[0]['shown']} coverage,\n{rec[0]['shown']} recall: {models})"
+            boxes.append({"label": label,
                           "x": (cov[0]["low"] / 100, cov[0]["high"] / 100),
                           "y": (rec[0]["low"] / 100, rec[0]["high"] / 100)})  # fmt: skip
     return pairs, boxes
@@ -158,10 +160,10 @@ def strategy_chart(models: list[ModelSummary], points: list[CoveragePoint], refe
     """Coverage against signal recall: one small point per episode, one large marker per model mean, and the line
     y = x, where an agent opening documents uniformly at random would lie; with a `reference` block, the paper's
     model means as grey crosses and its printed cluster ranges as a grey box."""
-    fig, ax = new_figure(width=6.8, height=5.2)
+    paper, boxes = _paper_strategy(reference)
+    fig, ax = new_figure(width=9.4 if paper or boxes else 6.8, height=5.2)
     names = [m.model for m in models]
     drawn = [p for p in points if p.coverage is not None and p.signal_recall is not None]
-    paper, boxes = _paper_strategy(reference)
     high = max([0.05] + [max(p.coverage, p.signal_recall) for p in drawn]  # type: ignore[type-var]
                + [max(c, r) for _, c, r in paper] + [b["y"][1] for b in boxes])  # fmt: skip
     limit = min(1.0, high * 1.1)
@@ -176,9 +178,11 @@ def strategy_chart(models: list[ModelSummary], points: list[CoveragePoint], refe
         ax.scatter(xs, ys, s=14, color=_color(index), alpha=0.35, linewidth=0, zorder=2)
         ax.scatter([float(np.mean(xs))], [float(np.mean(ys))], s=90, color=_color(index), edgecolor="white",
                    linewidth=1, zorder=3, label=f"{name} (n={len(mine)})")  # fmt: skip
-    for name, coverage, recall in paper:
+    for index, (name, coverage, recall) in enumerate(paper):
         ax.scatter([coverage], [recall], s=60, marker="X", color=REFERENCE_GREY, zorder=4,
-                   label=f"paper: {name} (Section 4.3)")  # fmt: skip
+                   label="paper: model means (Section 4.3)" if index == 0 else None)  # fmt: skip
+        ax.annotate(name, (coverage, recall), xytext=(5, 4), textcoords="offset points", fontsize=7,
+                    color=REFERENCE_GREY)  # fmt: skip
     for box in boxes:
         (x0, x1), (y0, y1) = box["x"], box["y"]
         ax.fill_between([x0, x1], y0, y1, color=REFERENCE_GREY, alpha=0.2, linewidth=0, zorder=1, label=box["label"])
