@@ -169,3 +169,13 @@ def test_html_report_shows_the_paper_in_grey_and_in_the_figures(
     assert result.dialogs == []
     plain = score(score_app, str(run_dir), "--html", str(tmp_path / "plain.html"))
     assert plain.exit_code == 0 and 'id="reference"' not in (tmp_path / "plain.html").read_text()
+
+
+def test_a_verdict_rule_other_than_the_papers_is_noted(score_app: typer.Typer, run_dir: Path) -> None:
+    result = score(score_app, str(run_dir), "--reference", "paper", "--json", "--strict-reject", "--partial-verdicts")
+    assert result.exit_code == 0, result.output
+    comparisons = json.loads(result.stdout)["reference"]["comparisons"]
+    model_rows = [c for c in comparisons if c["paper"]["kind"] == "model"]
+    assert model_rows and all(any(note.startswith("rule: yours counts \"don't know\"") for note in c["design"])
+                              for c in model_rows)  # fmt: skip
+    assert all(any("--partial-verdicts" in note for note in c["design"]) for c in model_rows)
