@@ -3,7 +3,8 @@ commitment, coverage and signal recall, usage), with bootstrap intervals, exact 
 comparisons. Thin: load, call lexprobe.investigation.scoring, print. Results go to stdout; notes (missing
 environments, episodes left out) to stderr.
 
-Exit codes: 0 scored; 2 bad input (a RUN_DIR that is not a directory, holds no episodes or a malformed one, no
+Exit codes: 0 scored; 2 bad input (an unknown --reference, a RUN_DIR that is not a directory, holds no episodes
+or a malformed one, no
 complete episode at all, or an episode whose ablation level or corpus hash differs from its environment's).
 """
 
@@ -66,6 +67,14 @@ def score(
             "number of complete outputs per model is shown either way.",
         ),
     ] = False,
+    reference: Annotated[
+        str | None,
+        typer.Option(
+            "--reference",
+            help='Show published numbers beside yours: "paper" (InvestigationWorlds, Section 4), with the '
+            "difference, a test where both sides have counts and what differs in the design.",
+        ),
+    ] = None,
     partial_verdicts: Annotated[
         bool,
         typer.Option(
@@ -89,9 +98,16 @@ def score(
     --complete-only: no complete output), or an episode's ablation level or corpus hash differs from its
     environment's.
 
+    With --reference paper, the numbers InvestigationWorlds prints (Section 4) are shown beside yours: extra rows,
+    a `reference` block in --json, grey rows and marks in --html (docs/investigation.md, "Reference rows from the
+    paper").
+
     Example: `lexprobe investigation score runs/haiku runs/sonnet --env-root envs --html scores.html`
     """
     from lexprobe.cli.investigation_tables import print_summary
+
+    if reference is not None and reference != "paper":
+        raise BadInputError(f"unknown reference {reference!r}; the one reference is 'paper'")
     from lexprobe.investigation.scoring import complete_episodes, coverage_points, summarize
     from lexprobe.investigation.scoring.analyses import analyze, complete_outputs
     from lexprobe.investigation.scoring.inputs import load_environments, read_runs
@@ -136,6 +152,11 @@ def score(
         every, episodes, environments, complete_only=complete_only, replicates=bootstrap, seed=seed,
         partial_verdicts=partial_verdicts,
     )  # fmt: skip
+    block = None
+    if reference == "paper":
+        from lexprobe.investigation.reference import paper_comparison
+
+        block = paper_comparison(summary, episodes)
     if html is not None:
         from lexprobe.investigation.investigation_report import write_investigation_report
 
@@ -146,12 +167,16 @@ def score(
                 runs=[str(r) for r in run_dirs],
                 points=coverage_points(episodes, environments),
                 notes=notes,
+                reference=block,
             )
         except OSError as exc:
             raise BadInputError(f"cannot write {html}: {exc}") from None
         err.print(f"wrote {html}", highlight=False, soft_wrap=True)
     if as_json:
-        print(json.dumps(summary.model_dump(mode="json")))
+        payload = summary.model_dump(mode="json")
+        if block is not None:
+            payload["reference"] = block
+        print(json.dumps(payload))
         return
-    print_summary(summary)
+    print_summary(summary, reference=block)
     out.print(_definitions_line(not strict_reject, partial_verdicts), highlight=False, soft_wrap=True)

@@ -1,6 +1,7 @@
 """The terminal tables of `lexprobe investigation score`: one small function per table, each reading the typed
 `ScoreSummary` (lexprobe.investigation.scoring.schema) by attribute, so the terminal shows the numbers `--json`
-prints (shares as percentages with one decimal). Untrusted names (models, levels, roles) are escaped for rich.
+prints (shares as percentages with one decimal). Untrusted names (models, levels, roles) are escaped for rich and
+made safe for the terminal (`safe_markup`: control and bidi characters shown as escapes).
 
 Adding a table: write `_print_<name>(console, summary)` next to the others and call it from `print_summary`.
 """
@@ -10,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from lexprobe.cli.output import wide
 from lexprobe.investigation.scoring.schema import Analyses, GroupSummary, RoleRecall, ScoreSummary, VerdictCounts
 from lexprobe.reporting.numbers import interval, num, pct
+from lexprobe.terminal import safe_markup, safe_text
 
 
 def _table(title: str, columns: Sequence[str], left: Sequence[str] = ("model",)) -> Table:
@@ -39,7 +40,12 @@ def _verdict_cells(g: GroupSummary) -> list[str]:
     ]
 
 
-def _print_scores(console: Console, summary: ScoreSummary) -> None:
+#: The scores table's metric columns, in order, by `ModelSummary` attribute (the paper lines fill the same cells).
+_SCORE_METRICS = ("case_solved", None, "believe_acc", "reject_acc", "worst_class_acc", "commit_rate", "committed_acc",
+                  "coverage", "signal_recall")  # fmt: skip
+
+
+def _print_scores(console: Console, summary: ScoreSummary, reference: dict | None = None) -> None:
     table = _table(
         "Investigation scores",
         (
@@ -57,10 +63,10 @@ def _print_scores(console: Console, summary: ScoreSummary) -> None:
         ),
     )
     for m in summary.models:
-        table.add_row(escape(m.model), str(m.n_episodes), *_verdict_cells(m))
+        table.add_row(safe_markup(m.model), str(m.n_episodes), *_verdict_cells(m))
     for name, b in summary.baselines.items():
         table.add_row(
-            f"[dim]baseline: {escape(name)}[/]",
+            f"[dim]baseline: {safe_markup(name)}[/]",
             "exact",
             pct(b.case_solved),
             "",
@@ -72,8 +78,16 @@ def _print_scores(console: Console, summary: ScoreSummary) -> None:
             "",
             "",
         )
+    if reference is not None:  # the paper's numbers as extra grey rows, each with its section and sample
+        from lexprobe.investigation.reference.lines import paper_lines
+
+        for line in paper_lines(reference):
+            cells = [line["cells"].get(metric, "") if metric else "" for metric in _SCORE_METRICS]
+            label = f"{line['label']} ({line['where']})"  # the full sample is in the reference rows table
+            n = f"{line['n']} cases" if line["n"] else "not printed"
+            table.add_row(*(f"[grey50]{safe_markup(c)}[/]" for c in (label, n, *cells)))
     console.print(table)
-    seen = "; ".join(f"{escape(m.model)} {pct(m.seen_share)}" for m in summary.models)
+    seen = "; ".join(f"{safe_markup(m.model)} {pct(m.seen_share)}" for m in summary.models)
     console.print(f"seen in search (documents listed or matched, opened or not / corpus documents): {seen}")
 
 
@@ -88,8 +102,8 @@ def _print_levels(console: Console, summary: ScoreSummary) -> None:
     for m in summary.models:
         for level, c in m.by_ablation.items():
             table.add_row(
-                escape(m.model),
-                escape(level),
+                safe_markup(m.model),
+                safe_markup(level),
                 str(c.n_episodes),
                 pct(c.case_solved),
                 interval(c.case_solved_ci),
@@ -109,7 +123,7 @@ def _print_usage(console: Console, summary: ScoreSummary) -> None:
         cost = m.cost_usd
         unknown = f" ({cost.unknown} unknown)" if cost.unknown else ""
         table.add_row(
-            escape(m.model),
+            safe_markup(m.model),
             num(m.tool_calls.mean, 1),
             num(m.tool_calls.denied_mean, 1),
             num(m.tokens.input.mean, 0),
@@ -133,9 +147,9 @@ def _print_comparisons(console: Console, summary: ScoreSummary) -> None:
         kind = c.kind + (f": {c.model}" if c.model else "")
         cs, wc = c.case_solved, c.worst_class_acc
         table.add_row(
-            escape(kind),
-            escape(c.a),
-            escape(c.b),
+            safe_markup(kind),
+            safe_markup(c.a),
+            safe_markup(c.b),
             str(c.n_environments),
             pct(cs.difference),
             interval(cs.ci),
@@ -165,7 +179,7 @@ def _print_transitions(console: Console, summary: ScoreSummary) -> None:
         for index, (verdict, name) in enumerate(_VERDICT_NAMES.items()):
             first = index == 0
             table.add_row(
-                escape(t.model) if first else "", escape(f"{t.a} -> {t.b}") if first else "",
+                safe_markup(t.model) if first else "", safe_markup(f"{t.a} -> {t.b}") if first else "",
                 str(t.n_pairs) if first else "", str(t.n_unparsed) if first else "",
                 f"{t.believe_a} ({pct(t.share_believe_a)})" if first else "",
                 f"{t.believe_b} ({pct(t.share_believe_b)})" if first else "",
@@ -185,7 +199,11 @@ def _print_roles(console: Console, rows: Sequence[RoleRecall]) -> None:
     )
     for row in rows:
         table.add_row(
-            escape(row.model), escape(row.role), str(row.episodes), num(row.documents_mean, 1), pct(row.recall)
+            safe_markup(row.model),
+            safe_markup(row.role),
+            str(row.episodes),
+            num(row.documents_mean, 1),
+            pct(row.recall),
         )
     console.print(table)
 
@@ -201,7 +219,7 @@ def _print_completeness(console: Console, a: Analyses) -> None:
     scored = "only complete outputs scored (--complete-only)" if a.complete_only else "every finished episode scored"
     table = _table(f"Complete outputs (Section 4.1; {scored})", ("model", "episodes", "finished", "complete outputs"))
     for row in a.completeness:
-        table.add_row(escape(row.model), str(row.n_episodes), str(row.n_finished),
+        table.add_row(safe_markup(row.model), str(row.n_episodes), str(row.n_finished),
                       f"{row.n_complete} / {row.n_episodes}")  # fmt: skip
     console.print(table)
 
@@ -218,11 +236,11 @@ def _print_shared(console: Console, a: Analyses) -> None:
     shared = a.shared_cases
     table = _table(f"On the {shared.n_cases} case(s) every model completed (Section 4.1)", columns)
     for row in shared.per_model:
-        table.add_row(escape(row.model), *_verdict_count_cells(row))
+        table.add_row(safe_markup(row.model), *_verdict_count_cells(row))
     console.print(table)
     table = _table("Believing h* and an alternative (scored episodes)", columns)
     for row in a.believe_adopted_and_other:
-        table.add_row(escape(row.model), *_verdict_count_cells(row))
+        table.add_row(safe_markup(row.model), *_verdict_count_cells(row))
     console.print(table)
 
 
@@ -233,7 +251,7 @@ def _print_strategy(console: Console, a: Analyses) -> None:
         left=("model", "variable"),
     )
     for row in a.strategy:
-        table.add_row(escape(row.model), row.variable, str(row.n), str(row.n_environments), num(row.r, 2),
+        table.add_row(safe_markup(row.model), row.variable, str(row.n), str(row.n_environments), num(row.r, 2),
                       _interval(row.ci), num(row.mean_solved, 3), num(row.mean_unsolved, 3))  # fmt: skip
     console.print(table)
 
@@ -246,8 +264,8 @@ def _print_generators(console: Console, a: Analyses) -> None:
                                                        g.n_unrecorded else ")")  # fmt: skip
     table = _table(title, ("generator", "model", "n", "cases", "case solved", "95% CI"), left=("generator", "model"))
     for r in g.rates:
-        table.add_row(escape(r.generator), escape(r.model), str(r.n_episodes), str(r.n_cases), pct(r.case_solved),
-                      interval(r.case_solved_ci))  # fmt: skip
+        table.add_row(safe_markup(r.generator), safe_markup(r.model), str(r.n_episodes), str(r.n_cases),
+                      pct(r.case_solved), interval(r.case_solved_ci))  # fmt: skip
     console.print(table)
     for pair in g.pairs:
         rho = num(pair.spearman_rho, 2)
@@ -257,7 +275,7 @@ def _print_generators(console: Console, a: Analyses) -> None:
             ("model", "a", "b", "b − a", "95% CI"),
         )
         for m in pair.models:
-            table.add_row(escape(m.model), pct(m.a), pct(m.b), pct(m.difference), interval(m.ci))
+            table.add_row(safe_markup(m.model), pct(m.a), pct(m.b), pct(m.difference), interval(m.ci))
         console.print(table)
 
 
@@ -271,11 +289,46 @@ def _print_analyses(console: Console, summary: ScoreSummary) -> None:
     _print_generators(console, summary.analyses)
 
 
-def print_summary(summary: ScoreSummary, role_rows: Sequence[RoleRecall] | None = None) -> None:
-    """Rich tables of a `summarize` result on stdout; `role_rows` defaults to the summary's `recall_by_role`."""
+def _print_reference(console: Console, reference: dict) -> None:
+    """Every shipped paper row, then each comparison of a user number with a paper row (difference, test, design)."""
+    table = _table(f"Reference rows: {reference['paper']} (as printed)", ("where", "subject", "metric", "value",
+                   "sample"), left=("where", "subject", "metric", "sample"))  # fmt: skip
+    for row in reference["rows"]:
+        table.add_row(*(safe_markup(str(c)) for c in (row["where"], row["subject"], row["metric"], row["shown"],
+                                                      row["sample"])))  # fmt: skip
+    console.print(table, emoji=False)
+    if not reference["comparisons"]:
+        console.print("no score of yours measures what a paper row measures: no comparison", highlight=False)
+        return
+    table = _table("Yours against the paper (difference: yours − paper, percentage points; notes below the table)",
+                   ("metric", "yours", "paper", "difference", "test", "notes"),
+                   left=("metric", "yours", "paper", "test", "notes"))  # fmt: skip
+    footnotes: dict[str, int] = {}  # one numbered note per distinct "test; what differs" text
+    for c in reference["comparisons"]:
+        user, paper, test = c["user"], c["paper"], c["test"]
+        note = f"test: {c['test_note']}. What differs: " + "; ".join(c["design"])
+        number = footnotes.setdefault(note, len(footnotes) + 1)
+        tested = f"z={test['z']:.2f}, p={test['p']:.3f}" if test else "no test"
+        table.add_row(*(safe_markup(str(x)) for x in (
+            c["metric_label"], f"{user['model']}: {user['shown']}",
+            f"{paper['subject']}: {paper['shown']} ({paper['where']})", c["difference_shown"], tested,
+            f"[{number}]")))  # fmt: skip
+    console.print(table, emoji=False)
+    for note, number in footnotes.items():
+        console.print(f"[{number}] {safe_text(note)}", highlight=False, emoji=False, soft_wrap=True, markup=False)
+    for note in reference["notes"]:
+        console.print(safe_markup(note), highlight=False, emoji=False, soft_wrap=True)
+
+
+def print_summary(
+    summary: ScoreSummary, role_rows: Sequence[RoleRecall] | None = None, reference: dict | None = None
+) -> None:
+    """Rich tables of a `summarize` result on stdout; `role_rows` defaults to the summary's `recall_by_role`;
+    `reference` (`lexprobe.investigation.reference.paper_comparison`'s block) adds the paper's rows and the
+    comparisons with them."""
     # piped output gets room for the wide tables instead of rich's 80-column default
     console = wide(160)
-    _print_scores(console, summary)
+    _print_scores(console, summary, reference)
     _print_levels(console, summary)
     _print_usage(console, summary)
     _print_comparisons(console, summary)
@@ -292,3 +345,5 @@ def print_summary(summary: ScoreSummary, role_rows: Sequence[RoleRecall] | None 
                       if summary.incomplete_verdicts else "")  # fmt: skip
         console.print(f"case-solved rule: {summary.settings.verdict_rule}{incomplete}", highlight=False,
                       soft_wrap=True)  # fmt: skip
+    if reference is not None:
+        _print_reference(console, reference)

@@ -4,6 +4,11 @@ InvestigationWorlds paper's: case solved per model with 95% intervals against th
 believe vs do-not-believe class accuracy, coverage against signal recall (cf. Figure 7) and case solved by
 ablation level (cf. Figure 5); tables state n and the definitions (`scoring.DEFINITIONS`).
 
+With a `reference` block (`lexprobe.investigation.reference.paper_comparison`), the paper's numbers are shown
+too: grey rows under the user's in the tables, grey bars in the case-solved figure, grey crosses (and the middle
+cluster's box) in the strategy figure, and a section listing every shipped row and each comparison with its
+difference, test and design notes.
+
 Input is the typed summary of `scoring.summarize` (`ScoreSummary`, read by attribute; its `recall_by_role` and
 `settings` included) plus the per-episode coverage points, so the page shows exactly the numbers `--json` prints.
 """
@@ -31,6 +36,7 @@ from lexprobe.investigation.scoring import (
 from lexprobe.reporting.figures import INK, MUTED, PALETTE, bar_chart, figure_to_data_uri, new_figure
 from lexprobe.reporting.html import write_report
 from lexprobe.reporting.numbers import pct
+from lexprobe.terminal import safe_text
 
 BASELINE_NAMES = {
     "uniform_random": "uniform random",
@@ -74,11 +80,23 @@ def _baseline_lines(ax, baselines: Baselines, names: Sequence[str]) -> None:
                        f"({pct(baselines[name].case_solved)})")  # fmt: skip
 
 
-def case_solved_chart(models: list[ModelSummary], baselines: Baselines) -> Figure:
+REFERENCE_GREY = "#9a9a9a"
+
+
+def _paper_case_solved(reference: dict | None) -> list[tuple[str, float]]:
+    """(tick label, share) of the paper's per-model case-solved rows (Section 4.1; generator rows left out)."""
+    if not reference:
+        return []
+    return [(f"paper: {r['subject']}, n={r.get('n_cases', '?')}", r["value"] / 100) for r in reference["rows"]
+            if r["metric"] == "case_solved" and r["kind"] == "model" and not r.get("generator")]  # fmt: skip
+
+
+def case_solved_chart(models: list[ModelSummary], baselines: Baselines, reference: dict | None = None) -> Figure:
     """Bars of case solved per model with their 95% intervals; the uniform-random and believe-one baselines as
-    reference lines."""
+    reference lines; with a `reference` block, the paper's rates as grey hatched bars after the user's."""
     names = [m.model for m in models]
-    fig, ax = new_figure(width=max(6.5, 2.5 + 0.9 * len(names)))
+    paper = _paper_case_solved(reference)
+    fig, ax = new_figure(width=max(6.5, 2.5 + 0.9 * len(names) + 1.2 * len(paper)))
     values = [m.case_solved for m in models]
     xs = np.arange(len(names), dtype=float)
     ys = np.array([np.nan if v is None else v for v in values])
@@ -86,7 +104,17 @@ def case_solved_chart(models: list[ModelSummary], baselines: Baselines) -> Figur
     ax.errorbar(xs, np.nan_to_num(ys), yerr=_errors(values, [m.case_solved_ci for m in models]), fmt="none",
                 ecolor=INK, elinewidth=0.9, capsize=3, zorder=3, label="95% interval (cluster bootstrap)")  # fmt: skip
     _baseline_lines(ax, baselines, ("uniform_random", "believe_one"))
-    ax.set_xticks(xs, names, rotation=0 if len(names) <= 4 else 30, ha="center" if len(names) <= 4 else "right")
+    if paper:
+        paper_xs = np.arange(len(names), len(names) + len(paper), dtype=float)
+        ax.bar(paper_xs, [v for _, v in paper], width=0.6, color="#e3e3e3", edgecolor=REFERENCE_GREY, hatch="//",
+               zorder=2, label="paper (InvestigationWorlds, Section 4.1; no interval printed)")  # fmt: skip
+        xs = np.append(xs, paper_xs)
+        names = names + [label for label, _ in paper]
+        ys = np.append(ys, [v for _, v in paper])
+    ax.set_xticks(xs, names, rotation=0 if len(names) <= 4 else 30, ha="center" if len(names) <= 4 else "right",
+                  fontsize=8 if paper else None)  # fmt: skip
+    if paper:
+        fig.set_figheight(fig.get_figheight() + 1.0)  # room for the rotated paper labels
     ax.tick_params(axis="x", length=0)
     ax.set_ylim(0, max(1.0 if not len(ys) else min(1.0, float(np.nanmax(np.append(ys, 0))) + 0.25), 0.3))
     _style_axes(fig, "Case solved per model", "", "Case solved")
@@ -105,13 +133,39 @@ def class_accuracy_chart(models: list[ModelSummary], baselines: Baselines) -> Fi
     return bar_chart(groups, series, ylabel="Accuracy", title="Class accuracy (baselines in brackets)", percent=True)
 
 
-def strategy_chart(models: list[ModelSummary], points: list[CoveragePoint]) -> Figure:
+def _paper_strategy(reference: dict | None) -> tuple[list[tuple[str, float, float]], list[dict]]:
+    """The paper's (model, coverage, signal recall) means of Section 4.3 and its printed ranges for a cluster."""
+    if not reference:
+        return [], []
+    rows = reference["rows"]
+    coverage = {r["subject"]: r["value"] / 100 for r in rows if r["metric"] == "coverage" and r["kind"] == "model"}
+    recall = {r["subject"]: r["value"] / 100 for r in rows if r["metric"] == "signal_recall" and r["kind"] == "model"}
+    pairs = [(name, coverage[name], recall[name]) for name in coverage if name in recall]
+    ranges = [r for r in rows if r["kind"] == "range" and r["metric"] in ("coverage", "signal_recall")
+              and r.get("models")]  # fmt: skip
+    boxes = []
+    for subject in dict.fromkeys(r["subject"] for r in ranges):
+        cov = [r for r in ranges if r["subject"] == subject and r["metric"] == "coverage"]
+        rec = [r for r in ranges if r["subject"] == subject and r["metric"] == "signal_recall"]
+        if cov and rec:
+            models = ", ".join(cov[0]["models"])
+            label = f"paper: middle cluster ({cov[0]['shown']} coverage,\n{rec[0]['shown']} recall: {models})"
+            boxes.append({"label": label,
+                          "x": (cov[0]["low"] / 100, cov[0]["high"] / 100),
+                          "y": (rec[0]["low"] / 100, rec[0]["high"] / 100)})  # fmt: skip
+    return pairs, boxes
+
+
+def strategy_chart(models: list[ModelSummary], points: list[CoveragePoint], reference: dict | None = None) -> Figure:
     """Coverage against signal recall: one small point per episode, one large marker per model mean, and the line
-    y = x, where an agent opening documents uniformly at random would lie."""
-    fig, ax = new_figure(width=6.8, height=5.2)
+    y = x, where an agent opening documents uniformly at random would lie; with a `reference` block, the paper's
+    model means as grey crosses and its printed cluster ranges as a grey box."""
+    paper, boxes = _paper_strategy(reference)
+    fig, ax = new_figure(width=9.4 if paper or boxes else 6.8, height=5.2)
     names = [m.model for m in models]
     drawn = [p for p in points if p.coverage is not None and p.signal_recall is not None]
-    high = max([0.05] + [max(p.coverage, p.signal_recall) for p in drawn])  # type: ignore[type-var]
+    high = max([0.05] + [max(p.coverage, p.signal_recall) for p in drawn]  # type: ignore[type-var]
+               + [max(c, r) for _, c, r in paper] + [b["y"][1] for b in boxes])  # fmt: skip
     limit = min(1.0, high * 1.1)
     ax.plot([0, limit], [0, limit], color=MUTED, linestyle="--", linewidth=1, label="uniform retrieval (y = x)",
             zorder=1)  # fmt: skip
@@ -124,6 +178,14 @@ def strategy_chart(models: list[ModelSummary], points: list[CoveragePoint]) -> F
         ax.scatter(xs, ys, s=14, color=_color(index), alpha=0.35, linewidth=0, zorder=2)
         ax.scatter([float(np.mean(xs))], [float(np.mean(ys))], s=90, color=_color(index), edgecolor="white",
                    linewidth=1, zorder=3, label=f"{name} (n={len(mine)})")  # fmt: skip
+    for index, (name, coverage, recall) in enumerate(paper):
+        ax.scatter([coverage], [recall], s=60, marker="X", color=REFERENCE_GREY, zorder=4,
+                   label="paper: model means (Section 4.3)" if index == 0 else None)  # fmt: skip
+        ax.annotate(name, (coverage, recall), xytext=(5, 4), textcoords="offset points", fontsize=7,
+                    color=REFERENCE_GREY)  # fmt: skip
+    for box in boxes:
+        (x0, x1), (y0, y1) = box["x"], box["y"]
+        ax.fill_between([x0, x1], y0, y1, color=REFERENCE_GREY, alpha=0.2, linewidth=0, zorder=1, label=box["label"])
     ax.set_xlim(0, limit)
     ax.set_ylim(0, limit)
     ax.grid(axis="x", color="#e6e6e6", linewidth=0.8)
@@ -163,8 +225,19 @@ def _figure(title: str, build: Callable[[], Figure], caption: str) -> dict:
         return {"title": title, "uri": None, "caption": f"{caption} Not drawn: {exc}"}
 
 
-def figures(summary: ScoreSummary, points: list[CoveragePoint], *, dont_know_as_reject: bool = True) -> list[dict]:
-    """The report's figures, each with a caption naming n and the estimator."""
+def figures(
+    summary: ScoreSummary,
+    points: list[CoveragePoint],
+    *,
+    dont_know_as_reject: bool = True,
+    reference: dict | None = None,
+) -> list[dict]:
+    """The report's figures, each with a caption naming n and the estimator (and, with a `reference` block, the
+    paper's marks)."""
+    marks = (" Grey hatched bars: the paper's printed rates (InvestigationWorlds Section 4.1, each with its sample "
+             "in the label; no interval printed)." if reference else "")  # fmt: skip
+    strategy_marks = (" Grey crosses: the paper's model means (Section 4.3); grey box: the range the paper prints "
+                      "for its middle cluster." if reference else "")  # fmt: skip
     models, baselines = summary.models, summary.baselines
     correct = DEFINITIONS["reject_acc" if dont_know_as_reject else "reject_acc_strict"].split(": ", 1)[1]
     n_text = "; ".join(f"{m.model}: n={m.n_episodes}" for m in models)
@@ -172,10 +245,10 @@ def figures(summary: ScoreSummary, points: list[CoveragePoint], *, dont_know_as_
     result = [
         _figure(
             "Case solved per model (cf. Figure 4)",
-            lambda: case_solved_chart(models, baselines),
+            lambda: case_solved_chart(models, baselines, reference),
             f"Share of episodes that believe the court-adopted hypothesis and no other ({n_text}). Whiskers: 95% "
             "percentile interval of a cluster bootstrap over environments. Reference lines: exact expected case "
-            f"solved of the naive policies for {n_hyp} hypotheses.",
+            f"solved of the naive policies for {n_hyp} hypotheses.{marks}",
         ),
         _figure(
             "Class accuracy",
@@ -189,12 +262,12 @@ def figures(summary: ScoreSummary, points: list[CoveragePoint], *, dont_know_as_
         result.append(
             _figure(
                 "Coverage and signal recall (cf. Figure 7)",
-                lambda: strategy_chart(models, list(points)),
+                lambda: strategy_chart(models, list(points), reference),
                 f"One small point per episode with a known corpus (n={len(points)}), one large marker per model "
                 "mean. Coverage: share of the corpus's documents opened (content shown by read or a shell cat, "
                 "head, sed, grep -C ...; listings and search hits do not count); signal recall: share of the merits "
                 "and signal documents opened. The dashed line "
-                "is uniform retrieval.",
+                f"is uniform retrieval.{strategy_marks}",
             )
         )
     if len(summary.levels()) > 1:
@@ -221,12 +294,16 @@ def write_investigation_report(
     role_rows: Sequence[RoleRecall] | None = None,
     notes: Sequence[str] = (),
     settings: ScoringSettings | None = None,
+    reference: dict | None = None,
 ) -> None:
     """Write the report page to `path` (parent folders created). `summary` is `scoring.summarize`'s result,
     `points` `scoring.coverage_points`; `role_rows` (default: the summary's `recall_by_role`) and `settings`
     (default: the summary's; seed, replicates, dont_know_as_reject, printed with the method) override the
-    summary's; `notes` are shown as caveats (missing environments, left-out episodes). Raises OSError when the
+    summary's; `notes` are shown as caveats (missing environments, left-out episodes); `reference` (the block of
+    `lexprobe.investigation.reference.paper_comparison`, or None) adds the paper's rows. Raises OSError when the
     page cannot be written."""
+    from lexprobe.investigation.reference.lines import paper_lines
+
     settings = settings or summary.settings
     strict = settings is not None and not settings.dont_know_as_reject
     partial = settings is not None and settings.partial_verdicts
@@ -249,5 +326,8 @@ def write_investigation_report(
         notes=list(notes),
         settings=settings,
         definitions=DEFINITIONS | rules,
-        figures=figures(summary, list(points), dont_know_as_reject=not strict),
+        figures=figures(summary, list(points), dont_know_as_reject=not strict, reference=reference),
+        reference=reference,
+        paper_lines=paper_lines(reference) if reference else [],
+        visible=safe_text,  # control and bidi characters of user names in the reference section shown as escapes
     )
