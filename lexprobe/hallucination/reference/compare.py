@@ -126,6 +126,9 @@ def design_notes(user: dict, paper: ReferenceValue, model_row: dict | None, year
     if user["quantity"] == "ece_temperature_scaled" or user["quantity"] == "ece_pooled_scaled":
         notes.append("rescaling: the paper's Platt scaling on the raw distribution; yours Platt scaling on a held-out "
                      "split (--platt-holdout)")  # fmt: skip
+    if user["se"] == 0 and user["quantity"] in ("hallucination_rate", "abstention_rate"):
+        notes.append(f"your s.e. is 0 (a rate of {user['value']:.0f} on n={user['n']}): the binomial s.e. understates "
+                     "the uncertainty of a small sample, so read the z-test with care")  # fmt: skip
     return notes + user["notes"]
 
 
@@ -164,11 +167,11 @@ def comparisons(stats: dict, models: list[dict], units: Iterable | None = None) 
             if paper.se is None:
                 test = NO_SE
             elif user["se"] is None:
-                test = "no s.e. for your estimate: no test"
+                test = "no s.e. of yours: no test"
             elif z is None:
-                test = "both standard errors are 0: no test"
+                test = "both s.e. are 0: no test"
             else:
-                test = f"z={z:+.2f}, p={p:.3g} (two-sided)"
+                test = f"z={z:+.2f} p={p:.2g}"
             found.append({
                 "model": user["model"], "quantity": user["quantity"], "task": user["task"], "level": user["level"],
                 "prompt_style": user["prompt_style"],
