@@ -72,8 +72,9 @@ def test_comparisons_pair_each_row_with_the_four_paper_models_and_say_what_diffe
     expected_z = (existence["strict_rate"] - 0.204) / math.sqrt(existence["strict_se"] ** 2 + 0.006**2)
     assert gpt4["z"] == pytest.approx(expected_z)
     assert gpt4["p"] == pytest.approx(math.erfc(abs(expected_z) / math.sqrt(2)))
+    assert gpt4["yours"]["n"] == existence["n"] + existence["unscored"] == 40  # the strict rate counts unscored ones
     design = " | ".join(gpt4["design"])
-    assert f"your n={existence['n']} vs the paper's n=5000" in design
+    assert "your n=40 vs the paper's n=5000" in design
     assert "the paper's 1794-2015, your cases 1900-1939" in design
     assert "offline case database" in design and "strict rate" in design
     holding = next(c for c in block["comparisons"] if c["task"] == "central_holding" and c["paper"]["model"] == "GPT 4")
@@ -154,26 +155,30 @@ def test_html_shows_the_paper_in_grey_and_renders_in_chromium(scripted_run: Path
     page = tmp_path / "report.html"
     reported = lexprobe("hallucination", "report", str(scripted_run), "--reference", "paper", "--html", str(page))
     assert reported.returncode == 0, reported.stderr
-    result = render_page(page)
+    result = render_page(page, width=1400)
     assert result.ok, result.to_json()
+    assert result.sideways == []  # grey columns, comparisons and the paper's 12-column tables fit 1,400 px
     html = page.read_text()
-    assert '<th class="ref" title="the paper\'s published estimate">GPT 4 (paper)</th>' in html
+    assert 'title="the paper\'s published estimates: GPT 4, GPT 3.5, PaLM 2, Llama 2">the paper</th>' in html
     assert "Reference rows from the paper" in html and "reference marks" in html
-    assert '<td class="ref" title="Table 3, Existence Zero-shot, SCOTUS (1794-2015; n=5000) / GPT 4; n=5000; ' \
-           '1794-2015">0.204 (0.006)</td>' in html  # fmt: skip
-    assert "<script" not in html
+    assert '<span title="Table 3, Existence Zero-shot, SCOTUS (1794-2015; n=5000) / GPT 4; n=5000; 1794-2015">' \
+           "GPT 4 0.204 (0.006)</span>" in html  # fmt: skip
+    assert "GPT 4 0.204 (0.006): d=-0.204; z=-34.00 p=2.2e-253" in html  # the comparison table
+    assert "700 values from its" in html and "<script" not in html
 
 
 @needs_chromium
 def test_html_escapes_a_hostile_model_name(tmp_path: Path) -> None:
     name = "<script>alert(1)</script>$\\x$ \u202e"
-    units = units_for(name, 3)
+    units = units_for(name, 3) + [Unit(name, "court", level, style, "correct", year=1990)
+                                  for level in ("coa", "district") for style in ("zero", "few")]  # fmt: skip
     stats = profile(units, load_justices(), prompt_style="all")
     models = [{"model": name, "run_dir": "runs/x", "judge": name, "self_judged": True}]
     page = tmp_path / "hostile.html"
     write_html_report(page, models, stats, units, reference=paper_comparison(stats, models, units))
-    result = render_page(page)
+    result = render_page(page, width=1400)
     assert result.ok and result.dialogs == [], result.to_json()
+    assert result.sideways == []
     assert "<script>alert" not in page.read_text()
     plain = tmp_path / "plain.html"
     write_html_report(plain, models, stats, units)

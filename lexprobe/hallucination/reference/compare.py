@@ -19,15 +19,12 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable
 
-from lexprobe.hallucination.profile_stats import BALANCED_TASKS, SINGLE_CLASS_NOTE
+from lexprobe.hallucination.profile_stats import BALANCED_TASKS, SINGLE_CLASS_NOTE, no_reference
 from lexprobe.hallucination.reference.data import PAPER_MODELS, ReferenceValue, paper_tables, reference_values
 from lexprobe.hallucination.tasks import TASKS
 
 PAPER_JUDGE = "GPT 4"
-DATA_SOURCE_NOTE = (
-    "your items come from lexprobe's offline case database (public case-law data), not the paper's sample "
-    "(its Appendix A data sources)"
-)
+DATA_SOURCE_NOTE = "data: your cases come from lexprobe's offline case database, not the paper's sample (Appendix A)"
 NO_SE = "no s.e. printed: no test"
 RATE_KIND = (
     "The paper's rates (Tables 3-6, Eq. 1) count every answer that is not the truth as a hallucination and "
@@ -35,6 +32,7 @@ RATE_KIND = (
     "counted as hallucinations), the class-balanced rate for disposition and doctrinal agreement, and the "
     "contradiction rate (a lower bound) for reference-free tasks."
 )
+STRICT_ESTIMATOR = "strict rate (Eq. 1 as written): unscored answers counted as hallucinations, and in n"
 PLATT_ESTIMATOR = "ECE after Platt scaling, equal-width bins (no s.e.)"
 QUANTITY_TEXT = {
     "hallucination_rate": "hallucination rate",
@@ -63,13 +61,27 @@ def _binomial_se(rate: float | None, n: int) -> float | None:
     return None if rate is None or n <= 0 else math.sqrt(rate * (1 - rate) / n)
 
 
-def user_estimates(stats: dict) -> list[dict]:
+def strict_counts(units: Iterable) -> dict[tuple[str, str, str, str], int]:
+    """Return, per (model, task, level, prompt style), how many answers the strict rate counts: scored and unscored
+    answers, those unscored for want of a reference left out (as `profile_stats.rate_rows` does)."""
+    counts: dict[tuple[str, str, str, str], int] = defaultdict(int)
+    for unit in units:
+        if unit.label in ("correct", "hallucination", "abstain", "unscored") and not no_reference(unit):
+            counts[(unit.model, unit.task, unit.level, unit.prompt_style)] += 1
+    return counts
+
+
+def user_estimates(stats: dict, strict_n: dict[tuple[str, str, str, str], int] | None = None) -> list[dict]:
     """Return the user's estimates that the paper has a counterpart for: {"model", "quantity", "task", "level",
-    "prompt_style", "value", "se", "n", "estimator", "notes"}, from the `profile()` statistics."""
+    "prompt_style", "value", "se", "n", "estimator", "notes"}, from the `profile()` statistics; `strict_n`
+    (`strict_counts`) gives the exact n of each strict rate, else it is taken as scored + unscored answers."""
     found = []
     for row in stats["rates"]:
         key = {"model": row["model"], "task": row["task"], "level": row["level"], "prompt_style": row["prompt_style"]}
-        found.append(key | _rate_estimate(row))
+        estimate = _rate_estimate(row)
+        if strict_n is not None and estimate["estimator"] == STRICT_ESTIMATOR:
+            estimate["n"] = strict_n.get(tuple(key.values()), estimate["n"])
+        found.append(key | estimate)
         abstain = row["abstain_rate"]
         found.append(key | {"quantity": "abstention_rate", "value": abstain, "se": _binomial_se(abstain, row["n"]),
                             "n": row["n"], "estimator": "abstentions / scored answers", "notes": []})  # fmt: skip
@@ -88,7 +100,7 @@ def user_estimates(stats: dict) -> list[dict]:
 
 def _rate_estimate(row: dict) -> dict:
     """The user's rate that matches the paper's for the row's task (see the module docstring)."""
-    notes = []
+    notes, n = [], row["n"]
     if row["task"] in BALANCED_TASKS:
         value, se = row["balanced_rate"], row["balanced_se"]
         estimator = "class-balanced rate (mean of per-class rates); unscored answers left out"
@@ -98,12 +110,12 @@ def _rate_estimate(row: dict) -> dict:
         value, se = row["rate"], row["se"]
         estimator = "contradiction rate between two samples, a lower bound (unscored pairs left out)"
     elif row["strict_rate"] is not None:
-        value, se = row["strict_rate"], row["strict_se"]
-        estimator = "strict rate (Eq. 1 as written): unscored answers counted as hallucinations"
+        value, se, n = row["strict_rate"], row["strict_se"], row["n"] + row["unscored"]
+        estimator = STRICT_ESTIMATOR
     else:
         value, se = row["rate"], row["se"]
         estimator = "rate over scored answers: unscored answers left out (the paper counts them as hallucinations)"
-    return {"quantity": "hallucination_rate", "value": value, "se": se, "n": row["n"], "estimator": estimator,
+    return {"quantity": "hallucination_rate", "value": value, "se": se, "n": n, "estimator": estimator,
             "notes": notes}  # fmt: skip
 
 
@@ -159,9 +171,10 @@ def comparisons(stats: dict, models: list[dict], units: Iterable | None = None) 
     design notes."""
     index = _paper_index()
     by_model = {row["model"]: row for row in models}
+    units = list(units) if units is not None else None
     years = _years(units)
     found = []
-    for user in user_estimates(stats):
+    for user in user_estimates(stats, strict_counts(units) if units is not None else None):
         for paper in index.get(_paper_key(user), []):
             z, p = z_test(user["value"], user["se"], paper.value, paper.se)
             if paper.se is None:

@@ -16,20 +16,21 @@ def _index(reference: dict) -> dict[tuple, dict]:
 
 
 def add_reference_columns(tables: list[dict], reference: dict | None) -> list[dict]:
-    """Give each rate table (`html_report.rate_tables`) the paper's hallucination rate for each row, level and
-    paper model as `paper_cells` (grey columns after the user's models of each level), and `paper_models`. Without
-    a reference the tables get empty lists, so the page is today's."""
+    """Give each rate table (`html_report.rate_tables`) one grey column per court level after the user's models:
+    `paper_cells`, per row and level the paper's hallucination rate of each of its four models ({"model", "text",
+    "title"}: where it is printed), and `paper_models`. Without a reference the tables get empty lists, so the page
+    is today's."""
     index = _index(reference) if reference else {}
     names = reference["models"] if reference else []
     for table in tables:
         table["paper_models"] = names
         for row in table["body"]:
             cells = []
-            for level in table["level_ids"]:
-                for name in names:
-                    value = index.get(("hallucination_rate", row["task_id"], level, row["style"], name))
-                    cells.append({"level": level, "text": value["printed"] if value else "–",
-                                  "title": _where(value) if value else "the paper prints no value here"})  # fmt: skip
+            for level in table["level_ids"] if names else ():
+                found = [(name, index.get(("hallucination_rate", row["task_id"], level, row["style"], name)))
+                         for name in names]  # fmt: skip
+                cells.append([{"model": name, "text": value["printed"], "title": _where(value)}
+                              for name, value in found if value])  # fmt: skip
             row["paper_cells"] = cells
     return tables
 
@@ -41,17 +42,22 @@ def _where(value: dict) -> str:
 
 
 def comparison_rows(reference: dict) -> list[dict]:
-    """Return the rows of the comparison table: user estimate, paper value and where it is printed, the difference
-    (yours - paper), the test, and what differs in the design."""
-    rows = []
+    """Return the rows of the comparison table, one per user estimate: what it measures, the user's value, each
+    paper model's value with the difference (yours - paper) and the test, where the paper prints them, and what
+    differs in the design."""
+    grouped: dict[tuple, list[dict]] = {}
     for c in reference["comparisons"]:
-        yours, paper = c["yours"], c["paper"]
+        grouped.setdefault((c["model"], c["quantity"], c["task"], c["level"], c["prompt_style"]), []).append(c)
+    rows = []
+    for (model, quantity, task, level, style), group in grouped.items():
+        yours, first = group[0]["yours"], group[0]["paper"]
+        what = f"{reference['quantities'].get(quantity, quantity)}: {task.replace('_', ' ')}"
         rows.append({
-            "model": c["model"], "quantity": reference["quantities"].get(c["quantity"], c["quantity"]),
-            "task": c["task"].replace("_", " "), "level": c["level"] or "–", "style": c["prompt_style"] or "–",
-            "yours": _value(yours["value"], yours["se"]), "n": yours["n"], "paper_model": paper["model"],
-            "paper": paper["printed"], "where": _where(paper), "difference": f"{c['difference']:+.3f}",
-            "test": c["test"], "design": c["design"],
+            "model": model, "what": what, "level": level or "–", "style": style or "–",
+            "yours": _value(yours["value"], yours["se"]), "n": yours["n"],
+            "paper": [{"model": c["paper"]["model"], "printed": c["paper"]["printed"],
+                       "difference": f"{c['difference']:+.3f}", "test": c["test"]} for c in group],
+            "where": _where(first).replace(f" / {first['model']}", ""), "design": group[0]["design"],
         })  # fmt: skip
     return rows
 
@@ -63,24 +69,42 @@ def _value(value: float | None, se: float | None) -> str:
 
 
 def paper_table_views(reference: dict) -> list[dict]:
-    """Return every shipped table of the paper for the report's appendix: title, where printed, headings, rows."""
+    """Return every shipped table of the paper for the report's appendix: title, where printed, note, column groups
+    (a court level's heading over its models) and rows (task and prompt, or the LLM of Appendix Table 4) whose
+    cells hold the estimate and its standard error apart, so the 12 columns fit the page."""
     by_table: dict[str, list[dict]] = {}
     for value in reference["values"]:
         by_table.setdefault(value["table_id"], []).append(value)
     views = []
     for table in reference["tables"]:
         values = by_table.get(table["id"], [])
-        columns = list(dict.fromkeys(v["column"] for v in values))
-        rows: dict[tuple, dict[str, str]] = {}
+        columns = list(dict.fromkeys(_column_of(v) for v in values))
+        rows: dict[tuple, dict[tuple, dict]] = {}
         for v in values:
-            rows.setdefault((v["task_printed"], v["prompt_printed"]), {})[v["column"]] = v["printed"]
+            value, _, se = v["printed"].partition(" ")
+            rows.setdefault(_row_of(v), {})[_column_of(v)] = {"value": value, "se": se}
+        groups = [{"heading": heading, "models": [sub for head, sub in columns if head == heading]}
+                  for heading in dict.fromkeys(head for head, _ in columns)]  # fmt: skip
         views.append({
             "title": f"{table['table']}: {table['title']}", "where": table["where"], "note": table["note"],
-            "columns": columns,
-            "rows": [{"task": task, "prompt": prompt, "cells": [cells.get(col, "–") for col in columns]}
+            "groups": groups,
+            "rows": [{"task": task, "prompt": prompt,
+                      "cells": [cells.get(column, {"value": "–", "se": ""}) for column in columns]}
                      for (task, prompt), cells in rows.items()],
         })  # fmt: skip
     return views
+
+
+def _column_of(value: dict) -> tuple[str, str]:
+    """(group heading, column) of a value: the court level's heading and the paper model, or ("", the printed
+    column) for Appendix Table 4."""
+    if value["level"] is None:
+        return ("", value["column"])
+    return (value["column"].rsplit(" / ", 1)[0], value["model"])
+
+
+def _row_of(value: dict) -> tuple[str, str]:
+    return (value["model"], "") if value["level"] is None else (value["task_printed"], value["prompt_printed"])
 
 
 def _label(text: str) -> str:
@@ -140,5 +164,5 @@ def reference_view(reference: dict | None) -> dict | None:
         "data_source": reference["data_source"],
         "comparisons": comparison_rows(reference),
         "tables": paper_table_views(reference),
-        "values": len(reference["values"]),
+        "value_count": len(reference["values"]),
     }
