@@ -4,10 +4,14 @@ figure marking the paper's four models beside each user rate, and the paper's ta
 
 from __future__ import annotations
 
-from lexprobe.reporting.figures import INK, MUTED, figure_to_data_uri, new_figure
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from lexprobe.reporting.figures import MUTED, PALETTE, apply_house_style, figure_to_data_uri
 
 #: Marker of each paper model in the comparison figure (grey: the reference, never a user's colour).
 PAPER_MARKERS = {"GPT 4": "s", "GPT 3.5": "^", "PaLM 2": "D", "Llama 2": "v"}
+YOURS = "yours (±1.96 s.e.)"
 GREY_SHADES = {"GPT 4": "#555555", "GPT 3.5": "#7a7a7a", "PaLM 2": "#999999", "Llama 2": "#b5b5b5"}
 
 
@@ -121,24 +125,30 @@ def comparison_figure(reference: dict) -> dict | None:
     for c in rates:
         rows.setdefault((c["model"], c["task"], c["level"], c["prompt_style"]), []).append(c)
     title = "Your hallucination rates beside the paper's (reference marks)"
-    fig, ax = new_figure(7.5, 1.2 + 0.32 * len(rows))
+    height = 1.6 + 0.32 * len(rows)
+    fig = Figure(figsize=(8.5, height), dpi=100, facecolor="white")  # fixed margins: long row labels stay whole
+    FigureCanvasAgg(fig)
+    fig.subplots_adjust(left=0.4, right=0.98, top=1 - 0.45 / height, bottom=0.55 / height)
+    ax = fig.add_subplot()
+    apply_house_style(ax)
     labels = []
     for y, ((model, task, level, style), group) in enumerate(rows.items()):
         yours = group[0]["yours"]
         spread = 1.96 * (yours["se"] or 0)
         low, high = max(0.0, yours["value"] - spread), min(1.0, yours["value"] + spread)
         ax.errorbar([yours["value"]], [y], xerr=[[yours["value"] - low], [high - yours["value"]]], fmt="o",
-                    color=INK, markersize=5, capsize=2, label="yours (±1.96 s.e.)" if y == 0 else None)  # fmt: skip
+                    color=PALETTE[0], markersize=5, capsize=2, zorder=3, label=None if y else YOURS)  # fmt: skip
         for c in group:
             name = c["paper"]["model"]
             ax.plot([c["paper"]["value"]], [y], PAPER_MARKERS.get(name, "x"), color=GREY_SHADES.get(name, MUTED),
                     markersize=6, alpha=0.9, label=f"{name} (paper)" if y == 0 else None)  # fmt: skip
-        labels.append(_label(f"{task.replace('_', ' ')} / {level} / {style} · {model}"))
+        short = model if len(model) <= 24 else f"…{model[-23:]}"
+        labels.append(_label(f"{task.replace('_', ' ')} / {level} / {style} · {short}"))
     ax.set_yticks(range(len(labels)), labels, fontsize=7)
     ax.set_xlim(-0.02, 1.02)
     ax.invert_yaxis()
     ax.set_xlabel("Hallucination rate", fontsize=9)
-    ax.legend(fontsize=7, loc="lower right", frameon=False)
+    fig.legend(*ax.get_legend_handles_labels(), fontsize=7, loc="upper center", ncol=5, frameon=False)
     caption = (
         f"Each row is one of your rates (dot, ±1.96 s.e.); grey marks are the paper's GPT 4, GPT 3.5, PaLM 2 and "
         f"Llama 2 for the same task, court level and prompt style (its Tables 3-6 and Appendix Table 5). "
