@@ -25,3 +25,12 @@ def data_root() -> Path:
 def default_db_path() -> Path:
     """Return the default case database path: `caselaw.sqlite` in the lexprobe cache folder."""
     return default_cache_dir() / CASE_DB_NAME
+
+
+def papers_root() -> Path:
+    """Return the folder holding the papers' plain text (`large-legal-fictions.txt`, `investigation-worlds.txt`):
+    `$LEXPROBE_PAPERS`, else `papers` next to the data root (`data_root().parent / "papers"`)."""
+    override = os.environ.get("LEXPROBE_PAPERS")
+    if override:
+        return Path(override).expanduser()
+    return data_root().parent / "papers"

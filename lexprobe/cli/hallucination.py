@@ -308,13 +308,27 @@ def report(
             help="With --html: each rate links to its answers in `lexprobe view` at this address ('' for no links).",
         ),
     ] = "http://127.0.0.1:8765/",
+    reference: Annotated[
+        str,
+        typer.Option(
+            "--reference",
+            help="paper: show the published estimates of Large Legal Fictions (Tables 3-7, Appendix Tables 3-6) "
+            "beside your rows, with the difference, a z-test and what differs in the design; none (default): not.",
+        ),
+    ] = "none",
 ) -> None:
     """Print the rate tables, breakdowns and calibration of one or more runs; several runs are put side by side.
 
     Example: `lexprobe hallucination report runs/gpt runs/smol --html report.html`
     """
     from lexprobe.caselaw.judges import load_roster
-    from lexprobe.cli.hallucination_tables import print_coverage, print_report, print_side_by_side, print_statistics
+    from lexprobe.cli.hallucination_tables import (
+        print_coverage,
+        print_reference,
+        print_report,
+        print_side_by_side,
+        print_statistics,
+    )
     from lexprobe.engine.batch.status import batch_count_lines, batch_counts
     from lexprobe.hallucination.profile_stats import PROMPT_STYLE_SELECTIONS, profile
     from lexprobe.hallucination.report import report_json, report_rows
@@ -323,6 +337,8 @@ def report(
 
     if prompt_style not in PROMPT_STYLE_SELECTIONS:
         raise BadInputError(f"unknown --prompt-style {prompt_style!r}; valid: {', '.join(PROMPT_STYLE_SELECTIONS)}")
+    if reference not in REFERENCE_CHOICES:
+        raise BadInputError(f"unknown --reference {reference!r}; valid: {', '.join(REFERENCE_CHOICES)}")
     try:
         infos, units = read_runs(run_dirs)
     except FileNotFoundError as exc:
@@ -333,12 +349,14 @@ def report(
     mark_self_judged(stats["rates"], self_judged)
     coverage = [row for info in infos for row in info.coverage_rows()]
     batched = [batch_counts(info.run_dir) for info in infos]  # how many answers came by a provider's batch API
+    paper = reference_block(reference, stats, models, units)
     if html is not None:
         from lexprobe.hallucination.html_report import write_html_report
 
         try:
             with_batch = [model | counts for model, counts in zip(models, batched, strict=True)]
-            write_html_report(html, with_batch, stats, units, coverage=coverage, viewer_url=viewer_url)
+            write_html_report(html, with_batch, stats, units, coverage=coverage, viewer_url=viewer_url,
+                              reference=paper)  # fmt: skip
         except OSError as exc:
             raise BadInputError(f"cannot write {html}: {exc}") from None
         err.print(f"wrote {html}", highlight=False, soft_wrap=True)
@@ -348,13 +366,16 @@ def report(
             single = report_json(infos[0].model, report_rows(units))
             single["rows"] = mark_self_judged(single["rows"], self_judged, models[0]["model"])
             single |= {"judge": models[0]["judge"], "self_judged": models[0]["self_judged"]}
-        print(json.dumps(single | {"models": models} | stats | {"coverage": coverage, "batch": batched}))
+        extra = {"reference": paper} if paper is not None else {}
+        print(json.dumps(single | {"models": models} | stats | {"coverage": coverage, "batch": batched} | extra))
         return
     if len(infos) == 1:
         print_report(infos[0].model, report_rows(units), self_judged=models[0]["self_judged"])
     else:
         print_side_by_side(stats["rates"], [info.label for info in infos])
     print_statistics(stats)
+    if paper is not None:
+        print_reference(paper)
     print_coverage(coverage)
     for line in batch_count_lines(batched):
         out.print(safe_text(line), highlight=False, markup=False)
@@ -362,6 +383,19 @@ def report(
         for model in models:
             judged = f" ({SELF_JUDGED}: the model judged its own pairs)" if model["self_judged"] else ""
             out.print(f"contradiction judge for {model['model']}: {model['judge']}{judged}", highlight=False)
+
+
+#: `hallucination report --reference`: none, or the published estimates of the paper.
+REFERENCE_CHOICES = ("none", "paper")
+
+
+def reference_block(reference: str, stats: dict, models: list[dict], units: list) -> dict | None:
+    """Return the `reference` block of a report (`paper_comparison`) for `--reference paper`, None for none."""
+    if reference != "paper":
+        return None
+    from lexprobe.hallucination.reference import paper_comparison
+
+    return paper_comparison(stats, models, units)
 
 
 @hallucination_app.command("score-answers")

@@ -12,12 +12,13 @@ from lexprobe.hallucination.report import ReportRow
 from lexprobe.hallucination.run import SELF_JUDGED
 from lexprobe.hallucination.tasks import TASKS, task_names
 from lexprobe.reporting.numbers import fixed, rate_se
-from lexprobe.terminal import safe_text
+from lexprobe.terminal import safe_markup, safe_text
 
 __all__ = [
     "headline_cell",
     "print_coverage",
     "print_notes",
+    "print_reference",
     "print_report",
     "print_side_by_side",
     "print_skipped",
@@ -184,3 +185,50 @@ def print_statistics(stats: dict) -> None:
             highlight=False,
             soft_wrap=True,
         )
+
+
+def reference_cell(comparison: dict) -> str:
+    """Return one paper model's cell beside a user's row, on three lines: the paper's value (s.e.), the difference
+    (yours - paper) and the two-sided z-test (or why there is none)."""
+    return f"{comparison['paper']['printed']}\nd={comparison['difference']:+.3f}\n{comparison['test']}"
+
+
+def print_reference(reference: dict) -> None:
+    """Print the paper's published estimates beside the user's rows (`hallucination report --reference paper`): per
+    model, one row per estimate the paper has a counterpart for, a column per paper model, then what differs in
+    the design of each comparison."""
+    comparisons = reference["comparisons"]
+    paper = reference["paper"]["title"]
+    if not comparisons:
+        out.print(f"reference: no row of yours measures a task, level and prompt style of {paper}; its "
+                  f"{len(reference['values'])} values are in --json (reference.values) and --html.",
+                  highlight=False, soft_wrap=True)  # fmt: skip
+        return
+    groups: dict[str, dict[tuple, list[dict]]] = {}
+    for comparison in comparisons:
+        key = tuple(comparison[k] for k in ("quantity", "task", "level", "prompt_style"))
+        groups.setdefault(comparison["model"], {}).setdefault(key, []).append(comparison)
+    notes = []
+    for model, rows_of_model in groups.items():
+        table = Table(title=f"{safe_markup(model)} beside the paper ({paper}): paper value (s.e.), d = yours - "
+                      "paper, two-sided z-test")  # fmt: skip
+        for column in ("quantity", "task", "level", "prompt", "yours (s.e.) [n]", *reference["models"]):
+            table.add_column(column, no_wrap=True)
+        for (quantity, task, level, style), rows in rows_of_model.items():
+            yours = rows[0]["yours"]
+            by_paper_model = {row["paper"]["model"]: reference_cell(row) for row in rows}
+            label = (reference["quantities"].get(quantity, quantity), task, level or "-", style or "-")
+            table.add_row(*label, f"{rate_se(yours['value'], yours['se'])} [{yours['n']}]",
+                          *(by_paper_model.get(name, "-") for name in reference["models"]))  # fmt: skip
+            first = rows[0]["paper"]
+            where = f"{first['table']}, {first['task_printed']} {first['prompt_printed']}".strip()
+            notes.append(f"{model} / {' / '.join(label)} ({where}): {'; '.join(rows[0]['design'])}")
+        wide(200).print(table)
+    out.print(f"reference: {reference['rate_kind']} {reference['judge']}.", highlight=False, soft_wrap=True)
+    for note in notes:
+        out.print(f"design: {safe_text(note)}", highlight=False, markup=False, soft_wrap=True)
+    matched = {tuple(c["paper"][k] for k in ("table_id", "quantity", "task", "level", "prompt_style", "model"))
+               for c in comparisons}  # fmt: skip
+    out.print(f"reference: {len(reference['values']) - len(matched)} more of the paper's values have no row of "
+              f"yours to stand beside; all {len(reference['values'])} are in --json (reference.values) and --html.",
+              highlight=False, soft_wrap=True)  # fmt: skip

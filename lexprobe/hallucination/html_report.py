@@ -89,6 +89,8 @@ def rate_tables(
                 {
                     "task": task.replace("_", " ") + (" †" if TASKS.get(task) and TASKS[task].reference_free else ""),
                     "prompt": {"zero": "Zero-shot", "few": "Few-shot"}.get(style, style),
+                    "task_id": task,
+                    "style": style,
                     "cells": [
                         rate_cell(by_column.get((level, model)), self_judged=model in self_judged)
                         | {"href": _cell_link(viewer_url, by_column.get((level, model)))}
@@ -97,7 +99,9 @@ def rate_tables(
                     ],
                 }
             )
-        tables.append({"title": title, "levels": [LEVEL_NAMES.get(lv, lv) for lv in levels], "body": body})
+        tables.append(
+            {"title": title, "levels": [LEVEL_NAMES.get(lv, lv) for lv in levels], "level_ids": levels, "body": body}
+        )
     return tables
 
 
@@ -318,13 +322,19 @@ def write_html_report(
     investigation: ScoreSummary | None = None,
     coverage: list[dict] | None = None,
     viewer_url: str = "",
+    reference: dict | None = None,
 ) -> None:
     """Write the report page to `path` (parent folders created); `investigation`, a scoring summary of
     `lexprobe.investigation.scoring.summarize`, adds the demo's investigation section; `coverage` (rows of
     `coverage.Coverage` with their model) adds the sample-coverage table; `viewer_url` (the run viewer's root) links
-    every rate cell to the answers behind it (`viewer_link`). Raises OSError when the file cannot be
-    written."""
+    every rate cell to the answers behind it (`viewer_link`); `reference`, the block of
+    `lexprobe.hallucination.reference.paper_comparison`, adds the paper's estimates (grey columns, a comparison table,
+    reference marks in a figure, the paper's tables). Raises OSError when the file cannot be written."""
+    from lexprobe.hallucination.reference.html import add_reference_columns, comparison_figure, reference_view
+
     names = [model["model"] for model in models]
+    drawn = figures(stats, names)
+    marked = comparison_figure(reference) if reference else None
     pooled = {g["model"]: g for g in stats["breakdowns"]["model"]}
     ece = {row["model"]: row for row in stats["calibration"] if row["task"] == "pooled"}
     write_report(
@@ -347,13 +357,17 @@ def write_html_report(
             }
             for name in names
         ],
-        tables=rate_tables(
-            stats["rates"], names, {m["model"] for m in models if m.get("self_judged")}, viewer_url=viewer_url
+        tables=add_reference_columns(
+            rate_tables(
+                stats["rates"], names, {m["model"] for m in models if m.get("self_judged")}, viewer_url=viewer_url
+            ),
+            reference,
         ),
+        reference=reference_view(reference),
         model_names=names,
         balanced=[row for row in stats["rates"] if row["task"] in BALANCED_TASKS],
         calibration=stats["calibration"],
-        figures=figures(stats, names),
+        figures=drawn + ([marked] if marked else []),
         estimators=stats["estimators"],
         investigation=investigation_rows(investigation) if investigation else [],
         coverage=coverage_rows(coverage or []),
