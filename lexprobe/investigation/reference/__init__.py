@@ -3,8 +3,8 @@ the naive baselines, commitment, the ablation changes and verdict transitions, c
 generator check) and its investigation budget, shipped as package data (`investigation_worlds.json`), and their
 comparison with a user's scores (`paper_comparison`). See docs/investigation.md, "Reference rows from the paper"."""
 
+from lexprobe.caselaw.paths import papers_root
 from lexprobe.investigation.reference.compare import paper_comparison, reference_rows
-from lexprobe.investigation.reference.papers import papers_root
 from lexprobe.investigation.reference.rows import ReferenceRow, ReferenceSet, load_reference
 
 __all__ = ["ReferenceRow", "ReferenceSet", "load_reference", "paper_comparison", "papers_root", "reference_rows"]
