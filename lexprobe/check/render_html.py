@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from markupsafe import Markup
 
 from lexprobe.check.names import display_name
+from lexprobe.check.quote_verdicts import QuotationVerdict
 from lexprobe.check.verify import MISMATCH, NOT_FOUND, UNVERIFIABLE, VERDICTS, VERIFIED, CitationVerdict, summarize
 from lexprobe.reporting.html import render_report
 
@@ -35,6 +36,7 @@ class CheckedDocument:
     path: str
     text: str
     verdicts: Sequence[CitationVerdict]
+    quotations: Sequence[QuotationVerdict] = ()
 
 
 def _tooltip(verdict: CitationVerdict) -> str:

@@ -28,6 +28,14 @@ from lexprobe.errors import BadInputError
 from lexprobe.terminal import safe_markup, safe_text
 
 VERDICT_STYLES = {"verified": "green", "mismatch": "yellow", "not_found": "bold red", "unverifiable": "dim"}
+QUOTE_STYLES = {
+    "verified": "green",
+    "altered": "yellow",
+    "not_found": "bold red",
+    "separate_opinion": "magenta",
+    "other_case": "yellow",
+    "unverifiable": "dim",
+}
 #: Documents longer than this report their progress on stderr.
 PROGRESS_CHARS = 100_000
 
@@ -61,6 +69,7 @@ def check(
     """
     from lexprobe.check.extract import extract_citations
     from lexprobe.check.names import display_name
+    from lexprobe.check.quote_verdicts import QUOTE_PROBLEMS, check_quotations
     from lexprobe.check.render_html import CheckedDocument, render_html
     from lexprobe.check.verify import MISMATCH, NOT_FOUND, VERDICTS, reference_for, summarize, verify_citations
     from lexprobe.documents.errors import ExtractionError
@@ -99,7 +108,8 @@ def check(
                     highlight=False,
                     emoji=False,
                 )
-        documents.append(CheckedDocument(display_name(path), text, verdicts))
+        quotations = check_quotations(text, found, verdicts, case_db) if found else []
+        documents.append(CheckedDocument(display_name(path), text, verdicts, quotations))
 
     all_verdicts = [v for document in documents for v in document.verdicts]
     if as_json:
@@ -118,6 +128,8 @@ def check(
             f"[dim]HTML: {safe_markup(display_name(html.resolve()))}[/]", highlight=False, emoji=False, soft_wrap=True
         )
     if any(v.verdict in (MISMATCH, NOT_FOUND) for v in all_verdicts):
+        raise typer.Exit(1)
+    if any(q.verdict in QUOTE_PROBLEMS for document in documents for q in document.quotations):
         raise typer.Exit(1)
 
 
@@ -146,15 +158,34 @@ def _progress(path: Path, total: int):
 
 
 def _json(documents, summarize, verdicts_order) -> dict:
-    """`--json`: all files' citations in one list, in file order; `summary.files` says which slice is whose."""
+    """`--json`: all files' citations in one list, in file order; `summary.files` says which slice is whose. The
+    quotations likewise, each `citation` an index into the combined `citations` list."""
+    from lexprobe.check.quote_verdicts import summarize_quotations
+
     citations = []
+    quotations = []
     files = []
     for document in documents:
         counts = summarize(document.verdicts)
-        files.append({"path": document.path, "first": len(citations), "count": len(document.verdicts), **counts})
+        files.append(
+            {
+                "path": document.path,
+                "first": len(citations),
+                "count": len(document.verdicts),
+                **counts,
+                "first_quotation": len(quotations),
+                "quotations": summarize_quotations(document.quotations),
+            }
+        )
+        quotations.extend(q.to_json(len(citations)) for q in document.quotations)
         citations.extend(v.to_json() for v in document.verdicts)
     totals = summarize(v for document in documents for v in document.verdicts)
-    return {"citations": citations, "summary": {**{k: totals[k] for k in verdicts_order}, "files": files}}
+    quote_totals = summarize_quotations([q for document in documents for q in document.quotations])
+    return {
+        "citations": citations,
+        "quotations": quotations,
+        "summary": {**{k: totals[k] for k in verdicts_order}, "quotations": quote_totals, "files": files},
+    }
 
 
 def _context(text: str, span: tuple[int, int], words: int = 8) -> Text:
@@ -192,5 +223,36 @@ def _print_table(document, summarize) -> None:
         )
     out.print(table)
     summary = ", ".join(f"{counts[k]} {k}" for k in counts)
+    if document.quotations:
+        _print_quotations(document)
     out.print(Text(safe_text(f"{document.path}: {summary}")), highlight=False)
+    if document.quotations:
+        from lexprobe.check.quote_verdicts import summarize_quotations
+
+        quoted = summarize_quotations(document.quotations)
+        line = ", ".join(f"{quoted[k]} {k}" for k in quoted)
+        out.print(Text(safe_text(f"{document.path}: quotations: {line}")), highlight=False)
     sys.stdout.flush()
+
+
+def _print_quotations(document) -> None:
+    """One row per quotation: number, verdict, the quotation (cut to 300 characters), its citation's number, the
+    reason and, where one was found, the page."""
+    table = Table(title=Text(safe_text(f"{document.path}: {len(document.quotations)} quotations")), show_lines=True,
+                  expand=True)  # fmt: skip
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("verdict", no_wrap=True)
+    table.add_column("quotation", ratio=3)
+    table.add_column("cit.", justify="right", no_wrap=True)
+    table.add_column("reason", ratio=4)
+    for index, quotation in enumerate(document.quotations, start=1):
+        shown = " ".join(quotation.text.split())
+        shown = shown if len(shown) <= 300 else shown[:299] + "…"
+        table.add_row(
+            str(index),
+            Text(quotation.verdict, style=QUOTE_STYLES.get(quotation.verdict, "")),
+            Text(safe_text(f"“{shown}”")),
+            str(quotation.citation + 1),
+            Text(safe_text(quotation.reason)),
+        )
+    out.print(table)

@@ -1,0 +1,248 @@
+"""Find the quotations in a checked document and the citation each is attributed to (docs/check.md, "Quotations").
+
+A quotation is a passage between double quotation marks (straight, or curly “ ” with nesting counted), or a block
+quote: a paragraph without quotation marks followed by a paragraph that starts with a citation. A quotation is
+attributed to
+
+- the first citation after it when only a short signal ("See", "Cf.") and at most one sentence end (the citation
+  sentence after the quoted one) lie between them, as in “... unequal.” Brown, 347 U.S. at 495;
+- else the last citation before it in the same sentence ("In Brown, 347 U.S. 483, 495, the Court said “...”").
+
+Short forms, "Id." and "supra" count like any citation: their case is the one `lexprobe.check.extract` resolved.
+An opening mark without its closing one within `MAX_QUOTE_CHARS` (an unbalanced quote) starts no quotation; a
+quotation over `MAX_QUOTE_CHARS` is kept but checked on its first `CHECKED_CHARS` characters only, and a document's
+quotations past `MAX_QUOTATIONS` are not listed: each limit is said in the reason or by `Quotations.skipped`.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from lexprobe.check.extract import FoundCitation
+
+#: The longest quotation searched for in full; longer ones are cut (and the reason says so).
+MAX_QUOTE_CHARS = 20_000
+#: How much of an over-long quotation is checked.
+CHECKED_CHARS = 2_000
+#: Quotations per document.
+MAX_QUOTATIONS = 5_000
+#: Characters between a quotation and the citation it is attributed to.
+MAX_GAP = 200
+#: Shortest quotation (letters) worth checking: "the Court" in quotation marks is a term, not a quotation.
+MIN_LETTERS = 12
+
+_SENTENCE_END = re.compile(r"[.!?][\"'”’)\]]*\s+(?=[\"“(\[]?[A-Z])")
+_ABBREVIATION_END = re.compile(r"(?:\b(?:v|vs|U\.S|S|Ct|Co|Inc|Corp|No|Nos|Cir|Dist|id|Id|al|e\.g|i\.e|cf|Cf|J|JJ|C\.J|"
+                               r"supra|ed|Ed|L|Stat|U\.S\.C|Rev|Sup|App|F|Supp|Cong|Sess)|\b[A-Z])\.$")  # fmt: skip
+_SIGNAL = re.compile(
+    r"^\s*[,;:.]?\s*(?:\(|\[)?\s*"
+    r"(?:(?:see|cf|accord|compare|but|also|e\.g|quoting|citing|in|as|in re|from)\b[.,]?\s*)*$",
+    re.I,
+)
+_SEPARATE_NEAR = re.compile(r"\b(?:dissent(?:ing|ed|s)?|concurr(?:ing|ence|ed|ences)?|separate(?:ly)? opinion)\b", re.I)
+
+
+@dataclass(frozen=True)
+class Quotation:
+    """A quoted passage: `span` from its opening to its closing mark, `text` between them, `citation` the index
+    (in the extraction's list) of the citation it is attributed to, `presented_as_separate` when the document says
+    it is a dissent's or a concurrence's words, `cut` when only `CHECKED_CHARS` of it are checked."""
+
+    span: tuple[int, int]
+    text: str
+    citation: int
+    block: bool = False
+    presented_as_separate: bool = False
+    cut: bool = False
+
+
+@dataclass(frozen=True)
+class Quotations:
+    """The attributed quotations of a document, and how many were left out for the `MAX_QUOTATIONS` limit."""
+
+    items: list[Quotation]
+    skipped: int = 0
+
+
+def quoted_passages(text: str) -> list[tuple[int, int]]:
+    """The spans (opening mark to closing mark, inclusive) of the double-quoted passages, outermost only."""
+    spans: list[tuple[int, int]] = []
+    position = 0
+    marks = re.compile(r"[\"“”]")
+    length = len(text)
+    while position < length:
+        opening = marks.search(text, position)
+        if opening is None:
+            break
+        start = opening.start()
+        character = text[start]
+        if character == "”":  # a closing mark with no opening one
+            position = start + 1
+            continue
+        limit = min(length, start + 1 + MAX_QUOTE_CHARS)
+        if character == '"':
+            close = text.find('"', start + 1, limit)
+            end = close
+        else:
+            end = _curly_close(text, start + 1, limit)
+        if end < 0 and limit < length:
+            end = _far_close(text, character, limit)
+        if end < 0:
+            position = start + 1  # unbalanced: no closing mark
+            continue
+        spans.append((start, end + 1))
+        position = end + 1
+    return spans
+
+
+def _curly_close(text: str, start: int, limit: int) -> int:
+    depth = 1
+    for match in re.compile(r"[“”]").finditer(text, start, limit):
+        depth += 1 if match.group() == "“" else -1
+        if depth == 0:
+            return match.start()
+    return -1
+
+
+def _far_close(text: str, character: str, limit: int) -> int:
+    """The closing mark of an over-long quotation (past `MAX_QUOTE_CHARS`), or -1."""
+    return text.find("”" if character == "“" else '"', limit)
+
+
+def _paragraphs(text: str) -> list[tuple[int, int]]:
+    spans = []
+    start = 0
+    for gap in re.finditer(r"\n[ \t]*\n\s*", text):
+        if gap.start() > start:
+            spans.append((start, gap.start()))
+        start = gap.end()
+    if start < len(text):
+        spans.append((start, len(text)))
+    return spans
+
+
+def _block_quotes(text: str, citations: Sequence[FoundCitation]) -> list[Quotation]:
+    """Paragraphs with no quotation marks and no citation, followed by a paragraph that starts with a citation."""
+    starts = {c.span[0]: c.index for c in citations}
+    blocks = []
+    paragraphs = _paragraphs(text)
+    for (start, end), (next_start, _) in itertools.pairwise(paragraphs):
+        index = _citation_at(text, next_start, starts)
+        if index is None or end - start < 40 or end - start > MAX_QUOTE_CHARS:
+            continue
+        body = text[start:end]
+        first = _first_at(citations, start)
+        if re.search(r"[\"“”]", body) or (first < len(citations) and citations[first].span[0] < end):
+            continue
+        blocks.append(Quotation((start, end), body, index, block=True))
+    return blocks
+
+
+def _citation_at(text: str, position: int, starts: dict[int, int]) -> int | None:
+    """The citation starting at `position` after a short signal, if any."""
+    for offset in range(0, 30):
+        if position + offset in starts:
+            lead = text[position : position + offset]
+            return starts[position + offset] if _SIGNAL.match(lead) else None
+    return None
+
+
+def _first_at(citations: Sequence[FoundCitation], position: int) -> int:
+    """The index of the first citation (sorted by span) starting at or after `position`."""
+    low, high = 0, len(citations)
+    while low < high:
+        middle = (low + high) // 2
+        if citations[middle].span[0] < position:
+            low = middle + 1
+        else:
+            high = middle
+    return low
+
+
+def _inside_citation(span: tuple[int, int], citations: Sequence[FoundCitation]) -> bool:
+    index = _first_at(citations, span[0] + 1) - 1
+    return any(c.span[0] <= span[0] and span[1] <= c.span[1] for c in citations[max(0, index - 3) : index + 1])
+
+
+def _sentence_ends(gap: str) -> list[re.Match]:
+    ends = []
+    for match in _SENTENCE_END.finditer(gap):
+        if not _ABBREVIATION_END.search(gap[: match.start() + 1]):
+            ends.append(match)
+    return ends
+
+
+def _after(text: str, end: int, citations: Sequence[FoundCitation], others: Sequence[int]) -> FoundCitation | None:
+    """The first citation after a quotation that closes before it, if the gap is only a signal and at most one
+    sentence end at its start (`citations` sorted by span, `others` the sorted openings of quotations)."""
+    index = _first_at(citations, end)
+    for citation in citations[index : index + 1]:
+        gap = text[end : citation.span[0]]
+        if len(gap) > MAX_GAP or bisect.bisect_left(others, end) < bisect.bisect_left(others, citation.span[0]):
+            return None
+        ends = _sentence_ends(" " + gap)
+        if len(ends) > 1 or (ends and ends[0].start() > 3):
+            return None
+        lead = gap[ends[0].end() - 1 :] if ends else gap
+        if _SIGNAL.match(lead) or (not ends and re.fullmatch(r"[\s,;:.]*\(?", gap)):
+            return citation
+        return None
+    return None
+
+
+def _before(text: str, start: int, citations: Sequence[FoundCitation]) -> FoundCitation | None:
+    """The last citation before a quotation in the same sentence, if close enough."""
+    index = _first_at(citations, start) - 1
+    while index >= 0 and citations[index].span[1] > start:
+        index -= 1
+    if index < 0 or start - citations[index].span[1] > MAX_GAP:
+        return None
+    previous = citations[index]
+    gap = text[previous.span[1] : start]
+    if len(gap) > MAX_GAP or _sentence_ends(gap + " X"):
+        return None
+    return previous
+
+
+def _presented_as_separate(text: str, quotation: tuple[int, int], citation: FoundCitation) -> bool:
+    """Whether the words around the quotation and its citation say it is a dissent's or a concurrence's."""
+    before = text[max(0, quotation[0] - 120) : quotation[0]]
+    sentence_start = max((m.end() for m in _sentence_ends(before)), default=0)
+    around = before[sentence_start:]
+    after_citation = text[citation.span[1] : citation.span[1] + 80]
+    parenthetical = re.match(r"\s*(?:\([^()]{0,40}\)\s*)?\(([^()]{0,80})\)", after_citation)
+    return bool(_SEPARATE_NEAR.search(around) or (parenthetical and _SEPARATE_NEAR.search(parenthetical.group(1))))
+
+
+def find_quotations(text: str, citations: Sequence[FoundCitation]) -> Quotations:
+    """The quotations of `text` attributed to one of `citations` (the extraction's list, in document order)."""
+    ordered = sorted(citations, key=lambda c: c.span)
+    inline = quoted_passages(text)
+    inline = [span for span in inline if not _inside_citation(span, ordered)]
+    opening = [start for start, _ in inline]
+    found: list[Quotation] = []
+    for start, end in inline:
+        body = text[start + 1 : end - 1]
+        if sum(1 for character in body[:200] if character.isalpha()) < MIN_LETTERS:
+            continue
+        citation = _after(text, end, ordered, opening) or _before(text, start, ordered)
+        if citation is None:
+            continue
+        cut = len(body) > MAX_QUOTE_CHARS
+        found.append(
+            Quotation(
+                span=(start, end),
+                text=body[:CHECKED_CHARS] if cut else body,
+                citation=citation.index,
+                presented_as_separate=_presented_as_separate(text, (start, end), citation),
+                cut=cut,
+            )
+        )
+    found.extend(_block_quotes(text, ordered))
+    found.sort(key=lambda q: q.span)
+    skipped = max(0, len(found) - MAX_QUOTATIONS)
+    return Quotations(found[:MAX_QUOTATIONS], skipped)

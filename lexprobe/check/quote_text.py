@@ -1,0 +1,106 @@
+"""Normalize quoted passages and opinion texts so that what legal quoting allows does not count as a difference.
+
+Both sides are reduced to lower-case letters only (`normalize`): quotation marks of any kind (so a quotation nested
+in the opinion's own quotation), punctuation, whitespace and line breaks, digits (footnote markers such as "52 See",
+star page marks such as "*691", even inside a word: "constitu *691 tional") all disappear. The quotation is then cut
+into segments (`quote_segments`) at what may stand for omitted or changed text: an ellipsis ("...", ". . .", "…")
+is a gap of any length, a bracketed alteration of more than one letter ("[the Court]") is a gap, a one-letter one
+("[t]he") keeps its letter, and the parentheticals "(emphasis added)", "(internal quotation marks omitted)",
+"(citations omitted)" and the like are dropped. `page_marks` reads the star paging ("*495") some opinion texts keep.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+
+_EDITORIAL = re.compile(
+    r"\(\s*(?:emphasis|internal|citations?|footnotes?|alterations?|brackets?|quotation|some|ellipsis|punctuation)"
+    r"[^()]{0,80}\)",
+    re.I,
+)
+_GAP = re.compile(r"(?:\.\s*){3,}|…|\[\s*(?:[^\]\[]{2,200}|\.\.\.|…)?\s*\]")
+_ONE_LETTER = re.compile(r"\[([A-Za-z])\]")
+_STAR_PAGE = re.compile(r"(?<![\w*])\*(\d{1,4})(?!\d)")
+
+
+@dataclass(frozen=True)
+class Normalized:
+    """A text as lower-case letters (`letters`) and, for each letter, its offset in the original text."""
+
+    letters: str
+    offsets: list[int]
+
+    def original_span(self, start: int, end: int) -> tuple[int, int]:
+        """The span in the original text of letters `start:end` (end exclusive; empty input gives (0, 0))."""
+        if not self.offsets or end <= start:
+            return (0, 0)
+        return self.offsets[start], self.offsets[min(end, len(self.offsets)) - 1] + 1
+
+
+def normalize(text: str) -> Normalized:
+    """Keep only the letters of `text`, lower-cased, with their offsets (digits, marks and spaces dropped)."""
+    letters: list[str] = []
+    offsets: list[int] = []
+    for offset, character in enumerate(text):
+        if character.isalpha():
+            lowered = character.lower()
+            letters.append(lowered[0])
+            offsets.append(offset)
+    return Normalized("".join(letters), offsets)
+
+
+def normalize_letters(text: str) -> str:
+    """`normalize(text).letters` without the offsets (faster, for quotations)."""
+    return "".join(character.lower()[0] for character in text if character.isalpha())
+
+
+def quote_segments(quotation: str) -> list[str]:
+    """The normalized pieces of a quotation between its gaps (ellipses, bracketed insertions); a bracketed single
+    letter is kept, editorial parentheticals are dropped; pieces of fewer than 3 letters are left out."""
+    text = _EDITORIAL.sub(" ", quotation)
+    text = _ONE_LETTER.sub(r"\1", text)
+    pieces = (normalize_letters(piece) for piece in _GAP.split(text))
+    return [piece for piece in pieces if len(piece) >= 3]
+
+
+def has_gap(quotation: str) -> bool:
+    """Whether the quotation marks an omission or a longer alteration."""
+    return bool(_GAP.search(_ONE_LETTER.sub(r"\1", quotation)))
+
+
+@dataclass(frozen=True)
+class PageMarks:
+    """The star paging of an opinion text: the offsets of "*NNN" marks and their pages, and the first page."""
+
+    offsets: list[int]
+    pages: list[int]
+    first_page: int | None
+
+    def page_at(self, offset: int) -> int | None:
+        """The page an offset of the opinion text lies on, or None without page marks."""
+        if not self.offsets:
+            return None
+        index = bisect.bisect_right(self.offsets, offset) - 1
+        if index < 0:  # before the first mark: the page before it
+            return self.pages[0] - 1
+        return self.pages[index]
+
+
+def page_marks(text: str, first_page: int | None) -> PageMarks:
+    """Read "*NNN" star page marks, kept only when they count up from the case's first page (within 400 pages)
+    and at least two agree; a text without them has no page marks."""
+    offsets: list[int] = []
+    pages: list[int] = []
+    for match in _STAR_PAGE.finditer(text):
+        page = int(match.group(1))
+        if first_page is not None and not first_page < page <= first_page + 400:
+            continue
+        if pages and page < pages[-1]:
+            continue  # a star page of another reporter, or a pin cite written with a star
+        offsets.append(match.start())
+        pages.append(page)
+    if len(pages) < 2:
+        return PageMarks([], [], first_page)
+    return PageMarks(offsets, pages, first_page)

@@ -1,0 +1,241 @@
+"""Verdicts on quotations: is each quoted passage in the opinion of the case it is attributed to?
+
+- verified: found (after normalization) in the Court's opinion of the cited case, or in a separate opinion the
+  document itself presents as such ("(Harlan, J., dissenting)");
+- altered: found with a changed word (similarity at least `quote_match.ALTERED_SCORE`): the reason lists the
+  differences;
+- separate_opinion: found only in a dissent or concurrence of the case while the document presents it as the
+  Court's: the reason names the author and the opinion type;
+- other_case: not in the cited case but in another case the same document cites (only those are searched: at most
+  `MAX_OTHER_CASES` of them), named in the reason;
+- not_found: in none of them: the reason gives the closest passage of the cited case and its similarity;
+- unverifiable: the citation resolves to no case of the database, or the database has no opinion text for it.
+
+`page` is the page the passage begins on (from the opinion's star paging, where the text keeps it), `pin_ok`
+whether the passage lies on the pin page(s) given (None without a pin cite or page marks).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from lexprobe.caselaw.case_names import display_name
+from lexprobe.caselaw.query import CaseDatabase
+from lexprobe.check.extract import FoundCitation
+from lexprobe.check.quotations import CHECKED_CHARS, Quotation, find_quotations
+from lexprobe.check.quote_match import Match, OpinionTexts, find_exact, find_in, word_difference
+from lexprobe.check.quote_text import has_gap, quote_segments
+from lexprobe.check.verify import CitationVerdict
+
+Q_VERIFIED, Q_ALTERED, Q_NOT_FOUND = "verified", "altered", "not_found"
+Q_SEPARATE, Q_OTHER_CASE, Q_UNVERIFIABLE = "separate_opinion", "other_case", "unverifiable"
+QUOTE_VERDICTS = (Q_VERIFIED, Q_ALTERED, Q_NOT_FOUND, Q_SEPARATE, Q_OTHER_CASE, Q_UNVERIFIABLE)
+#: Quotation verdicts that make `lexprobe check` exit 1, like a mismatch.
+QUOTE_PROBLEMS = (Q_ALTERED, Q_NOT_FOUND, Q_SEPARATE, Q_OTHER_CASE)
+#: Other cases of the document searched for a quotation not in its cited case.
+MAX_OTHER_CASES = 25
+#: Characters of the quotation kept in `text` (the JSON and the page); the span still covers all of it.
+MAX_SHOWN_CHARS = 5_000
+
+_TYPE_WORDS = {"dissent": "dissent", "concurrence": "concurrence", "concurrence_in_part": "opinion concurring in part"}
+
+
+@dataclass(frozen=True)
+class QuotationVerdict:
+    """The verdict on one quotation; `citation` indexes the document's citation verdicts."""
+
+    text: str
+    span: tuple[int, int]
+    citation: int
+    verdict: str
+    page: int | None
+    pin_ok: bool | None
+    reason: str
+    evidence: dict[str, Any] | None
+
+    def to_json(self, citation_offset: int = 0) -> dict[str, Any]:
+        """The `quotations` object of `check --json` (`citation_offset`: the file's first index in `citations`)."""
+        return {
+            "text": self.text,
+            "span": [self.span[0], self.span[1]],
+            "citation": self.citation + citation_offset,
+            "verdict": self.verdict,
+            "page": self.page,
+            "pin_ok": self.pin_ok,
+            "reason": self.reason,
+            "evidence": self.evidence,
+        }
+
+
+def summarize_quotations(verdicts: Sequence[QuotationVerdict]) -> dict[str, int]:
+    """Count the quotation verdicts, every verdict present."""
+    counts = dict.fromkeys(QUOTE_VERDICTS, 0)
+    for verdict in verdicts:
+        counts[verdict.verdict] += 1
+    return counts
+
+
+def _opinion_label(match: Match) -> str:
+    author = match.opinion.author or "an unnamed Justice"
+    kind = _TYPE_WORDS.get(match.opinion.opinion_type, match.opinion.opinion_type)
+    if match.opinion.is_separate:
+        return f"the {kind} of {author.title() if author.isupper() else author}"
+    return "the opinion of the Court" if match.opinion.opinion_type != "combined" else "the opinion text"
+
+
+def _evidence(match: Match, case_name: str | None) -> dict[str, Any]:
+    return {
+        "passage": match.passage,
+        "opinion_id": match.opinion.opinion_id,
+        "opinion_type": match.opinion.opinion_type,
+        "author": match.opinion.author,
+        "case_id": match.opinion.case_id,
+        "case": case_name,
+        "similarity": round(match.score, 1),
+    }
+
+
+def _pin_range(citation: FoundCitation) -> tuple[int, int] | None:
+    """The pin page(s) a citation gives ("495", "495-496", "495-96")."""
+    if citation.pin is None:
+        return None
+    text = citation.pin_text or str(citation.pin)
+    parts = [part for part in "".join(ch if ch.isdigit() else " " for ch in text).split()][:2]
+    first = citation.pin
+    last = first
+    if len(parts) == 2:
+        tail = parts[1]
+        head = str(first)
+        last = int(head[: len(head) - len(tail)] + tail) if len(tail) < len(head) else int(tail)  # "495-96"
+        last = max(last, first)
+    return first, last
+
+
+def _page_facts(match: Match, pin: tuple[int, int] | None) -> tuple[int | None, bool | None, str]:
+    pages = match.pages
+    if pages is None:
+        return None, None, "" if pin is None else "; the opinion text has no page marks to check the pin cite against"
+    where = f"page {pages[0]}" if pages[0] == pages[1] else f"pages {pages[0]}-{pages[1]}"
+    if pin is None:
+        return pages[0], None, f", on {where}"
+    ok = pages[0] <= pin[1] and pin[0] <= pages[1]
+    pin_words = f"{pin[0]}" if pin[0] == pin[1] else f"{pin[0]}-{pin[1]}"
+    if ok:
+        return pages[0], True, f", on {where}, as the pin cite {pin_words} says"
+    return pages[0], False, f", on {where}, not on the pin page {pin_words}"
+
+
+class _QuotationJudge:
+    def __init__(self, db: CaseDatabase, found: Sequence[FoundCitation], verdicts: Sequence[CitationVerdict]) -> None:
+        self.texts = OpinionTexts(db)
+        self.found = found
+        self.verdicts = verdicts
+        self.case_names: dict[str, str | None] = {}
+        for verdict in verdicts:
+            if verdict.case is not None:
+                self.case_names.setdefault(verdict.case.case_id, verdict.case.name)
+
+    def target_of(self, index: int) -> FoundCitation:
+        citation = self.found[index]
+        return self.found[citation.refers_to] if citation.refers_to is not None else citation
+
+    def judge(self, quotation: Quotation) -> QuotationVerdict:
+        citation = self.found[quotation.citation]
+        verdict = self.verdicts[quotation.citation]
+        shown = quotation.text if len(quotation.text) <= MAX_SHOWN_CHARS else quotation.text[:MAX_SHOWN_CHARS] + "…"
+        cut = f" (only its first {CHECKED_CHARS:,} characters were checked: it is longer)" if quotation.cut else ""
+
+        def make(kind: str, reason: str, match: Match | None = None, page=None, pin_ok=None) -> QuotationVerdict:
+            evidence = _evidence(match, self.case_names.get(match.opinion.case_id)) if match else None
+            return QuotationVerdict(
+                shown, quotation.span, quotation.citation, kind, page, pin_ok, reason + cut, evidence
+            )
+
+        segments = quote_segments(quotation.text)
+        if not segments:
+            return make(Q_UNVERIFIABLE, "the quotation has too few words to look for")
+        case = verdict.case
+        if case is None:
+            return make(Q_UNVERIFIABLE, f"its citation ({citation.text}) resolves to no case of the database")
+        opinions = self.texts.opinions_of(case.case_id)
+        label = display_name(case.name) if case.name else case.case_id
+        if not opinions:
+            return make(Q_UNVERIFIABLE, f"the database has no opinion text of {label} (offline)")
+        pin = _pin_range(citation)
+        match, closest = find_in(segments, opinions)
+        if match is not None:
+            page, pin_ok, where = _page_facts(match, pin)
+            if match.opinion.is_separate and not quotation.presented_as_separate:
+                return make(
+                    Q_SEPARATE,
+                    f"found only in {_opinion_label(match)} ({match.opinion.opinion_type}) in {label}, not in the "
+                    f"opinion of the Court, while the text presents it as the Court's{where}",
+                    match,
+                    page,
+                    pin_ok,
+                )
+            combined = (
+                "; the database has this case's opinions as one combined text, so the Court's opinion and separate "
+                "opinions are not told apart"
+                if self.texts.only_combined(case.case_id)
+                else ""
+            )
+            if match.exact:
+                gaps = " (with the omissions and alterations it marks)" if has_gap(quotation.text) else ""
+                return make(
+                    Q_VERIFIED,
+                    f"found in {_opinion_label(match)} of {label}{gaps}{where}{combined}",
+                    match,
+                    page,
+                    pin_ok,
+                )
+            difference = word_difference(" ".join(quotation.text.split()), match.passage)
+            return make(
+                Q_ALTERED,
+                f"found in {_opinion_label(match)} of {label} with changes (similarity {match.score:.0f}/100): "
+                f"{difference}{where}{combined}",
+                match,
+                page,
+                pin_ok,
+            )
+        other = self.other_case(segments, case.case_id)
+        if other is not None:
+            name = self.case_names.get(other.opinion.case_id) or other.opinion.case_id
+            return make(
+                Q_OTHER_CASE,
+                f"not in {label}, but in {_opinion_label(other)} of {display_name(name)} "
+                f"(searched: the other cases this document cites, at most {MAX_OTHER_CASES})",
+                other,
+                *_page_facts(other, None)[:1],
+            )
+        if closest is not None:
+            return make(
+                Q_NOT_FOUND,
+                f"not in any opinion of {label} nor in the other cases this document cites; the closest passage "
+                f"(similarity {closest.score:.0f}/100, in {_opinion_label(closest)}) is “{closest.passage[:300]}”",
+                closest,
+                closest.pages[0] if closest.pages else None,
+            )
+        return make(Q_NOT_FOUND, f"not in any opinion of {label}, and nothing there is close")
+
+    def other_case(self, segments: Sequence[str], cited: str) -> Match | None:
+        """The quotation in the opinions of another case the document cites (exact or altered), if any."""
+        others = [case_id for case_id in self.case_names if case_id != cited][:MAX_OTHER_CASES]
+        for case_id in others:
+            match = find_exact(segments, self.texts.opinions_of(case_id))
+            if match is not None:
+                return match
+        return None
+
+
+def check_quotations(
+    text: str, found: Sequence[FoundCitation], verdicts: Sequence[CitationVerdict], db: CaseDatabase
+) -> list[QuotationVerdict]:
+    """Return a verdict for every quotation in `text` attributed to one of `found` (whose verdicts are
+    `verdicts`), in document order. Offline: only the case database's opinion texts are read."""
+    if not found:
+        return []
+    judge = _QuotationJudge(db, found, verdicts)
+    return [judge.judge(quotation) for quotation in find_quotations(text, found).items]
