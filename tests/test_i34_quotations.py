@@ -2,6 +2,7 @@
 database (Monell v. Department of Social Services, 436 U.S. 658, whose opinion of the Court, concurrence and
 dissent are separate texts with star paging; Brown v. Board of Education, 347 U.S. 483, one combined text)."""
 
+# ruff: noqa: E501 (the table holds whole sentences as a brief writes them)
 from __future__ import annotations
 
 import time
@@ -18,7 +19,7 @@ from lexprobe.check.quote_verdicts import QuotationVerdict, check_quotations
 from lexprobe.check.verify import reference_for, verify_citations
 
 MONELL = "Monell v. Department of Social Services, 436 U.S. 658"
-HELD = "Congress did intend municipalities and other local government units to be included among those persons to whom § 1983 applies."  # noqa: E501
+HELD = "Congress did intend municipalities and other local government units to be included among those persons to whom § 1983 applies."
 DISSENT = "the 42d Congress did not intend to subject a municipal corporation to liability"
 
 
@@ -49,49 +50,49 @@ CASES = [
         "verified",
         690,
         True,
-    ),  # noqa: E501
+    ),
     (
         "a star page mark inside a word",
         f"“may be sued for constitutional deprivations visited pursuant to governmental custom” {MONELL}, 690-691 (1978).",
         "verified",
         690,
         True,
-    ),  # noqa: E501
+    ),
     (
         "footnote markers and a hyphenated line end in the opinion",
         f"“Local governing bodies, therefore, can be sued directly under § 1983 for monetary, declaratory, or injunctive relief” {MONELL}, 690 (1978).",
         "verified",
         690,
         True,
-    ),  # noqa: E501
+    ),
     (
         "an ellipsis and a one-letter alteration",
         f"“[l]ocal governments . . . may be sued for constitutional deprivations.” {MONELL}, 690 (1978).",
         "verified",
         690,
         True,
-    ),  # noqa: E501
+    ),
     (
         "a bracketed insertion",
         f"“[Such bodies] may be sued for constitutional deprivations visited pursuant to governmental custom” {MONELL}, 690 (1978).",
         "verified",
         690,
         True,
-    ),  # noqa: E501
+    ),
     (
         "a nested quotation",
         f"“local governments, like every other § 1983 ‘person,’ by the very terms of the statute, may be sued” {MONELL}, 690 (1978).",
         "verified",
         690,
         True,
-    ),  # noqa: E501
+    ),
     (
         "(emphasis added) and (internal quotation marks omitted)",
         f"“Local governing bodies . . . can be sued directly (emphasis added)” {MONELL}, 690 (1978) (internal quotation marks omitted).",
         "verified",
         690,
         True,
-    ),  # noqa: E501
+    ),
     ("a wrong pin page", f'"{HELD}" {MONELL}, 700 (1978).', "verified", 690, False),
     ("a changed word", f'"{HELD.replace("did intend", "did not intend")}" {MONELL}, 690 (1978).', "altered", 690, True),
     (
@@ -100,28 +101,28 @@ CASES = [
         "separate_opinion",
         714,
         True,
-    ),  # noqa: E501
+    ),
     (
         "a dissent given as a dissent",
         f"“{DISSENT}.” {MONELL}, 714 (1978) (Rehnquist, J., dissenting).",
         "verified",
         714,
         True,
-    ),  # noqa: E501
+    ),
     (
         "an invented quotation",
         f"“municipalities are always liable for every act of every employee they hire” {MONELL}, 691 (1978).",
         "not_found",
         None,
         None,
-    ),  # noqa: E501
+    ),
     (
         "a case without opinion text offline",
         "“a passage the court never had to write down for us” Smith v. Jones, 100 F.3d 1, 5 (9th Cir. 1996).",
         "unverifiable",
         None,
         None,
-    ),  # noqa: E501
+    ),
 ]
 
 

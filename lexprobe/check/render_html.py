@@ -156,7 +156,7 @@ def render_html(documents: Sequence[CheckedDocument], title: str = "Citation che
         own = summarize(document.verdicts)
         pages.append(
             {
-                "path": display_name(document.path),  # valid UTF-8 even for a name that was not
+                "path": safe_text(display_name(document.path)),  # valid UTF-8 even for a name that was not
                 "n_citations": len(document.verdicts),
                 "counts": ", ".join(f"{own[verdict]} {verdict}" for verdict in VERDICTS),
                 "highlighted": Markup(_highlighted(document, number)),  # escaped piece by piece

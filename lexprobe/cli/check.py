@@ -159,7 +159,8 @@ def _progress(path: Path, total: int):
 
 def _json(documents, summarize, verdicts_order) -> dict:
     """`--json`: all files' citations in one list, in file order; `summary.files` says which slice is whose. The
-    quotations likewise, each `citation` an index into the combined `citations` list."""
+    quotations in one list too, each `citation` an index into the combined `citations` list (so its file is the one
+    whose slice holds that index)."""
     from lexprobe.check.quote_verdicts import summarize_quotations
 
     citations = []
@@ -167,16 +168,7 @@ def _json(documents, summarize, verdicts_order) -> dict:
     files = []
     for document in documents:
         counts = summarize(document.verdicts)
-        files.append(
-            {
-                "path": document.path,
-                "first": len(citations),
-                "count": len(document.verdicts),
-                **counts,
-                "first_quotation": len(quotations),
-                "quotations": summarize_quotations(document.quotations),
-            }
-        )
+        files.append({"path": document.path, "first": len(citations), "count": len(document.verdicts), **counts})
         quotations.extend(q.to_json(len(citations)) for q in document.quotations)
         citations.extend(v.to_json() for v in document.verdicts)
     totals = summarize(v for document in documents for v in document.verdicts)
