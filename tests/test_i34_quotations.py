@@ -230,3 +230,12 @@ def test_thousands_of_citations_on_one_line(db: CaseDatabase) -> None:
     items = find_quotations(line, found).items
     assert len(items) == 1 and items[0].citation == 0
     assert quotations(line, db)[0].verdict == "verified"
+
+
+def test_a_paragraph_before_one_that_starts_with_a_citation_is_not_a_block_quote(db: CaseDatabase) -> None:
+    text = (
+        "Municipal liability was long thought impossible under the statute, and the lower courts said so often.\n\n"
+        f"{MONELL} (1978), changed that: it held that local governments are persons under the statute and may be "
+        "sued for their own policies and customs, though not on a theory of respondeat superior.\n"
+    )
+    assert quotations(text, db) == []

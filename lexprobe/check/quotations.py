@@ -1,7 +1,7 @@
 """Find the quotations in a checked document and the citation each is attributed to (docs/check.md, "Quotations").
 
 A quotation is a passage between double quotation marks (straight, or curly “ ” with nesting counted), or a block
-quote: a paragraph without quotation marks followed by a paragraph that starts with a citation. A quotation is
+quote: a paragraph without quotation marks followed by a paragraph that is only a citation. A quotation is
 attributed to
 
 - the first citation after it when only a short signal ("See", "Cf.") and at most one sentence end (the citation
@@ -32,6 +32,8 @@ CHECKED_CHARS = 2_000
 MAX_QUOTATIONS = 5_000
 #: Characters between a quotation and the citation it is attributed to.
 MAX_GAP = 200
+#: What may follow the citation in the paragraph after a block quote ("(emphasis added).").
+BLOCK_CITATION_TAIL = 80
 #: Shortest quotation (letters) worth checking: "the Court" in quotation marks is a term, not a quotation.
 MIN_LETTERS = 12
 
@@ -126,13 +128,20 @@ def _paragraphs(text: str) -> list[tuple[int, int]]:
 
 
 def _block_quotes(text: str, citations: Sequence[FoundCitation]) -> list[Quotation]:
-    """Paragraphs with no quotation marks and no citation, followed by a paragraph that starts with a citation."""
+    """Paragraphs with no quotation marks and no citation, followed by a paragraph that is only a citation (a signal
+    before it, a pin cite, a parenthetical or two after it: at most `BLOCK_CITATION_TAIL` characters): an ordinary
+    paragraph followed by one that merely begins with a citation is not a block quote."""
     starts = {c.span[0]: c.index for c in citations}
+    by_index = {c.index: c for c in citations}
     blocks = []
     paragraphs = _paragraphs(text)
-    for (start, end), (next_start, _) in itertools.pairwise(paragraphs):
+    for (start, end), (next_start, next_end) in itertools.pairwise(paragraphs):
         index = _citation_at(text, next_start, starts)
         if index is None or end - start < 40 or end - start > MAX_QUOTE_CHARS:
+            continue
+        last = max((c.span[1] for c in citations[_first_at(citations, next_start) :] if c.span[0] < next_end),
+                   default=by_index[index].span[1])  # fmt: skip
+        if len(text[last:next_end].strip()) > BLOCK_CITATION_TAIL:
             continue
         body = text[start:end]
         first = _first_at(citations, start)
