@@ -28,7 +28,7 @@ FUZZY_LETTERS = 400
 #: A segment at least this similar (0-100) is found with a change ("altered").
 ALTERED_SCORE = 88.0
 #: Segments shorter than this (letters) must be found exactly: a fuzzy match of a few words proves nothing.
-MIN_FUZZY_LETTERS = 24
+MIN_FUZZY_LETTERS = 40
 #: At most this many exact occurrences of the first segment are tried.
 MAX_OCCURRENCES = 50
 MAJORITY_TYPES = ("lead", "combined", "majority")
@@ -194,9 +194,10 @@ def find_in(segments: Sequence[str], opinions: Sequence[Opinion]) -> tuple[Match
     return None, best
 
 
-def word_difference(quotation: str, passage: str, limit: int = 5) -> str:
+def word_difference(quotation: str, passage: str, limit: int = 5, gaps: bool = False) -> str:
     """The changed words between the quotation and the passage, as '“held” for “said”' items (rapidfuzz's
-    Levenshtein opcodes over the words)."""
+    Levenshtein opcodes over the words); with `gaps` (the quotation marks omissions), passage words the quotation
+    leaves out are not listed."""
     quoted = [w for w in ("".join(c for c in word if c.isalpha()).lower() for word in quotation.split()) if w]
     found = [w for w in ("".join(c for c in word if c.isalpha()).lower() for word in passage.split()) if w]
     changes = []
@@ -214,7 +215,7 @@ def word_difference(quotation: str, passage: str, limit: int = 5) -> str:
             changes.append(f"“{now}” for “{was}”")
         elif op.tag == "insert":
             changes.append(f"“{now}” added")
-        else:
+        elif not gaps:
             changes.append(f"“{was}” left out")
     if not changes:
         return "the same words, joined differently"

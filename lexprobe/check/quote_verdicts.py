@@ -191,7 +191,7 @@ class _QuotationJudge:
                     page,
                     pin_ok,
                 )
-            difference = word_difference(" ".join(quotation.text.split()), match.passage)
+            difference = word_difference(" ".join(quotation.text.split()), match.passage, gaps=has_gap(quotation.text))
             return make(
                 Q_ALTERED,
                 f"found in {_opinion_label(match)} of {label} with changes (similarity {match.score:.0f}/100): "
