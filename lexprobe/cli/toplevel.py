@@ -191,11 +191,14 @@ def demo(
 
     Example: `lexprobe demo --html demo-report.html`
     """
+    from rich.text import Text
+
     from lexprobe.caselaw.judges import load_roster
     from lexprobe.caselaw.paths import default_db_path
     from lexprobe.caselaw.query import case_database_is_current
     from lexprobe.cli.hallucination_tables import print_report, print_skipped
     from lexprobe.demo import demo_settings, ensure_case_database, run_demo, run_demo_investigation
+    from lexprobe.demo_notes import investigation_note, sample_note
     from lexprobe.engine.interrupt import RunInterrupted, stop_on_sigint
     from lexprobe.hallucination.profile_stats import profile
     from lexprobe.hallucination.results import read_runs
@@ -226,6 +229,8 @@ def demo(
             raise
         print_skipped(result.plan.skipped)
         print_report(model, result.rows, self_judged=settings.self_judged)
+        cases = sample_note(result.plan, settings.seed, settings.task_n)
+        out.print(f"cases: {cases}", highlight=False, soft_wrap=True)
         if result.summary is not None:
             out.print(result.summary.one_line(), highlight=False, soft_wrap=True)
             if not temporary:
@@ -241,6 +246,9 @@ def demo(
             out.print(f"investigation episode {episode.episode_id}: {episode.status}, "
                       f"{sum(not c.denied for c in episode.tool_calls)} tool calls, verdicts {verdicts or '-'}",
                       highlight=False, soft_wrap=True)  # fmt: skip
+        notes = [note for note in map(investigation_note, episodes) if note]
+        for note in notes:  # why there are no verdicts, and what to run instead
+            out.print(Text(note), highlight=False, soft_wrap=True)
         if investigation:
             record = investigation.models[0]
             transcript = f" (transcript: lexprobe investigation show {folder / 'investigation'})" if keep else ""
@@ -251,9 +259,12 @@ def demo(
         # the figures pool few-shot answers as the study's do; a zero-shot-only demo pools its zero-shot ones
         stats = profile(units, load_roster(), prompt_style="few" if "few" in styles else "zero")
         models = [info.as_row() for info in infos]
-        if temporary:
-            for row in models:
+        for row in models:
+            row["sample"] = cases  # how the cases were chosen, for the report's header
+            if temporary:
                 row["run_dir"] = "a temporary folder, removed after the demo"
+        # The paper's reference rows (issue 33, part A) are wired in here after the merge: `reference =
+        # paper_comparison(stats, models)` from lexprobe.hallucination.reference, passed as `reference=` below.
         from lexprobe.hallucination.html_report import write_html_report  # matplotlib: imported only when needed
 
         try:
