@@ -69,7 +69,8 @@ def sample_note(plan: ItemPlan, seed: int, task_n: dict[str, int | None]) -> str
         require = sample.get("require") or []
         having = f" that have every fact the tasks need ({_fact_names(require)}), so every task has items"
         having = having if require else ""
-        sentences.append(f"{drawn} {_LEVELS.get(level, level)} cases{decided}, drawn by decision year (seed {seed}) "
+        cases = "case" if drawn == 1 else "cases"
+        sentences.append(f"{drawn} {_LEVELS.get(level, level)} {cases}{decided}, drawn by decision year (seed {seed}) "
                          f"from {source}{having}.")  # fmt: skip
     fewer = sorted({n for task, n in task_n.items() if n is not None and task in TASKS})
     for n in fewer:
