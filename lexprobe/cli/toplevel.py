@@ -186,7 +186,9 @@ def demo(
     """A small hallucination profile of the embedded model (or --model): every task, on Supreme Court cases that
     have every fact the tasks need (decided 1794-2015; reference-free tasks judged by the model itself), K=3
     calibration samples, scored against the case database, printed as tables and written as an HTML report
-    (demo-report.html); then one investigation episode on the fictional sample environment.
+    (demo-report.html) that sets the model beside the paper's GPT 4, GPT 3.5, PaLM 2 and Llama 2 (the study's
+    published rates, each comparison with its design differences); then one investigation episode on the fictional
+    sample environment.
 
     Builds the case database first when there is none (`lexprobe data build`, about 10 s). Takes a few minutes on
     two CPU cores; rerunning is instant (cached). Without --run-dir the runs go to a temporary folder that is
@@ -266,17 +268,18 @@ def demo(
             row["sample"] = cases  # how the cases were chosen, for the report's header
             if temporary:
                 row["run_dir"] = "a temporary folder, removed after the demo"
-        # Issue 33 after the merge: the paper's reference rows (part A's `paper_comparison(stats, models)` from
-        # lexprobe.hallucination.reference) go to write_html_report below as `reference=`, and `investigation_notes`
-        # beside the investigation section; the report's header shows each model row's `sample`.
         from lexprobe.hallucination.html_report import write_html_report  # matplotlib: imported only when needed
+        from lexprobe.hallucination.reference import paper_comparison
 
+        # the paper's published rates beside the embedded model's, with the design differences spelled out
+        reference = paper_comparison(stats, models, units)
         try:
             write_html_report(html, models, stats, units, investigation,
-                              coverage=[row for info in infos for row in info.coverage_rows()])  # fmt: skip
+                              coverage=[row for info in infos for row in info.coverage_rows()], reference=reference,
+                              investigation_notes=investigation_notes)  # fmt: skip
         except OSError as exc:
             raise BadInputError(f"cannot write {html}: {exc}") from None
-        out.print(f"HTML report: {html.resolve()}", highlight=False, soft_wrap=True)
+        out.print(f"HTML report: {html.resolve()} (with the paper's reference rows)", highlight=False, soft_wrap=True)
     finally:
         if not keep:
             shutil.rmtree(folder, ignore_errors=True)
