@@ -253,7 +253,14 @@ def test_demo_profiles_the_embedded_model(cli, tmp_path, isolated_cache):
     report = tmp_path / "demo-report.html"
     assert f"HTML report: {report}" in text and report.stat().st_size > 10_000
     assert "investigation episode fictional-harlow-v-brightline|+chaff100|local|e0: complete" in text
-    assert "Investigation (sample environment)" in report.read_text()
+    # readable verdicts, or one line saying why there are none and what to run instead (issue 33)
+    assert "verdicts H1=? H2=? H3=? H4=?" not in text or "lexprobe demo --model openai/gpt-4o-mini" in text
+    assert "cases: 1 Supreme Court case decided" in text and "skipped" not in result.stderr
+    page = report.read_text()
+    assert "Investigation (sample environment)" in page
+    # the paper's published rates beside the embedded model's (issue 33), and how the cases were chosen
+    assert "Reference rows from the paper" in page and "GPT 4" in page and "Llama 2" in page
+    assert "cases: 1 Supreme Court case decided" in " ".join(page.split())
     assert list((run_dir / "investigation" / "episodes").glob("*.json"))
     store = RunStore.open_read_only(run_dir)  # reading only: the rerun below must be able to lock the run directory
     counts = store.counts()

@@ -175,15 +175,20 @@ def demo(
         Path | None,
         typer.Option(help="Run directory, kept (default: a temporary folder, removed when the demo ends)."),
     ] = None,
-    n: Annotated[int, typer.Option("--n", min=1, help="Supreme Court cases sampled.")] = DEMO_CASES,
+    n: Annotated[
+        int, typer.Option("--n", min=1, help="Supreme Court cases sampled (with every fact the tasks need).")
+    ] = DEMO_CASES,
     prompt_styles: Annotated[str, typer.Option(help="Comma list of prompt styles: zero, few.")] = "zero",
     samples: Annotated[int, typer.Option("--samples", min=0, help="Calibration samples K per question.")] = 3,
     html: Annotated[Path, typer.Option("--html", help="Where to write the HTML report.")] = Path("demo-report.html"),
     engine: EngineOptions = ENGINE_DEFAULTS,
 ) -> None:
-    """A small hallucination profile of the embedded model (or --model): every task the shared data supports
-    (Supreme Court cases; reference-free tasks judged by the model itself), K=3 calibration samples, scored against
-    the case database, printed as tables and written as an HTML report (demo-report.html).
+    """A small hallucination profile of the embedded model (or --model): every task, on Supreme Court cases that
+    have every fact the tasks need (decided 1794-2015; reference-free tasks judged by the model itself), K=3
+    calibration samples, scored against the case database, printed as tables and written as an HTML report
+    (demo-report.html) that sets the model beside the paper's GPT 4, GPT 3.5, PaLM 2 and Llama 2 (the study's
+    published rates, each comparison with its design differences); then one investigation episode on the fictional
+    sample environment.
 
     Builds the case database first when there is none (`lexprobe data build`, about 10 s). Takes a few minutes on
     two CPU cores; rerunning is instant (cached). Without --run-dir the runs go to a temporary folder that is
@@ -191,11 +196,14 @@ def demo(
 
     Example: `lexprobe demo --html demo-report.html`
     """
+    from rich.text import Text
+
     from lexprobe.caselaw.judges import load_roster
     from lexprobe.caselaw.paths import default_db_path
     from lexprobe.caselaw.query import case_database_is_current
     from lexprobe.cli.hallucination_tables import print_report, print_skipped
     from lexprobe.demo import demo_settings, ensure_case_database, run_demo, run_demo_investigation
+    from lexprobe.demo_notes import investigation_note, sample_note
     from lexprobe.engine.interrupt import RunInterrupted, stop_on_sigint
     from lexprobe.hallucination.profile_stats import profile
     from lexprobe.hallucination.results import read_runs
@@ -226,6 +234,8 @@ def demo(
             raise
         print_skipped(result.plan.skipped)
         print_report(model, result.rows, self_judged=settings.self_judged)
+        cases = sample_note(result.plan, settings.seed, settings.task_n)
+        out.print(f"cases: {cases}", highlight=False, soft_wrap=True)
         if result.summary is not None:
             out.print(result.summary.one_line(), highlight=False, soft_wrap=True)
             if not temporary:
@@ -241,6 +251,9 @@ def demo(
             out.print(f"investigation episode {episode.episode_id}: {episode.status}, "
                       f"{sum(not c.denied for c in episode.tool_calls)} tool calls, verdicts {verdicts or '-'}",
                       highlight=False, soft_wrap=True)  # fmt: skip
+        investigation_notes = [note for note in map(investigation_note, episodes) if note]
+        for note in investigation_notes:  # why there are no verdicts, and what to run instead (for the report too)
+            out.print(Text(note), highlight=False, soft_wrap=True)
         if investigation:
             record = investigation.models[0]
             transcript = f" (transcript: lexprobe investigation show {folder / 'investigation'})" if keep else ""
@@ -251,17 +264,22 @@ def demo(
         # the figures pool few-shot answers as the study's do; a zero-shot-only demo pools its zero-shot ones
         stats = profile(units, load_roster(), prompt_style="few" if "few" in styles else "zero")
         models = [info.as_row() for info in infos]
-        if temporary:
-            for row in models:
+        for row in models:
+            row["sample"] = cases  # how the cases were chosen, for the report's header
+            if temporary:
                 row["run_dir"] = "a temporary folder, removed after the demo"
         from lexprobe.hallucination.html_report import write_html_report  # matplotlib: imported only when needed
+        from lexprobe.hallucination.reference import paper_comparison
 
+        # the paper's published rates beside the embedded model's, with the design differences spelled out
+        reference = paper_comparison(stats, models, units)
         try:
             write_html_report(html, models, stats, units, investigation,
-                              coverage=[row for info in infos for row in info.coverage_rows()])  # fmt: skip
+                              coverage=[row for info in infos for row in info.coverage_rows()], reference=reference,
+                              investigation_notes=investigation_notes)  # fmt: skip
         except OSError as exc:
             raise BadInputError(f"cannot write {html}: {exc}") from None
-        out.print(f"HTML report: {html.resolve()}", highlight=False, soft_wrap=True)
+        out.print(f"HTML report: {html.resolve()} (with the paper's reference rows)", highlight=False, soft_wrap=True)
     finally:
         if not keep:
             shutil.rmtree(folder, ignore_errors=True)

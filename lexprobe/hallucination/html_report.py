@@ -323,6 +323,7 @@ def write_html_report(
     coverage: list[dict] | None = None,
     viewer_url: str = "",
     reference: dict | None = None,
+    investigation_notes: list[str] | None = None,
 ) -> None:
     """Write the report page to `path` (parent folders created); `investigation`, a scoring summary of
     `lexprobe.investigation.scoring.summarize`, adds the demo's investigation section; `coverage` (rows of
@@ -370,6 +371,7 @@ def write_html_report(
         figures=drawn + ([marked] if marked else []),
         estimators=stats["estimators"],
         investigation=investigation_rows(investigation) if investigation else [],
+        investigation_notes=list(investigation_notes or []),
         coverage=coverage_rows(coverage or []),
         fmt=_fmt,
     )
