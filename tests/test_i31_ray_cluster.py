@@ -116,8 +116,14 @@ def test_a_run_on_two_nodes_spreads_its_workers_and_equals_a_local_run(
                            env=env, timeout=600)  # fmt: skip
     assert local.returncode == 0, local.stderr
     env["COLUMNS"] = "200"  # one log line per line
-    ray = subprocess.run([LEXPROBE, "-v", *job, "--run-dir", str(tmp_path / "ray"), "--ray", address,
-                          "--ray-workers", "2"], capture_output=True, text=True, env=env, timeout=600)  # fmt: skip
+    command = [LEXPROBE, "-v", *job, "--run-dir", str(tmp_path / "ray"), "--ray", address, "--ray-workers", "2"]
+    ray = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
+    if how == "client" and "Initialization failure from server" in ray.stderr:
+        # Ray Client's proxy starts a server process per client; on a loaded machine that start can fail once
+        # (seen in 1 of 8 suite runs). lexprobe reports it as one line and exits 2, as here; a second try is the
+        # user's remedy too, so the test retries once and still fails on anything else.
+        time.sleep(5)
+        ray = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
     assert ray.returncode == 0, ray.stderr
     assert "ray: 2 workers on 2 nodes" in ray.stderr, ray.stderr
     through_ray, here = json.loads(ray.stdout), json.loads(local.stdout)
