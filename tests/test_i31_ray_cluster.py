@@ -120,8 +120,8 @@ def test_a_run_on_two_nodes_spreads_its_workers_and_equals_a_local_run(
     ray = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
     if how == "client" and "Initialization failure from server" in ray.stderr:
         # Ray Client's proxy starts a server process per client; on a loaded machine that start can fail once
-        # (seen once in about ten runs of this file). lexprobe reports it as one line and exits 2, as here; a second try is the
-        # user's remedy too, so the test retries once and still fails on anything else.
+        # (seen once in about ten runs of this file). lexprobe reports it as one line and exits 2, as here; a
+        # second try is the user's remedy too, so the test retries once and still fails on anything else.
         time.sleep(5)
         ray = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
     assert ray.returncode == 0, ray.stderr
