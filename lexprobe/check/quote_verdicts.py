@@ -9,7 +9,8 @@
 - other_case: not in the cited case but in another case the same document cites (only those are searched: at most
   `MAX_OTHER_CASES` of them), named in the reason;
 - not_found: in none of them: the reason gives the closest passage of the cited case and its similarity;
-- unverifiable: the citation resolves to no case of the database, or the database has no opinion text for it.
+- unverifiable: the citation resolves to no case of the database, or the database has no opinion text for it (and,
+  with `online_texts`, none could be had from CourtListener: `lexprobe.check.online_texts`).
 
 `page` is the page the passage begins on (from the opinion's star paging, where the text keeps it), `pin_ok`
 whether the passage lies on the pin page(s) given (None without a pin cite or page marks).
