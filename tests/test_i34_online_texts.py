@@ -4,6 +4,7 @@ REST v4 shapes), through the courtlistener-api-client package pointed at it by b
 
 from __future__ import annotations
 
+import gzip
 import json
 import socket
 import threading
@@ -17,10 +18,12 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+from lexprobe.caselaw.paths import data_root
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.check.extract import extract_citations
 from lexprobe.check.online import refine_online
 from lexprobe.check.online_texts import OnlineOpinionTexts, html_to_text
+from lexprobe.check.quote_text import normalize, page_marks
 from lexprobe.check.quote_verdicts import QuotationVerdict, check_quotations
 from lexprobe.check.verify import reference_for, verify_citations
 from lexprobe.cli.check import register
@@ -355,3 +358,34 @@ def test_cli_online_texts_json_notes_and_html(
     assert result.exit_code == 0, result.output
     assert {q["verdict"] for q in json.loads(result.stdout)["quotations"]} == {"unverifiable"}
     assert "--online texts skipped: set COURTLISTENER_API_TOKEN" in result.stderr
+
+
+RAW_CITED = data_root() / "opinions" / "scotus" / "raw_cited"
+
+
+def test_real_courtlistener_html_keeps_the_words_and_the_star_paging(db: CaseDatabase) -> None:
+    """CourtListener's own HTML of real opinions (the shipped `raw_cited` files), converted by `html_to_text`, has
+    exactly the letters of the database's text of the same opinion, and its star paging gives the pages."""
+    compared = 0
+    for path in sorted(RAW_CITED.glob("*_010combined.txt.gz")):
+        markup = gzip.decompress(path.read_bytes()).decode("utf-8")
+        if "star-pagination" not in markup:
+            continue
+        opinion_id = path.name.split("_", 1)[0]
+        row = db.conn.execute(
+            "SELECT case_id, text FROM opinions WHERE opinion_id = ? AND text != ''", (opinion_id,)
+        ).fetchone()
+        if row is None:
+            continue
+        text = html_to_text(markup)
+        assert normalize(text).letters == normalize(row[1]).letters, path.name
+        first_page = int(row[0].rsplit("_", 1)[1]) if row[0].rsplit("_", 1)[1].isdigit() else None
+        assert len(page_marks(text, first_page).pages) >= 2 or first_page is None, path.name
+        compared += 1
+        if compared == 25:
+            break
+    assert compared == 25
+    carlisle = html_to_text(gzip.decompress((RAW_CITED / "100007_010combined.txt.gz").read_bytes()).decode("utf-8"))
+    marks = page_marks(carlisle, 255)
+    assert marks.pages == [256, 257, 258, 259, 260]
+    assert marks.page_at(carlisle.index("The Supreme Court of Washington affirmed a judgment")) == 257

@@ -104,7 +104,8 @@ _BLOCK_TAGS = frozenset(
 )
 _DROPPED_TAGS = frozenset(("script", "style", "head", "title", "template", "noscript"))
 _PAGE_NUMBER = re.compile(r"\d{1,5}")
-_OPINION_ID = re.compile(r"/opinions/(\d+)/?$")
+_OPINION_ID = re.compile(r"/opinions/([0-9]{1,12})/?$")
+_ID = re.compile(r"[0-9]{1,12}")
 
 
 class _TextParser(HTMLParser):
@@ -265,7 +266,12 @@ class OnlineOpinionTexts:
 
     def _cluster_id(self, case: CaseSummary, citation: FoundCitation) -> str | OnlineCase:
         if case.case_id.startswith("courtlistener:"):
-            return case.case_id.split(":", 1)[1]
+            ident = case.case_id.split(":", 1)[1]
+            return (
+                ident
+                if _ID.fullmatch(ident)
+                else OnlineCase((), f"; CourtListener gave no usable cluster id ({ident[:40]!r})")
+            )
         key = citation.key
         if key is None:
             return OnlineCase((), "; its citation gives no volume and page to look up on CourtListener")
@@ -279,8 +285,9 @@ class OnlineOpinionTexts:
                     self._stop(message.replace("--online", "--online texts", 1))
                 answer = answers.get(key)
             if answer is None:
-                return OnlineCase((), f"; CourtListener was not asked for it: {self._stopped}")
-        clusters = [c for c in answer.get("clusters") or [] if isinstance(c, dict) and c.get("id") is not None]
+                why = self._stopped or f"CourtListener's citation lookup gave no answer for {key}"
+                return OnlineCase((), f"; {why}")
+        clusters = [c for c in answer.get("clusters") or [] if isinstance(c, dict) and _ID.fullmatch(str(c.get("id")))]
         if answer.get("status") not in (200, 300) or not clusters:
             return OnlineCase((), f"; CourtListener's citation lookup has no case at {key}")
         names = [case.name] if case.name else []
@@ -355,9 +362,11 @@ class OnlineOpinionTexts:
             return cached
         data = self._get(f"clusters/{cluster_id}/", ("id", "sub_opinions", "case_name"))
         ids = []
-        for item in data.get("sub_opinions") or []:
-            found = _OPINION_ID.search(str(item)) if not isinstance(item, int) else None
-            ident = str(item) if isinstance(item, int) else found.group(1) if found else None
+        links = data.get("sub_opinions")
+        for item in links if isinstance(links, list) else []:
+            text = str(item)
+            found = _OPINION_ID.search(text)
+            ident = found.group(1) if found else text if _ID.fullmatch(text) else None
             if ident is not None:
                 ids.append(ident)
         body = {"id": cluster_id, "case_name": str(data.get("case_name") or ""), "opinion_ids": ids}
