@@ -389,3 +389,22 @@ def test_real_courtlistener_html_keeps_the_words_and_the_star_paging(db: CaseDat
     marks = page_marks(carlisle, 255)
     assert marks.pages == [256, 257, 258, 259, 260]
     assert marks.page_at(carlisle.index("The Supreme Court of Washington affirmed a judgment")) == 257
+
+
+def test_hostile_answers_reach_no_other_path_and_no_terminal(
+    tmp_path: Path, case_db_path: Path, db: CaseDatabase, server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cluster id that is not a number is not put in a URL; an author name with terminal escapes and a bidi
+    override is shown escaped in the table."""
+    evil_cluster = {**CLUSTERS["877 F.2d 728"], "id": "../../users", "case_name": "Evil v. Corp"}
+    monkeypatch.setitem(CLUSTERS, "1 F.4th 1", evil_cluster)
+    (quotation,), _ = check_online(f"“{HELD}.” Evil v. Corp, 1 F.4th 1 (9th Cir. 2021).", db)
+    assert quotation.verdict == "unverifiable" and "no usable cluster id" in quotation.reason
+    assert not any("users" in request for request in server.requests)
+    _FakeCourtListener.opinions[9002]["author_str"] = "\x1b[31mReinhardt\u202e"
+    doc = tmp_path / "brief.txt"
+    doc.write_text(f"The court held “{DISSENTED}.” {HARPER}, 733 (9th Cir. 1989).")
+    result = CliRunner().invoke(app, ["check", str(doc), "--db", str(case_db_path), "--online"])
+    assert result.exit_code == 1, result.output
+    assert "separate_opinion" in result.stdout and "Reinhardt" in result.stdout
+    assert "\x1b[31m" not in result.stdout and "\u202e" not in result.stdout

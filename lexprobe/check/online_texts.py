@@ -224,7 +224,7 @@ class _Missing(Exception):
 class OnlineOpinionTexts:
     """Opinion texts of cases from CourtListener for `check --online`, fetched on first need and cached."""
 
-    token: str | None = None
+    token: str | None = field(default=None, repr=False)
     base_url: str | None = None
     cache_folder: Path | str | None = None
     timeout_s: float = 30.0
@@ -233,10 +233,10 @@ class OnlineOpinionTexts:
     messages: list[str] = field(default_factory=list)
     fetched: int = 0
     cached: int = 0
-    _cases: dict[str, OnlineCase] = field(default_factory=dict)
-    _stopped: str | None = None
-    _client: Any = None
-    _cache: LookupCache | None = None
+    _cases: dict[str, OnlineCase] = field(default_factory=dict, repr=False)
+    _stopped: str | None = field(default=None, repr=False)
+    _client: Any = field(default=None, repr=False)
+    _cache: LookupCache | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.token = self.token or os.environ.get(TOKEN_ENV)
