@@ -9,7 +9,8 @@
 - other_case: not in the cited case but in another case the same document cites (only those are searched: at most
   `MAX_OTHER_CASES` of them), named in the reason;
 - not_found: in none of them: the reason gives the closest passage of the cited case and its similarity;
-- unverifiable: the citation resolves to no case of the database, or the database has no opinion text for it.
+- unverifiable: the citation resolves to no case of the database, or the database has no opinion text for it (and,
+  with `online_texts`, none could be had from CourtListener: `lexprobe.check.online_texts`).
 
 `page` is the page the passage begins on (from the opinion's star paging, where the text keeps it), `pin_ok`
 whether the passage lies on the pin page(s) given (None without a pin cite or page marks).
@@ -24,8 +25,9 @@ from typing import Any
 from lexprobe.caselaw.case_names import display_name
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.check.extract import FoundCitation
+from lexprobe.check.online_texts import OnlineOpinionTexts, case_note, source_fields, source_note
 from lexprobe.check.quotations import CHECKED_CHARS, Quotation, find_quotations
-from lexprobe.check.quote_match import Match, OpinionTexts, find_exact, find_in, word_difference
+from lexprobe.check.quote_match import Match, Opinion, OpinionTexts, find_exact, find_in, word_difference
 from lexprobe.check.quote_text import has_gap, quote_segments
 from lexprobe.check.verify import CitationVerdict
 
@@ -94,6 +96,7 @@ def _evidence(match: Match, case_name: str | None) -> dict[str, Any]:
         "case_id": match.opinion.case_id,
         "case": case_name,
         "similarity": round(match.score, 1),
+        **source_fields(match.opinion),
     }
 
 
@@ -128,8 +131,15 @@ def _page_facts(match: Match, pin: tuple[int, int] | None) -> tuple[int | None, 
 
 
 class _QuotationJudge:
-    def __init__(self, db: CaseDatabase, found: Sequence[FoundCitation], verdicts: Sequence[CitationVerdict]) -> None:
+    def __init__(
+        self,
+        db: CaseDatabase,
+        found: Sequence[FoundCitation],
+        verdicts: Sequence[CitationVerdict],
+        online: OnlineOpinionTexts | None = None,
+    ) -> None:
         self.texts = OpinionTexts(db)
+        self.online = online
         self.found = found
         self.verdicts = verdicts
         self.case_names: dict[str, str | None] = {}
@@ -147,10 +157,13 @@ class _QuotationJudge:
         shown = quotation.text if len(quotation.text) <= MAX_SHOWN_CHARS else quotation.text[:MAX_SHOWN_CHARS] + "…"
         cut = f" (only its first {CHECKED_CHARS:,} characters were checked: it is longer)" if quotation.cut else ""
 
+        opinions: Sequence[Opinion] = ()
+
         def make(kind: str, reason: str, match: Match | None = None, page=None, pin_ok=None) -> QuotationVerdict:
             evidence = _evidence(match, self.case_names.get(match.opinion.case_id)) if match else None
+            source = source_note(match.opinion) if match else case_note(opinions)
             return QuotationVerdict(
-                shown, quotation.span, quotation.citation, kind, page, pin_ok, reason + cut, evidence
+                shown, quotation.span, quotation.citation, kind, page, pin_ok, reason + source + cut, evidence
             )
 
         segments = quote_segments(quotation.text)
@@ -162,7 +175,11 @@ class _QuotationJudge:
         opinions = self.texts.opinions_of(case.case_id)
         label = display_name(case.name) if case.name else case.case_id
         if not opinions:
-            return make(Q_UNVERIFIABLE, f"the database has no opinion text of {label} (offline)")
+            online = self.online.opinions_for(case, self.target_of(quotation.citation)) if self.online else None
+            if online is None or not online.opinions:
+                why = online.why if online is not None else " (offline)"
+                return make(Q_UNVERIFIABLE, f"the database has no opinion text of {label}{why}")
+            opinions = online.opinions
         pin = _pin_range(citation)
         match, closest = find_in(segments, opinions)
         if match is not None:
@@ -231,11 +248,17 @@ class _QuotationJudge:
 
 
 def check_quotations(
-    text: str, found: Sequence[FoundCitation], verdicts: Sequence[CitationVerdict], db: CaseDatabase
+    text: str,
+    found: Sequence[FoundCitation],
+    verdicts: Sequence[CitationVerdict],
+    db: CaseDatabase,
+    *,
+    online_texts: OnlineOpinionTexts | None = None,
 ) -> list[QuotationVerdict]:
     """Return a verdict for every quotation in `text` attributed to one of `found` (whose verdicts are
-    `verdicts`), in document order. Offline: only the case database's opinion texts are read."""
+    `verdicts`), in document order. Offline (no `online_texts`): only the case database's opinion texts are read;
+    with `online_texts`, a cited case without text there is read from CourtListener."""
     if not found:
         return []
-    judge = _QuotationJudge(db, found, verdicts)
+    judge = _QuotationJudge(db, found, verdicts, online_texts)
     return [judge.judge(quotation) for quotation in find_quotations(text, found).items]

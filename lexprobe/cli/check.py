@@ -54,8 +54,8 @@ def check(
         bool,
         typer.Option(
             "--online",
-            help="Ask CourtListener's citation lookup about citations the database cannot verify "
-            "(COURTLISTENER_API_TOKEN; answers cached in LEXPROBE_CACHE).",
+            help="Ask CourtListener's citation lookup about citations the database cannot verify, and fetch the "
+            "opinion texts it lacks to check quotations (COURTLISTENER_API_TOKEN; answers cached in LEXPROBE_CACHE).",
         ),
     ] = False,
 ) -> None:
@@ -85,6 +85,11 @@ def check(
     logging.getLogger("eyecite").setLevel(logging.ERROR)
     reference = reference_for(case_db)
     documents: list[CheckedDocument] = []
+    online_texts = None
+    if online:
+        from lexprobe.check.online_texts import OnlineOpinionTexts
+
+        online_texts = OnlineOpinionTexts()
     for path, text in texts:
         if not text.strip():
             err.print(
@@ -108,9 +113,12 @@ def check(
                     highlight=False,
                     emoji=False,
                 )
-        quotations = check_quotations(text, found, verdicts, case_db) if found else []
+        quotations = check_quotations(text, found, verdicts, case_db, online_texts=online_texts) if found else []
         documents.append(CheckedDocument(display_name(path), text, verdicts, quotations))
 
+    if online_texts is not None:
+        online_texts.close()
+        _report_online_texts(online_texts)
     all_verdicts = [v for document in documents for v in document.verdicts]
     if as_json:
         print(json.dumps(_json(documents, summarize, VERDICTS)))
@@ -131,6 +139,19 @@ def check(
         raise typer.Exit(1)
     if any(q.verdict in QUOTE_PROBLEMS for document in documents for q in document.quotations):
         raise typer.Exit(1)
+
+
+def _report_online_texts(online_texts) -> None:
+    """`--online`: the notes of the opinion-text step (why texts were not fetched), or how many were."""
+    for message in online_texts.messages:
+        err.print(safe_markup(message), highlight=False, soft_wrap=True, emoji=False)
+    if online_texts.fetched or online_texts.cached:
+        err.print(
+            f"[dim]opinion texts from CourtListener: {online_texts.fetched} fetched, {online_texts.cached} from the "
+            "cache[/]",
+            highlight=False,
+            emoji=False,
+        )
 
 
 def _progress(path: Path, total: int):
