@@ -208,13 +208,18 @@ def test_no_circle_among_import_time_imports() -> None:
 
 
 def test_the_rules_see_relative_and_function_level_imports() -> None:
-    """The parser itself: a relative import resolves against its package, a function-level one is seen."""
-    node = ast.parse("from .records import LoadResult").body[0]
-    assert isinstance(node, ast.ImportFrom)
-    assert _targets("lexprobe.caselaw.query", node) == ["lexprobe.caselaw.records"]
-    assert _targets("lexprobe.caselaw", node) == ["lexprobe.caselaw.records"]
-    lazy = [i for i in imports() if i.importer == "lexprobe" and not i.at_import_time]
-    assert [i.target for i in lazy] == ["lexprobe.check"]
+    """The parser itself: relative imports resolve against their package; an import inside a function is seen and
+    marked lazy, one under `if TYPE_CHECKING:` counts as module-level."""
+    one_up, two_up = (ast.parse(source).body[0] for source in ("from .records import X", "from ..records import X"))
+    assert isinstance(one_up, ast.ImportFrom) and isinstance(two_up, ast.ImportFrom)
+    assert _targets("lexprobe.caselaw.query", one_up) == ["lexprobe.caselaw.records"]
+    assert _targets("lexprobe.caselaw", one_up) == ["lexprobe.caselaw.records"]
+    assert _targets("lexprobe.caselaw.sources.cap", two_up) == ["lexprobe.caselaw.records"]
+    source = "def f():\n    from lexprobe.check import x\nif TYPE_CHECKING:\n    import lexprobe.engine\n"
+    found: list[Import] = []
+    _walk("lexprobe.caselaw.query", ast.parse(source).body, True, found)
+    assert [(i.target, i.at_import_time) for i in found] == [("lexprobe.check", False), ("lexprobe.engine", True)]
+    assert len(modules()) > 100 and len(imports()) > 500  # the rules below are not checked on an empty tree
 
 
 def test_no_python_module_over_500_lines() -> None:
