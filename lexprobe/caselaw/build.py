@@ -2,7 +2,8 @@
 
 The database is written to a temporary file beside the target and renamed over it only when complete, so an
 interrupted build never leaves a half database (the previous one, if any, stays in place). The overruling links
-and overruled years are resolved in `lexprobe.caselaw.overrulings`.
+and overruled years are resolved in `lexprobe.caselaw.overrulings`, the other links in `build_links`; the report, the
+progress events and `BuildError` are `build_report` (re-exported here).
 """
 
 from __future__ import annotations
@@ -15,27 +16,36 @@ import sqlite3
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
+from lexprobe.caselaw.build_links import _attach_opinions, _resolve_edges, _resolve_treatments
+from lexprobe.caselaw.build_report import BuildError, BuildProgress, BuildReport
 from lexprobe.caselaw.build_stream import CASE_COLUMNS, StreamCounts, StreamWriter, case_row
-from lexprobe.caselaw.citations import citation_key, citation_parts
 from lexprobe.caselaw.merge import CaseMerger
 from lexprobe.caselaw.overrulings import resolve_overrulings
 from lexprobe.caselaw.records import (
     CaseBundle,
-    CaseRecord,
     EmptySourceError,
     LoadOptions,
     LoadResult,
-    OpinionRecord,
     SourceFilter,
     StreamedLoad,
-    TreatmentRecord,
 )
 from lexprobe.caselaw.schema import RULES_VERSION, SCHEMA
 from lexprobe.caselaw.sources import fowler, loc_overruled, opinions, scdb, songer, treatments
-from lexprobe.errors import LexprobeError
+
+__all__ = [
+    "BuildError",
+    "BuildProgress",
+    "BuildReport",
+    "ExtraSource",
+    "SourceSpec",
+    "build_database",
+    "default_work_dir",
+    "offline_sources",
+    "remove_stale_builds",
+]
 
 Loader = Callable[[Path], LoadResult]
 #: What a user-supplied source is read with: the options of the build in, a small or a streamed load out.
@@ -80,56 +90,6 @@ def offline_sources(overruled_edition: str = "2025") -> list[SourceSpec]:
         SourceSpec("opinions", "opinions/scotus", opinions.load, "CourtListener Supreme Court opinions"),
         SourceSpec("treatments", "treatment", treatments.load, "Free Law Project citator treatments"),
     ]
-
-
-class BuildError(LexprobeError, RuntimeError):
-    """The build could not run (a source file is missing or unreadable, or a source yielded no case). The old
-    database is untouched (exit 2)."""
-
-
-@dataclass
-class BuildReport:
-    """What a build read and wrote. `cases_added[source]` counts the new cases a source started and
-    `cases_joined[source]` its records that joined a case another source had started; `filtered[source]` the
-    cases the builder's own check of `--courts` / `--years` left out (the loaders apply the filter while they read,
-    and what they skip is not counted here)."""
-
-    db_path: str
-    elapsed_s: float = 0.0
-    source_seconds: dict[str, float] = field(default_factory=dict)
-    rows_read: dict[str, int] = field(default_factory=dict)
-    issues: dict[str, int] = field(default_factory=dict)
-    cases_added: dict[str, int] = field(default_factory=dict)
-    cases_joined: dict[str, int] = field(default_factory=dict)
-    filtered: dict[str, int] = field(default_factory=dict)
-    tables: dict[str, int] = field(default_factory=dict)
-    conflicts: dict[str, int] = field(default_factory=dict)
-    shared_citations: int = 0
-    unmatched: dict[str, int] = field(default_factory=dict)
-    overruling_years: dict = field(default_factory=dict)  # see `overruling_year_sources`
-
-    def to_dict(self) -> dict:
-        """Return the report as JSON-ready data."""
-        return dict(self.__dict__)
-
-
-class BuildProgress:
-    """Receives build events; the CLI shows them as a progress bar per source. The default is silent."""
-
-    def source_started(self, name: str, description: str) -> None:
-        """A source began loading."""
-
-    def source_finished(self, name: str, result: LoadResult, seconds: float) -> None:
-        """A source finished loading."""
-
-    def advance(self, name: str, label: str, done: int, total: int) -> None:
-        """A source's loader did `done` of `total` units (bytes, files) of its step `label`."""
-
-    def streamed(self, name: str, added: int, joined: int) -> None:
-        """A streamed source has so far added `added` cases and joined `joined` to existing ones."""
-
-    def step(self, name: str) -> None:
-        """A merge or write step began."""
 
 
 def default_work_dir(db_path: Path) -> Path:
@@ -377,103 +337,6 @@ def remove_stale_builds(db_path: Path) -> list[Path]:
         candidate.unlink(missing_ok=True)
         removed.append(candidate)
     return removed
-
-
-#: The reporters that print only the Supreme Court, compared exactly with a citation key's reporter: "U.S. LEXIS"
-#: is the Court's LEXIS series, "U.S. App. LEXIS" and "U.S. App. D.C." are not.
-SUPREME_COURT_REPORTERS = frozenset({"U.S.", "S. Ct.", "L. Ed.", "L. Ed. 2d", "U.S. LEXIS"})
-
-
-def _attach_opinions(merger: CaseMerger, records: list[OpinionRecord], report: BuildReport) -> list[tuple]:
-    """Join opinions to cases by their parallel citations; a case known only from its opinion is created, and a case
-    an opinion joins takes the opinion's parallel citations it lacked (so an S. Ct. or L. Ed. citation of a case the
-    other sources know only by its U.S. citation finds it).
-
-    An opinion id met twice (the same opinion in the plain-text and the raw folder) keeps its first record; the
-    number of such duplicates is reported. A created case is a Supreme Court case only when one of its citations
-    is in a Supreme Court reporter (the cited opinions include some lower-court decisions).
-    """
-    rows = []
-    seen: set[str] = set()
-    majority: dict[str, tuple[int, str]] = {}
-    type_rank = {"lead": 0, "combined": 1}
-    unmatched = duplicates = 0
-    for op in records:
-        if op.opinion_id in seen:
-            duplicates += 1
-            continue
-        seen.add(op.opinion_id)
-        # an opinion of a cluster a source described joins that cluster's case first (an unpublished decision's
-        # cluster often has no citation to join by), else any case sharing one of its citations
-        case_id = merger.by_source_id.get(("courtlistener", op.cluster_id)) if op.cluster_id else None
-        case_id = case_id or merger.find(op.citations, op.case_name)
-        if case_id is not None:  # the cluster's parallel citations (S. Ct., L. Ed., Lexis) are the case's too
-            merger.add_citations(case_id, op.citations, "courtlistener")
-        if case_id is None and op.citations:
-            parts = [citation_parts(key) for key in (citation_key(c) for c in op.citations) if key]
-            supreme = any(p is not None and p[1] in SUPREME_COURT_REPORTERS for p in parts)
-            case_id = merger.add(
-                CaseRecord(
-                    source="courtlistener",
-                    source_id=op.cluster_id or op.opinion_id,
-                    court_id="scotus" if supreme else None,
-                    name=op.case_name,
-                    citations=op.citations,
-                    year=op.year,
-                )
-            )
-        if case_id is None:
-            unmatched += 1
-        rows.append(
-            (op.opinion_id, case_id, op.cluster_id, op.opinion_type, int(op.is_majority), op.author, op.text,
-             op.source_file, op.source)
-        )  # fmt: skip
-        if case_id and op.is_majority:
-            rank = type_rank.get(op.opinion_type, 9)
-            if case_id not in majority or rank < majority[case_id][0]:
-                majority[case_id] = (rank, op.opinion_id)
-    for case_id, (_, opinion_id) in majority.items():
-        merger.cases[case_id].values["majority_opinion_id"] = (opinion_id, "opinions")
-    report.unmatched["opinions"] = unmatched
-    report.unmatched["duplicate_opinion_ids"] = duplicates
-    return rows
-
-
-def _resolve_treatments(merger: CaseMerger, records: list[TreatmentRecord], report: BuildReport) -> list[tuple]:
-    rows = []
-    unmatched = 0
-    for rec in records:
-        citing = merger.find(rec.citing_citations, rec.citing_name)
-        cited = merger.find(rec.cited_citations, rec.cited_name)
-        unmatched += citing is None or cited is None
-        rows.append(
-            (citing, cited, rec.citing_name, rec.cited_name, rec.label, rec.agreement, int(rec.expert_reviewed),
-             rec.source, rec.location)
-        )  # fmt: skip
-    report.unmatched["treatments"] = unmatched
-    return rows
-
-
-def _resolve_edges(merger: CaseMerger, results: dict[str, LoadResult], report: BuildReport) -> list[tuple]:
-    """Turn edges named by source ids ('fowler:123') or citations into case-id pairs."""
-    rows = []
-    unmatched = 0
-
-    def resolve(ref: str) -> str | None:
-        source, _, source_id = ref.partition(":")
-        if (source, source_id) in merger.by_source_id:
-            return merger.by_source_id[(source, source_id)]
-        return merger.find([ref])
-
-    for result in results.values():
-        for edge in result.edges:
-            citing, cited = resolve(edge.citing), resolve(edge.cited)
-            if citing is None or cited is None:
-                unmatched += 1
-                continue
-            rows.append((citing, cited, edge.source))
-    report.unmatched["citation_edges"] = unmatched
-    return rows
 
 
 def _write_core_links(

@@ -6,16 +6,13 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from rapidfuzz import fuzz
 
+from lexprobe.caselaw.build_report import BuildReport
 from lexprobe.caselaw.merge import CaseMerger, MergedCase
 from lexprobe.caselaw.records import OverrulingRecord
 from lexprobe.caselaw.sources import loc_overruled
-
-if TYPE_CHECKING:
-    from lexprobe.caselaw.build import BuildReport
 
 
 def _docket_index(merger: CaseMerger) -> dict[str, list[MergedCase]]:

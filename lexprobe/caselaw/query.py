@@ -1,7 +1,9 @@
 """Read the case database: look cases up by citation or name, describe one case, summarize coverage.
 
 This is the only module that writes SQL against the case schema (`schema.SCHEMA`; `build.py` writes the file,
-`sampling.py` draws the stratified samples). Readers get frozen records (`stored.Case`, `stored.Overruling`, ...)
+`sampling.py` draws the stratified samples), with `query_conditions` (the SQL conditions of coverage, court levels
+and facts) and `query_open` (opening a built database read-only and refusing a damaged or stale one); their public
+names are re-exported here. Readers get frozen records (`stored.Case`, `stored.Overruling`, ...)
 and use them by attribute; `CaseDatabase.case` gathers them into the `stored.CaseDetail` `lexprobe data case`
 prints.
 """
@@ -14,7 +16,16 @@ from pathlib import Path
 from typing import TypeVar
 
 from lexprobe.caselaw.citations import citation_key
-from lexprobe.caselaw.schema import RULES_VERSION
+from lexprobe.caselaw.query_conditions import (
+    _MAX_IN,
+    COVERAGE,
+    FACT_CONDITIONS,
+    LEVEL_FILTERS,
+    LEVELS,
+    _eligible,
+    _stratum_years,
+)
+from lexprobe.caselaw.query_open import REQUIRED_TABLES, CaseDatabaseMissing, StaleCaseDatabase, _open_read_only
 from lexprobe.caselaw.stored import (
     AgreementPair,
     Case,
@@ -36,121 +47,20 @@ from lexprobe.caselaw.stored import (
 )
 from lexprobe.errors import StoreError
 
+__all__ = [
+    "COVERAGE",
+    "FACT_CONDITIONS",
+    "LEVELS",
+    "LEVEL_FILTERS",
+    "REQUIRED_TABLES",
+    "CaseDatabase",
+    "CaseDatabaseMissing",
+    "StaleCaseDatabase",
+    "case_database_is_current",
+]
+
 #: A record type `CaseDatabase._rows` builds from query rows.
 R = TypeVar("R")
-
-LEVELS = ("scotus", "coa", "district")
-
-#: Coverage columns of `lexprobe data info`: label -> SQL condition on `cases`.
-COVERAGE = {
-    "name": "name IS NOT NULL AND name != ''",
-    "citation": "citation IS NOT NULL",
-    "author": "author IS NOT NULL",
-    "disposition": "disposition IS NOT NULL",
-    "opinion_text": "majority_opinion_id IS NOT NULL",
-    "overruling": "overruled_year IS NOT NULL",
-    "prominence": "prominence IS NOT NULL",
-}
-
-
-#: The cases each court level samples from (rules in `sampling.py`): level -> (SQL condition on `cases`, stratum).
-LEVEL_FILTERS: dict[str, tuple[str, str]] = {
-    "scotus": (
-        "name IS NOT NULL AND name != '' AND citation LIKE '% U.S. %' AND year IS NOT NULL",
-        "CAST(year AS TEXT)",
-    ),
-    "coa": (
-        "(citation LIKE '% F. %' OR citation LIKE '% F.2d %' OR citation LIKE '% F.3d %' OR citation LIKE '% F.4th %')"
-        " AND court_id IS NOT NULL AND year IS NOT NULL",
-        "court_id || '-' || year",
-    ),
-    "district": (
-        "citation LIKE '% F. Supp.%' AND state IS NOT NULL AND year IS NOT NULL",
-        "state || '-' || year",
-    ),
-}
-
-#: The SQL condition on `cases` that holds when a case has each fact of `sampling.CASE_FACTS`.
-FACT_CONDITIONS: dict[str, str] = {
-    "name": "(name IS NOT NULL AND name != '' AND citation IS NOT NULL AND citation != '' AND year IS NOT NULL)",
-    "court": "(court_id IS NOT NULL AND court_id != '')",
-    "author": "(author IS NOT NULL AND author != '')",
-    "disposition": "(disposition IS NOT NULL AND disposition != '')",
-    "opinion_text": "(majority_opinion_id IS NOT NULL AND majority_opinion_id != ''"
-    " AND EXISTS (SELECT 1 FROM opinions o WHERE o.opinion_id = cases.majority_opinion_id AND o.text != ''))",
-    "never_overruled": "(overruled_year IS NULL AND NOT EXISTS (SELECT 1 FROM overrulings v"
-    " WHERE v.overruled_case_id = cases.case_id))",
-}
-
-
-#: The most values one `IN (...)` list of a query binds (far below SQLite's limit on parameters).
-_MAX_IN = 500
-
-
-def _stratum_years(strata: Sequence[str]) -> list[int]:
-    """Return the decision years of `strata` (every level's stratum ends with the year: "1954", "ca9-1954",
-    "NY-1954"), or [] when one of them does not end with a year."""
-    years = [stratum.rpartition("-")[2] for stratum in strata]
-    return sorted({int(year) for year in years}) if all(year.isdigit() for year in years) else []
-
-
-def _eligible(level: str, years: tuple[int, int] | None, require: Sequence[str]) -> tuple[str, list]:
-    """Return the WHERE clause (without the keyword) and parameters of a level's eligible cases."""
-    condition, _ = LEVEL_FILTERS[level]
-    clauses, params = ["level = ?", condition], [level]
-    if years is not None:
-        clauses.append("year BETWEEN ? AND ?")
-        params.extend(years)
-    clauses.extend(FACT_CONDITIONS[name] for name in require)
-    return " AND ".join(clauses), params
-
-
-class CaseDatabaseMissing(FileNotFoundError):
-    """No case database where one was expected."""
-
-
-#: Tables every built case database has; a file without them is not one.
-REQUIRED_TABLES = ("cases", "case_citations", "facts")
-_REBUILD = "rebuild it with `lexprobe data build` or pass another --db"
-
-
-def _open_read_only(path: Path) -> sqlite3.Connection:
-    """Open a built case database read-only; raises `StoreError` naming the file when it is damaged, truncated or
-    not a case database at all."""
-    from lexprobe.engine.sqlite_util import check_sqlite_header, store_error  # the SQLite error model, not the engine
-
-    check_sqlite_header(path, hint=_REBUILD)
-    try:
-        conn = sqlite3.connect(f"{Path(path).absolute().as_uri()}?mode=ro", uri=True, check_same_thread=False)
-        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    except sqlite3.Error as exc:
-        raise store_error(path, exc, _REBUILD) from None
-    missing = [table for table in REQUIRED_TABLES if table not in tables]
-    if missing:
-        conn.close()
-        raise StoreError(f"{path} is not a lexprobe case database (no table {', '.join(missing)}); {_REBUILD}")
-    version = _rules_version(conn)
-    if version != RULES_VERSION:
-        conn.close()
-        raise StaleCaseDatabase(
-            f"{path} was built under older truth rules (version {version}, now {RULES_VERSION}: overruling years "
-            f"are the overruling decision's calendar year, cases keep their opinions' parallel citations, and the "
-            f"official citation is matched by exact reporter, never a LEXIS or WL one); "
-            f"{_REBUILD}"
-        )
-    return conn
-
-
-def _rules_version(conn: sqlite3.Connection) -> int:
-    try:
-        row = conn.execute("SELECT value FROM build_info WHERE key = 'rules_version'").fetchone()
-    except sqlite3.Error:
-        return 1
-    return int(row[0]) if row and str(row[0]).isdigit() else 1
-
-
-class StaleCaseDatabase(StoreError):
-    """A case database built by an older lexprobe whose truths differ from today's rules (exit 2: rebuild it)."""
 
 
 def case_database_is_current(path: Path) -> bool:
