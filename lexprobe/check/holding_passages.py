@@ -73,8 +73,9 @@ def _sentences(text: str, offset: int) -> list[tuple[int, int]]:
 def split_passages(text: str) -> list[tuple[int, int]]:
     """The spans of the passages of one opinion text (see the module docstring)."""
     spans: list[tuple[int, int]] = []
+    breaks = [(m.start(), m.end()) for m in _PARAGRAPH_BREAK.finditer(text)] + [(len(text), len(text))]
     position = 0
-    for paragraph_end in [m.start() for m in _PARAGRAPH_BREAK.finditer(text)] + [len(text)]:
+    for paragraph_end, next_start in breaks:
         paragraph = text[position:paragraph_end]
         current: tuple[int, int] | None = None
         for start, end in _sentences(paragraph, position):
@@ -93,7 +94,7 @@ def split_passages(text: str) -> list[tuple[int, int]]:
                 current = (start, end)
         if current:
             spans.append(current)
-        position = paragraph_end
+        position = next_start
     return [(start, end) for start, end in spans if text[start:end].strip()]
 
 

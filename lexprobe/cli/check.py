@@ -185,14 +185,17 @@ def _judge(documents, extracted, case_db, model: str, template: Path | None, lim
         for document, (found, verdicts) in zip(documents, extracted, strict=True)
     ]
     holdings = judge_holdings(cited, case_db, settings, config, ResponseCache())
-    judged = [h for result in holdings for h in result.items if h.judged]
+    items = [h for result in holdings for h in result.items]
+    asked = [h for h in items if h.passages]  # the ones with passages went to the judge (or its cache)
     skipped = sum(result.skipped for result in holdings)
     over = f"; {skipped} proposition(s) over --judge-max {limit} not judged" if skipped else ""
     err.print(
-        f"[dim]judge {safe_markup(model)}: {len(judged)} proposition(s) judged, "
-        f"{sum(1 for h in judged if h.cached)} from the cache{over}[/]",
+        f"[dim]judge {safe_markup(model)}: {len(asked)} of {len(items)} proposition(s) asked, "
+        f"{sum(1 for h in asked if h.cached)} answered from the cache, {sum(1 for h in items if h.judged)} given "
+        f"a verdict{over}[/]",
         highlight=False,
         emoji=False,
+        soft_wrap=True,
     )
     return [
         dataclasses.replace(document, holdings=result.items, holdings_skipped=result.skipped)
