@@ -6,8 +6,10 @@ Jinja's sandbox with `proposition`, `case`, `citation` and `passages` (each with
 answers a request asked before, so a rerun sends nothing.
 
 The reply is read leniently but never guessed: the last "VERDICT: x" line counts (x one of supported, contradicted,
-not_supported, also written "not supported" or "unsupported"), else a reply that begins with one of those words;
-anything else is `None` (the holding is `unjudged`, the reply kept).
+not_supported, also written "not supported" or "unsupported"), else a reply that begins with one of those words,
+else a reply whose first sentence names exactly one verdict ("The opinion supports the proposition.", "... does not
+support ...") with no other negation or hedge ("not", "partly", "may") in it; anything else is `None` (the holding is
+`unjudged`, the reply kept).
 """
 
 from __future__ import annotations
@@ -41,11 +43,17 @@ _WORD = r"(not[\s_-]+supported|unsupported|contradicted|contradicts|supported|su
 _VERDICT_LINE = re.compile(r"verdict\s*(?:is)?\s*[:=\-–]?\s*[*_`\"'\[(]*\s*" + _WORD + r"\b", re.I)
 _LEADING = re.compile(r"^[\s*_`#>\"'\[(]*" + _WORD + r"\b", re.I)
 _REASON = re.compile(r"reason\s*[:=\-–]\s*(.+)", re.I | re.S)
+_IN_SENTENCE = re.compile(
+    r"\b(does\s+not\s+support|doesn[’']t\s+support|not[\s_-]+supported|unsupported|contradict(?:s|ed)?|supports|"
+    r"supported)\b",
+    re.I,
+)
+_HEDGE = re.compile(r"\b(?:not|no|never|neither|nor|partly|partially|unclear|may|might)\b|n[’']t\b", re.I)
 
 
 def _verdict_of(word: str) -> str:
-    word = " ".join(word.lower().replace("_", " ").replace("-", " ").split())
-    if word in ("not supported", "unsupported"):
+    word = " ".join(word.lower().replace("_", " ").replace("-", " ").replace("’", "'").split())
+    if word in ("not supported", "unsupported", "does not support", "doesn't support"):
         return NOT_SUPPORTED
     return CONTRADICTED if word.startswith("contradict") else SUPPORTED
 
@@ -58,11 +66,22 @@ def parse_reply(text: str) -> tuple[str | None, str]:
     verdict = _verdict_of(lines[-1]) if lines else None
     if verdict is None:
         leading = _LEADING.match(text)
-        verdict = _verdict_of(leading.group(1)) if leading else None
+        verdict = _verdict_of(leading.group(1)) if leading else _first_sentence_verdict(text)
     found = _REASON.search(text)
     reason = found.group(1) if found else _VERDICT_LINE.sub(" ", text)
     reason = " ".join(reason.split())
     return verdict, reason if len(reason) <= MAX_REASON_CHARS else reason[: MAX_REASON_CHARS - 1] + "…"
+
+
+def _first_sentence_verdict(text: str) -> str | None:
+    """The verdict of a reply whose first sentence names exactly one ("The opinion supports the proposition."),
+    with no other negation or hedge in it; else None."""
+    first = re.split(r"[.!?\n]", text.strip(), maxsplit=1)[0]
+    words = _IN_SENTENCE.findall(first)
+    verdicts = {_verdict_of(word) for word in words}
+    if len(words) != 1 or len(verdicts) != 1 or _HEDGE.search(_IN_SENTENCE.sub(" ", first)):
+        return None
+    return verdicts.pop()
 
 
 def load_template(path: Path | None) -> Template:
