@@ -85,12 +85,16 @@ def script(tmp_path: Path, lines: list[dict]) -> str:
         ("Supported. The Court held it.", SUPPORTED),
         ("Verdict: supported\n...on reflection, VERDICT: contradicted", CONTRADICTED),  # the last verdict line
         ("The proposition is partly supported and partly contradicted.", None),  # no plain verdict: never guessed
-        ("The opinion of the Court in Monell supports the proposition as stated.", SUPPORTED),  # the embedded model
+        (
+            "The opinion of the Court in Monell v. Dep't of Soc. Servs. supports the proposition.",
+            SUPPORTED,
+        ),  # the embedded model
         ("The opinion does not support the proposition.", NOT_SUPPORTED),
         ("The opinion contradicts it.", CONTRADICTED),
         ("The opinion may not support it.", None),  # a hedge
         ("It is not true that the opinion supports it.", None),
         ("The majority supports it, but the dissent contradicts it.", None),
+        ("It supports nothing.\nVERDICT: banana", None),
         ("", None),
         ("banana", None),
     ],

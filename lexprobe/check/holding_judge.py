@@ -7,7 +7,7 @@ answers a request asked before, so a rerun sends nothing.
 
 The reply is read leniently but never guessed: the last "VERDICT: x" line counts (x one of supported, contradicted,
 not_supported, also written "not supported" or "unsupported"), else a reply that begins with one of those words,
-else a reply whose first sentence names exactly one verdict ("The opinion supports the proposition.", "... does not
+else a reply whose first line names exactly one verdict ("The opinion supports the proposition.", "... does not
 support ...") with no other negation or hedge ("not", "partly", "may") in it; anything else is `None` (the holding is
 `unjudged`, the reply kept).
 """
@@ -48,7 +48,7 @@ _IN_SENTENCE = re.compile(
     r"supported)\b",
     re.I,
 )
-_HEDGE = re.compile(r"\b(?:not|no|never|neither|nor|partly|partially|unclear|may|might)\b|n[’']t\b", re.I)
+_HEDGE = re.compile(r"\b(?:not|no|nothing|never|neither|nor|partly|partially|unclear|may|might)\b|n[’']t\b", re.I)
 
 
 def _verdict_of(word: str) -> str:
@@ -66,17 +66,17 @@ def parse_reply(text: str) -> tuple[str | None, str]:
     verdict = _verdict_of(lines[-1]) if lines else None
     if verdict is None:
         leading = _LEADING.match(text)
-        verdict = _verdict_of(leading.group(1)) if leading else _first_sentence_verdict(text)
+        verdict = _verdict_of(leading.group(1)) if leading else _first_line_verdict(text)
     found = _REASON.search(text)
     reason = found.group(1) if found else _VERDICT_LINE.sub(" ", text)
     reason = " ".join(reason.split())
     return verdict, reason if len(reason) <= MAX_REASON_CHARS else reason[: MAX_REASON_CHARS - 1] + "…"
 
 
-def _first_sentence_verdict(text: str) -> str | None:
-    """The verdict of a reply whose first sentence names exactly one ("The opinion supports the proposition."),
+def _first_line_verdict(text: str) -> str | None:
+    """The verdict of a reply whose first line names exactly one ("The opinion supports the proposition."),
     with no other negation or hedge in it; else None."""
-    first = re.split(r"[.!?\n]", text.strip(), maxsplit=1)[0]
+    first = text.strip().split("\n", 1)[0][:400]  # a line, not a sentence: "Monell v. Dep't of Soc. Servs." has dots
     words = _IN_SENTENCE.findall(first)
     verdicts = {_verdict_of(word) for word in words}
     if len(words) != 1 or len(verdicts) != 1 or _HEDGE.search(_IN_SENTENCE.sub(" ", first)):
