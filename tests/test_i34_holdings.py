@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from lexprobe.check.extract import extract_citations
 from lexprobe.check.holding_judge import CONTRADICTED, NOT_SUPPORTED, SUPPORTED, parse_reply
 from lexprobe.check.holding_passages import MAX_PASSAGE_CHARS, split_passages
-from lexprobe.check.holding_sentences import find_propositions
+from lexprobe.check.holding_sentences import MAX_PROPOSITION_CHARS, find_propositions
 from lexprobe.check.holdings import HOLDING_VERDICTS
 from lexprobe.cli.check import register
 from lexprobe.cli.handler import LexprobeGroup
@@ -128,6 +128,18 @@ def test_propositions_citation_sentences_and_inline_citations() -> None:
     names = [found[p.case_index].name for p in propositions][:2]
     assert names == ["Brown v. Board of Education", "Monell v. Department of Social Services"]
     assert text[propositions[0].span[0] : propositions[0].span[1]].endswith("(1954).")
+
+
+def test_a_ten_megabyte_sentence_gives_one_cut_proposition() -> None:
+    import dataclasses
+
+    tail = f"{MONELL}."
+    found = extract_citations(tail)
+    big = "municipal liability words " * 400_000  # 10.4 MB, no sentence end
+    shifted = [dataclasses.replace(c, span=(c.span[0] + len(big), c.span[1] + len(big))) for c in found]
+    propositions = find_propositions(big + tail, shifted)
+    assert len(propositions) == 1 and propositions[0].cut
+    assert len(propositions[0].text) <= MAX_PROPOSITION_CHARS + 1
 
 
 def test_passages_are_bounded_even_without_sentence_ends() -> None:

@@ -77,17 +77,19 @@ def _trimmed_end(text: str, start: int, end: int) -> int:
 
 
 def _without_citations(text: str, span: tuple[int, int], citations: Sequence[FoundCitation]) -> str:
-    """The sentence's text with its citations (and the year parentheticals they leave) taken out."""
+    """The sentence's text with its citations (and the year parentheticals they leave) taken out; of an over-long
+    sentence, only the first `MAX_PROPOSITION_CHARS` (and one more) characters of each piece between citations."""
     start, end = span
     pieces = []
     position = start
+    bound = MAX_PROPOSITION_CHARS + 1
     for citation in citations:
         first, last = max(citation.span[0], start), min(citation.span[1], end)
         if first < position or last <= first:
             continue
-        pieces.append(text[position:first])
+        pieces.append(text[position : min(first, position + bound)])
         position = last
-    pieces.append(text[position:end])
+    pieces.append(text[position : min(end, position + bound)])
     joined = _YEAR_PARENTHETICAL.sub(" ", " ".join("".join(pieces).split()))
     joined = re.sub(r"\s+([,;.:)])", r"\1", joined)
     joined = re.sub(r"(?:^|\s)[,;:]+(?=\s|$)", " ", joined)
