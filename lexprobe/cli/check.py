@@ -85,7 +85,11 @@ def check(
     complete: likely fabricated) or unverifiable (not covered), with overruled cases and pin cites outside the
     opinion noted.
 
-    Exit code 0: nothing wrong found; 1: a mismatch or not_found; 2: bad input.
+    With --judge MODEL, a model also judges whether each cited opinion supports the sentence citing it (a model's
+    judgement, labelled so).
+
+    Exit code 0: nothing wrong found; 1: a mismatch or not_found (or a quotation or, with --judge, a proposition
+    found wanting); 2: bad input.
     Example: `lexprobe check brief.pdf --html brief-check.html`
     """
     from lexprobe.check.extract import extract_citations
