@@ -279,3 +279,13 @@ def test_embedded_model_judges_end_to_end(tmp_path: Path, case_db_path: Path) ->
     holdings = json.loads(result.stdout)["holdings"]
     assert len(holdings) == 1 and holdings[0]["verdict"] in HOLDING_VERDICTS and holdings[0]["judge"] == "local"
     assert holdings[0]["passages"]
+
+
+def test_several_files_index_the_combined_citations(tmp_path: Path, case_db_path: Path) -> None:
+    judge = script(tmp_path, SCRIPT)
+    first = write(tmp_path, "first.txt", "Brown v. Board of Education, 347 U.S. 483 (1954).\n")  # no proposition
+    second = write(tmp_path, "second.txt", f"{SUPPORTED_SENTENCE} {MONELL}.\n")
+    result = run_cli(str(first), str(second), "--db", str(case_db_path), "--json", "--judge", judge)
+    payload = json.loads(result.stdout)
+    assert [h["citation"] for h in payload["holdings"]] == [1]
+    assert payload["citations"][1]["text"].startswith("Monell")
