@@ -121,7 +121,7 @@ def test_propositions_citation_sentences_and_inline_citations() -> None:
     assert [p.text for p in propositions] == [
         "Segregated schools deprive children of equal protection of the laws.",
         "Segregated schools deprive children of equal protection of the laws.",  # the "See also" sentence: Monell
-        "The Court held in, that local governments are persons under section 1983.",
+        "The Court held in Monell, that local governments are persons under section 1983.",  # the name stays
         "holding that there is no respondeat superior liability",
         "“Separate educational facilities are inherently unequal.”",
     ]

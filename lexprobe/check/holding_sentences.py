@@ -6,8 +6,10 @@ The document is cut into sentences (a sentence end inside a citation's span, or 
 - a *citation sentence*: once its citations, signals ("See", "Cf."), year and pin parentheticals and punctuation
   are taken away, fewer than `MIN_WORDS` words remain ("See Brown, 347 U.S. at 495."). Its cases are cited for
   the sentence before it, which is the proposition (its own citations taken out too);
-- else the sentence itself, without its citations, is the proposition ("The Court held in Brown, 347 U.S. 483,
-  that ..." or "... (holding that ...)"). Quoted sentences count: the quotation marks stay in the proposition.
+- else the sentence itself, without its citations, is the proposition; a citation the sentence runs on after
+  leaves its case name ("The Court held in Brown, 347 U.S. 483, that ..." gives "The Court held in Brown, that
+  ..."), and a lone "(holding that ...)" parenthetical is the proposition. Quoted sentences count: the quotation
+  marks stay in the proposition.
 
 One proposition is listed per sentence and cited case (a short form, "Id." or "supra" counts as the case it
 resolves to); a second citation of the same case in the same sentence adds nothing.
@@ -34,6 +36,8 @@ _ABBREVIATION = re.compile(
 _SIGNALS = re.compile(r"\b(?:see|also|cf|accord|compare|with|and|but|contra|e\.g|generally|id|ibid|at|supra|"
                       r"quoting|citing|internal|quotation|marks|omitted|emphasis|added)\b\.?", re.I)  # fmt: skip
 _YEAR_PARENTHETICAL = re.compile(r"\([^()]{0,40}\b\d{4}\)")
+#: After a citation, the sentence runs on (a word follows, past punctuation and parentheticals).
+_RUNS_ON = re.compile(r"(?:[\s,;:]|\([^()]{0,60}\))*[^\W\d_]{2,}")
 
 
 @dataclass(frozen=True)
@@ -88,6 +92,8 @@ def _without_citations(text: str, span: tuple[int, int], citations: Sequence[Fou
         if first < position or last <= first:
             continue
         pieces.append(text[position : min(first, position + bound)])
+        if citation.name and _RUNS_ON.match(text, last, end):  # "held in Monell, 436 U.S. at 690, that ..."
+            pieces.append(citation.name)
         position = last
     pieces.append(text[position : min(end, position + bound)])
     joined = _YEAR_PARENTHETICAL.sub(" ", " ".join("".join(pieces).split()))
