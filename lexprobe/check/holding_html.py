@@ -40,7 +40,10 @@ def _passages(holding: HoldingVerdict) -> str:
         parts.append(
             f"<blockquote>{_escape(text)}</blockquote><small>{_escape(where)}; BM25 score {passage.score:.2f}</small>"
         )
-    return "".join(parts)
+    if len(parts) <= 1:
+        return "".join(parts)
+    more = f"<details><summary>{len(parts) - 1} more passage(s)</summary>{''.join(parts[1:])}</details>"
+    return parts[0] + more  # the best one shown, the rest folded
 
 
 def holdings_table(holdings: Sequence[HoldingVerdict], skipped: int, number: int) -> str:
