@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
+from lexprobe.check.holding_html import HOLDING_COLOURS, HOLDING_MEANINGS, holdings_table
+from lexprobe.check.holdings import HoldingVerdict
 from lexprobe.check.names import display_name
 from lexprobe.check.quote_verdicts import (
     Q_ALTERED,
@@ -64,6 +66,8 @@ class CheckedDocument:
     text: str
     verdicts: Sequence[CitationVerdict]
     quotations: Sequence[QuotationVerdict] = ()
+    holdings: Sequence[HoldingVerdict] = ()  # `--judge` only
+    holdings_skipped: int = 0
 
 
 def _escape(text: str) -> str:
@@ -164,6 +168,9 @@ def render_html(documents: Sequence[CheckedDocument], title: str = "Citation che
                 "n_quotations": len(document.quotations),
                 "quote_counts": ", ".join(f"{n} {k}" for k, n in summarize_quotations(document.quotations).items()),
                 "quotation_table": Markup(_quotation_table(document, number)) if document.quotations else "",
+                "holdings_table": Markup(holdings_table(document.holdings, document.holdings_skipped, number))
+                if document.holdings or document.holdings_skipped
+                else "",
             }
         )
     return render_report(
@@ -172,6 +179,8 @@ def render_html(documents: Sequence[CheckedDocument], title: str = "Citation che
         colours=COLOURS,
         quote_colours=QUOTE_COLOURS,
         quote_meanings=QUOTE_MEANINGS,
+        holding_colours=HOLDING_COLOURS,
+        holding_meanings=HOLDING_MEANINGS if any(d.holdings for d in documents) else {},
         meanings=MEANINGS,
         verdicts=VERDICTS,
         n_citations=sum(len(d.verdicts) for d in documents),

@@ -36,6 +36,7 @@ QUOTE_STYLES = {
     "other_case": "yellow",
     "unverifiable": "dim",
 }
+HOLDING_STYLES = {"supported": "green", "contradicted": "bold red", "not_supported": "yellow", "unjudged": "dim"}
 #: Documents longer than this report their progress on stderr.
 PROGRESS_CHARS = 100_000
 
@@ -58,13 +59,37 @@ def check(
             "opinion texts it lacks to check quotations (COURTLISTENER_API_TOKEN; answers cached in LEXPROBE_CACHE).",
         ),
     ] = False,
+    judge: Annotated[
+        str | None,
+        typer.Option(
+            "--judge",
+            metavar="MODEL",
+            help="Also ask this model (a spec as for --model: local, scripted:FILE, openai/...) whether each cited "
+            "opinion supports the sentence citing it, given the opinion's most relevant passages (BM25); each "
+            'judgement cached and labelled as the model\'s (docs/check.md, "Holdings and propositions").',
+        ),
+    ] = None,
+    judge_template: Annotated[
+        Path | None,
+        typer.Option("--judge-template", metavar="FILE", help="A Jinja template replacing the judge's prompt."),
+    ] = None,
+    judge_max: Annotated[
+        int, typer.Option("--judge-max", min=1, help="With --judge: propositions judged per document at most.")
+    ] = 50,
+    judge_timeout: Annotated[
+        float, typer.Option("--judge-timeout", min=1.0, help="With --judge: seconds per judge request.")
+    ] = 120.0,
 ) -> None:
     """Check every case citation in the documents (full citations, short forms, Id., supra) against the case
     database: verified, mismatch (name, year or page disagrees), not_found (no such case where the database is
     complete: likely fabricated) or unverifiable (not covered), with overruled cases and pin cites outside the
     opinion noted.
 
-    Exit code 0: nothing wrong found; 1: a mismatch or not_found; 2: bad input.
+    With --judge MODEL, a model also judges whether each cited opinion supports the sentence citing it (a model's
+    judgement, labelled so).
+
+    Exit code 0: nothing wrong found; 1: a mismatch or not_found (or a quotation or, with --judge, a proposition
+    found wanting); 2: bad input.
     Example: `lexprobe check brief.pdf --html brief-check.html`
     """
     from lexprobe.check.extract import extract_citations
@@ -75,6 +100,12 @@ def check(
     from lexprobe.documents.errors import ExtractionError
     from lexprobe.documents.extract import extract_text
 
+    if judge is not None:
+        from lexprobe.check.holding_judge import load_template
+        from lexprobe.models.registry import check_model
+
+        check_model(judge)  # an unusable judge fails before any work
+        load_template(judge_template)  # so does a template that does not compile
     texts: list[tuple[Path, str]] = []
     for path in files:
         try:
@@ -90,6 +121,7 @@ def check(
         from lexprobe.check.online_texts import OnlineOpinionTexts
 
         online_texts = OnlineOpinionTexts()
+    extracted: list[tuple[list, list]] = []
     for path, text in texts:
         if not text.strip():
             err.print(
@@ -115,13 +147,16 @@ def check(
                 )
         quotations = check_quotations(text, found, verdicts, case_db, online_texts=online_texts) if found else []
         documents.append(CheckedDocument(display_name(path), text, verdicts, quotations))
+        extracted.append((found, verdicts))
+    if judge is not None:
+        documents = _judge(documents, extracted, case_db, judge, judge_template, judge_max, judge_timeout)
 
     if online_texts is not None:
         online_texts.close()
         _report_online_texts(online_texts)
     all_verdicts = [v for document in documents for v in document.verdicts]
     if as_json:
-        print(json.dumps(_json(documents, summarize, VERDICTS)))
+        print(json.dumps(_json(documents, summarize, VERDICTS, judge)))
     else:
         for document in documents:
             _print_table(document, summarize)
@@ -139,6 +174,45 @@ def check(
         raise typer.Exit(1)
     if any(q.verdict in QUOTE_PROBLEMS for document in documents for q in document.quotations):
         raise typer.Exit(1)
+    if judge is not None:
+        from lexprobe.check.holdings import HOLDING_PROBLEMS
+
+        if any(h.verdict in HOLDING_PROBLEMS for document in documents for h in document.holdings):
+            raise typer.Exit(1)
+
+
+def _judge(documents, extracted, case_db, model: str, template: Path | None, limit: int, timeout: float):
+    """`--judge`: the documents with their holding verdicts (one engine run for all), and a line on stderr saying
+    how many were judged, how many came from the cache, and how many propositions were over `--judge-max`."""
+    import dataclasses
+
+    from lexprobe.check.holdings import CitedDocument, JudgeSettings, judge_holdings
+    from lexprobe.cli.options import engine_config
+    from lexprobe.engine.cache import ResponseCache
+
+    settings = JudgeSettings(model, template, limit, timeout)
+    config = engine_config(None, False, max_retries=2, timeout=timeout, progress=False)
+    cited = [
+        CitedDocument(document.text, found, verdicts)
+        for document, (found, verdicts) in zip(documents, extracted, strict=True)
+    ]
+    holdings = judge_holdings(cited, case_db, settings, config, ResponseCache())
+    items = [h for result in holdings for h in result.items]
+    asked = [h for h in items if h.passages]  # the ones with passages went to the judge (or its cache)
+    skipped = sum(result.skipped for result in holdings)
+    over = f"; {skipped} proposition(s) over --judge-max {limit} not judged" if skipped else ""
+    err.print(
+        f"[dim]judge {safe_markup(model)}: {len(asked)} of {len(items)} proposition(s) asked, "
+        f"{sum(1 for h in asked if h.cached)} answered from the cache, {sum(1 for h in items if h.judged)} given "
+        f"a verdict{over}[/]",
+        highlight=False,
+        emoji=False,
+        soft_wrap=True,
+    )
+    return [
+        dataclasses.replace(document, holdings=result.items, holdings_skipped=result.skipped)
+        for document, result in zip(documents, holdings, strict=True)
+    ]
 
 
 def _report_online_texts(online_texts) -> None:
@@ -178,27 +252,38 @@ def _progress(path: Path, total: int):
     return report
 
 
-def _json(documents, summarize, verdicts_order) -> dict:
+def _json(documents, summarize, verdicts_order, judge: str | None = None) -> dict:
     """`--json`: all files' citations in one list, in file order; `summary.files` says which slice is whose. The
     quotations in one list too, each `citation` an index into the combined `citations` list (so its file is the one
-    whose slice holds that index)."""
+    whose slice holds that index). With `--judge`, a `holdings` list likewise, and its counts in the summary."""
     from lexprobe.check.quote_verdicts import summarize_quotations
 
     citations = []
     quotations = []
+    holdings = []
     files = []
     for document in documents:
         counts = summarize(document.verdicts)
         files.append({"path": document.path, "first": len(citations), "count": len(document.verdicts), **counts})
         quotations.extend(q.to_json(len(citations)) for q in document.quotations)
+        holdings.extend(h.to_json(len(citations)) for h in document.holdings)
         citations.extend(v.to_json() for v in document.verdicts)
     totals = summarize(v for document in documents for v in document.verdicts)
     quote_totals = summarize_quotations([q for document in documents for q in document.quotations])
-    return {
+    payload = {
         "citations": citations,
         "quotations": quotations,
         "summary": {**{k: totals[k] for k in verdicts_order}, "quotations": quote_totals, "files": files},
     }
+    if judge is not None:
+        from lexprobe.check.holdings import Holdings, summarize_holdings
+
+        payload["holdings"] = holdings
+        payload["summary"]["holdings"] = {
+            "judge": judge,
+            **summarize_holdings([Holdings(list(d.holdings), d.holdings_skipped) for d in documents]),
+        }
+    return payload
 
 
 def _context(text: str, span: tuple[int, int], words: int = 8) -> Text:
@@ -238,6 +323,8 @@ def _print_table(document, summarize) -> None:
     summary = ", ".join(f"{counts[k]} {k}" for k in counts)
     if document.quotations:
         _print_quotations(document)
+    if document.holdings:
+        _print_holdings(document)
     out.print(Text(safe_text(f"{document.path}: {summary}")), highlight=False)
     if document.quotations:
         from lexprobe.check.quote_verdicts import summarize_quotations
@@ -245,6 +332,12 @@ def _print_table(document, summarize) -> None:
         quoted = summarize_quotations(document.quotations)
         line = ", ".join(f"{quoted[k]} {k}" for k in quoted)
         out.print(Text(safe_text(f"{document.path}: quotations: {line}")), highlight=False)
+    if document.holdings or document.holdings_skipped:
+        from lexprobe.check.holdings import Holdings, summarize_holdings
+
+        held = summarize_holdings([Holdings(list(document.holdings), document.holdings_skipped)])
+        line = ", ".join(f"{held[k]} {k}" for k in held)
+        out.print(Text(safe_text(f"{document.path}: propositions (a model's judgement): {line}")), highlight=False)
     sys.stdout.flush()
 
 
@@ -267,5 +360,34 @@ def _print_quotations(document) -> None:
             Text(safe_text(f"“{shown}”")),
             str(quotation.citation + 1),
             Text(safe_text(quotation.reason)),
+        )
+    out.print(table)
+
+
+def _print_holdings(document) -> None:
+    """One row per proposition: number, the judge's verdict (labelled as the model's), the sentence (cut to 300
+    characters), its citation's number, the best passage's opinion and page, and the reason."""
+    from lexprobe.check.holdings import passage_label
+
+    judges = sorted({h.judge for h in document.holdings})
+    title = f"{document.path}: {len(document.holdings)} propositions, judged by the model {', '.join(judges)}"
+    table = Table(title=Text(safe_text(title)), show_lines=True, expand=True)
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("model's verdict", no_wrap=True)
+    table.add_column("proposition", ratio=3)
+    table.add_column("cit.", justify="right", no_wrap=True)
+    table.add_column("best passage", ratio=2)
+    table.add_column("reason", ratio=4)
+    for index, holding in enumerate(document.holdings, start=1):
+        shown = holding.sentence if len(holding.sentence) <= 300 else holding.sentence[:299] + "…"
+        best = holding.passages[0] if holding.passages else None
+        where = f"{passage_label(best)}{f', p. {best.page}' if best.page else ''}" if best else ""
+        table.add_row(
+            str(index),
+            Text(holding.verdict, style=HOLDING_STYLES.get(holding.verdict, "")),
+            Text(safe_text(shown)),
+            str(holding.citation + 1),
+            Text(safe_text(where)),
+            Text(safe_text(holding.reason)),
         )
     out.print(table)
