@@ -51,10 +51,10 @@ import marshall_fiction
 from scripted_builder import ScriptedBuilder
 
 from lexprobe.caselaw.paths import data_root
-from lexprobe.investigation.environment import load_environment
+from lexprobe.investigation.environment.format import load_environment
+from lexprobe.investigation.environment.validate import errors_in, validate_environment
 from lexprobe.investigation.pipeline import BuildSettings, run_build
 from lexprobe.investigation.pipeline.context import STAGES_DIR
-from lexprobe.investigation.validate import errors_in, validate_environment
 
 RECORD = "sj_records/marshall_v_northrop"
 PAPER_MINIMUM = 550  # documents the issue asks for at +chaff100
@@ -89,7 +89,7 @@ def assemble_record(folder: Path, filings: str = "all") -> Path:
 def all_levels() -> list[str]:
     """Return every ablation level, in ladder order."""
     try:
-        from lexprobe.investigation.ladder import LEVELS
+        from lexprobe.investigation.environment.ladder import LEVELS
 
         return list(LEVELS)
     except ImportError:  # before the one-ladder module existed

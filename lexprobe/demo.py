@@ -92,9 +92,9 @@ async def run_demo_investigation(
     """Build the fictional sample environment in `folder/sample-environment`, run one two-turn episode of `model`
     on it (tool budget 8) into `folder/investigation`, and return the scoring summary (None when no episode
     completed) and the episodes."""
-    from lexprobe.investigation.environment import load_environment
-    from lexprobe.investigation.harness import HarnessSettings
-    from lexprobe.investigation.run import run_investigations
+    from lexprobe.investigation.agent.harness import HarnessSettings
+    from lexprobe.investigation.agent.run import run_investigations
+    from lexprobe.investigation.environment.format import load_environment
     from lexprobe.investigation.sample import build_sample_environment
     from lexprobe.investigation.scoring import complete_episodes, summarize
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from lexprobe.hallucination.items import ItemPlan
-    from lexprobe.investigation.episode import Episode
+    from lexprobe.investigation.agent.episode import Episode
 
 #: The level names of the sample note (the demo asks the Supreme Court only; other levels are named as stored).
 _LEVELS = {"scotus": "Supreme Court", "coa": "Courts of Appeals", "district": "district court"}

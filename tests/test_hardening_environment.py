@@ -20,10 +20,10 @@ from tool_requirements import require_read_only_mounts, run_with_read_only
 
 from lexprobe.documents.corpus import MANIFEST, extract_corpus
 from lexprobe.errors import BadInputError
-from lexprobe.investigation.corpus_view import CorpusView
+from lexprobe.investigation.agent.corpus_view import CorpusView
+from lexprobe.investigation.agent.tools import Toolbox
+from lexprobe.investigation.environment.validate import validate_environment
 from lexprobe.investigation.sample import build_sample_environment
-from lexprobe.investigation.tools import Toolbox
-from lexprobe.investigation.validate import validate_environment
 
 SECRET = "HOST-SECRET-5f0c1e"
 LEXPROBE = str(Path(sys.executable).with_name("lexprobe"))

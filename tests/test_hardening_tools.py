@@ -20,10 +20,10 @@ from pathlib import Path
 import pytest
 from tool_requirements import needs_bwrap
 
-from lexprobe.investigation.corpus_view import CorpusView
-from lexprobe.investigation.environment import CaseInfo, Document, Environment, Role, save_environment
-from lexprobe.investigation.sandbox import MAX_MEMORY_BYTES, SANDBOX_UID, refusal, sandbox_user
-from lexprobe.investigation.tools import VIEW_PREFIX, Toolbox, make_private_view
+from lexprobe.investigation.agent.corpus_view import CorpusView
+from lexprobe.investigation.agent.tools import VIEW_PREFIX, Toolbox, make_private_view
+from lexprobe.investigation.environment.format import CaseInfo, Document, Environment, Role, save_environment
+from lexprobe.investigation.shell.sandbox import MAX_MEMORY_BYTES, SANDBOX_UID, refusal, sandbox_user
 
 EVIL_LINE = "a" * 40 + "!"  # `(\w+\s?)*$` and `(a+)+b` backtrack exponentially on this in Python's re
 TEXTS = {
@@ -54,8 +54,8 @@ def env_dir(tmp_path: Path) -> Path:
 
 CHILD = """
 import json, sys, time
-from lexprobe.investigation.corpus_view import CorpusView
-from lexprobe.investigation.tools import Toolbox
+from lexprobe.investigation.agent.corpus_view import CorpusView
+from lexprobe.investigation.agent.tools import Toolbox
 box = Toolbox(CorpusView.open(sys.argv[1]), shell=False)
 for name, arguments in json.loads(sys.argv[2]):
     start = time.monotonic()
@@ -260,8 +260,8 @@ def test_shell_view_is_closed_to_other_users(env_dir: Path) -> None:
 
 KILLED_CHILD = """
 import sys, time
-from lexprobe.investigation.corpus_view import CorpusView
-from lexprobe.investigation.tools import make_private_view
+from lexprobe.investigation.agent.corpus_view import CorpusView
+from lexprobe.investigation.agent.tools import make_private_view
 print(make_private_view(CorpusView.open(sys.argv[1])), flush=True)
 time.sleep(60)
 """

@@ -1,6 +1,6 @@
-"""Issue 14, the ablation ladder: one definition of the five cumulative levels (lexprobe.investigation.ladder), used
-by the pipeline and the sample; one build assembling every level into its own folder (hard links of
-OUT/documents/); the validator's level-awareness."""
+"""Issue 14, the ablation ladder: one definition of the five cumulative levels
+(lexprobe.investigation.environment.ladder), used by the pipeline and the sample; one build assembling every level
+into its own folder (hard links of OUT/documents/); the validator's level-awareness."""
 
 from __future__ import annotations
 
@@ -17,14 +17,14 @@ from test_investigation_pipeline import SMALL, FakeLLM, canned_answers, cli, qui
 from typer.testing import CliRunner
 
 from lexprobe.documents.corpus import extract_corpus
-from lexprobe.investigation.environment import (
+from lexprobe.investigation.environment.format import (
     CORPUS_DIR,
     ENVIRONMENT_FILE,
     Document,
     Role,
     load_environment,
 )
-from lexprobe.investigation.ladder import (
+from lexprobe.investigation.environment.ladder import (
     LEVELS,
     chaff_half,
     level_slug,
@@ -33,11 +33,11 @@ from lexprobe.investigation.ladder import (
     roles_at,
     select,
 )
+from lexprobe.investigation.environment.validate import errors_in, validate_environment
 from lexprobe.investigation.pipeline import run_build
 from lexprobe.investigation.pipeline.context import RENDERED_DIR
 from lexprobe.investigation.sample import build_sample_environment, load_sample_case, select_documents
 from lexprobe.investigation.scoring import ablation_sort_key
-from lexprobe.investigation.validate import errors_in, validate_environment
 
 SLUGS = ["merits", "pro_alternative", "noise", "chaff50", "chaff100"]
 EXHIBITS = ("exhibit_1_storage_agreement.txt", "exhibit_2_room4_log.txt", "exhibit_3_ortega_email.txt")

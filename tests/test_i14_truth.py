@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from test_investigation_pipeline import SMALL, FakeLLM, canned_answers, write_record
 
-from lexprobe.investigation.environment import (
+from lexprobe.investigation.environment.format import (
     SCHEMA_VERSION,
     CaseInfo,
     Environment,
@@ -28,7 +28,8 @@ from lexprobe.investigation.environment import (
     load_environment,
     save_environment,
 )
-from lexprobe.investigation.hf_dataset import import_hf_case
+from lexprobe.investigation.environment.hf_dataset import import_hf_case
+from lexprobe.investigation.environment.validate import Problem, errors_in, validate_environment
 from lexprobe.investigation.pipeline import StageContext, StageError, run_build
 from lexprobe.investigation.pipeline.facts import FactTable, GroundFact
 from lexprobe.investigation.pipeline.opinion import Argument, Branch, OpinionResult, QuestionStub, SourceRef
@@ -38,7 +39,6 @@ from lexprobe.investigation.pipeline.truth import (
     questions_from_stubs,
     sketch_only,
 )
-from lexprobe.investigation.validate import Problem, errors_in, validate_environment
 
 # --- a small hand-written environment, as a version-1 file ----------------------------------------------------
 

@@ -17,7 +17,10 @@ from typer.testing import CliRunner
 from lexprobe.cli.handler import LexprobeGroup
 from lexprobe.cli.investigation_score import register
 from lexprobe.engine import EngineConfig, ResponseCache
-from lexprobe.investigation.environment import (
+from lexprobe.investigation.agent.episode import Episode, HypothesisVerdict, ToolCallRecord
+from lexprobe.investigation.agent.harness import HarnessSettings
+from lexprobe.investigation.agent.run import run_investigations
+from lexprobe.investigation.environment.format import (
     ENVIRONMENT_FILE,
     CaseInfo,
     Document,
@@ -25,10 +28,7 @@ from lexprobe.investigation.environment import (
     load_environment,
     save_environment,
 )
-from lexprobe.investigation.episode import Episode, HypothesisVerdict, ToolCallRecord
-from lexprobe.investigation.harness import HarnessSettings
 from lexprobe.investigation.pipeline import run_build
-from lexprobe.investigation.run import run_investigations
 from lexprobe.investigation.sample import build_sample_environment
 from lexprobe.investigation.scoring.analyses import (
     POOLED,

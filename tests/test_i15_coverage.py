@@ -14,15 +14,15 @@ from tool_requirements import needs_bwrap
 from typer.testing import CliRunner
 
 from lexprobe.engine import EngineConfig, ResponseCache
-from lexprobe.investigation.corpus_view import CorpusView
-from lexprobe.investigation.environment import load_environment
-from lexprobe.investigation.episode import Episode, ToolCallRecord, load_episodes
-from lexprobe.investigation.harness import HarnessSettings
-from lexprobe.investigation.run import run_investigations
+from lexprobe.investigation.agent.corpus_view import CorpusView
+from lexprobe.investigation.agent.episode import Episode, ToolCallRecord, load_episodes
+from lexprobe.investigation.agent.harness import HarnessSettings
+from lexprobe.investigation.agent.run import run_investigations
+from lexprobe.investigation.agent.tools import MAX_OUTPUT_CHARS, Toolbox
+from lexprobe.investigation.environment.format import load_environment
 from lexprobe.investigation.sample import build_sample_environment
 from lexprobe.investigation.scoring import DEFINITIONS, coverage, opened_documents, seen_documents, summarize
-from lexprobe.investigation.shell_reads import shell_documents, split_command
-from lexprobe.investigation.tools import MAX_OUTPUT_CHARS, Toolbox
+from lexprobe.investigation.shell.shell_reads import shell_documents, split_command
 
 MARKER = "I15-SUMMARY"  # the summary text: the verdict turn (which quotes it) is answered by `when`
 VERDICTS = {"when": MARKER, "text": '[{"label": "H1", "verdict": "C"}, {"label": "H2", "verdict": "C"}, '

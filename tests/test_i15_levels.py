@@ -14,10 +14,10 @@ from typer.testing import CliRunner
 
 from lexprobe.cli.handler import LexprobeGroup
 from lexprobe.engine import EngineConfig, RunStore
-from lexprobe.investigation.corpus_view import CorpusView
-from lexprobe.investigation.episode import Episode, HypothesisVerdict, load_episodes
-from lexprobe.investigation.harness import EpisodeRunner, HarnessSettings, episode_id
-from lexprobe.investigation.run import (
+from lexprobe.investigation.agent.corpus_view import CorpusView
+from lexprobe.investigation.agent.episode import Episode, HypothesisVerdict, load_episodes
+from lexprobe.investigation.agent.harness import EpisodeRunner, HarnessSettings, episode_id
+from lexprobe.investigation.agent.run import (
     RUN_KIND,
     open_run,
     open_run_store,
@@ -25,9 +25,9 @@ from lexprobe.investigation.run import (
     run_gated,
     run_investigations,
 )
+from lexprobe.investigation.environment.corpus_digest import corpus_hash
 from lexprobe.investigation.sample import build_sample_environment
 from lexprobe.investigation.scoring import score_episode
-from lexprobe.investigation.scoring.inputs import corpus_hash
 from lexprobe.investigation.scoring.levels import level_differences, level_transitions, verdict_transitions
 
 CASE = "fictional-harlow-v-brightline"
@@ -281,7 +281,7 @@ def test_factual_qa_of_every_level_shares_one_run_directory(levels_root: Path, t
     """QA ids carry the level too (`<case>|<level>|<question>|<model>`), and each QA episode records its corpus hash,
     so the questions of two levels of a case are answered side by side in one run directory."""
     from lexprobe.engine import ResponseCache
-    from lexprobe.investigation.qa import load_qa_records, run_qa
+    from lexprobe.investigation.qa.runner import load_qa_records, run_qa
 
     agent = tmp_path / "agent.jsonl"
     agent.write_text(json.dumps({"text": "From the documents.\nANSWER: 229 of 600 units failed."}) + "\n")

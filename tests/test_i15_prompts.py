@@ -17,13 +17,13 @@ from typer.testing import CliRunner
 from lexprobe.cli.investigation import investigation_app
 from lexprobe.engine import EngineConfig, ResponseCache, RunStore
 from lexprobe.engine.store import RunConflictError
-from lexprobe.investigation.environment import load_environment
-from lexprobe.investigation.harness import HarnessSettings
-from lexprobe.investigation.prompts import PROMPT_VARIABLES, case_type, load_prompts
-from lexprobe.investigation.qa import run_qa
-from lexprobe.investigation.run import run_investigations
+from lexprobe.investigation.agent.harness import HarnessSettings
+from lexprobe.investigation.agent.prompts import PROMPT_VARIABLES, case_type, load_prompts
+from lexprobe.investigation.agent.run import run_investigations
+from lexprobe.investigation.agent.verdicts import parse_verdicts
+from lexprobe.investigation.environment.format import load_environment
+from lexprobe.investigation.qa.runner import run_qa
 from lexprobe.investigation.sample import build_sample_environment
-from lexprobe.investigation.verdicts import parse_verdicts
 
 VERDICT_KEY = "give your view on each hypothesis"
 SUMMARY = "Summary: the second lot used an unapproved capacitor (DOC-0001.pdf)."

@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 
 from lexprobe.cli.investigation import investigation_app
 from lexprobe.engine import EngineConfig
-from lexprobe.investigation.harness import HarnessSettings
-from lexprobe.investigation.qa import run_qa
+from lexprobe.investigation.agent.harness import HarnessSettings
+from lexprobe.investigation.qa.runner import run_qa
 from lexprobe.investigation.sample import build_sample_environment
 from lexprobe.investigation.scoring.qa import cluster_ratio_ci, same_model
 

@@ -27,9 +27,9 @@ from typer.testing import CliRunner
 from lexprobe.engine import Engine, EngineConfig, RunStore
 from lexprobe.hallucination.items import Item
 from lexprobe.hallucination.judge import judge_request
-from lexprobe.investigation.corpus_view import CorpusView
-from lexprobe.investigation.episode import Episode, load_episodes
-from lexprobe.investigation.harness import EpisodeRunner, HarnessSettings
+from lexprobe.investigation.agent.corpus_view import CorpusView
+from lexprobe.investigation.agent.episode import Episode, load_episodes
+from lexprobe.investigation.agent.harness import EpisodeRunner, HarnessSettings
 from lexprobe.investigation.sample import build_sample_environment
 from lexprobe.models.anthropic_messages import AnthropicModel, anthropic_default_max_tokens
 from lexprobe.models.openai_chat import OpenAIModel, is_reasoning_model

@@ -20,10 +20,10 @@ from lexprobe.cli.handler import LexprobeGroup
 from lexprobe.cli.investigation_score import register
 from lexprobe.engine import EngineConfig, ResponseCache
 from lexprobe.hallucination.html_report import investigation_rows
-from lexprobe.investigation.environment import load_environment
-from lexprobe.investigation.episode import Episode, HypothesisVerdict, load_episodes
-from lexprobe.investigation.harness import HarnessSettings
-from lexprobe.investigation.run import run_investigations
+from lexprobe.investigation.agent.episode import Episode, HypothesisVerdict, load_episodes
+from lexprobe.investigation.agent.harness import HarnessSettings
+from lexprobe.investigation.agent.run import run_investigations
+from lexprobe.investigation.environment.format import load_environment
 from lexprobe.investigation.sample import build_sample_environment
 from lexprobe.investigation.scoring import (
     BaselineSummary,

@@ -22,19 +22,19 @@ from typer.testing import CliRunner
 from lexprobe.cli.handler import LexprobeGroup
 from lexprobe.cli.investigation_score import register as register_score
 from lexprobe.engine import EngineConfig, ResponseCache
-from lexprobe.investigation.corpus_view import CorpusView
-from lexprobe.investigation.environment import Environment, HypothesisKind, load_environment, save_environment
-from lexprobe.investigation.episode import Episode, HypothesisVerdict, ToolCallRecord, load_episodes
-from lexprobe.investigation.harness import HarnessSettings, episode_id, shuffled
-from lexprobe.investigation.investigation_report import write_investigation_report
-from lexprobe.investigation.prompts import load_prompts, package_prompts
-from lexprobe.investigation.run import run_investigations
+from lexprobe.investigation.agent.corpus_view import CorpusView
+from lexprobe.investigation.agent.episode import Episode, HypothesisVerdict, ToolCallRecord, load_episodes
+from lexprobe.investigation.agent.harness import HarnessSettings, episode_id, shuffled
+from lexprobe.investigation.agent.prompts import load_prompts, package_prompts
+from lexprobe.investigation.agent.run import run_investigations
+from lexprobe.investigation.agent.tools import Toolbox
+from lexprobe.investigation.agent.verdicts import parse_verdicts
+from lexprobe.investigation.environment.format import Environment, HypothesisKind, load_environment, save_environment
+from lexprobe.investigation.environment.validate import validate_environment
+from lexprobe.investigation.report.html import write_investigation_report
 from lexprobe.investigation.sample import build_sample_environment
-from lexprobe.investigation.sandbox import refusal
 from lexprobe.investigation.scoring import coverage, score_verdicts, summarize
-from lexprobe.investigation.tools import Toolbox
-from lexprobe.investigation.validate import validate_environment
-from lexprobe.investigation.verdicts import parse_verdicts
+from lexprobe.investigation.shell.sandbox import refusal
 
 LEXPROBE = str(Path(sys.executable).with_name("lexprobe"))
 B, R, C, N = "believe", "reject", "dont_know", None
@@ -143,7 +143,7 @@ COPY_TABLE = [
 
 @pytest.mark.parametrize(("reply", "expected"), COPY_TABLE)
 def test_copies_example_table(reply: str, expected: bool) -> None:
-    from lexprobe.investigation.verdict_example import copies_example  # new in issue 29
+    from lexprobe.investigation.agent.verdict_example import copies_example  # new in issue 29
 
     prompt = f"Here is the summary: <summary>{MARKER}</summary> ... For example:\n{OLD_EXAMPLE}\n"
     assert copies_example(reply, prompt, MARKER, LABELS) is expected
@@ -151,7 +151,7 @@ def test_copies_example_table(reply: str, expected: bool) -> None:
 
 def test_a_summary_json_is_not_an_example() -> None:
     """JSON in the model's own summary, repeated in its reply, is not the prompt's example."""
-    from lexprobe.investigation.verdict_example import copies_example
+    from lexprobe.investigation.agent.verdict_example import copies_example
 
     summary = '[{"label": "H1", "verdict": "B", "reason": "draft"}]'
     prompt = f"<summary>\n{summary}\n</summary> answer with the shape [<label>, <verdict>]"

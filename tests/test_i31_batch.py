@@ -364,8 +364,8 @@ def test_investigation_qa_batches_the_judge_and_never_the_agent(
 ) -> None:
     import json
 
-    from lexprobe.investigation.harness import HarnessSettings
-    from lexprobe.investigation.qa import run_qa
+    from lexprobe.investigation.agent.harness import HarnessSettings
+    from lexprobe.investigation.qa.runner import run_qa
     from lexprobe.investigation.sample import build_sample_environment
 
     server = provider_env

@@ -18,9 +18,9 @@ from typer.testing import CliRunner
 
 from lexprobe.cli.handler import LexprobeGroup
 from lexprobe.engine import EngineConfig
-from lexprobe.investigation.harness import HarnessSettings
+from lexprobe.investigation.agent.harness import HarnessSettings
+from lexprobe.investigation.agent.run import run_investigations
 from lexprobe.investigation.reference import load_reference
-from lexprobe.investigation.run import run_investigations
 from lexprobe.investigation.sample import build_sample_environment
 
 VERDICT_KEY = "give your view on each hypothesis"

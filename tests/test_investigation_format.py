@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from lexprobe.cli.investigation import investigation_app
-from lexprobe.investigation.environment import (
+from lexprobe.investigation.environment.format import (
     CaseInfo,
     Document,
     Entity,
@@ -29,8 +29,9 @@ from lexprobe.investigation.environment import (
     load_environment,
     save_environment,
 )
-from lexprobe.investigation.hf_dataset import HFDatasetError, import_hf_case, import_hf_cases, load_hf_cases
-from lexprobe.investigation.review import (
+from lexprobe.investigation.environment.hf_dataset import HFDatasetError, import_hf_case, import_hf_cases, load_hf_cases
+from lexprobe.investigation.environment.validate import Problem, errors_in, validate_environment
+from lexprobe.investigation.review.sheets import (
     COLUMNS,
     DOCUMENTS,
     REVIEWER_LABEL,
@@ -39,7 +40,6 @@ from lexprobe.investigation.review import (
     sample_documents,
     write_review_sheet,
 )
-from lexprobe.investigation.validate import Problem, errors_in, validate_environment
 
 ADOPTED, REJECTED, ALT1, ALT2 = HypothesisKind.court_adopted, HypothesisKind.court_rejected, "h1", "h2"
 FORMULA_CLAIM = '=HYPERLINK("http://example.com") Acme delivered defective widgets.'  # must stay text in xlsx

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from lexprobe.engine import EngineConfig, ResponseCache, RunStore
-from lexprobe.investigation.episode import load_episodes
-from lexprobe.investigation.harness import HarnessSettings, parse_text_calls, shuffled
-from lexprobe.investigation.run import run_investigations
+from lexprobe.investigation.agent.episode import load_episodes
+from lexprobe.investigation.agent.harness import HarnessSettings, parse_text_calls, shuffled
+from lexprobe.investigation.agent.run import run_investigations
 from lexprobe.investigation.sample import build_sample_environment
 
 VERDICT_KEY = "give your view on each hypothesis"
@@ -80,7 +80,7 @@ def test_scripted_trajectory_enforces_the_tool_budget_exactly(sample_env: Path, 
 
 
 def shuffled_hypotheses(env: Path, episode_id: str) -> list:
-    from lexprobe.investigation.environment import load_environment
+    from lexprobe.investigation.environment.format import load_environment
 
     environment, _ = load_environment(env)
     return shuffled(environment.hypotheses, 0, episode_id)

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from lexprobe.engine import EngineConfig, ResponseCache
-from lexprobe.investigation.environment import load_environment
-from lexprobe.investigation.harness import HarnessSettings
-from lexprobe.investigation.qa import extract_answer, load_qa_records, parse_grades, run_qa
+from lexprobe.investigation.agent.harness import HarnessSettings
+from lexprobe.investigation.environment.format import load_environment
+from lexprobe.investigation.qa.runner import extract_answer, load_qa_records, parse_grades, run_qa
 from lexprobe.investigation.sample import build_sample_environment
 
 

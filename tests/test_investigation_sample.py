@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from lexprobe.documents.extract import extract_text
-from lexprobe.investigation.environment import (
+from lexprobe.investigation.environment.format import (
     CORPUS_DIR,
     ENVIRONMENT_FILE,
     QUESTIONS_FILE,
@@ -20,13 +20,13 @@ from lexprobe.investigation.environment import (
     Role,
     load_environment,
 )
-from lexprobe.investigation.ladder import LEVELS as ABLATION_LEVELS
+from lexprobe.investigation.environment.ladder import LEVELS as ABLATION_LEVELS
+from lexprobe.investigation.environment.validate import errors_in, validate_environment
 from lexprobe.investigation.sample import (
     build_sample_environment,
     load_sample_case,
     select_documents,
 )
-from lexprobe.investigation.validate import errors_in, validate_environment
 
 ALL_ROLES = set(Role)
 EXPECTED_COUNTS = {"merits": 14, "+pro_alternative": 18, "+noise": 30, "+chaff50": 34, "+chaff100": 38}

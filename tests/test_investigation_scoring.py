@@ -17,9 +17,10 @@ from typer.testing import CliRunner
 
 from lexprobe.cli.handler import LexprobeGroup
 from lexprobe.cli.investigation_score import register
-from lexprobe.investigation.environment import CaseInfo, Document, Environment, save_environment
-from lexprobe.investigation.episode import Episode, HypothesisVerdict, ToolCallRecord
-from lexprobe.investigation.investigation_report import write_investigation_report
+from lexprobe.investigation.agent.episode import Episode, HypothesisVerdict, ToolCallRecord
+from lexprobe.investigation.agent.verdicts import parse_verdicts, read_verdict
+from lexprobe.investigation.environment.format import CaseInfo, Document, Environment, save_environment
+from lexprobe.investigation.report.html import write_investigation_report
 from lexprobe.investigation.scoring import (
     CoveragePoint,
     RoleRecall,
@@ -45,7 +46,6 @@ from lexprobe.investigation.scoring import (
     uniform_random_baseline,
     usage,
 )
-from lexprobe.investigation.verdicts import parse_verdicts, read_verdict
 
 LABELS = ["H1", "H2", "H3", "H4"]
 KINDS = ("court_adopted", "court_rejected", "alternative", "alternative")

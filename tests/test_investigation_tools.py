@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from tool_requirements import needs_bwrap
 
-from lexprobe.investigation.corpus_view import CorpusView
-from lexprobe.investigation.environment import (
+from lexprobe.investigation.agent.corpus_view import CorpusView
+from lexprobe.investigation.agent.tools import MAX_GREP_HITS, MAX_OUTPUT_CHARS, Toolbox, tool_specs
+from lexprobe.investigation.environment.format import (
     CaseInfo,
     Document,
     Environment,
@@ -20,8 +21,7 @@ from lexprobe.investigation.environment import (
     Role,
     save_environment,
 )
-from lexprobe.investigation.sandbox import refusal
-from lexprobe.investigation.tools import MAX_GREP_HITS, MAX_OUTPUT_CHARS, Toolbox, tool_specs
+from lexprobe.investigation.shell.sandbox import refusal
 
 TEXTS = {
     "emails/0001.txt": "From: Dana Reyes\nTo: Sam Ortiz\nSubject: shipment\n\nThe pallets left Reno on March 3.\n",

@@ -50,7 +50,7 @@ def _chromium() -> bool:
 
 
 def _bwrap() -> bool:
-    from lexprobe.investigation.sandbox import sandbox_available
+    from lexprobe.investigation.shell.sandbox import sandbox_available
 
     return sandbox_available()
 

@@ -16,14 +16,14 @@ from lexprobe.cli.handler import LexprobeGroup
 from lexprobe.cli.options import JsonOpt, json_flag
 from lexprobe.cli.output import err, out, wide
 from lexprobe.errors import BadInputError, LexprobeError
-from lexprobe.investigation.hf_names import DATASET_NAME
-from lexprobe.investigation.ladder import DEFAULT_LEVEL, LADDER_HELP
+from lexprobe.investigation.environment.hf_names import DATASET_NAME
+from lexprobe.investigation.environment.ladder import DEFAULT_LEVEL, LADDER_HELP
 
 if TYPE_CHECKING:  # the library is imported inside the commands: `--help` needs none of it
     from rich.table import Table
 
-    from lexprobe.investigation.review import ReviewReport
-    from lexprobe.investigation.validate import Problem
+    from lexprobe.investigation.environment.validate import Problem
+    from lexprobe.investigation.review.sheets import ReviewReport
 
 investigation_app = typer.Typer(
     cls=LexprobeGroup,
@@ -50,7 +50,7 @@ def _problem_table(problems: list[Problem], title: str) -> Table:
 
 
 def _summary(env: Path, problems: list[Problem]) -> str:
-    from lexprobe.investigation.validate import errors_in
+    from lexprobe.investigation.environment.validate import errors_in
 
     errors = len(errors_in(problems))
     warnings = len(problems) - errors
@@ -81,7 +81,7 @@ def validate(
 
     Example: lexprobe investigation validate envs/marshall-v-northrop --no-extract
     """
-    from lexprobe.investigation.validate import errors_in, validate_environment
+    from lexprobe.investigation.environment.validate import errors_in, validate_environment
 
     if not env.is_dir():
         raise BadInputError(f"{env} is not a directory")
@@ -120,8 +120,8 @@ def import_hf(
 
     Example: lexprobe investigation import-hf ~/data/investigation-worlds --case cacd-2-16-cv-06794 --out envs
     """
-    from lexprobe.investigation.hf_dataset import HFDatasetError, import_hf_cases, load_hf_cases
-    from lexprobe.investigation.validate import EnvironmentInvalid
+    from lexprobe.investigation.environment.hf_dataset import HFDatasetError, import_hf_cases, load_hf_cases
+    from lexprobe.investigation.environment.validate import EnvironmentInvalid
 
     if bool(case) == all_cases:
         try:
@@ -164,7 +164,7 @@ def review_sheet(
 
     Example: lexprobe investigation review-sheet envs/marshall-v-northrop --out review/marshall.xlsx --per-role 3
     """
-    from lexprobe.investigation.review import ALTERNATIVES, DOCUMENTS, HYPOTHESES, write_review_sheet
+    from lexprobe.investigation.review.sheets import ALTERNATIVES, DOCUMENTS, HYPOTHESES, write_review_sheet
 
     if out_file.suffix.lower() != ".xlsx":
         raise BadInputError(f"{out_file}: the review sheet is an .xlsx workbook")
@@ -229,7 +229,7 @@ def review_import(
 
     Example: lexprobe investigation review-import envs/marshall-v-northrop review/alice.xlsx review/bob.xlsx
     """
-    from lexprobe.investigation.review import ReviewSheetError, read_review_sheets
+    from lexprobe.investigation.review.sheets import ReviewSheetError, read_review_sheets
 
     try:
         report = read_review_sheets(env, sheets)

@@ -18,7 +18,7 @@ import typer
 from lexprobe.cli.options import ENGINE_DEFAULTS, EngineOptions, engine_options, json_flag
 from lexprobe.cli.output import err, out
 from lexprobe.errors import BadInputError, LexprobeError
-from lexprobe.investigation.ladder import LADDER_HELP, canonical_level, parse_levels
+from lexprobe.investigation.environment.ladder import LADDER_HELP, canonical_level, parse_levels
 from lexprobe.investigation.pipeline.registry import STAGE_ORDER
 from lexprobe.models.registry import check_model
 from lexprobe.terminal import safe_text

@@ -28,8 +28,8 @@ from lexprobe.models.registry import check_model
 from lexprobe.terminal import safe_json, safe_text
 
 if TYPE_CHECKING:  # the library is imported inside the commands: `--help` needs none of it
-    from lexprobe.investigation.episode import Episode, ToolCallRecord
-    from lexprobe.investigation.harness import HarnessSettings
+    from lexprobe.investigation.agent.episode import Episode, ToolCallRecord
+    from lexprobe.investigation.agent.harness import HarnessSettings
 
 TELL_BUDGET_HELP = "Say the tool and turn budgets in the prompt (the paper's prompts do not)."
 PROMPTS_HELP = ("A folder of your own prompt templates (investigate.j2, verdict.j2, qa.j2, budget_spent.j2, "
@@ -63,8 +63,8 @@ class AgentOptions:
     def settings(self, model: str, **budgets: Any) -> HarnessSettings:
         """Return the harness settings for `model` with `budgets` (tool and turn budgets, epochs, ...); a bad prompt
         template is a `LexprobeError` naming it, before any request."""
-        from lexprobe.investigation.harness import HarnessSettings
-        from lexprobe.investigation.prompts import load_prompts
+        from lexprobe.investigation.agent.harness import HarnessSettings
+        from lexprobe.investigation.agent.prompts import load_prompts
 
         return HarnessSettings(model=model, shell=not self.no_shell, max_tokens=self.max_tokens,
                                temperature=self.temperature, tell_budget=self.tell_budget,
@@ -127,7 +127,7 @@ def run(
     """
     from lexprobe.engine.interrupt import stop_on_sigint
     from lexprobe.engine.summary import permanent_failures_error
-    from lexprobe.investigation.run import run_investigations
+    from lexprobe.investigation.agent.run import run_investigations
 
     if protocol not in ("native", "text"):
         raise BadInputError(f"unknown protocol {protocol!r}; valid: native, text")
@@ -176,7 +176,7 @@ def show(
 
     Example: `lexprobe investigation show runs/inv-smol` lists the episodes; add an episode id for its transcript.
     """
-    from lexprobe.investigation.episode import load_episodes
+    from lexprobe.investigation.agent.episode import load_episodes
 
     if not run_dir.is_dir():
         raise BadInputError(f"{run_dir} is not a directory")
@@ -276,7 +276,7 @@ def qa(
 
     from lexprobe.engine.interrupt import stop_on_sigint
     from lexprobe.engine.summary import permanent_failures_error
-    from lexprobe.investigation.qa import run_qa
+    from lexprobe.investigation.qa.runner import run_qa
 
     judge_model = judge or model
     check_model(model)

@@ -158,7 +158,7 @@ def score(
 
         block = paper_comparison(summary, episodes)
     if html is not None:
-        from lexprobe.investigation.investigation_report import write_investigation_report
+        from lexprobe.investigation.report.html import write_investigation_report
 
         try:
             write_investigation_report(

@@ -16,9 +16,26 @@ from typing import Any
 from pydantic import ValidationError
 
 from lexprobe.engine.lock import RunDirLock
+from lexprobe.engine.run_claim import (  # re-exported: what `from lexprobe.engine.store import ...` names
+    LEGACY_KIND_KEYS,
+    RunClaim,
+    RunConflictError,
+    settings_changes,
+)
 from lexprobe.engine.sqlite_util import DamagedRowError, connect, connect_read_only, transaction, translate_errors
-from lexprobe.errors import LexprobeError, StoreError
+from lexprobe.errors import StoreError
 from lexprobe.models.types import Request, Response
+
+__all__ = [
+    "EVENTS",
+    "LEGACY_KIND_KEYS",
+    "META_SHAPES",
+    "RUN_DB_NAME",
+    "RunConflictError",
+    "RunStore",
+    "TelemetryRow",
+    "settings_changes",
+]
 
 RUN_DB_NAME = "run.sqlite"
 
@@ -88,14 +105,6 @@ def _response_row(request_id: str, response: Response, completed_at: float) -> t
     )
 
 
-class RunConflictError(LexprobeError, ValueError):
-    """A request id is already in the run with different content (two different jobs share a run directory)."""
-
-
-#: Meta keys by which stores written before run kinds were recorded tell their kind.
-LEGACY_KIND_KEYS = {"settings": "hallucination", "investigation_settings": "investigation", "qa_settings": "qa"}
-
-
 def _list_of(kind: type) -> Any:
     return lambda value: isinstance(value, list) and all(isinstance(item, kind) for item in value)
 
@@ -130,20 +139,6 @@ def _reason(exc: Exception) -> str:
     return text if len(text) <= 120 else text[:117] + "..."
 
 
-def _show(value: Any) -> str:
-    return "-" if value is None else json.dumps(value, sort_keys=True)
-
-
-def settings_changes(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
-    """Return "key: old -> new" for every setting that differs (a setting missing on one side shows as -)."""
-    keys = list(old) + [key for key in new if key not in old]
-    return [f"{key}: {_show(old.get(key))} -> {_show(new.get(key))}" for key in keys if old.get(key) != new.get(key)]
-
-
-def _article(kind: str) -> str:
-    return "an" if kind[:1] in "aeiou" else "a"
-
-
 @dataclass(frozen=True)
 class TelemetryRow:
     """One attempt at one request."""
@@ -156,10 +151,11 @@ class TelemetryRow:
     latency_s: float | None
 
 
-class RunStore:
+class RunStore(RunClaim):
     """A run's SQLite file. Use `RunStore.open(run_dir)` to run (it takes the run directory's lock),
     `RunStore.open_read_only(run_dir)` to read a run (no lock; works in a read-only folder), or
-    `RunStore.in_memory()` for one-off asks."""
+    `RunStore.in_memory()` for one-off asks. Which kind of run and model the store holds, and the settings
+    it was run with, are checked by the methods of `RunClaim` (`lexprobe.engine.run_claim`)."""
 
     damaged_hint = "move it aside or use a new --run-dir"
 
@@ -485,56 +481,3 @@ class RunStore:
     def run_dir(self) -> Path:
         """The run directory this store belongs to."""
         return Path(self.path).parent
-
-    def kinds(self) -> list[str]:
-        """Return the kinds of run this store holds (`hallucination`, `investigation`, `qa`, `ask`), [] when new.
-
-        Stores written before kinds were recorded are told by their settings keys."""
-        recorded = self.get_meta("kinds")
-        if recorded:
-            return list(recorded)
-        return [kind for key, kind in LEGACY_KIND_KEYS.items() if self.get_meta(key) is not None]
-
-    def check_claim(self, kind: str, model: str, companions: Iterable[str] = ()) -> None:
-        """Raise `RunConflictError` unless this store is new or holds `kind` runs (or `companions`) of `model`.
-
-        A run directory belongs to one kind of run and one model: anything else would be reported as that model's.
-        """
-        kinds = self.kinds()
-        previous_model = self.get_meta("model")
-        allowed = {kind, *companions}
-        other_kinds = [k for k in kinds if k not in allowed]
-        differs = []
-        if other_kinds:
-            differs.append(f"kind {'+'.join(kinds)} vs {kind}")
-        if previous_model is not None and previous_model != model:
-            differs.append(f"model {previous_model} vs {model}")
-        if differs:
-            held = "+".join(kinds) if kinds else "another"
-            raise RunConflictError(
-                f"{self.run_dir} holds {_article(held)} {held} run of {previous_model or 'another model'}, not "
-                f"{_article(kind)} {kind} run of {model} ({'; '.join(differs)}); use a new --run-dir"
-            )
-
-    def claim(self, kind: str, model: str, companions: Iterable[str] = ()) -> None:
-        """`check_claim`, then record that this store holds a `kind` run of `model`."""
-        self.check_claim(kind, model, companions)
-        kinds = self.kinds()
-        if kind not in kinds:
-            self.set_meta("kinds", [*kinds, kind])
-        self.set_meta("model", model)
-
-    def check_settings(self, key: str, settings: dict[str, Any], comparable: Any = None) -> None:
-        """Raise `RunConflictError` naming every setting that differs ("key: old -> new") when the store already
-        holds other `key` settings; `comparable` maps stored and new settings to the form in which they are
-        compared (the same tasks in another order are the same run)."""
-        previous = self.get_meta(key)
-        if previous is None:
-            return
-        same = comparable or (lambda value: value)
-        changes = settings_changes(same(previous), same(settings))
-        if changes:
-            raise RunConflictError(
-                f"{self.run_dir} holds a run with other settings ({'; '.join(changes)}); rerun with the same "
-                "settings to resume, or use a new --run-dir"
-            )

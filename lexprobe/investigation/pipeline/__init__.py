@@ -6,7 +6,9 @@ Stages (one module per group, registered by name in `registry.py`, run in order 
 saved as OUT/stages/<nn>_<name>.json and reused while its inputs are unchanged): ingest; opinion, souf,
 ground_facts, party_dags, ruling; entities, exhibits; alternatives, doc_plans, shard_plans, generate; assemble.
 
-The names below are exported lazily (`lexprobe.lazy`), so importing one submodule does not import the others.
+May import: `lexprobe.investigation.environment` (the format it writes, the ladder, the validator),
+`lexprobe.engine`, `lexprobe.models`, `lexprobe.documents`. The names below are exported lazily (`lexprobe.lazy`), so
+importing one submodule does not import the others.
 """
 
 from __future__ import annotations

@@ -1,12 +1,12 @@
 """Stage `assemble`: write the environment -- environment.json, questions.json, corpus/, extracted/ -- at every
 ablation level the build asks for (`BuildSettings.assembled_levels`), validate each and report.
 
-- Levels come from `lexprobe.investigation.ladder` (the one definition of the ladder). With `levels` empty the build
-  writes its one level, `ablation`, at OUT itself (the layout of earlier builds); with `levels` set (`--levels all`
-  or a comma list) it writes one complete environment per level at OUT/<slug>/ (merits, pro_alternative, noise,
-  chaff50, chaff100), each valid on its own and recording its level in environment.json's `ablation`. A stale
-  environment left at OUT itself by an earlier one-level build (environment.json, questions.json, corpus/,
-  extracted/) is removed then, so OUT is never mistaken for one.
+- Levels come from `lexprobe.investigation.environment.ladder` (the one definition of the ladder). With `levels`
+  empty the build writes its one level, `ablation`, at OUT itself (the layout of earlier builds); with `levels` set
+  (`--levels all` or a comma list) it writes one complete environment per level at OUT/<slug>/ (merits,
+  pro_alternative, noise, chaff50, chaff100), each valid on its own and recording its level in environment.json's
+  `ablation`. A stale environment left at OUT itself by an earlier one-level build (environment.json,
+  questions.json, corpus/, extracted/) is removed then, so OUT is never mistaken for one.
 - Merits exhibits are copied into each level's corpus/ under neutral ids (`doc_<hash>`: neither the role nor the
   original file name shows); each carries the ground facts whose citation names its exhibit label ("Ex. 3" <-> a
   file or stamp "Exhibit 3"; best effort).
@@ -25,7 +25,7 @@ ablation level the build asks for (`BuildSettings.assembled_levels`), validate e
   other level's cache is seeded with (hard links of) those texts and that manifest, so its own `extract_corpus`
   only hashes its files and finds them cached.
 - questions.json: `truth.questions_from_stubs`, the same at every level.
-- `lexprobe.investigation.validate.validate_environment` checks each level (without extracting again: the
+- `lexprobe.investigation.environment.validate.validate_environment` checks each level (without extracting again: the
   extraction's errors and empty texts are added from the extraction itself); its problems go into the report,
   prefixed with the level's folder when there are several.
 """
@@ -43,7 +43,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from lexprobe.investigation.environment import (
+from lexprobe.investigation.environment.format import (
     CORPUS_DIR,
     ENVIRONMENT_FILE,
     EXTRACTED_DIR,
@@ -56,7 +56,7 @@ from lexprobe.investigation.environment import (
     QuestionSet,
     save_environment,
 )
-from lexprobe.investigation.ladder import level_slug, select
+from lexprobe.investigation.environment.ladder import level_slug, select
 from lexprobe.investigation.pipeline.context import RENDERED_DIR, StageContext
 from lexprobe.investigation.pipeline.entities import EntityTable
 from lexprobe.investigation.pipeline.facts import FactTable
@@ -304,10 +304,11 @@ def extraction_problems(corpus_text: Any) -> list[str]:
 
 
 def run_validator(env_dir: Path, corpus_text: Any = None) -> list[str] | None:
-    """Return the validator's problems with `env_dir` as text, or None when lexprobe.investigation.validate is not
-    installed. With `corpus_text` (the level's extraction) files are not extracted again: its problems are used."""
+    """Return the validator's problems with `env_dir` as text, or None when
+    lexprobe.investigation.environment.validate is not installed. With `corpus_text` (the level's extraction) files
+    are not extracted again: its problems are used."""
     try:
-        module = importlib.import_module("lexprobe.investigation.validate")
+        module = importlib.import_module("lexprobe.investigation.environment.validate")
     except ImportError:
         return None
     problems = module.validate_environment(env_dir, extract=corpus_text is None)

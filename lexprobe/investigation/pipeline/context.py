@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from lexprobe.investigation.ladder import AblationLevel
+from lexprobe.investigation.environment.ladder import AblationLevel
 
 TEXT_DIR = "text"  # OUT/text/<source_id>.txt: extracted text of every record file
 STAGES_DIR = "stages"

@@ -25,7 +25,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from lexprobe.documents.content import DocType, parse_iso
-from lexprobe.investigation.environment import Entity
+from lexprobe.investigation.environment.format import Entity
 from lexprobe.investigation.pipeline.context import StageContext
 from lexprobe.investigation.pipeline.facts import map_chunk_chars
 from lexprobe.investigation.pipeline.ingest import IngestResult, SourceDocument

@@ -37,7 +37,7 @@ from pydantic import BaseModel, Field
 
 from lexprobe.documents.content import DocType, DocumentContent, parse_iso
 from lexprobe.documents.render import render_document
-from lexprobe.investigation.environment import DocumentFormat, Role
+from lexprobe.investigation.environment.format import DocumentFormat, Role
 from lexprobe.investigation.pipeline.context import RENDERED_DIR, STAGES_DIR, StageContext
 from lexprobe.investigation.pipeline.entities import EntityTable
 from lexprobe.investigation.pipeline.llm import Ask, ask_json

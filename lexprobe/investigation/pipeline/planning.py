@@ -36,7 +36,7 @@ from pydantic import BaseModel, Field
 from rapidfuzz import fuzz, process
 
 from lexprobe.documents.content import DocType, parse_iso
-from lexprobe.investigation.environment import DocumentFormat, Role
+from lexprobe.investigation.environment.format import DocumentFormat, Role
 from lexprobe.investigation.pipeline.alternatives import AlternativesResult
 from lexprobe.investigation.pipeline.context import COUNT_SETTINGS, BuildSettings, StageContext
 from lexprobe.investigation.pipeline.entities import EntityTable

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from lexprobe.investigation.environment import (
+from lexprobe.investigation.environment.format import (
     Fact,
     Hypothesis,
     HypothesisKind,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from lexprobe.investigation.episode import Episode
+from lexprobe.investigation.agent.episode import Episode
 from lexprobe.investigation.reference.design import UserDesign, user_designs
 from lexprobe.investigation.reference.rows import ReferenceRow, ReferenceSet, load_reference
 from lexprobe.investigation.reference.ztest import two_proportion_z

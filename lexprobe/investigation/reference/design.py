@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from lexprobe.investigation.episode import Episode
+from lexprobe.investigation.agent.episode import Episode
 from lexprobe.investigation.scoring import ablation_sort_key
 
 

@@ -13,10 +13,10 @@ The case lives as data beside this module:
 Corpus file names (`DOC-0001.pdf`, ...) number all documents by date, so a name says nothing about a role and a
 document keeps its name at every level.
 
-Ablation levels: `lexprobe.investigation.ladder` (the one ladder of Section 4.2: `merits`, `+pro_alternative` adds
-the pro-alternative documents only, `+noise` adds noise, signal and refuting documents, `+chaff50` a seeded half of
-the chaff (seed 0), `+chaff100` all of it). questions.json keeps the questions whose facts the level's corpus
-carries.
+Ablation levels: `lexprobe.investigation.environment.ladder` (the one ladder of Section 4.2: `merits`,
+`+pro_alternative` adds the pro-alternative documents only, `+noise` adds noise, signal and refuting documents,
+`+chaff50` a seeded half of the chaff (seed 0), `+chaff100` all of it). questions.json keeps the questions whose
+facts the level's corpus carries.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from typing import Any
 
 from lexprobe.documents.content import DocumentContent
 from lexprobe.documents.render import render_document
-from lexprobe.investigation.environment import (
+from lexprobe.investigation.environment.format import (
     CORPUS_DIR,
     ENVIRONMENT_FILE,
     EXTRACTED_DIR,
@@ -45,7 +45,7 @@ from lexprobe.investigation.environment import (
     QuestionSet,
     save_environment,
 )
-from lexprobe.investigation.ladder import DEFAULT_LEVEL, canonical_level, select
+from lexprobe.investigation.environment.ladder import DEFAULT_LEVEL, canonical_level, select
 
 DEFAULT_ABLATION = DEFAULT_LEVEL
 _PACKAGE = "lexprobe.investigation.sample"
@@ -133,8 +133,8 @@ def load_sample_case() -> SampleCase:
 
 
 def select_documents(case: SampleCase, ablation: str = DEFAULT_ABLATION) -> list[SampleDocument]:
-    """Return the documents of one ablation level (`lexprobe.investigation.ladder.select`, seed 0), in data order.
-    Raises ValueError for an unknown level."""
+    """Return the documents of one ablation level (`lexprobe.investigation.environment.ladder.select`, seed 0), in data
+    order. Raises ValueError for an unknown level."""
     kept = {doc.doc_id for doc in select([d.document for d in case.documents], ablation)}
     return [doc for doc in case.documents if doc.document.doc_id in kept]
 

@@ -45,6 +45,9 @@ non-h* hypothesis whose true label is "do not believe"):
   opened too or not) / corpus documents. A separate measure of search exposure, never part of coverage.
 - usage: tool calls are the calls that ran (refused and failed ones included, denied ones not); denied calls are
   counted apart. Cost is summed over episodes whose cost is known (`cost_usd` None means unknown).
+
+May import: `lexprobe.investigation.agent` (episodes, verdict examples), `lexprobe.investigation.environment`,
+`lexprobe.investigation.qa` (QA records), `lexprobe.stats`, `lexprobe.reporting` (the QA page).
 """
 
 from __future__ import annotations

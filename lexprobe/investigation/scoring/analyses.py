@@ -30,8 +30,9 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from lexprobe.investigation.environment import Environment
-from lexprobe.investigation.episode import Episode
+from lexprobe.investigation.agent.episode import Episode
+from lexprobe.investigation.agent.verdict_example import episode_copies_example
+from lexprobe.investigation.environment.format import Environment
 from lexprobe.investigation.scoring.aggregates import cluster_bootstrap_ci, paired_bootstrap
 from lexprobe.investigation.scoring.coverage import Coverage, Environments, episode_coverages
 from lexprobe.investigation.scoring.metrics import UNSPECIFIED, EpisodeScore, score_episode
@@ -46,7 +47,6 @@ from lexprobe.investigation.scoring.schema import (
     StrategyCorrelation,
     VerdictCounts,
 )
-from lexprobe.investigation.verdict_example import episode_copies_example
 from lexprobe.stats import cluster_bootstrap_totals, cluster_sums, percentile_interval, ranking_correlation
 
 STRATEGY_VARIABLES = ("documents_opened", "coverage", "tool_calls", "signal_recall")

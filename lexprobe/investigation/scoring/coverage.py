@@ -24,8 +24,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from lexprobe.investigation.environment import Environment, HypothesisKind
-from lexprobe.investigation.episode import Episode, ToolCallRecord
+from lexprobe.investigation.agent.episode import Episode, ToolCallRecord
+from lexprobe.investigation.environment.format import Environment, HypothesisKind
 from lexprobe.investigation.scoring.metrics import UNSPECIFIED
 from lexprobe.investigation.scoring.schema import CoveragePoint, RoleRecall
 

@@ -1,13 +1,9 @@
 """What scoring reads: the run directories' episodes, the environments they ran on, and the checks that an episode
 is scored against the corpus it saw (its ablation level and its corpus hash).
 
-The corpus hash (`corpus_hash`) is the SHA-256 of the environment's document list: one line `<path>\\t<sha256>` per
-document, sorted by path, over every file under `corpus/` (hidden names skipped, folders that are links not entered)
-and every document `environment.json` lists. A listed document that is not there hashes as `missing`, a file
-lexprobe refuses to open (a symbolic link, not a regular file) as `refused`, one that cannot be read as
-`unreadable`. It depends only on the paths and the files' bytes (not on the extracted text, the manifest, dates or
-the environment's annotations), so it is deterministic and cheap (one read of each file). `investigation run`
-records it in every episode; `investigation score` recomputes it for each environment it loads.
+The corpus hash (`corpus_hash`, defined in `lexprobe.investigation.environment.corpus_digest` and re-exported
+here) is the SHA-256 of the environment's document list; `investigation score` recomputes it for each environment
+it loads and compares it with the one each episode recorded.
 
 Checks (`check_episodes`, run by `load_environments` on the complete episodes): an episode whose ablation level
 differs from its environment's, or whose corpus hash differs from the environment's, is refused (`BadInputError`,
@@ -18,48 +14,17 @@ environment has no `corpus/` folder to hash.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from lexprobe.documents.corpus import UnsafePathError, corpus_files, sha256_confined
 from lexprobe.errors import BadInputError
-from lexprobe.investigation.environment import CORPUS_DIR, ENVIRONMENT_FILE, Environment, load_environment
-from lexprobe.investigation.episode import EPISODES_DIR, Episode, load_episodes
-from lexprobe.investigation.ladder import canonical_level, level_slug
+from lexprobe.investigation.agent.episode import EPISODES_DIR, Episode, load_episodes
+from lexprobe.investigation.environment.corpus_digest import corpus_hash  # re-exported: defined with the environment
+from lexprobe.investigation.environment.format import ENVIRONMENT_FILE, Environment, load_environment
+from lexprobe.investigation.environment.ladder import canonical_level, level_slug
 
 Runs = list[tuple[Path, list[Episode]]]
-
-
-# --- the corpus hash -------------------------------------------------------------------------------------------
-
-
-def _file_digest(corpus: Path, rel: str) -> str:
-    try:
-        return sha256_confined(corpus, rel)
-    except UnsafePathError:
-        return "refused"
-    except FileNotFoundError:
-        return "missing"
-    except OSError:
-        return "unreadable"
-
-
-def corpus_hash(env_dir: Path, environment: Environment | None = None) -> str | None:
-    """Return the hex corpus hash of an environment folder (see the module docstring), or None when it has no
-    `corpus/` folder. `environment` (its environment.json) is read from the folder when not given."""
-    env_dir = Path(env_dir)
-    corpus = env_dir / CORPUS_DIR
-    if not corpus.is_dir() or corpus.is_symlink():
-        return None
-    if environment is None:
-        environment = load_environment(env_dir)[0]
-    paths = sorted(set(corpus_files(corpus)) | {document.path for document in environment.documents})
-    digest = hashlib.sha256()
-    for path in paths:
-        digest.update(f"{path}\t{_file_digest(corpus, path)}\n".encode())
-    return digest.hexdigest()
 
 
 # --- run directories -------------------------------------------------------------------------------------------

@@ -21,12 +21,12 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 
-from lexprobe.investigation.episode import Episode
-from lexprobe.investigation.ladder import canonical_level, level_sort_key
+from lexprobe.investigation.agent.episode import Episode
+from lexprobe.investigation.agent.verdict_example import episode_copies_example
+from lexprobe.investigation.environment.ladder import canonical_level, level_sort_key
 from lexprobe.investigation.scoring.aggregates import PairedDifference, paired_bootstrap
 from lexprobe.investigation.scoring.metrics import UNSPECIFIED, EpisodeScore
 from lexprobe.investigation.scoring.schema import Comparison, MetricDifference, VerdictTransitions
-from lexprobe.investigation.verdict_example import episode_copies_example
 
 __all__ = ["ALL_MODELS", "VERDICTS", "VerdictTransitions", "consecutive_levels", "level_difference",
            "level_differences", "level_name", "level_transitions", "verdict_transitions"]  # fmt: skip

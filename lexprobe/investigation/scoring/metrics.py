@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from lexprobe.investigation.episode import Episode, HypothesisVerdict
-from lexprobe.investigation.verdict_example import episode_copies_example
+from lexprobe.investigation.agent.episode import Episode, HypothesisVerdict
+from lexprobe.investigation.agent.verdict_example import episode_copies_example
 
 ADOPTED = "court_adopted"
 METRICS = ("case_solved", "believe_acc", "reject_acc", "worst_class_acc", "commit_rate", "committed_acc")

@@ -27,7 +27,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from lexprobe.errors import BadInputError
-from lexprobe.investigation.qa import QA_DIR, QARecord
+from lexprobe.investigation.qa.runner import QA_DIR, QARecord
 from lexprobe.models.errors import ModelConfigError
 from lexprobe.models.spec import parse_model_spec
 from lexprobe.reporting.html import write_report

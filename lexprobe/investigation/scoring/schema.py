@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from lexprobe.investigation.ladder import level_sort_key
+from lexprobe.investigation.environment.ladder import level_sort_key
 
 Interval = tuple[float, float]
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 
-from lexprobe.investigation.episode import Episode
-from lexprobe.investigation.ladder import level_sort_key
+from lexprobe.investigation.agent.episode import Episode
+from lexprobe.investigation.environment.ladder import level_sort_key
 from lexprobe.investigation.scoring.aggregates import PairedDifference, aggregate, paired_bootstrap
 from lexprobe.investigation.scoring.baselines import baselines
 from lexprobe.investigation.scoring.coverage import (

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lexprobe.investigation.episode import EPISODES_DIR
-from lexprobe.investigation.qa import QA_DIR
+from lexprobe.investigation.agent.episode import EPISODES_DIR
+from lexprobe.investigation.qa.runner import QA_DIR
 
 
 def episode_files(run_dir: Path) -> list[Path]:

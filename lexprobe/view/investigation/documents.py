@@ -14,8 +14,8 @@ from pathlib import Path
 from lexprobe.documents.corpus import load_manifest, read_cached_text, sha256_confined
 from lexprobe.documents.errors import ExtractionError
 from lexprobe.documents.extract import MAX_BYTES
-from lexprobe.investigation.environment import CORPUS_DIR, EXTRACTED_DIR, Document, Environment
-from lexprobe.investigation.validate_files import corpus_path_problem
+from lexprobe.investigation.environment.format import CORPUS_DIR, EXTRACTED_DIR, Document, Environment
+from lexprobe.investigation.environment.validate_files import corpus_path_problem
 
 #: The most characters of a document's text one page shows.
 MAX_SHOWN_CHARS = 200_000

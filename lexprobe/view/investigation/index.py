@@ -18,9 +18,9 @@ import tempfile
 from pathlib import Path
 
 from lexprobe.engine.cache import default_cache_dir
-from lexprobe.investigation.environment import Environment, load_environment
-from lexprobe.investigation.episode import Episode
-from lexprobe.investigation.qa import QARecord
+from lexprobe.investigation.agent.episode import Episode
+from lexprobe.investigation.environment.format import Environment, load_environment
+from lexprobe.investigation.qa.runner import QARecord
 from lexprobe.investigation.scoring.coverage import coverage
 from lexprobe.investigation.scoring.inputs import resolve_env_dir
 from lexprobe.investigation.scoring.metrics import score_episode

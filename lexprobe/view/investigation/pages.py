@@ -21,9 +21,9 @@ from pathlib import Path
 
 import jinja2
 
-from lexprobe.investigation.environment import Environment, load_environment
-from lexprobe.investigation.episode import EPISODES_DIR, Episode
-from lexprobe.investigation.qa import QA_DIR, QARecord
+from lexprobe.investigation.agent.episode import EPISODES_DIR, Episode
+from lexprobe.investigation.environment.format import Environment, load_environment
+from lexprobe.investigation.qa.runner import QA_DIR, QARecord
 from lexprobe.investigation.scoring.inputs import resolve_env_dir
 from lexprobe.terminal import safe_text
 from lexprobe.view.investigation.documents import read_document

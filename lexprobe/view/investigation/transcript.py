@@ -9,8 +9,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lexprobe.investigation.environment import Environment, HypothesisKind
-from lexprobe.investigation.episode import Episode, ToolCallRecord
+from lexprobe.investigation.agent.episode import Episode, ToolCallRecord
+from lexprobe.investigation.environment.format import Environment, HypothesisKind
 from lexprobe.investigation.scoring.coverage import Coverage, coverage
 from lexprobe.investigation.scoring.metrics import EpisodeScore, score_episode, score_verdicts
 

@@ -81,8 +81,8 @@ class Episode(_Model):
     ablation: str = Field(default="", description="The environment's ablation level (also part of the episode id).")
     corpus_hash: str = Field(
         default="",
-        description="SHA-256 of the environment's document list at run time (scoring.inputs.corpus_hash); empty in "
-        "episodes recorded before lexprobe recorded it.",
+        description="SHA-256 of the environment's document list at run time (environment.corpus_digest.corpus_hash); "
+        "empty in episodes recorded before lexprobe recorded it.",
     )
     model: str
     epoch: int = 0

@@ -31,7 +31,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from lexprobe.investigation.awk_policy import awk_refusal
+from lexprobe.investigation.shell.awk_policy import awk_refusal
 
 TIMEOUT_S = 10.0
 CPU_SECONDS = 10

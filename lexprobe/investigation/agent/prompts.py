@@ -22,7 +22,7 @@ from jinja2 import DictLoader, StrictUndefined, TemplateError, TemplateSyntaxErr
 from jinja2.sandbox import SandboxedEnvironment
 
 from lexprobe.errors import BadInputError
-from lexprobe.investigation.tools import tool_specs
+from lexprobe.investigation.agent.tools import tool_specs
 
 #: Every prompt template and the variables it is rendered with (the contract of `--prompts DIR`).
 PROMPT_VARIABLES: dict[str, tuple[str, ...]] = {

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from lexprobe.documents.corpus import extract_corpus, shown
 from lexprobe.errors import BadInputError
-from lexprobe.investigation.environment import (
+from lexprobe.investigation.environment.format import (
     CORPUS_DIR,
     EXTRACTED_DIR,
     Document,
@@ -31,7 +31,7 @@ from lexprobe.investigation.environment import (
     QuestionSet,
     load_environment,
 )
-from lexprobe.investigation.validate_files import corpus_path_problem
+from lexprobe.investigation.environment.validate_files import corpus_path_problem
 
 log = logging.getLogger(__name__)
 

@@ -31,7 +31,7 @@ Hypothesis kinds and document roles are mapped through small label tables (`cour
 ...; `pro_alternative`, `pro_alt`, ...); an unknown label is an `HFDatasetError` naming the row, the case and the
 field. A document's file is taken from files/<case_id>/<filename> when it exists, else from its `bytes` column,
 else its inline `text` is written as <stem>.txt (format txt). The imported environment is then validated
-(`lexprobe.investigation.validate`), and an environment with errors raises `EnvironmentInvalid`.
+(`lexprobe.investigation.environment.validate`), and an environment with errors raises `EnvironmentInvalid`.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ from datetime import date, datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from lexprobe.investigation.environment import (
+from lexprobe.investigation.environment.format import (
     CORPUS_DIR,
     CaseInfo,
     Document,
@@ -63,8 +63,13 @@ from lexprobe.investigation.environment import (
     SubClaim,
     save_environment,
 )
-from lexprobe.investigation.hf_names import DATASET_NAME
-from lexprobe.investigation.validate import EnvironmentInvalid, corpus_path_problem, errors_in, validate_environment
+from lexprobe.investigation.environment.hf_names import DATASET_NAME
+from lexprobe.investigation.environment.validate import (
+    EnvironmentInvalid,
+    corpus_path_problem,
+    errors_in,
+    validate_environment,
+)
 
 log = logging.getLogger(__name__)
 
@@ -319,7 +324,8 @@ def _label(row: _Row, where: str, value: Any, table: dict[str, Any], what: str) 
     if key not in table:
         known = ", ".join(sorted({str(v) for v in table.values()}))
         raise row.error(
-            where, f"unknown {what} {value!r} (known: {known}; aliases in lexprobe.investigation.hf_dataset)"
+            where,
+            f"unknown {what} {value!r} (known: {known}; aliases in lexprobe.investigation.environment.hf_dataset)",
         )
     return table[key]
 

@@ -37,8 +37,8 @@ from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.worksheet import Worksheet
 
 from lexprobe.errors import BadInputError
-from lexprobe.investigation.environment import Document, Environment, HypothesisKind, Role, load_environment
-from lexprobe.investigation.validate import resolve_in_corpus
+from lexprobe.investigation.environment.format import Document, Environment, HypothesisKind, Role, load_environment
+from lexprobe.investigation.environment.validate import resolve_in_corpus
 from lexprobe.stats import cohen_kappa
 
 SHEET_FORMAT = "lexprobe-review/1"

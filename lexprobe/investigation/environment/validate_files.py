@@ -1,5 +1,5 @@
-"""Checks 6 and 8 of `lexprobe.investigation.validate`: the corpus files an environment lists (paths confined to
-corpus/, no symbolic link followed, suffixes, unlisted files, text extraction) and the extracted-text cache
+"""Checks 6 and 8 of `lexprobe.investigation.environment.validate`: the corpus files an environment lists (paths
+confined to corpus/, no symbolic link followed, suffixes, unlisted files, text extraction) and the extracted-text cache
 (extracted/ and its manifest.json). Also the one safe way from a document path to its file, `resolve_in_corpus`."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import stat
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
-from lexprobe.investigation.environment import CORPUS_DIR, ENVIRONMENT_FILE, EXTRACTED_DIR
-from lexprobe.investigation.validate_report import ParsedFile, ProblemReport
+from lexprobe.investigation.environment.format import CORPUS_DIR, ENVIRONMENT_FILE, EXTRACTED_DIR
+from lexprobe.investigation.environment.validate_report import ParsedFile, ProblemReport
 
 
 def normal_path(path: str) -> str:

@@ -28,13 +28,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lexprobe.engine import Engine
-from lexprobe.investigation.corpus_view import CorpusView
-from lexprobe.investigation.environment import Hypothesis
-from lexprobe.investigation.episode import Episode, HypothesisVerdict, ToolCallRecord
-from lexprobe.investigation.prompts import CORPUS_PATH, PromptSet, case_type, package_prompts
-from lexprobe.investigation.tools import Toolbox, tool_specs
-from lexprobe.investigation.verdict_example import copies_example
-from lexprobe.investigation.verdicts import parse_verdicts
+from lexprobe.investigation.agent.corpus_view import CorpusView
+from lexprobe.investigation.agent.episode import Episode, HypothesisVerdict, ToolCallRecord
+from lexprobe.investigation.agent.prompts import CORPUS_PATH, PromptSet, case_type, package_prompts
+from lexprobe.investigation.agent.tools import Toolbox, tool_specs
+from lexprobe.investigation.agent.verdict_example import copies_example
+from lexprobe.investigation.agent.verdicts import parse_verdicts
+from lexprobe.investigation.environment.format import Hypothesis
 from lexprobe.models.types import Message, Request, Response, ToolCall
 
 _TEXT_CALL = re.compile(r"^\s*TOOL:\s*(.+?)\s*$", re.MULTILINE)

@@ -42,7 +42,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from lexprobe.errors import BadInputError, InputNotFoundError
-from lexprobe.investigation.roles import Role  # re-exported: defined apart so that light modules can name roles
+from lexprobe.investigation.environment.roles import (
+    Role,  # re-exported: defined apart so that light modules can name roles
+)
 
 SCHEMA_VERSION = 2
 ENVIRONMENT_FILE = "environment.json"

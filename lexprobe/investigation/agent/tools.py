@@ -44,9 +44,9 @@ from typing import Any
 
 import re2
 
-from lexprobe.investigation.corpus_view import CorpusView
-from lexprobe.investigation.sandbox import TIMEOUT_S, refusal, run_sandboxed, sandbox_available, sandbox_user
-from lexprobe.investigation.shell_reads import shell_documents
+from lexprobe.investigation.agent.corpus_view import CorpusView
+from lexprobe.investigation.shell.sandbox import TIMEOUT_S, refusal, run_sandboxed, sandbox_available, sandbox_user
+from lexprobe.investigation.shell.shell_reads import shell_documents
 from lexprobe.models.types import ToolSpec
 
 MAX_OUTPUT_CHARS = 20_000

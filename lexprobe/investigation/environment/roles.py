@@ -1,4 +1,4 @@
-"""The role of a document in an investigation environment (`lexprobe.investigation.environment` describes each
+"""The role of a document in an investigation environment (`lexprobe.investigation.environment.format` describes each
 one). Defined apart from the environment model so that light modules (the ablation ladder, the CLI's `--help`)
 can name roles without importing pydantic and the whole schema; `environment` re-exports it."""
 
@@ -10,7 +10,7 @@ __all__ = ["Role"]
 
 
 class Role(StrEnum):
-    """What a document is in the environment (see `lexprobe.investigation.environment`)."""
+    """What a document is in the environment (see `lexprobe.investigation.environment.format`)."""
 
     merits = "merits"
     signal = "signal"

@@ -1,5 +1,6 @@
-"""The record types of `lexprobe.investigation.validate`: a `Problem` (location, message, severity), the report that
-collects them, the parsed form of one JSON file, and `EnvironmentInvalid` for callers that need a valid environment."""
+"""The record types of `lexprobe.investigation.environment.validate`: a `Problem` (location, message, severity), the
+report that collects them, the parsed form of one JSON file, and `EnvironmentInvalid` for callers that need a valid
+environment."""
 
 from __future__ import annotations
 

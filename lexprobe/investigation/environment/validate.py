@@ -1,4 +1,4 @@
-"""Check an environment directory against the format of `lexprobe.investigation.environment`, reporting every
+"""Check an environment directory against the format of `lexprobe.investigation.environment.format`, reporting every
 problem at once (never stopping at the first), each with the place to fix it.
 
 `validate_environment(env_dir)` returns a list of `Problem`s; an environment is usable when none of them is an
@@ -15,10 +15,10 @@ problem at once (never stopping at the first), each with the place to fix it.
    entity id (author, mentions) and target hypothesis resolves;
 4. hypotheses: exactly one court_adopted and one court_rejected, at least one alternative; every alternative has a
    refuting fact that some document carries (else it is unrefutable: an error, but a warning naming the level at
-   `merits` and `+pro_alternative`, whose ladder has no refuting documents; see `lexprobe.investigation.ladder`;
-   unknown level names are checked as any other level); an alternative's supporting fact listed as
-   refuting the adopted hypothesis breaks additivity (warning); a sub-claim's facts are among its hypothesis's
-   supporting facts (warning);
+   `merits` and `+pro_alternative`, whose ladder has no refuting documents; see
+   `lexprobe.investigation.environment.ladder`; unknown level names are checked as any other level); an
+   alternative's supporting fact listed as refuting the adopted hypothesis breaks additivity (warning); a
+   sub-claim's facts are among its hypothesis's supporting facts (warning);
 5. roles: merits documents name no target hypothesis; pro_alternative and refuting documents target an
    alternative (and carry one of its supporting / refuting facts: warning); signal documents carry a fact
    supporting a party hypothesis; noise documents bear on no hypothesis (warning); chaff documents carry no facts;
@@ -33,8 +33,8 @@ problem at once (never stopping at the first), each with the place to fix it.
    elsewhere or outside) (errors); malformed entries, stale entries and texts that do not match their recorded
    hash are ignored by runs and re-extracted (warnings).
 
-Checks 6 and 8 live in `lexprobe.investigation.validate_files`; `Problem` and the other record types in
-`lexprobe.investigation.validate_report`. This module re-exports the public names (`__all__`).
+Checks 6 and 8 live in `lexprobe.investigation.environment.validate_files`; `Problem` and the other record types in
+`lexprobe.investigation.environment.validate_report`. This module re-exports the public names (`__all__`).
 """
 
 from __future__ import annotations
@@ -46,8 +46,8 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from lexprobe.investigation import environment
-from lexprobe.investigation.environment import (
+from lexprobe.investigation.environment import format as environment
+from lexprobe.investigation.environment.format import (
     ENVIRONMENT_FILE,
     QUESTIONS_FILE,
     SCHEMA_VERSION,
@@ -55,15 +55,15 @@ from lexprobe.investigation.environment import (
     HypothesisKind,
     Role,
 )
-from lexprobe.investigation.ladder import LEVELS, roles_at
-from lexprobe.investigation.validate_files import (
+from lexprobe.investigation.environment.ladder import LEVELS, roles_at
+from lexprobe.investigation.environment.validate_files import (
     check_extracted,
     check_files,
     corpus_path_problem,
     normal_path,
     resolve_in_corpus,
 )
-from lexprobe.investigation.validate_report import (
+from lexprobe.investigation.environment.validate_report import (
     EnvironmentInvalid,
     ParsedFile,
     Problem,

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from lexprobe.investigation.episode import Verdict
+from lexprobe.investigation.agent.episode import Verdict
 
 LETTERS: dict[str, Verdict] = {"a": "believe", "b": "reject", "c": "dont_know"}
 

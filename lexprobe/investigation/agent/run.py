@@ -11,10 +11,10 @@ from typing import TypeVar
 from lexprobe.engine import Engine, EngineConfig, ResponseCache, RunStore
 from lexprobe.engine.interrupt import interrupted_message
 from lexprobe.errors import Interrupted
-from lexprobe.investigation.corpus_view import CorpusView
-from lexprobe.investigation.episode import EPISODES_DIR, Episode, safe_name
-from lexprobe.investigation.harness import EpisodeRunner, HarnessSettings, episode_id
-from lexprobe.investigation.scoring.inputs import corpus_hash
+from lexprobe.investigation.agent.corpus_view import CorpusView
+from lexprobe.investigation.agent.episode import EPISODES_DIR, Episode, safe_name
+from lexprobe.investigation.agent.harness import EpisodeRunner, HarnessSettings, episode_id
+from lexprobe.investigation.environment.corpus_digest import corpus_hash
 
 T = TypeVar("T")
 

@@ -23,11 +23,11 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from lexprobe.engine import Engine, EngineConfig, ResponseCache
-from lexprobe.investigation.corpus_view import CorpusView
-from lexprobe.investigation.environment import Question
-from lexprobe.investigation.episode import Episode, safe_name
-from lexprobe.investigation.harness import EpisodeFailed, EpisodeRunner, HarnessSettings
-from lexprobe.investigation.run import QA_KIND, open_run, run_gated
+from lexprobe.investigation.agent.corpus_view import CorpusView
+from lexprobe.investigation.agent.episode import Episode, safe_name
+from lexprobe.investigation.agent.harness import EpisodeFailed, EpisodeRunner, HarnessSettings
+from lexprobe.investigation.agent.run import QA_KIND, open_run, run_gated
+from lexprobe.investigation.environment.format import Question
 from lexprobe.models.types import Message
 
 QA_DIR = "qa"

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from typing import Literal, Protocol, TypeVar, get_args
 
 from lexprobe.errors import BadInputError
-from lexprobe.investigation.roles import Role
+from lexprobe.investigation.environment.roles import Role
 
 AblationLevel = Literal["merits", "+pro_alternative", "+noise", "+chaff50", "+chaff100"]
 LEVELS: tuple[AblationLevel, ...] = get_args(AblationLevel)
@@ -61,7 +61,7 @@ LADDER_HELP = (
 
 
 class LadderDocument(Protocol):
-    """What the ladder reads of a document (`lexprobe.investigation.environment.Document` has it)."""
+    """What the ladder reads of a document (`lexprobe.investigation.environment.format.Document` has it)."""
 
     @property
     def doc_id(self) -> str: ...

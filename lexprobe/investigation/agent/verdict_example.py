@@ -26,8 +26,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from lexprobe.investigation.episode import Episode
-from lexprobe.investigation.verdicts import _loads, _spans, parse_verdicts
+from lexprobe.investigation.agent.episode import Episode
+from lexprobe.investigation.agent.verdicts import _loads, _spans, parse_verdicts
 
 #: What `verdict.j2` is rendered with when the Turn-1 summary is empty (see harness.EpisodeRunner._turn_two).
 NO_SUMMARY = "(no summary)"
