@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # the library is imported where used: the CLI reads DEMO_CASE
     from lexprobe.caselaw.build import BuildProgress
     from lexprobe.engine.cache import ResponseCache
     from lexprobe.engine.config import EngineConfig
-    from lexprobe.hallucination.run import ProfileResult, ProfileSettings
+    from lexprobe.hallucination.run.runner import ProfileResult, ProfileSettings
     from lexprobe.investigation.scoring import ScoreSummary
 
 DEMO_CASES = 4
@@ -41,7 +41,7 @@ def demo_settings(
     """Return the demo's profile: every task, Supreme Court, the given prompt styles, n cases that have every fact
     the tasks need (decided within the study's window), K samples; the reference-free tasks ask
     `DEMO_REFERENCE_FREE_CASES` of the n cases."""
-    from lexprobe.hallucination.run import ProfileSettings
+    from lexprobe.hallucination.run.runner import ProfileSettings
     from lexprobe.hallucination.tasks import TASKS
 
     tasks = list(TASKS.values())
@@ -74,7 +74,7 @@ async def run_demo(
 ) -> ProfileResult:
     """Run the demo profile into `run_dir`; returns the plan, engine summary and rate table."""
     from lexprobe.caselaw.query import CaseDatabase
-    from lexprobe.hallucination.run import run_profile
+    from lexprobe.hallucination.run.runner import run_profile
 
     database = CaseDatabase(db_path)
     try:

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from lexprobe.hallucination.answers import extract_year
-from lexprobe.hallucination.labels import Score
-from lexprobe.hallucination.scorers import ScoringContext
-from lexprobe.hallucination.scoring import missing_reference, stance_score
+from lexprobe.hallucination.labels.answers import extract_year
+from lexprobe.hallucination.labels.score import Score
+from lexprobe.hallucination.labels.scoring import missing_reference, stance_score
+from lexprobe.hallucination.scorers.by_task import ScoringContext
 from lexprobe.hallucination.tasks import REGISTRY, TASKS
 from lexprobe.hallucination.tasks.base import (
     CONTRA_FACTUAL_ZERO_SHOT,

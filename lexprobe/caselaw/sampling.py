@@ -47,7 +47,7 @@ class CaseFact:
     shared: bool = True
 
 
-#: Every fact a task may need of a sampled case, by name (the tasks' needs are in `hallucination/coverage.py`).
+#: Every fact a task may need of a sampled case, by name (the tasks' needs are in `hallucination/tasks/coverage.py`).
 CASE_FACTS: dict[str, CaseFact] = {
     fact.name: fact
     for fact in (

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from lexprobe.caselaw.judges import judge_matches
-from lexprobe.hallucination.answers import extract_judge_name
-from lexprobe.hallucination.labels import Score
-from lexprobe.hallucination.scoring import ScoringContext, as_date
+from lexprobe.hallucination.labels.answers import extract_judge_name
+from lexprobe.hallucination.labels.score import Score
+from lexprobe.hallucination.labels.scoring import ScoringContext, as_date
 from lexprobe.hallucination.tasks.base import catalogued, decided_date, score_extracted
 
 

@@ -11,8 +11,8 @@ from typing import Any, Literal
 from lexprobe.caselaw.courts import COURT_LEVELS as LEVELS
 from lexprobe.caselaw.courts import LEVEL_ALIASES  # noqa: F401 - re-exported by tasks/__init__
 from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.hallucination.labels import Score
-from lexprobe.hallucination.scoring import (
+from lexprobe.hallucination.labels.score import Score
+from lexprobe.hallucination.labels.scoring import (
     Scorer,
     ScoringContext,
     compare_values,
@@ -65,8 +65,8 @@ class TaskSpec:
     """One task of the study, everything the run, the reports, calibration and `score-answers` need to know about it.
 
     A reference-based task has a `score`; a reference-free task has none (two samples and the contradiction judge,
-    `hallucination/judge.py`, decide). A calibrated task has an `extract` (how a greedy answer becomes the truth its
-    samples are scored against); an uncalibrated one says why in `not_calibrated`.
+    `hallucination/scorers/judge.py`, decide). A calibrated task has an `extract` (how a greedy answer becomes the
+    truth its samples are scored against); an uncalibrated one says why in `not_calibrated`.
     """
 
     id: str
@@ -159,7 +159,7 @@ def decided_date(case: dict) -> str:
 
 
 #: Ask about every sampled case with a name, citation and year; there is no reference answer (two samples and a
-#: contradiction judge decide, see `hallucination/judge.py`).
+#: contradiction judge decide, see `hallucination/scorers/judge.py`).
 reference_free_builder: Builder = case_builder(lambda db, case: {})
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from lexprobe.caselaw.citations import Citation, citation_key
 from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.hallucination.answers import extract_citation
-from lexprobe.hallucination.labels import Score
-from lexprobe.hallucination.scoring import ScoringContext
+from lexprobe.hallucination.labels.answers import extract_citation
+from lexprobe.hallucination.labels.score import Score
+from lexprobe.hallucination.labels.scoring import ScoringContext
 from lexprobe.hallucination.tasks.base import case_builder, catalogued, record_case, score_extracted
 
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 
-from lexprobe.hallucination.abstention import normalize_answer
-from lexprobe.hallucination.answers import extract_court
-from lexprobe.hallucination.labels import Score
-from lexprobe.hallucination.scoring import ScoringContext, compare_values, nothing_found, quoted
+from lexprobe.hallucination.labels.abstention import normalize_answer
+from lexprobe.hallucination.labels.answers import extract_court
+from lexprobe.hallucination.labels.score import Score
+from lexprobe.hallucination.labels.scoring import ScoringContext, compare_values, nothing_found, quoted
 from lexprobe.hallucination.tasks.base import catalogued, unscorable, value_truth
 
 #: A court named without saying which one: "a federal court of appeals", "the U.S. District Court", "the circuit

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lexprobe.hallucination.answers import extract_disposition
+from lexprobe.hallucination.labels.answers import extract_disposition
 from lexprobe.hallucination.tasks.base import ValueAnswer, catalogued
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.hallucination.answers import extract_agreement
+from lexprobe.hallucination.labels.answers import extract_agreement
 from lexprobe.hallucination.tasks.base import Drafts, ItemDraft, ValueAnswer, catalogued, find_case, record_case
 
 

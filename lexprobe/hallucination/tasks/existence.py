@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from lexprobe.hallucination.answers import extract_existence
-from lexprobe.hallucination.labels import Score
-from lexprobe.hallucination.scoring import ScoringContext, existence_score
+from lexprobe.hallucination.labels.answers import extract_existence
+from lexprobe.hallucination.labels.score import Score
+from lexprobe.hallucination.labels.scoring import ScoringContext, existence_score
 from lexprobe.hallucination.tasks.base import catalogued
 
 

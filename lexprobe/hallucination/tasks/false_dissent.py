@@ -6,16 +6,16 @@ import re
 from typing import Any
 
 from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.hallucination.abstention import (
+from lexprobe.hallucination.labels.abstention import (
     classify_refusal,
     denies_existence,
     dissent_rejection,
     normalize_answer,
     premise_rejection,
 )
-from lexprobe.hallucination.labels import Score
-from lexprobe.hallucination.language import detect_language
-from lexprobe.hallucination.scoring import ScoringContext, quoted
+from lexprobe.hallucination.labels.language import detect_language
+from lexprobe.hallucination.labels.score import Score
+from lexprobe.hallucination.labels.scoring import ScoringContext, quoted
 from lexprobe.hallucination.tasks.base import Drafts, case_builder, case_variables, catalogued, unscorable
 
 

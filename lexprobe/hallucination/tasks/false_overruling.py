@@ -5,16 +5,16 @@ from __future__ import annotations
 import re
 
 from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.hallucination.abstention import (
+from lexprobe.hallucination.labels.abstention import (
     classify_refusal,
     denies_existence,
     normalize_answer,
     premise_rejection,
     split_sentences,
 )
-from lexprobe.hallucination.answers import extract_year
-from lexprobe.hallucination.labels import Score
-from lexprobe.hallucination.scoring import (
+from lexprobe.hallucination.labels.answers import extract_year
+from lexprobe.hallucination.labels.score import Score
+from lexprobe.hallucination.labels.scoring import (
     OVERRULING_ANCHOR,
     ScoringContext,
     quoted,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 
 from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.hallucination.answers import extract_year
-from lexprobe.hallucination.scoring import OVERRULING_ANCHOR
+from lexprobe.hallucination.labels.answers import extract_year
+from lexprobe.hallucination.labels.scoring import OVERRULING_ANCHOR
 from lexprobe.hallucination.tasks.base import Drafts, ItemDraft, ValueAnswer, case_variables, catalogued
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from lexprobe.hallucination.answers import extract_quote
-from lexprobe.hallucination.labels import Score
-from lexprobe.hallucination.quotation import MATCH_THRESHOLD, MIN_QUOTE_WORDS
-from lexprobe.hallucination.scoring import ScoringContext, missing_reference, quoted, stance_score
+from lexprobe.hallucination.labels.answers import extract_quote
+from lexprobe.hallucination.labels.quotation import MATCH_THRESHOLD, MIN_QUOTE_WORDS
+from lexprobe.hallucination.labels.score import Score
+from lexprobe.hallucination.labels.scoring import ScoringContext, missing_reference, quoted, stance_score
 from lexprobe.hallucination.tasks.base import catalogued
 
 _QUOTE_TAGS = re.compile(r"<quote>.*?(?:</quote>|$)", re.IGNORECASE | re.DOTALL)

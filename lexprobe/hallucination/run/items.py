@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.caselaw.sampling import SampleResult, YearWindow, sample_cases, subsample, window_text
-from lexprobe.hallucination.calibration import CALIBRATION_TEMPERATURE
-from lexprobe.hallucination.coverage import Coverage, shared_needs, task_coverage
-from lexprobe.hallucination.judge import SAMPLE_TEMPERATURE, SAMPLES
-from lexprobe.hallucination.prompts import has_template, render_prompt
+from lexprobe.hallucination.prompts.render import has_template, render_prompt
+from lexprobe.hallucination.scorers.calibration import CALIBRATION_TEMPERATURE
+from lexprobe.hallucination.scorers.judge import SAMPLE_TEMPERATURE, SAMPLES
 from lexprobe.hallucination.tasks import TaskSpec
+from lexprobe.hallucination.tasks.coverage import Coverage, shared_needs, task_coverage
 from lexprobe.models.types import Message, Request
 
 
