@@ -34,7 +34,7 @@ from lexprobe.hallucination.run.items import plan_items
 from lexprobe.hallucination.scorers.by_task import SCORERS, ScoringContext
 from lexprobe.hallucination.scorers.calibration import agrees, is_calibrated
 from lexprobe.hallucination.scorers.external import reference_for, score_lines
-from lexprobe.hallucination.tasks import REGISTRY, TASKS, TaskSpec, reference_free
+from lexprobe.hallucination.tasks import REGISTRY, TASKS, SampledCase, TaskSpec, reference_free
 from lexprobe.hallucination.tasks.base import (
     ALL,
     CONTRA_FACTUAL_ZERO_SHOT,
@@ -144,8 +144,8 @@ def test_no_module_dispatches_on_task_ids() -> None:
     assert chains == []
 
 
-def _decision_year(case: dict) -> dict | None:
-    return {"year": case["year"]} if case.get("year") else None
+def _decision_year(case: SampledCase) -> dict | None:
+    return {"year": case.year} if case.year else None
 
 
 def _score_decision_year(answer: str, reference: dict, context: ScoringContext) -> Score:

@@ -33,6 +33,7 @@ from lexprobe.hallucination.tasks import (
     reference_free,
 )
 from lexprobe.hallucination.tasks.base import LEVEL_ALIASES, LEVELS, Drafts, ItemDraft, TaskSpec
+from lexprobe.hallucination.tasks.cases import SampledCase
 from lexprobe.hallucination.tasks.catalogue import CATALOGUE
 
 #: Every task bound to its behaviour (in any order: the catalogue's row order is the registry's).
@@ -100,6 +101,7 @@ __all__ = [
     "TASKS",
     "Drafts",
     "ItemDraft",
+    "SampledCase",
     "TaskSpec",
     "resolve_levels",
     "resolve_tasks",
