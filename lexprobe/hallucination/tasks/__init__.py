@@ -7,7 +7,9 @@ together in `tasks/reference_free.py`.
 
 `TASKS` is the one registry every other module reads (the run, calibration, `score-answers`, the reports and the
 CLI), in the catalogue's row order: adding a task means one catalogue row, one module defining its `TASK` and its
-name in `_BOUND` below.
+name in `_BOUND` below. The case a task asks about is a typed `SampledCase` (`tasks/cases.py`).
+
+May import: `labels`, `help_facts` of this domain; `lexprobe.caselaw`, `lexprobe.errors`.
 """
 
 from __future__ import annotations
