@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 from lexprobe.cli.handler import LexprobeGroup
 from lexprobe.cli.investigation_score import register
-from lexprobe.demo_report import investigation_rows
+from lexprobe.demo import investigation_rows
 from lexprobe.engine import EngineConfig, ResponseCache
 from lexprobe.investigation.environment import load_environment
 from lexprobe.investigation.episode import Episode, HypothesisVerdict, load_episodes

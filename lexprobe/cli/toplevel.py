@@ -268,7 +268,7 @@ def demo(
             row["sample"] = cases  # how the cases were chosen, for the report's header
             if temporary:
                 row["run_dir"] = "a temporary folder, removed after the demo"
-        from lexprobe.demo_report import investigation_rows
+        from lexprobe.demo import investigation_rows
         from lexprobe.hallucination.reference import paper_comparison
         from lexprobe.hallucination.report.html import write_html_report  # matplotlib: imported only when needed
 

@@ -4,7 +4,7 @@ estimates beside a profile are the sibling package `hallucination.reference`.
 
 May import: `labels`, `tasks`, `scorers`, `profile`, `reference` of this domain; `lexprobe.engine`,
 `lexprobe.reporting`, `lexprobe.models`. Never `lexprobe.investigation`: the demo's page combining both domains is
-`lexprobe.demo_report`.
+`lexprobe.demo.investigation_rows`.
 """
 
 from __future__ import annotations

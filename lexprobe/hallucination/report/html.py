@@ -299,7 +299,7 @@ def write_html_report(
     investigation_notes: list[str] | None = None,
 ) -> None:
     """Write the report page to `path` (parent folders created); `investigation`, the rows of the demo's
-    investigation table (`lexprobe.demo_report.investigation_rows`), adds the demo's investigation section;
+    investigation table (`lexprobe.demo.investigation_rows`), adds the demo's investigation section;
     `coverage` (rows of `coverage.Coverage` with their model) adds the sample-coverage table; `viewer_url` (the run
     viewer's root) links every rate cell to the answers behind it (`viewer_link`); `reference`, the block of
     `lexprobe.hallucination.reference.paper_comparison`, adds the paper's estimates (grey columns, a comparison
