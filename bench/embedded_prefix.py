@@ -44,7 +44,7 @@ from lexprobe.caselaw.paths import data_root
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.demo import demo_settings
 from lexprobe.engine import Engine, EngineConfig, ResponseCache, RunStore
-from lexprobe.hallucination.items import plan_items
+from lexprobe.hallucination.run.items import plan_items
 from lexprobe.hallucination.tasks import TASKS
 from lexprobe.models import Request
 from lexprobe.models.local import DEFAULT_CONTEXT, PREFILL_CHUNK, LlamaCppModel, derived_seed

@@ -102,8 +102,8 @@ def plan_paper(db_path: Path, model: str):
     """Return the paper design's settings and plan, as `lexprobe hallucination run --design paper` makes them."""
     from lexprobe.caselaw.query import CaseDatabase
     from lexprobe.caselaw.sampling import parse_year_windows
-    from lexprobe.hallucination.items import plan_items
-    from lexprobe.hallucination.run import ProfileSettings, design_settings
+    from lexprobe.hallucination.run.items import plan_items
+    from lexprobe.hallucination.run.runner import ProfileSettings, design_settings
     from lexprobe.hallucination.tasks import resolve_tasks
 
     levels, styles, n, k, task_n = design_settings("paper", None, None, None, None)
@@ -122,7 +122,7 @@ def write_store(run_dir: Path, settings, plan, target: int, missing: int, origin
     """Write a synthetic store of `target` responses (see the module docstring); return its counts and the
     planned requests as written (to reuse for the next store)."""
     from lexprobe.engine.store import RunStore
-    from lexprobe.hallucination.judge import judge_request
+    from lexprobe.hallucination.scorers.judge import judge_request
 
     rng = random.Random(1)
     model = settings.model
@@ -222,8 +222,8 @@ def breakdown(run_dir: Path, db: Path, model: str) -> dict:
     every planned request is already stored): wall seconds and this process's peak RSS (MiB) after each step."""
     from lexprobe.engine.estimate import estimate_run
     from lexprobe.engine.store import RunStore
-    from lexprobe.hallucination.results import read_units
-    from lexprobe.hallucination.run import estimate_plan, judge_estimates
+    from lexprobe.hallucination.profile.results import read_units
+    from lexprobe.hallucination.run.runner import estimate_plan, judge_estimates
 
     steps: dict = {}
     start = time.perf_counter()

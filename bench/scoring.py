@@ -42,8 +42,8 @@ from lexprobe.caselaw.build import build_database
 from lexprobe.caselaw.citations import scan_citation_keys
 from lexprobe.caselaw.paths import data_root
 from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.hallucination.quotation import normalize_text
-from lexprobe.hallucination.scorers import SCORERS, ScoringContext
+from lexprobe.hallucination.labels.quotation import normalize_text
+from lexprobe.hallucination.scorers.by_task import SCORERS, ScoringContext
 
 Pair = tuple[str, dict]
 

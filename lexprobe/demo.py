@@ -14,6 +14,10 @@ cases (under 4 % of them have an opinion text offline), so five tasks had no ite
 the slowest (two 128-token samples and a judge call per case), ask a stratified part of the sample
 (`DEMO_REFERENCE_FREE_CASES`), which keeps the demo's running time within what it was before every task had items
 (BENCHMARKS.md, "Demo").
+
+The demo's HTML page combines both domains: the hallucination report (`hallucination/report/html.py`) takes the
+investigation table as plain formatted cells, and `investigation_rows` here, above both domains, makes them from an
+investigation scoring summary, so neither domain imports the other.
 """
 
 from __future__ import annotations
@@ -25,8 +29,8 @@ if TYPE_CHECKING:  # the library is imported where used: the CLI reads DEMO_CASE
     from lexprobe.caselaw.build import BuildProgress
     from lexprobe.engine.cache import ResponseCache
     from lexprobe.engine.config import EngineConfig
-    from lexprobe.hallucination.run import ProfileResult, ProfileSettings
-    from lexprobe.investigation.scoring import ScoreSummary
+    from lexprobe.hallucination.run.runner import ProfileResult, ProfileSettings
+    from lexprobe.investigation.scoring import BaselineSummary, ModelSummary, ScoreSummary
 
 DEMO_CASES = 4
 DEMO_SEED = 47
@@ -41,7 +45,7 @@ def demo_settings(
     """Return the demo's profile: every task, Supreme Court, the given prompt styles, n cases that have every fact
     the tasks need (decided within the study's window), K samples; the reference-free tasks ask
     `DEMO_REFERENCE_FREE_CASES` of the n cases."""
-    from lexprobe.hallucination.run import ProfileSettings
+    from lexprobe.hallucination.run.runner import ProfileSettings
     from lexprobe.hallucination.tasks import TASKS
 
     tasks = list(TASKS.values())
@@ -74,7 +78,7 @@ async def run_demo(
 ) -> ProfileResult:
     """Run the demo profile into `run_dir`; returns the plan, engine summary and rate table."""
     from lexprobe.caselaw.query import CaseDatabase
-    from lexprobe.hallucination.run import run_profile
+    from lexprobe.hallucination.run.runner import run_profile
 
     database = CaseDatabase(db_path)
     try:
@@ -108,3 +112,31 @@ async def run_demo_investigation(
     environment, _ = load_environment(env_dir)
     summary = summarize(complete, {str(env_dir): environment}, replicates=200) if complete else None
     return summary, episodes
+
+
+def _fmt(rate: float | None) -> str:
+    """Format one rate as the hallucination report formats its cells: three decimals, or a dash when absent."""
+    return "–" if rate is None else f"{rate:.3f}"
+
+
+def _verdict_cells(record: ModelSummary | BaselineSummary) -> dict[str, str]:
+    return {
+        "case_solved": _fmt(record.case_solved),
+        "believe_acc": _fmt(record.believe_acc),
+        "reject_acc": _fmt(record.reject_acc),
+        "worst_class_acc": _fmt(record.worst_class_acc),
+        "commit_rate": _fmt(record.commit_rate),
+    }
+
+
+def investigation_rows(summary: ScoreSummary) -> list[dict]:
+    """Return the rows of the demo's investigation table (formatted cells for the template): each model, then the
+    exact naive baselines."""
+    rows = []
+    for record in summary.models:
+        rows.append({"name": record.model, "n": record.n_episodes, **_verdict_cells(record),
+                     "coverage": _fmt(record.coverage), "signal_recall": _fmt(record.signal_recall)})  # fmt: skip
+    for name, baseline in summary.baselines.items():
+        rows.append({"name": f"baseline: {name.replace('_', ' ')}", "n": "exact", **_verdict_cells(baseline),
+                     "coverage": "–", "signal_recall": "–"})  # fmt: skip
+    return rows

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from lexprobe.hallucination.items import ItemPlan
+    from lexprobe.hallucination.run.items import ItemPlan
     from lexprobe.investigation.agent.episode import Episode
 
 #: The level names of the sample note (the demo asks the Supreme Court only; other levels are named as stored).

@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 
 from lexprobe.caselaw.judges import load_justices
-from lexprobe.hallucination.calibration import Confidence, agrees, confidence, is_calibrated
-from lexprobe.hallucination.items import Item
-from lexprobe.hallucination.labels import Score
-from lexprobe.hallucination.profile_calibration import calibration_curves, calibration_rows
-from lexprobe.hallucination.profile_stats import breakdowns, era_of, justice_bias, prominence_decile, rate_rows
-from lexprobe.hallucination.results import Unit
-from lexprobe.hallucination.scorers import ScoringContext
+from lexprobe.hallucination.labels.score import Score
+from lexprobe.hallucination.profile.calibration import calibration_curves, calibration_rows
+from lexprobe.hallucination.profile.results import Unit
+from lexprobe.hallucination.profile.stats import breakdowns, era_of, justice_bias, prominence_decile, rate_rows
+from lexprobe.hallucination.run.items import Item
+from lexprobe.hallucination.scorers.by_task import ScoringContext
+from lexprobe.hallucination.scorers.calibration import Confidence, agrees, confidence, is_calibrated
 from lexprobe.stats import expected_calibration_error
 
 LEXPROBE = str(Path(sys.executable).with_name("lexprobe"))

@@ -23,7 +23,7 @@ import pytest
 from lexprobe.caches import clear_all
 from lexprobe.caselaw import courts
 from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.hallucination.answers import extract_court, extract_court_reference
+from lexprobe.hallucination.labels.answers import extract_court, extract_court_reference
 from lexprobe.models import Message, Request, ToolCall, ToolSpec
 from lexprobe.models.identity import model_identity
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.hallucination.items import Item, plan_items
+from lexprobe.hallucination.run.items import Item, plan_items
 from lexprobe.hallucination.tasks import TASKS
 from lexprobe.models import Request
 from lexprobe.models.local import PREFILL_CHUNK, LlamaCppModel, reusable_prefix

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lexprobe.hallucination.abstention import (
+from lexprobe.hallucination.labels.abstention import (
     classify_refusal,
     denies_existence,
     dissent_rejection,

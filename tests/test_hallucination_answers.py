@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lexprobe.hallucination.answers import (
+from lexprobe.hallucination.labels.answers import (
     extract_agreement,
     extract_citation,
     extract_court,
@@ -14,7 +14,7 @@ from lexprobe.hallucination.answers import (
     extract_quote,
     extract_year,
 )
-from lexprobe.hallucination.answers import extract_yes_no as yes_no
+from lexprobe.hallucination.labels.answers import extract_yes_no as yes_no
 
 
 @pytest.mark.parametrize(

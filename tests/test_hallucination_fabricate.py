@@ -13,7 +13,7 @@ import pytest
 from lexprobe.caselaw.case_names import normalize_case_name
 from lexprobe.caselaw.citations import citation_key, parse_citation
 from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.hallucination.fabricate import VOLUME_YEARS, FabricatedCase, fabricate_cases, is_real
+from lexprobe.hallucination.tasks.fabricate import VOLUME_YEARS, FabricatedCase, fabricate_cases, is_real
 
 KEY_SHAPE = re.compile(r"(\d+) (.+) \d+")
 NAME_SHAPE = re.compile(r"[A-Z][^,()]* v\. [A-Z][^,()]*")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from lexprobe.hallucination.judge import judge_prompt, pair_label, parse_verdict, verdict_label
+from lexprobe.hallucination.scorers.judge import judge_prompt, pair_label, parse_verdict, verdict_label
 
 LEXPROBE = str(Path(sys.executable).with_name("lexprobe"))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from jinja2 import UndefinedError
 
-from lexprobe.hallucination.prompts import TemplateMissing, has_template, render_prompt
+from lexprobe.hallucination.prompts.render import TemplateMissing, has_template, render_prompt
 from lexprobe.hallucination.tasks import TASKS
 
 BROWN = {"case_name": "Brown v. Board of Education", "case_citation": "347 U.S. 483", "case_year": 1954}
@@ -180,7 +180,7 @@ def test_plain_templates_render_exactly_as_jinja2(source: str) -> None:
 
     from jinja2 import TemplateSyntaxError
 
-    from lexprobe.hallucination.prompts import _environment, compile_template
+    from lexprobe.hallucination.prompts.render import _environment, compile_template
 
     try:
         reference = _environment().from_string(source)
@@ -202,7 +202,7 @@ def test_zero_shot_templates_are_plain_and_render_as_jinja2_does() -> None:
 
     from jinja2 import Template
 
-    from lexprobe.hallucination.prompts import PlainTemplate, _environment, load_named_template, load_template
+    from lexprobe.hallucination.prompts.render import PlainTemplate, _environment, load_named_template, load_template
 
     contexts = [BROWN | {"level_case": "case", "level_opinion": "majority opinion", "fake_dissenting_author": "X"},
                 {"case_name": "A v. B", "case_citation": None, "case_year": "1999\n", "level_case": "district court "

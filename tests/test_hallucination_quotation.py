@@ -10,7 +10,13 @@ from pathlib import Path
 import pytest
 
 from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.hallucination.quotation import MATCH_THRESHOLD, MIN_QUOTE_WORDS, QuoteIndex, normalize_text, tokenize
+from lexprobe.hallucination.labels.quotation import (
+    MATCH_THRESHOLD,
+    MIN_QUOTE_WORDS,
+    QuoteIndex,
+    normalize_text,
+    tokenize,
+)
 
 ELLIPSIS = re.compile(r"\.\s?\.\s?\.|…")
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.hallucination.labels import Score
-from lexprobe.hallucination.scorers import SCORERS, ScoringContext
+from lexprobe.hallucination.labels.score import Score
+from lexprobe.hallucination.scorers.by_task import SCORERS, ScoringContext
 
 REFERENCE_BASED = {
     "existence", "fake_existence", "court", "citation", "author", "disposition", "quotation", "authority",

@@ -14,9 +14,9 @@ from page_checks import render_page
 from tool_requirements import needs_chromium
 
 from lexprobe.caselaw.judges import load_justices
-from lexprobe.hallucination.html_report import figures, rate_tables, write_html_report
-from lexprobe.hallucination.profile_stats import profile
-from lexprobe.hallucination.results import Unit
+from lexprobe.hallucination.profile.results import Unit
+from lexprobe.hallucination.profile.stats import profile
+from lexprobe.hallucination.report.html import figures, rate_tables, write_html_report
 
 LEXPROBE = str(Path(sys.executable).with_name("lexprobe"))
 

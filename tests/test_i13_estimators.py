@@ -20,9 +20,9 @@ import pytest
 from calibration import utils as uc
 
 from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.hallucination.profile_calibration import calibration_rows
-from lexprobe.hallucination.profile_stats import SINGLE_CLASS_NOTE, breakdowns, rate_rows, single_class_notes
-from lexprobe.hallucination.results import Unit
+from lexprobe.hallucination.profile.calibration import calibration_rows
+from lexprobe.hallucination.profile.results import Unit
+from lexprobe.hallucination.profile.stats import SINGLE_CLASS_NOTE, breakdowns, rate_rows, single_class_notes
 from lexprobe.stats import balanced_rate_se, bin_edges, expected_calibration_error, strict_rate
 
 LEXPROBE = str(Path(sys.executable).with_name("lexprobe"))

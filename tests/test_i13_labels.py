@@ -16,9 +16,9 @@ import pytest
 
 from lexprobe.caselaw.citations import scan_citation_keys
 from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.hallucination.abstention import classify_refusal, rejects_case_premise
-from lexprobe.hallucination.judge import pair_label
-from lexprobe.hallucination.scoring import ScoringContext
+from lexprobe.hallucination.labels.abstention import classify_refusal, rejects_case_premise
+from lexprobe.hallucination.labels.scoring import ScoringContext
+from lexprobe.hallucination.scorers.judge import pair_label
 from lexprobe.hallucination.tasks import TASKS
 
 LEXPROBE = str(Path(sys.executable).with_name("lexprobe"))

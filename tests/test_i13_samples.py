@@ -19,9 +19,9 @@ from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.caselaw.sampling import PAPER_YEARS, case_facts, parse_year_windows, sample_cases, subsample
 from lexprobe.engine.store import RunStore
 from lexprobe.errors import BadInputError
-from lexprobe.hallucination.coverage import BUILDER_DROPPED
-from lexprobe.hallucination.items import plan_items
+from lexprobe.hallucination.run.items import plan_items
 from lexprobe.hallucination.tasks import TASKS
+from lexprobe.hallucination.tasks.coverage import BUILDER_DROPPED
 from lexprobe.models.pricing import price_for
 
 LEXPROBE = str(Path(sys.executable).with_name("lexprobe"))
@@ -255,7 +255,7 @@ def test_a_separate_judge_is_not_self_judged(case_db_path: Path, tmp_path: Path)
 
 
 def test_design_paper_settings() -> None:
-    from lexprobe.hallucination.run import design_settings
+    from lexprobe.hallucination.run.runner import design_settings
 
     levels, styles, n, k, task_n = design_settings("paper", None, None, None, None)
     assert (levels, styles, n, k) == (["scotus", "coa", "district"], ["zero", "few"], 5000, 10)

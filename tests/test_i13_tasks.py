@@ -18,14 +18,9 @@ import pytest
 import lexprobe
 from lexprobe.caselaw.paths import data_root
 from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.hallucination.answers import extract_year
-from lexprobe.hallucination.calibration import agrees, is_calibrated
-from lexprobe.hallucination.external import reference_for, score_lines
-from lexprobe.hallucination.items import plan_items
-from lexprobe.hallucination.labels import Score
-from lexprobe.hallucination.prompts import render_prompt
-from lexprobe.hallucination.scorers import SCORERS, ScoringContext
-from lexprobe.hallucination.scoring import (
+from lexprobe.hallucination.labels.answers import extract_year
+from lexprobe.hallucination.labels.score import Score
+from lexprobe.hallucination.labels.scoring import (
     as_date,
     compare_values,
     existence_score,
@@ -34,7 +29,12 @@ from lexprobe.hallucination.scoring import (
     quoted,
     stance_score,
 )
-from lexprobe.hallucination.tasks import REGISTRY, TASKS, TaskSpec, reference_free
+from lexprobe.hallucination.prompts.render import render_prompt
+from lexprobe.hallucination.run.items import plan_items
+from lexprobe.hallucination.scorers.by_task import SCORERS, ScoringContext
+from lexprobe.hallucination.scorers.calibration import agrees, is_calibrated
+from lexprobe.hallucination.scorers.external import reference_for, score_lines
+from lexprobe.hallucination.tasks import REGISTRY, TASKS, SampledCase, TaskSpec, reference_free
 from lexprobe.hallucination.tasks.base import (
     ALL,
     CONTRA_FACTUAL_ZERO_SHOT,
@@ -108,7 +108,7 @@ def test_the_shared_scoring_steps_are_public() -> None:
     for path in (PACKAGE / "hallucination").rglob("*.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.module == "lexprobe.hallucination.scoring":
+            if isinstance(node, ast.ImportFrom) and node.module == "lexprobe.hallucination.labels.scoring":
                 private = [alias.name for alias in node.names if alias.name.startswith("_")]
                 assert not private, f"{path.name} imports private scoring steps {private}"
 
@@ -144,8 +144,8 @@ def test_no_module_dispatches_on_task_ids() -> None:
     assert chains == []
 
 
-def _decision_year(case: dict) -> dict | None:
-    return {"year": case["year"]} if case.get("year") else None
+def _decision_year(case: SampledCase) -> dict | None:
+    return {"year": case.year} if case.year else None
 
 
 def _score_decision_year(answer: str, reference: dict, context: ScoringContext) -> Score:

@@ -25,8 +25,8 @@ from openai.types.completion_usage import CompletionUsage
 from typer.testing import CliRunner
 
 from lexprobe.engine import Engine, EngineConfig, RunStore
-from lexprobe.hallucination.items import Item
-from lexprobe.hallucination.judge import judge_request
+from lexprobe.hallucination.run.items import Item
+from lexprobe.hallucination.scorers.judge import judge_request
 from lexprobe.investigation.agent.corpus_view import CorpusView
 from lexprobe.investigation.agent.episode import Episode, load_episodes
 from lexprobe.investigation.agent.harness import EpisodeRunner, HarnessSettings

@@ -16,18 +16,18 @@ from pathlib import Path
 import pytest
 
 from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.hallucination.calibration import agrees, confidence
-from lexprobe.hallucination.external import score_lines
-from lexprobe.hallucination.final_answer import (
+from lexprobe.hallucination.labels.final_answer import (
     MAX_JSON_CHARS,
     NO_FINAL_ANSWER,
     final_answer,
     no_final_answer,
 )
-from lexprobe.hallucination.judge import judge_prompt, pair_label
-from lexprobe.hallucination.labels import Score
-from lexprobe.hallucination.quotation import split_opinion
-from lexprobe.hallucination.scorers import SCORERS, ScoringContext
+from lexprobe.hallucination.labels.quotation import split_opinion
+from lexprobe.hallucination.labels.score import Score
+from lexprobe.hallucination.scorers.by_task import SCORERS, ScoringContext
+from lexprobe.hallucination.scorers.calibration import agrees, confidence
+from lexprobe.hallucination.scorers.external import score_lines
+from lexprobe.hallucination.scorers.judge import judge_prompt, pair_label
 
 BROWN_CITATIONS = {"citations": ["347 U.S. 483", "74 S. Ct. 686", "98 L. Ed. 873"]}
 WARREN = {"author": "Earl Warren", "decided": "1954-05-17"}

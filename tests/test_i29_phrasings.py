@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 
 from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.hallucination.language import detect_language, to_english, unreadable_language
-from lexprobe.hallucination.scorers import SCORERS
-from lexprobe.hallucination.scoring import ScoringContext
+from lexprobe.hallucination.labels.language import detect_language, to_english, unreadable_language
+from lexprobe.hallucination.labels.scoring import ScoringContext
+from lexprobe.hallucination.scorers.by_task import SCORERS
 from lexprobe.hallucination.tasks import TASKS
 
 LEXPROBE = str(Path(sys.executable).with_name("lexprobe"))

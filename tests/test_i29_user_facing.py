@@ -27,7 +27,7 @@ from tool_requirements import needs_chromium
 from typer.testing import CliRunner
 
 from lexprobe.caselaw.judges import load_justices
-from lexprobe.hallucination.results import Unit
+from lexprobe.hallucination.profile.results import Unit
 from lexprobe.models.spec import SPEC_FORMS
 from lexprobe.reporting import figures
 
@@ -178,9 +178,9 @@ def _scotus_units() -> list[Unit]:
 
 
 def test_empty_circuit_map_is_hidden_with_a_reason(tmp_path: Path) -> None:
-    from lexprobe.hallucination.html_report import figures as report_figures
-    from lexprobe.hallucination.html_report import write_html_report
-    from lexprobe.hallucination.profile_stats import profile
+    from lexprobe.hallucination.profile.stats import profile
+    from lexprobe.hallucination.report.html import figures as report_figures
+    from lexprobe.hallucination.report.html import write_html_report
 
     units = _scotus_units()
     stats = profile(units, load_justices(), prompt_style="zero")
@@ -196,8 +196,8 @@ def test_empty_circuit_map_is_hidden_with_a_reason(tmp_path: Path) -> None:
 
 
 def test_circuit_map_with_data_is_still_drawn() -> None:
-    from lexprobe.hallucination.html_report import figures as report_figures
-    from lexprobe.hallucination.profile_stats import profile
+    from lexprobe.hallucination.profile.stats import profile
+    from lexprobe.hallucination.report.html import figures as report_figures
 
     units = _scotus_units() + [Unit("m", "court", "coa", "zero", "correct", circuit="ca9", year=1995)
                                for _ in range(5)]  # fmt: skip
@@ -262,8 +262,8 @@ def test_demo_report_fits_1400_px_and_hides_the_empty_map(demo_run: dict) -> Non
 
 @needs_chromium
 def test_calibration_table_with_long_names_and_notes_fits_1400_px(tmp_path: Path) -> None:
-    from lexprobe.hallucination.html_report import write_html_report
-    from lexprobe.hallucination.profile_stats import profile
+    from lexprobe.hallucination.profile.stats import profile
+    from lexprobe.hallucination.report.html import write_html_report
 
     model = "openai-compatible/llama3@http://127.0.0.1:8000/v1"
     units = [Unit(model, task, "scotus", "zero", "correct" if i % 3 else "hallucination", confidence=(i % 5) / 4,

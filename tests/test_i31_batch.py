@@ -349,9 +349,9 @@ def test_a_fault_while_reading_results_reads_them_again(provider_env: BatchProvi
 
 def test_the_html_report_names_the_answers_that_came_by_batch(tmp_path: Path) -> None:
     from lexprobe.caselaw.judges import load_roster
-    from lexprobe.hallucination.html_report import write_html_report
-    from lexprobe.hallucination.profile_stats import profile
-    from lexprobe.hallucination.results import Unit
+    from lexprobe.hallucination.profile.results import Unit
+    from lexprobe.hallucination.profile.stats import profile
+    from lexprobe.hallucination.report.html import write_html_report
 
     units = [Unit("m", "existence", "scotus", "zero", label) for label in ("correct", "hallucination")]
     models = [{"model": "m", "run_dir": "runs/m", "judge": "m", "answers": 2, "batched_answers": 2}]

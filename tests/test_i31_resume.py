@@ -1,4 +1,4 @@
-"""A resumed `hallucination run` hands the engine only the items not answered in full (`hallucination/resume.py`):
+"""A resumed `hallucination run` hands the engine only the items not answered in full (`hallucination/run/resume.py`):
 the rerun's report and counts equal a run that never stopped, and a run directory holding another job is still
 refused, whether the difference is in an answered item's first request or in the constants of its samples."""
 
@@ -13,8 +13,8 @@ from pathlib import Path
 
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.engine.store import RunStore
-from lexprobe.hallucination.items import plan_items
-from lexprobe.hallucination.resume import requests_to_run
+from lexprobe.hallucination.run.items import plan_items
+from lexprobe.hallucination.run.resume import requests_to_run
 from lexprobe.hallucination.tasks import resolve_tasks
 
 LEXPROBE = str(Path(sys.executable).with_name("lexprobe"))

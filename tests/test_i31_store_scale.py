@@ -25,14 +25,14 @@ from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.engine.cache import ResponseCache
 from lexprobe.engine.estimate import estimate_run
 from lexprobe.engine.store import RunConflictError, RunStore, TelemetryRow
-from lexprobe.hallucination.calibration import Confidence, confidence
-from lexprobe.hallucination.items import ItemPlan, plan_items
-from lexprobe.hallucination.judge import judge_request, pair_label, verdict_label
-from lexprobe.hallucination.labels import CONFIDENCE_SCORER, REFERENCE_SCORER
-from lexprobe.hallucination.report import pending_judge_requests, report_json, report_rows, score_run
-from lexprobe.hallucination.results import SKIPPED_ROLES, Unit, _number, read_units
-from lexprobe.hallucination.run import estimate_plan, judge_estimates
-from lexprobe.hallucination.scorers import SCORERS, ScoringContext
+from lexprobe.hallucination.labels.score import CONFIDENCE_SCORER, REFERENCE_SCORER
+from lexprobe.hallucination.profile.results import SKIPPED_ROLES, Unit, _number, read_units
+from lexprobe.hallucination.report.summary import pending_judge_requests, report_json, report_rows, score_run
+from lexprobe.hallucination.run.items import ItemPlan, plan_items
+from lexprobe.hallucination.run.runner import estimate_plan, judge_estimates
+from lexprobe.hallucination.scorers.by_task import SCORERS, ScoringContext
+from lexprobe.hallucination.scorers.calibration import Confidence, confidence
+from lexprobe.hallucination.scorers.judge import judge_request, pair_label, verdict_label
 from lexprobe.hallucination.tasks import resolve_tasks
 from lexprobe.models import identity
 from lexprobe.models.types import Message, Request, Response, ToolCall, ToolSpec, Usage

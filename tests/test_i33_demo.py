@@ -23,8 +23,8 @@ from lexprobe.caselaw.sampling import CASE_FACTS, PAPER_YEARS
 from lexprobe.demo import DEMO_CASES, DEMO_REFERENCE_FREE_CASES, demo_settings, run_demo_investigation
 from lexprobe.demo_notes import LARGER_MODEL_HINT, investigation_note, sample_note
 from lexprobe.engine.config import EngineConfig
-from lexprobe.hallucination.items import ItemPlan, plan_items
-from lexprobe.hallucination.run import ProfileSettings
+from lexprobe.hallucination.run.items import ItemPlan, plan_items
+from lexprobe.hallucination.run.runner import ProfileSettings
 from lexprobe.hallucination.tasks import TASKS
 
 LEXPROBE = str(Path(sys.executable).with_name("lexprobe"))

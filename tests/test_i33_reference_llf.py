@@ -16,11 +16,11 @@ from page_checks import render_page
 from tool_requirements import needs_chromium
 
 from lexprobe.caselaw.judges import load_justices
-from lexprobe.hallucination.html_report import write_html_report
-from lexprobe.hallucination.profile_stats import profile
+from lexprobe.hallucination.profile.results import Unit
+from lexprobe.hallucination.profile.stats import profile
 from lexprobe.hallucination.reference import paper_comparison, z_test
 from lexprobe.hallucination.reference.compare import NO_SE
-from lexprobe.hallucination.results import Unit
+from lexprobe.hallucination.report.html import write_html_report
 
 ENTRY = "import sys; sys.argv[0] = 'lexprobe'; from lexprobe.cli import console_main; sys.exit(console_main())"
 

@@ -13,7 +13,8 @@ from typer.testing import CliRunner
 from lexprobe.cli.handler import LexprobeGroup
 from lexprobe.cli.labels import register
 from lexprobe.engine.store import RunStore
-from lexprobe.hallucination.labelsheet import (
+from lexprobe.hallucination.report.summary import pending_judge_requests
+from lexprobe.hallucination.scorers.labelsheet import (
     SHEET_COLUMNS,
     agreement_table,
     export_label_sheet,
@@ -21,7 +22,6 @@ from lexprobe.hallucination.labelsheet import (
     read_coded_sheet,
     write_label_sheet,
 )
-from lexprobe.hallucination.report import pending_judge_requests
 from lexprobe.models.types import Request, Response
 
 MODEL = "scripted:model.jsonl"

@@ -23,8 +23,9 @@ HEAVY = ("pandas", "matplotlib", "numpy", "scipy", "eyecite", "pptx", "openpyxl"
 NOT_FOR_HELP = (*HEAVY, "jinja2", "httpx", "tenacity", "courts_db", "reporters_db", "rapidfuzz")
 #: Our own modules `--help` needs none of: the task registry and task modules, the scorers and calibration (help
 #: text reads its few facts from `hallucination.help_facts`).
-NOT_OURS_FOR_HELP = ("lexprobe.hallucination.tasks", "lexprobe.hallucination.scorers", "lexprobe.hallucination.scoring",
-                     "lexprobe.hallucination.calibration", "lexprobe.hallucination.abstention")  # fmt: skip
+NOT_OURS_FOR_HELP = ("lexprobe.hallucination.tasks", "lexprobe.hallucination.scorers.by_task",
+                     "lexprobe.hallucination.labels.scoring", "lexprobe.hallucination.scorers.calibration",
+                     "lexprobe.hallucination.labels.abstention")  # fmt: skip
 
 ENTRY = """
 import atexit, json, os, sys

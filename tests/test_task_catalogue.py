@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from lexprobe.hallucination.answers import extract_year
-from lexprobe.hallucination.labels import Score
-from lexprobe.hallucination.scorers import ScoringContext
-from lexprobe.hallucination.scoring import missing_reference, stance_score
-from lexprobe.hallucination.tasks import REGISTRY, TASKS
+from lexprobe.hallucination.labels.answers import extract_year
+from lexprobe.hallucination.labels.score import Score
+from lexprobe.hallucination.labels.scoring import missing_reference, stance_score
+from lexprobe.hallucination.scorers.by_task import ScoringContext
+from lexprobe.hallucination.tasks import REGISTRY, TASKS, SampledCase
 from lexprobe.hallucination.tasks.base import (
     CONTRA_FACTUAL_ZERO_SHOT,
     ValueAnswer,
@@ -71,7 +71,7 @@ class _OneCase:
 @pytest.mark.parametrize("row", [row for row in SNAPSHOT if row["has"]], ids=lambda row: row["id"])
 def test_a_fact_task_builds_and_looks_up_with_its_row_messages(row: dict) -> None:
     task = TASKS[row["id"]]
-    drafts = task.builder(None, [dict(CASE)], "scotus", 5, 1)  # type: ignore[arg-type]
+    drafts = task.builder(None, [SampledCase.from_row(CASE)], "scotus", 5, 1)  # type: ignore[arg-type]
     reference, reason = task.lookup({"case": CASE["citation"]}, _OneCase())  # type: ignore[misc,arg-type]
     if row["id"] == "existence":  # every named case is asked about
         assert [draft.key for draft in drafts.items] == ["c1"] and (reference, reason) == ({}, None)
@@ -130,12 +130,12 @@ def test_value_answer_gives_the_scorer_and_the_calibration_truth() -> None:
 
 
 def test_case_builder_asks_about_named_cases_with_a_reference() -> None:
-    build = case_builder(lambda db, case: {"n": case["year"]} if case["year"] > 1900 else None, "a late year",
-                         lambda case: {"name": case["name"]})  # fmt: skip
+    build = case_builder(lambda db, case: {"n": case.year} if case.year > 1900 else None, "a late year",
+                         lambda case: {"name": case.name})  # fmt: skip
     assert build(None, [], "coa", 5, 1).skipped.startswith("no coa cases with names")  # type: ignore[arg-type,union-attr]
-    old = dict(CASE, year=1850)
+    old = SampledCase.from_row(dict(CASE, year=1850))
     assert build(None, [old], "coa", 5, 1).skipped == "no sampled coa case has a late year"  # type: ignore[arg-type]
-    (draft,) = build(None, [old, dict(CASE)], "coa", 5, 1).items  # type: ignore[arg-type]
+    (draft,) = build(None, [old, SampledCase.from_row(CASE)], "coa", 5, 1).items  # type: ignore[arg-type]
     assert (draft.key, draft.variables, draft.reference) == ("c1", {"name": "Roe v. Wade"}, {"n": 1973})
 
 

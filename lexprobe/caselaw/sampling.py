@@ -23,8 +23,9 @@ reported. The draw is reproducible: strata and cases are ordered by id before a 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from lexprobe.caselaw.courts import canonical_level
 from lexprobe.caselaw.query import CaseDatabase
@@ -47,7 +48,7 @@ class CaseFact:
     shared: bool = True
 
 
-#: Every fact a task may need of a sampled case, by name (the tasks' needs are in `hallucination/coverage.py`).
+#: Every fact a task may need of a sampled case, by name (the tasks' needs are in `hallucination/tasks/coverage.py`).
 CASE_FACTS: dict[str, CaseFact] = {
     fact.name: fact
     for fact in (
@@ -151,15 +152,24 @@ def sample_cases(
     return result
 
 
-def subsample(rows: list[dict], n: int, seed: int) -> list[dict]:
-    """Return a stratified subsample of `n` of a sample's rows (each with its `stratum`), allocated as the sample
-    was (`allocate`) and in the sample's order, so a task asked of fewer cases (the study's 100 cases for the
-    reference-free tasks) asks a stratified part of the same sample. All rows when `n` is not smaller."""
+Row = TypeVar("Row")
+
+
+def _row_stratum(row: Any) -> str:
+    """Return the stratum of a sample row (a `SampleResult.rows` mapping)."""
+    return str(row["stratum"])
+
+
+def subsample(rows: list[Row], n: int, seed: int, stratum: Callable[[Row], str] = _row_stratum) -> list[Row]:
+    """Return a stratified subsample of `n` of a sample's rows (`stratum(row)` is a row's stratum: by default its
+    `stratum` key), allocated as the sample was (`allocate`) and in the sample's order, so a task asked of fewer
+    cases (the study's 100 cases for the reference-free tasks) asks a stratified part of the same sample. All rows
+    when `n` is not smaller. The rows may be any objects (the hallucination tasks pass their typed cases)."""
     if n >= len(rows):
         return list(rows)
-    by_stratum: dict[str, list[dict]] = {}
+    by_stratum: dict[str, list[Row]] = {}
     for row in rows:
-        by_stratum.setdefault(str(row["stratum"]), []).append(row)
+        by_stratum.setdefault(stratum(row), []).append(row)
     rng = random.Random(seed)
     quotas = allocate({s: len(cases) for s, cases in by_stratum.items()}, n, rng)
     chosen = {id(row) for s in sorted(by_stratum) for row in rng.sample(by_stratum[s], quotas[s])}

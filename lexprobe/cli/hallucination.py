@@ -30,7 +30,7 @@ from lexprobe.terminal import safe_markup, safe_text
 
 if TYPE_CHECKING:
     from lexprobe.caselaw.query import CaseDatabase
-    from lexprobe.hallucination.run import ProfileSettings
+    from lexprobe.hallucination.run.runner import ProfileSettings
 
 hallucination_app = typer.Typer(
     cls=LexprobeGroup,
@@ -75,7 +75,7 @@ def task_data_notes(db: Path | None) -> dict[str, str]:
     {} when there is no database to ask (the task list needs none), with a note on stderr when `--db` was given."""
     from lexprobe.caselaw.paths import default_db_path
     from lexprobe.caselaw.query import CaseDatabase
-    from lexprobe.hallucination.profile_stats import single_class_notes
+    from lexprobe.hallucination.profile.stats import single_class_notes
 
     try:
         database = CaseDatabase(db or default_db_path())
@@ -95,7 +95,7 @@ def warn_sample_sizes(database: CaseDatabase, settings: ProfileSettings) -> None
     `--complete-cases`, with every needed fact; the sample takes all of them); raise `BadInputError` when no level
     has any case to sample."""
     from lexprobe.caselaw.sampling import eligible_count, window_text
-    from lexprobe.hallucination.coverage import shared_needs
+    from lexprobe.hallucination.tasks.coverage import shared_needs
 
     windows = settings.windows
     available = {}
@@ -204,9 +204,9 @@ def run(
     from lexprobe.caselaw.sampling import parse_year_windows
     from lexprobe.cli.hallucination_tables import print_coverage, print_report, print_skipped
     from lexprobe.engine.interrupt import RunInterrupted, stop_on_sigint
-    from lexprobe.hallucination.prompts import PROMPT_STYLES
-    from lexprobe.hallucination.report import report_json
-    from lexprobe.hallucination.run import (
+    from lexprobe.hallucination.prompts.render import PROMPT_STYLES
+    from lexprobe.hallucination.report.summary import report_json
+    from lexprobe.hallucination.run.runner import (
         SELF_JUDGED,
         SELF_JUDGED_WARNING,
         ProfileSettings,
@@ -330,10 +330,10 @@ def report(
         print_statistics,
     )
     from lexprobe.engine.batch.status import batch_count_lines, batch_counts
-    from lexprobe.hallucination.profile_stats import PROMPT_STYLE_SELECTIONS, profile
-    from lexprobe.hallucination.report import report_json, report_rows
-    from lexprobe.hallucination.results import read_runs
-    from lexprobe.hallucination.run import SELF_JUDGED
+    from lexprobe.hallucination.profile.results import read_runs
+    from lexprobe.hallucination.profile.stats import PROMPT_STYLE_SELECTIONS, profile
+    from lexprobe.hallucination.report.summary import report_json, report_rows
+    from lexprobe.hallucination.run.runner import SELF_JUDGED
 
     if prompt_style not in PROMPT_STYLE_SELECTIONS:
         raise BadInputError(f"unknown --prompt-style {prompt_style!r}; valid: {', '.join(PROMPT_STYLE_SELECTIONS)}")
@@ -351,7 +351,7 @@ def report(
     batched = [batch_counts(info.run_dir) for info in infos]  # how many answers came by a provider's batch API
     paper = reference_block(reference, stats, models, units)
     if html is not None:
-        from lexprobe.hallucination.html_report import write_html_report
+        from lexprobe.hallucination.report.html import write_html_report
 
         try:
             with_batch = [model | counts for model, counts in zip(models, batched, strict=True)]
@@ -417,7 +417,7 @@ def score_answers(
 
     Example: `lexprobe hallucination score-answers answers.jsonl > scored.jsonl`
     """
-    from lexprobe.hallucination.external import LineError, read_answer_lines, score_lines
+    from lexprobe.hallucination.scorers.external import LineError, read_answer_lines, score_lines
 
     if not file.is_file():
         raise BadInputError(f"file not found: {safe_text(str(file))}")

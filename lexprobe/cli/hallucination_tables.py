@@ -6,11 +6,11 @@ from __future__ import annotations
 from rich.table import Table
 
 from lexprobe.cli.output import err, out, wide
-from lexprobe.hallucination.coverage import dropped_text
-from lexprobe.hallucination.profile_stats import BALANCED_TASKS, SINGLE_CLASS_NOTE
-from lexprobe.hallucination.report import ReportRow
-from lexprobe.hallucination.run import SELF_JUDGED
+from lexprobe.hallucination.profile.stats import BALANCED_TASKS, SINGLE_CLASS_NOTE
+from lexprobe.hallucination.report.summary import ReportRow
+from lexprobe.hallucination.run.runner import SELF_JUDGED
 from lexprobe.hallucination.tasks import TASKS, task_names
+from lexprobe.hallucination.tasks.coverage import dropped_text
 from lexprobe.reporting.numbers import fixed, rate_se
 from lexprobe.terminal import safe_markup, safe_text
 

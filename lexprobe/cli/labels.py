@@ -1,6 +1,6 @@
 """`lexprobe hallucination export-labels` / `agreement`: validate the contradiction judge against human coders
-(the study's Appendix C). Thin: parse, call hallucination/labelsheet.py, print. `register(app)` adds both commands
-to a Typer app."""
+(the study's Appendix C). Thin: parse, call hallucination/scorers/labelsheet.py, print. `register(app)` adds both
+commands to a Typer app."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def export_labels(
     Example: `lexprobe hallucination export-labels runs/gpt4o --n 100 --out labels/sheet.csv`
     """
     from lexprobe.engine.store import RUN_DB_NAME, RunStore
-    from lexprobe.hallucination.labelsheet import export_label_sheet, key_path, write_label_sheet
+    from lexprobe.hallucination.scorers.labelsheet import export_label_sheet, key_path, write_label_sheet
 
     if not (run_dir / RUN_DB_NAME).is_file():
         raise BadInputError(f"{run_dir} is not a run directory (no {RUN_DB_NAME})")
@@ -104,7 +104,7 @@ def agreement(
 
     Example: `lexprobe hallucination agreement labels/alice.csv labels/bob.csv --key labels/sheet.csv.key.json`
     """
-    from lexprobe.hallucination.labelsheet import agreement_report
+    from lexprobe.hallucination.scorers.labelsheet import agreement_report
 
     missing = [str(path) for path in [*sheets, *([key] if key else [])] if not path.is_file()]
     if missing:

@@ -205,8 +205,8 @@ def demo(
     from lexprobe.demo import demo_settings, ensure_case_database, run_demo, run_demo_investigation
     from lexprobe.demo_notes import investigation_note, sample_note
     from lexprobe.engine.interrupt import RunInterrupted, stop_on_sigint
-    from lexprobe.hallucination.profile_stats import profile
-    from lexprobe.hallucination.results import read_runs
+    from lexprobe.hallucination.profile.results import read_runs
+    from lexprobe.hallucination.profile.stats import profile
 
     check_model(model)
     styles = tuple(s.strip() for s in prompt_styles.split(",") if s.strip())
@@ -268,13 +268,15 @@ def demo(
             row["sample"] = cases  # how the cases were chosen, for the report's header
             if temporary:
                 row["run_dir"] = "a temporary folder, removed after the demo"
-        from lexprobe.hallucination.html_report import write_html_report  # matplotlib: imported only when needed
+        from lexprobe.demo import investigation_rows
         from lexprobe.hallucination.reference import paper_comparison
+        from lexprobe.hallucination.report.html import write_html_report  # matplotlib: imported only when needed
 
         # the paper's published rates beside the embedded model's, with the design differences spelled out
         reference = paper_comparison(stats, models, units)
         try:
-            write_html_report(html, models, stats, units, investigation,
+            rows = investigation_rows(investigation) if investigation else None
+            write_html_report(html, models, stats, units, rows,
                               coverage=[row for info in infos for row in info.coverage_rows()], reference=reference,
                               investigation_notes=investigation_notes)  # fmt: skip
         except OSError as exc:

@@ -9,7 +9,7 @@ from pathlib import Path
 from lexprobe.engine.sqlite_util import connect_read_only
 from lexprobe.engine.store import LEGACY_KIND_KEYS, RUN_DB_NAME
 from lexprobe.errors import LexprobeError
-from lexprobe.hallucination.results import RUN_KIND
+from lexprobe.hallucination.profile.results import RUN_KIND
 
 
 def store_kinds(run_dir: Path) -> list[str]:

@@ -19,7 +19,7 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable
 
-from lexprobe.hallucination.profile_stats import BALANCED_TASKS, SINGLE_CLASS_NOTE, no_reference
+from lexprobe.hallucination.profile.stats import BALANCED_TASKS, SINGLE_CLASS_NOTE, no_reference
 from lexprobe.hallucination.reference.data import PAPER_MODELS, ReferenceValue, paper_tables, reference_values
 from lexprobe.hallucination.tasks import TASKS
 

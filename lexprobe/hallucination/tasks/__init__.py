@@ -7,7 +7,9 @@ together in `tasks/reference_free.py`.
 
 `TASKS` is the one registry every other module reads (the run, calibration, `score-answers`, the reports and the
 CLI), in the catalogue's row order: adding a task means one catalogue row, one module defining its `TASK` and its
-name in `_BOUND` below.
+name in `_BOUND` below. The case a task asks about is a typed `SampledCase` (`tasks/cases.py`).
+
+May import: `labels`, `help_facts` of this domain; `lexprobe.caselaw`, `lexprobe.errors`.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from lexprobe.hallucination.tasks import (
     reference_free,
 )
 from lexprobe.hallucination.tasks.base import LEVEL_ALIASES, LEVELS, Drafts, ItemDraft, TaskSpec
+from lexprobe.hallucination.tasks.cases import SampledCase
 from lexprobe.hallucination.tasks.catalogue import CATALOGUE
 
 #: Every task bound to its behaviour (in any order: the catalogue's row order is the registry's).
@@ -100,6 +103,7 @@ __all__ = [
     "TASKS",
     "Drafts",
     "ItemDraft",
+    "SampledCase",
     "TaskSpec",
     "resolve_levels",
     "resolve_tasks",

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from lexprobe.caselaw.judges import judge_matches
-from lexprobe.hallucination.answers import extract_judge_name
-from lexprobe.hallucination.labels import Score
-from lexprobe.hallucination.scoring import ScoringContext, as_date
+from lexprobe.hallucination.labels.answers import extract_judge_name
+from lexprobe.hallucination.labels.score import Score
+from lexprobe.hallucination.labels.scoring import ScoringContext, as_date
 from lexprobe.hallucination.tasks.base import catalogued, decided_date, score_extracted
+from lexprobe.hallucination.tasks.cases import SampledCase
 
 
-def _author_reference(case: dict) -> dict | None:
-    return {"author": case["author"], "decided": decided_date(case)} if case.get("author") else None
+def _author_reference(case: SampledCase) -> dict | None:
+    return {"author": case.author, "decided": decided_date(case)} if case.author else None
 
 
 def score_author(answer: str, reference: dict, context: ScoringContext) -> Score:

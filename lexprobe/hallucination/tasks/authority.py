@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from lexprobe.hallucination.answers import extract_citation
-from lexprobe.hallucination.labels import Score
-from lexprobe.hallucination.scoring import ScoringContext, nothing_found, stance_score
+from lexprobe.hallucination.labels.answers import extract_citation
+from lexprobe.hallucination.labels.score import Score
+from lexprobe.hallucination.labels.scoring import ScoringContext, nothing_found, stance_score
 from lexprobe.hallucination.tasks.base import catalogued
 from lexprobe.hallucination.tasks.quotation import majority_opinion_reference, opinion_text_step
 

@@ -11,8 +11,8 @@ from typing import Any, Literal
 from lexprobe.caselaw.courts import COURT_LEVELS as LEVELS
 from lexprobe.caselaw.courts import LEVEL_ALIASES  # noqa: F401 - re-exported by tasks/__init__
 from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.hallucination.labels import Score
-from lexprobe.hallucination.scoring import (
+from lexprobe.hallucination.labels.score import Score
+from lexprobe.hallucination.labels.scoring import (
     Scorer,
     ScoringContext,
     compare_values,
@@ -20,6 +20,7 @@ from lexprobe.hallucination.scoring import (
     nothing_found,
     stance_score,
 )
+from lexprobe.hallucination.tasks.cases import SampledCase
 from lexprobe.hallucination.tasks.catalogue import CATALOGUE
 
 Complexity = Literal["low", "moderate", "high", "false premise"]
@@ -48,7 +49,7 @@ class Drafts:
 
 
 #: Item builder: (case database, sampled case rows, level, n, seed) -> drafts or the reason there are none.
-Builder = Callable[[CaseDatabase, list[dict], str, int, int], Drafts]
+Builder = Callable[[CaseDatabase, list[SampledCase], str, int, int], Drafts]
 #: Reference lookup for one answer scored outside a run (`score-answers`): (input record, case database) ->
 #: (reference, None), or (None, the reason there is none).
 Lookup = Callable[[dict, CaseDatabase], tuple[dict | None, str | None]]
@@ -65,8 +66,8 @@ class TaskSpec:
     """One task of the study, everything the run, the reports, calibration and `score-answers` need to know about it.
 
     A reference-based task has a `score`; a reference-free task has none (two samples and the contradiction judge,
-    `hallucination/judge.py`, decide). A calibrated task has an `extract` (how a greedy answer becomes the truth its
-    samples are scored against); an uncalibrated one says why in `not_calibrated`.
+    `hallucination/scorers/judge.py`, decide). A calibrated task has an `extract` (how a greedy answer becomes the
+    truth its samples are scored against); an uncalibrated one says why in `not_calibrated`.
     """
 
     id: str
@@ -108,14 +109,14 @@ class TaskSpec:
         return self.complexity == FALSE_PREMISE
 
 
-def case_variables(case: dict) -> dict[str, Any]:
+def case_variables(case: SampledCase) -> dict[str, Any]:
     """Return the template variables of a case: name, citation and year."""
-    return {"case_name": case["name"], "case_citation": case["citation"], "case_year": case["year"]}
+    return {"case_name": case.name, "case_citation": case.citation, "case_year": case.year}
 
 
-def named_cases(cases: list[dict]) -> list[dict]:
+def named_cases(cases: list[SampledCase]) -> list[SampledCase]:
     """Return the cases that have a name, a citation and a year (what every prompt shows)."""
-    return [c for c in cases if c.get("name") and c.get("citation") and c.get("year")]
+    return [c for c in cases if c.name and c.citation and c.year]
 
 
 def no_names_reason(level: str) -> str:
@@ -124,15 +125,15 @@ def no_names_reason(level: str) -> str:
 
 
 def case_builder(
-    reference: Callable[[CaseDatabase, dict], dict | None],
+    reference: Callable[[CaseDatabase, SampledCase], dict | None],
     missing: str = "",
-    variables: Callable[[dict], dict[str, Any]] = case_variables,
+    variables: Callable[[SampledCase], dict[str, Any]] = case_variables,
 ) -> Builder:
     """Return a builder asking about each sampled case with a name, citation and year (else the level is skipped,
     `no_names_reason`) whose `reference(db, case)` is not None, with the template `variables(case)`; a level where
     no such case has a reference is skipped as having no case with `missing`."""
 
-    def build(db: CaseDatabase, cases: list[dict], level: str, n: int, seed: int) -> Drafts:
+    def build(db: CaseDatabase, cases: list[SampledCase], level: str, n: int, seed: int) -> Drafts:
         named = named_cases(cases)
         if not named:
             return Drafts(skipped=no_names_reason(level))
@@ -140,7 +141,7 @@ def case_builder(
         for case in named:
             ref = reference(db, case)
             if ref is not None:
-                drafts.append(ItemDraft(case["case_id"], case["case_id"], variables(case), ref))
+                drafts.append(ItemDraft(case.case_id, case.case_id, variables(case), ref))
         if not drafts:
             return Drafts(skipped=f"no sampled {level} case has {missing}")
         return Drafts(drafts)
@@ -148,18 +149,18 @@ def case_builder(
     return build
 
 
-def simple_builder(reference: Callable[[dict], dict | None], missing: str) -> Builder:
+def simple_builder(reference: Callable[[SampledCase], dict | None], missing: str) -> Builder:
     """Return a builder asking about each sampled case that has the reference fact (`reference(case)` not None)."""
     return case_builder(lambda db, case: reference(case), missing)
 
 
-def decided_date(case: dict) -> str:
+def decided_date(case: SampledCase) -> str:
     """Return a case's decision date, or July 1 of its year when the date is unknown."""
-    return case.get("decision_date") or f"{case['year']}-07-01"
+    return case.decision_date or f"{case.year}-07-01"
 
 
 #: Ask about every sampled case with a name, citation and year; there is no reference answer (two samples and a
-#: contradiction judge decide, see `hallucination/judge.py`).
+#: contradiction judge decide, see `hallucination/scorers/judge.py`).
 reference_free_builder: Builder = case_builder(lambda db, case: {})
 
 
@@ -169,14 +170,14 @@ def shown(value: object, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def find_case(db: CaseDatabase, text: str) -> dict | None:
-    """Return the case row named by a case id or a citation (any parallel citation) as the mapping the task
+def find_case(db: CaseDatabase, text: str) -> SampledCase | None:
+    """Return the case named by a case id or a citation (any parallel citation) as the `SampledCase` the task
     builders pass on, or None."""
     case = db.find_case(text)
-    return case.as_dict() if case is not None else None
+    return SampledCase.from_row(case.as_dict()) if case is not None else None
 
 
-def case_lookup(reference: Callable[[dict], dict | None], missing: str) -> Lookup:
+def case_lookup(reference: Callable[[SampledCase], dict | None], missing: str) -> Lookup:
     """Return a lookup that finds the record's `case` in the database and takes its reference with `reference`
     (the function the item builder uses); `missing` is the reason when the case lacks the fact."""
 
@@ -245,8 +246,8 @@ class ValueAnswer:
         return score_extracted(answer, reference, self.key, self.read, self.what, self.truth)
 
 
-def record_case(db: CaseDatabase, record: dict, why: str = "") -> tuple[dict | None, str | None]:
-    """Return the case row an outside answer's record names (`case`: a case id, a citation, or a case name that
+def record_case(db: CaseDatabase, record: dict, why: str = "") -> tuple[SampledCase | None, str | None]:
+    """Return the case an outside answer's record names (`case`: a case id, a citation, or a case name that
     only one case in the database bears) and None, or None and the reason it is not found (`why` appended): not
     in the case database, or a name several cases bear (the reason lists them, with their citations)."""
     text = str(record["case"])
@@ -257,14 +258,14 @@ def record_case(db: CaseDatabase, record: dict, why: str = "") -> tuple[dict | N
     if len(named) == 1:
         return named[0], None
     if named:
-        listed = "; ".join(f"{row['case_id']} ({row.get('citation') or 'no citation'}, {row.get('year') or '?'})"
+        listed = "; ".join(f"{row.case_id} ({row.citation or 'no citation'}, {row.year or '?'})"
                            for row in named[:5])  # fmt: skip
         more = f" and {len(named) - 5} more" if len(named) > 5 else ""
         return None, f"case name {shown(text)} names {len(named)} cases: {listed}{more}; give a citation or id{why}"
     return None, f"case {shown(text)} is not in the case database (by id, citation or full name){why}"
 
 
-def _cases_named(db: CaseDatabase, text: str) -> list[dict]:
+def _cases_named(db: CaseDatabase, text: str) -> list[SampledCase]:
     """Return the cases any source names exactly `text` (after `normalize_case_name`), most prominent first."""
     from lexprobe.caselaw.case_names import normalize_case_name
 
@@ -283,7 +284,7 @@ def _cases_named(db: CaseDatabase, text: str) -> list[dict]:
 def catalogued(
     task_id: str,
     *,
-    reference: Callable[[dict], dict | None] | None = None,
+    reference: Callable[[SampledCase], dict | None] | None = None,
     answer: ValueAnswer | None = None,
     **behaviour: Any,
 ) -> TaskSpec:

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from lexprobe.caselaw.citations import Citation, citation_key
 from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.hallucination.answers import extract_citation
-from lexprobe.hallucination.labels import Score
-from lexprobe.hallucination.scoring import ScoringContext
+from lexprobe.hallucination.labels.answers import extract_citation
+from lexprobe.hallucination.labels.score import Score
+from lexprobe.hallucination.labels.scoring import ScoringContext
 from lexprobe.hallucination.tasks.base import case_builder, catalogued, record_case, score_extracted
+from lexprobe.hallucination.tasks.cases import SampledCase
 
 
-def _citations(db: CaseDatabase, case: dict) -> dict:
+def _citations(db: CaseDatabase, case: SampledCase) -> dict:
     """The reference of the citation task: every citation of the case (parallel ones too)."""
-    return {"citations": db.citation_keys(case["case_id"])}
+    return {"citations": db.citation_keys(case.case_id)}
 
 
 def _lookup_citation(record: dict, db: CaseDatabase) -> tuple[dict | None, str | None]:

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import re
 
-from lexprobe.hallucination.abstention import normalize_answer
-from lexprobe.hallucination.answers import extract_court
-from lexprobe.hallucination.labels import Score
-from lexprobe.hallucination.scoring import ScoringContext, compare_values, nothing_found, quoted
+from lexprobe.hallucination.labels.abstention import normalize_answer
+from lexprobe.hallucination.labels.answers import extract_court
+from lexprobe.hallucination.labels.score import Score
+from lexprobe.hallucination.labels.scoring import ScoringContext, compare_values, nothing_found, quoted
 from lexprobe.hallucination.tasks.base import catalogued, unscorable, value_truth
+from lexprobe.hallucination.tasks.cases import SampledCase
 
 #: A court named without saying which one: "a federal court of appeals", "the U.S. District Court", "the circuit
 #: court", "an appellate court", "a federal court".
@@ -25,8 +26,8 @@ GENERIC_COURT = re.compile(
 )
 
 
-def _court_reference(case: dict) -> dict | None:
-    return {"court_id": case["court_id"]} if case.get("court_id") else None
+def _court_reference(case: SampledCase) -> dict | None:
+    return {"court_id": case.court_id} if case.court_id else None
 
 
 def score_court(answer: str, reference: dict, context: ScoringContext) -> Score:

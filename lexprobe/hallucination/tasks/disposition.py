@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from lexprobe.hallucination.answers import extract_disposition
+from lexprobe.hallucination.labels.answers import extract_disposition
 from lexprobe.hallucination.tasks.base import ValueAnswer, catalogued
+from lexprobe.hallucination.tasks.cases import SampledCase
 
 
-def _disposition_reference(case: dict) -> dict | None:
-    return {"disposition": case["disposition"]} if case.get("disposition") else None
+def _disposition_reference(case: SampledCase) -> dict | None:
+    return {"disposition": case.disposition} if case.disposition else None
 
 
 TASK = catalogued(

@@ -5,11 +5,12 @@ from __future__ import annotations
 import random
 
 from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.hallucination.answers import extract_agreement
+from lexprobe.hallucination.labels.answers import extract_agreement
 from lexprobe.hallucination.tasks.base import Drafts, ItemDraft, ValueAnswer, catalogued, find_case, record_case
+from lexprobe.hallucination.tasks.cases import SampledCase
 
 
-def _build_doctrinal_agreement(db: CaseDatabase, cases: list[dict], level: str, n: int, seed: int) -> Drafts:
+def _build_doctrinal_agreement(db: CaseDatabase, cases: list[SampledCase], level: str, n: int, seed: int) -> Drafts:
     """Citing-cited pairs with an agree/disagree label (not a case sample: the pairs come from the treatments)."""
     if level != "scotus":
         return Drafts(skipped="treatment labels cover Supreme Court citations only")
@@ -39,7 +40,7 @@ def _lookup_agreement(record: dict, db: CaseDatabase) -> tuple[dict | None, str 
     other = find_case(db, str(record.get("case2", "")))
     if other is None:
         return None, "needs 'case2' (the cited case) found in the case database"
-    agreement = db.agreement(case["case_id"], other["case_id"])
+    agreement = db.agreement(case.case_id, other.case_id)
     return ({"agreement": agreement}, None) if agreement else (None, "no agree/disagree treatment for this pair")
 
 

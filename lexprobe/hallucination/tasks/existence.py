@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from lexprobe.hallucination.answers import extract_existence
-from lexprobe.hallucination.labels import Score
-from lexprobe.hallucination.scoring import ScoringContext, existence_score
+from lexprobe.hallucination.labels.answers import extract_existence
+from lexprobe.hallucination.labels.score import Score
+from lexprobe.hallucination.labels.scoring import ScoringContext, existence_score
 from lexprobe.hallucination.tasks.base import catalogued
+from lexprobe.hallucination.tasks.cases import SampledCase
 
 
 def score_existence(answer: str, reference: dict, context: ScoringContext) -> Score:
@@ -20,7 +21,7 @@ def existence_truth(greedy: str, reference: dict) -> tuple[str, dict] | None:
     return None if exists is None else ("existence" if exists else "fake_existence", {})
 
 
-def _no_fact(case: dict) -> dict:
+def _no_fact(case: SampledCase) -> dict:
     return {}
 
 

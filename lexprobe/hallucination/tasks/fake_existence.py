@@ -4,14 +4,15 @@ contra-factual, so zero-shot only)."""
 from __future__ import annotations
 
 from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.hallucination.labels import Score
-from lexprobe.hallucination.scoring import ScoringContext, existence_score
+from lexprobe.hallucination.labels.score import Score
+from lexprobe.hallucination.labels.scoring import ScoringContext, existence_score
 from lexprobe.hallucination.tasks.base import Drafts, ItemDraft, catalogued
+from lexprobe.hallucination.tasks.cases import SampledCase
 from lexprobe.hallucination.tasks.existence import existence_truth
 
 
-def _build_fake_existence(db: CaseDatabase, cases: list[dict], level: str, n: int, seed: int) -> Drafts:
-    from lexprobe.hallucination.fabricate import fabricate_cases
+def _build_fake_existence(db: CaseDatabase, cases: list[SampledCase], level: str, n: int, seed: int) -> Drafts:
+    from lexprobe.hallucination.tasks.fabricate import fabricate_cases
 
     fakes = fabricate_cases(db, level, n, seed)
     return Drafts(

@@ -6,32 +6,33 @@ import re
 from typing import Any
 
 from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.hallucination.abstention import (
+from lexprobe.hallucination.labels.abstention import (
     classify_refusal,
     denies_existence,
     dissent_rejection,
     normalize_answer,
     premise_rejection,
 )
-from lexprobe.hallucination.labels import Score
-from lexprobe.hallucination.language import detect_language
-from lexprobe.hallucination.scoring import ScoringContext, quoted
+from lexprobe.hallucination.labels.language import detect_language
+from lexprobe.hallucination.labels.score import Score
+from lexprobe.hallucination.labels.scoring import ScoringContext, quoted
 from lexprobe.hallucination.tasks.base import Drafts, case_builder, case_variables, catalogued, unscorable
+from lexprobe.hallucination.tasks.cases import SampledCase
 
 
-def _dissenter(db: CaseDatabase, case: dict) -> dict | None:
+def _dissenter(db: CaseDatabase, case: SampledCase) -> dict | None:
     """The justice asked about: the majority author, by construction not a dissenter."""
-    return {"dissenter": case["author"]} if case.get("author") else None
+    return {"dissenter": case.author} if case.author else None
 
 
-def _variables(case: dict) -> dict[str, Any]:
-    return case_variables(case) | {"fake_dissenting_author": case["author"]}
+def _variables(case: SampledCase) -> dict[str, Any]:
+    return case_variables(case) | {"fake_dissenting_author": case.author}
 
 
 _BUILD_FOR_AUTHORS = case_builder(_dissenter, "an author", _variables)
 
 
-def _build_false_dissent(db: CaseDatabase, cases: list[dict], level: str, n: int, seed: int) -> Drafts:
+def _build_false_dissent(db: CaseDatabase, cases: list[SampledCase], level: str, n: int, seed: int) -> Drafts:
     """Ask for the dissent of the justice who wrote the majority opinion (`_dissenter`), not of a district court."""
     if level == "district":
         return Drafts(skipped="district courts sit alone: there are no dissents to ask about")

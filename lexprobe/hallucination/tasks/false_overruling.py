@@ -5,30 +5,31 @@ from __future__ import annotations
 import re
 
 from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.hallucination.abstention import (
+from lexprobe.hallucination.labels.abstention import (
     classify_refusal,
     denies_existence,
     normalize_answer,
     premise_rejection,
     split_sentences,
 )
-from lexprobe.hallucination.answers import extract_year
-from lexprobe.hallucination.labels import Score
-from lexprobe.hallucination.scoring import (
+from lexprobe.hallucination.labels.answers import extract_year
+from lexprobe.hallucination.labels.score import Score
+from lexprobe.hallucination.labels.scoring import (
     OVERRULING_ANCHOR,
     ScoringContext,
     quoted,
     stance_score,
 )
 from lexprobe.hallucination.tasks.base import Drafts, ItemDraft, case_variables, catalogued, named_cases, record_case
+from lexprobe.hallucination.tasks.cases import SampledCase
 
 
-def _build_false_overruling(db: CaseDatabase, cases: list[dict], level: str, n: int, seed: int) -> Drafts:
+def _build_false_overruling(db: CaseDatabase, cases: list[SampledCase], level: str, n: int, seed: int) -> Drafts:
     if level != "scotus":
         return Drafts(skipped="overruling data covers the Supreme Court only")
-    never = [c for c in named_cases(cases) if c.get("overruled_year") is None]
-    never = [c for c in never if db.first_overruling(c["case_id"]) is None]
-    return Drafts([ItemDraft(c["case_id"], c["case_id"], case_variables(c), {}) for c in never])
+    never = [c for c in named_cases(cases) if c.overruled_year is None]
+    never = [c for c in never if db.first_overruling(c.case_id) is None]
+    return Drafts([ItemDraft(c.case_id, c.case_id, case_variables(c), {}) for c in never])
 
 
 _OVERRULING_CLAIM = re.compile(r"\b(?:overrul\w*|reversed\s+by|abrogated)\b", re.IGNORECASE)
@@ -136,7 +137,7 @@ def _lookup_never_overruled(record: dict, db: CaseDatabase) -> tuple[dict | None
     case, reason = record_case(db, record, "; cannot check it was never overruled")
     if case is None:
         return None, reason
-    link = db.first_overruling(case["case_id"])
+    link = db.first_overruling(case.case_id)
     if link is None:
         return {}, None
     by = link.overruling_citation or (f"No. {link.overruling_docket}" if link.overruling_docket else "")

@@ -5,25 +5,24 @@ from __future__ import annotations
 import random
 
 from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.hallucination.answers import extract_year
-from lexprobe.hallucination.scoring import OVERRULING_ANCHOR
+from lexprobe.hallucination.labels.answers import extract_year
+from lexprobe.hallucination.labels.scoring import OVERRULING_ANCHOR
 from lexprobe.hallucination.tasks.base import Drafts, ItemDraft, ValueAnswer, case_variables, catalogued
+from lexprobe.hallucination.tasks.cases import SampledCase
 
 
-def _build_overruling_year(db: CaseDatabase, cases: list[dict], level: str, n: int, seed: int) -> Drafts:
+def _build_overruling_year(db: CaseDatabase, cases: list[SampledCase], level: str, n: int, seed: int) -> Drafts:
     """All cases overruled in full (not a sample: the study used every explicitly overruled case), up to n."""
     if level != "scotus":
         return Drafts(skipped="overruling data covers the Supreme Court only")
     overruled = db.fully_overruled_cases("scotus")
-    chosen = [c.as_dict() for c in random.Random(seed).sample(overruled, min(n, len(overruled)))]
-    return Drafts(
-        [ItemDraft(c["case_id"], c["case_id"], case_variables(c), {"year": c["overruled_year"]}) for c in chosen]
-    )
+    chosen = [SampledCase.from_row(c.as_dict()) for c in random.Random(seed).sample(overruled, min(n, len(overruled)))]
+    return Drafts([ItemDraft(c.case_id, c.case_id, case_variables(c), {"year": c.overruled_year}) for c in chosen])
 
 
-def _overruling_reference(case: dict) -> dict | None:
+def _overruling_reference(case: SampledCase) -> dict | None:
     """The reference of an answer scored outside a run (`score-answers`): the case's overruling year."""
-    year = case["overruled_year"]
+    year = case.overruled_year
     return {"year": year} if year else None
 
 

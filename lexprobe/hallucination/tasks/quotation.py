@@ -5,18 +5,19 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from lexprobe.hallucination.answers import extract_quote
-from lexprobe.hallucination.labels import Score
-from lexprobe.hallucination.quotation import MATCH_THRESHOLD, MIN_QUOTE_WORDS
-from lexprobe.hallucination.scoring import ScoringContext, missing_reference, quoted, stance_score
+from lexprobe.hallucination.labels.answers import extract_quote
+from lexprobe.hallucination.labels.quotation import MATCH_THRESHOLD, MIN_QUOTE_WORDS
+from lexprobe.hallucination.labels.score import Score
+from lexprobe.hallucination.labels.scoring import ScoringContext, missing_reference, quoted, stance_score
 from lexprobe.hallucination.tasks.base import catalogued
+from lexprobe.hallucination.tasks.cases import SampledCase
 
 _QUOTE_TAGS = re.compile(r"<quote>.*?(?:</quote>|$)", re.IGNORECASE | re.DOTALL)
 
 
-def majority_opinion_reference(case: dict) -> dict | None:
+def majority_opinion_reference(case: SampledCase) -> dict | None:
     """Return the reference of a task scored against the majority opinion's text (quotation, authority)."""
-    return {"opinion_id": case["majority_opinion_id"]} if case.get("majority_opinion_id") else None
+    return {"opinion_id": case.majority_opinion_id} if case.majority_opinion_id else None
 
 
 def opinion_text_step(

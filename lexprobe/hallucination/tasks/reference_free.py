@@ -1,6 +1,6 @@
 """The five reference-free tasks (the study's Section 3.3): no reference answer; each question is asked twice at
-temperature 1 and a contradiction judge (`hallucination/judge.py`) decides, so their rates are lower bounds. Their
-data (wording, zero-shot only, 128 tokens, every level) is in the catalogue; they share one builder."""
+temperature 1 and a contradiction judge (`hallucination/scorers/judge.py`) decides, so their rates are lower bounds.
+Their data (wording, zero-shot only, 128 tokens, every level) is in the catalogue; they share one builder."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from lexprobe.engine.sqlite_util import connect_read_only, store_error
 from lexprobe.engine.store import RUN_DB_NAME
-from lexprobe.hallucination.labels import CONFIDENCE_SCORER, REFERENCE_SCORER
+from lexprobe.hallucination.labels.score import CONFIDENCE_SCORER, REFERENCE_SCORER
 
 #: Longest text of one field sent to the page (a hostile store may hold huge answers).
 MAX_FIELD_CHARS = 200_000

@@ -22,8 +22,8 @@ from lexprobe.engine.cache import default_cache_dir
 from lexprobe.engine.sqlite_util import connect_read_only, store_error
 from lexprobe.engine.store import RUN_DB_NAME
 from lexprobe.errors import StoreError
-from lexprobe.hallucination.labels import CONFIDENCE_SCORER, REFERENCE_SCORER
-from lexprobe.hallucination.results import ROLE_SQL, SKIPPED_ROLES
+from lexprobe.hallucination.labels.score import CONFIDENCE_SCORER, REFERENCE_SCORER
+from lexprobe.hallucination.profile.results import ROLE_SQL, SKIPPED_ROLES
 
 log = logging.getLogger(__name__)
 

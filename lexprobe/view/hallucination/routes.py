@@ -47,9 +47,9 @@ def report_page(run_dirs: list[Path], viewer_url: str) -> tuple[str, str]:
     import tempfile
 
     from lexprobe.caselaw.judges import load_roster
-    from lexprobe.hallucination.html_report import write_html_report
-    from lexprobe.hallucination.profile_stats import profile
-    from lexprobe.hallucination.results import read_runs
+    from lexprobe.hallucination.profile.results import read_runs
+    from lexprobe.hallucination.profile.stats import profile
+    from lexprobe.hallucination.report.html import write_html_report
     from lexprobe.hallucination.tasks import TASKS
 
     infos, units = read_runs(run_dirs)

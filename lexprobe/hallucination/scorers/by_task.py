@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from lexprobe.hallucination.final_answer import NO_FINAL_ANSWER, read_reply
-from lexprobe.hallucination.labels import Score
-from lexprobe.hallucination.language import unreadable_language
-from lexprobe.hallucination.scoring import Scorer, ScoringContext
+from lexprobe.hallucination.labels.final_answer import NO_FINAL_ANSWER, read_reply
+from lexprobe.hallucination.labels.language import unreadable_language
+from lexprobe.hallucination.labels.score import Score
+from lexprobe.hallucination.labels.scoring import Scorer, ScoringContext
 from lexprobe.hallucination.tasks import TASKS
 
 

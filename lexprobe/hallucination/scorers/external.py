@@ -25,8 +25,8 @@ from typing import BinaryIO
 
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.errors import BadInputError
-from lexprobe.hallucination.labels import Score
-from lexprobe.hallucination.scorers import SCORERS, ScoringContext
+from lexprobe.hallucination.labels.score import Score
+from lexprobe.hallucination.scorers.by_task import SCORERS, ScoringContext
 from lexprobe.hallucination.tasks import TASKS
 
 MAX_LINE_BYTES = 1 << 20  # 1 MiB: an answer line is a few KB; a longer line is refused, not parsed

@@ -4,7 +4,7 @@ the study's pooled figures use, and the table order (task, level, zero-shot firs
 
 from __future__ import annotations
 
-from lexprobe.hallucination.results import Unit
+from lexprobe.hallucination.profile.results import Unit
 from lexprobe.hallucination.tasks import TASKS
 
 #: The answers the pooled figures and the pooled ECE use, by `--prompt-style`: "few" (the study's choice: the

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from lexprobe.hallucination.language_phrases import PHRASES, STOP_WORDS, TELLING_WORDS
+from lexprobe.hallucination.labels.language_phrases import PHRASES, STOP_WORDS, TELLING_WORDS
 
 #: English function words: what a foreign profile must outnumber twice over.
 _ENGLISH = frozenset(

@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass, field
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.caselaw.sampling import CASE_FACTS, case_facts
 from lexprobe.hallucination.tasks import Drafts, TaskSpec
+from lexprobe.hallucination.tasks.cases import SampledCase
 
 BUILDER_DROPPED = "left out by the task's item builder"
 
@@ -49,14 +50,16 @@ def shared_needs(tasks: Iterable[TaskSpec], level: str) -> tuple[str, ...]:
     return tuple(name for name, fact in CASE_FACTS.items() if name in wanted and fact.shared)
 
 
-def task_coverage(db: CaseDatabase, task: TaskSpec, level: str, cases: list[dict], drafts: Drafts | None) -> Coverage:
+def task_coverage(
+    db: CaseDatabase, task: TaskSpec, level: str, cases: list[SampledCase], drafts: Drafts | None
+) -> Coverage:
     """Return the coverage of one task at one level: `cases` are the sampled cases offered to it, `drafts` what
     its builder made of them."""
     items = drafts.items if drafts is not None else []
     if task.population:
         return Coverage(task.id, level, "population", None, len(items), note=task.population)
     used = {draft.case_id for draft in items}
-    ids = [case["case_id"] for case in cases]
+    ids = [case.case_id for case in cases]
     needs = task.needs
     present = case_facts(db, [case_id for case_id in ids if case_id not in used], needs)
     reasons: Counter[str] = Counter()

@@ -26,16 +26,16 @@ from typing import Any
 from lexprobe.caselaw.citations import REPORTER_GAP, parse_citations, scan_citation_keys
 from lexprobe.caselaw.judges import Judge, default_justices_path, load_justices
 from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.hallucination.abstention import (
+from lexprobe.hallucination.labels.abstention import (
     classify_refusal,
     declines_question,
     denies_existence,
 )
-from lexprobe.hallucination.answers import (
+from lexprobe.hallucination.labels.answers import (
     extract_existence,
 )
-from lexprobe.hallucination.labels import Score
-from lexprobe.hallucination.quotation import QuoteIndex, SeparateOpinion, split_opinion
+from lexprobe.hallucination.labels.quotation import QuoteIndex, SeparateOpinion, split_opinion
+from lexprobe.hallucination.labels.score import Score
 
 #: A reference-based task's scorer: (answer, reference, context) -> Score.
 Scorer = Callable[[str, dict, "ScoringContext"], Score]

@@ -28,11 +28,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from lexprobe.hallucination.abstention import classify_refusal, denies_existence
-from lexprobe.hallucination.final_answer import final_answer
 from lexprobe.hallucination.help_facts import DEFAULT_SAMPLES as DEFAULT_SAMPLES  # K where the study drew samples
-from lexprobe.hallucination.labels import Score
-from lexprobe.hallucination.scorers import SCORERS, ScoringContext
+from lexprobe.hallucination.labels.abstention import classify_refusal, denies_existence
+from lexprobe.hallucination.labels.final_answer import final_answer
+from lexprobe.hallucination.labels.score import Score
+from lexprobe.hallucination.scorers.by_task import SCORERS, ScoringContext
 from lexprobe.hallucination.tasks import TASKS
 
 CALIBRATION_TEMPERATURE = 1.0

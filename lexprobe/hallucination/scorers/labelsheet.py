@@ -32,7 +32,7 @@ from typing import Any
 
 from lexprobe.engine.store import RunStore
 from lexprobe.errors import BadInputError
-from lexprobe.hallucination.judge import parse_verdict
+from lexprobe.hallucination.scorers.judge import parse_verdict
 from lexprobe.models.types import Request
 from lexprobe.stats import cohen_kappa
 

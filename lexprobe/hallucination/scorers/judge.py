@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import re
 
-from lexprobe.hallucination.abstention import classify_refusal, rejects_case_premise
-from lexprobe.hallucination.final_answer import NO_FINAL_ANSWER, final_answer, read_reply
-from lexprobe.hallucination.labels import Score
-from lexprobe.hallucination.prompts import load_named_template
+from lexprobe.hallucination.labels.abstention import classify_refusal, rejects_case_premise
+from lexprobe.hallucination.labels.final_answer import NO_FINAL_ANSWER, final_answer, read_reply
+from lexprobe.hallucination.labels.score import Score
+from lexprobe.hallucination.prompts.render import load_named_template
 from lexprobe.models.types import Request
 
 SAMPLES = 2

@@ -21,8 +21,8 @@ Estimators (named in every output):
   (the paper's text; Kumar et al. 2019), bootstrap standard errors (seeded), and Platt-rescaled ECE on a held-out
   split (see `lexprobe.stats`).
 
-The calibration lives in `lexprobe.hallucination.profile_calibration`, the prompt-style selection and the row order
-in `lexprobe.hallucination.profile_selection`; `profile()` puts everything together.
+The calibration lives in `lexprobe.hallucination.profile.calibration`, the prompt-style selection and the row order
+in `lexprobe.hallucination.profile.selection`; `profile()` puts everything together.
 """
 
 from __future__ import annotations
@@ -35,8 +35,9 @@ from datetime import date
 
 from lexprobe.caselaw.judges import Judge, resolve_justice
 from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.hallucination.answers import extract_judge_name
-from lexprobe.hallucination.profile_selection import (
+from lexprobe.hallucination.labels.answers import extract_judge_name
+from lexprobe.hallucination.profile.results import Unit
+from lexprobe.hallucination.profile.selection import (
     FALSE_PREMISE,
     LEVEL_ORDER,
     PROMPT_STYLE_SELECTIONS,
@@ -44,11 +45,10 @@ from lexprobe.hallucination.profile_selection import (
     row_order,
     true_premise_reference_based,
 )
-from lexprobe.hallucination.results import Unit
 from lexprobe.hallucination.tasks import TASKS
 from lexprobe.stats import balanced_rate_se, hallucination_rate, strict_rate
 
-__all__ = [  # with the selection constants the reports use (`lexprobe.hallucination.profile_selection`)
+__all__ = [  # with the selection constants the reports use (`lexprobe.hallucination.profile.selection`)
     "BALANCED_TASKS",
     "CIRCUIT_FIRST_YEAR",
     "COMPLEXITY_ORDER",
@@ -322,7 +322,7 @@ def profile(
     """Return every statistic of the profile as JSON-ready data; `prompt_style` selects the answers of the pooled
     breakdowns, the pooled ECE and the calibration curves (`in_prompt_style`). Raises ValueError on an unknown
     prompt style."""
-    from lexprobe.hallucination.profile_calibration import calibration_curves, calibration_rows  # numpy: here only
+    from lexprobe.hallucination.profile.calibration import calibration_curves, calibration_rows  # numpy: here only
 
     if prompt_style not in PROMPT_STYLE_SELECTIONS:
         raise ValueError(f"prompt style must be one of {', '.join(PROMPT_STYLE_SELECTIONS)}, not {prompt_style!r}")
@@ -348,7 +348,7 @@ PROMPT_STYLE_TEXT = {
 
 def estimator_names(*, bins: int, holdout: float, prompt_style: str) -> dict:
     """Return the name of every estimator a profile uses, as the reports print them."""
-    from lexprobe.hallucination.profile_calibration import ECE_MASS, ECE_WIDTH
+    from lexprobe.hallucination.profile.calibration import ECE_MASS, ECE_WIDTH
 
     return {
         "rate": "hallucinations / scored answers; abstentions count as non-hallucinations; unscored answers left "

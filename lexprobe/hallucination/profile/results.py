@@ -14,7 +14,7 @@ from pathlib import Path
 from lexprobe.engine.sqlite_util import store_error
 from lexprobe.engine.store import RUN_DB_NAME, RunStore
 from lexprobe.errors import BadInputError
-from lexprobe.hallucination.labels import CONFIDENCE_SCORER, REFERENCE_SCORER
+from lexprobe.hallucination.labels.score import CONFIDENCE_SCORER, REFERENCE_SCORER
 from lexprobe.hallucination.tasks import TASKS
 
 #: The kind of run a hallucination profile's run directory holds (see `RunStore.claim`).

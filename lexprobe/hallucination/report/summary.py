@@ -15,12 +15,12 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, fields
 
 from lexprobe.engine.store import RunStore
-from lexprobe.hallucination.calibration import Confidence, confidence
-from lexprobe.hallucination.judge import judge_request, pair_label, verdict_label
-from lexprobe.hallucination.labels import CONFIDENCE_SCORER, REFERENCE_SCORER, Score
-from lexprobe.hallucination.profile_stats import BALANCED_TASKS, rate_rows
-from lexprobe.hallucination.results import ROLE_SQL, Unit, read_units
-from lexprobe.hallucination.scorers import SCORERS, ScoringContext
+from lexprobe.hallucination.labels.score import CONFIDENCE_SCORER, REFERENCE_SCORER, Score
+from lexprobe.hallucination.profile.results import ROLE_SQL, Unit, read_units
+from lexprobe.hallucination.profile.stats import BALANCED_TASKS, rate_rows
+from lexprobe.hallucination.scorers.by_task import SCORERS, ScoringContext
+from lexprobe.hallucination.scorers.calibration import Confidence, confidence
+from lexprobe.hallucination.scorers.judge import judge_request, pair_label, verdict_label
 from lexprobe.models.types import Request, Response
 
 

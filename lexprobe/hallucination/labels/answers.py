@@ -33,7 +33,12 @@ from typing import Literal
 
 from lexprobe.caselaw.citations import Citation, parse_citation
 from lexprobe.caselaw.courts import resolve_court, resolve_court_reference
-from lexprobe.hallucination.abstention import denies_existence, hedged_answer, normalize_answer, split_sentences
+from lexprobe.hallucination.labels.abstention import (
+    denies_existence,
+    hedged_answer,
+    normalize_answer,
+    split_sentences,
+)
 from lexprobe.lazy import lazy_pattern
 
 Disposition = Literal["affirm", "reverse"]

@@ -15,7 +15,7 @@ shape) goes to the engine in full, whose `add_requests` compares each of its req
 from __future__ import annotations
 
 from lexprobe.engine.store import RunStore
-from lexprobe.hallucination.items import Item
+from lexprobe.hallucination.run.items import Item
 from lexprobe.models.types import Request
 
 

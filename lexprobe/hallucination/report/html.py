@@ -8,13 +8,12 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Collection
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from matplotlib.figure import Figure
 
 import lexprobe
-from lexprobe.hallucination.coverage import dropped_text
-from lexprobe.hallucination.profile_stats import (
+from lexprobe.hallucination.profile.results import Unit
+from lexprobe.hallucination.profile.stats import (
     BALANCED_TASKS,
     CIRCUIT_FIRST_YEAR,
     COMPLEXITY_ORDER,
@@ -22,8 +21,8 @@ from lexprobe.hallucination.profile_stats import (
     LEVEL_ORDER,
     PROMPT_STYLE_TEXT,
 )
-from lexprobe.hallucination.results import Unit
 from lexprobe.hallucination.tasks import TASKS
+from lexprobe.hallucination.tasks.coverage import dropped_text
 from lexprobe.reporting.circuit_map import circuit_map
 from lexprobe.reporting.figures import (
     bar_chart,
@@ -33,9 +32,6 @@ from lexprobe.reporting.figures import (
     scatter_with_diagonal,
 )
 from lexprobe.reporting.html import write_report
-
-if TYPE_CHECKING:
-    from lexprobe.investigation.scoring.schema import BaselineSummary, ModelSummary, ScoreSummary
 
 LEVEL_NAMES = {"scotus": "SCOTUS", "coa": "USCOA", "district": "USDC"}
 #: The last sentence of every caption with error bars.
@@ -275,32 +271,9 @@ def figures(stats: dict, models: list[str]) -> list[dict]:
     return result
 
 
-def _verdict_cells(record: ModelSummary | BaselineSummary) -> dict[str, str]:
-    return {
-        "case_solved": _fmt(record.case_solved),
-        "believe_acc": _fmt(record.believe_acc),
-        "reject_acc": _fmt(record.reject_acc),
-        "worst_class_acc": _fmt(record.worst_class_acc),
-        "commit_rate": _fmt(record.commit_rate),
-    }
-
-
-def investigation_rows(summary: ScoreSummary) -> list[dict]:
-    """Return the rows of the demo's investigation table (formatted cells for the template): each model, then the
-    exact naive baselines."""
-    rows = []
-    for record in summary.models:
-        rows.append({"name": record.model, "n": record.n_episodes, **_verdict_cells(record),
-                     "coverage": _fmt(record.coverage), "signal_recall": _fmt(record.signal_recall)})  # fmt: skip
-    for name, baseline in summary.baselines.items():
-        rows.append({"name": f"baseline: {name.replace('_', ' ')}", "n": "exact", **_verdict_cells(baseline),
-                     "coverage": "–", "signal_recall": "–"})  # fmt: skip
-    return rows
-
-
 def coverage_rows(coverage: list[dict]) -> list[dict]:
     """Return the rows of the sample-coverage table: per model, task and level, the sampled cases, the cases the
-    task could use and why it dropped the others (`hallucination/coverage.py`)."""
+    task could use and why it dropped the others (`hallucination/tasks/coverage.py`)."""
     return [
         {
             "model": row.get("model", ""),
@@ -319,18 +292,18 @@ def write_html_report(
     models: list[dict],
     stats: dict,
     units: list[Unit],
-    investigation: ScoreSummary | None = None,
+    investigation: list[dict] | None = None,
     coverage: list[dict] | None = None,
     viewer_url: str = "",
     reference: dict | None = None,
     investigation_notes: list[str] | None = None,
 ) -> None:
-    """Write the report page to `path` (parent folders created); `investigation`, a scoring summary of
-    `lexprobe.investigation.scoring.summarize`, adds the demo's investigation section; `coverage` (rows of
-    `coverage.Coverage` with their model) adds the sample-coverage table; `viewer_url` (the run viewer's root) links
-    every rate cell to the answers behind it (`viewer_link`); `reference`, the block of
-    `lexprobe.hallucination.reference.paper_comparison`, adds the paper's estimates (grey columns, a comparison table,
-    reference marks in a figure, the paper's tables). Raises OSError when the file cannot be written."""
+    """Write the report page to `path` (parent folders created); `investigation`, the rows of the demo's
+    investigation table (`lexprobe.demo.investigation_rows`), adds the demo's investigation section;
+    `coverage` (rows of `coverage.Coverage` with their model) adds the sample-coverage table; `viewer_url` (the run
+    viewer's root) links every rate cell to the answers behind it (`viewer_link`); `reference`, the block of
+    `lexprobe.hallucination.reference.paper_comparison`, adds the paper's estimates (grey columns, a comparison
+    table, reference marks in a figure, the paper's tables). Raises OSError when the file cannot be written."""
     from lexprobe.hallucination.reference.html import add_reference_columns, comparison_figure, reference_view
 
     names = [model["model"] for model in models]
@@ -370,7 +343,7 @@ def write_html_report(
         calibration=stats["calibration"],
         figures=drawn + ([marked] if marked else []),
         estimators=stats["estimators"],
-        investigation=investigation_rows(investigation) if investigation else [],
+        investigation=list(investigation or []),
         investigation_notes=list(investigation_notes or []),
         coverage=coverage_rows(coverage or []),
         fmt=_fmt,

@@ -47,7 +47,7 @@ import re
 from typing import Literal
 
 from lexprobe.caselaw.judges import normalize_name
-from lexprobe.hallucination.language import to_english
+from lexprobe.hallucination.labels.language import to_english
 from lexprobe.lazy import LazyPattern, lazy_pattern
 
 Refusal = Literal["abstain", "reject_premise"]

@@ -22,7 +22,7 @@ from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-from lexprobe.hallucination.examples import examples_for
+from lexprobe.hallucination.prompts.examples import examples_for
 
 if TYPE_CHECKING:
     from jinja2 import Environment, Template

@@ -12,11 +12,12 @@ from dataclasses import dataclass, field
 
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.caselaw.sampling import SampleResult, YearWindow, sample_cases, subsample, window_text
-from lexprobe.hallucination.calibration import CALIBRATION_TEMPERATURE
-from lexprobe.hallucination.coverage import Coverage, shared_needs, task_coverage
-from lexprobe.hallucination.judge import SAMPLE_TEMPERATURE, SAMPLES
-from lexprobe.hallucination.prompts import has_template, render_prompt
+from lexprobe.hallucination.prompts.render import has_template, render_prompt
+from lexprobe.hallucination.scorers.calibration import CALIBRATION_TEMPERATURE
+from lexprobe.hallucination.scorers.judge import SAMPLE_TEMPERATURE, SAMPLES
 from lexprobe.hallucination.tasks import TaskSpec
+from lexprobe.hallucination.tasks.cases import SampledCase
+from lexprobe.hallucination.tasks.coverage import Coverage, shared_needs, task_coverage
 from lexprobe.models.types import Message, Request
 
 
@@ -106,16 +107,22 @@ class ItemPlan:
 
 def sampled_cases(
     db: CaseDatabase, level: str, n: int, seed: int, years: YearWindow = None, require: tuple[str, ...] = ()
-) -> tuple[SampleResult, list[dict]]:
-    """Return the stratified sample of a level and its full case rows (each with the sample's `stratum`)."""
+) -> tuple[SampleResult, list[SampledCase]]:
+    """Return the stratified sample of a level and its cases as the tasks read them (each with the sample's
+    `stratum`)."""
     sample = sample_cases(db, level, n, seed, years, require)
     found = db.get_cases(row["case_id"] for row in sample.rows)
     rows = []
     for row in sample.rows:
         full = found.get(row["case_id"])
         assert full is not None, row["case_id"]  # the sample is drawn from the same database
-        rows.append(full.as_dict() | {"stratum": row["stratum"]})
+        rows.append(SampledCase.from_row(full.as_dict(), stratum=row["stratum"]))
     return sample, rows
+
+
+def _stratum(case: SampledCase) -> str:
+    """Return the stratum a sampled case was drawn in (what `subsample` allocates by)."""
+    return str(case.stratum)
 
 
 _COVARIATES = ("year", "circuit", "prominence", "court_id")
@@ -127,13 +134,14 @@ def case_covariates(db: CaseDatabase, case_id: str | None, cache: dict[str, dict
         return {}
     if case_id not in cache:
         case = db.get_case(case_id)
-        cache[case_id] = _covariate_tags(case.as_dict()) if case is not None else {}
+        cache[case_id] = _covariate_tags(SampledCase.from_row(case.as_dict())) if case is not None else {}
     return cache[case_id]
 
 
-def _covariate_tags(row: dict) -> dict[str, str]:
-    """Return the breakdown covariates of a case row (a `Case.as_dict()`) as tag strings, empty values left out."""
-    return {key: str(row[key]) for key in _COVARIATES if row.get(key) not in (None, "")}
+def _covariate_tags(case: SampledCase) -> dict[str, str]:
+    """Return the breakdown covariates of a case as tag strings, empty values left out."""
+    values = {key: getattr(case, key) for key in _COVARIATES}
+    return {key: str(value) for key, value in values.items() if value not in (None, "")}
 
 
 def plan_items(
@@ -163,7 +171,7 @@ def plan_items(
         require = shared_needs(tasks, level) if complete_cases else ()
         sample, cases = sampled_cases(db, level, n, seed, window, require)
         for row in cases:  # the sampled cases' covariates, from the rows just read
-            covariates.setdefault(row["case_id"], _covariate_tags(row))
+            covariates.setdefault(row.case_id, _covariate_tags(row))
         plan.samples[level] = {"years": window_text(window), "require": list(require), "eligible": sample.eligible,
                                "drawn": len(cases)}  # fmt: skip
         for task in tasks:
@@ -172,7 +180,7 @@ def plan_items(
                     plan.skipped.append((task.id, level, style, f"the study does not ask {task.id} at this level"))
                 continue
             limit = task_n.get(task.id, n)
-            offered = subsample(cases, limit, seed) if limit is not None else cases
+            offered = subsample(cases, limit, seed, stratum=_stratum) if limit is not None else cases
             drafts = task.builder(db, offered, level, limit if limit is not None else 10**9, seed)
             plan.coverage.append(task_coverage(db, task, level, offered, drafts))
             for style in styles:

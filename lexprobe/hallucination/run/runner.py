@@ -18,13 +18,13 @@ from lexprobe.caselaw.sampling import PAPER_YEARS, YearWindow
 from lexprobe.engine import EngineConfig, Estimate, ResponseCache, RunStore, RunSummary, estimate_run
 from lexprobe.engine.estimate import CHARS_PER_TOKEN, dry_run_store
 from lexprobe.errors import BadInputError
-from lexprobe.hallucination.calibration import DEFAULT_SAMPLES
-from lexprobe.hallucination.items import Item, ItemPlan, plan_items
-from lexprobe.hallucination.judge import judge_request
-from lexprobe.hallucination.report import ReportRow, pending_judge_requests, score_run, summarize
-from lexprobe.hallucination.results import RUN_KIND, is_self_judged
-from lexprobe.hallucination.resume import requests_to_run
-from lexprobe.hallucination.scorers import ScoringContext
+from lexprobe.hallucination.profile.results import RUN_KIND, is_self_judged
+from lexprobe.hallucination.report.summary import ReportRow, pending_judge_requests, score_run, summarize
+from lexprobe.hallucination.run.items import Item, ItemPlan, plan_items
+from lexprobe.hallucination.run.resume import requests_to_run
+from lexprobe.hallucination.scorers.by_task import ScoringContext
+from lexprobe.hallucination.scorers.calibration import DEFAULT_SAMPLES
+from lexprobe.hallucination.scorers.judge import judge_request
 from lexprobe.hallucination.tasks import TaskSpec
 from lexprobe.models.types import Request
 
