@@ -16,6 +16,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from lexprobe.caselaw.build_stream import CASE_COLUMNS, StreamCounts, StreamWriter, case_row
@@ -77,7 +78,12 @@ def offline_sources(overruled_edition: str = "2025") -> list[SourceSpec]:
             loc_overruled.load,
             f"Library of Congress overruled decisions ({overruled_edition})",
         ),
-        SourceSpec("opinions", "opinions/scotus", opinions.load, "CourtListener Supreme Court opinions"),
+        SourceSpec(
+            "opinions",
+            "opinions/scotus",
+            partial(opinions.load, page_marks=True),
+            "CourtListener Supreme Court opinions",
+        ),
         SourceSpec("treatments", "treatment", treatments.load, "Free Law Project citator treatments"),
     ]
 
