@@ -175,7 +175,8 @@ def test_other_case_combined_text_and_quoting(db: CaseDatabase) -> None:
         f"Finally, “{HELD}” Smith v. Jones, 100 F.3d 1, 5 (9th Cir. 1996) (quoting {MONELL}, 690 (1978))."
     )
     brown, other, quoting = quotations(text, db)
-    assert brown.verdict == "verified" and "one combined text" in brown.reason and brown.page is None
+    assert brown.verdict == "verified" and "one combined text" in brown.reason
+    assert brown.page == 495 and brown.pin_ok is True  # the star paging of the raw CourtListener HTML is kept
     assert other.verdict == "other_case" and "Brown" in other.reason and other.evidence["case_id"].endswith("483")
     # attributed to Smith (not in the database); the text it quotes is Monell's
     assert quoting.verdict == "unverifiable"

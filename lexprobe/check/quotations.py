@@ -37,7 +37,7 @@ BLOCK_CITATION_TAIL = 80
 #: Shortest quotation (letters) worth checking: "the Court" in quotation marks is a term, not a quotation.
 MIN_LETTERS = 12
 
-_SENTENCE_END = re.compile(r"[.!?][\"'”’)\]]*\s+(?=[\"“(\[]?[A-Z])")
+_SENTENCE_END = re.compile(r"[.!?][\"'”’)\]]*\s+(?=[\"“(\[]?[A-Z]|\[\d{1,3}\]\s)")
 _ABBREVIATION_END = re.compile(r"(?:\b(?:v|vs|U\.S|S|Ct|Co|Inc|Corp|No|Nos|Cir|Dist|id|Id|al|e\.g|i\.e|cf|Cf|J|JJ|C\.J|"
                                r"supra|ed|Ed|L|Stat|U\.S\.C|Rev|Sup|App|F|Supp|Cong|Sess)|\b[A-Z])\.$")  # fmt: skip
 _SIGNAL = re.compile(
@@ -45,7 +45,24 @@ _SIGNAL = re.compile(
     r"(?:(?:see|cf|accord|compare|but|also|e\.g|quoting|citing|in|as|in re|from)\b[.,]?\s*)*$",
     re.I,
 )
-_SEPARATE_NEAR = re.compile(r"\b(?:dissent(?:ing|ed|s)?|concurr(?:ing|ence|ed|ences)?|separate(?:ly)? opinion)\b", re.I)
+_SEPARATE_NEAR = re.compile(
+    r"\b(?:dissent(?:ing|ed|s|ers?)?|concurr(?:ing|ence|ed|ences)?|separate(?:ly)? opinion)\b", re.I
+)
+#: A reference lexprobe does not read as a case citation right after a quotation ("Post, at 246", "White Co.,
+#: supra, p. 277", "App. 125a", "Tr. 12"): the quotation is attributed to it, so to no citation lexprobe has.
+_UNREAD_AFTER = re.compile(
+    r"[\s,;:.”\"’']*\(?(?:see\s+(?:also\s+)?|cf\.\s+)?(?:"
+    r"(?:ante|post|infra)\s*,?\s+(?:at|p\.|pp\.)\s*\d"
+    r"|[A-Z][^.;:()“”\"]{0,80}?,\s+supra\s*,\s*(?:at|p\.|pp\.)\s*\d"
+    r"|(?:App\.|Tr\.|Pet\.|Brief for|Record|R\.)\s*(?:to\s+[^.]{0,40}?\s)?\d"
+    r")",
+    re.I,
+)
+#: References between a citation and a later "Id." that make the "Id." point to them, not to the citation.
+_UNREAD_BETWEEN = re.compile(
+    r"\b(?:ante|post|infra)\s*,?\s+(?:at|p\.|pp\.)\s*\d|\b(?:App\.|Tr\.|Brief for|Record)\s*(?:to\s+\S+\s+\S+\s+)?\d",
+    re.I,
+)
 
 
 @dataclass(frozen=True)
@@ -87,8 +104,13 @@ def quoted_passages(text: str) -> list[tuple[int, int]]:
             continue
         limit = min(length, start + 1 + MAX_QUOTE_CHARS)
         if character == '"':
-            close = text.find('"', start + 1, limit)
-            end = close
+            if not _opens(text, start):  # a closing mark whose opening one is missing: "... rule," Agostini
+                position = start + 1
+                continue
+            end = _straight_close(text, start + 1, limit)
+            if end == -2:  # the next mark opens another quotation: this one is unbalanced
+                position = start + 1
+                continue
         else:
             end = _curly_close(text, start + 1, limit)
         if end < 0 and limit < length:
@@ -101,9 +123,38 @@ def quoted_passages(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+def _opens(text: str, position: int) -> bool:
+    """Whether the straight mark at `position` reads as an opening one: text follows it, no word precedes it."""
+    following = text[position + 1 : position + 2]
+    preceding = text[position - 1 : position] if position else " "
+    return bool(following) and not following.isspace() and not preceding.isalnum() and preceding not in ".,;:!?"
+
+
+def _straight_close(text: str, start: int, limit: int) -> int:
+    """The closing straight mark of a quotation opened before `start`: -1 when there is none before `limit`, -2
+    when the next mark reads only as an opening one (space before it, a word after it)."""
+    close = text.find('"', start, limit)
+    if close < 0:
+        return -1
+    preceding = text[close - 1]
+    if preceding.isspace() and _opens(text, close):
+        return -2
+    return close
+
+
+def _continues(text: str, position: int) -> bool:
+    """Whether the opening curly mark at `position` is the one legal quoting puts at the start of each further
+    paragraph of a quotation (after or before an ellipsis: ". . . “. . . Each"), which is never closed."""
+    after = text[position + 1 : position + 8].lstrip()
+    before = text[max(0, position - 8) : position].rstrip()
+    return after.startswith(("...", ". .", "…")) or before.endswith(("...", ". .", "…"))
+
+
 def _curly_close(text: str, start: int, limit: int) -> int:
     depth = 1
     for match in re.compile(r"[“”]").finditer(text, start, limit):
+        if match.group() == "“" and _continues(text, match.start()):
+            continue
         depth += 1 if match.group() == "“" else -1
         if depth == 0:
             return match.start()
@@ -214,7 +265,22 @@ def _before(text: str, start: int, citations: Sequence[FoundCitation]) -> FoundC
     gap = text[previous.span[1] : start]
     if len(gap) > MAX_GAP or _sentence_ends(gap + " X"):
         return None
+    if text[previous.span[1] - 1 : previous.span[1]] in ".!?" and re.match(r"\s+[\"“(\[]?[A-Z]", gap):
+        return None  # "... classifications. Ibid. He also allows that “...”": the citation ended its sentence
     return previous
+
+
+def _id_points_elsewhere(text: str, citation: FoundCitation, ordered: Sequence[FoundCitation]) -> bool:
+    """Whether an "Id." refers to a reference lexprobe does not read as a citation (the record, the citing
+    opinion's own pages: "App. 145a. ... Id., at 146a", "Ante, at 312. ... Ibid.") rather than to the citation
+    before it that it was resolved to."""
+    if citation.kind != "id":
+        return False
+    if re.search(r"\bat\s+\d+[a-z]\b", citation.text):  # "Id., at 146a": a page of an appendix
+        return True
+    position = _first_at(ordered, citation.span[0]) - 1
+    previous_end = ordered[position].span[1] if position >= 0 else 0
+    return bool(_UNREAD_BETWEEN.search(text, previous_end, citation.span[0]))
 
 
 def _presented_as_separate(text: str, quotation: tuple[int, int], citation: FoundCitation) -> bool:
@@ -238,8 +304,10 @@ def find_quotations(text: str, citations: Sequence[FoundCitation]) -> Quotations
         body = text[start + 1 : end - 1]
         if sum(1 for character in body[:200] if character.isalpha()) < MIN_LETTERS:
             continue
-        citation = _after(text, end, ordered, opening) or _before(text, start, ordered)
-        if citation is None:
+        citation = _after(text, end, ordered, opening)
+        if citation is None and not _UNREAD_AFTER.match(text, end, min(len(text), end + 120)):
+            citation = _before(text, start, ordered)
+        if citation is None or _id_points_elsewhere(text, citation, ordered):
             continue
         cut = len(body) > MAX_QUOTE_CHARS
         found.append(

@@ -9,7 +9,9 @@
 - other_case: not in the cited case but in another case the same document cites (only those are searched: at most
   `MAX_OTHER_CASES` of them), named in the reason;
 - not_found: in none of them: the reason gives the closest passage of the cited case and its similarity;
-- unverifiable: the citation resolves to no case of the database, or the database has no opinion text for it.
+- unverifiable: the citation resolves to no case of the database, or the database has no opinion text for it, or
+  the document presents the quotation as a dissent's or concurrence's and the database has none of the case's
+  separate opinions (its texts of the cited cases are mostly the opinion of the Court only).
 
 `page` is the page the passage begins on (from the opinion's star paging, where the text keeps it), `pin_ok`
 whether the passage lies on the pin page(s) given (None without a pin cite or page marks).
@@ -209,6 +211,14 @@ class _QuotationJudge:
                 f"(searched: the other cases this document cites, at most {MAX_OTHER_CASES})",
                 other,
                 *_page_facts(other, None)[:1],
+            )
+        court_only = all(opinion.opinion_type != "combined" and not opinion.is_separate for opinion in opinions)
+        if quotation.presented_as_separate and court_only:
+            return make(
+                Q_UNVERIFIABLE,
+                f"the text presents it as a dissent's or a concurrence's words, and the database has no separate "
+                f"opinion of {label} (offline), only the opinion of the Court, which does not hold it",
+                closest,
             )
         if closest is not None:
             return make(
