@@ -6,7 +6,9 @@ in order, each within `SEGMENT_WINDOW` letters of the previous one; failing that
 `fuzz.partial_ratio_alignment` finds the closest passage of each segment (the first `FUZZY_LETTERS` letters of
 it, to bound the work), and the quotation counts as found with a change when every segment scores at least
 `ALTERED_SCORE`. Where a case has its opinions both as one combined text and as separate opinions (lead,
-concurrence, dissent), the separate ones are searched, so a passage of a dissent is known as one.
+concurrence, dissent), the separate ones are searched, so a passage of a dissent is known as one; where it has the
+combined text and the opinion of the Court alone but no separate opinion, the combined text is searched after it
+(`Opinion.rest`): a passage found only there is in a separate opinion whose author is not known.
 """
 
 from __future__ import annotations
@@ -46,11 +48,12 @@ class Opinion:
     text: str
     normalized: Normalized
     marks: PageMarks
+    rest: bool = False  # the combined text of a case whose opinion of the Court is also held alone
 
     @property
     def is_separate(self) -> bool:
-        """A concurrence or dissent (not the Court's opinion)."""
-        return not self.is_majority and self.opinion_type not in MAJORITY_TYPES
+        """A concurrence or dissent (not the Court's opinion); a passage of `rest` is one too."""
+        return self.rest or (not self.is_majority and self.opinion_type not in MAJORITY_TYPES)
 
 
 @dataclass(frozen=True)
@@ -97,19 +100,24 @@ class OpinionTexts:
         ).fetchall()
         first_page = _first_page(case_id)
         split = [row for row in rows if row[1] != "combined"]
-        chosen = split if split else rows
+        combined = [row for row in rows if row[1] == "combined"]
+        court_only = bool(split) and all(row[1] in MAJORITY_TYPES for row in split)
+        chosen = [(row, False) for row in (split if split else rows)]
+        if court_only:
+            chosen += [(row, True) for row in combined]
         return tuple(
             Opinion(
                 opinion_id=str(row[0]),
                 case_id=case_id,
                 opinion_type=row[1],
-                is_majority=bool(row[2]),
-                author=row[3],
+                is_majority=bool(row[2]) and not rest,
+                author=None if rest else row[3],
                 text=row[4],
                 normalized=normalize(row[4]),
                 marks=page_marks(row[4], first_page),
+                rest=rest,
             )
-            for row in chosen
+            for row, rest in chosen
         )
 
     def only_combined(self, case_id: str) -> bool:

@@ -2,11 +2,13 @@
 
 Both sides are reduced to lower-case letters only (`normalize`): quotation marks of any kind (so a quotation nested
 in the opinion's own quotation), punctuation, whitespace and line breaks, digits (footnote markers such as "52 See",
-star page marks such as "*691", even inside a word: "constitu *691 tional") all disappear. The quotation is then cut
-into segments (`quote_segments`) at what may stand for omitted or changed text: an ellipsis ("...", ". . .", "…")
-is a gap of any length, a bracketed alteration of more than one letter ("[the Court]") is a gap, a one-letter one
-("[t]he") keeps its letter, and the parentheticals "(emphasis added)", "(internal quotation marks omitted)",
-"(citations omitted)" and the like are dropped. `page_marks` reads the star paging ("*495") some opinion texts keep.
+star page marks such as "*691", even inside a word: "constitu *691 tional") all disappear, and so do an opinion's
+references to pages ("post, at 252", "supra, at 12", "id., at 5"), which a quotation may leave out silently. The
+quotation is then cut into segments (`quote_segments`) at what may stand for omitted or changed text: an ellipsis
+("...", ". . .", "…") is a gap of any length, a bracketed alteration of more than one letter ("[the Court]") is a
+gap, a one-letter one ("[t]he") keeps its letter, and the parentheticals "(emphasis added)", "(internal quotation
+marks omitted)", "(citations omitted)" and the like are dropped. `page_marks` reads the star paging ("*495") of
+the opinion texts.
 """
 
 from __future__ import annotations
@@ -23,6 +25,9 @@ _EDITORIAL = re.compile(
 _GAP = re.compile(r"(?:\.\s*){3,}|…|\[\s*(?:[^\]\[]{2,200}|\.\.\.|…)?\s*\]")
 _ONE_LETTER = re.compile(r"\[([A-Za-z])\]")
 _STAR_PAGE = re.compile(r"(?<![\w*])\*(\d{1,4})(?!\d)")
+#: An opinion's reference to a page of itself or of a case it cites ("post, at 252", "supra, at 12", "id., at 5"),
+#: which a quotation of it may leave out without an ellipsis: dropped on both sides.
+_INTERNAL_REFERENCE = re.compile(r"\b(?:ante|post|supra|infra|id|ibid)\.?,?\s+at\s+\d{1,4}", re.I)
 
 
 @dataclass(frozen=True)
@@ -40,10 +45,17 @@ class Normalized:
 
 
 def normalize(text: str) -> Normalized:
-    """Keep only the letters of `text`, lower-cased, with their offsets (digits, marks and spaces dropped)."""
+    """Keep only the letters of `text`, lower-cased, with their offsets (digits, marks and spaces dropped, and
+    references such as "post, at 252")."""
     letters: list[str] = []
     offsets: list[int] = []
+    skipped = [match.span() for match in _INTERNAL_REFERENCE.finditer(text)]
+    next_skip = 0
     for offset, character in enumerate(text):
+        while next_skip < len(skipped) and offset >= skipped[next_skip][1]:
+            next_skip += 1
+        if next_skip < len(skipped) and offset >= skipped[next_skip][0]:
+            continue
         if character.isalpha():
             lowered = character.lower()
             letters.append(lowered[0])
@@ -53,6 +65,7 @@ def normalize(text: str) -> Normalized:
 
 def normalize_letters(text: str) -> str:
     """`normalize(text).letters` without the offsets (faster, for quotations)."""
+    text = _INTERNAL_REFERENCE.sub(" ", text)
     return "".join(character.lower()[0] for character in text if character.isalpha())
 
 
