@@ -139,13 +139,16 @@ def _opens(text: str, position: int) -> bool:
 
 def _straight_close(text: str, start: int, limit: int) -> int:
     """The closing straight mark of a quotation opened before `start`: -1 when there is none before `limit`, -2
-    when the next mark reads only as an opening one (space before it, a word after it)."""
+    when the next mark reads only as an opening one (space before it, a word after it) or curly double marks lie
+    between them."""
     close = text.find('"', start, limit)
     if close < 0:
         return -1
     preceding = text[close - 1]
     if preceding.isspace() and _opens(text, close):
         return -2
+    if "“" in text[start:close] or "”" in text[start:close]:
+        return -2  # curly double marks do not nest in straight ones: the opening mark has lost its closing one
     return close
 
 
@@ -160,20 +163,22 @@ def _continues(text: str, position: int) -> bool:
 def _curly_close(text: str, start: int, limit: int) -> int:
     """The closing mark of a curly quotation: nested curly pairs counted; at the outer level a straight mark that
     reads as a closing one ("... Monroe v. Pape," a damages") closes it too, unless a straight quotation opened
-    inside it."""
+    inside it or a curly one was nested in it."""
     depth = 1
     inner_straight = False
+    nested = False
     for match in re.compile(r"[“”\"]").finditer(text, start, limit):
         if match.group() == '"':
             if _opens(text, match.start()) and text[match.start() - 1].isspace():
                 inner_straight = True
             elif inner_straight:
                 inner_straight = False
-            elif depth == 1 and not text[match.start() - 1].isspace():
+            elif depth == 1 and not nested and not text[match.start() - 1].isspace():
                 return match.start()
             continue
         if match.group() == "“" and _continues(text, match.start()):
             continue
+        nested = nested or match.group() == "“"
         depth += 1 if match.group() == "“" else -1
         if depth == 0:
             return match.start()

@@ -7,8 +7,10 @@ in order, each within `SEGMENT_WINDOW` letters of the previous one; failing that
 it, to bound the work), and the quotation counts as found with a change when every segment scores at least
 `ALTERED_SCORE`. Where a case has its opinions both as one combined text and as separate opinions (lead,
 concurrence, dissent), the separate ones are searched, so a passage of a dissent is known as one; where it has the
-combined text and the opinion of the Court alone but no separate opinion, the combined text is searched after it
-(`Opinion.rest`): a passage found only there is in a separate opinion whose author is not known.
+combined text and the opinion of the Court alone but no separate opinion, the part of the combined text after the
+end of the Court's opinion (found there by `fuzz.partial_ratio_alignment` on its last `END_LETTERS` letters) is
+searched too (`Opinion.rest`): a passage found only there is in a separate opinion whose author is not known. The
+part before it is searched as a second transcription of the Court's opinion.
 """
 
 from __future__ import annotations
@@ -34,6 +36,9 @@ MIN_FUZZY_LETTERS = 40
 #: At most this many exact occurrences of the first segment are tried.
 MAX_OCCURRENCES = 50
 MAJORITY_TYPES = ("lead", "combined", "majority")
+#: Letters of the end of the Court's opinion looked for in the combined text, and how similar they must be.
+END_LETTERS = 300
+END_SCORE = 85.0
 
 
 @dataclass(frozen=True)
@@ -102,28 +107,40 @@ class OpinionTexts:
         split = [row for row in rows if row[1] != "combined"]
         combined = [row for row in rows if row[1] == "combined"]
         court_only = bool(split) and all(row[1] in MAJORITY_TYPES for row in split)
-        chosen = [(row, False) for row in (split if split else rows)]
-        if court_only:
-            chosen += [(row, True) for row in combined]
-        return tuple(
-            Opinion(
-                opinion_id=str(row[0]),
-                case_id=case_id,
-                opinion_type=row[1],
-                is_majority=bool(row[2]) and not rest,
-                author=None if rest else row[3],
-                text=row[4],
-                normalized=normalize(row[4]),
-                marks=page_marks(row[4], first_page),
-                rest=rest,
-            )
-            for row, rest in chosen
-        )
+        opinions = [
+            Opinion(str(row[0]), case_id, row[1], bool(row[2]), row[3], row[4], normalize(row[4]),
+                    page_marks(row[4], first_page))
+            for row in (split if split else rows)
+        ]  # fmt: skip
+        if court_only and combined and opinions:
+            opinions += _split_combined(combined[0], opinions[0], case_id, first_page)
+        return tuple(opinions)
 
     def only_combined(self, case_id: str) -> bool:
         """Whether the case's opinions are one combined text (majority and separate opinions not told apart)."""
         opinions = self.opinions_of(case_id)
         return bool(opinions) and all(opinion.opinion_type == "combined" for opinion in opinions)
+
+
+def _split_combined(row: tuple, court: Opinion, case_id: str, first_page: int | None) -> list[Opinion]:
+    """The combined text of a case cut where the Court's opinion (`court`) ends: the part before as another text of
+    the Court's opinion, the part after as `rest`; nothing when the end cannot be found in it."""
+    text = row[4]
+    normalized = normalize(text)
+    needle = court.normalized.letters[-END_LETTERS:]
+    if len(needle) < END_LETTERS // 2:
+        return []
+    found = fuzz.partial_ratio_alignment(needle, normalized.letters, score_cutoff=END_SCORE)
+    if found is None:
+        return []
+    cut = normalized.original_span(found.dest_end - 1, found.dest_end)[1] if found.dest_end else 0
+    parts = [(text[:cut], False), (text[cut:], True)]
+    return [
+        Opinion(str(row[0]), case_id, "combined", not rest, None if rest else court.author, part, normalize(part),
+                page_marks(part, first_page), rest=rest)
+        for part, rest in parts
+        if part.strip()
+    ]  # fmt: skip
 
 
 def _first_page(case_id: str) -> int | None:
