@@ -36,6 +36,8 @@ MIN_FUZZY_LETTERS = 40
 #: At most this many exact occurrences of the first segment are tried.
 MAX_OCCURRENCES = 50
 MAJORITY_TYPES = ("lead", "combined", "majority")
+#: Cases whose normalized opinions are kept in memory at once (a brief quoting more re-reads the oldest).
+CASES_KEPT = 256
 #: Letters of the end of the Court's opinion looked for in the combined text, and how similar they must be.
 END_LETTERS = 300
 END_SCORE = 85.0
@@ -95,7 +97,7 @@ class OpinionTexts:
 
     def __init__(self, db: CaseDatabase) -> None:
         self.db = db
-        self.opinions_of = lru_cache(maxsize=64)(self._read)
+        self.opinions_of = lru_cache(maxsize=CASES_KEPT)(self._read)
 
     def _read(self, case_id: str) -> tuple[Opinion, ...]:
         rows = self.db.conn.execute(
@@ -133,13 +135,16 @@ def _split_combined(row: tuple, court: Opinion, case_id: str, first_page: int | 
     found = fuzz.partial_ratio_alignment(needle, normalized.letters, score_cutoff=END_SCORE)
     if found is None:
         return []
-    cut = normalized.original_span(found.dest_end - 1, found.dest_end)[1] if found.dest_end else 0
-    parts = [(text[:cut], False), (text[cut:], True)]
-    return [
-        Opinion(str(row[0]), case_id, "combined", not rest, None if rest else court.author, part, normalize(part),
-                page_marks(part, first_page), rest=rest)
+    marks = page_marks(text, first_page)
+    parts = [
+        (normalized.slice(0, found.dest_end), False),
+        (normalized.slice(found.dest_end, len(normalized.letters)), True),
+    ]
+    return [  # both keep the whole text: the offsets of their letters are offsets in it
+        Opinion(str(row[0]), case_id, "combined", not rest, None if rest else court.author, text, part, marks,
+                rest=rest)
         for part, rest in parts
-        if part.strip()
+        if part.letters
     ]  # fmt: skip
 
 

@@ -17,6 +17,8 @@ import bisect
 import re
 from dataclasses import dataclass
 
+import numpy as np
+
 _EDITORIAL = re.compile(
     r"\(\s*(?:emphasis|internal|citations?|footnotes?|alterations?|brackets?|quotation|some|ellipsis|punctuation)"
     r"[^()]{0,80}\)",
@@ -35,32 +37,36 @@ class Normalized:
     """A text as lower-case letters (`letters`) and, for each letter, its offset in the original text."""
 
     letters: str
-    offsets: list[int]
+    offsets: np.ndarray  # int64 offsets, one per letter: a fraction of a list's memory for a long opinion
 
     def original_span(self, start: int, end: int) -> tuple[int, int]:
         """The span in the original text of letters `start:end` (end exclusive; empty input gives (0, 0))."""
-        if not self.offsets or end <= start:
+        if not len(self.offsets) or end <= start:
             return (0, 0)
-        return self.offsets[start], self.offsets[min(end, len(self.offsets)) - 1] + 1
+        return int(self.offsets[start]), int(self.offsets[min(end, len(self.offsets)) - 1]) + 1
+
+    def slice(self, start: int, end: int) -> Normalized:
+        """Letters `start:end`, their offsets still in the original text."""
+        return Normalized(self.letters[start:end], self.offsets[start:end])
 
 
 def normalize(text: str) -> Normalized:
     """Keep only the letters of `text`, lower-cased, with their offsets (digits, marks and spaces dropped, and
     references such as "post, at 252")."""
-    letters: list[str] = []
-    offsets: list[int] = []
-    skipped = [match.span() for match in _INTERNAL_REFERENCE.finditer(text)]
-    next_skip = 0
-    for offset, character in enumerate(text):
-        while next_skip < len(skipped) and offset >= skipped[next_skip][1]:
-            next_skip += 1
-        if next_skip < len(skipped) and offset >= skipped[next_skip][0]:
-            continue
-        if character.isalpha():
-            lowered = character.lower()
-            letters.append(lowered[0])
-            offsets.append(offset)
-    return Normalized("".join(letters), offsets)
+    blanked = _INTERNAL_REFERENCE.sub(lambda match: " " * len(match.group()), text)  # offsets unchanged
+    codes = np.frombuffer(blanked.encode("utf-32-le"), dtype=np.uint32)
+    upper = (codes >= 65) & (codes <= 90)
+    is_letter = upper | ((codes >= 97) & (codes <= 122))
+    others = np.unique(codes[codes > 127])
+    if len(others):  # non-ASCII: ask Python which are letters and what their lower case is (its first character)
+        alpha = [code for code in others.tolist() if chr(code).isalpha()]
+        is_letter |= np.isin(codes, np.array(alpha, dtype=np.uint32))
+    offsets = np.flatnonzero(is_letter)
+    lowered = codes[offsets] + np.where(upper[offsets], 32, 0).astype(np.uint32)
+    letters = lowered.astype(np.uint32).tobytes().decode("utf-32-le")
+    if len(others):
+        letters = "".join(character.lower()[0] if ord(character) > 127 else character for character in letters)
+    return Normalized(letters, offsets)
 
 
 def normalize_letters(text: str) -> str:
