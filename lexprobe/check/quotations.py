@@ -59,7 +59,8 @@ _UNREAD_AFTER = re.compile(
     r"[\s,;:.”\"’']*\(?(?:see\s+(?:also\s+)?|cf\.\s+)?(?:"
     r"(?:ante|post|infra)\s*,?\s+(?:at|p\.|pp\.)\s*\d"
     r"|[A-Z][^.;:()“”\"]{0,80}?,\s+supra\s*,\s*(?:at|p\.|pp\.)\s*\d"
-    r"|(?:App\.|Tr\.|Pet\.|Brief for|Record|R\.)(?:\s+to\s+[^,;]{0,40}?)?[\s,]+(?:p\.\s*)?[A-Z]?\d"
+    r"|(?:App\.|Tr\.|Pet\.|Record|R\.)(?:\s+to\s+[^,;]{0,40}?)?[\s,]+(?:p\.\s*)?[A-Z]?\d"
+    r"|(?:Reply\s+)?Brief\s+for\s+[^.;()]{0,60}?\d"
     r")",
     re.I,
 )

@@ -7,16 +7,15 @@ in order, each within `SEGMENT_WINDOW` letters of the previous one; failing that
 it, to bound the work), and the quotation counts as found with a change when every segment scores at least
 `ALTERED_SCORE`. Where a case has its opinions both as one combined text and as separate opinions (lead,
 concurrence, dissent), the separate ones are searched, so a passage of a dissent is known as one; where it has the
-combined text and the opinion of the Court alone but no separate opinion, the part of the combined text after the
-end of the Court's opinion (found there by `fuzz.partial_ratio_alignment` on its last `END_LETTERS` letters) is
-searched too (`Opinion.rest`): a passage found only there is in a separate opinion whose author is not known. The
-part before it is searched as a second transcription of the Court's opinion.
+combined text and the opinion of the Court alone but no separate opinion, the combined text is searched after the
+Court's opinion (`Opinion.rest`): a passage found there is the Court's when the Court's opinion has it too, give or
+take its transcription (`court_or_separate`), and else in a separate opinion whose author is not known.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from rapidfuzz import fuzz
@@ -38,9 +37,6 @@ MAX_OCCURRENCES = 50
 MAJORITY_TYPES = ("lead", "combined", "majority")
 #: Cases whose normalized opinions are kept in memory at once (a brief quoting more re-reads the oldest).
 CASES_KEPT = 256
-#: Letters of the end of the Court's opinion looked for in the combined text, and how similar they must be.
-END_LETTERS = 300
-END_SCORE = 85.0
 
 
 @dataclass(frozen=True)
@@ -115,7 +111,7 @@ class OpinionTexts:
             for row in (split if split else rows)
         ]  # fmt: skip
         if court_only and combined and opinions:
-            opinions += _split_combined(combined[0], opinions[0], case_id, first_page)
+            opinions.append(_whole_combined(combined[0], case_id, first_page))
         return tuple(opinions)
 
     def only_combined(self, case_id: str) -> bool:
@@ -124,28 +120,26 @@ class OpinionTexts:
         return bool(opinions) and all(opinion.opinion_type == "combined" for opinion in opinions)
 
 
-def _split_combined(row: tuple, court: Opinion, case_id: str, first_page: int | None) -> list[Opinion]:
-    """The combined text of a case cut where the Court's opinion (`court`) ends: the part before as another text of
-    the Court's opinion, the part after as `rest`; nothing when the end cannot be found in it."""
-    text = row[4]
-    normalized = normalize(text)
-    needle = court.normalized.letters[-END_LETTERS:]
-    if len(needle) < END_LETTERS // 2:
-        return []
-    found = fuzz.partial_ratio_alignment(needle, normalized.letters, score_cutoff=END_SCORE)
-    if found is None:
-        return []
-    marks = page_marks(text, first_page)
-    parts = [
-        (normalized.slice(0, found.dest_end), False),
-        (normalized.slice(found.dest_end, len(normalized.letters)), True),
-    ]
-    return [  # both keep the whole text: the offsets of their letters are offsets in it
-        Opinion(str(row[0]), case_id, "combined", not rest, None if rest else court.author, text, part, marks,
-                rest=rest)
-        for part, rest in parts
-        if part.letters
-    ]  # fmt: skip
+def _whole_combined(row: tuple, case_id: str, first_page: int | None) -> Opinion:
+    """The combined text of a case whose Court's opinion is also held alone, as `rest` (see `court_or_separate`)."""
+    return Opinion(str(row[0]), case_id, "combined", False, None, row[4], normalize(row[4]),
+                   page_marks(row[4], first_page), rest=True)  # fmt: skip
+
+
+def court_or_separate(match: Match, opinions: Sequence[Opinion]) -> Match:
+    """A match in a case's combined text (`rest`) is the Court's when the Court's opinion held alone has the same
+    passage, give or take its transcription (at least `ALTERED_SCORE` similar), and a separate opinion's otherwise;
+    the combined text's parts are not in a fixed order (an appendix may follow the dissents)."""
+    if not match.opinion.rest:
+        return match
+    court = next((opinion for opinion in opinions if opinion.is_majority and not opinion.rest), None)
+    if court is None:
+        return match
+    letters = normalize(match.opinion.text[match.span[0] : match.span[1]]).letters[:FUZZY_LETTERS]
+    if letters and fuzz.partial_ratio(letters, court.normalized.letters, score_cutoff=ALTERED_SCORE):
+        as_court = replace(match.opinion, rest=False, is_majority=True, author=court.author)
+        return Match(as_court, match.span, match.score, match.exact)
+    return match
 
 
 def _first_page(case_id: str) -> int | None:
@@ -208,7 +202,7 @@ def find_in(segments: Sequence[str], opinions: Sequence[Opinion]) -> tuple[Match
     passage; segments must be non-empty."""
     exact = find_exact(segments, opinions)
     if exact is not None:
-        return exact, None
+        return court_or_separate(exact, opinions), None
     best: Match | None = None
     fuzzy_allowed = sum(len(segment) for segment in segments) >= MIN_FUZZY_LETTERS
     for opinion in opinions:
@@ -220,7 +214,7 @@ def find_in(segments: Sequence[str], opinions: Sequence[Opinion]) -> tuple[Match
         if best is None or score > best.score + (0 if opinion.is_separate else -0.01):
             best = match
     if best is not None and fuzzy_allowed and best.score >= ALTERED_SCORE:
-        return best, None
+        return court_or_separate(best, opinions), None
     return None, best
 
 

@@ -45,10 +45,6 @@ class Normalized:
             return (0, 0)
         return int(self.offsets[start]), int(self.offsets[min(end, len(self.offsets)) - 1]) + 1
 
-    def slice(self, start: int, end: int) -> Normalized:
-        """Letters `start:end`, their offsets still in the original text."""
-        return Normalized(self.letters[start:end], self.offsets[start:end])
-
 
 def normalize(text: str) -> Normalized:
     """Keep only the letters of `text`, lower-cased, with their offsets (digits, marks and spaces dropped, and

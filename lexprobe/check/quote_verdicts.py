@@ -190,7 +190,8 @@ class _QuotationJudge:
         match, closest = find_in(segments, opinions)
         if match is not None:
             page, pin_ok, where = _page_facts(match, pin)
-            if match.opinion.is_separate and not quotation.presented_as_separate:
+            named_other = _speaker_missing(quotation.speaker, [o for o in opinions if not o.rest]) is not None
+            if match.opinion.is_separate and not quotation.presented_as_separate and not named_other:
                 return make(
                     Q_SEPARATE,
                     f"found only in {_opinion_label(match)} ({match.opinion.opinion_type}) in {label}, not in the "
