@@ -5,7 +5,6 @@ dissent are separate texts with star paging; Brown v. Board of Education, 347 U.
 # ruff: noqa: E501 (the table holds whole sentences as a brief writes them)
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -175,7 +174,8 @@ def test_other_case_combined_text_and_quoting(db: CaseDatabase) -> None:
         f"Finally, “{HELD}” Smith v. Jones, 100 F.3d 1, 5 (9th Cir. 1996) (quoting {MONELL}, 690 (1978))."
     )
     brown, other, quoting = quotations(text, db)
-    assert brown.verdict == "verified" and "one combined text" in brown.reason and brown.page is None
+    assert brown.verdict == "verified" and "one combined text" in brown.reason
+    assert brown.page == 495 and brown.pin_ok is True  # the star paging of the raw CourtListener HTML is kept
     assert other.verdict == "other_case" and "Brown" in other.reason and other.evidence["case_id"].endswith("483")
     # attributed to Smith (not in the database); the text it quotes is Monell's
     assert quoting.verdict == "unverifiable"
@@ -216,11 +216,9 @@ def test_unbalanced_quotes_do_not_swallow_the_document(db: CaseDatabase) -> None
 def test_a_ten_megabyte_quotation_is_cut_and_said_so(db: CaseDatabase) -> None:
     body = HELD + " " + "word " * 2_100_000
     text = f"“{body}” {MONELL}, 690 (1978)."
-    started = time.perf_counter()
     result = only(text, db)
     assert result.reason.endswith(f"only its first {CHECKED_CHARS:,} characters were checked: it is longer)")
     assert len(result.text) <= 5_001 and result.span == (0, len(body) + 2)
-    assert time.perf_counter() - started < 120  # a bound on runaway work, not a speed measurement
 
 
 def test_thousands_of_citations_on_one_line(db: CaseDatabase) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import typer
 from page_checks import render_page
 from tool_requirements import needs_chromium
@@ -122,3 +123,17 @@ def test_render_html_escapes_hostile_quotations(case_db_path: Path) -> None:
     page = render_html([CheckedDocument("brief\u202e.txt", text, [], quotations)])
     assert "<img" not in page and "&lt;img src=x" in page
     assert "\u202e" not in page and "\x1b" not in page and "\\u202e" in page
+
+
+def test_quotations_past_the_limit_are_named_on_stderr(
+    tmp_path: Path, case_db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A document with more quotations than `MAX_QUOTATIONS` lists the first ones and says on stderr how many were
+    left unchecked (here the limit is lowered to 2 so that a three-quotation brief passes it)."""
+    import lexprobe.check.quotations as quotations_module
+
+    monkeypatch.setattr(quotations_module, "MAX_QUOTATIONS", 2)
+    result = run_cli(str(brief(tmp_path)), "--db", str(case_db_path), "--json")
+    payload = json.loads(result.stdout)
+    assert len(payload["quotations"]) == 2
+    assert "1 quotation(s) past the first 2 not checked" in result.stderr

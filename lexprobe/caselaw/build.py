@@ -17,6 +17,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from lexprobe.caselaw.build_links import _attach_opinions, _resolve_edges, _resolve_treatments
@@ -87,7 +88,12 @@ def offline_sources(overruled_edition: str = "2025") -> list[SourceSpec]:
             loc_overruled.load,
             f"Library of Congress overruled decisions ({overruled_edition})",
         ),
-        SourceSpec("opinions", "opinions/scotus", opinions.load, "CourtListener Supreme Court opinions"),
+        SourceSpec(
+            "opinions",
+            "opinions/scotus",
+            partial(opinions.load, page_marks=True),
+            "CourtListener Supreme Court opinions",
+        ),
         SourceSpec("treatments", "treatment", treatments.load, "Free Law Project citator treatments"),
     ]
 

@@ -32,12 +32,17 @@ CHECKED_CHARS = 2_000
 MAX_QUOTATIONS = 5_000
 #: Characters between a quotation and the citation it is attributed to.
 MAX_GAP = 200
+#: Characters between a citation and a quotation after it in the same sentence ("In Brown, 347 U.S. 483, the Court
+#: said that “...”"): further away, the sentence has usually moved on to another source (a statute, a record).
+MAX_GAP_BEFORE = 150
 #: What may follow the citation in the paragraph after a block quote ("(emphasis added).").
 BLOCK_CITATION_TAIL = 80
 #: Shortest quotation (letters) worth checking: "the Court" in quotation marks is a term, not a quotation.
 MIN_LETTERS = 12
 
-_SENTENCE_END = re.compile(r"[.!?][\"'”’)\]]*\s+(?=[\"“(\[]?[A-Z])")
+#: A sentence end: the next sentence may open with a footnote number ("(1963). 5 The Court", "[1] This") or a star
+#: page mark ("(1964). *657 I. At").
+_SENTENCE_END = re.compile(r"[.!?][\"'”’)\]]*\s+(?=(?:\[\d{1,3}\]\s+|\d{1,3}\s+|\*\d{1,4}\s+)*[\"“(\[]?[A-Z])")
 _ABBREVIATION_END = re.compile(r"(?:\b(?:v|vs|U\.S|S|Ct|Co|Inc|Corp|No|Nos|Cir|Dist|id|Id|al|e\.g|i\.e|cf|Cf|J|JJ|C\.J|"
                                r"supra|ed|Ed|L|Stat|U\.S\.C|Rev|Sup|App|F|Supp|Cong|Sess)|\b[A-Z])\.$")  # fmt: skip
 _SIGNAL = re.compile(
@@ -45,7 +50,26 @@ _SIGNAL = re.compile(
     r"(?:(?:see|cf|accord|compare|but|also|e\.g|quoting|citing|in|as|in re|from)\b[.,]?\s*)*$",
     re.I,
 )
-_SEPARATE_NEAR = re.compile(r"\b(?:dissent(?:ing|ed|s)?|concurr(?:ing|ence|ed|ences)?|separate(?:ly)? opinion)\b", re.I)
+_SEPARATE_NEAR = re.compile(
+    r"\b(?:dissent(?:ing|ed|s|ers?)?|concurr(?:ing|ence|ed|ences)?|separate(?:ly)? opinion)\b", re.I
+)
+#: A reference lexprobe does not read as a case citation right after a quotation ("Post, at 246", "White Co.,
+#: supra, p. 277", "App. 125a", "Tr. 12"): the quotation is attributed to it, so to no citation lexprobe has.
+_UNREAD_AFTER = re.compile(
+    r"[\s,;:.”\"’']*\(?(?:see\s+(?:also\s+)?|cf\.\s+)?(?:"
+    r"(?:ante|post|infra)\s*,?\s+(?:at|p\.|pp\.)\s*\d"
+    r"|[A-Z][^.;:()“”\"]{0,80}?,\s+supra\s*,\s*(?:at|p\.|pp\.)\s*\d"
+    r"|(?:App\.|Tr\.|Pet\.|Record|R\.)(?:\s+to\s+[^,;]{0,40}?)?[\s,]+(?:p\.\s*)?[A-Z]?\d"
+    r"|(?:Reply\s+)?Brief\s+for\s+[^.;()]{0,60}?\d"
+    r")",
+    re.I,
+)
+#: References between a citation and a later "Id." that make the "Id." point to them, not to the citation.
+_UNREAD_BETWEEN = re.compile(
+    r"\b(?:ante|post|infra)\s*,?\s+(?:at|p\.|pp\.)\s*\d"
+    r"|\b(?:App\.|Tr\.|Brief for|Record)(?:\s+to\s+[^,;]{0,40}?)?[\s,]+(?:p\.\s*)?[A-Z]?\d",
+    re.I,
+)
 
 
 @dataclass(frozen=True)
@@ -60,6 +84,7 @@ class Quotation:
     block: bool = False
     presented_as_separate: bool = False
     cut: bool = False
+    speaker: str | None = None  # the Justice or judge the sentence gives the words to ("Justice Black ... observed")
 
 
 @dataclass(frozen=True)
@@ -87,8 +112,13 @@ def quoted_passages(text: str) -> list[tuple[int, int]]:
             continue
         limit = min(length, start + 1 + MAX_QUOTE_CHARS)
         if character == '"':
-            close = text.find('"', start + 1, limit)
-            end = close
+            if not _opens(text, start):  # a closing mark whose opening one is missing: "... rule," Agostini
+                position = start + 1
+                continue
+            end = _straight_close(text, start + 1, limit)
+            if end == -2:  # the next mark opens another quotation: this one is unbalanced
+                position = start + 1
+                continue
         else:
             end = _curly_close(text, start + 1, limit)
         if end < 0 and limit < length:
@@ -101,9 +131,55 @@ def quoted_passages(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+def _opens(text: str, position: int) -> bool:
+    """Whether the straight mark at `position` reads as an opening one: text follows it, no word precedes it."""
+    following = text[position + 1 : position + 2]
+    preceding = text[position - 1 : position] if position else " "
+    return bool(following) and not following.isspace() and not preceding.isalnum() and preceding not in ".,;:!?"
+
+
+def _straight_close(text: str, start: int, limit: int) -> int:
+    """The closing straight mark of a quotation opened before `start`: -1 when there is none before `limit`, -2
+    when the next mark reads only as an opening one (space before it, a word after it) or curly double marks lie
+    between them."""
+    close = text.find('"', start, limit)
+    if close < 0:
+        return -1
+    preceding = text[close - 1]
+    if preceding.isspace() and _opens(text, close):
+        return -2
+    if "“" in text[start:close] or "”" in text[start:close]:
+        return -2  # curly double marks do not nest in straight ones: the opening mark has lost its closing one
+    return close
+
+
+def _continues(text: str, position: int) -> bool:
+    """Whether the opening curly mark at `position` is the one legal quoting puts at the start of each further
+    paragraph of a quotation (after or before an ellipsis: ". . . “. . . Each"), which is never closed."""
+    after = text[position + 1 : position + 8].lstrip()
+    before = text[max(0, position - 8) : position].rstrip()
+    return after.startswith(("...", ". .", "…")) or before.endswith(("...", ". .", "…"))
+
+
 def _curly_close(text: str, start: int, limit: int) -> int:
+    """The closing mark of a curly quotation: nested curly pairs counted; at the outer level a straight mark that
+    reads as a closing one ("... Monroe v. Pape," a damages") closes it too, unless a straight quotation opened
+    inside it or a curly one was nested in it."""
     depth = 1
-    for match in re.compile(r"[“”]").finditer(text, start, limit):
+    inner_straight = False
+    nested = False
+    for match in re.compile(r"[“”\"]").finditer(text, start, limit):
+        if match.group() == '"':
+            if _opens(text, match.start()) and text[match.start() - 1].isspace():
+                inner_straight = True
+            elif inner_straight:
+                inner_straight = False
+            elif depth == 1 and not nested and not text[match.start() - 1].isspace():
+                return match.start()
+            continue
+        if match.group() == "“" and _continues(text, match.start()):
+            continue
+        nested = nested or match.group() == "“"
         depth += 1 if match.group() == "“" else -1
         if depth == 0:
             return match.start()
@@ -208,13 +284,56 @@ def _before(text: str, start: int, citations: Sequence[FoundCitation]) -> FoundC
     index = _first_at(citations, start) - 1
     while index >= 0 and citations[index].span[1] > start:
         index -= 1
-    if index < 0 or start - citations[index].span[1] > MAX_GAP:
+    if index < 0 or start - citations[index].span[1] > MAX_GAP_BEFORE:
         return None
     previous = citations[index]
     gap = text[previous.span[1] : start]
     if len(gap) > MAX_GAP or _sentence_ends(gap + " X"):
         return None
+    if _closes_parenthesis(text, previous.span[0], gap):
+        return None  # "(… reported in 144 U. S. 653) of the will …: “…”": the citation was a parenthetical's
+    if text[previous.span[1] - 1 : previous.span[1]] in ".!?" and re.match(r"\s+[\"“(\[]?[A-Z]", gap):
+        return None  # "... classifications. Ibid. He also allows that “...”": the citation ended its sentence
     return previous
+
+
+def _id_points_elsewhere(text: str, citation: FoundCitation, ordered: Sequence[FoundCitation]) -> bool:
+    """Whether an "Id." refers to a reference lexprobe does not read as a citation (the record, the citing
+    opinion's own pages: "App. 145a. ... Id., at 146a", "Ante, at 312. ... Ibid.") rather than to the citation
+    before it that it was resolved to."""
+    if citation.kind != "id":
+        return False
+    if re.search(r"\bat\s+(?:\d+[a-z]|[A-Z]\d+)\b", citation.text):  # "Id., at 146a", "id., at A10": an appendix
+        return True
+    position = _first_at(ordered, citation.span[0]) - 1
+    previous_end = ordered[position].span[1] if position >= 0 else 0
+    return bool(_UNREAD_BETWEEN.search(text, previous_end, citation.span[0]))
+
+
+def _closes_parenthesis(text: str, citation_start: int, gap: str) -> bool:
+    """Whether `gap` closes a parenthesis opened before the citation (within 200 characters)."""
+    depth = 0
+    for character in gap:
+        if character == "(":
+            depth += 1
+        elif character == ")":
+            depth -= 1
+            if depth < 0:
+                lead = text[max(0, citation_start - 200) : citation_start]
+                return lead.count("(") > lead.count(")")
+    return False
+
+
+_SPEAKER = re.compile(r"\b(?:Justice|Judge)\s+([A-Z][A-Za-zÀ-ÿ'’-]+)")
+
+
+def _speaker(text: str, start: int) -> str | None:
+    """The last name after "Justice" or "Judge" in the sentence before a quotation ("As stated by Mr. Justice Field
+    when protesting in ..."), if any."""
+    before = text[max(0, start - 200) : start]
+    sentence_start = max((m.end() for m in _sentence_ends(before)), default=0)
+    names = _SPEAKER.findall(before[sentence_start:])
+    return names[-1] if names else None
 
 
 def _presented_as_separate(text: str, quotation: tuple[int, int], citation: FoundCitation) -> bool:
@@ -230,6 +349,7 @@ def _presented_as_separate(text: str, quotation: tuple[int, int], citation: Foun
 def find_quotations(text: str, citations: Sequence[FoundCitation]) -> Quotations:
     """The quotations of `text` attributed to one of `citations` (the extraction's list, in document order)."""
     ordered = sorted(citations, key=lambda c: c.span)
+    by_index = {c.index: c for c in citations}
     inline = quoted_passages(text)
     inline = [span for span in inline if not _inside_citation(span, ordered)]
     opening = [start for start, _ in inline]
@@ -238,9 +358,14 @@ def find_quotations(text: str, citations: Sequence[FoundCitation]) -> Quotations
         body = text[start + 1 : end - 1]
         if sum(1 for character in body[:200] if character.isalpha()) < MIN_LETTERS:
             continue
-        citation = _after(text, end, ordered, opening) or _before(text, start, ordered)
-        if citation is None:
+        citation = _after(text, end, ordered, opening)
+        if citation is None and not _UNREAD_AFTER.match(text, end, min(len(text), end + 120)):
+            citation = _before(text, start, ordered)
+        if citation is None or _id_points_elsewhere(text, citation, ordered):
             continue
+        antecedent = by_index.get(citation.refers_to) if citation.kind == "id" else None
+        if antecedent is not None and start <= antecedent.span[0] < end:
+            continue  # "“... Marsh v. Alabama, supra, involved ...” Id., at 568": eyecite's antecedent is quoted
         cut = len(body) > MAX_QUOTE_CHARS
         found.append(
             Quotation(
@@ -249,6 +374,7 @@ def find_quotations(text: str, citations: Sequence[FoundCitation]) -> Quotations
                 citation=citation.index,
                 presented_as_separate=_presented_as_separate(text, (start, end), citation),
                 cut=cut,
+                speaker=_speaker(text, start),
             )
         )
     found.extend(_block_quotes(text, ordered))

@@ -6,13 +6,16 @@ in order, each within `SEGMENT_WINDOW` letters of the previous one; failing that
 `fuzz.partial_ratio_alignment` finds the closest passage of each segment (the first `FUZZY_LETTERS` letters of
 it, to bound the work), and the quotation counts as found with a change when every segment scores at least
 `ALTERED_SCORE`. Where a case has its opinions both as one combined text and as separate opinions (lead,
-concurrence, dissent), the separate ones are searched, so a passage of a dissent is known as one.
+concurrence, dissent), the separate ones are searched, so a passage of a dissent is known as one; where it has the
+combined text and the opinion of the Court alone but no separate opinion, the combined text is searched after the
+Court's opinion (`Opinion.rest`): a passage found there is the Court's when the Court's opinion has it too, give or
+take its transcription (`court_or_separate`), and else in a separate opinion whose author is not known.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from rapidfuzz import fuzz
@@ -32,6 +35,8 @@ MIN_FUZZY_LETTERS = 40
 #: At most this many exact occurrences of the first segment are tried.
 MAX_OCCURRENCES = 50
 MAJORITY_TYPES = ("lead", "combined", "majority")
+#: Cases whose normalized opinions are kept in memory at once (a brief quoting more re-reads the oldest).
+CASES_KEPT = 256
 
 
 @dataclass(frozen=True)
@@ -46,11 +51,12 @@ class Opinion:
     text: str
     normalized: Normalized
     marks: PageMarks
+    rest: bool = False  # the combined text of a case whose opinion of the Court is also held alone
 
     @property
     def is_separate(self) -> bool:
-        """A concurrence or dissent (not the Court's opinion)."""
-        return not self.is_majority and self.opinion_type not in MAJORITY_TYPES
+        """A concurrence or dissent (not the Court's opinion); a passage of `rest` is one too."""
+        return self.rest or (not self.is_majority and self.opinion_type not in MAJORITY_TYPES)
 
 
 @dataclass(frozen=True)
@@ -87,7 +93,7 @@ class OpinionTexts:
 
     def __init__(self, db: CaseDatabase) -> None:
         self.db = db
-        self.opinions_of = lru_cache(maxsize=64)(self._read)
+        self.opinions_of = lru_cache(maxsize=CASES_KEPT)(self._read)
 
     def _read(self, case_id: str) -> tuple[Opinion, ...]:
         rows = self.db.conn.execute(
@@ -97,25 +103,43 @@ class OpinionTexts:
         ).fetchall()
         first_page = _first_page(case_id)
         split = [row for row in rows if row[1] != "combined"]
-        chosen = split if split else rows
-        return tuple(
-            Opinion(
-                opinion_id=str(row[0]),
-                case_id=case_id,
-                opinion_type=row[1],
-                is_majority=bool(row[2]),
-                author=row[3],
-                text=row[4],
-                normalized=normalize(row[4]),
-                marks=page_marks(row[4], first_page),
-            )
-            for row in chosen
-        )
+        combined = [row for row in rows if row[1] == "combined"]
+        court_only = bool(split) and all(row[1] in MAJORITY_TYPES for row in split)
+        opinions = [
+            Opinion(str(row[0]), case_id, row[1], bool(row[2]), row[3], row[4], normalize(row[4]),
+                    page_marks(row[4], first_page))
+            for row in (split if split else rows)
+        ]  # fmt: skip
+        if court_only and combined and opinions:
+            opinions.append(_whole_combined(combined[0], case_id, first_page))
+        return tuple(opinions)
 
     def only_combined(self, case_id: str) -> bool:
         """Whether the case's opinions are one combined text (majority and separate opinions not told apart)."""
         opinions = self.opinions_of(case_id)
         return bool(opinions) and all(opinion.opinion_type == "combined" for opinion in opinions)
+
+
+def _whole_combined(row: tuple, case_id: str, first_page: int | None) -> Opinion:
+    """The combined text of a case whose Court's opinion is also held alone, as `rest` (see `court_or_separate`)."""
+    return Opinion(str(row[0]), case_id, "combined", False, None, row[4], normalize(row[4]),
+                   page_marks(row[4], first_page), rest=True)  # fmt: skip
+
+
+def court_or_separate(match: Match, opinions: Sequence[Opinion]) -> Match:
+    """A match in a case's combined text (`rest`) is the Court's when the Court's opinion held alone has the same
+    passage, give or take its transcription (at least `ALTERED_SCORE` similar), and a separate opinion's otherwise;
+    the combined text's parts are not in a fixed order (an appendix may follow the dissents)."""
+    if not match.opinion.rest:
+        return match
+    court = next((opinion for opinion in opinions if opinion.is_majority and not opinion.rest), None)
+    if court is None:
+        return match
+    letters = normalize(match.opinion.text[match.span[0] : match.span[1]]).letters[:FUZZY_LETTERS]
+    if letters and fuzz.partial_ratio(letters, court.normalized.letters, score_cutoff=ALTERED_SCORE):
+        as_court = replace(match.opinion, rest=False, is_majority=True, author=court.author)
+        return Match(as_court, match.span, match.score, match.exact)
+    return match
 
 
 def _first_page(case_id: str) -> int | None:
@@ -178,7 +202,7 @@ def find_in(segments: Sequence[str], opinions: Sequence[Opinion]) -> tuple[Match
     passage; segments must be non-empty."""
     exact = find_exact(segments, opinions)
     if exact is not None:
-        return exact, None
+        return court_or_separate(exact, opinions), None
     best: Match | None = None
     fuzzy_allowed = sum(len(segment) for segment in segments) >= MIN_FUZZY_LETTERS
     for opinion in opinions:
@@ -190,7 +214,7 @@ def find_in(segments: Sequence[str], opinions: Sequence[Opinion]) -> tuple[Match
         if best is None or score > best.score + (0 if opinion.is_separate else -0.01):
             best = match
     if best is not None and fuzzy_allowed and best.score >= ALTERED_SCORE:
-        return best, None
+        return court_or_separate(best, opinions), None
     return None, best
 
 

@@ -2,11 +2,13 @@
 
 Both sides are reduced to lower-case letters only (`normalize`): quotation marks of any kind (so a quotation nested
 in the opinion's own quotation), punctuation, whitespace and line breaks, digits (footnote markers such as "52 See",
-star page marks such as "*691", even inside a word: "constitu *691 tional") all disappear. The quotation is then cut
-into segments (`quote_segments`) at what may stand for omitted or changed text: an ellipsis ("...", ". . .", "…")
-is a gap of any length, a bracketed alteration of more than one letter ("[the Court]") is a gap, a one-letter one
-("[t]he") keeps its letter, and the parentheticals "(emphasis added)", "(internal quotation marks omitted)",
-"(citations omitted)" and the like are dropped. `page_marks` reads the star paging ("*495") some opinion texts keep.
+star page marks such as "*691", even inside a word: "constitu *691 tional") all disappear, and so do an opinion's
+references to pages ("post, at 252", "supra, at 12", "id., at 5"), which a quotation may leave out silently. The
+quotation is then cut into segments (`quote_segments`) at what may stand for omitted or changed text: an ellipsis
+("...", ". . .", "…") is a gap of any length, a bracketed alteration of more than one letter ("[the Court]") is a
+gap, a one-letter one ("[t]he") keeps its letter, and the parentheticals "(emphasis added)", "(internal quotation
+marks omitted)", "(citations omitted)" and the like are dropped. `page_marks` reads the star paging ("*495") of
+the opinion texts.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass
+
+import numpy as np
 
 _EDITORIAL = re.compile(
     r"\(\s*(?:emphasis|internal|citations?|footnotes?|alterations?|brackets?|quotation|some|ellipsis|punctuation)"
@@ -23,6 +27,9 @@ _EDITORIAL = re.compile(
 _GAP = re.compile(r"(?:\.\s*){3,}|…|\[\s*(?:[^\]\[]{2,200}|\.\.\.|…)?\s*\]")
 _ONE_LETTER = re.compile(r"\[([A-Za-z])\]")
 _STAR_PAGE = re.compile(r"(?<![\w*])\*(\d{1,4})(?!\d)")
+#: An opinion's reference to a page of itself or of a case it cites ("post, at 252", "supra, at 12", "id., at 5"),
+#: which a quotation of it may leave out without an ellipsis: dropped on both sides.
+_INTERNAL_REFERENCE = re.compile(r"\b(?:ante|post|supra|infra|id|ibid)\.?,?\s+at\s+\d{1,4}", re.I)
 
 
 @dataclass(frozen=True)
@@ -30,29 +37,37 @@ class Normalized:
     """A text as lower-case letters (`letters`) and, for each letter, its offset in the original text."""
 
     letters: str
-    offsets: list[int]
+    offsets: np.ndarray  # int64 offsets, one per letter: a fraction of a list's memory for a long opinion
 
     def original_span(self, start: int, end: int) -> tuple[int, int]:
         """The span in the original text of letters `start:end` (end exclusive; empty input gives (0, 0))."""
-        if not self.offsets or end <= start:
+        if not len(self.offsets) or end <= start:
             return (0, 0)
-        return self.offsets[start], self.offsets[min(end, len(self.offsets)) - 1] + 1
+        return int(self.offsets[start]), int(self.offsets[min(end, len(self.offsets)) - 1]) + 1
 
 
 def normalize(text: str) -> Normalized:
-    """Keep only the letters of `text`, lower-cased, with their offsets (digits, marks and spaces dropped)."""
-    letters: list[str] = []
-    offsets: list[int] = []
-    for offset, character in enumerate(text):
-        if character.isalpha():
-            lowered = character.lower()
-            letters.append(lowered[0])
-            offsets.append(offset)
-    return Normalized("".join(letters), offsets)
+    """Keep only the letters of `text`, lower-cased, with their offsets (digits, marks and spaces dropped, and
+    references such as "post, at 252")."""
+    blanked = _INTERNAL_REFERENCE.sub(lambda match: " " * len(match.group()), text)  # offsets unchanged
+    codes = np.frombuffer(blanked.encode("utf-32-le"), dtype=np.uint32)
+    upper = (codes >= 65) & (codes <= 90)
+    is_letter = upper | ((codes >= 97) & (codes <= 122))
+    others = np.unique(codes[codes > 127])
+    if len(others):  # non-ASCII: ask Python which are letters and what their lower case is (its first character)
+        alpha = [code for code in others.tolist() if chr(code).isalpha()]
+        is_letter |= np.isin(codes, np.array(alpha, dtype=np.uint32))
+    offsets = np.flatnonzero(is_letter)
+    lowered = codes[offsets] + np.where(upper[offsets], 32, 0).astype(np.uint32)
+    letters = lowered.astype(np.uint32).tobytes().decode("utf-32-le")
+    if len(others):
+        letters = "".join(character.lower()[0] if ord(character) > 127 else character for character in letters)
+    return Normalized(letters, offsets)
 
 
 def normalize_letters(text: str) -> str:
     """`normalize(text).letters` without the offsets (faster, for quotations)."""
+    text = _INTERNAL_REFERENCE.sub(" ", text)
     return "".join(character.lower()[0] for character in text if character.isalpha())
 
 

@@ -10,7 +10,11 @@
   `MAX_OTHER_CASES` of them), named in the reason;
 - not_found: in none of them: the reason gives the closest passage of the cited case and its similarity;
 - unverifiable: the citation resolves to no case of the database, or the database has no opinion text for it (and,
-  with `online_texts`, none could be had from CourtListener: `lexprobe.check.online_texts`).
+  with `online_texts`, none could be had from CourtListener: `lexprobe.check.online_texts`), or
+  the document presents the quotation as a dissent's or concurrence's and the database has none of the case's
+  separate opinions (its texts of the cited cases are mostly the opinion of the Court only), or it gives the
+  quotation to a Justice ("As Justice Field said, “...”") of whom the database has no opinion in the case, or the
+  quotation has fewer than `MIN_NOT_FOUND_WORDS` words (when found, a short one is verified as any other).
 
 `page` is the page the passage begins on (from the opinion's star paging, where the text keeps it), `pin_ok`
 whether the passage lies on the pin page(s) given (None without a pin cite or page marks).
@@ -18,7 +22,7 @@ whether the passage lies on the pin page(s) given (None without a pin cite or pa
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +42,9 @@ QUOTE_VERDICTS = (Q_VERIFIED, Q_ALTERED, Q_NOT_FOUND, Q_SEPARATE, Q_OTHER_CASE, 
 QUOTE_PROBLEMS = (Q_ALTERED, Q_NOT_FOUND, Q_SEPARATE, Q_OTHER_CASE)
 #: Other cases of the document searched for a quotation not in its cited case.
 MAX_OTHER_CASES = 25
+#: A quotation of fewer words that is not in the case is unverifiable, not not_found: scare quotes and terms
+#: ("the “grandfather provision”") look like quotations and come from anywhere.
+MIN_NOT_FOUND_WORDS = 4
 #: Characters of the quotation kept in `text` (the JSON and the page); the span still covers all of it.
 MAX_SHOWN_CHARS = 5_000
 
@@ -80,6 +87,8 @@ def summarize_quotations(verdicts: Sequence[QuotationVerdict]) -> dict[str, int]
 
 
 def _opinion_label(match: Match) -> str:
+    if match.opinion.rest:
+        return "a separate opinion (in the case's combined text, outside the opinion of the Court)"
     author = match.opinion.author or "an unnamed Justice"
     kind = _TYPE_WORDS.get(match.opinion.opinion_type, match.opinion.opinion_type)
     if match.opinion.is_separate:
@@ -98,6 +107,20 @@ def _evidence(match: Match, case_name: str | None) -> dict[str, Any]:
         "similarity": round(match.score, 1),
         **source_fields(match.opinion),
     }
+
+
+def _speaker_missing(speaker: str | None, opinions: Sequence[Opinion]) -> str | None:
+    """When the document gives a quotation to a Justice (`speaker`) none of whose opinions in the case the database
+    holds, while it holds the opinion of the Court by someone else and not the whole case as one text: what it does
+    hold ("the opinion of the Court by Brennan"); else None."""
+    if speaker is None or any(opinion.opinion_type == "combined" for opinion in opinions):
+        return None
+    wanted = speaker.casefold()
+    authors = [opinion.author for opinion in opinions]
+    if any(author and wanted in author.casefold() for author in authors):
+        return None
+    court = next((opinion for opinion in opinions if opinion.is_majority and opinion.author), None)
+    return None if court is None else f"the opinion of the Court by {court.author}"
 
 
 def _pin_range(citation: FoundCitation) -> tuple[int, int] | None:
@@ -184,7 +207,8 @@ class _QuotationJudge:
         match, closest = find_in(segments, opinions)
         if match is not None:
             page, pin_ok, where = _page_facts(match, pin)
-            if match.opinion.is_separate and not quotation.presented_as_separate:
+            named_other = _speaker_missing(quotation.speaker, [o for o in opinions if not o.rest]) is not None
+            if match.opinion.is_separate and not quotation.presented_as_separate and not named_other:
                 return make(
                     Q_SEPARATE,
                     f"found only in {_opinion_label(match)} ({match.opinion.opinion_type}) in {label}, not in the "
@@ -227,6 +251,30 @@ class _QuotationJudge:
                 other,
                 *_page_facts(other, None)[:1],
             )
+        court_only = all(opinion.opinion_type != "combined" and not opinion.is_separate for opinion in opinions)
+        speaker_missing = _speaker_missing(quotation.speaker, opinions)
+        if speaker_missing:
+            return make(
+                Q_UNVERIFIABLE,
+                f"the text gives it as the words of {quotation.speaker}, and the database has no opinion of "
+                f"{quotation.speaker} in {label} (offline), only {speaker_missing}, which does not hold it",
+                closest,
+            )
+        if quotation.presented_as_separate and court_only:
+            return make(
+                Q_UNVERIFIABLE,
+                f"the text presents it as a dissent's or a concurrence's words, and the database has no separate "
+                f"opinion of {label} (offline), only the opinion of the Court, which does not hold it",
+                closest,
+            )
+        words = len(quotation.text.split())
+        if words < MIN_NOT_FOUND_WORDS:
+            return make(
+                Q_UNVERIFIABLE,
+                f"a phrase of {words} word{'s' if words > 1 else ''}, not in {label}: too short to tell a quotation "
+                "of the case from a term or a phrase of another source",
+                closest,
+            )
         if closest is not None:
             return make(
                 Q_NOT_FOUND,
@@ -254,11 +302,16 @@ def check_quotations(
     db: CaseDatabase,
     *,
     online_texts: OnlineOpinionTexts | None = None,
+    on_skipped: Callable[[int], None] | None = None,
 ) -> list[QuotationVerdict]:
     """Return a verdict for every quotation in `text` attributed to one of `found` (whose verdicts are
     `verdicts`), in document order. Offline (no `online_texts`): only the case database's opinion texts are read;
-    with `online_texts`, a cited case without text there is read from CourtListener."""
+    with `online_texts`, a cited case without text there is read from CourtListener. `on_skipped` is told how many
+    quotations past `quotations.MAX_QUOTATIONS` were left unchecked, when there are any."""
     if not found:
         return []
     judge = _QuotationJudge(db, found, verdicts, online_texts)
-    return [judge.judge(quotation) for quotation in find_quotations(text, found).items]
+    quotations = find_quotations(text, found)
+    if quotations.skipped and on_skipped is not None:
+        on_skipped(quotations.skipped)
+    return [judge.judge(quotation) for quotation in quotations.items]

@@ -94,6 +94,7 @@ def check(
     """
     from lexprobe.check.extract import extract_citations
     from lexprobe.check.names import display_name
+    from lexprobe.check.quotations import MAX_QUOTATIONS
     from lexprobe.check.quote_verdicts import QUOTE_PROBLEMS, check_quotations
     from lexprobe.check.render_html import CheckedDocument, render_html
     from lexprobe.check.verify import MISMATCH, NOT_FOUND, VERDICTS, reference_for, summarize, verify_citations
@@ -145,7 +146,18 @@ def check(
                     highlight=False,
                     emoji=False,
                 )
-        quotations = check_quotations(text, found, verdicts, case_db, online_texts=online_texts) if found else []
+        quotations = (
+            check_quotations(
+                text, found, verdicts, case_db, online_texts=online_texts,
+                on_skipped=lambda n, path=path: err.print(
+                    f"[yellow]warning:[/] {safe_markup(display_name(path))}: {n} quotation(s) past the first "
+                    f"{MAX_QUOTATIONS} not checked",
+                    highlight=False, emoji=False, soft_wrap=True,
+                ),
+            )
+            if found
+            else []
+        )  # fmt: skip
         documents.append(CheckedDocument(display_name(path), text, verdicts, quotations))
         extracted.append((found, verdicts))
     if judge is not None:

@@ -41,7 +41,9 @@ Decisions:
 - Text: plain-text files are kept as published (star paging and footnote numbers included), with runs of
   whitespace collapsed; markup (CourtListener HTML, CAP XML) is converted by `lexprobe.caselaw.sources.markup`,
   whose docstring gives the rules (page markers removed only where the markup marks them, so bare "*483"-like
-  strings, which can also be footnote marks or quoted text, are kept as in the plain-text files).
+  strings, which can also be footnote marks or quoted text, are kept as in the plain-text files). With
+  `load(..., page_marks=True)`, what the case database build asks for, those markers become " *483 " text
+  instead (`lexprobe.caselaw.sources.star_paging`), so every text of the database keeps its star paging.
 - `case_name` is the metadata's `*_name`, or `*_name_full` where the short name is blank (some lower-court
   decisions the study lists as "cited", e.g. the F.2d decision a "Reversed" pair points to).
 - `year` is the year in parentheses at the end of the metadata's decision name.
@@ -64,6 +66,7 @@ from lxml import etree
 
 from lexprobe.caselaw.records import LoadResult, OpinionRecord, RowIssue
 from lexprobe.caselaw.sources.markup import convert_markup, plain_text
+from lexprobe.caselaw.sources.star_paging import keep_star_pages
 
 SOURCE = "courtlistener"
 TEXT_DIR = "text"
@@ -126,22 +129,25 @@ class Metadata:
 # --------------------------------------------------------------------------------------------------- loading
 
 
-def load(folder: Path) -> LoadResult:
-    """Load every opinion file under `folder` (the `opinions/scotus` folder) with its cluster metadata."""
+def load(folder: Path, *, page_marks: bool = False) -> LoadResult:
+    """Load every opinion file under `folder` (the `opinions/scotus` folder) with its cluster metadata; with
+    `page_marks`, the star paging of markup files is kept as " *NNN " (`star_paging.keep_star_pages`)."""
     folder = Path(folder)
     result = LoadResult()
     citing = read_metadata(folder / CITING_METADATA, "citing", result.issues)
     cited = read_metadata(folder / CITED_METADATA, "cited", result.issues)
     pending: list[dict[str, Any]] = []
     pending += _load_folder(folder / TEXT_DIR, citing, raw=False, result=result)
-    pending += _load_folder(folder / RAW_DIR, cited, raw=True, result=result)
+    pending += _load_folder(folder / RAW_DIR, cited, raw=True, result=result, page_marks=page_marks)
     _report_missing(folder / TEXT_DIR, citing, expected_types=None, issues=result.issues)
     _report_missing(folder / RAW_DIR, cited, expected_types=RAW_EXPECTED_TYPES, issues=result.issues)
     result.opinions = _with_majority_flags(pending)
     return result
 
 
-def _load_folder(directory: Path, meta: Metadata, *, raw: bool, result: LoadResult) -> list[dict[str, Any]]:
+def _load_folder(
+    directory: Path, meta: Metadata, *, raw: bool, result: LoadResult, page_marks: bool = False
+) -> list[dict[str, Any]]:
     """Read each `*.txt.gz` file of one folder into record fields; unusable files become issues."""
     if not directory.is_dir():
         result.issues.append(RowIssue(SOURCE, str(directory), "folder not found"))
@@ -149,13 +155,15 @@ def _load_folder(directory: Path, meta: Metadata, *, raw: bool, result: LoadResu
     out: list[dict[str, Any]] = []
     for path in sorted(directory.glob("*.txt.gz")):
         result.rows_read += 1
-        fields = _load_file(path, meta, raw=raw, issues=result.issues)
+        fields = _load_file(path, meta, raw=raw, issues=result.issues, page_marks=page_marks)
         if fields is not None:
             out.append(fields)
     return out
 
 
-def _load_file(path: Path, meta: Metadata, *, raw: bool, issues: list[RowIssue]) -> dict[str, Any] | None:
+def _load_file(
+    path: Path, meta: Metadata, *, raw: bool, issues: list[RowIssue], page_marks: bool = False
+) -> dict[str, Any] | None:
     """Return the record fields of one opinion file, or None after recording why it cannot be used."""
     location = f"{path.parent.name}/{path.name}"
     match = _FILE_NAME.match(path.name)
@@ -184,7 +192,8 @@ def _load_file(path: Path, meta: Metadata, *, raw: bool, issues: list[RowIssue])
         issues.append(RowIssue(SOURCE, str(path), f"{bad_sequences} invalid UTF-8 sequences replaced with U+FFFD"))
         data = decoded.encode("utf-8")
     try:
-        text, note = convert_markup(data) if raw else (plain_text(decoded), None)
+        markup = keep_star_pages(data) if page_marks else data
+        text, note = convert_markup(markup) if raw else (plain_text(decoded), None)
     except (etree.XMLSyntaxError, etree.ParserError, ValueError) as exc:
         issues.append(RowIssue(SOURCE, str(path), f"markup could not be parsed: {exc}"))
         return None
