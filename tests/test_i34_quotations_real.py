@@ -118,3 +118,48 @@ def test_a_separate_opinion_the_database_lacks(db: CaseDatabase) -> None:
     assert presented.verdict == "unverifiable" and "no separate opinion" in presented.reason
     (plain,) = quotations(f"The Court said that “{invented}.” {relford}.", db)
     assert plain.verdict == "not_found"
+
+
+# --- how a separate opinion is presented (the second measurement: 104 separate_opinion verdicts, 69 of them
+# presented as a Justice's own words in ways the first rule did not read) -------------------------------------------
+
+
+def presented(text: str) -> list[bool]:
+    """`presented_as_separate` of every quotation in `text`, in order."""
+    return [q.presented_as_separate for q in find_quotations(text, extract_citations(text)).items]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the sentence before says so, across a citation sentence
+        f"Mr. Justice Holmes dissented. In his view, “{HOLMES}” {TYSON}, 446 (1927).",
+        f"Mr. Justice Holmes dissented. Id. In his view, “{HOLMES}” {TYSON}, 446 (1927).",
+        # the author quoting his own separate opinion
+        f"As I have previously insisted: “{HOLMES}” {TYSON}, 446.",
+        f"That evaluation led me to the conclusion that “{HOLMES}” {TYSON}, 446.",
+        # a few Justices, or a Justice's opinion, named as the speaker
+        f"The four Justices then concluded that “{HOLMES}” {TYSON}, 446.",
+        # a separate opinion named after the citation: two parentheticals, a footnote, no parenthesis
+        f"It was said that “{HOLMES}” {TYSON}, 446 (concurring opinion) (footnotes omitted).",
+        f"It was said that “{HOLMES}” {TYSON}, 446 n. (dissenting opinion).",
+        f"It was said that “{HOLMES}” {TYSON}, 446, dissenting opinion.",
+        # an "Id." whose citation says so
+        f"See {TYSON}, 445 (1927) (Holmes, J., dissenting). Here, “{HOLMES}” Id., at 446.",
+    ],
+)
+def test_the_presentation_of_a_separate_opinion_is_read(text: str) -> None:
+    assert presented(text) == [True]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"The Court held that “{HOLMES}” {TYSON}, 446 (1927).",
+        # a dissent three sentences back says nothing of this quotation
+        f"The dissent disagreed. The Court answered the point at length, over many pages of careful analysis. It then "
+        f"turned to the statute, and its history, in a long passage. It said that “{HOLMES}” {TYSON}, 446.",
+    ],
+)
+def test_a_quotation_given_as_the_courts_is_not_read_as_separate(text: str) -> None:
+    assert presented(text) == [False]

@@ -22,7 +22,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from lexprobe.check.extract import FoundCitation
+from lexprobe.check.extract import FULL, FoundCitation
 
 #: The longest quotation searched for in full; longer ones are cut (and the reason says so).
 MAX_QUOTE_CHARS = 20_000
@@ -43,8 +43,9 @@ MIN_LETTERS = 12
 #: A sentence end: the next sentence may open with a footnote number ("(1963). 5 The Court", "[1] This") or a star
 #: page mark ("(1964). *657 I. At").
 _SENTENCE_END = re.compile(r"[.!?][\"'”’)\]]*\s+(?=(?:\[\d{1,3}\]\s+|\d{1,3}\s+|\*\d{1,4}\s+)*[\"“(\[]?[A-Z])")
-_ABBREVIATION_END = re.compile(r"(?:\b(?:v|vs|U\.S|S|Ct|Co|Inc|Corp|No|Nos|Cir|Dist|id|Id|al|e\.g|i\.e|cf|Cf|J|JJ|C\.J|"
-                               r"supra|ed|Ed|L|Stat|U\.S\.C|Rev|Sup|App|F|Supp|Cong|Sess)|\b[A-Z])\.$")  # fmt: skip
+_ABBREVIATION_END = re.compile(r"(?:\b(?:v|vs|Mr|MR|Mrs|MRS|Messrs|MESSRS|U\.S|S|Ct|Co|Inc|Corp|No|Nos|Cir|Dist|id|Id|"
+                               r"al|e\.g|i\.e|cf|Cf|J|JJ|C\.J|supra|ed|Ed|L|Stat|U\.S\.C|Rev|Sup|App|F|Supp|Cong|Sess)|"
+                               r"\b[A-Z])\.$")  # fmt: skip
 _SIGNAL = re.compile(
     r"^\s*[,;:.]?\s*(?:\(|\[)?\s*"
     r"(?:(?:see|cf|accord|compare|but|also|e\.g|quoting|citing|in|as|in re|from)\b[.,]?\s*)*$",
@@ -223,7 +224,9 @@ def _block_quotes(text: str, citations: Sequence[FoundCitation]) -> list[Quotati
         first = _first_at(citations, start)
         if re.search(r"[\"“”]", body) or (first < len(citations) and citations[first].span[0] < end):
             continue
-        blocks.append(Quotation((start, end), body, index, block=True))
+        cited = by_index[index]
+        separate = _presented_as_separate(text, (start, end), cited, by_index.get(cited.refers_to))
+        blocks.append(Quotation((start, end), body, index, block=True, presented_as_separate=separate))
     return blocks
 
 
@@ -336,14 +339,62 @@ def _speaker(text: str, start: int) -> str | None:
     return names[-1] if names else None
 
 
-def _presented_as_separate(text: str, quotation: tuple[int, int], citation: FoundCitation) -> bool:
-    """Whether the words around the quotation and its citation say it is a dissent's or a concurrence's."""
-    before = text[max(0, quotation[0] - 120) : quotation[0]]
-    sentence_start = max((m.end() for m in _sentence_ends(before)), default=0)
-    around = before[sentence_start:]
-    after_citation = text[citation.span[1] : citation.span[1] + 80]
-    parenthetical = re.match(r"\s*(?:\([^()]{0,40}\)\s*)?\(([^()]{0,80})\)", after_citation)
-    return bool(_SEPARATE_NEAR.search(around) or (parenthetical and _SEPARATE_NEAR.search(parenthetical.group(1))))
+#: How far back the presentation of a quotation is read: its own sentence and the one before it, at most this many
+#: characters ("In his dissenting opinion, JUSTICE KENNEDY maintained that ... “...”"; "I there said: “...”").
+PRESENTATION_CHARS = 600
+#: A sentence shorter than this is taken for a citation sentence when reading a quotation's presentation.
+CITATION_SENTENCE_CHARS = 60
+#: The citing opinion's author quoting his or her own separate opinion ("As I have previously insisted:", "I there
+#: said:", "I concluded in Furman that", "my dissent").
+_FIRST_PERSON = re.compile(
+    r"\bI\s+(?:\w+\s+){0,3}?(?:said|wrote|noted|concluded|expressed|stated|observed|insisted|explained|argued|"
+    r"suggested|emphasized|put it)\b|\bmy\s+(?:dissent|concurrence|separate|opinion)|\b(?:led|prompted|moved) me\b",
+)
+#: Justices writing apart from the Court ("The four Justices then concluded", "the Justices concurring in the
+#: judgment").
+_FEW_JUSTICES = r"\b(?:two|three|four) (?:Justices|Members)\b|\bopinion of (?:Mr\.\s+)?(?:Chief\s+)?Justice\b"
+#: A Justice's separate writing named as such ("JUSTICE BLACKMUN's concurrence", "(White, J., concurring)").
+_SEPARATE_CUE = re.compile(rf"{_SEPARATE_NEAR.pattern}|{_FIRST_PERSON.pattern}|{_FEW_JUSTICES}", re.I)
+
+
+def _presentation(text: str, start: int) -> str:
+    """The words that present the quotation starting at `start`: its own sentence up to it and the sentence before
+    (at most `PRESENTATION_CHARS` characters)."""
+    before = text[max(0, start - PRESENTATION_CHARS) : start]
+    ends = _sentence_ends(before)
+    back = 2
+    # a citation sentence ("Id., at 183.") says nothing of who spoke: read the sentence before it too
+    while back < len(ends) and ends[-back + 1].start() - ends[-back].end() < CITATION_SENTENCE_CHARS:
+        back += 1
+    return before[ends[-back].end() :] if len(ends) >= back else before
+
+
+#: The parentheticals right after a citation, one or two, after a pin cite or a footnote reference the citation's span
+#: may leave out ("at 120 n. (concurring opinion)", "at 96-97 (concurring opinion) (footnotes omitted)").
+_PIN_LEAD = r"(?:,?\s*(?:at\s+)?(?:pp?\.\s*)?\d{1,4}(?:\s*[-–]\s*\d{1,4})?)?(?:,?\s*(?:and\s+)?nn?\.\s*\d*)?"
+_PARENTHETICALS = re.compile(rf"{_PIN_LEAD}\s*\(([^()]{{0,80}})\)(?:\s*\(([^()]{{0,80}})\))?")
+
+
+def _separate_parenthetical(text: str, citation: FoundCitation) -> bool:
+    """Whether the parenthetical right after `citation` names a separate opinion ("(Harlan, J., dissenting)")."""
+    after_citation = text[citation.span[1] : citation.span[1] + 160]
+    # "Ribnik v. McBride, supra, at p. 375, dissenting opinion"
+    if re.match(rf"{_PIN_LEAD}\s*,\s*(?:dissenting|concurring) opinion\b", after_citation, re.I):
+        return True
+    parentheticals = _PARENTHETICALS.match(after_citation)
+    return bool(parentheticals and any(_SEPARATE_NEAR.search(part or "") for part in parentheticals.groups()))
+
+
+def _presented_as_separate(
+    text: str, quotation: tuple[int, int], citation: FoundCitation, antecedent: FoundCitation | None = None
+) -> bool:
+    """Whether the document says the quotation is a dissent's or a concurrence's: in the words that present it
+    (`_presentation`: "dissenting", "concurrence", the author's own "I there said"), in its citation's
+    parenthetical, or, for an "Id." / short form, in the parenthetical of the citation it refers to ("Commonwealth
+    Edison, 453 U. S., at 637 (White, J., concurring). ... “...” Id., at 638")."""
+    if _SEPARATE_CUE.search(_presentation(text, quotation[0])) or _separate_parenthetical(text, citation):
+        return True
+    return antecedent is not None and citation.kind != FULL and _separate_parenthetical(text, antecedent)
 
 
 def find_quotations(text: str, citations: Sequence[FoundCitation]) -> Quotations:
@@ -372,7 +423,9 @@ def find_quotations(text: str, citations: Sequence[FoundCitation]) -> Quotations
                 span=(start, end),
                 text=body[:CHECKED_CHARS] if cut else body,
                 citation=citation.index,
-                presented_as_separate=_presented_as_separate(text, (start, end), citation),
+                presented_as_separate=_presented_as_separate(
+                    text, (start, end), citation, by_index.get(citation.refers_to)
+                ),
                 cut=cut,
                 speaker=_speaker(text, start),
             )
