@@ -110,8 +110,10 @@ def test_list_filter_page_episode_output_and_document(viewer: str) -> None:
         assert page.locator("#records tbody tr").count() == 20 and page.locator("#next").count() == 0
         page.select_option("select[name=outcome]", "no")
         page.select_option("select[name=sort]", "-ablation")
-        with page.expect_navigation():  # the next read sees the new page, not the old one
+        # wait for the filtered page itself (its URL carries the filter), not any earlier navigation's end
+        with page.expect_navigation(url=lambda url: "outcome=no" in url and "sort=-ablation" in url):
             page.click("#apply")
+        page.wait_for_load_state("load")
         levels = page.locator("#records tbody tr td:nth-child(3)").all_text_contents()
         assert levels and levels == sorted(levels, reverse=True)
         assert "page=" not in page.url or "page=1" in page.url or "outcome=no" in page.url
