@@ -82,9 +82,18 @@ _REDIRECT = re.compile(r"(?<![<>&0-9])>{1,2}(?!&)|\d>{1,2}(?![&])|&>")
 _SEPARATORS = re.compile(r"\|\||&&|[|;&\n`]|\$\(|<\(")
 
 
+#: Names the bubblewrap program when it is not `bwrap` on PATH (a path, or another name on PATH).
+BWRAP_VARIABLE = "LEXPROBE_BWRAP"
+
+
+def bwrap_program() -> str:
+    """Return the bubblewrap program the sandbox runs: `$LEXPROBE_BWRAP` when set, else `bwrap` (found on PATH)."""
+    return os.environ.get(BWRAP_VARIABLE, "").strip() or "bwrap"
+
+
 def sandbox_available() -> bool:
     """Return whether bubblewrap is installed (shell is disabled without it)."""
-    return shutil.which("bwrap") is not None
+    return shutil.which(bwrap_program()) is not None
 
 
 def _words(segment: str) -> list[str]:
@@ -260,7 +269,7 @@ def sandbox_user() -> int | None:
 def bwrap_command(view: Path, command: str) -> list[str]:
     """Return the argument list that runs `command` over the read-only `view` folder (limits: `limits_prefix`)."""
     arguments = [
-        *limits_prefix(), "bwrap", "--unshare-all", "--die-with-parent", "--new-session",
+        *limits_prefix(), bwrap_program(), "--unshare-all", "--die-with-parent", "--new-session",
         "--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib",
     ]  # fmt: skip
     if Path("/usr/lib64").exists():
