@@ -69,3 +69,24 @@ def join_ray(address: str) -> None:
     except (ConnectionError, RuntimeError, ValueError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ModelConfigError(f"cannot join the Ray cluster at {address!r}: {first}") from None
+    _cluster_messages_to_stderr()
+
+
+def _cluster_messages_to_stderr() -> None:
+    """Send the messages Ray prints in the driver to stderr. Ray 2.60 prints its raylet's error messages ("(raylet)
+    A worker died or was killed ...") to stdout, which holds the command's results (`--json`); with
+    `log_to_driver=False` they are the only thing it prints there. Its printing function is wrapped to mark every
+    message as an error line, which Ray writes to stderr."""
+    try:
+        from ray._private import worker
+    except ImportError:  # another layout of Ray's internals: nothing to redirect
+        return
+    printer = getattr(worker, "print_to_stdstream", None)
+    if printer is None or getattr(printer, "lexprobe_stderr", False):
+        return
+
+    def to_stderr(data: dict, ignore_prefix: bool) -> None:
+        printer({**data, "is_err": True}, ignore_prefix)
+
+    to_stderr.lexprobe_stderr = True  # type: ignore[attr-defined]
+    worker.print_to_stdstream = to_stderr
