@@ -43,11 +43,11 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_node(args: list[str], log: Path) -> subprocess.Popen:
+def start_node(args: list[str], log: Path, extra_env: dict[str, str] | None = None) -> subprocess.Popen:
     handle = log.open("w")
     return subprocess.Popen([RAY, "start", "--block", "--disable-usage-stats", "--node-ip-address", "127.0.0.1",
                              "--num-cpus", "1", *args], stdout=handle, stderr=subprocess.STDOUT,
-                            start_new_session=True, env=ray_env())  # fmt: skip
+                            start_new_session=True, env={**ray_env(), **(extra_env or {})})  # fmt: skip
 
 
 def stop_node(process: subprocess.Popen) -> None:
@@ -131,3 +131,40 @@ def test_a_run_on_two_nodes_spreads_its_workers_and_equals_a_local_run(
     for result in (through_ray, here):
         result["summary"].pop("elapsed_s")
     assert through_ray == here
+
+
+def test_a_node_without_the_sandbox_ends_an_investigation_run_naming_the_node(tmp_path: Path) -> None:
+    """A cluster whose node has no bubblewrap (its raylet started with `LEXPROBE_BWRAP` naming a missing program):
+    an investigation run with the shell tool ends before any model call with exit 2, naming the node; with
+    --no-shell the same run completes there."""
+    if importlib.util.find_spec("ray") is None and os.environ.get("CI") != "true":
+        pytest.skip("ray is not installed: pip install 'lexprobe[ray]'")
+    from lexprobe.investigation.sample import build_sample_environment
+
+    scratch = Path(tempfile.mkdtemp(prefix="lxray-", dir="/tmp"))
+    address = f"127.0.0.1:{free_port()}"
+    head = start_node(["--head", "--port", address.split(":")[1], "--include-dashboard", "false", "--temp-dir",
+                       str(scratch / "ray")], scratch / "head.log",
+                      {"LEXPROBE_BWRAP": "/nonexistent/bwrap"})  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120
+        while alive_nodes(address) < 1:
+            assert head.poll() is None and time.monotonic() < deadline, (scratch / "head.log").read_text()[-2000:]
+            time.sleep(1)
+        env_dir = build_sample_environment(tmp_path / "env", "merits")
+        script = tmp_path / "agent.jsonl"
+        script.write_text('{"text": "Summary."}\n{"when": "give your view", "text": "[]"}\n')
+        job = [LEXPROBE, "investigation", "run", str(env_dir), "--model", f"scripted:{script}", "--no-cache",
+               "--ray", address]  # fmt: skip
+        refused = subprocess.run([*job, "--run-dir", str(tmp_path / "a")], capture_output=True, text=True,
+                                 env=ray_env(), timeout=600)  # fmt: skip
+        assert refused.returncode == 2, refused.stderr
+        assert f"Ray worker on node {socket.gethostname()}: the shell tool's sandbox is missing there" in refused.stderr
+        assert not (tmp_path / "a" / "episodes").exists()
+        fine = subprocess.run([*job, "--no-shell", "--run-dir", str(tmp_path / "b")], capture_output=True, text=True,
+                              env=ray_env(), timeout=600)  # fmt: skip
+        assert fine.returncode == 0, fine.stderr
+        assert ": complete, 1 steps" in fine.stdout, fine.stdout
+    finally:
+        stop_node(head)
+        shutil.rmtree(scratch, ignore_errors=True)

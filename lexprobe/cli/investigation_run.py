@@ -267,7 +267,8 @@ def qa(
     judge marks each rubric item true/false; an unreadable grade is `unscored`.
 
     With --batch only the judge's single-turn calls go by batch (one small batch per question, as each question's
-    answer is ready); the answering agent's turns are always sent one by one.
+    answer is ready); the answering agent's turns are always sent one by one. With --ray each question (its tools,
+    the shell's sandbox and the judge's call) runs whole on a Ray worker.
 
     Example: `lexprobe investigation qa envs/harlow --model openai/gpt-4o-mini --judge openai/gpt-4o`
     """
@@ -281,6 +282,11 @@ def qa(
     judge_model = judge or model
     check_model(model)
     check_model(judge_model)
+    if engine.batch and engine.ray is not None:
+        raise BadInputError(
+            "--batch and --ray cannot be combined here: with --ray each question runs whole on a "
+            "Ray worker, its judge's call included, sent there one by one; drop one of them"
+        )
     settings = agent.settings(model, tool_budget=tool_budget, turn_budget=turn_budget)
     config = engine.config(progress=False)
     permanent: dict[str, str] = {}

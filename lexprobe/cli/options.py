@@ -92,8 +92,8 @@ RayOpt = Annotated[
         metavar="ADDRESS",
         help="Send the model calls to Ray workers, one model client each (pip install 'lexprobe\\[ray]'): `local` "
         "starts a local Ray instance, `auto` or `ray://HOST:PORT` joins a cluster. This process still writes the "
-        "run store, so the run resumes and reports as a local one; agent episodes keep their tools and sandbox "
-        "here, only their model calls go to the workers.",
+        "run store, so the run resumes and reports as a local one; investigation episodes and QA questions run "
+        "whole on the workers, their tools and sandbox there.",
     ),
 ]
 RayWorkersOpt = Annotated[

@@ -2,7 +2,7 @@
 
 **The unit of work is one request** (`Request` in, `Response` out): a hallucination item's greedy answer, each
 of its calibration samples, each contradiction-judge pair, a factual-QA answer or its rubric judgement, one
-construction-stage call, and one turn of an investigation episode. The engine on the driver does everything else
+and one construction-stage call. The engine on the driver does everything else
 exactly as in a local run: it skips what the store already holds, replays cache hits, retries with the same
 backoff, writes the cache and commits each answer to the run store as it arrives, with the same telemetry rows.
 So a run through Ray resumes, stores and reports exactly as a local one, and the two can resume each other.
@@ -14,10 +14,9 @@ per-actor concurrency) and each engine worker awaits its actor task's `ObjectRef
 `ray.wait`), so answers are committed in completion order, one transaction each, by the driver alone. An actor
 picks no request itself: the driver sends each to the actor with the fewest calls outstanding.
 
-Investigation episodes stay on the driver, only their model calls go to the workers: an episode's tools read the
-environment's files inside a bubblewrap sandbox, and those files, the sandbox and the episode's state live where
-the run directory is. A turn's model call is what costs minutes; the tools cost milliseconds. No worker node needs
-the environment or `bwrap`.
+Investigation episodes and QA questions run whole on the workers instead (their tools need the environment and the
+sandbox where the agent runs): `investigation.agent.ray_units` drives them with a pool of this module's
+`RayModel` (`worker_class`), and the driver still writes every row.
 
 Faults: a worker that dies (its process killed, its node lost) fails the calls it held with a transient error, so
 the engine retries them exactly as a dropped connection (a `retry` telemetry row, then another actor); the dead
@@ -198,7 +197,10 @@ def _default_concurrency(parsed: ModelSpec, inner: type[Model]) -> int:
 
 class RayModel(Model):
     """`spec` served by a pool of Ray actors (see the module docstring). `default_concurrency` is the number of
-    calls the engine keeps in flight: actors x per-actor concurrency."""
+    calls the engine keeps in flight: actors x per-actor concurrency. `worker_class` is the actor's class (a
+    subclass of `ModelWorker`: the investigation's episode workers are one)."""
+
+    worker_class: type[ModelWorker] = ModelWorker
 
     def __init__(self, spec: str, address: str, *, workers: int | None = None, concurrency: int | None = None):
         parsed = check_model(spec)
@@ -228,7 +230,7 @@ class RayModel(Model):
         self.per_actor = concurrency or _default_concurrency(parsed, inner)
         self.default_concurrency = self.size * self.per_actor
         self.identity = model_identity(spec)
-        self._remote = ray.remote(ModelWorker)
+        self._remote = ray.remote(self.worker_class)
         self._nodes = [node["NodeID"] for node in ray.nodes() if node.get("Alive")]
         self._started = 0
         self.slots = [self._start() for _ in range(self.size)]
@@ -238,13 +240,17 @@ class RayModel(Model):
     def _start(self) -> _Slot:
         actor = self._remote.options(
             num_cpus=self.cpus,
-            max_concurrency=max(2, self.per_actor + 1),
+            max_concurrency=self.max_concurrency(),
             max_restarts=0,
             max_task_retries=0,
             scheduling_strategy=self._placement(),
         ).remote(self.spec.raw, self.cpus or None)
         self._started += 1
         return _Slot(actor, actor.describe.remote())
+
+    def max_concurrency(self) -> int:
+        """The calls one actor runs at once: its share of the calls in flight, and one more for `describe`."""
+        return max(2, self.per_actor + 1)
 
     async def _check(self, slot: _Slot) -> None:
         """Await `slot`'s start; raise `ModelConfigError` naming the node when it cannot serve this model as the

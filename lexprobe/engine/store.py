@@ -355,6 +355,18 @@ class RunStore(RunClaim):
         return {request_id: self._response(request_id, body) for request_id, body in rows}
 
     @translate_errors
+    def answered_under(self, prefix: str) -> list[tuple[Request, Response]]:
+        """Return every answered request whose id starts with `prefix` and ends there with a `|` (an episode's
+        `<id>|`: its steps and its verdict turn), with its answer, in the order the requests were added. An
+        indexed range of ids, not a scan."""
+        if not prefix.endswith("|"):
+            raise ValueError(f"prefix {prefix!r} must end with '|'")
+        sql = ("SELECT q.request_id, q.body, r.body FROM requests q JOIN responses r USING (request_id) "
+               "WHERE q.request_id >= ? AND q.request_id < ? ORDER BY q.seq")  # fmt: skip
+        rows = self.conn.execute(sql, (prefix, prefix[:-1] + "}"))
+        return [(self.parse_request(rid, request), self._response(rid, response)) for rid, request, response in rows]
+
+    @translate_errors
     def requests(self) -> list[Request]:
         """Return every request in the order it was first added (`damaged` for a row that cannot be read back)."""
         rows = self.conn.execute("SELECT request_id, body FROM requests ORDER BY seq")

@@ -88,12 +88,21 @@ class PromptSet:
         """The templates taken from a user's directory."""
         return [name for name, origin in self.origins.items() if origin != "package"]
 
+    def __reduce__(self) -> tuple[Any, tuple[dict[str, str], dict[str, str]]]:
+        """Pickle the sources and origins only (a Ray worker rebuilds the environment that renders them)."""
+        return (_rebuilt, (self.sources, self.origins))
+
     def render(self, name: str, **variables: Any) -> str:
         """Render template `name` with its variables; raises `BadInputError` naming the template when it fails."""
         try:
             return self._env.get_template(name).render(**variables)
         except TemplateError as exc:
             raise BadInputError(f"prompt template {self.origins[name]}: {_one_line(exc)}") from None
+
+
+def _rebuilt(sources: dict[str, str], origins: dict[str, str]) -> PromptSet:
+    """The prompt set of these sources, unpickled (they were checked where they were loaded)."""
+    return PromptSet(sources=sources, origins=origins, _env=_environment(sources))
 
 
 def _one_line(exc: Exception) -> str:

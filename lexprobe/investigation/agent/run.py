@@ -13,7 +13,8 @@ from lexprobe.engine.interrupt import interrupted_message
 from lexprobe.errors import Interrupted
 from lexprobe.investigation.agent.corpus_view import CorpusView
 from lexprobe.investigation.agent.episode import EPISODES_DIR, Episode, safe_name
-from lexprobe.investigation.agent.harness import EpisodeRunner, HarnessSettings, episode_id
+from lexprobe.investigation.agent.harness import HarnessSettings, episode_id
+from lexprobe.investigation.agent.run_unit import EpisodeUnit, RunUnit
 from lexprobe.investigation.environment.corpus_digest import corpus_hash
 
 T = TypeVar("T")
@@ -93,12 +94,11 @@ async def run_investigations(
                            permanent_failures=permanent_failures)  # fmt: skip
 
 
-def _episode_job(
-    view: CorpusView, settings: HarnessSettings, epoch: int, run_dir: Path, digest: str
-) -> Callable[[Engine], Awaitable[Episode]]:
-    """The job of one episode: its id (`resumed_episode_id`) fixed now, the runner built when the job starts."""
+def _episode_job(view: CorpusView, settings: HarnessSettings, epoch: int, run_dir: Path, digest: str) -> EpisodeUnit:
+    """The unit of one episode: its id (`resumed_episode_id`) fixed now, the runner built when it starts."""
     name = resumed_episode_id(run_dir, view, settings.model, epoch)
-    return lambda engine: EpisodeRunner(engine, view, settings, epoch, run_dir, name, corpus_hash=digest).run()
+    return EpisodeUnit(env_dir=str(view.env_dir), corpus_hash=digest, settings=settings, name=name, run_dir=run_dir,
+                       view=view, epoch=epoch)  # fmt: skip
 
 
 def resumed_episode_id(run_dir: Path, view: CorpusView, model: str, epoch: int) -> str:
@@ -141,7 +141,15 @@ async def run_gated(
     Raises the first job's error, else `Interrupted` (exit 130) saying how many `unit` finished and how many are
     pending. Requests that failed permanently (retrying cannot help) are added to `permanent_failures` (request id ->
     reason) when it is given, for the command to exit 2 with.
+
+    With `config.ray`, jobs that are `RunUnit`s (episodes, QA questions) run whole on Ray workers instead, their
+    tools and sandbox there, and this process stays the only writer of `store` (`ray_units.run_units_on_ray`).
     """
+    if config.ray is not None and jobs and all(isinstance(job, RunUnit) for job in jobs):
+        from lexprobe.investigation.agent.ray_units import run_units_on_ray
+
+        return await run_units_on_ray(store, cache, config, jobs, concurrency, on_done, unit=unit,  # type: ignore[arg-type]
+                                      permanent_failures=permanent_failures)  # fmt: skip
     engine = Engine(store, cache, config)
     gate = asyncio.Semaphore(max(concurrency, 1))
 
@@ -165,12 +173,19 @@ async def run_gated(
     finally:
         await engine.aclose()
         store.close()
+    results = settled_outcomes(outcomes, unit)
+    if permanent_failures is not None:
+        permanent_failures.update(engine.permanent_failures)
+    return results
+
+
+def settled_outcomes(outcomes: Sequence[T | BaseException], unit: str) -> list[T]:
+    """Return the jobs' results in order; raise the first job's error, else `Interrupted` (exit 130) saying how many
+    `unit` finished and how many are pending."""
     stopped = [outcome for outcome in outcomes if isinstance(outcome, BaseException)]
     errors = [outcome for outcome in stopped if not isinstance(outcome, Interrupted)]
     if errors:
         raise errors[0]
     if stopped:
-        raise Interrupted(interrupted_message(len(jobs) - len(stopped), len(stopped), unit))
-    if permanent_failures is not None:
-        permanent_failures.update(engine.permanent_failures)
-    return list(outcomes)
+        raise Interrupted(interrupted_message(len(outcomes) - len(stopped), len(stopped), unit))
+    return list(outcomes)  # type: ignore[arg-type]

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -27,6 +28,7 @@ from lexprobe.investigation.agent.corpus_view import CorpusView
 from lexprobe.investigation.agent.episode import Episode, safe_name
 from lexprobe.investigation.agent.harness import EpisodeFailed, EpisodeRunner, HarnessSettings
 from lexprobe.investigation.agent.run import QA_KIND, open_run, run_gated
+from lexprobe.investigation.agent.run_unit import RunUnit
 from lexprobe.investigation.environment.format import Question
 from lexprobe.models.types import Message
 
@@ -139,9 +141,35 @@ class QARunner(EpisodeRunner):
         self.record.episode = episode
         if episode.status == "failed":  # a model call stayed unanswered: rerun to resume
             self.record.label, self.record.score, self.record.reason = "pending", None, episode.error
-        path = Path(self.run_dir) / QA_DIR / f"{safe_name(episode.episode_id)}.qa.json"
-        path.write_text(self.record.model_dump_json(indent=1) + "\n", encoding="utf-8")
+        save_record(self.record, self.run_dir)
         return self.record
+
+
+def save_record(record: QARecord, run_dir: Path) -> Path:
+    """Write `record` as `run_dir/qa/<id>.qa.json` and return the path."""
+    path = Path(run_dir) / QA_DIR / f"{safe_name(record.episode.episode_id)}.qa.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(record.model_dump_json(indent=1) + "\n", encoding="utf-8")
+    return path
+
+
+@dataclass
+class QAUnit(RunUnit[QARecord]):
+    """One question of one environment, answered with the tools and graded by `judge`."""
+
+    question: Question | None = None
+    judge: str = ""
+
+    async def run(self, engine: Engine, view: CorpusView, run_dir: Path) -> QARecord:
+        """Answer and grade the question; its records are saved in `run_dir/qa/`."""
+        assert self.question is not None
+        runner = QARunner(engine, view, self.settings, self.question, run_dir, self.judge, self.corpus_hash)
+        return await runner.run_question()
+
+    def save(self, result: QARecord, run_dir: Path) -> None:
+        """Write the question's episode record and its graded record into `run_dir/qa/`."""
+        result.episode.save(run_dir, QA_DIR)
+        save_record(result, run_dir)
 
 
 async def run_qa(
@@ -165,12 +193,13 @@ async def run_qa(
     meta = settings.to_meta() | {"judge": judge}
     store, views, hashes = open_run(env_dirs, run_dir, QA_KIND, settings.model, "qa_settings", meta)
     jobs = [
-        lambda engine, view=view, question=question, digest=digest: QARunner(
-            engine, view, settings, question, run_dir, judge, digest
-        ).run_question()
+        QAUnit(env_dir=str(view.env_dir), corpus_hash=digest, settings=settings, run_dir=Path(run_dir), view=view,
+               name=qa_id(view.environment.case.case_id, view.environment.ablation, question.question_id,
+                          settings.model),
+               question=question, judge=judge)
         for view, digest in zip(views, hashes, strict=True)
         for question in view.questions.questions
-    ]
+    ]  # fmt: skip
     return await run_gated(store, cache, config, jobs, concurrency, on_record, unit="question(s)",
                            permanent_failures=permanent_failures)  # fmt: skip
 
