@@ -15,8 +15,9 @@ import pytest
 
 from lexprobe.models.embedded import embedded_model_path
 
-#: needs_chromium / needs_bwrap / needs_tesseract: skip without the tool here, fail under CI=true.
-pytest_plugins = ("tool_requirements",)
+#: needs_chromium / needs_bwrap / needs_tesseract: skip without the tool here, fail under CI=true; `ray_address`:
+#: one local Ray instance per module for the Ray tests.
+pytest_plugins = ("tool_requirements", "ray_support")
 
 
 def missing_data() -> str | None:

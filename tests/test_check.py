@@ -22,6 +22,7 @@ from typing import ClassVar
 
 import pytest
 import typer
+from http_support import send_json
 from page_checks import render_page
 from tool_requirements import needs_chromium
 from typer.testing import CliRunner
@@ -488,12 +489,7 @@ class _FakeCourtListener(BaseHTTPRequestHandler):
         self._send(200, results)
 
     def _send(self, status: int, payload: object) -> None:
-        data = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        send_json(self, status, payload)
 
     def log_message(self, *args: object) -> None:
         pass

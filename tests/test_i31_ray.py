@@ -11,9 +11,7 @@ with `--ray` imports no Ray.
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import json
-import logging
 import os
 import pickle
 import signal
@@ -29,6 +27,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from http_support import send_json
+from ray_support import RAY_MISSING, ray_missing
 
 from lexprobe.engine import Engine, EngineConfig, RunStore
 from lexprobe.models.errors import ModelConfigError
@@ -37,26 +37,6 @@ from lexprobe.models.types import Request
 pytestmark = pytest.mark.slow
 
 LEXPROBE = str(Path(sys.executable).with_name("lexprobe"))
-
-
-def ray_missing() -> bool:
-    """Whether the optional `ray` package is absent: the tests that need it then skip, except under CI=true, where
-    `make setup` installs it and they must run."""
-    return importlib.util.find_spec("ray") is None and os.environ.get("CI") != "true"
-
-
-@pytest.fixture(scope="module")
-def ray_address() -> Iterator[str]:
-    """One local Ray instance for the module; yields its address (the GCS `HOST:PORT`)."""
-    if ray_missing():
-        pytest.skip("ray is not installed: pip install 'lexprobe[ray]'")
-    import ray
-
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING)
-    try:
-        yield ray.get_runtime_context().gcs_address
-    finally:
-        ray.shutdown()
 
 
 def run_cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
@@ -169,12 +149,7 @@ class SlowEcho(BaseHTTPRequestHandler):
                   "choices": [{"index": 0, "message": {"role": "assistant", "content": f"echo {prompt}"},
                                "finish_reason": "stop"}],
                   "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}}  # fmt: skip
-        data = json.dumps(answer).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        send_json(self, 200, answer)
 
     def log_message(self, *args: object) -> None:
         """Quiet."""
@@ -305,7 +280,7 @@ sys.exit(app())
 """
 
 
-@pytest.mark.skipif(ray_missing(), reason="ray is not installed: pip install 'lexprobe[ray]'")
+@pytest.mark.skipif(ray_missing(), reason=RAY_MISSING)
 def test_dry_run_with_ray_imports_no_ray_and_a_bad_address_is_one_line(case_db_path: Path, tmp_path: Path) -> None:
     out = tmp_path / "modules.json"
     args = ["hallucination", "run", "--model", "local", "--tasks", "existence", "--levels", "scotus", "--n", "2",

@@ -11,7 +11,6 @@ tests' too).
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
@@ -26,6 +25,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import free_port
+from ray_support import skip_without_ray
 
 pytestmark = pytest.mark.slow
 
@@ -35,12 +36,6 @@ RAY = str(Path(sys.executable).with_name("ray"))
 
 def ray_env() -> dict[str, str]:
     return {**os.environ, "RAY_AUTH_MODE": "token"}
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def start_node(args: list[str], log: Path, extra_env: dict[str, str] | None = None) -> subprocess.Popen:
@@ -73,22 +68,30 @@ def alive_nodes(address: str) -> int:
     return min(nodes, int(cpus.group(1)) if cpus else 0)  # one CPU per node
 
 
+def start_head(scratch: Path, args: list[str], extra_env: dict[str, str] | None = None) -> tuple[str, subprocess.Popen]:
+    """Start a head node (its files under `scratch`) and wait until it is up; return its GCS address and process."""
+    address = f"127.0.0.1:{free_port()}"
+    head = start_node(["--head", "--port", address.split(":")[1], "--include-dashboard", "false", "--temp-dir",
+                       str(scratch / "ray"), *args], scratch / "head.log", extra_env)  # fmt: skip
+    deadline = time.monotonic() + 120
+    while alive_nodes(address) < 1:
+        if head.poll() is not None or time.monotonic() > deadline:
+            stop_node(head)
+            pytest.fail((scratch / "head.log").read_text()[-2000:])
+        time.sleep(1)
+    return address, head
+
+
 @pytest.fixture(scope="module")
 def two_node_cluster() -> Iterator[tuple[str, str]]:
     """A head node and a second node on 127.0.0.1; yields the head's GCS address and its Ray Client address."""
-    if importlib.util.find_spec("ray") is None and os.environ.get("CI") != "true":
-        pytest.skip("ray is not installed: pip install 'lexprobe[ray]'")
+    skip_without_ray()
     scratch = Path(tempfile.mkdtemp(prefix="lxray-", dir="/tmp"))  # short: Ray's socket paths are length-bounded
-    address, client = f"127.0.0.1:{free_port()}", free_port()
-    head = start_node(["--head", "--port", address.split(":")[1], "--include-dashboard", "false",
-                       "--ray-client-server-port", str(client), "--temp-dir", str(scratch / "ray")],
-                      scratch / "head.log")  # fmt: skip
+    client = free_port()
+    address, head = start_head(scratch, ["--ray-client-server-port", str(client)])
     nodes = [head]
     try:
         deadline = time.monotonic() + 120
-        while alive_nodes(address) < 1:
-            assert head.poll() is None and time.monotonic() < deadline, (scratch / "head.log").read_text()[-2000:]
-            time.sleep(1)
         nodes.append(start_node(["--address", address], scratch / "node.log"))
         while alive_nodes(address) < 2:
             assert nodes[1].poll() is None and time.monotonic() < deadline, (scratch / "node.log").read_text()[-2000:]
@@ -137,20 +140,12 @@ def test_a_node_without_the_sandbox_ends_an_investigation_run_naming_the_node(tm
     """A cluster whose node has no bubblewrap (its raylet started with `LEXPROBE_BWRAP` naming a missing program):
     an investigation run with the shell tool ends before any model call with exit 2, naming the node; with
     --no-shell the same run completes there."""
-    if importlib.util.find_spec("ray") is None and os.environ.get("CI") != "true":
-        pytest.skip("ray is not installed: pip install 'lexprobe[ray]'")
+    skip_without_ray()
     from lexprobe.investigation.sample import build_sample_environment
 
     scratch = Path(tempfile.mkdtemp(prefix="lxray-", dir="/tmp"))
-    address = f"127.0.0.1:{free_port()}"
-    head = start_node(["--head", "--port", address.split(":")[1], "--include-dashboard", "false", "--temp-dir",
-                       str(scratch / "ray")], scratch / "head.log",
-                      {"LEXPROBE_BWRAP": "/nonexistent/bwrap"})  # fmt: skip
+    address, head = start_head(scratch, [], {"LEXPROBE_BWRAP": "/nonexistent/bwrap"})
     try:
-        deadline = time.monotonic() + 120
-        while alive_nodes(address) < 1:
-            assert head.poll() is None and time.monotonic() < deadline, (scratch / "head.log").read_text()[-2000:]
-            time.sleep(1)
         env_dir = build_sample_environment(tmp_path / "env", "merits")
         script = tmp_path / "agent.jsonl"
         script.write_text('{"text": "Summary."}\n{"when": "give your view", "text": "[]"}\n')

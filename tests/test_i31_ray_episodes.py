@@ -11,7 +11,6 @@ The node without the sandbox is in `test_i31_ray_cluster.py` (it needs a node st
 from __future__ import annotations
 
 import json
-import logging
 import os
 import signal
 import sqlite3
@@ -25,32 +24,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from http_support import send_json
 
 pytestmark = pytest.mark.slow
 
 LEXPROBE = str(Path(sys.executable).with_name("lexprobe"))
 VERDICT_CUE = "give your view on each hypothesis"
-
-
-def ray_missing() -> bool:
-    """Whether the optional `ray` package is absent (skip, except under CI=true, where it must be installed)."""
-    import importlib.util
-
-    return importlib.util.find_spec("ray") is None and os.environ.get("CI") != "true"
-
-
-@pytest.fixture(scope="module")
-def ray_address() -> Iterator[str]:
-    """One local Ray instance for the module; yields its address (the GCS `HOST:PORT`)."""
-    if ray_missing():
-        pytest.skip("ray is not installed: pip install 'lexprobe[ray]'")
-    import ray
-
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING)
-    try:
-        yield ray.get_runtime_context().gcs_address
-    finally:
-        ray.shutdown()
 
 
 def run_cli(*args: str, timeout: float = 600) -> subprocess.CompletedProcess:
@@ -116,12 +95,7 @@ class SlowAgent(BaseHTTPRequestHandler):
         reply = {"id": "x", "object": "chat.completion", "created": 0, "model": "agent",
                  "choices": [{"index": 0, "message": message, "finish_reason": finish}],
                  "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}  # fmt: skip
-        data = json.dumps(reply).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        send_json(self, 200, reply)
 
     def log_message(self, *args: object) -> None:
         pass

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 import pytest
 import typer
+from http_support import send_json
 from typer.testing import CliRunner
 
 from lexprobe.caselaw.paths import data_root
@@ -150,12 +151,7 @@ class _FakeCourtListener(BaseHTTPRequestHandler):
         return True
 
     def _send(self, status: int, payload: object) -> None:
-        data = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        send_json(self, status, payload)
 
     def log_message(self, *args: object) -> None:
         pass

@@ -197,29 +197,20 @@ async def run_units_on_ray(
         store.close()
         raise
     driver = _UnitDriver(pool, store, cache, config)
-    gate = asyncio.Semaphore(max(concurrency, 1))
 
-    async def one(job: RunUnit[T]) -> T:
-        async with gate:
-            if driver.stopping:
-                raise Interrupted("not started")
-            try:
-                result = await driver.run(job)
-            except Interrupted:
-                raise
-            except BaseException:
-                driver.stop_requested = True  # the first unit that fails stops the others at their next step
-                raise
-            job.save(result, Path(job.run_dir))
-            if on_done is not None:
-                on_done(result)
-            return result
+    async def run_one(job: RunUnit[T]) -> T:
+        result = await driver.run(job)
+        job.save(result, Path(job.run_dir))
+        return result
 
-    from lexprobe.investigation.agent.run import settled_outcomes
+    def stop_all() -> None:
+        driver.stop_requested = True
+
+    from lexprobe.investigation.agent.run import gather_gated, settled_outcomes
 
     try:
         logger.info("ray: %s", placement(await pool.workers()))  # every worker checked before the first unit
-        outcomes = await asyncio.gather(*(one(job) for job in units), return_exceptions=True)
+        outcomes = await gather_gated(units, concurrency, run_one, lambda: driver.stopping, stop_all, on_done)
     finally:
         await pool.aclose()
         store.close()

@@ -18,6 +18,7 @@ from lexprobe.investigation.agent.run_unit import EpisodeUnit, RunUnit
 from lexprobe.investigation.environment.corpus_digest import corpus_hash
 
 T = TypeVar("T")
+J = TypeVar("J")
 
 #: The kinds of run an investigation run directory holds: episodes, and factual QA of the same model beside them.
 RUN_KIND = "investigation"
@@ -151,25 +152,13 @@ async def run_gated(
         return await run_units_on_ray(store, cache, config, jobs, concurrency, on_done, unit=unit,  # type: ignore[arg-type]
                                       permanent_failures=permanent_failures)  # fmt: skip
     engine = Engine(store, cache, config)
-    gate = asyncio.Semaphore(max(concurrency, 1))
 
-    async def one(job: Callable[[Engine], Awaitable[T]]) -> T:
-        async with gate:
-            if engine.stopping:
-                raise Interrupted("not started")
-            try:
-                result = await job(engine)
-            except Interrupted:
-                raise
-            except BaseException:
-                engine.request_stop()
-                raise
-            if on_done is not None:
-                on_done(result)
-            return result
+    async def run_one(job: Callable[[Engine], Awaitable[T]]) -> T:
+        return await job(engine)
 
     try:
-        outcomes = await asyncio.gather(*(one(job) for job in jobs), return_exceptions=True)
+        outcomes = await gather_gated(jobs, concurrency, run_one, lambda: engine.stopping, engine.request_stop,
+                                      on_done)  # fmt: skip
     finally:
         await engine.aclose()
         store.close()
@@ -177,6 +166,37 @@ async def run_gated(
     if permanent_failures is not None:
         permanent_failures.update(engine.permanent_failures)
     return results
+
+
+async def gather_gated(
+    jobs: Sequence[J],
+    concurrency: int,
+    run_one: Callable[[J], Awaitable[T]],
+    stopping: Callable[[], bool],
+    stop_all: Callable[[], None],
+    on_done: Callable[[T], None] | None,
+) -> list[T | BaseException]:
+    """Run `run_one` on each job, at most `concurrency` at a time, and return each job's result or exception in
+    order. A job not started once `stopping()` is true raises `Interrupted`; the first job that fails (but for
+    `Interrupted`) calls `stop_all()` so the others stop at their next model call; `on_done` sees each result."""
+    gate = asyncio.Semaphore(max(concurrency, 1))
+
+    async def one(job: J) -> T:
+        async with gate:
+            if stopping():
+                raise Interrupted("not started")
+            try:
+                result = await run_one(job)
+            except Interrupted:
+                raise
+            except BaseException:
+                stop_all()
+                raise
+            if on_done is not None:
+                on_done(result)
+            return result
+
+    return await asyncio.gather(*(one(job) for job in jobs), return_exceptions=True)
 
 
 def settled_outcomes(outcomes: Sequence[T | BaseException], unit: str) -> list[T]:
