@@ -297,3 +297,28 @@ def test_dry_run_with_ray_imports_no_ray_and_a_bad_address_is_one_line(case_db_p
     assert bad.stderr.strip().splitlines()[-1] == (
         "error: --ray 'not an address' is not a Ray address; use one of: local, auto, ray://HOST:PORT or HOST:PORT"
     )
+
+
+def test_bare_ray_is_a_local_instance() -> None:
+    """`--ray` with no address (the last word, or before another option) means `--ray local`; a word that is not
+    an option stays its address, and nothing after `--` changes."""
+    from lexprobe.cli.options import bare_ray_means_local
+
+    assert bare_ray_means_local(["run", "--ray"]) == ["run", "--ray", "local"]
+    assert bare_ray_means_local(["run", "--ray", "--n", "2"]) == ["run", "--ray", "local", "--n", "2"]
+    assert bare_ray_means_local(["run", "--ray", "-v"]) == ["run", "--ray", "local", "-v"]
+    assert bare_ray_means_local(["run", "--ray", "auto", "--n", "2"]) == ["run", "--ray", "auto", "--n", "2"]
+    assert bare_ray_means_local(["run", "--ray", "-"]) == ["run", "--ray", "-"]
+    assert bare_ray_means_local(["run", "--", "--ray"]) == ["run", "--", "--ray"]
+
+
+@pytest.mark.skipif(ray_missing(), reason=RAY_MISSING)
+def test_bare_ray_on_the_command_line_starts_nothing_in_a_dry_run(case_db_path: Path, tmp_path: Path) -> None:
+    """`lexprobe ... --ray --dry-run` and `... --dry-run --ray`: the bare flag is read as `local`, and the dry run
+    counts the requests as with an address."""
+    args = ["hallucination", "run", "--model", "local", "--tasks", "existence", "--levels", "scotus", "--n", "2",
+            "--samples", "0", "--db", str(case_db_path), "--run-dir", str(tmp_path / "run")]  # fmt: skip
+    for tail in (["--ray", "--dry-run"], ["--dry-run", "--ray"]):
+        dry = run_cli(*args, *tail)
+        assert dry.returncode == 0, dry.stderr
+        assert dry.stdout.startswith("dry run: 4 requests"), dry.stdout

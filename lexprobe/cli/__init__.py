@@ -100,6 +100,9 @@ def console_main() -> None:
     stderr run as before; the exit code is the command's. An exception other than an exit (a bug's traceback) takes
     the ordinary way out.
     """
+    from lexprobe.cli.options import bare_ray_means_local
+
+    sys.argv[1:] = bare_ray_means_local(sys.argv[1:])
     code: int | str | None = 0
     try:
         app()

@@ -90,12 +90,29 @@ RayOpt = Annotated[
     typer.Option(
         "--ray",
         metavar="ADDRESS",
-        help="Send the model calls to Ray workers, one model client each (pip install 'lexprobe\\[ray]'): `local` "
-        "starts a local Ray instance, `auto` or `ray://HOST:PORT` joins a cluster. This process still writes the "
+        help="Send the model calls to Ray workers, one model client each (pip install 'lexprobe\\[ray]'): `--ray` "
+        "alone (last, or before another option) or `--ray local` starts a local Ray instance, `auto` or "
+        "`ray://HOST:PORT` joins a cluster. This process still writes the "
         "run store, so the run resumes and reports as a local one; investigation episodes and QA questions run "
         "whole on the workers, their tools and sandbox there.",
     ),
 ]
+
+
+def bare_ray_means_local(argv: list[str]) -> list[str]:
+    """Return `argv` with `local` after each `--ray` that has no address: the last word, or one followed by another
+    option (`-...`), as Click reads an option whose value may be omitted. Words after `--` are left as they are."""
+    words: list[str] = []
+    for index, word in enumerate(argv):
+        words.append(word)
+        if word == "--":
+            return words + argv[index + 1 :]
+        following = argv[index + 1] if index + 1 < len(argv) else None
+        if word == "--ray" and (following is None or (following.startswith("-") and len(following) > 1)):
+            words.append("local")
+    return words
+
+
 RayWorkersOpt = Annotated[
     int | None,
     typer.Option(
