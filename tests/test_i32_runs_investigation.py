@@ -72,9 +72,14 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("i32-runs")
     with pytest.MonkeyPatch.context() as patch:  # the CLI's cache (unused: --no-cache) never the user's
         patch.setenv("LEXPROBE_CACHE", str(root / "cache"))
+        # The model's name seeds each episode's hypothesis order, so the agent script is named relative to `root`
+        # (the same name on every machine, not a temporary path): which episodes are solved is then the same every
+        # time. Under this name epoch 0 shows the court-adopted hypothesis as H1 (solved), epoch 1 does not.
+        patch.chdir(root)
         merits = hostile_environment(root / "env-merits", "merits")
         noise = hostile_environment(root / "env-noise", "+noise")
-        agent = write_script(root / "agent.jsonl", AGENT)
+        write_script(root / "investigator.jsonl", AGENT)
+        agent = "scripted:investigator.jsonl"
         run_dir = root / "run"
         invoke("investigation", "run", str(merits), str(noise), "--model", agent, "--run-dir", str(run_dir),
                "--epochs", "2", "--tool-budget", "6", "--no-cache")  # fmt: skip
@@ -86,6 +91,8 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         qa_dir = root / "qa-run"
         invoke("investigation", "qa", str(merits), "--model", qa_agent, "--judge", judge, "--run-dir", str(qa_dir),
                "--tool-budget", "3", "--no-cache")  # fmt: skip
+    solved = {score_episode(episode).case_solved for episode in load_episodes(run_dir)}
+    assert solved == {True, False}, "the filter tests need solved and unsolved episodes"
     return {"root": root, "run": run_dir, "qa": qa_dir, "merits": merits}
 
 
