@@ -12,17 +12,16 @@ import json
 import re
 import subprocess
 import sys
-import threading
 import urllib.parse
 from collections import Counter
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import ClassVar
 
 import pytest
 import typer
-from http_support import send_json
+from http_support import send_json, serving
 from page_checks import render_page
 from tool_requirements import needs_chromium
 from typer.testing import CliRunner
@@ -498,17 +497,11 @@ class _FakeCourtListener(BaseHTTPRequestHandler):
 @pytest.fixture
 def fake_courtlistener(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[dict]]:
     pytest.importorskip("courtlistener")
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _FakeCourtListener)
     _FakeCourtListener.requests = []
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    monkeypatch.setenv("COURTLISTENER_API_BASE_URL", f"http://127.0.0.1:{server.server_port}/api/rest/v4")
-    monkeypatch.setenv("COURTLISTENER_API_TOKEN", TOKEN)
-    try:
+    with serving(_FakeCourtListener) as server:
+        monkeypatch.setenv("COURTLISTENER_API_BASE_URL", f"http://127.0.0.1:{server.server_port}/api/rest/v4")
+        monkeypatch.setenv("COURTLISTENER_API_TOKEN", TOKEN)
         yield _FakeCourtListener.requests
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 ONLINE_TEXT = (

@@ -27,7 +27,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from http_support import send_json
+from http_support import send_json, serving
 from ray_support import RAY_MISSING, ray_missing
 
 from lexprobe.engine import Engine, EngineConfig, RunStore
@@ -157,15 +157,9 @@ class SlowEcho(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def echo_server() -> Iterator[ThreadingHTTPServer]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), SlowEcho)
-    server.seen, server.lock = {}, threading.Lock()  # type: ignore[attr-defined]
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(SlowEcho) as server:
+        server.seen, server.lock = {}, threading.Lock()  # type: ignore[attr-defined]
         yield server
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 async def test_killed_worker_loses_nothing_and_rerun_sends_nothing(

@@ -24,7 +24,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from http_support import send_json
+from http_support import send_json, serving
 
 pytestmark = pytest.mark.slow
 
@@ -103,14 +103,9 @@ class SlowAgent(BaseHTTPRequestHandler):
 
 @pytest.fixture()
 def agent_server() -> Iterator[ThreadingHTTPServer]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), SlowAgent)
-    server.seen, server.lock = {}, threading.Lock()  # type: ignore[attr-defined]
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(SlowAgent) as server:
+        server.seen, server.lock = {}, threading.Lock()  # type: ignore[attr-defined]
         yield server
-    finally:
-        server.shutdown()
 
 
 def unit_workers() -> list[int]:

@@ -35,6 +35,7 @@ from lexprobe.engine.ray_executor import RayModel, _Slot, placement, unpack_erro
 from lexprobe.engine.store import TelemetryRow
 from lexprobe.errors import Interrupted, LexprobeError
 from lexprobe.investigation.agent.ray_worker import UnitWorker
+from lexprobe.investigation.agent.run import gather_gated, settled_outcomes
 from lexprobe.investigation.agent.run_unit import RunUnit
 from lexprobe.models.errors import ModelConfigError
 from lexprobe.models.types import Request
@@ -205,8 +206,6 @@ async def run_units_on_ray(
 
     def stop_all() -> None:
         driver.stop_requested = True
-
-    from lexprobe.investigation.agent.run import gather_gated, settled_outcomes
 
     try:
         logger.info("ray: %s", placement(await pool.workers()))  # every worker checked before the first unit
