@@ -22,6 +22,9 @@ read as prose. The rules (docs/hallucination.md, "How a reply is read"):
   field taken alone and `reasoning`-like fields dropped. What is parsed is bounded (`MAX_JSON_CHARS`,
   `MAX_JSON_DEPTH`, `MAX_ITEMS`, `MAX_TABLE_ROWS`): anything larger stays as text.
 - `**bold**` and `__bold__` markers are dropped.
+- What is read is bounded, so a huge reply cannot stall a run: the first `MAX_REPLY_CHARS` characters of a reply are
+  read for its final answer, and the scorers read the first `MAX_ANSWER_CHARS` characters of that answer. A cut
+  reading says so (`Reading.cut_note`), and the scorers add the note to the label's detail.
 
 `final_answer` is idempotent: a text it returns reads back as itself.
 """
@@ -39,6 +42,8 @@ MAX_JSON_CHARS = 20_000  # a longer JSON block is left as text
 MAX_JSON_DEPTH = 6  # deeper nesting is left as text (checked before parsing)
 MAX_ITEMS = 100  # key-value sentences read out of one JSON block
 MAX_TABLE_ROWS = 100  # rows read out of one markdown table
+MAX_REPLY_CHARS = 1_000_000  # a reply is read for its final answer up to here
+MAX_ANSWER_CHARS = 20_000  # the scorers read a final answer up to here (about 3,000 words)
 
 _FLAGS = re.IGNORECASE
 _TAG_NAMES = r"think|thinking|thought|thoughts|reasoning|reflection|scratchpad|analysis"
@@ -83,15 +88,28 @@ class Reading:
 
     answer: str
     reasoning_only: bool = False
+    #: What reading cut, when the reply or its answer was longer than `MAX_REPLY_CHARS` / `MAX_ANSWER_CHARS`
+    #: ("read the first 20,000 of the answer's 986,854 characters"); None when nothing was cut.
+    cut_note: str | None = None
 
 
 def read_reply(text: str) -> Reading:
     """Return the reading of a reply `text`: reasoning dropped, tables and JSON as prose (see the module rules)."""
-    answer, had_reasoning = _drop_reasoning(_BOLD.sub(r"\2", text or ""))
+    text = text or ""
+    note = _cut_note(MAX_REPLY_CHARS, "reply", len(text)) if len(text) > MAX_REPLY_CHARS else None
+    answer, had_reasoning = _drop_reasoning(_BOLD.sub(r"\2", text[:MAX_REPLY_CHARS]))
     answer = _as_prose(answer).strip()
     if had_reasoning and not answer:
-        return Reading("", reasoning_only=True)
-    return Reading(answer)
+        return Reading("", reasoning_only=True, cut_note=note)
+    if len(answer) > MAX_ANSWER_CHARS:
+        answer_note = _cut_note(MAX_ANSWER_CHARS, "answer", len(answer))
+        return Reading(answer[:MAX_ANSWER_CHARS], cut_note=f"{note}; {answer_note}" if note else answer_note)
+    return Reading(answer, cut_note=note)
+
+
+def _cut_note(kept: int, what: str, total: int) -> str:
+    """Return the note for a text of `total` characters read up to `kept`."""
+    return f"read the first {kept:,} of the {what}'s {total:,} characters"
 
 
 def final_answer(text: str) -> str:

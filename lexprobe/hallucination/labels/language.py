@@ -25,18 +25,25 @@ _ENGLISH = frozenset(
         "as so case court opinion there here would could should can may might will about"
     )
 )
-_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
+#: A word, or any other single character that is not white space (what comes before the next word).
+_TOKEN = re.compile(r"([^\W\d_]+(?:['’][^\W\d_]+)*)|\S")
 _SENTENCE_OPENERS = frozenset('.!?:;¿¡«"(')
 
 
 def _counted_words(text: str) -> list[str]:
-    """Return the words that tell a language: lower-case words, and each sentence's first word (lower-cased)."""
+    """Return the words that tell a language: lower-case words, and each sentence's first word (lower-cased).
+
+    One pass over the text (linear in its length): the character before a word is the last non-space token seen."""
     words = []
-    for match in _WORD.finditer(text):
-        word = match.group()
-        before = text[: match.start()].rstrip()
-        if word.islower() or not before or before[-1] in _SENTENCE_OPENERS:
+    previous = ""  # the last character that is not white space, before the current token
+    for match in _TOKEN.finditer(text):
+        word = match.group(1)
+        if word is None:
+            previous = match.group()
+            continue
+        if word.islower() or not previous or previous in _SENTENCE_OPENERS:
             words.append(word.lower())
+        previous = word[-1]
     return words
 
 

@@ -6,14 +6,15 @@ the task's module; the shared steps and the stance rules are in `scoring.py`. A 
 Every scorer looked up here reads the reply's final answer (`final_answer.read_reply`: reasoning parts dropped,
 tables and JSON read as prose; a reply that only reasons is `unscored`, "reasoning only, no final answer"), and an
 answer in a language the rules cannot read is `unscored` with the reason (`language.unreadable_language`) instead of
-being guessed at.
+being guessed at. A final answer is read up to `final_answer.MAX_ANSWER_CHARS` characters (a reply up to
+`MAX_REPLY_CHARS`), and a label read from a cut answer says so in its detail.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from lexprobe.hallucination.labels.final_answer import NO_FINAL_ANSWER, read_reply
+from lexprobe.hallucination.labels.final_answer import MAX_ANSWER_CHARS, NO_FINAL_ANSWER, read_reply
 from lexprobe.hallucination.labels.language import unreadable_language
 from lexprobe.hallucination.labels.score import Score
 from lexprobe.hallucination.labels.scoring import Scorer, ScoringContext
@@ -27,14 +28,19 @@ def _reading_final_answer(score: Scorer) -> Scorer:
     def scorer(answer: str, reference: dict, context: ScoringContext) -> Score:
         reading = read_reply(answer)
         if reading.reasoning_only:
-            return Score("unscored", NO_FINAL_ANSWER)
-        text = reading.answer or answer
+            return _noting_cut(Score("unscored", NO_FINAL_ANSWER), reading.cut_note)
+        text = reading.answer or (answer or "")[:MAX_ANSWER_CHARS]
         reason = unreadable_language(text)
         if reason is not None:
-            return Score("unscored", reason)
-        return score(text, reference, context)
+            return _noting_cut(Score("unscored", reason), reading.cut_note)
+        return _noting_cut(score(text, reference, context), reading.cut_note)
 
     return scorer
+
+
+def _noting_cut(score: Score, cut_note: str | None) -> Score:
+    """Return `score` with the note that its answer was cut added to its detail (unchanged when nothing was cut)."""
+    return score if cut_note is None else Score(score.label, f"{score.detail} ({cut_note})")
 
 
 class _Scorers(Mapping[str, Scorer]):
