@@ -316,3 +316,23 @@ def test_bare_ray_on_the_command_line_starts_nothing_in_a_dry_run(case_db_path: 
         dry = run_cli(*args, *tail)
         assert dry.returncode == 0, dry.stderr
         assert dry.stdout.startswith("dry run: 4 requests"), dry.stdout
+
+
+@pytest.mark.skipif(ray_missing(), reason=RAY_MISSING)
+def test_an_address_where_nothing_listens_fails_at_once_with_one_line(case_db_path: Path, tmp_path: Path) -> None:
+    """Issue 44 (10): `--ray HOST:PORT` (and `ray://HOST:PORT`) where nothing listens is probed before Ray is asked
+    to join it (which retries for minutes): exit 2, one line naming the address given."""
+    from conftest import free_port
+
+    script = tmp_path / "yes.jsonl"
+    script.write_text('{"text": "Yes"}\n')
+    args = ["hallucination", "run", "--model", f"scripted:{script}", "--tasks", "existence", "--levels", "scotus",
+            "--n", "1", "--samples", "0", "--db", str(case_db_path), "--no-cache"]  # fmt: skip
+    for address in (f"127.0.0.1:{free_port()}", f"ray://127.0.0.1:{free_port()}"):
+        result = subprocess.run([LEXPROBE, *args, "--run-dir", str(tmp_path / "run"), "--ray", address],
+                                capture_output=True, text=True, timeout=300)  # fmt: skip
+        assert result.returncode == 2, result.stderr
+        assert result.stderr.strip().splitlines()[-1] == (
+            f"error: --ray {address}: no Ray cluster answers at that address (connection refused); start one there "
+            "(`ray start --head`) or check the address"
+        )
