@@ -8,8 +8,11 @@ stays in progress while `hold` is set, and can be scripted: `faults` (outcomes f
 end, in input order: "ok", "errored", "expired", "canceled"; every later batch too with `sticky_faults`),
 `expire_next` (the next batch expires: its second half unanswered), `cancel_next` (the next batch is cancelled by
 hand), `failed_next` (OpenAI: the next batch fails validation), `content_errors` (result downloads answered 503
-first). Results come in reverse input order. `submitted` records every item of every batch created: (provider,
-custom id, body).
+first), `mangle` (result lines of the next batch to end that are not what they should be, by input index:
+"garbled" a line cut in half, its custom id still readable; "no_id" a line of garbage; "wrong_shape" a succeeded
+result whose answer is not a chat completion / Messages answer; "duplicate" the line again at the end of the results,
+with another answer). Results come in reverse input order. `submitted` records every item of every batch created:
+(provider, custom id, body).
 """
 
 from __future__ import annotations
@@ -88,6 +91,7 @@ class BatchProviderServer:
         self.sticky_faults = False  # keep `faults` for every later batch too
         self.expire_next = self.cancel_next = self.failed_next = False
         self.content_errors = 0  # answer this many result-file downloads with a 503 first
+        self.mangle: dict[int, str] = {}  # input index -> how its result line is spoiled (next batch to end)
         self.server: uvicorn.Server | None = None
         self.thread: threading.Thread | None = None
         self.url = ""
@@ -135,6 +139,7 @@ class BatchProviderServer:
             self.hold, self.hold_polls, self.faults, self.sticky_faults = False, 1, [], False
             self.expire_next = self.cancel_next = self.failed_next = False
             self.content_errors = 0
+            self.mangle = {}
 
     # -- synchronous calls -----------------------------------------------------------------------------------------
 
@@ -182,6 +187,7 @@ class BatchProviderServer:
             elif self.failed_next and state["provider"] == "openai":
                 self.failed_next, note = False, "failed"
             state["outcomes"], state["note"], state["ended_at"] = outcomes, note, time.time()
+            state["mangle"], self.mangle = self.mangle, {}
 
     # -- OpenAI ----------------------------------------------------------------------------------------------------
 
@@ -237,12 +243,21 @@ class BatchProviderServer:
     def _openai_files(self, state: dict[str, Any]) -> tuple[str | None, str | None]:
         if "output_file_id" in state:
             return state["output_file_id"], state["error_file_id"]
-        good, bad = [], []
+        good, bad, again = [], [], []
         for index, ((custom_id, body), outcome) in enumerate(zip(state["items"], state["outcomes"], strict=True)):
             line: dict[str, Any] = {"id": f"batch_req_{index}", "custom_id": custom_id}
             if outcome == "ok":
                 answer = completion(body, index)
+                how = state["mangle"].get(index)
+                if how == "wrong_shape":
+                    answer = {"id": answer["id"], "choices": "nope"}
+                elif how == "duplicate":
+                    other = answer | {
+                        "choices": [answer["choices"][0] | {"message": {"role": "assistant", "content": "Maybe"}}]
+                    }
+                    again.append(line | {"response": {"status_code": 200, "body": other}, "error": None})
                 line |= {"response": {"status_code": 200, "request_id": f"req_{index}", "body": answer}, "error": None}
+                line = _spoiled(line, how)
                 good.append(line)
             elif outcome == "errored":
                 error = {"error": {"message": "scripted server error", "type": "server_error", "code": "server_error"}}
@@ -253,13 +268,13 @@ class BatchProviderServer:
                 line |= {"response": None, "error": {"code": code, "message": f"This request was {outcome}."}}
                 bad.append(line)
         ids: list[str | None] = []
-        for lines in (good[::-1], bad[::-1]):  # another order than the input
+        for lines in (good[::-1] + again, bad[::-1]):  # another order than the input
             if not lines:
                 ids.append(None)
                 continue
             with self.lock:
                 file_id = f"file-{len(self.files) + 1:04d}"
-                self.files[file_id] = "".join(json.dumps(line) + "\n" for line in lines).encode()
+                self.files[file_id] = "".join(_line_text(line) + "\n" for line in lines).encode()
             ids.append(file_id)
         state["output_file_id"], state["error_file_id"] = ids
         return ids[0], ids[1]
@@ -325,14 +340,42 @@ class BatchProviderServer:
 
     async def anthropic_results(self, request: Request) -> Response:
         state = self.batches[request.path_params["batch_id"]]
-        lines = []
+        lines, again = [], []
         for index, ((custom_id, body), outcome) in enumerate(zip(state["items"], state["outcomes"], strict=True)):
+            how = state["mangle"].get(index) if outcome == "ok" else None
             if outcome == "ok":
-                result: dict[str, Any] = {"type": "succeeded", "message": message(body, index)}
+                answer = message(body, index)
+                if how == "wrong_shape":
+                    answer = {"id": answer["id"], "type": "message", "content": "nope"}
+                elif how == "duplicate":
+                    other = answer | {"content": [{"type": "text", "text": "Maybe"}]}
+                    again.append(
+                        json.dumps({"custom_id": custom_id, "result": {"type": "succeeded", "message": other}})
+                    )
+                result: dict[str, Any] = {"type": "succeeded", "message": answer}
             elif outcome == "errored":
                 inner = {"type": "api_error", "message": "scripted error"}
                 result = {"type": "errored", "error": {"type": "error", "error": inner}}
             else:
                 result = {"type": outcome}
-            lines.append(json.dumps({"custom_id": custom_id, "result": result}))
-        return Response("\n".join(lines[::-1]) + "\n", media_type="application/binary")
+            lines.append(_line_text(_spoiled({"custom_id": custom_id, "result": result}, how)))
+        return Response("\n".join(lines[::-1] + again) + "\n", media_type="application/binary")
+
+
+def _spoiled(line: dict[str, Any], how: str | None) -> Any:
+    """A result line spoiled as `mangle` asks: "garbled" (cut in half: its custom id still readable) and "no_id" (no
+    JSON, no custom id) become the text of the line; anything else is left as it is."""
+    text = json.dumps(line)
+    if how == "garbled":
+        return _Raw(text[: len(text) // 2])
+    if how == "no_id":
+        return _Raw('this line is not JSON {"answer": "Yes"')
+    return line
+
+
+class _Raw(str):
+    """A result line written as it is (not JSON)."""
+
+
+def _line_text(line: Any) -> str:
+    return str(line) if isinstance(line, _Raw) else json.dumps(line)

@@ -13,6 +13,9 @@ passes. The actions:
 - ``500``: answer 500 with an OpenAI-style JSON error body.
 - ``hang``: read the request and never answer; the socket is closed only when the proxy stops.
 - ``reset``: read the request, then close the connection abruptly (SO_LINGER 0, so the client sees a RST).
+- ``wrong_shape``: answer 200 with a JSON body that is no answer: ``{"choices": "nope"}``.
+- ``not_json``: answer 200 with an HTML page (``text/html``).
+- ``broken_json``: answer 200 with ``application/json`` and a body cut in the middle of its JSON.
 
 Every answer carries ``Connection: close`` and the proxy closes the socket after it, so each request arrives
 on a fresh connection and keep-alive clients (the openai SDK) never reuse a connection the proxy dropped.
@@ -31,7 +34,13 @@ from urllib.parse import urlsplit
 
 import httpx
 
-ACTIONS = ("pass", "429", "500", "hang", "reset")
+ACTIONS = ("pass", "429", "500", "hang", "reset", "wrong_shape", "not_json", "broken_json")
+#: The malformed 200 answers: (content type, body).
+MALFORMED = {
+    "wrong_shape": ("application/json", b'{"choices": "nope"}'),
+    "not_json": ("text/html", b"<html><body>502 Bad Gateway</body></html>"),
+    "broken_json": ("application/json", b'{"id": "chatcmpl-1", "choices": [{"message": '),
+}
 #: Request headers not forwarded upstream: hop-by-hop ones, and the encoding (so relayed bodies stay plain).
 _DROP_REQUEST_HEADERS = {"host", "connection", "keep-alive", "content-length", "accept-encoding", "proxy-connection"}
 #: Upstream response headers not relayed: the proxy sets its own length and connection headers.
@@ -213,6 +222,9 @@ class FaultProxy:
                     _error_body("Rate limit reached (injected by FaultProxy)", "requests", "rate_limit_exceeded"),
                     [("Content-Type", "application/json"), ("Retry-After", "0")],
                 )
+            elif action in MALFORMED:
+                content_type, payload = MALFORMED[action]
+                reply = _http_response(200, payload, [("Content-Type", content_type)])
             elif action == "500":
                 reply = _http_response(
                     500,

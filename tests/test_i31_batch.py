@@ -407,3 +407,41 @@ def test_the_construction_pipelines_calls_go_by_batch(provider_env: BatchProvide
     assert [answer.text in ("Yes", "No") for answer in answers] == [True] * 4
     assert len(provider_env.batches) - batches == 2  # one per model
     assert batch_status(tmp_path / "run")["batched_answers"] == 4
+
+
+@pytest.mark.parametrize("model", [OPENAI, ANTHROPIC])
+def test_unreadable_wrong_and_duplicate_result_lines_fail_only_their_items(
+    provider_env: BatchProviderServer, tmp_path: Path, model: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 44 (3, 4): in a finished batch, a line cut in half, a line of garbage (no custom id), a result that is
+    not a chat completion and a second result for one custom id: every answer that parses is stored, each bad line
+    fails its item (the garbage line: the item left without a result) with a one-line reason naming the line, those
+    items go into a new batch, and the duplicate is warned about, recorded in the batch's note and the first kept."""
+    server = provider_env
+    requests = requests_for(model, 6, tag="spoiled")
+    server.mangle = {0: "garbled", 1: "no_id", 2: "wrong_shape", 3: "duplicate"}
+    before = len(server.submitted)
+    summary = run(tmp_path / "batch", requests, batch=True)
+    assert summary.complete and summary.batched == 6, summary.errors
+    resent = Counter(cid.rsplit("-", 1)[0] for _, cid, _ in server.submitted[before:])
+    assert sorted(resent.values()) == [3, 6]  # the three failed items went into a second batch
+    sync = run(tmp_path / "sync", requests, batch=False, cache=False)
+    assert {rid: r.text for rid, r in stored(tmp_path / "batch").items()} == {
+        rid: r.text for rid, r in stored(tmp_path / "sync").items()
+    }  # the duplicate's first answer kept, not its "Maybe"
+    assert sync.sent == 6
+    first, second = batch_status(tmp_path / "batch")["batches"]
+    assert first["items"] == {"succeeded": 3, "errored": 3} and second["items"] == {"succeeded": 3}
+    reasons = " | ".join(first["reasons"])
+    what = (
+        "a chat completion (choices: not a list)"
+        if model == OPENAI
+        else "a Messages answer (missing usage; content: not a list)"
+    )
+    assert f"errored: the result is not {what}, line " in reasons, reasons
+    assert reasons.count("errored: unreadable result line ") == 2, reasons
+    where = "of file file-" if model == OPENAI else f"of the results of batch {first['provider_id']}"
+    assert where in reasons and all(len(reason) < 300 for reason in first["reasons"]), reasons
+    assert "duplicate results for 1 custom id(s), the first kept" in first["note"]
+    assert "with different answers: the first (line " in first["note"]
+    assert any("duplicate result:" in record.getMessage() for record in caplog.records)

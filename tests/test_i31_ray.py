@@ -211,6 +211,38 @@ async def test_killed_worker_loses_nothing_and_rerun_sends_nothing(
     assert echo_server.seen == sent_before  # type: ignore[attr-defined]
 
 
+async def test_every_call_a_killed_worker_held_names_its_node(
+    ray_address: str, echo_server: ThreadingHTTPServer, tmp_path: Path
+) -> None:
+    """Issue 44 (18): one worker holding three calls is killed; each call's `retry` row names the worker's node (host,
+    node id, pid), not only the first one's (the others once read the record `_replace` had already emptied: `?`)."""
+    spec = f"openai-compatible/echo@http://127.0.0.1:{echo_server.server_port}/v1"
+    requests = [Request.from_prompt(spec, f"held{i}", max_tokens=8, id=f"h{i}") for i in range(6)]
+    config = EngineConfig(ray=ray_address, ray_workers=1, concurrency=3, progress=False, use_cache=False,
+                          backoff_initial_s=0.05, backoff_max_s=0.1, jitter_s=0.0)  # fmt: skip
+    run_dir = tmp_path / "run"
+    engine = Engine(RunStore.open(run_dir), None, config)
+    killed: list[dict] = []
+
+    async def kill_the_worker() -> None:
+        while spec not in engine.models or sum(echo_server.seen.values()) < 3:  # type: ignore[attr-defined]
+            await asyncio.sleep(0.02)
+        (worker,) = await engine.models[spec].workers()  # type: ignore[attr-defined]
+        await asyncio.sleep(SlowEcho.DELAY_S / 2)  # mid-call: the worker holds three requests
+        os.kill(worker["pid"], signal.SIGKILL)
+        killed.append(worker)
+
+    try:
+        summary, _ = await asyncio.gather(engine.run(requests), kill_the_worker())
+    finally:
+        await engine.aclose()
+    assert killed and (summary.sent, summary.failed) == (6, 0), summary.errors
+    with sqlite3.connect(run_dir / "run.sqlite") as conn:
+        retries = [row[0] for row in conn.execute("SELECT error FROM telemetry WHERE event = 'retry'")]
+    place = f"Ray worker on node {socket.gethostname()} (id {killed[0]['node_id'][:8]}, pid {killed[0]['pid']}) died"
+    assert len(retries) >= 2 and all(error.startswith(place) for error in retries), retries
+
+
 async def test_a_model_that_does_not_load_on_a_worker_ends_the_run_naming_the_node(
     ray_address: str, tmp_path: Path
 ) -> None:
@@ -316,3 +348,23 @@ def test_bare_ray_on_the_command_line_starts_nothing_in_a_dry_run(case_db_path: 
         dry = run_cli(*args, *tail)
         assert dry.returncode == 0, dry.stderr
         assert dry.stdout.startswith("dry run: 4 requests"), dry.stdout
+
+
+@pytest.mark.skipif(ray_missing(), reason=RAY_MISSING)
+def test_an_address_where_nothing_listens_fails_at_once_with_one_line(case_db_path: Path, tmp_path: Path) -> None:
+    """Issue 44 (10): `--ray HOST:PORT` (and `ray://HOST:PORT`) where nothing listens is probed before Ray is asked
+    to join it (which retries for minutes): exit 2, one line naming the address given."""
+    from conftest import free_port
+
+    script = tmp_path / "yes.jsonl"
+    script.write_text('{"text": "Yes"}\n')
+    args = ["hallucination", "run", "--model", f"scripted:{script}", "--tasks", "existence", "--levels", "scotus",
+            "--n", "1", "--samples", "0", "--db", str(case_db_path), "--no-cache"]  # fmt: skip
+    for address in (f"127.0.0.1:{free_port()}", f"ray://127.0.0.1:{free_port()}"):
+        result = subprocess.run([LEXPROBE, *args, "--run-dir", str(tmp_path / "run"), "--ray", address],
+                                capture_output=True, text=True, timeout=300)  # fmt: skip
+        assert result.returncode == 2, result.stderr
+        assert result.stderr.strip().splitlines()[-1] == (
+            f"error: --ray {address}: no Ray cluster answers at that address (connection refused); start one there "
+            "(`ray start --head`) or check the address"
+        )

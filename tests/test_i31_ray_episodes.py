@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -119,17 +120,17 @@ def unit_workers() -> list[int]:
 def test_killed_worker_loses_no_episode_step_and_rerun_sends_nothing(
     ray_address: str, agent_server: ThreadingHTTPServer, tmp_path: Path
 ) -> None:
-    """SIGKILL one of two workers while its episode waits on a model call: that episode runs again on a worker,
-    replaying the steps already stored (never sent twice), the call in flight gets a `retry` row naming the dead
-    worker, every request ends with one answer and one `ok` row, the episodes equal a run no worker died in, and a
-    rerun sends nothing."""
+    """SIGKILL one of two workers while its episodes (two on each worker) wait on a model call: they run again on a
+    worker, replaying the steps already stored (never sent twice), each call in flight gets a `retry` row naming the
+    dead worker's node, every request ends with one answer and one `ok` row, the episodes equal a run no worker died
+    in, and a rerun sends nothing."""
     from lexprobe.investigation.sample import build_sample_environment
 
     env = build_sample_environment(tmp_path / "env", "merits")
     spec = f"openai-compatible/agent@http://127.0.0.1:{agent_server.server_port}/v1"
     run_dir = tmp_path / "run"
     args = ["investigation", "run", str(env), "--model", spec, "--epochs", "4", "--no-cache", "--json",
-            "--run-dir", str(run_dir), "--ray", ray_address, "--ray-workers", "2", "--concurrency", "2",
+            "--run-dir", str(run_dir), "--ray", ray_address, "--ray-workers", "2", "--concurrency", "4",
             "--max-retries", "3"]  # fmt: skip
     process = subprocess.Popen([LEXPROBE, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     killed = None
@@ -149,7 +150,9 @@ def test_killed_worker_loses_no_episode_step_and_rerun_sends_nothing(
     assert all([v["verdict"] for v in e["verdicts"] if v["label"] == "H1"] == ["believe"] for e in episodes)
     answers, ok, retries = stored(run_dir)
     assert len(answers) == 12 and ok == dict.fromkeys(answers, 1)  # 4 episodes x (2 steps + the verdict turn)
-    assert retries and all("Ray worker on node" in error and "died" in error for _, error in retries)
+    # each episode the dead worker held names its node, not only the first to see it die (issue 44, item 18)
+    place = f"Ray worker on node {socket.gethostname()} (id "
+    assert len(retries) >= 2 and all(error.startswith(place) and "died" in error for _, error in retries), retries
     retried = {request_id for request_id, _ in retries}
     seen = dict(agent_server.seen)  # type: ignore[attr-defined]
     assert sum(seen.values()) == 12 + len(retries)  # only the calls the dead worker held were sent again

@@ -114,6 +114,13 @@ def placement(workers: list[dict[str, Any]]) -> str:
     return f"{len(workers)} workers on {len(counts)} node{'s' if len(counts) != 1 else ''} ({nodes})"
 
 
+def worker_place(info: dict[str, Any]) -> str:
+    """Where a worker ran, from its start report (`ModelWorker.describe`): "node HOST (id 5f2a01c3, pid 4242)"."""
+    node_id, pid = str(info.get("node_id") or "")[:8], info.get("pid")
+    detail = ", ".join(part for part in (f"id {node_id}" if node_id else "", f"pid {pid}" if pid else "") if part)
+    return f"node {info.get('node') or 'unknown'}" + (f" ({detail})" if detail else "")
+
+
 class ModelWorker:
     """A Ray actor's state: one open model. Created with `ray.remote(ModelWorker)`; never raises from `__init__`
     (a problem is reported by `describe`, which names the node)."""
@@ -319,8 +326,10 @@ class RayModel(Model):
         generation = slot.generation
         slot.outstanding += 1
         ref = None
+        info = slot.info  # this call's worker: `_replace` gives the slot a new record when another call saw it die
         try:
             await self._check(slot)  # a replacement's start
+            info = slot.info
             ref = slot.actor.generate.remote(request)
             status, value = await asyncio.wrap_future(ref.future())  # also a Ray Client ref, which has no __await__
         except asyncio.CancelledError:
@@ -332,16 +341,15 @@ class RayModel(Model):
             raise CallInterrupted("the Ray task was cancelled") from None
         except (ray.exceptions.RayActorError, ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError,
                 ray.exceptions.ObjectLostError) as exc:  # fmt: skip
-            node = slot.info.get("node", "?")
             self._replace(slot, generation)
-            raise TransientModelError(f"Ray worker on node {node} died ({type(exc).__name__})") from None
+            raise TransientModelError(f"Ray worker on {worker_place(info)} died ({type(exc).__name__})") from None
         finally:
             slot.outstanding -= 1
         if status == "ok":
             return value
         error = unpack_error(*value)
         if isinstance(error, ModelConfigError):  # the model does not load there: say where
-            raise ModelConfigError(f"{self.spec.raw}: Ray worker on node {slot.info.get('node', '?')}: {error}")
+            raise ModelConfigError(f"{self.spec.raw}: Ray worker on node {info.get('node', 'unknown')}: {error}")
         raise error
 
     def _replace(self, slot: _Slot, generation: int) -> None:

@@ -15,8 +15,10 @@ import importlib.util
 import logging
 import os
 import re
+import socket
 from pathlib import Path
 
+from lexprobe.errors import BadInputError
 from lexprobe.models.errors import ModelConfigError
 
 #: The one line `--ray` prints when the package is missing.
@@ -27,6 +29,8 @@ LOCAL = "local"
 ADDRESS_FORMS = "local, auto, ray://HOST:PORT or HOST:PORT"
 
 _HOST_PORT = re.compile(r"^(ray://)?[A-Za-z0-9._\-\[\]:]+:\d{1,5}$")
+#: How long `probe_ray_address` waits for a TCP connection to a cluster's address before it gives up.
+PROBE_TIMEOUT_S = 5.0
 
 
 def check_ray_address(address: str) -> str:
@@ -43,16 +47,39 @@ def check_ray_address(address: str) -> str:
     return text
 
 
+def probe_ray_address(address: str, timeout_s: float = PROBE_TIMEOUT_S) -> None:
+    """For `HOST:PORT` and `ray://HOST:PORT`: open a TCP connection to the address (the head's GCS port, or its Ray
+    Client port) within `timeout_s`, and raise `BadInputError` (one line naming the address) when nothing answers
+    there. Ray would otherwise retry for minutes behind its own logs. `local` and `auto` are not probed."""
+    if address in (LOCAL, "auto"):
+        return
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    host = host.removeprefix("[").removesuffix("]")
+    try:
+        with socket.create_connection((host, int(port)), timeout=timeout_s):
+            pass
+    except TimeoutError:
+        reason = f"no answer within {timeout_s:g}s"
+    except OSError as exc:
+        reason = "connection refused" if isinstance(exc, ConnectionRefusedError) else exc.strerror or str(exc)
+    else:
+        return
+    raise BadInputError(f"--ray {address}: no Ray cluster answers at that address ({reason}); start one there "
+                        "(`ray start --head`) or check the address")  # fmt: skip
+
+
 def join_ray(address: str) -> None:
     """Start (`local`) or join the Ray instance at `address`, once per process: a process that already has a Ray
     session (a test's, or an earlier run's) keeps it. Ray's own logs stay off stdout, which holds results: workers'
-    output is not forwarded to the driver, and Ray logs warnings only, on stderr. Raises `ModelConfigError` naming
-    the address when it cannot be joined."""
+    output is not forwarded to the driver, and Ray logs warnings only, on stderr. Raises `BadInputError` when
+    nothing answers at a `HOST:PORT` address (`probe_ray_address`), `ModelConfigError` naming the address when it
+    cannot be joined."""
     address = check_ray_address(address)
     import ray
 
     if ray.is_initialized():
         return
+    probe_ray_address(address)
     options: dict = {
         "log_to_driver": False,
         "logging_level": logging.WARNING,

@@ -1,5 +1,8 @@
 """Anthropic Messages backend through the official `anthropic` client.
 
+An answer that is not a Messages answer (HTTP 200 with another body) is a transient `MalformedAnswerError`
+(`answer_shape.py`), retried like a 5xx.
+
 Structured output uses tool use: the schema becomes the input schema of a single forced `answer` tool, and the
 tool's input is returned as the answer text (JSON). Anthropic has no sampling seed; a request's seed is ignored.
 
@@ -19,6 +22,7 @@ from typing import Any
 import anthropic
 from anthropic.types import Message as AnthropicMessage
 
+from lexprobe.models.answer_shape import anthropic_message, decode_json
 from lexprobe.models.base import Model
 from lexprobe.models.errors import ModelError
 from lexprobe.models.normalize import classify_sdk_error, finished_response
@@ -157,10 +161,12 @@ class AnthropicModel(Model):
         """Send one Messages request and normalize the answer."""
         params = build_anthropic_params(request, self.spec.name)
         started = time.perf_counter()
-        try:
-            message = await self.client.messages.create(**params)
+        try:  # the body as it came, checked before it becomes a `Message` (the SDK builds one from whatever it gets)
+            raw = await self.client.messages.with_raw_response.create(**params)
+            body = decode_json(await raw.read())
         except anthropic.AnthropicError as exc:
             raise classify_anthropic_error(exc) from exc
+        message = anthropic_message(body)
         latency = time.perf_counter() - started
         text, calls, finish, usage = parse_anthropic_message(message, structured=request.schema_ is not None)
         return finished_response(

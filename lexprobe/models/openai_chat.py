@@ -1,7 +1,9 @@
 """OpenAI Chat Completions backend, for the OpenAI API and any OpenAI-compatible server (vLLM, Ollama,
 `python -m llama_cpp.server`, Together, ...), through the official `openai` client.
 
-The client's own retries are switched off: the engine retries, so every attempt is visible in telemetry.
+The client's own retries are switched off: the engine retries, so every attempt is visible in telemetry. An answer
+that is not a chat completion (HTTP 200 with another body) is a transient `MalformedAnswerError`
+(`answer_shape.py`): retried like a 5xx, and a replica's fault for the replica router.
 
 Sampling settings: a request's temperature or token cap left at None is not sent (the provider's default applies).
 Reasoning models - the o-series (o1, o3, o4-mini, ...) and the GPT-5 family - never get a temperature (they reject
@@ -21,6 +23,7 @@ from typing import Any
 import openai
 from openai.types.chat import ChatCompletion
 
+from lexprobe.models.answer_shape import MalformedAnswerError, chat_completion
 from lexprobe.models.base import Model
 from lexprobe.models.errors import ModelError
 from lexprobe.models.normalize import classify_sdk_error, finished_response
@@ -198,7 +201,13 @@ class OpenAIModel(Model):
         params = build_openai_params(request, self.spec.name, hosted=self.hosted, schema_style=schema_style)
         # the one option `create` passes besides the body: send the API key as a bearer token
         options: Any = {"security": {"bearer_auth": True}}
-        return await self.client.post("/chat/completions", body=params, cast_to=ChatCompletion, options=options)
+        # the body as it came (`object`: the decoded JSON, or the text of a body that is not JSON), checked before it
+        # becomes a `ChatCompletion`: the SDK builds one from whatever it gets, without validating it
+        try:
+            body = await self.client.post("/chat/completions", body=params, cast_to=object, options=options)
+        except ValueError as exc:  # a JSON content type whose body is not JSON
+            raise MalformedAnswerError(f"the server's answer is not a chat completion (not JSON: {exc})") from None
+        return chat_completion(body)
 
     def _rejects_json_schema(self, request: Request, exc: openai.APIStatusError, sent_style: str) -> bool:
         """True when a compatible server refused the `json_schema` response format this request was sent with."""

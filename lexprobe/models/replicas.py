@@ -4,7 +4,8 @@
 requests outstanding (ties: the one that has had fewer, then the first listed), never more than the per-replica
 concurrency (`--concurrency` counts per replica; the engine keeps replicas x that in flight).
 
-A replica that fails - the connection refused or reset, no answer within the time limit, HTTP 5xx - is marked down
+A replica that fails - the connection refused or reset, no answer within the time limit, HTTP 5xx, an HTTP 200
+whose body is not a chat completion (`answer_shape.MalformedAnswerError`) - is counted in its errors and marked down
 (1 s after its first failure in a row, doubling up to `DOWN_MAX_S`) and the request is sent again at once to another
 replica; the engine's retries are not involved. Only when every replica has failed this request does its last error
 reach the engine, which retries it with its own backoff. When every replica not yet tried is down, the one that
@@ -70,8 +71,9 @@ def open_openai_compatible(spec: ModelSpec, *, http_client: Any = None) -> Model
 
 
 def replica_fault(error: TransientModelError) -> bool:
-    """True when a retryable error is the replica's fault (a dropped or refused connection, a timeout, HTTP 5xx),
-    False for an HTTP answer below 500 (a rate limit: the request, not the server, should wait)."""
+    """True when a retryable error is the replica's fault (a dropped or refused connection, a timeout, HTTP 5xx, an
+    answer that is not a chat completion), False for an HTTP answer below 500 (a rate limit: the request, not the
+    server, should wait)."""
     cause = error.__cause__
     if isinstance(cause, openai.APIStatusError):
         return cause.status_code >= 500

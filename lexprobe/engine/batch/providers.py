@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -47,13 +48,17 @@ class BatchPoll:
 
 @dataclass(frozen=True)
 class ItemResult:
-    """One request's outcome in a batch: `succeeded` with the provider's payload, or `errored` / `expired` /
-    `canceled` with a reason."""
+    """One request's outcome in a batch: `succeeded` with the provider's payload (its JSON, checked when it is
+    read: `response`), or `errored` / `expired` / `canceled` with a reason; `where` names its line ("line 3 of file
+    file-abc"). A line that is not a result is `errored` ("unreadable result line N of ..."), under its custom id
+    when that can still be read, else under the empty custom id: the runner then counts it against the batch's
+    items that have no result."""
 
     custom_id: str
     outcome: str
     payload: Any = None
     reason: str | None = None
+    where: str = ""
 
 
 class BatchProvider:
@@ -176,23 +181,23 @@ class OpenAIBatches(BatchProvider):
         return BatchPoll(batch.status, batch.status in self.terminal, done, note, batch)
 
     async def results(self, provider_id: str, poll: BatchPoll) -> AsyncIterator[ItemResult]:
-        """Every line of the output file and the error file."""
+        """Every line of the output file and the error file (a line that is not a result is that item's error)."""
         batch = poll.raw
         for file_id in (batch.output_file_id, batch.error_file_id):
             if not file_id:
                 continue
             content = await self.client.files.content(file_id)
-            for line in content.text.splitlines():
+            for number, line in enumerate(content.content.split(b"\n"), 1):
                 if line.strip():
-                    yield _openai_result(json.loads(line))
+                    yield _openai_line(line, f"line {number} of file {file_id}")
 
     def response(self, payload: Any, request: Request, latency_s: float) -> Response:
-        """Parse the `ChatCompletion` body as the synchronous backend does."""
-        from openai.types.chat import ChatCompletion
-
+        """Parse the `ChatCompletion` body as the synchronous backend does (its shape checked first:
+        `answer_shape.chat_completion`)."""
+        from lexprobe.models.answer_shape import chat_completion
         from lexprobe.models.openai_chat import parse_openai_completion
 
-        completion = ChatCompletion.model_validate(payload)
+        completion = chat_completion(payload, "the result")
         text, calls, finish, usage = parse_openai_completion(completion)
         return self._response(text, calls, finish, usage, latency_s, completion.model)
 
@@ -207,19 +212,80 @@ class OpenAIBatches(BatchProvider):
         await self.client.close()
 
 
-def _openai_result(line: dict[str, Any]) -> ItemResult:
-    """One line of an OpenAI output or error file."""
-    custom = str(line.get("custom_id", ""))
-    response = line.get("response") or {}
+def _openai_line(text: bytes, where: str) -> ItemResult:
+    """One line of an OpenAI output or error file; a line that is not a result object is that item's error."""
+    line = _json_object(text)
+    custom = line.get("custom_id") if line is not None else None
+    if line is None or not isinstance(custom, str) or not custom:
+        return ItemResult(_readable_custom_id(text), "errored", None, f"unreadable result {where}", where)
+    response = line.get("response")
+    response = response if isinstance(response, dict) else {}
     status = response.get("status_code")
     body = response.get("body")
     if status == 200 and isinstance(body, dict):
-        return ItemResult(custom, "succeeded", body)
+        return ItemResult(custom, "succeeded", body, None, where)
     error = line.get("error") or (body.get("error") if isinstance(body, dict) else None) or {}
+    error = error if isinstance(error, dict) else {"message": str(error)}
     code = str(error.get("code") or "")
     outcome = {"batch_expired": "expired", "batch_cancelled": "canceled"}.get(code, "errored")
-    reason = error.get("message") or code or (f"HTTP {status}" if status else "no reason given")
-    return ItemResult(custom, outcome, None, f"{code}: {reason}" if code and code not in reason else reason)
+    reason = str(error.get("message") or code or (f"HTTP {status}" if status else "no reason given"))
+    return ItemResult(custom, outcome, None, f"{code}: {reason}" if code and code not in reason else reason, where)
+
+
+def _anthropic_line(text: bytes, where: str) -> ItemResult:
+    """One line of an Anthropic results stream; a line that is not a result object is that item's error."""
+    line = _json_object(text)
+    custom = line.get("custom_id") if line is not None else None
+    result = line.get("result") if line is not None else None
+    if not isinstance(custom, str) or not custom or not isinstance(result, dict):
+        readable = custom if isinstance(custom, str) else _readable_custom_id(text)
+        return ItemResult(readable, "errored", None, f"unreadable result {where}", where)
+    kind = result.get("type")
+    if kind == "succeeded":
+        return ItemResult(custom, "succeeded", result.get("message"), None, where)
+    if kind in ("canceled", "expired"):
+        return ItemResult(custom, kind, None, kind, where)
+    error = result.get("error")
+    inner = error.get("error") if isinstance(error, dict) else None
+    if kind == "errored" and isinstance(inner, dict):
+        return ItemResult(custom, "errored", None, f"{inner.get('type')}: {inner.get('message')}", where)
+    return ItemResult(custom, "errored", None, f"unreadable result {where} (result type {kind!r})", where)
+
+
+def _json_object(text: bytes) -> dict[str, Any] | None:
+    """The JSON object on a line, or None when the line is not one."""
+    try:
+        value = json.loads(text)
+    except ValueError:  # not JSON, or not UTF-8
+        return None
+    return value if isinstance(value, dict) else None
+
+
+#: A custom id as lexprobe writes them (`ledger.custom_id`), found in a line that is not JSON.
+_CUSTOM_ID = re.compile(rb'"custom_id"\s*:\s*"([A-Za-z0-9_-]{1,64})"')
+
+
+def _readable_custom_id(text: bytes) -> str:
+    """The custom id named in a broken line, or "" when none can be read."""
+    found = _CUSTOM_ID.search(text)
+    return found.group(1).decode() if found else ""
+
+
+async def _byte_lines(chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+    """The lines of a byte stream, split at newlines only (a JSON string may hold U+2028, which `splitlines` would
+    split), in time linear in the stream however long a line is."""
+    pending: list[bytes] = []
+    async for chunk in chunks:
+        parts = chunk.split(b"\n")
+        if len(parts) == 1:
+            pending.append(chunk)
+            continue
+        yield b"".join([*pending, parts[0]])
+        for line in parts[1:-1]:
+            yield line
+        pending = [parts[-1]]
+    if any(pending):
+        yield b"".join(pending)
 
 
 class AnthropicBatches(BatchProvider):
@@ -271,24 +337,28 @@ class AnthropicBatches(BatchProvider):
                          note, batch)  # fmt: skip
 
     async def results(self, provider_id: str, poll: BatchPoll) -> AsyncIterator[ItemResult]:
-        """`messages.batches.results`: succeeded / errored / canceled / expired."""
+        """`messages.batches.results`: succeeded / errored / canceled / expired. The stream's lines are read here
+        (not by the SDK's decoder, which stops at the first line that is not JSON), so a line that is not a result
+        is that item's error."""
         decoder = await self.client.messages.batches.results(provider_id)
-        async for item in decoder:
-            result = item.result
-            if result.type == "succeeded":
-                yield ItemResult(item.custom_id, "succeeded", result.message)
-            elif result.type == "errored":
-                inner = result.error.error
-                yield ItemResult(item.custom_id, "errored", None, f"{inner.type}: {inner.message}")
-            else:
-                yield ItemResult(item.custom_id, result.type, None, result.type)
+        try:
+            number = 0
+            async for line in _byte_lines(decoder.http_response.aiter_bytes()):
+                number += 1
+                if line.strip():
+                    yield _anthropic_line(line, f"line {number} of the results of batch {provider_id}")
+        finally:
+            await decoder.close()
 
     def response(self, payload: Any, request: Request, latency_s: float) -> Response:
-        """Parse the `Message` as the synchronous backend does."""
+        """Parse the `Message` as the synchronous backend does (its shape checked first:
+        `answer_shape.anthropic_message`)."""
+        from lexprobe.models.answer_shape import anthropic_message
         from lexprobe.models.anthropic_messages import parse_anthropic_message
 
-        text, calls, finish, usage = parse_anthropic_message(payload, structured=request.schema_ is not None)
-        return self._response(text, calls, finish, usage, latency_s, payload.model)
+        message = anthropic_message(payload, "the result")
+        text, calls, finish, usage = parse_anthropic_message(message, structured=request.schema_ is not None)
+        return self._response(text, calls, finish, usage, latency_s, message.model)
 
     def classify(self, exc: Exception) -> ModelError:
         """`anthropic_messages.classify_anthropic_error`."""

@@ -32,6 +32,7 @@ from lexprobe.engine.batch.providers import (
     open_provider,
     split_batches,
 )
+from lexprobe.engine.batch.results import Mark, ResultTally, listed
 from lexprobe.engine.store import TelemetryRow
 from lexprobe.engine.summary import RunSummary
 from lexprobe.errors import LexprobeError
@@ -49,8 +50,6 @@ MAX_ROUNDS = 3
 DEFAULT_POLL_S = 30.0
 #: The wait doubles after each poll up to this many times the first wait.
 POLL_GROWTH_CAP = 20
-#: An item's new (state, reason, custom id).
-Mark = tuple[str, str | None, str]
 #: Answers committed per transaction while a batch's results are read.
 COMMIT_CHUNK = 500
 
@@ -233,39 +232,51 @@ class _ModelBatches:
         return True
 
     async def _collect(self, batch: _Open, poll: BatchPoll) -> None:
-        """Commit the answers of an ended batch in the order they come; mark what has none."""
+        """Commit the answers of an ended batch in the order they come; mark what has none. A result line that
+        could not be read fails its item (or, when its custom id cannot be read either, the items left without a
+        result); a second result for one custom id is reported and the first kept (`results.ResultTally`)."""
         assert self.provider is not None and batch.provider_id is not None
         latency = max(0.0, time.time() - (batch.row.submitted_at or batch.row.created_at))
-        seen: set[str] = set()
+        results = ResultTally()
         answers: list[tuple[str, Response]] = []
         marks: list[Mark] = []
-        succeeded = failed = 0
         async for result in self.provider.results(batch.provider_id, poll):
             rid = batch.items.get(result.custom_id)
-            if rid is None or result.custom_id in seen:  # not this batch's (a batch found by mistake): ignored
+            if not result.custom_id:
+                results.unreadable.append(result.reason or "unreadable result")
                 continue
-            seen.add(result.custom_id)
+            if rid is None:  # not this batch's (a batch found by mistake): ignored
+                continue
+            if results.duplicate(result):
+                continue
             request = self.pending.get(rid)
             outcome, reason = result.outcome, result.reason
             if outcome == "succeeded" and request is not None:
                 try:
                     answers.append((rid, self.provider.response(result.payload, request, latency)))
                 except (ModelError, ValueError) as exc:
-                    outcome, reason = "errored", f"unreadable answer: {exc}"
+                    outcome, reason = "errored", f"{exc}, {result.where}" if result.where else str(exc)
+                    if not isinstance(exc, ModelError):
+                        reason = f"unreadable answer: {reason}"
+            results.keep(result, outcome, reason)
             marks.append((outcome, reason, result.custom_id))
-            if outcome == "succeeded":
-                succeeded += 1
-            else:
-                failed += 1
             if len(answers) >= COMMIT_CHUNK:
                 self._commit(batch, answers, marks)
                 answers, marks = [], []
-        missing = [cid for cid in batch.items if cid not in seen]
-        marks += [("missing", poll.note or f"no result (batch {poll.status})", cid) for cid in missing]
+        missing = [cid for cid in batch.items if cid not in results.first]
+        if results.unreadable:  # lines whose custom id could not be read: the items without a result failed there
+            why = listed(results.unreadable)
+            marks += [("errored", why, cid) for cid in missing]
+        else:
+            marks += [("missing", poll.note or f"no result (batch {poll.status})", cid) for cid in missing]
+        marks += results.duplicate_marks()
         self._commit(batch, answers, marks)
-        self.ledger.set_collected(batch.row.local_id, (succeeded, failed + len(missing)), poll.note)
-        if poll.note:
-            logger.warning("%s: batch %s %s", self.spec, batch.provider_id, poll.note)
+        note = "; ".join(part for part in (poll.note, results.note()) if part)
+        succeeded, failed = results.counts()
+        self.ledger.set_collected(batch.row.local_id, (succeeded, failed + len(missing)), note)
+        for message in (poll.note, *results.warnings(len(missing))):
+            if message:
+                logger.warning("%s: batch %s %s", self.spec, batch.provider_id, message)
 
     def _commit(self, batch: _Open, answers: list[tuple[str, Response]], marks: list[Mark]) -> None:
         """Write answers to the cache and the run store (one transaction), then the items' states."""

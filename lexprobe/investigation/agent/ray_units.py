@@ -31,7 +31,7 @@ from typing import Any, TypeVar
 
 from lexprobe.engine import EngineConfig, ResponseCache, RunStore
 from lexprobe.engine.interrupt import STOP
-from lexprobe.engine.ray_executor import RayModel, _Slot, placement, unpack_error
+from lexprobe.engine.ray_executor import RayModel, _Slot, placement, unpack_error, worker_place
 from lexprobe.engine.store import TelemetryRow
 from lexprobe.errors import Interrupted, LexprobeError
 from lexprobe.investigation.agent.ray_worker import UnitWorker
@@ -111,13 +111,14 @@ class _UnitDriver:
             generation = slot.generation
             slot.outstanding += 1
             pending: dict[str, Request] = {}
+            info = slot.info  # this unit's worker: `_replace` gives the slot a new record when another unit saw it die
             try:
                 await self.pool._check(slot)  # a replacement's start
-                return await self._on(slot, unit, pending)
+                info = slot.info
+                return await self._on(slot, info, unit, pending)
             except lost as exc:
-                node = slot.info.get("node", "?")
                 self.pool._replace(slot, generation)
-                reason = f"Ray worker on node {node} died ({type(exc).__name__})"
+                reason = f"Ray worker on {worker_place(info)} died ({type(exc).__name__})"
                 for request in pending.values():  # the calls it held: retried, as a dropped connection is
                     self.store.record_telemetry(TelemetryRow(request.request_id, request.model, 1, "retry", reason,
                                                              None))  # fmt: skip
@@ -129,8 +130,8 @@ class _UnitDriver:
             finally:
                 slot.outstanding -= 1
 
-    async def _on(self, slot: _Slot, unit: RunUnit[T], pending: dict[str, Request]) -> T:
-        """Run `unit` on `slot`'s worker and commit its events until it ends."""
+    async def _on(self, slot: _Slot, info: dict[str, Any], unit: RunUnit[T], pending: dict[str, Request]) -> T:
+        """Run `unit` on `slot`'s worker (its start report `info`) and commit its events until it ends."""
         answered = self.store.answered_under(unit.request_prefix)
         await _result(slot.actor.start.remote(unit, answered, self.worker_config))
         stop_sent = False
@@ -150,7 +151,7 @@ class _UnitDriver:
                 if kind == "error":
                     error = unpack_error(*event[1])
                     if isinstance(error, ModelConfigError):
-                        node = slot.info.get("node", "?")
+                        node = info.get("node", "unknown")
                         raise ModelConfigError(f"{self.pool.spec.raw}: Ray worker on node {node}: {error}")
                     raise error
                 self._commit(event, pending)
