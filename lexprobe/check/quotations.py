@@ -216,8 +216,7 @@ def _block_quotes(text: str, citations: Sequence[FoundCitation]) -> list[Quotati
         index = _citation_at(text, next_start, starts)
         if index is None or end - start < 40 or end - start > MAX_QUOTE_CHARS:
             continue
-        last = max((c.span[1] for c in citations[_first_at(citations, next_start) :] if c.span[0] < next_end),
-                   default=by_index[index].span[1])  # fmt: skip
+        last = _last_end(citations, next_start, next_end, by_index[index].span[1])
         if len(text[last:next_end].strip()) > BLOCK_CITATION_TAIL:
             continue
         body = text[start:end]
@@ -228,6 +227,17 @@ def _block_quotes(text: str, citations: Sequence[FoundCitation]) -> list[Quotati
         separate = _presented_as_separate(text, (start, end), cited, by_index.get(cited.refers_to))
         blocks.append(Quotation((start, end), body, index, block=True, presented_as_separate=separate))
     return blocks
+
+
+def _last_end(citations: Sequence[FoundCitation], start: int, end: int, default: int) -> int:
+    """The furthest end of the citations (sorted by span) that start in [`start`, `end`), or `default`: only those
+    citations are read, so every paragraph costs its own citations, not the rest of the document's."""
+    last = default
+    for position in range(_first_at(citations, start), len(citations)):
+        if citations[position].span[0] >= end:
+            break
+        last = max(last, citations[position].span[1])
+    return last
 
 
 def _citation_at(text: str, position: int, starts: dict[int, int]) -> int | None:
