@@ -58,6 +58,7 @@ QUOTED = "the rule of decision must rest on reasons that can be stated and teste
 #: Run in a fresh process: the library steps timed apart, and what each citation resolved to.
 CHILD = """
 import json, logging, sys, time
+import lexprobe
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.check.extract import extract_citations
 from lexprobe.check.quote_verdicts import check_quotations
@@ -74,6 +75,7 @@ verified = time.perf_counter()
 quotations = check_quotations(text, found, verdicts, db) if sys.argv[3] == "all" else []
 done = time.perf_counter()
 print(json.dumps({
+    "code": lexprobe.__file__,
     "extract_s": extracted - began, "verify_s": verified - extracted, "quotations_s": done - verified,
     "quotations": len(quotations),
     "resolved": [[c.kind, c.span[0], c.span[1], c.refers_to, c.group, v.verdict] for c, v in zip(found, verdicts)],
@@ -83,6 +85,8 @@ print(json.dumps({
 #: Run in a fresh process by `--identity`: every document's resolutions, one JSON line each.
 CHILD_MANY = """
 import json, logging, sys
+import lexprobe
+print(json.dumps({"path": "", "code": lexprobe.__file__, "resolved": []}))
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.check.extract import extract_citations
 from lexprobe.check.verify import reference_for, verify_citations
@@ -183,12 +187,14 @@ def run_child(doc: Path, db_path: Path, code: Path | None, steps: str, timeout: 
             text=True,
             env=env,
             timeout=timeout,
+            cwd=doc.parent,  # not this checkout: `python -c` puts the working folder first on the path
         )
     except subprocess.TimeoutExpired:
         return None
     if done.returncode != 0:
         raise SystemExit(f"the library child failed (exit {done.returncode}):\n{done.stderr[-2000:]}")
     result = json.loads(done.stdout.strip().splitlines()[-1])
+    _check_code(result["code"], code)
     result["wall_s"] = time.perf_counter() - began
     return result
 
@@ -244,12 +250,23 @@ def _resolve_all(documents: list[Path], db_path: Path, code: Path | None) -> dic
     if code is not None:
         env["PYTHONPATH"] = str(code)
     done = subprocess.run(
-        [sys.executable, "-c", CHILD_MANY, str(db_path), *map(str, documents)], capture_output=True, text=True, env=env
+        [sys.executable, "-c", CHILD_MANY, str(db_path), *map(str, documents)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=db_path.parent,  # not this checkout: `python -c` puts the working folder first on the path
     )
     if done.returncode != 0:
         raise SystemExit(f"the library child failed (exit {done.returncode}):\n{done.stderr[-2000:]}")
-    rows = (json.loads(line) for line in done.stdout.splitlines() if line.startswith("{"))
-    return {row["path"]: row["resolved"] for row in rows}
+    rows = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    _check_code(rows[0]["code"], code)
+    return {row["path"]: row["resolved"] for row in rows[1:]}
+
+
+def _check_code(imported: str, code: Path | None) -> None:
+    """Fail unless the child imported the `lexprobe` asked for (`code`, else not one under `--before`)."""
+    if code is not None and not Path(imported).resolve().is_relative_to(code.resolve()):
+        raise SystemExit(f"the baseline child imported {imported}, not the lexprobe in {code}")
 
 
 def identity(args: argparse.Namespace, db_path: Path, tmp: Path) -> dict:
