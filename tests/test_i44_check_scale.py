@@ -7,6 +7,7 @@ could not finish within a subprocess timeout far above what linear work needs. T
 
 from __future__ import annotations
 
+import json
 import string
 import subprocess
 import sys
@@ -91,3 +92,21 @@ def test_the_quotation_finder_reads_each_paragraph_once(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert int(done.stdout) == 0  # each paragraph holds a citation: none is a block quote
+
+
+def test_the_scale_bench_runs_small(case_db_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """bench/check_scale.py on a 200-citation brief, with this checkout as its own baseline (behaviour only: the
+    brief has the citation kinds it promises, and both codes resolve it identically)."""
+    bench = Path(__file__).resolve().parents[1] / "bench"
+    sys.path.insert(0, str(bench))
+    try:
+        import check_scale
+    finally:
+        sys.path.remove(str(bench))
+    text = check_scale.make_brief(case_db_path, 200)
+    kinds = Counter(c.kind for c in extract_citations(text))
+    assert set(kinds) == {"full", "short", "id", "supra"} and sum(kinds.values()) >= 190, kinds
+    root = bench.parent
+    check_scale.main(["--sizes", "200", "--db", str(case_db_path), "--before", str(root), "--json"])
+    (row,) = json.loads(capsys.readouterr().out)["sizes"]
+    assert row["citations"] >= 190 and row["identical"] is True and row["before_killed_after_s"] is None
