@@ -21,7 +21,9 @@ ALSO_SIGNAL = re.compile(r"\b(?:see\s+also|see\s+generally|but\s+see|but\s+cf\.?
 #: Parties that are not a case's short name.
 _GENERIC = frozenset(
     "united states state states people commonwealth city county town village board department commissioner "  # noqa: SIM905
-    "secretary director government court in re ex parte matter of the a an and of for estate v".split()
+    "secretary director government court in re ex parte matter of the a an and of for estate v congress justice "
+    "national federal american general international first new north south east west commission company "
+    "corporation association union bank insurance railroad county school district".split()
 )
 _WORD = re.compile(r"[A-Z][A-Za-z'’-]{2,}")
 _VERSUS = re.compile(r"\b([A-Z][A-Za-z'’-]{2,})[\w\s.,'’&-]{0,60}?\s+v\.\s+[A-Z]")
