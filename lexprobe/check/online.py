@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from lexprobe.caselaw.case_names import names_match
+from lexprobe.check.deadline import Deadline, DeadlineExceeded
 from lexprobe.check.extract import FULL, FoundCitation
 from lexprobe.check.reference import CaseSummary
 from lexprobe.check.verify import MISMATCH, NOT_FOUND, UNVERIFIABLE, VERIFIED, CitationVerdict
@@ -149,10 +150,12 @@ def refine_online(
     base_url: str | None = None,
     cache_folder: Path | str | None = None,
     timeout_s: float = 30.0,
+    deadline: Deadline | None = None,
 ) -> OnlineResult:
     """Return `verdicts` with CourtListener's answers for the full citations judged unverifiable or not_found (and
-    the short forms that refer to them). Never raises for network, token or package problems: they become the
-    result's `message`."""
+    the short forms that refer to them). `timeout_s` bounds each read, `deadline` (default: `Deadline()`, 120 s
+    from now) all the requests together. Never raises for network, token, package or answer problems, nor for a
+    server too slow: they become the result's `message`, and the verdicts not looked up stay as they were."""
     result = OnlineResult(list(verdicts))
     wanted: dict[str, list[int]] = {}
     for index, (citation, verdict) in enumerate(zip(found, verdicts, strict=True)):
@@ -176,7 +179,7 @@ def refine_online(
         result.cached = len(answers)
         missing = [key for key in wanted if key not in answers]
         if missing:
-            result.message = _fetch(missing, answers, cache, token, base_url, timeout_s)
+            result.message = _fetch(missing, answers, cache, token, base_url, timeout_s, deadline)
             result.fetched = len(answers) - result.cached
     finally:
         cache.close()
@@ -199,44 +202,86 @@ def refine_online(
 
 
 def _fetch(
-    keys: list[str], answers: dict[str, dict[str, Any]], cache: LookupCache, token: str, base_url: str, timeout_s: float
+    keys: list[str],
+    answers: dict[str, dict[str, Any]],
+    cache: LookupCache,
+    token: str,
+    base_url: str,
+    timeout_s: float,
+    deadline: Deadline | None = None,
 ) -> str | None:
-    """Ask the API about `keys`, filling `answers` (and the cache); return a message when something went wrong."""
+    """Ask the API about `keys`, filling `answers` (and the cache), all before `deadline`; return a message when
+    something went wrong."""
     try:
         import httpx
         from courtlistener import CourtListener, CourtListenerAPIError
     except ImportError:
         return "--online skipped: the courtlistener-api-client package is missing (pip install 'lexprobe[online]')"
+    deadline = deadline or Deadline()
     client = CourtListener(api_token=token, base_url=base_url, timeout=timeout_s)
     throttled = 0
+    abandoned = False  # a request still in its thread past the deadline: the client is left to it, not closed
     try:
         for start in range(0, len(keys), MAX_PER_REQUEST):
             batch = keys[start : start + MAX_PER_REQUEST]
-            offsets: dict[int, str] = {}
-            position = 0
-            for key in batch:
-                offsets[position] = key
-                position += len(key) + 1
             text = "\n".join(batch)
             try:
-                results = client.citation_lookup.lookup_text(text)
+                results = deadline.run(lambda text=text: client.citation_lookup.lookup_text(text))
+            except DeadlineExceeded:
+                abandoned = True
+                return deadline.message("--online")
             except CourtListenerAPIError as exc:
                 if exc.status_code in (401, 403):
                     return f"--online stopped: CourtListener rejected the token (HTTP {exc.status_code})"
                 return f"--online stopped: CourtListener answered HTTP {exc.status_code}"
             except httpx.HTTPError as exc:
                 return f"--online skipped: cannot reach {base_url} ({type(exc).__name__}: {exc})"
-            for item in results if isinstance(results, list) else []:
-                key = offsets.get(item.get("start_index")) if isinstance(item, dict) else None
-                if key is None:
-                    continue
-                if item.get("status") not in CACHED_STATUSES:
-                    throttled += item.get("status") == 429
-                    continue
-                answers[key] = _slim(item)
-                cache.put(f"{base_url}|{key}", answers[key])
+            except (ValueError, AssertionError) as exc:  # the client's json() and its `assert isinstance(.., list)`
+                return not_a_lookup("not JSON" if isinstance(exc, ValueError) else "not a list")
+            problem = lookup_shape_problem(results)
+            if problem:
+                return not_a_lookup(problem)
+            throttled += _take(results, batch, answers, cache, base_url)
     finally:
-        client.close()
+        if not abandoned:
+            client.close()
     if throttled:
         return f"--online: CourtListener throttled {throttled} citation(s); run again later for the rest"
     return None
+
+
+def not_a_lookup(why: str) -> str:
+    """The message for an answer that is not what the citation-lookup API answers."""
+    return f"--online skipped: CourtListener's answer is not a citation-lookup result ({why})"
+
+
+def lookup_shape_problem(results: Any) -> str | None:
+    """What is wrong with a citation-lookup answer, or None: a list of objects with a status and a start index."""
+    if not isinstance(results, list):
+        return f"a JSON {type(results).__name__}, not a list"
+    for item in results:
+        if not isinstance(item, dict) or "status" not in item or "start_index" not in item:
+            return "a list whose items are not lookup results (status, start_index)"
+    return None
+
+
+def _take(
+    results: list[dict[str, Any]], batch: list[str], answers: dict[str, dict[str, Any]], cache: LookupCache, base: str
+) -> int:
+    """Keep the answers of one request (matched to `batch` by start offset); return how many were throttled."""
+    offsets: dict[int, str] = {}
+    position = 0
+    for key in batch:
+        offsets[position] = key
+        position += len(key) + 1
+    throttled = 0
+    for item in results:
+        key = offsets.get(item.get("start_index"))  # type: ignore[arg-type]
+        if key is None:
+            continue
+        if item.get("status") not in CACHED_STATUSES:
+            throttled += item.get("status") == 429
+            continue
+        answers[key] = _slim(item)
+        cache.put(f"{base}|{key}", answers[key])
+    return throttled

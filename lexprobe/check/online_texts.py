@@ -10,13 +10,15 @@ case database lacks, so its quotations can be checked as the offline ones are.
   text is the first non-empty of `TEXT_FIELDS`; HTML and XML become plain text (`html_to_text`) keeping the star
   paging as "*691" so pages and pin cites can be checked.
 - Bounds: a response over `MAX_RESPONSE_BYTES` is not read; a text over `MAX_OPINION_CHARS` is cut (the verdict's
-  reason says so); every request has a timeout and an overall deadline; at most `MAX_ONLINE_CASES` cases a run.
+  reason says so); every request has a timeout and twice that to be read whole, and all of `--online`'s requests
+  (lookups and texts) one `Deadline` (`--online-timeout`); at most `MAX_ONLINE_CASES` cases a run.
   Hostile markup is only text: scripts and styles are dropped, nothing of it is kept as markup.
 - Cache: clusters and converted opinion texts are kept forever in the `opinion_texts` table of
   `courtlistener.sqlite` in the lexprobe cache folder, keyed by base URL and id, and so is an opinion the API
   answers 404 for (as the citation lookup's 404s are); other errors and throttling are not kept. The cache is
   read before the token is needed, so a rerun works with the server gone.
-- Failures (no token, no package, server unreachable, rejected token, throttling) never raise: the quotation stays
+- Failures (no token, no package, server unreachable, rejected token, throttling, an answer that is not a JSON
+  object, the deadline passed) never raise: the quotation stays
   unverifiable, its reason says why, and `messages` holds one line for the command to print.
 """
 
@@ -28,13 +30,14 @@ import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 from lexprobe.caselaw.case_names import names_match
+from lexprobe.check.deadline import Deadline, DeadlineExceeded
 from lexprobe.check.extract import FoundCitation
 from lexprobe.check.online import BASE_URL_ENV, DEFAULT_BASE_URL, TOKEN_ENV, LookupCache, _fetch
+from lexprobe.check.opinion_html import html_to_text
 from lexprobe.check.quote_match import Opinion
 from lexprobe.check.quote_text import normalize, page_marks
 from lexprobe.check.reference import CaseSummary
@@ -73,99 +76,8 @@ _TYPES = {
     "035concurrenceinpart": ("concurrence_in_part", False),
     "040dissent": ("dissent", False),
 }
-_BLOCK_TAGS = frozenset(
-    [
-        "p",
-        "div",
-        "br",
-        "li",
-        "tr",
-        "td",
-        "th",
-        "h1",
-        "h2",
-        "h3",
-        "h4",
-        "h5",
-        "h6",
-        "blockquote",
-        "pre",
-        "center",
-        "section",
-        "article",
-        "table",
-        "footnote",
-        "opinion",
-        "author",
-        "parties",
-        "docketnumber",
-        "headmatter",
-    ]
-)
-_DROPPED_TAGS = frozenset(("script", "style", "head", "title", "template", "noscript"))
-_PAGE_NUMBER = re.compile(r"\d{1,5}")
 _OPINION_ID = re.compile(r"/opinions/([0-9]{1,12})/?$")
 _ID = re.compile(r"[0-9]{1,12}")
-
-
-class _TextParser(HTMLParser):
-    """Collect the text of HTML or XML; star-pagination spans and <page-number> elements become " *691 "."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.parts: list[str] = []
-        self.dropped = 0  # depth inside script/style
-        self.page_tag: str | None = None  # the page element we are inside
-        self.page_nesting = 0  # open elements of its name inside it, itself included
-        self.page_wanted = False  # its page is still to be read from its text ("*691", "*Page 154")
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in _DROPPED_TAGS:
-            self.dropped += 1
-            return
-        if tag in _BLOCK_TAGS:
-            self.parts.append("\n")
-        if self.page_tag is not None:
-            self.page_nesting += tag == self.page_tag
-            return
-        values = {name: value or "" for name, value in attrs}
-        if tag == "page-number" or "star-pagination" in values.get("class", "").split():
-            self.page_tag, self.page_nesting = tag, 1
-            label = _PAGE_NUMBER.fullmatch(values.get("label", "").strip())
-            ours = values.get("citation-index", "1") in ("", "1")  # else another reporter's page
-            self.page_wanted = ours and label is None
-            self.parts.append(f" *{label.group()} " if ours and label is not None else " ")
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in _DROPPED_TAGS:
-            self.dropped = max(0, self.dropped - 1)
-            return
-        if tag == self.page_tag:
-            self.page_nesting -= 1
-            if self.page_nesting == 0:
-                self.page_tag = None
-                self.parts.append(" ")
-        if tag in _BLOCK_TAGS:
-            self.parts.append("\n")
-
-    def handle_data(self, data: str) -> None:
-        if self.dropped:
-            return
-        if self.page_tag is None:
-            self.parts.append(data)
-        elif self.page_wanted and (page := _PAGE_NUMBER.search(data)) is not None:
-            self.parts.append(f" *{page.group()} ")
-            self.page_wanted = False
-
-
-def html_to_text(markup: str) -> str:
-    """The text of an opinion's HTML or XML (CourtListener's `html*` and `xml_harvard` fields): tags dropped,
-    block elements as line breaks, entities decoded, scripts and styles left out, star paging kept as " *691 "."""
-    parser = _TextParser()
-    parser.feed(markup)
-    parser.close()
-    lines = (" ".join(line.split()) for line in "".join(parser.parts).split("\n"))
-    return "\n".join(line for line in lines if line)
 
 
 @dataclass(frozen=True)
@@ -228,6 +140,7 @@ class OnlineOpinionTexts:
     base_url: str | None = None
     cache_folder: Path | str | None = None
     timeout_s: float = 30.0
+    deadline: Deadline = field(default_factory=Deadline)  # for all the requests of the run, shared with the lookups
     max_opinion_chars: int = MAX_OPINION_CHARS
     max_response_bytes: int = MAX_RESPONSE_BYTES
     messages: list[str] = field(default_factory=list)
@@ -280,7 +193,9 @@ class OnlineOpinionTexts:
         if answer is None:
             if self._stopped is None and self._connect() is not None:
                 answers: dict[str, dict[str, Any]] = {}
-                message = _fetch([key], answers, self.cache, str(self.token), str(self.base_url), self.timeout_s)
+                message = _fetch(
+                    [key], answers, self.cache, str(self.token), str(self.base_url), self.timeout_s, self.deadline
+                )
                 if message:
                     self._stop(message.replace("--online", "--online texts", 1))
                 answer = answers.get(key)
@@ -433,8 +348,8 @@ class OnlineOpinionTexts:
             self.messages.append(message)
 
     def _get(self, path: str, fields: tuple[str, ...]) -> dict[str, Any]:
-        """GET one API object, reading at most `MAX_RESPONSE_BYTES` within twice the timeout; raises _Stop (no
-        more requests this run) or _Missing (this object only)."""
+        """GET one API object, reading at most `MAX_RESPONSE_BYTES` within twice the timeout and before the
+        deadline; raises _Stop (no more requests this run) or _Missing (this object only)."""
         if self._stopped is not None:
             raise _Stop(self._stopped)
         client = self._connect()
@@ -442,37 +357,51 @@ class OnlineOpinionTexts:
             raise _Stop(str(self._stopped))
         import httpx
 
-        deadline = time.monotonic() + 2 * self.timeout_s
-        chunks: list[bytes] = []
-        size = 0
         try:
-            with client.client.stream("GET", path, params={"fields": ",".join(fields)}) as response:
-                if response.status_code in (401, 403):
-                    status = response.status_code
-                    self._stop(f"--online texts stopped: CourtListener rejected the token (HTTP {status})")
-                    raise _Stop(str(self._stopped))
-                if response.status_code == 429:
-                    self._stop("--online texts stopped: CourtListener throttled the requests; run again later")
-                    raise _Stop(str(self._stopped))
-                if response.status_code != 200:
-                    raise _Missing(f"HTTP {response.status_code} for {path}", response.status_code)
-                for chunk in response.iter_bytes():
-                    size += len(chunk)
-                    if size > self.max_response_bytes:
-                        raise _Missing(f"{path} is larger than {self.max_response_bytes:,} bytes, not read")
-                    if time.monotonic() > deadline:
-                        raise _Missing(f"{path} took longer than {2 * self.timeout_s:.0f} s, not read")
-                    chunks.append(chunk)
+            status, body = self.deadline.run(lambda: self._download(client, path, fields))
+        except DeadlineExceeded:
+            self._client = None  # its request is still in its thread: the client is left to it, not closed
+            self._stop(self.deadline.message("--online texts"))
+            raise _Stop(str(self._stopped)) from None
         except httpx.HTTPError as exc:
             self._stop(f"--online texts skipped: cannot reach {self.base_url} ({type(exc).__name__}: {exc})")
             raise _Stop(str(self._stopped)) from None
+        if status in (401, 403):
+            self._stop(f"--online texts stopped: CourtListener rejected the token (HTTP {status})")
+            raise _Stop(str(self._stopped))
+        if status == 429:
+            self._stop("--online texts stopped: CourtListener throttled the requests; run again later")
+            raise _Stop(str(self._stopped))
+        if status != 200:
+            raise _Missing(f"HTTP {status} for {path}", status)
         try:
-            data = json.loads(b"".join(chunks))
+            data = json.loads(body)
         except ValueError:
-            raise _Missing(f"{path} did not answer JSON") from None
+            data = None
         if not isinstance(data, dict):
-            raise _Missing(f"{path} did not answer a JSON object")
+            why = "not JSON" if data is None else f"a JSON {type(data).__name__}, not an object"
+            self._stop(f"--online texts skipped: CourtListener's answer is not an API object ({path}: {why})")
+            raise _Stop(str(self._stopped))
         return data
+
+    def _download(self, client: Any, path: str, fields: tuple[str, ...]) -> tuple[int, bytes]:
+        """The status and body of one GET (the body only for a 200), read in `deadline.run`'s thread; raises
+        _Missing for a body over `max_response_bytes` or slower than twice the timeout, httpx's errors as they
+        come."""
+        deadline = time.monotonic() + 2 * self.timeout_s
+        chunks: list[bytes] = []
+        size = 0
+        with client.client.stream("GET", path, params={"fields": ",".join(fields)}) as response:
+            if response.status_code != 200:
+                return response.status_code, b""
+            for chunk in response.iter_bytes():
+                size += len(chunk)
+                if size > self.max_response_bytes:
+                    raise _Missing(f"{path} is larger than {self.max_response_bytes:,} bytes, not read")
+                if time.monotonic() > deadline:
+                    raise _Missing(f"{path} took longer than {2 * self.timeout_s:.0f} s, not read")
+                chunks.append(chunk)
+        return 200, b"".join(chunks)
 
 
 def _names(cluster: dict[str, Any]) -> list[str]:

@@ -5,7 +5,9 @@ quote: a paragraph without quotation marks followed by a paragraph that is only 
 attributed to
 
 - the first citation after it when only a short signal ("See", "Cf.") and at most one sentence end (the citation
-  sentence after the quoted one) lie between them, as in “... unequal.” Brown, 347 U.S. at 495;
+  sentence after the quoted one) lie between them, as in “... unequal.” Brown, 347 U.S. at 495; unless the signal
+  introduces further authority ("See also", "Cf.", "But see") and the quotation's sentence names another case
+  (`lexprobe.check.quote_source`): then the citation of that case;
 - else the last citation before it in the same sentence ("In Brown, 347 U.S. 483, 495, the Court said “...”").
 
 Short forms, "Id." and "supra" count like any citation: their case is the one `lexprobe.check.extract` resolved.
@@ -23,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lexprobe.check.extract import FULL, FoundCitation
+from lexprobe.check.quote_source import ALSO_SIGNAL, CaseNames
 
 #: The longest quotation searched for in full; longer ones are cut (and the reason says so).
 MAX_QUOTE_CHARS = 20_000
@@ -216,8 +219,7 @@ def _block_quotes(text: str, citations: Sequence[FoundCitation]) -> list[Quotati
         index = _citation_at(text, next_start, starts)
         if index is None or end - start < 40 or end - start > MAX_QUOTE_CHARS:
             continue
-        last = max((c.span[1] for c in citations[_first_at(citations, next_start) :] if c.span[0] < next_end),
-                   default=by_index[index].span[1])  # fmt: skip
+        last = _last_end(citations, next_start, next_end, by_index[index].span[1])
         if len(text[last:next_end].strip()) > BLOCK_CITATION_TAIL:
             continue
         body = text[start:end]
@@ -228,6 +230,17 @@ def _block_quotes(text: str, citations: Sequence[FoundCitation]) -> list[Quotati
         separate = _presented_as_separate(text, (start, end), cited, by_index.get(cited.refers_to))
         blocks.append(Quotation((start, end), body, index, block=True, presented_as_separate=separate))
     return blocks
+
+
+def _last_end(citations: Sequence[FoundCitation], start: int, end: int, default: int) -> int:
+    """The furthest end of the citations (sorted by span) that start in [`start`, `end`), or `default`: only those
+    citations are read, so every paragraph costs its own citations, not the rest of the document's."""
+    last = default
+    for position in range(_first_at(citations, start), len(citations)):
+        if citations[position].span[0] >= end:
+            break
+        last = max(last, citations[position].span[1])
+    return last
 
 
 def _citation_at(text: str, position: int, starts: dict[int, int]) -> int | None:
@@ -397,6 +410,21 @@ def _presented_as_separate(
     return antecedent is not None and citation.kind != FULL and _separate_parenthetical(text, antecedent)
 
 
+def _source_named_before(
+    text: str, start: int, also: FoundCitation, names: CaseNames, ordered: Sequence[FoundCitation]
+) -> FoundCitation | None:
+    """The citation of a quotation followed by a "See also" (or "Cf.", "But see") citation `also`: that one, unless
+    the quotation's sentence names another case ("The Court in Miranda held that “...”. See also Roe v. Wade, ..."):
+    then the citation before it in its sentence, else the document's last full citation of the case named, else
+    none."""
+    before = text[max(0, start - PRESENTATION_CHARS) : start]
+    sentence = before[max((m.end() for m in _sentence_ends(before)), default=0) :]
+    other, named = names.names_another_case(sentence, also, start)
+    if not other:
+        return also
+    return _before(text, start, ordered) or named
+
+
 def find_quotations(text: str, citations: Sequence[FoundCitation]) -> Quotations:
     """The quotations of `text` attributed to one of `citations` (the extraction's list, in document order)."""
     ordered = sorted(citations, key=lambda c: c.span)
@@ -404,12 +432,15 @@ def find_quotations(text: str, citations: Sequence[FoundCitation]) -> Quotations
     inline = quoted_passages(text)
     inline = [span for span in inline if not _inside_citation(span, ordered)]
     opening = [start for start, _ in inline]
+    names = CaseNames(ordered)
     found: list[Quotation] = []
     for start, end in inline:
         body = text[start + 1 : end - 1]
         if sum(1 for character in body[:200] if character.isalpha()) < MIN_LETTERS:
             continue
         citation = _after(text, end, ordered, opening)
+        if citation is not None and ALSO_SIGNAL.search(text, end, citation.span[0]):
+            citation = _source_named_before(text, start, citation, names, ordered)
         if citation is None and not _UNREAD_AFTER.match(text, end, min(len(text), end + 120)):
             citation = _before(text, start, ordered)
         if citation is None or _id_points_elsewhere(text, citation, ordered):

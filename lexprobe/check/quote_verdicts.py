@@ -22,6 +22,7 @@ whether the passage lies on the pin page(s) given (None without a pin cite or pa
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -287,7 +288,7 @@ class _QuotationJudge:
 
     def other_case(self, segments: Sequence[str], cited: str) -> Match | None:
         """The quotation in the opinions of another case the document cites (exact or altered), if any."""
-        others = [case_id for case_id in self.case_names if case_id != cited][:MAX_OTHER_CASES]
+        others = itertools.islice((case_id for case_id in self.case_names if case_id != cited), MAX_OTHER_CASES)
         for case_id in others:
             match = find_exact(segments, self.texts.opinions_of(case_id))
             if match is not None:

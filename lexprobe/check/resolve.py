@@ -5,11 +5,20 @@ eyecite's `resolve_citations`, as top-level functions of the document's `Extract
 from __future__ import annotations
 
 import re
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from functools import partial
 
 from eyecite import resolve_citations
-from eyecite.models import CitationBase, FullCaseCitation, FullCitation, IdCitation, ShortCaseCitation, SupraCitation
+from eyecite.models import (
+    CitationBase,
+    FullCaseCitation,
+    FullCitation,
+    IdCitation,
+    ReferenceCitation,
+    ShortCaseCitation,
+    SupraCitation,
+)
 
 from lexprobe.caselaw.case_names import names_match, normalize_case_name
 from lexprobe.caselaw.citations import parse_citation
@@ -53,6 +62,79 @@ class Extraction:
     records: dict[int, dict]
     antecedents: dict[int, tuple[str, int]]
     matched: dict[tuple[str, int], bool] = field(default_factory=dict)  # antecedent_matches' cache
+    name_words: dict[int, frozenset[str]] = field(default_factory=dict)  # group -> its normalized name's words
+    prior: PriorIndex | None = None  # the full citations eyecite has resolved so far, indexed
+
+    def words_of(self, number: int) -> frozenset[str]:
+        """The words of group `number`'s normalized name (empty when it has none), computed once."""
+        words = self.name_words.get(number)
+        if words is None:
+            group_name = self.group_facts[number]["name"]
+            words = frozenset(normalize_case_name(group_name[0]).split()) if group_name else frozenset()
+            self.name_words[number] = words
+        return words
+
+
+class PriorIndex:
+    """The earlier full case citations a short form or supra may refer to, indexed so that each reference looks
+    only at the cases that can qualify, not at every earlier citation (a document's check stays near-linear in its
+    citations): by (volume, reporter), group -> first page (`pick_group`'s candidates); by the words of the case
+    name, the groups (`supra_resource`'s candidates); and each group's latest position (`supra` prefers the latest)."""
+
+    def __init__(self, doc: Extraction) -> None:
+        self.doc = doc
+        self.by_reporter: dict[tuple[str | None, str | None], dict[int, int]] = {}
+        self.by_word: dict[str, set[int]] = {}
+        self.latest: dict[int, int] = {}  # group -> position of its latest full citation
+        self.consumed = 0  # entries of eyecite's list of resolved full citations already added
+        self.added = 0  # full case citations added
+        self.by_value: dict[object, set[Hashable]] = {}  # metadata value of a full citation -> resources
+        self.values_consumed = 0
+
+    def add(self, record: dict, number: int) -> None:
+        """Add one full case citation (its record) of group `number`, the latest one so far."""
+        self.added += 1
+        if number not in self.latest:
+            for word in self.doc.words_of(number):
+                self.by_word.setdefault(word, set()).add(number)
+        self.latest[number] = self.added
+        if record["page"]:
+            self.by_reporter.setdefault((record["volume"], record["reporter"]), {})[number] = int(record["page"])
+
+    def catch_up(self, resolved: list) -> None:
+        """Add the full citations eyecite resolved since the last call (`resolved` only grows)."""
+        for full, resource in resolved[self.consumed :]:
+            if isinstance(resource, _Group):
+                self.add(self.doc.records[id(full)], resource.number)
+        self.consumed = len(resolved)
+
+    def values_of(self, resolved: list) -> dict[object, set[Hashable]]:
+        """Every non-empty metadata value of the full citations in `resolved` -> their resources (built on the
+        first reference citation, then kept up to date)."""
+        for full, resource in resolved[self.values_consumed :]:
+            for value in full.metadata.__dict__.values():
+                if value and isinstance(value, Hashable):
+                    self.by_value.setdefault(value, set()).add(resource)
+        self.values_consumed = len(resolved)
+        return self.by_value
+
+    def candidates(self, volume: str | None, reporter: str | None) -> dict[int, int]:
+        """group -> first page of the earlier cases with this volume and reporter (not to be changed)."""
+        return self.by_reporter.get((volume, reporter), {})
+
+    def named(self, antecedent: str) -> list[int]:
+        """The earlier groups whose name can match `antecedent` (a superset of `antecedent_matches`), latest
+        first."""
+        words = set(normalize_case_name(antecedent).split())
+        if not words:
+            return []
+        if "v" in words:
+            groups: set[int] = set()
+            for word in words - _PARTY_FILLER:
+                groups |= self.by_word.get(word, set())
+        else:  # every word of the antecedent must be in the name: the rarest one's groups hold all matches
+            groups = min((self.by_word.get(word, set()) for word in words), key=len)
+        return sorted(groups, key=lambda number: -self.latest[number])
 
 
 @dataclass(frozen=True)
@@ -104,8 +186,7 @@ def full_resource(doc: Extraction, citation: FullCitation) -> _Group | _Other:
 def antecedent_matches(doc: Extraction, antecedent: str, number: int) -> bool:
     """A short form's or supra's antecedent ("Celotex", "McCulloch v. Maryland") names this group's case."""
     words = set(normalize_case_name(antecedent).split())
-    group_name = doc.group_facts[number]["name"]
-    name = set(normalize_case_name(group_name[0]).split()) if group_name else set()
+    name = doc.words_of(number)
     if not words or not name:
         return False
     if "v" not in words:
@@ -114,22 +195,15 @@ def antecedent_matches(doc: Extraction, antecedent: str, number: int) -> bool:
         return False  # no word in common: no need to compare names
     key = (antecedent, number)
     if key not in doc.matched:
-        doc.matched[key] = names_match(antecedent, [group_name[0]])[0]
+        doc.matched[key] = names_match(antecedent, [doc.group_facts[number]["name"][0]])[0]
     return doc.matched[key]
 
 
-def pick_group(
-    doc: Extraction, short: CitationBase, prior: list[tuple[dict, int]], antecedent: str | None
-) -> int | None:
-    """The group a short form refers to among the earlier full citations `prior` (record, group): those with its
-    volume and reporter; among them the ones whose name has the antecedent; then those whose first page is nearest
-    below the pin cite; then, when one first page is left, its latest citation."""
-    volume, reporter, _ = canonical_parts(short)
+def pick_group(doc: Extraction, short: CitationBase, candidates: dict[int, int], antecedent: str | None) -> int | None:
+    """The group a short form refers to among `candidates` (group -> first page: the earlier full citations with
+    its volume and reporter, `PriorIndex.candidates`): among them the ones whose name has the antecedent; then those
+    whose first page is nearest below the pin cite; then, when one first page is left, its latest citation."""
     pin = first_number(short.metadata.pin_cite) or first_number(short.groups.get("page"))
-    candidates: dict[int, int] = {}  # group -> first page, in document order
-    for record, number in prior:
-        if (record["volume"], record["reporter"]) == (volume, reporter) and record["page"]:
-            candidates[number] = int(record["page"])
     if antecedent:
         named = {g: p for g, p in candidates.items() if antecedent_matches(doc, antecedent, g)}
         candidates = named or candidates
@@ -141,10 +215,20 @@ def pick_group(
     return max(candidates) if len(set(candidates.values())) == 1 else None
 
 
+def _prior(doc: Extraction, resolved: list) -> PriorIndex:
+    """The index of the full citations eyecite has resolved so far (`resolved`, the list it passes the hooks)."""
+    if doc.prior is None:
+        doc.prior = PriorIndex(doc)
+    doc.prior.catch_up(resolved)
+    return doc.prior
+
+
 def short_resource(doc: Extraction, short: ShortCaseCitation, resolved) -> _Group | None:
     """A short form ("Celotex, 477 U.S. at 323") resolves to the group `pick_group` chooses among those before it."""
-    prior = [(doc.records[id(full)], resource.number) for full, resource in resolved if isinstance(resource, _Group)]
-    number = pick_group(doc, short, prior, doc.antecedents.get(id(short), (short.metadata.antecedent_guess, 0))[0])
+    volume, reporter, _ = canonical_parts(short)
+    candidates = _prior(doc, resolved).candidates(volume, reporter)
+    antecedent = doc.antecedents.get(id(short), (short.metadata.antecedent_guess, 0))[0]
+    number = pick_group(doc, short, candidates, antecedent)
     return _Group(number) if number is not None else None
 
 
@@ -155,17 +239,30 @@ def supra_resource(doc: Extraction, supra: SupraCitation, resolved) -> _Group | 
     if not antecedent:
         return None
     pin = first_number(supra.metadata.pin_cite)
-    matches: list[int] = []
-    for _, resource in reversed(resolved):
-        fresh = isinstance(resource, _Group) and resource.number not in matches
-        if fresh and antecedent_matches(doc, antecedent, resource.number):
-            matches.append(resource.number)
-    if pin is not None:
-        for number in matches:  # the latest case the pin cite fits ("McCulloch v. Maryland, supra, at 421")
-            first = _first_page(doc, number)
-            if first and int(first) <= pin <= int(first) + MAX_ID_PIN_PAGES:
-                return _Group(number)
-    return _Group(matches[0]) if matches else None
+    latest_match: int | None = None
+    for number in _prior(doc, resolved).named(antecedent):  # latest first
+        if not antecedent_matches(doc, antecedent, number):
+            continue
+        if pin is None:
+            return _Group(number)
+        latest_match = number if latest_match is None else latest_match
+        first = _first_page(doc, number)
+        if first and int(first) <= pin <= int(first) + MAX_ID_PIN_PAGES:
+            return _Group(number)  # the latest case the pin cite fits ("McCulloch v. Maryland, supra, at 421")
+    return _Group(latest_match) if latest_match is not None else None
+
+
+def reference_resource(doc: Extraction, reference: ReferenceCitation, resolved) -> Hashable | None:
+    """A reference citation ("Celotex, at 323", found by eyecite after a full citation) resolves by eyecite's own
+    rule (2.7.8): to the resource of the earlier full citations that have one of its names among their metadata
+    values, when there is exactly one; read from the index of those values instead of every earlier citation."""
+    by_value = _prior(doc, resolved).values_of(resolved)
+    matches: set[Hashable] = set()
+    for key in ReferenceCitation.name_fields:
+        value = getattr(reference.metadata, key)
+        if value:
+            matches |= by_value.get(value, set())
+    return next(iter(matches)) if len(matches) == 1 else None
 
 
 def id_resource(doc: Extraction, citation: IdCitation, last, resolutions) -> _Group | None:
@@ -185,11 +282,13 @@ def id_resource(doc: Extraction, citation: IdCitation, last, resolutions) -> _Gr
 def resolve_groups(doc: Extraction) -> dict[int, int]:
     """Return id(citation) -> group number for every reference that resolves to a case: eyecite's
     `resolve_citations` with the hooks above, then the "378 U.S., 485" short forms eyecite reads as full."""
+    doc.prior = PriorIndex(doc)
     resolutions = resolve_citations(
         [p.citation for p in doc.parsed],
         resolve_full_citation=partial(full_resource, doc),
         resolve_shortcase_citation=partial(short_resource, doc),
         resolve_supra_citation=partial(supra_resource, doc),
+        resolve_reference_citation=partial(reference_resource, doc),
         resolve_id_citation=partial(id_resource, doc),
     )
     resolved_group: dict[int, int] = {}
@@ -197,12 +296,24 @@ def resolve_groups(doc: Extraction) -> dict[int, int]:
         if isinstance(resource, _Group):
             for citation in cited:
                 resolved_group[id(citation)] = resource.number
-    for p in doc.parsed:
-        if id(p.citation) in doc.comma_form:
-            prior = [
-                (doc.records[id(f.citation)], doc.group_of[id(f.citation)]) for f in doc.fulls if f.core[0] < p.core[0]
-            ]
-            number = pick_group(doc, p.citation, prior, doc.antecedents.get(id(p.citation), (None, 0))[0])
-            if number is not None:
-                resolved_group[id(p.citation)] = number
+    _resolve_comma_forms(doc, resolved_group)
     return resolved_group
+
+
+def _resolve_comma_forms(doc: Extraction, resolved_group: dict[int, int]) -> None:
+    """Resolve the "378 U.S., 485" short forms eyecite reads as full citations, each among the full citations
+    before it (added to a `PriorIndex` as the document is walked)."""
+    prior = PriorIndex(doc)
+    position = 0
+    for p in doc.parsed:
+        if id(p.citation) not in doc.comma_form:
+            continue
+        while position < len(doc.fulls) and doc.fulls[position].core[0] < p.core[0]:
+            full = doc.fulls[position].citation
+            prior.add(doc.records[id(full)], doc.group_of[id(full)])
+            position += 1
+        volume, reporter, _ = canonical_parts(p.citation)
+        antecedent = doc.antecedents.get(id(p.citation), (None, 0))[0]
+        number = pick_group(doc, p.citation, prior.candidates(volume, reporter), antecedent)
+        if number is not None:
+            resolved_group[id(p.citation)] = number

@@ -22,6 +22,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
+from lexprobe.check.deadline import DEFAULT_ONLINE_TIMEOUT_S, Deadline
 from lexprobe.cli.options import DbOpt, html_option, json_flag, open_case_db
 from lexprobe.cli.output import err, out
 from lexprobe.errors import BadInputError
@@ -59,6 +60,16 @@ def check(
             "opinion texts it lacks to check quotations (COURTLISTENER_API_TOKEN; answers cached in LEXPROBE_CACHE).",
         ),
     ] = False,
+    online_timeout: Annotated[
+        float,
+        typer.Option(
+            "--online-timeout",
+            min=1.0,
+            metavar="SECONDS",
+            help="With --online: seconds all of CourtListener's requests may take together (lookups and opinion "
+            "texts); past it --online is skipped for the rest and the offline verdicts stand.",
+        ),
+    ] = DEFAULT_ONLINE_TIMEOUT_S,
     judge: Annotated[
         str | None,
         typer.Option(
@@ -118,10 +129,11 @@ def check(
     reference = reference_for(case_db)
     documents: list[CheckedDocument] = []
     online_texts = None
+    deadline = Deadline(online_timeout)
     if online:
         from lexprobe.check.online_texts import OnlineOpinionTexts
 
-        online_texts = OnlineOpinionTexts()
+        online_texts = OnlineOpinionTexts(deadline=deadline)
     extracted: list[tuple[list, list]] = []
     for path, text in texts:
         if not text.strip():
@@ -135,7 +147,7 @@ def check(
         if online and found:
             from lexprobe.check.online import refine_online
 
-            result = refine_online(found, verdicts)
+            result = refine_online(found, verdicts, deadline=deadline)
             verdicts = result.verdicts
             if result.message:
                 err.print(safe_markup(result.message), highlight=False, soft_wrap=True, emoji=False)
