@@ -7,6 +7,7 @@ questions with rubric grades, hostile text shown as text, request validation and
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
 from pathlib import Path
 
@@ -328,3 +329,31 @@ def test_static_copy_caps_the_rows_and_links_relative(runs: dict[str, Path], tmp
         text = page.read_text(encoding="utf-8")
         assert "<script" not in text and "\x1b" not in text and "\u202e" not in text, page
         assert 'href="/' not in text and "http://" not in text, page
+
+
+def test_a_run_deleted_while_served_is_one_error_naming_it(runs: dict[str, Path], tmp_path: Path) -> None:
+    """Issue 44 (12): not an empty list as if the run had no episodes, not a traceback."""
+    copy = tmp_path / "served"
+    shutil.copytree(runs["run"], copy)
+    client = TestClient(section([copy], "/investigation").app)
+    assert client.get("/runs/0/api/rows").json()["total"] == 4
+    shutil.rmtree(copy)
+    response = client.get("/runs/0/api/rows")
+    assert response.status_code == 410 and list(response.json()) == ["error"]
+    assert str(copy) in response.json()["error"] and "restart lexprobe view" in response.json()["error"]
+    page = client.get("/runs/0/")
+    assert page.status_code == 410 and "restart lexprobe view" in page.text and "Traceback" not in page.text
+
+
+@pytest.mark.parametrize("damage", ["DROP TABLE episodes; CREATE TABLE episodes (key TEXT PRIMARY KEY);",
+                                    "DROP INDEX episodes_filter;"])  # fmt: skip
+def test_a_damaged_index_is_built_again(runs: dict[str, Path], tmp_path: Path, damage: str) -> None:
+    """Issue 44 (11): an index whose meta row still matches but whose tables do not is rebuilt, not trusted."""
+    copy = tmp_path / "run"
+    shutil.copytree(runs["run"], copy)
+    client = TestClient(section([copy], "/investigation").app)
+    connection = sqlite3.connect(copy / INDEX_NAME)
+    connection.executescript(damage)
+    connection.close()
+    rows = client.get("/runs/0/api/rows")
+    assert rows.status_code == 200 and rows.json()["total"] == 4 and rows.json()["rows"][0]["environment"]

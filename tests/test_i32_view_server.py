@@ -26,7 +26,7 @@ from lexprobe.view.security import CONTENT_SECURITY_POLICY, is_loopback
 @pytest.fixture(scope="module")
 def client(hallucination_runs: Runs) -> TestClient:  # noqa: F811
     plan = plan_view([hallucination_runs.yes, hallucination_runs.hostile], [], hallucination_runs.case_db)
-    return TestClient(build_app(plan))
+    return TestClient(build_app(plan), base_url="http://127.0.0.1")
 
 
 def _headers_ok(response: httpx.Response) -> None:

@@ -36,9 +36,21 @@ def view(
     host: Annotated[
         str, typer.Option("--host", help="Address to listen on; anything but loopback shows the runs to the network.")
     ] = "127.0.0.1",
+    allow_hosts: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allow-host",
+            help="Also answer requests addressed to this host name (repeatable); by "
+            "default only the --host address, localhost, 127.0.0.1 and [::1] are answered.",
+        ),
+    ] = None,
     out_dir: Annotated[
         Path | None, typer.Option("--out", help="Write a static copy to this folder (opens from disk) instead.")
     ] = None,
+    force: Annotated[
+        bool,
+        typer.Option("--force", help="With --out: replace DIR even when it is no earlier copy (deletes its files)."),
+    ] = False,
     limit: Annotated[
         int, typer.Option("--limit", min=1, help="With --out: the most rows each list of the static copy holds.")
     ] = DEFAULT_LIMIT,
@@ -51,7 +63,8 @@ def view(
     """Look at every answer and transcript of one or more runs in a browser: filter, sort, search and page on the
     server (at any size), open an answer's prompt, reference, samples and judge verdict, or an episode's transcript.
 
-    The viewer binds 127.0.0.1 and sends nothing anywhere. Stop it with Ctrl-C.
+    The viewer binds 127.0.0.1, answers only requests addressed to it (a page of another site cannot read it
+    through your browser) and sends nothing anywhere. Stop it with Ctrl-C.
 
     Examples:
     `lexprobe view runs/gpt runs/smol` (then open the printed URL; "same question, every model" compares them),
@@ -82,7 +95,9 @@ def view(
     if out_dir is not None:
         from lexprobe.view.export import export_static
 
-        written = export_static(hallucination, others, out_dir, limit=limit, case_db=case_db, notify=notify)
+        written = export_static(
+            hallucination, others, out_dir, limit=limit, case_db=case_db, notify=notify, force=force
+        )
         if as_json:
             print(json.dumps(written))
         else:
@@ -99,7 +114,7 @@ def view(
             highlight=False,
             markup=False,
         )
-    serve(build_app(plan), host, port, as_json)
+    serve(build_app(plan, host, tuple(allow_hosts or ())), host, port, as_json)
 
 
 def _case_db(db: Path | None) -> Path | None:

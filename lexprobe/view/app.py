@@ -1,5 +1,6 @@
 """The viewer's top-level Starlette app: the index page, the shared assets, the hallucination view at
-`/hallucination` and part B's sections (`lexprobe.view.runs`) at their mounts, all behind `SecurityHeaders`."""
+`/hallucination` and part B's sections (`lexprobe.view.runs`) at their mounts, all behind `SecurityHeaders` and the
+Host check every lexprobe server has (`lexprobe.local_server.guard_hosts`)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from starlette.responses import HTMLResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from lexprobe.local_server import guard_hosts
 from lexprobe.terminal import safe_text
 from lexprobe.view import runs as other_runs  # the sections of investigation runs, QA runs and check results
 from lexprobe.view import template_environment
@@ -54,8 +56,9 @@ def plan_view(
     return plan
 
 
-def build_app(plan: ViewPlan) -> SecurityHeaders:
-    """Return the ASGI app of `plan`, every response carrying the security headers."""
+def build_app(plan: ViewPlan, host: str = "127.0.0.1", allow_hosts: tuple[str, ...] = ()) -> SecurityHeaders:
+    """Return the ASGI app of `plan` served on `host`, every response carrying the security headers; a request
+    whose `Host` header names neither `host`, a loopback name nor one of `allow_hosts` is a 400 with no data."""
     pages = template_environment()
     sections = []
     routes: list = []
@@ -81,7 +84,7 @@ def build_app(plan: ViewPlan) -> SecurityHeaders:
 
     static = Path(__file__).with_name("static")
     app = Starlette(routes=[Route("/", index), Mount("/static", StaticFiles(directory=static)), *routes])
-    return SecurityHeaders(app)
+    return SecurityHeaders(guard_hosts(app, host, allow_hosts))
 
 
 def _model_query(label: str) -> str:

@@ -3,8 +3,10 @@
 The hallucination rows (at most `limit`, the page saying how many of how many), each with its detail, go into
 `data-N.js` files that the list page loads with `<script src>` (never inline script: the page's policy is the
 server's, in a `<meta http-equiv>`); the same list script filters, sorts and pages them in the browser. Part B's
-paths are written by `lexprobe.view.runs.export_static`. Everything shown is escaped (`security.visible`, then
-`textContent` in the page); the runs' report is copied with its rates linking into the copy.
+paths are written by `lexprobe.view.runs.export_static`. The folder is written as `out_folder` says: beside `DIR`
+first, then renamed into place, marked as a copy; another non-empty folder is refused unless `--force`. Everything
+shown is escaped and cut (`security.visible`, then `textContent` in the page); the runs' report is copied with its
+rates linking into the copy.
 """
 
 from __future__ import annotations
@@ -15,8 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from lexprobe.errors import BadInputError
-from lexprobe.view import template_environment
-from lexprobe.view.app import plan_view
+from lexprobe.view import out_folder, template_environment
+from lexprobe.view.app import ViewPlan, plan_view
 from lexprobe.view.hallucination.detail import unit_detail
 from lexprobe.view.hallucination.queries import MAX_PAGE_SIZE, UnitQuery, UnitStore
 from lexprobe.view.hallucination.routes import facets, report_page
@@ -93,11 +95,14 @@ def export_static(
     limit: int,
     case_db: Path | None = None,
     notify: Callable[[str], None] | None = None,
+    force: bool = False,
 ) -> dict:
-    """Write the static copy of every path under `out`; return {"out", "index", "rows", "total"} (the index page's
-    path, and the hallucination rows written of how many). Raises `BadInputError` for a path that is no run."""
+    """Write the static copy of every path under `out` (`out_folder.writing`: into a temporary folder beside it, then
+    renamed; a folder that is not empty and is no earlier copy is refused unless `force`); return {"out", "index",
+    "rows", "total"} (the index page's path, and the hallucination rows written of how many). Raises
+    `BadInputError` for a path that is no run, or an `out` that cannot take the copy."""
+    out_folder.check_out_folder(out, [*hallucination_dirs, *other_paths], force)
     plan = plan_view(hallucination_dirs, [], case_db, notify=notify)
-    entries: list[tuple[str, str, str]] = []
     if other_paths:
         from lexprobe.view import runs as other_runs
 
@@ -105,7 +110,14 @@ def export_static(
         if unrecognised:
             path, reason = unrecognised[0]
             raise BadInputError(f"{path}: {reason}")
-    out.mkdir(parents=True, exist_ok=True)
+    with out_folder.writing(out, [*hallucination_dirs, *other_paths], force) as folder:
+        shown, total = _write_copy(plan, other_paths, folder, limit)
+    return {"out": str(out), "index": str(out / "index.html"), "rows": shown, "total": total}
+
+
+def _write_copy(plan: ViewPlan, other_paths: list[Path], out: Path, limit: int) -> tuple[int, int]:
+    """Write every page of the copy under `out` (an empty folder); return the hallucination rows shown and total."""
+    entries: list[tuple[str, str, str]] = []
     _copy_assets(_PACKAGE / "static", out / "static")
     shown = total = 0
     if plan.indexes:
@@ -114,6 +126,8 @@ def export_static(
         entries += [("Hallucination runs", f"Every answer ({shown:,} of {total:,} rows)", "hallucination/index.html"),
                     ("Hallucination runs", "Report", "hallucination/report/index.html")]  # fmt: skip
     if other_paths:
+        from lexprobe.view import runs as other_runs
+
         entries += other_runs.export_static(list(other_paths), out, limit)
     sections: dict[str, list[tuple[str, str]]] = {}
     for title, label, href in entries:
@@ -123,4 +137,4 @@ def export_static(
         sections=[{"title": title, "entries": items} for title, items in sections.items()],
     )  # fmt: skip
     (out / "index.html").write_text(html, encoding="utf-8")
-    return {"out": str(out), "index": str(out / "index.html"), "rows": shown, "total": total}
+    return shown, total

@@ -1,17 +1,21 @@
 """The viewer's safety rules in one place: the security headers every response carries, the same policy for the
-static copy's `<meta>`, loopback detection for `--host`, and making hostile text visible before it is sent.
+static copy's `<meta>`, and making hostile or huge text safe before it is sent (`visible`: every string cut at
+`MAX_FIELD_CHARS`, then its control and bidi characters shown as escapes). The Host check and loopback detection
+every lexprobe server shares are in `lexprobe.local_server`.
 
 The policy forbids every script but the app's own files (no inline script, no `eval`), every style but its own CSS
 files, every connection but to the app itself, and framing by another page."""
 
 from __future__ import annotations
 
-import ipaddress
 from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from lexprobe.local_server import is_loopback
 from lexprobe.terminal import safe_text
+
+__all__ = ["MAX_FIELD_CHARS", "SecurityHeaders", "cut_text", "is_loopback", "visible"]
 
 CONTENT_SECURITY_POLICY = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
@@ -30,6 +34,10 @@ SECURITY_HEADERS = (
     (b"referrer-policy", b"no-referrer"),
 )
 _SET = {name for name, _ in SECURITY_HEADERS}
+#: Longest text of one field the viewer sends (a hostile store may hold huge answers); a longer one is cut there and
+#: ends with `CUT_NOTE`.
+MAX_FIELD_CHARS = 200_000
+CUT_NOTE = f" [... cut at {MAX_FIELD_CHARS:,} characters]"
 
 
 class SecurityHeaders:
@@ -53,21 +61,21 @@ class SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
-def is_loopback(host: str) -> bool:
-    """Return whether `host` names only this machine (localhost, 127.0.0.0/8, ::1)."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
+def cut_text(text: object) -> str:
+    """Return `text` (None as "", anything else as its `str`) cut at `MAX_FIELD_CHARS` characters, with a note
+    saying so; text already cut by it comes back as it is (the note is not cut again)."""
+    text = text if isinstance(text, str) else ("" if text is None else str(text))
+    if len(text) <= MAX_FIELD_CHARS or (len(text) == MAX_FIELD_CHARS + len(CUT_NOTE) and text.endswith(CUT_NOTE)):
+        return text
+    return text[:MAX_FIELD_CHARS] + CUT_NOTE
 
 
 def visible(value: Any) -> Any:
-    """Return `value` (JSON-like) with every string's control and bidirectional characters shown as escapes, as the
-    terminal shows them (`lexprobe.terminal.safe_text`); the page then sets it as text, never as HTML."""
+    """Return `value` (JSON-like) with every string cut at `MAX_FIELD_CHARS` (`cut_text`) and its control and
+    bidirectional characters shown as escapes, as the terminal shows them (`lexprobe.terminal.safe_text`); the page
+    then sets it as text, never as HTML. Every JSON answer and data file of the viewer goes through it."""
     if isinstance(value, str):
-        return safe_text(value)
+        return safe_text(cut_text(value))
     if isinstance(value, dict):
         return {safe_text(str(key)): visible(item) for key, item in value.items()}
     if isinstance(value, list | tuple):

@@ -14,8 +14,12 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from lexprobe.check.verify import VERDICTS
+from lexprobe.local_server import register_id_convertor
 from lexprobe.view.check_view.load import NotACheckResult
 from lexprobe.view.check_view.pages import CheckPages, NotFound
+from lexprobe.view.security import visible
+
+register_id_convertor()  # `{name:id}`: a number of at most 18 digits, else no route (404)
 
 STATIC_DIR = Path(__file__).parent / "static"
 
@@ -54,15 +58,15 @@ def build_app(pages: CheckPages) -> Starlette:
         rows = [{"index": c.index, "text": c.text, "span": list(c.span), "verdict": c.verdict, "case": c.case,
                  "reason": c.reason, "notes": list(c.notes)} for c in found.citations
                 if not verdict or c.verdict == verdict]  # fmt: skip
-        return JSONResponse({"total": len(rows), "citations": rows})
+        return JSONResponse(visible({"total": len(rows), "citations": rows}))
 
     return Starlette(
         routes=[
             Route("/", index),
             Route("/index.html", index),
-            Route("/runs/{number:int}/", result),
-            Route("/runs/{number:int}/index.html", result),
-            Route("/runs/{number:int}/api/citations", citations),
+            Route("/runs/{number:id}/", result),
+            Route("/runs/{number:id}/index.html", result),
+            Route("/runs/{number:id}/api/citations", citations),
             Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
         ]
     )

@@ -1,6 +1,7 @@
 """One unit in full, read from the run's store (read-only): the prompt, the answer, the reference it was scored
 against, its calibration samples with their agreement, and for a reference-free pair both samples and the judge's
-prompt and verdict."""
+prompt and verdict. Every text is cut at `security.MAX_FIELD_CHARS` (`security.cut_text`), as every field of the
+viewer's JSON is."""
 
 from __future__ import annotations
 
@@ -11,9 +12,7 @@ from pathlib import Path
 from lexprobe.engine.sqlite_util import connect_read_only, store_error
 from lexprobe.engine.store import RUN_DB_NAME
 from lexprobe.hallucination.labels.score import CONFIDENCE_SCORER, REFERENCE_SCORER
-
-#: Longest text of one field sent to the page (a hostile store may hold huge answers).
-MAX_FIELD_CHARS = 200_000
+from lexprobe.view.security import cut_text
 
 _ROW = """
 SELECT q.request_id, q.body, r.body FROM requests AS q LEFT JOIN responses AS r ON r.request_id = q.request_id
@@ -35,17 +34,10 @@ def _json(text: str | None) -> dict:
     return value if isinstance(value, dict) else {}
 
 
-def _cut(text: object) -> str:
-    text = text if isinstance(text, str) else ("" if text is None else str(text))
-    if len(text) <= MAX_FIELD_CHARS:
-        return text
-    return text[:MAX_FIELD_CHARS] + f" [... cut at {MAX_FIELD_CHARS:,} characters]"
-
-
 def _prompt(body: dict) -> str:
     messages = body.get("messages") or []
     parts = [f"{m.get('role', '?')}: {m.get('content') or ''}" for m in messages if isinstance(m, dict)]
-    return _cut("\n\n".join(parts))
+    return cut_text("\n\n".join(parts))
 
 
 def _request(conn: sqlite3.Connection, request_id: str) -> dict | None:
@@ -56,7 +48,7 @@ def _request(conn: sqlite3.Connection, request_id: str) -> dict | None:
     return {
         "request_id": row[0],
         "prompt": _prompt(body),
-        "answer": _cut(answer.get("text")) if row[2] is not None else None,
+        "answer": cut_text(answer.get("text")) if row[2] is not None else None,
         "temperature": body.get("temperature"),
         "tags": body.get("tags") if isinstance(body.get("tags"), dict) else {},
     }
@@ -103,7 +95,7 @@ def unit_detail(run_dir: Path, request_id: str) -> dict | None:
         else:
             rows = conn.execute(_SAMPLES, (f"{request_id}@", f"{request_id}@\U0010ffff")).fetchall()
             detail["samples"] = [
-                {"request_id": sample_id, "answer": _cut(_json(answer).get("text")) if answer else None}
+                {"request_id": sample_id, "answer": cut_text(_json(answer).get("text")) if answer else None}
                 for sample_id, answer in rows
             ]
         return detail

@@ -4,7 +4,9 @@ One flat `units` table (one row per greedy question or reference-free pair, as `
 counts them) with an index on every filter and sort column, the answers apart in `texts` (so the rows a filter
 scans stay small) with an FTS5 table over them, and a `meta` table
 saying what the index was built from (the store's request, response and score counts and largest rowids, the case
-database), so a changed store is indexed again. The whole build is SQL over the store attached read-only.
+database), so a changed store is indexed again. The whole build is SQL over the store attached read-only. An
+index whose meta row matches is still checked before use (`view.index_health`: its schema, SQLite's quick check,
+the FTS5 integrity check against `texts`) and built again when a check fails.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ import logging
 import os
 import sqlite3
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
 from lexprobe.engine.cache import default_cache_dir
@@ -24,6 +27,7 @@ from lexprobe.engine.store import RUN_DB_NAME
 from lexprobe.errors import StoreError
 from lexprobe.hallucination.labels.score import CONFIDENCE_SCORER, REFERENCE_SCORER
 from lexprobe.hallucination.profile.results import ROLE_SQL, SKIPPED_ROLES
+from lexprobe.view.index_health import expected_schema, index_problem
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +51,8 @@ INDEXED_COLUMNS = (
 COMPOSITE_INDEXES = {"cell": ("task", "level", "style", "label", "year"), "level_year": ("level", "year")}
 #: The columns whose distinct values the filter menus offer (kept in the index's meta).
 FACET_COLUMNS = ("task", "level", "style", "label")
+#: The FTS5 table over the answers.
+FTS_TABLE = "answers"
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -121,6 +127,7 @@ class RunIndex:
     units: int
     facets: dict[str, list[str]]
     years: tuple[int | None, int | None]
+    built_from: dict[str, object] = field(default_factory=dict)  # the meta the index was built from (`_wanted_meta`)
 
 
 def store_fingerprint(conn: sqlite3.Connection) -> dict[str, int]:
@@ -178,6 +185,25 @@ def _wanted_meta(run_dir: Path, case_db: Path | None) -> dict[str, object]:
     }
 
 
+def _create_indexes(conn: sqlite3.Connection) -> None:
+    """Create the indexes of `units` and the FTS5 table over `texts` (after the rows are in: faster)."""
+    for column in INDEXED_COLUMNS:
+        conn.execute(f"CREATE INDEX units_{column} ON units({column})")
+    for name, columns in COMPOSITE_INDEXES.items():
+        conn.execute(f"CREATE INDEX units_{name} ON units({', '.join(columns)})")
+    conn.execute(f"CREATE VIRTUAL TABLE {FTS_TABLE} USING fts5(answer, content='texts', content_rowid='uid')")
+
+
+def _create_all(conn: sqlite3.Connection) -> None:
+    conn.executescript(_SCHEMA)
+    _create_indexes(conn)
+
+
+@cache
+def _expected() -> frozenset:
+    return expected_schema(_create_all)
+
+
 def _build(run_dir: Path, target: Path, wanted: dict[str, object], case_db: Path | None) -> None:
     """Write the index to a temporary file beside `target`, then move it into place (readers never see half)."""
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -205,11 +231,7 @@ def _build(run_dir: Path, target: Path, wanted: dict[str, object], case_db: Path
             conn.execute("INSERT INTO texts (uid, answer) SELECT uid, answer FROM temp.staged ORDER BY uid")
             conn.execute("DROP TABLE temp.staged")
             conn.execute("INSERT OR IGNORE INTO cases SELECT case_id, case_name, citation FROM units")
-            for column in INDEXED_COLUMNS:
-                conn.execute(f"CREATE INDEX units_{column} ON units({column})")
-            for name, columns in COMPOSITE_INDEXES.items():
-                conn.execute(f"CREATE INDEX units_{name} ON units({', '.join(columns)})")
-            conn.execute("CREATE VIRTUAL TABLE answers USING fts5(answer, content='texts', content_rowid='uid')")
+            _create_indexes(conn)
             conn.execute("INSERT INTO answers(rowid, answer) SELECT uid, answer FROM texts")
             facets = {
                 column: [value for (value,) in conn.execute(f"SELECT DISTINCT {column} FROM units ORDER BY 1")]
@@ -234,8 +256,21 @@ def _build(run_dir: Path, target: Path, wanted: dict[str, object], case_db: Path
     os.replace(temporary, target)
 
 
+def _usable(found: dict[str, object]) -> bool:
+    """Return whether the meta row holds what `ensure_index` reads, in the shapes it reads."""
+    years = found.get("years")
+    return (
+        isinstance(found.get("units"), int)
+        and isinstance(found.get("facets"), dict)
+        and isinstance(found.get("model"), str)
+        and isinstance(years, list)
+        and len(years) == 2
+    )
+
+
 def ensure_index(run_dir: Path, case_db: Path | None = None, *, notify=None) -> RunIndex:
-    """Return the run's index, building it first when there is none or the store changed since it was built.
+    """Return the run's index, building it first when there is none, the store changed since it was built, or the
+    file fails the checks of `index_health.index_problem` (schema, quick check, FTS5 integrity check).
 
     `notify(message)` hears where the index goes when it is built (and when that is the cache folder because the
     run directory cannot be written). Raises `StoreError` naming the file when the store cannot be read.
@@ -244,10 +279,13 @@ def ensure_index(run_dir: Path, case_db: Path | None = None, *, notify=None) -> 
     path, fallback = index_path_for(run_dir)
     wanted = _wanted_meta(run_dir, case_db)
     found = _read_meta(path)
-    if found is None or any(found.get(key) != value for key, value in wanted.items()):
+    stale = found is None or any(found.get(key) != value for key, value in wanted.items()) or not _usable(found)
+    damage = None if stale else index_problem(path, _expected(), (FTS_TABLE,))
+    if stale or damage:
         if notify is not None:
             where = f" (the run directory is not writable: in the cache folder, {path})" if fallback else f" ({path})"
-            notify(f"indexing {run_dir} for the viewer{where}")
+            why = f"; the index there {damage}, so it is built again" if damage else ""
+            notify(f"indexing {run_dir} for the viewer{where}{why}")
         _build(run_dir, path, wanted, case_db)
         found = _read_meta(path)
         if found is None:
@@ -256,6 +294,7 @@ def ensure_index(run_dir: Path, case_db: Path | None = None, *, notify=None) -> 
     return RunIndex(
         run_dir=run_dir,
         path=path,
+        built_from={key: found[key] for key in wanted},
         model=str(found["model"]),
         units=int(found["units"]),  # type: ignore[arg-type]
         facets=dict(found["facets"]),  # type: ignore[arg-type]

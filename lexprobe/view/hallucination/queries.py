@@ -11,10 +11,15 @@ import re
 import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from lexprobe.errors import BadInputError
+from lexprobe.engine.sqlite_util import connect_read_only
+from lexprobe.engine.store import RUN_DB_NAME
+from lexprobe.errors import BadInputError, LexprobeError
 from lexprobe.terminal import safe_text
-from lexprobe.view.hallucination.index import RunIndex
+from lexprobe.view.hallucination.index import RunIndex, store_fingerprint
+from lexprobe.view.run_gone import RunChangedError, RunGoneError, run_changed_message, run_gone_message
+from lexprobe.view.security import MAX_FIELD_CHARS
 
 #: Sortable columns: the name the API takes -> the SQL expression in the union.
 SORT_COLUMNS = {
@@ -44,10 +49,38 @@ _WORD = re.compile(r"\S+")
 
 #: The columns one row of a page carries (the answer is cut to a preview).
 PREVIEW_CHARS = 240
+#: A whole answer as read for one unit: no more than `security.visible` sends (it cuts the rest with a note).
+_ANSWER = f"substr(t.answer, 1, {MAX_FIELD_CHARS + 1}) AS answer"
 _ROW_COLUMNS = (
     "u.uid, u.request_id, u.item_key, u.task, u.level, u.style, u.case_id, u.case_name, u.citation, u.year, u.label, "
     "u.reason, u.confidence, u.pair"
 )
+
+
+def _file_stamp(path: Path) -> tuple[int, int, int, int]:
+    stat = path.stat()
+    return stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns
+
+
+def _stamp(index: RunIndex) -> tuple[tuple[int, int, int, int], tuple[int, int, int, int]]:
+    """The run's store file and index file, each as (device, inode, size, mtime_ns); raises OSError when gone."""
+    return _file_stamp(index.run_dir / RUN_DB_NAME), _file_stamp(index.path)
+
+
+def _holds_other_answers(index: RunIndex) -> bool:
+    """Return whether the run's store now differs from what its index was built from (counts and largest rowids of
+    requests, responses and scores); a store that cannot be read differs."""
+    try:
+        conn = connect_read_only(index.run_dir / RUN_DB_NAME)
+    except LexprobeError:
+        return True
+    try:
+        fingerprint = store_fingerprint(conn)
+    except sqlite3.Error:
+        return True
+    finally:
+        conn.close()
+    return any(index.built_from.get(key) != value for key, value in fingerprint.items())
 
 
 @dataclass(frozen=True)
@@ -137,6 +170,33 @@ class UnitStore:
     def __init__(self, indexes: list[RunIndex], labels: list[str]) -> None:
         self.indexes = indexes
         self.labels = labels  # the model name shown for each run (the run directory added when two share a model)
+        self.stamps = [_stamp(index) for index in indexes]  # each store and index file as it was when indexed
+
+    def check(self) -> None:
+        """Raise `RunGoneError` / `RunChangedError` naming the run when a run's store or index file was deleted,
+        replaced or changed since the store was opened (the index no longer shows that run); else return.
+
+        Costs two `stat` calls a run; a store changed in place (same file, other size or time) is read once to tell
+        a change of its answers (refused) from one of SQLite's housekeeping (accepted)."""
+        for number, index in enumerate(self.indexes):
+            try:
+                store = _file_stamp(index.run_dir / RUN_DB_NAME)
+            except OSError:
+                raise RunGoneError(run_gone_message(index.run_dir)) from None
+            then = self.stamps[number]
+            if store[:2] != then[0][:2]:
+                raise RunChangedError(run_changed_message(index.run_dir, "its store was replaced"))
+            try:
+                now = (store, _file_stamp(index.path))
+            except OSError:
+                raise RunChangedError(run_changed_message(index.run_dir, "its viewer index was removed")) from None
+            if now == then:
+                continue
+            if now[1] != then[1]:
+                raise RunChangedError(run_changed_message(index.run_dir, "its viewer index was rebuilt or replaced"))
+            if _holds_other_answers(index):
+                raise RunChangedError(run_changed_message(index.run_dir, "its store holds answers not indexed"))
+            self.stamps[number] = now
 
     @staticmethod
     def wanted(label: str, models: tuple[str, ...]) -> bool:
@@ -145,7 +205,9 @@ class UnitStore:
         return not models or label in models or safe_text(label) in models
 
     def connect(self) -> sqlite3.Connection:
-        """Return a fresh in-memory connection with every run's index attached read-only as i0, i1, ..."""
+        """Return a fresh in-memory connection with every run's index attached read-only as i0, i1, ..., after
+        `check` (which raises when a run changed since it was indexed)."""
+        self.check()
         conn = sqlite3.connect(":memory:", uri=True, check_same_thread=False)
         conn.row_factory = sqlite3.Row
         conn.execute(f"PRAGMA cache_size = -{16 * 1024}")
@@ -236,7 +298,7 @@ class UnitStore:
         conn = self.connect()
         try:
             row = conn.execute(
-                f"SELECT u.*, t.answer FROM i{run}.units AS u JOIN i{run}.texts AS t ON t.uid = u.uid WHERE u.uid = ?",
+                f"SELECT u.*, {_ANSWER} FROM i{run}.units AS u JOIN i{run}.texts AS t ON t.uid = u.uid WHERE u.uid = ?",
                 (uid,),
             ).fetchone()
         finally:
@@ -249,7 +311,7 @@ class UnitStore:
         try:
             found = []
             for number, label in enumerate(self.labels):
-                sql = (f"SELECT u.*, t.answer FROM i{number}.units AS u JOIN i{number}.texts AS t ON t.uid = u.uid "
+                sql = (f"SELECT u.*, {_ANSWER} FROM i{number}.units AS u JOIN i{number}.texts AS t ON t.uid = u.uid "
                        "WHERE u.item_key = ?")  # fmt: skip
                 for row in conn.execute(sql, (item_key,)):
                     found.append(dict(row) | {"run": number, "model": label})

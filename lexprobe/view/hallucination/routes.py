@@ -1,6 +1,7 @@
 """The Starlette sub-app of the hallucination view, mounted at `/hallucination`: the list page, its JSON API
 (`api/facets`, `api/units`, `api/unit/{run}/{uid}`, `api/same`) and each run's report with links relative to the
-viewer (`report`)."""
+viewer (`report`). A number in a path has at most 18 digits (else no route: 404); a run deleted, replaced or
+changed since the viewer started is one error naming it (`view.run_gone`)."""
 
 from __future__ import annotations
 
@@ -13,11 +14,15 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from lexprobe.errors import LexprobeError
+from lexprobe.errors import BadInputError, LexprobeError
+from lexprobe.local_server import register_id_convertor
 from lexprobe.view import template_environment
 from lexprobe.view.hallucination.detail import unit_detail
 from lexprobe.view.hallucination.queries import SORT_COLUMNS, UnitStore, parse_query
+from lexprobe.view.run_gone import RunChangedError, error_response
 from lexprobe.view.security import visible
+
+register_id_convertor()  # `{name:id}`: a number of at most 18 digits, else no route (404)
 
 _STYLE_BLOCK = re.compile(r"<style>(.*?)</style>", re.DOTALL)
 
@@ -80,6 +85,7 @@ def hallucination_app(store: UnitStore) -> Starlette:
         return HTMLResponse(html)
 
     def api_facets(request: Request) -> JSONResponse:
+        store.check()
         return JSONResponse(visible(facets(store)))
 
     def api_units(request: Request) -> JSONResponse:
@@ -88,7 +94,7 @@ def hallucination_app(store: UnitStore) -> Starlette:
             params.setdefault(key, []).append(value)
         try:
             return JSONResponse(visible(store.page(parse_query(params))))
-        except LexprobeError as exc:
+        except BadInputError as exc:
             return _error(str(exc))
 
     def api_unit(request: Request) -> JSONResponse:
@@ -98,6 +104,8 @@ def hallucination_app(store: UnitStore) -> Starlette:
             return _error(f"no unit {run}/{uid}", 404)
         try:
             detail = unit_detail(store.indexes[run].run_dir, row["request_id"])
+        except RunChangedError:
+            raise
         except LexprobeError as exc:
             return _error(str(exc), 500)
         return JSONResponse(visible({"unit": row, "detail": detail}))
@@ -109,11 +117,13 @@ def hallucination_app(store: UnitStore) -> Starlette:
         return JSONResponse(visible({"key": key, "rows": store.same_question(key)}))
 
     def report(request: Request) -> HTMLResponse:
+        store.check()
         if "page" not in cached_report:
             cached_report["page"] = report_page(run_dirs, "../../")
         return HTMLResponse(cached_report["page"][0])
 
     def report_css(request: Request) -> Response:
+        store.check()
         if "page" not in cached_report:
             cached_report["page"] = report_page(run_dirs, "../../")
         return Response(cached_report["page"][1], media_type="text/css")
@@ -124,10 +134,11 @@ def hallucination_app(store: UnitStore) -> Starlette:
             Route("/", list_page),
             Route("/api/facets", api_facets),
             Route("/api/units", api_units),
-            Route("/api/unit/{run:int}/{uid:int}", api_unit),
+            Route("/api/unit/{run:id}/{uid:id}", api_unit),
             Route("/api/same", api_same),
             Route("/report/", report),
             Route("/report/report.css", report_css),
             Mount("/static", StaticFiles(directory=static), name="static"),
-        ]
+        ],
+        exception_handlers={RunChangedError: error_response},
     )

@@ -19,8 +19,13 @@ from starlette.responses import HTMLResponse, JSONResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from lexprobe.local_server import register_id_convertor
 from lexprobe.view.investigation.index import SORT_COLUMNS
 from lexprobe.view.investigation.pages import PAGE_SIZE, ListQuery, NotFound, RunPages
+from lexprobe.view.run_gone import RunChangedError, error_response
+from lexprobe.view.security import visible
+
+register_id_convertor()  # `{name:id}`: a number of at most 18 digits, else no route (404)
 
 MAX_FILTER_CHARS = 500
 MAX_PAGE = 10_000_000
@@ -89,7 +94,7 @@ def build_app(pages: RunPages) -> Starlette:
             found, total = pages.rows(request.path_params["number"], query, limit)
         except NotFound as exc:
             raise HTTPException(404, str(exc)) from None
-        return JSONResponse({"total": total, "page": query.page, "limit": limit, "rows": found})
+        return JSONResponse(visible({"total": total, "page": query.page, "limit": limit, "rows": found}))
 
     def record(request: Request) -> HTMLResponse:
         return _answer(pages.record_page, request.path_params["number"], _key(request))
@@ -102,11 +107,12 @@ def build_app(pages: RunPages) -> Starlette:
         routes=[
             Route("/", index),
             Route("/index.html", index),
-            Route("/runs/{number:int}/", run_list),
-            Route("/runs/{number:int}/index.html", run_list),
-            Route("/runs/{number:int}/api/rows", rows),
-            Route(f"/runs/{{number:int}}/{record_folder}/{{key}}.html", record),
-            Route("/runs/{number:int}/documents/{key}/{position:int}.html", document),
+            Route("/runs/{number:id}/", run_list),
+            Route("/runs/{number:id}/index.html", run_list),
+            Route("/runs/{number:id}/api/rows", rows),
+            Route(f"/runs/{{number:id}}/{record_folder}/{{key}}.html", record),
+            Route("/runs/{number:id}/documents/{key}/{position:id}.html", document),
             Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
-        ]
+        ],
+        exception_handlers={RunChangedError: error_response},
     )

@@ -15,6 +15,7 @@ import os
 import sqlite3
 import sys
 import tempfile
+from functools import cache
 from pathlib import Path
 
 from lexprobe.engine.cache import default_cache_dir
@@ -24,7 +25,9 @@ from lexprobe.investigation.qa.runner import QARecord
 from lexprobe.investigation.scoring.coverage import coverage
 from lexprobe.investigation.scoring.inputs import resolve_env_dir
 from lexprobe.investigation.scoring.metrics import score_episode
+from lexprobe.view.index_health import expected_schema, index_problem
 from lexprobe.view.investigation.detect import episode_files, qa_files
+from lexprobe.view.run_gone import RunGoneError, run_gone_message
 
 INDEX_NAME = "view-index-investigation.sqlite"
 INDEX_VERSION = 1
@@ -74,10 +77,13 @@ def index_path(run_dir: Path) -> Path:
 
 
 def ensure_index(run_dir: Path) -> Path:
-    """Return the path of an up-to-date index of `run_dir`, building it when missing or stale."""
+    """Return the path of an up-to-date index of `run_dir`, building it when missing, stale or damaged (its schema,
+    SQLite's quick check: `view.index_health`). Raises `RunGoneError` when `run_dir` is no longer a directory."""
+    if not Path(run_dir).is_dir():
+        raise RunGoneError(run_gone_message(run_dir))
     path = index_path(run_dir)
     wanted = fingerprint(run_dir)
-    if path.is_file() and _built_from(path) == wanted:
+    if path.is_file() and _built_from(path) == wanted and index_problem(path, _expected()) is None:
         return path
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=".view-index-", suffix=".sqlite", dir=path.parent)
@@ -89,6 +95,11 @@ def ensure_index(run_dir: Path) -> Path:
         if os.path.exists(temporary):
             os.unlink(temporary)
     return path
+
+
+@cache
+def _expected() -> frozenset:
+    return expected_schema(lambda conn: conn.executescript(_SCHEMA))
 
 
 def connect_read_only(path: Path) -> sqlite3.Connection:

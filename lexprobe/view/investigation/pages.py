@@ -29,6 +29,7 @@ from lexprobe.terminal import safe_text
 from lexprobe.view.investigation.documents import read_document
 from lexprobe.view.investigation.index import SORT_COLUMNS, connect_read_only, distinct, ensure_index, page_of
 from lexprobe.view.investigation.transcript import episode_page, load_record, messages_of
+from lexprobe.view.run_gone import RunGoneError, run_gone_message
 
 PAGE_SIZE = 50
 #: The policy of the static copy, in a <meta http-equiv>: the server's policy less `frame-ancestors` (which Chromium
@@ -91,9 +92,11 @@ class RunPages:
     # --- helpers ---------------------------------------------------------------------------------------------
 
     def run_dir(self, number: int) -> Path:
-        """The run directory behind `runs/<number>/`; raises NotFound."""
+        """The run directory behind `runs/<number>/`; raises NotFound, or `RunGoneError` when it was deleted."""
         if not 0 <= number < len(self.run_dirs):
             raise NotFound(f"no run {number}")
+        if not self.run_dirs[number].is_dir():
+            raise RunGoneError(run_gone_message(self.run_dirs[number]))
         return self.run_dirs[number]
 
     def list_href(self, number: int) -> str:

@@ -1,0 +1,81 @@
+"""Whether a side index the viewer built earlier can still be trusted, before it is used.
+
+An index file can be damaged in ways its `meta` row does not show: a table replaced by another of the same name, an
+index or the FTS5 table dropped, pages or the FTS5 index corrupted (a search then finds nothing, silently).
+`index_problem` compares the file's schema with the one lexprobe builds (every table, index and FTS5 shadow table,
+by name and SQL), runs SQLite's `PRAGMA quick_check` and, for each FTS5 table, its `integrity-check` command
+against its content table; any failure is a reason to build the index again. A file that passed is not checked
+again in the same process while its inode, size and modification time stay the same.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+#: Files that passed, by path: the (device, inode, size, mtime_ns) they had then.
+_PASSED: dict[str, tuple[int, int, int, int]] = {}
+
+
+def schema_of(conn: sqlite3.Connection) -> frozenset[tuple[str, str, str, str]]:
+    """Return the (type, name, table, SQL) of every table, index, view and trigger of the main database, SQLite's
+    own (`sqlite_*`: automatic indexes, ANALYZE's statistics) left out."""
+    rows = conn.execute(
+        "SELECT type, name, tbl_name, COALESCE(sql, '') FROM main.sqlite_master WHERE name NOT LIKE 'sqlite\\_%' "
+        "ESCAPE '\\'"
+    )
+    return frozenset(rows)
+
+
+def expected_schema(create: Callable[[sqlite3.Connection], None]) -> frozenset[tuple[str, str, str, str]]:
+    """Return the schema `create(conn)` makes in an empty in-memory database (what a good index file has)."""
+    conn = sqlite3.connect(":memory:")
+    try:
+        create(conn)
+        return schema_of(conn)
+    finally:
+        conn.close()
+
+
+def _signature(path: Path) -> tuple[int, int, int, int]:
+    stat = path.stat()
+    return stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns
+
+
+def index_problem(path: Path, expected: frozenset, fts_tables: tuple[str, ...] = ()) -> str | None:
+    """Return why the index file at `path` cannot be trusted (None when it passes the checks above).
+
+    The file is opened read-write (FTS5's integrity-check is an INSERT; it changes nothing, and the transaction is
+    rolled back)."""
+    key = str(Path(path).absolute())
+    try:
+        signature = _signature(Path(path))
+    except OSError as exc:
+        return f"it cannot be read ({exc.strerror or exc})"
+    if _PASSED.get(key) == signature:
+        return None
+    try:
+        conn = sqlite3.connect(key, timeout=5)
+    except sqlite3.Error as exc:
+        return f"it cannot be opened ({exc})"
+    try:
+        if schema_of(conn) != expected:
+            return "its tables are not the ones lexprobe builds (a table replaced, or an index or table missing)"
+        result = conn.execute("PRAGMA quick_check").fetchone()
+        if not result or result[0] != "ok":
+            return f"SQLite's quick check fails ({str(result[0] if result else 'no answer')[:200]})"
+        for table in fts_tables:
+            conn.execute(f"INSERT INTO {table}({table}, rank) VALUES ('integrity-check', 1)")
+    except sqlite3.Error as exc:
+        return f"it is damaged ({str(exc)[:200]})"
+    finally:
+        conn.rollback()
+        conn.close()
+    try:
+        if os.path.exists(key):
+            _PASSED[key] = _signature(Path(path))
+    except OSError:
+        pass
+    return None
