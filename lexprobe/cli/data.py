@@ -9,13 +9,13 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 
 from lexprobe.caselaw.courts import LEVELS_TEXT, canonical_level
 from lexprobe.cli.handler import LexprobeGroup
 from lexprobe.cli.options import DbOpt, JsonOpt, open_case_db
 from lexprobe.cli.output import err, literal, out
 from lexprobe.errors import BadInputError, LexprobeError
+from lexprobe.terminal import safe_markup, safe_text
 
 data_app = typer.Typer(
     cls=LexprobeGroup,
@@ -258,6 +258,7 @@ def case(
     Example: `lexprobe data case "163 U.S. 537"` shows Plessy v. Ferguson, 1896, overruled 1954 by Brown.
     """
     from rich.table import Table
+    from rich.text import Text
 
     database = open_case_db(db)
     ids = database.find(citation_or_name)
@@ -271,18 +272,20 @@ def case(
     assert info is not None  # `find` returned its id
     row = info.case
     out.print(
-        f"[bold]{escape(row.name or '(no name)')}[/], {row.citation} ({row.year}) — {row.court_id}",
+        f"[bold]{safe_markup(row.name or '(no name)')}[/], "
+        + safe_markup(f"{row.citation} ({row.year}) — {row.court_id}"),
         highlight=False,
+        emoji=False,
     )
     if len(ids) > 1:
-        out.print(f"[dim]other matches: {', '.join(ids[1:])}[/]", highlight=False)
+        out.print(f"[dim]other matches: {safe_markup(', '.join(ids[1:]))}[/]", highlight=False, emoji=False)
     table = Table(show_header=True)
     table.add_column("fact")
     table.add_column("value")
     table.add_column("source")
     for field_name, entries in sorted(info.facts.items()):
         for entry in entries:
-            table.add_row(field_name, entry.value, entry.source)
+            table.add_row(*(Text(safe_text(str(cell))) for cell in (field_name, entry.value, entry.source)))
     out.print(table)
     for rule in info.overruled_by:
         part = " (in part)" if rule.in_part else ""
@@ -299,10 +302,10 @@ def case(
     out.print(f"cites {info.cites} case(s); cited by {info.cited_by}", highlight=False)
     for conflict in info.conflicts:
         out.print(
-            f"[yellow]sources disagree on {conflict.field}:[/] "
-            f"{escape(conflict.value_a)} ({conflict.source_a}) vs {escape(conflict.value_b)} "
-            f"({conflict.source_b})",
+            f"[yellow]sources disagree on {safe_markup(conflict.field)}:[/] "
+            + safe_markup(f"{conflict.value_a} ({conflict.source_a}) vs {conflict.value_b} ({conflict.source_b})"),
             highlight=False,
+            emoji=False,
         )
 
 

@@ -18,6 +18,7 @@ from lexprobe.cli.output import err, out, wide
 from lexprobe.errors import BadInputError, LexprobeError
 from lexprobe.investigation.environment.hf_names import DATASET_NAME
 from lexprobe.investigation.environment.ladder import DEFAULT_LEVEL, LADDER_HELP
+from lexprobe.terminal import safe_text
 
 if TYPE_CHECKING:  # the library is imported inside the commands: `--help` needs none of it
     from rich.table import Table
@@ -143,7 +144,7 @@ def import_hf(
     except ImportError:
         raise BadInputError(NO_EXTRACTOR) from None
     for folder in written:
-        print(f"{folder.name}\t{folder}")
+        print(safe_text(f"{folder.name}\t{folder}"))
 
 
 @investigation_app.command("review-sheet")
@@ -265,7 +266,7 @@ def sample(
         path = build_sample_environment(out_dir, ablation, overwrite=force)  # an unknown level: BadInputError
     except FileExistsError:
         raise BadInputError(f"{out_dir} already holds an environment; use --force to replace it") from None
-    print(path)
+    print(safe_text(str(path)))
 
 
 # the commands of their own modules, listed after the ones above: build, run/show/qa, score, qa-score

@@ -16,6 +16,7 @@ from lexprobe.cli.output import err, out
 from lexprobe.demo import DEMO_CASES
 from lexprobe.errors import BadInputError, LexprobeError
 from lexprobe.models.registry import check_model, model_status
+from lexprobe.terminal import safe_text
 
 if TYPE_CHECKING:
     from lexprobe.engine.cache import ResponseCache
@@ -125,7 +126,7 @@ def ask(
                 store.claim(ASK_KIND, model)
         if dry_run:
             estimate = estimate_run([request], store, cache)
-            print(json.dumps(estimate.to_dict()) if as_json else estimate.one_line())
+            print(json.dumps(estimate.to_dict()) if as_json else safe_text(estimate.one_line()))
             return
         with stop_on_sigint():  # Ctrl-C: the call stops cleanly, exit 130
             summary = asyncio.run(_run_once(store, cache, config, request))
@@ -149,7 +150,7 @@ def ask(
         }
         print(json.dumps(payload))
         return
-    print(response.text)
+    print(safe_text(response.text))  # the model's words; a control or bidi character shown as an escape
     usage = response.usage
     err.print(
         f"[dim]{usage.input_tokens} in / {usage.output_tokens} out tokens, {format_cost(response.cost_usd)}, "
