@@ -162,7 +162,7 @@ def build(
     if as_json:
         print(json.dumps(report.to_dict()))
         return
-    table = Table(title=f"case database built in {report.elapsed_s:.1f}s: {db_path}")
+    table = Table(title=f"case database built in {report.elapsed_s:.1f}s: {safe_markup(str(db_path))}")
     table.add_column("table")
     table.add_column("rows", justify="right")
     for name, count in report.tables.items():
@@ -205,7 +205,7 @@ def info(db: DbOpt = None, as_json: JsonOpt = False) -> None:
         payload |= {"coverage": coverage, "build": build_info}
         print(json.dumps(payload | {"overruling_years": overruling_years}))
         return
-    tables = Table(title=f"tables in {database.path}")
+    tables = Table(title=f"tables in {safe_markup(str(database.path))}")
     tables.add_column("table")
     tables.add_column("rows", justify="right")
     for name, count in counts.items():
@@ -225,7 +225,7 @@ def info(db: DbOpt = None, as_json: JsonOpt = False) -> None:
     per_source.add_column("source")
     per_source.add_column("cases", justify="right")
     for source, count in sources.items():
-        per_source.add_row(source, f"{count:,}")
+        per_source.add_row(safe_markup(source), f"{count:,}")
     out.print(per_source)
     if added:
         built = Table(title="what each source added at the build")
@@ -233,7 +233,7 @@ def info(db: DbOpt = None, as_json: JsonOpt = False) -> None:
             built.add_column(column, justify="left" if column == "source" else "right")
         for name, count in added.items():
             if count or joined.get(name):
-                built.add_row(name, f"{count:,}", f"{joined.get(name, 0):,}")
+                built.add_row(safe_markup(name), f"{count:,}", f"{joined.get(name, 0):,}")
         out.print(built)
     cov = Table(title="coverage per court level (cases with each fact)")
     columns = list(next(iter(coverage.values())).keys())
