@@ -19,7 +19,7 @@ import base64
 import io
 import math
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Literal
 
 import matplotlib
@@ -30,7 +30,7 @@ from matplotlib.figure import Figure
 from matplotlib.layout_engine import PlaceHolderLayoutEngine
 from matplotlib.lines import Line2D
 from matplotlib.text import Text
-from matplotlib.ticker import FixedFormatter, PercentFormatter
+from matplotlib.ticker import FixedFormatter, FuncFormatter, PercentFormatter
 from matplotlib.transforms import blended_transform_factory
 
 from lexprobe.terminal import safe_text
@@ -94,8 +94,20 @@ def make_texts_visible(fig: Figure) -> None:
     for ax in fig.axes:
         for axis in (ax.xaxis, ax.yaxis):
             for formatter in (axis.get_major_formatter(), axis.get_minor_formatter()):
-                if isinstance(formatter, FixedFormatter):  # tick labels given as text are drawn from here
+                # tick labels given as text (`set_xticks(positions, labels)`) are drawn from these at every draw
+                if isinstance(formatter, FixedFormatter):
                     formatter.seq = [safe_text(str(label)) for label in formatter.seq]
+                elif isinstance(formatter, FuncFormatter):
+                    formatter.func = _visible_labels(formatter.func)
+
+
+def _visible_labels(func: Callable[..., object]) -> Callable[..., str]:
+    """A tick formatter's function whose labels go through `safe_text`."""
+
+    def visible(value: float, position: int | None = None) -> str:
+        return safe_text(str(func(value, position)))
+
+    return visible
 
 
 def figure_to_bytes(fig: Figure, format: ImageFormat = "svg", dpi: int = 150) -> bytes:
