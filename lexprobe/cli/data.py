@@ -333,7 +333,7 @@ def sample(
 
     Example: `lexprobe data sample --level scotus --n 5000 --seed 47 --out scotus.jsonl`
     """
-    from lexprobe.caselaw.sampling import parse_year_windows, sample_cases, window_text
+    from lexprobe.caselaw.sampling import describe_allocation, parse_year_windows, sample_cases, window_text
 
     level = canonical_level(level)
     database = open_case_db(db)
@@ -356,9 +356,10 @@ def sample(
         with out_file.open("w") as handle:
             handle.writelines(json.dumps(row) + "\n" for row in result.rows)
     err.print(
-        f"drew {len(result.rows):,} of {n:,} requested {level} cases from {result.eligible:,} eligible in "
-        f"{result.strata} strata (equal share {result.equal_share}) decided in {window_text(window)}; seed {seed}",
+        f"drew {len(result.rows):,} of {n:,} requested {level} cases from {result.eligible:,} eligible decided in "
+        f"{window_text(window)}; seed {seed}; {describe_allocation(result)}",
         highlight=False,
+        soft_wrap=True,
     )
     if result.short_strata:
         err.print(f"[yellow]{len(result.short_strata)} strata had fewer cases than the equal share[/]", highlight=False)
