@@ -583,11 +583,13 @@ def test_junk_and_empty_sources_fail_loudly_naming_what_they_hold(tmp_path: Path
     csv_path.write_text("".join(f"{i},case {i},1997\n" for i in range(1504)), encoding="utf-8")
     message = empty_error([csv_path])
     assert message.startswith(f"{csv_path}: no CAP case read: expected CAP case JSON")
-    assert message.endswith("found 1,504 lines that are not JSON")
+    assert message.endswith("found 1,504 lines that are not JSON (table.csv line 1, byte 0, table.csv line 2, byte 14, "
+                            "table.csv line 3, byte 28)")  # fmt: skip
 
     binary = tmp_path / "volume.bin"
     binary.write_bytes(b"\x89\xff\xfe\x00\n" * 317)
-    assert empty_error([binary]).endswith("found 317 lines that are not UTF-8")
+    where = "(volume.bin line 1, byte 0, volume.bin line 2, byte 5, "
+    assert f"found 317 lines that are not UTF-8 {where}" in empty_error([binary])
 
     empty = tmp_path / "empty.jsonl"
     empty.write_bytes(b"")
@@ -706,7 +708,7 @@ def test_overlong_json_line_is_skipped(tmp_path: Path) -> None:
     bundles, result = read_all([path])
     assert [b.case.source_id for b in bundles] == [str(real_cases()[0]["id"])]
     assert [(issue.location, issue.message) for issue in result.issues] == [
-        (f"{path}:1", f"line longer than {cap_json.MAX_VALUE_BYTES:,} bytes: skipped")
+        (f"{path}:1", f"line longer than {cap_json.MAX_VALUE_BYTES:,} bytes: skipped (byte 0)")
     ]
 
 

@@ -152,6 +152,30 @@ def sample_cases(
     return result
 
 
+#: What one stratum is, per level, for the sample's summary line.
+STRATUM_WORDS = {"scotus": "decision years", "coa": "circuit-year pairs", "district": "state-year pairs"}
+
+
+def describe_allocation(result: SampleResult) -> str:
+    """Say in words how `result`'s cases were spread over its strata: the equal share (the requested n divided by
+    the strata, rounded down) and, when that is 0 because there are more strata than cases asked for, that
+    randomly chosen strata gave one case each."""
+    what = STRATUM_WORDS.get(result.level, "strata")
+    strata = f"{result.strata:,} strata ({what})"
+    if result.strata == 0:
+        return "no strata"
+    if result.equal_share == 0:
+        return (
+            f"{strata}: more strata than the {result.n_requested:,} cases asked for, so the equal share "
+            f"({result.n_requested:,} / {result.strata:,}, rounded down) is 0 and {len(result.rows):,} strata chosen "
+            "at random gave one case each"
+        )
+    return (
+        f"{strata}, an equal share of {result.equal_share:,} each ({result.n_requested:,} / {result.strata:,}, "
+        "rounded down; the rest went one each to random strata, and a stratum with fewer cases gave all it has)"
+    )
+
+
 Row = TypeVar("Row")
 
 

@@ -9,13 +9,13 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 
 from lexprobe.caselaw.courts import LEVELS_TEXT, canonical_level
 from lexprobe.cli.handler import LexprobeGroup
 from lexprobe.cli.options import DbOpt, JsonOpt, open_case_db
 from lexprobe.cli.output import err, literal, out
 from lexprobe.errors import BadInputError, LexprobeError
+from lexprobe.terminal import safe_markup, safe_text
 
 data_app = typer.Typer(
     cls=LexprobeGroup,
@@ -162,7 +162,7 @@ def build(
     if as_json:
         print(json.dumps(report.to_dict()))
         return
-    table = Table(title=f"case database built in {report.elapsed_s:.1f}s: {db_path}")
+    table = Table(title=f"case database built in {report.elapsed_s:.1f}s: {safe_markup(str(db_path))}")
     table.add_column("table")
     table.add_column("rows", justify="right")
     for name, count in report.tables.items():
@@ -205,7 +205,7 @@ def info(db: DbOpt = None, as_json: JsonOpt = False) -> None:
         payload |= {"coverage": coverage, "build": build_info}
         print(json.dumps(payload | {"overruling_years": overruling_years}))
         return
-    tables = Table(title=f"tables in {database.path}")
+    tables = Table(title=f"tables in {safe_markup(str(database.path))}")
     tables.add_column("table")
     tables.add_column("rows", justify="right")
     for name, count in counts.items():
@@ -225,7 +225,7 @@ def info(db: DbOpt = None, as_json: JsonOpt = False) -> None:
     per_source.add_column("source")
     per_source.add_column("cases", justify="right")
     for source, count in sources.items():
-        per_source.add_row(source, f"{count:,}")
+        per_source.add_row(safe_markup(source), f"{count:,}")
     out.print(per_source)
     if added:
         built = Table(title="what each source added at the build")
@@ -233,7 +233,7 @@ def info(db: DbOpt = None, as_json: JsonOpt = False) -> None:
             built.add_column(column, justify="left" if column == "source" else "right")
         for name, count in added.items():
             if count or joined.get(name):
-                built.add_row(name, f"{count:,}", f"{joined.get(name, 0):,}")
+                built.add_row(safe_markup(name), f"{count:,}", f"{joined.get(name, 0):,}")
         out.print(built)
     cov = Table(title="coverage per court level (cases with each fact)")
     columns = list(next(iter(coverage.values())).keys())
@@ -258,6 +258,7 @@ def case(
     Example: `lexprobe data case "163 U.S. 537"` shows Plessy v. Ferguson, 1896, overruled 1954 by Brown.
     """
     from rich.table import Table
+    from rich.text import Text
 
     database = open_case_db(db)
     ids = database.find(citation_or_name)
@@ -271,18 +272,20 @@ def case(
     assert info is not None  # `find` returned its id
     row = info.case
     out.print(
-        f"[bold]{escape(row.name or '(no name)')}[/], {row.citation} ({row.year}) — {row.court_id}",
+        f"[bold]{safe_markup(row.name or '(no name)')}[/], "
+        + safe_markup(f"{row.citation} ({row.year}) — {row.court_id}"),
         highlight=False,
+        emoji=False,
     )
     if len(ids) > 1:
-        out.print(f"[dim]other matches: {', '.join(ids[1:])}[/]", highlight=False)
+        out.print(f"[dim]other matches: {safe_markup(', '.join(ids[1:]))}[/]", highlight=False, emoji=False)
     table = Table(show_header=True)
     table.add_column("fact")
     table.add_column("value")
     table.add_column("source")
     for field_name, entries in sorted(info.facts.items()):
         for entry in entries:
-            table.add_row(field_name, entry.value, entry.source)
+            table.add_row(*(Text(safe_text(str(cell))) for cell in (field_name, entry.value, entry.source)))
     out.print(table)
     for rule in info.overruled_by:
         part = " (in part)" if rule.in_part else ""
@@ -299,10 +302,10 @@ def case(
     out.print(f"cites {info.cites} case(s); cited by {info.cited_by}", highlight=False)
     for conflict in info.conflicts:
         out.print(
-            f"[yellow]sources disagree on {conflict.field}:[/] "
-            f"{escape(conflict.value_a)} ({conflict.source_a}) vs {escape(conflict.value_b)} "
-            f"({conflict.source_b})",
+            f"[yellow]sources disagree on {safe_markup(conflict.field)}:[/] "
+            + safe_markup(f"{conflict.value_a} ({conflict.source_a}) vs {conflict.value_b} ({conflict.source_b})"),
             highlight=False,
+            emoji=False,
         )
 
 
@@ -330,7 +333,7 @@ def sample(
 
     Example: `lexprobe data sample --level scotus --n 5000 --seed 47 --out scotus.jsonl`
     """
-    from lexprobe.caselaw.sampling import parse_year_windows, sample_cases, window_text
+    from lexprobe.caselaw.sampling import describe_allocation, parse_year_windows, sample_cases, window_text
 
     level = canonical_level(level)
     database = open_case_db(db)
@@ -353,9 +356,10 @@ def sample(
         with out_file.open("w") as handle:
             handle.writelines(json.dumps(row) + "\n" for row in result.rows)
     err.print(
-        f"drew {len(result.rows):,} of {n:,} requested {level} cases from {result.eligible:,} eligible in "
-        f"{result.strata} strata (equal share {result.equal_share}) decided in {window_text(window)}; seed {seed}",
+        f"drew {len(result.rows):,} of {n:,} requested {level} cases from {result.eligible:,} eligible decided in "
+        f"{window_text(window)}; seed {seed}; {describe_allocation(result)}",
         highlight=False,
+        soft_wrap=True,
     )
     if result.short_strata:
         err.print(f"[yellow]{len(result.short_strata)} strata had fewer cases than the equal share[/]", highlight=False)

@@ -254,7 +254,7 @@ def run(
         raise BadInputError("nothing to ask: every task was skipped at the chosen level(s) (reasons above)")
     coverage = [row.to_dict() for row in result.plan.coverage]
     if result.estimate is not None:
-        print(json.dumps(result.estimate.to_dict()) if as_json else result.estimate.lines())
+        print(json.dumps(result.estimate.to_dict()) if as_json else safe_text(result.estimate.lines()))
         return
     self_judged = {model} if settings.self_judged else set()
     if as_json:

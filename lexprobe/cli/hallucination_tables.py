@@ -41,6 +41,12 @@ def rate_footnote() -> str:
     )
 
 
+def _cells(*values: object) -> list[str]:
+    """Table cells of values read from runs (model specs, notes, group names): control and bidi characters shown as
+    escapes, Rich markup escaped (`safe_markup`)."""
+    return [safe_markup(str(value)) for value in values]
+
+
 def headline_cell(rate: float | None, se: float | None, name: str) -> str:
     """Return a headline rate cell, "0.500 (0.020) balanced" for a class-balanced rate."""
     return rate_se(rate, se) + (" balanced" if name == "balanced" and rate is not None else "")
@@ -50,7 +56,7 @@ def print_report(model: str, rows: list[ReportRow], *, self_judged: bool = False
     """Print the rate table (`self_judged`: the model judged its own reference-free pairs, marked on their rows):
     headline rate (balanced where the task has one) with the raw rate beside it, strict rate, abstentions, unscored
     and pending answers, and the row's note."""
-    table = Table(title=f"hallucination rates: {model}")
+    table = Table(title=f"hallucination rates: {safe_markup(model)}")
     columns = ("task", "level", "prompt", "n", "rate (s.e.)", "raw rate (s.e.)", "strict (s.e.)", "abstain",
                "unscored", "pending", "note")  # fmt: skip
     for column in columns:
@@ -65,8 +71,8 @@ def print_report(model: str, rows: list[ReportRow], *, self_judged: bool = False
         task = row.task + (f" ({SELF_JUDGED})" if self_judged and TASKS.get(row.task) and
                            TASKS[row.task].reference_free else "")  # fmt: skip
         strict = rate_se(row.strict_rate, row.strict_se)
-        table.add_row(task, row.level, row.prompt_style, str(row.n), headline_cell(*headline), raw, strict, abstain,
-                      unscored, str(row.pending), row.note)  # fmt: skip
+        table.add_row(*_cells(task, row.level, row.prompt_style, row.n, headline_cell(*headline), raw, strict,
+                              abstain, unscored, row.pending, row.note))  # fmt: skip
     console = wide(180)
     console.print(table)
     out.print(rate_footnote(), highlight=False, soft_wrap=True)
@@ -77,7 +83,7 @@ def print_notes(notes: list[tuple[str, str]]) -> None:
     """Print each task's row note once, unwrapped, under a rate table (the table may wrap the note column)."""
     for task, note in dict.fromkeys((task, note) for task, note in notes if note):
         why = " (its items have one class, so its balanced rate is its raw rate)" if note == SINGLE_CLASS_NOTE else ""
-        out.print(f"note: {task}: {note}{why}", highlight=False, soft_wrap=True)
+        out.print(f"note: {safe_markup(task)}: {safe_markup(note)}{why}", highlight=False, soft_wrap=True, emoji=False)
 
 
 def print_skipped(skipped: list[tuple[str, str, str, str]]) -> None:
@@ -101,7 +107,7 @@ def print_coverage(coverage: list[dict]) -> None:
     for row in coverage:
         sampled = "-" if row["sampled"] is None else str(row["sampled"])
         cells = (row["task"], row["level"], sampled, str(row["usable"]), dropped_text(row))
-        table.add_row(*((safe_text(str(row.get("model"))),) if several else ()), *cells)
+        table.add_row(*_cells(*((row.get("model"),) if several else ()), *cells))
     console = wide(132)
     console.print(table)
 
@@ -110,14 +116,14 @@ def print_side_by_side(rates: list[dict], models: list[str]) -> None:
     """Print one rate table with a column per model (the layout of the study's Tables 3-6)."""
     table = Table(title="hallucination rates, models side by side: rate (s.e.) [n]; strict (s.e.)")
     for column in ("task", "level", "prompt", *models):
-        table.add_column(column, no_wrap=True)
+        table.add_column(safe_markup(column), no_wrap=True)
     cells: dict[tuple[str, str, str], dict[str, str]] = {}
     for row in rates:
         key = (row["task"] + (" (lower bound)" if row["lower_bound"] else ""), row["level"], row["prompt_style"])
         judged = f" {SELF_JUDGED}" if row.get("self_judged") else ""
         cells.setdefault(key, {})[row["model"]] = side_by_side_cell(row) + judged
     for (task, level, style), by_model in cells.items():
-        table.add_row(task, level, style, *(by_model.get(model, "-") for model in models))
+        table.add_row(*_cells(task, level, style, *(by_model.get(model, "-") for model in models)))
     console = wide(160)
     console.print(table)
     out.print(rate_footnote(), highlight=False, soft_wrap=True)
@@ -146,9 +152,9 @@ def print_statistics(stats: dict) -> None:
         for column in ("model", "task", "level", "prompt", "n", "balanced (s.e.)", "raw rate (s.e.)", "note"):
             table.add_column(column, no_wrap=column != "note")
         for row in balanced:
-            table.add_row(row["model"], row["task"], row["level"], row["prompt_style"], str(row["n"]),
-                          rate_se(row["balanced_rate"], row["balanced_se"]), rate_se(row["rate"], row["se"]),
-                          row["note"])  # fmt: skip
+            table.add_row(*_cells(row["model"], row["task"], row["level"], row["prompt_style"], row["n"],
+                                  rate_se(row["balanced_rate"], row["balanced_se"]), rate_se(row["rate"], row["se"]),
+                                  row["note"]))  # fmt: skip
         console.print(table)
     style = stats["estimators"]["prompt_style"]
     for name, title in (("level", "by court level"), ("complexity", "by task complexity"),
@@ -160,7 +166,9 @@ def print_statistics(stats: dict) -> None:
         for column in ("model", "group", "rate"):
             table.add_column(column, no_wrap=True)
         for group in groups:
-            table.add_row(group["model"], group["group"], f"{rate_se(group['rate'], group['se'])} [{group['n']}]")
+            table.add_row(
+                *_cells(group["model"], group["group"], f"{rate_se(group['rate'], group['se'])} [{group['n']}]")
+            )
         console.print(table)
     rows = stats["calibration"]
     if rows:
@@ -170,7 +178,7 @@ def print_statistics(stats: dict) -> None:
             table.add_column(column, no_wrap=True)
         for row in rows:
             table.add_row(
-                row["model"], row["task"], row["level"], row["prompt_style"], str(row["n"]),
+                *_cells(row["model"], row["task"], row["level"], row["prompt_style"], row["n"]),
                 fixed(row["mean_confidence"]), fixed(row["accuracy"]),
                 rate_se(row["ece_width"], row["ece_width_se"]),
                 rate_se(row["ece_mass_debiased"], row["ece_mass_debiased_se"]),

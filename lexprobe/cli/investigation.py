@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.markup import escape
 
 from lexprobe.cli.handler import LexprobeGroup
 from lexprobe.cli.options import JsonOpt, json_flag
@@ -18,6 +17,7 @@ from lexprobe.cli.output import err, out, wide
 from lexprobe.errors import BadInputError, LexprobeError
 from lexprobe.investigation.environment.hf_names import DATASET_NAME
 from lexprobe.investigation.environment.ladder import DEFAULT_LEVEL, LADDER_HELP
+from lexprobe.terminal import safe_markup, safe_text
 
 if TYPE_CHECKING:  # the library is imported inside the commands: `--help` needs none of it
     from rich.table import Table
@@ -45,7 +45,9 @@ def _problem_table(problems: list[Problem], title: str) -> Table:
         table.add_column(column, overflow="fold")
     for problem in problems:
         style = "red" if problem.severity == "error" else "yellow"
-        table.add_row(f"[{style}]{problem.severity}[/]", escape(problem.location), escape(problem.message))
+        table.add_row(
+            f"[{style}]{safe_markup(problem.severity)}[/]", safe_markup(problem.location), safe_markup(problem.message)
+        )
     return table
 
 
@@ -92,7 +94,7 @@ def validate(
     if as_json:
         print(json.dumps([problem.as_dict() for problem in problems]))
     elif problems:
-        wide().print(_problem_table(problems, f"{len(problems)} problem(s) in {escape(str(env))}"))
+        wide().print(_problem_table(problems, f"{len(problems)} problem(s) in {safe_markup(str(env))}"))
     err.print(_summary(env, problems), highlight=False, markup=False, soft_wrap=True)
     raise typer.Exit(1 if errors_in(problems) else 0)
 
@@ -135,7 +137,7 @@ def import_hf(
             dataset_dir, out_dir, None if all_cases else case, extract=not no_extract, overwrite=force
         )
     except EnvironmentInvalid as exc:
-        wide(console=err).print(_problem_table(exc.problems, f"problems in {escape(str(exc.env_dir))}"))
+        wide(console=err).print(_problem_table(exc.problems, f"problems in {safe_markup(str(exc.env_dir))}"))
         err.print(_summary(exc.env_dir, exc.problems), highlight=False, markup=False, soft_wrap=True)
         raise typer.Exit(1) from None
     except (HFDatasetError, FileExistsError) as exc:
@@ -143,7 +145,7 @@ def import_hf(
     except ImportError:
         raise BadInputError(NO_EXTRACTOR) from None
     for folder in written:
-        print(f"{folder.name}\t{folder}")
+        print(safe_text(f"{folder.name}\t{folder}"))
 
 
 @investigation_app.command("review-sheet")
@@ -190,7 +192,7 @@ def print_review(report: ReviewReport) -> None:
 
     from lexprobe.reporting.numbers import share
 
-    table = Table(title=f"attorney review: {report.case_id} ({len(report.reviewers)} reviewer(s))")
+    table = Table(title=f"attorney review: {safe_markup(report.case_id)} ({len(report.reviewers)} reviewer(s))")
     table.add_column("stage")
     for column in ("n", "pass rate", "shared", "agreement", "kappa"):
         table.add_column(column, justify="right", no_wrap=True)
@@ -205,7 +207,7 @@ def print_review(report: ReviewReport) -> None:
             pairs.add_column(column, justify="left" if column == "reviewers" else "right")
         for pair in report.pairs:
             kappa = "-" if pair.kappa is None else f"{pair.kappa:.2f}"
-            pairs.add_row(" vs ".join(pair.reviewers), str(pair.n), share(pair.agreement), kappa)
+            pairs.add_row(safe_markup(" vs ".join(pair.reviewers)), str(pair.n), share(pair.agreement), kappa)
         console.print(pairs)
     out.print(
         "n: verdicts (reviewer x item); shared: items judged by more than one reviewer, on which agreement and "
@@ -265,7 +267,7 @@ def sample(
         path = build_sample_environment(out_dir, ablation, overwrite=force)  # an unknown level: BadInputError
     except FileExistsError:
         raise BadInputError(f"{out_dir} already holds an environment; use --force to replace it") from None
-    print(path)
+    print(safe_text(str(path)))
 
 
 # the commands of their own modules, listed after the ones above: build, run/show/qa, score, qa-score

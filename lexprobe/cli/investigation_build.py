@@ -21,7 +21,7 @@ from lexprobe.errors import BadInputError, LexprobeError
 from lexprobe.investigation.environment.ladder import LADDER_HELP, canonical_level, parse_levels
 from lexprobe.investigation.pipeline.registry import STAGE_ORDER
 from lexprobe.models.registry import check_model
-from lexprobe.terminal import safe_text
+from lexprobe.terminal import safe_markup, safe_text
 
 if TYPE_CHECKING:  # the pipeline is imported inside the command: `--help` needs none of it
     from lexprobe.investigation.pipeline.context import BuildSettings
@@ -202,13 +202,13 @@ def _print(result: BuildResult, as_json: bool) -> None:
         return
     by_level = report.documents_by_level or {report.ablation: report.documents_by_role}
     title = f"corpus at {report.ablation}" if len(by_level) == 1 else "corpus per level (one folder each)"
-    table = Table(title=f"{report.case_id}: {title}")
+    table = Table(title=f"{safe_markup(report.case_id)}: {title}")
     columns = ["role", *(by_level if len(by_level) > 1 else ["in corpus"]), "generated"]
     for column in columns:
         table.add_column(column, justify="right" if column != "role" else "left")
     for role in ("merits", "signal", "pro_alternative", "refuting", "noise", "chaff"):
         counts = [str(docs.get(role, 0)) for docs in by_level.values()]
-        table.add_row(role, *counts, str(report.generated_by_role.get(role, "-")))
+        table.add_row(safe_markup(role), *counts, str(report.generated_by_role.get(role, "-")))
     out.print(table)
     _print_sources_read(report.sources_read)
     usage = (report.usage or {}).get("total", {})

@@ -17,7 +17,7 @@ import typer
 from lexprobe.cli.options import html_option, json_flag
 from lexprobe.cli.output import err, wide
 from lexprobe.errors import BadInputError
-from lexprobe.terminal import safe_text
+from lexprobe.terminal import safe_json, safe_text
 
 if TYPE_CHECKING:
     from lexprobe.investigation.scoring.qa import QASummary
@@ -96,7 +96,7 @@ def qa_score(
         except OSError as exc:
             raise BadInputError(f"cannot write {html}: {exc.strerror or exc}") from None
     if as_json:
-        sys.stdout.write(summary.model_dump_json() + "\n")
+        sys.stdout.write(safe_json(summary.model_dump_json()) + "\n")
     else:
         print_qa_summary(summary)
     if html is not None:

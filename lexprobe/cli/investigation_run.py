@@ -298,7 +298,7 @@ def qa(
         for record in records:
             sys.stdout.write(json.dumps(record.model_dump(mode="json", exclude={"episode"})) + "\n")
     else:
-        table = Table(title=f"factual QA: {model} (judge {judge_model})")
+        table = Table(title=Text(safe_text(f"factual QA: {model} (judge {judge_model})")))
         for column in ("question", "label", "score", "answer", "reason"):
             table.add_column(column)
         for record in records:

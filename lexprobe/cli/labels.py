@@ -14,6 +14,7 @@ from rich.markup import escape
 from lexprobe.cli.options import json_flag
 from lexprobe.cli.output import err, out, wide
 from lexprobe.errors import BadInputError
+from lexprobe.terminal import safe_markup, safe_text
 
 KAPPA_NOTE = (
     "Cohen's kappa corrects agreement for chance: above 0.80 is almost perfect, above 0.60 substantial, above 0.40 "
@@ -65,7 +66,7 @@ def export_labels(
         write_label_sheet(sheet, out_file)
     except OSError as exc:
         raise BadInputError(f"cannot write {out_file}: {exc.strerror or exc}") from None
-    print(f"{out_file}: {len(sheet.rows)} rows (judge: {sheet.judge}; key: {key}, keep it from the coders)")
+    print(safe_text(f"{out_file}: {len(sheet.rows)} rows (judge: {sheet.judge}; key: {key}, keep it from the coders)"))
 
 
 def print_agreement(report: dict[str, Any]) -> None:
@@ -74,12 +75,12 @@ def print_agreement(report: dict[str, Any]) -> None:
 
     from lexprobe.reporting.numbers import fixed, share
 
-    table = Table(title=f"intercoder reliability: judge {report['judge']}")
+    table = Table(title=f"intercoder reliability: judge {safe_markup(str(report['judge']))}")
     table.add_column("Coders")
     for column in ("kappa", "agreement", "n"):
         table.add_column(column, justify="right", no_wrap=True)
     for row in report["rows"]:
-        table.add_row(row["coders"], fixed(row["kappa"], 2), share(row["agreement"]), str(row["n"]))
+        table.add_row(safe_markup(str(row["coders"])), fixed(row["kappa"], 2), share(row["agreement"]), str(row["n"]))
     console = wide(132)
     console.print(table)
     for row in report["rows"]:

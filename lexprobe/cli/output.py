@@ -4,25 +4,33 @@ Numbers are formatted by `lexprobe.reporting.numbers`; errors are printed by the
 Results go to stdout (`out`), progress, notes and errors to stderr (`err`). A table printed to a pipe or a file gets
 a wide console (`wide`) so that no column is cut at rich's 80-column default; on a terminal the terminal's width
 rules.
+
+Both consoles, and the wide ones, are inert (`terminal.make_inert`): whatever they print passes through
+`terminal.safe_text`, so a control or bidi character from data, a run or a model spec never reaches the terminal
+raw, even from a printer that forgot to escape it (escaping where the text is built still matters for alignment).
 """
 
 from __future__ import annotations
 
 from rich.console import Console
 
+from lexprobe.terminal import make_inert, safe_text
+
 __all__ = ["err", "literal", "out", "wide"]
 
-out = Console()
-err = Console(stderr=True)
+out = make_inert(Console())
+err = make_inert(Console(stderr=True))
 
 
 def literal(text: str, console: Console = out) -> None:
     """Print `text` as it is: no rich markup read from it and no highlighting (names, citations and data values may
-    hold brackets and numbers)."""
-    console.print(text, highlight=False, markup=False)
+    hold brackets and numbers), with control and bidi characters shown as escapes (`safe_text`)."""
+    console.print(safe_text(text), highlight=False, markup=False)
 
 
 def wide(width: int = 160, console: Console | None = None) -> Console:
     """Return `console` (default `out`) on a terminal; when piped, a console at least `width` columns wide."""
     console = console or out
-    return console if console.is_terminal else Console(width=max(console.width, width), stderr=console.stderr)
+    if console.is_terminal:
+        return console
+    return make_inert(Console(width=max(console.width, width), stderr=console.stderr))

@@ -16,6 +16,7 @@ from lexprobe.cli.output import err, out
 from lexprobe.demo import DEMO_CASES
 from lexprobe.errors import BadInputError, LexprobeError
 from lexprobe.models.registry import check_model, model_status
+from lexprobe.terminal import safe_text
 
 if TYPE_CHECKING:
     from lexprobe.engine.cache import ResponseCache
@@ -125,7 +126,7 @@ def ask(
                 store.claim(ASK_KIND, model)
         if dry_run:
             estimate = estimate_run([request], store, cache)
-            print(json.dumps(estimate.to_dict()) if as_json else estimate.one_line())
+            print(json.dumps(estimate.to_dict()) if as_json else safe_text(estimate.one_line()))
             return
         with stop_on_sigint():  # Ctrl-C: the call stops cleanly, exit 130
             summary = asyncio.run(_run_once(store, cache, config, request))
@@ -149,7 +150,7 @@ def ask(
         }
         print(json.dumps(payload))
         return
-    print(response.text)
+    print(safe_text(response.text))  # the model's words; a control or bidi character shown as an escape
     usage = response.usage
     err.print(
         f"[dim]{usage.input_tokens} in / {usage.output_tokens} out tokens, {format_cost(response.cost_usd)}, "
@@ -192,7 +193,8 @@ def demo(
 
     Builds the case database first when there is none (`lexprobe data build`, about 10 s). Takes a few minutes on
     two CPU cores; rerunning is instant (cached). Without --run-dir the runs go to a temporary folder that is
-    removed at the end (kept, and named, when the demo is interrupted, so that it can resume there).
+    removed at the end (kept, and named, when the demo is interrupted with Ctrl-C, so that it can resume there;
+    removed when it is stopped with SIGTERM, exit 143).
 
     Example: `lexprobe demo --html demo-report.html`
     """
@@ -204,7 +206,13 @@ def demo(
     from lexprobe.cli.hallucination_tables import print_report, print_skipped
     from lexprobe.demo import demo_settings, ensure_case_database, run_demo, run_demo_investigation
     from lexprobe.demo_notes import investigation_note, sample_note
-    from lexprobe.engine.interrupt import RunInterrupted, stop_on_sigint
+    from lexprobe.engine.interrupt import (
+        RunInterrupted,
+        Terminated,
+        sigterm_received,
+        stop_on_sigint,
+        stop_on_sigterm,
+    )
     from lexprobe.hallucination.profile.results import read_runs
     from lexprobe.hallucination.profile.stats import profile
 
@@ -217,6 +225,9 @@ def demo(
         err.print(f"[dim]building the case database at {db_path} (first run only)...[/]", highlight=False)
         ensure_case_database(db_path)  # a BuildError: one line, exit 2
     temporary = run_dir is None  # the runs go to a temporary folder, removed at the end (kept when interrupted)
+    # SIGTERM stops the demo like Ctrl-C instead of killing it, so the `finally` below removes the temporary folder
+    on_sigterm = stop_on_sigterm()
+    on_sigterm.__enter__()
     folder = run_dir or Path(tempfile.mkdtemp(prefix="lexprobe-demo-"))
     keep = not temporary
     try:
@@ -228,8 +239,10 @@ def demo(
             with stop_on_sigint():  # Ctrl-C: stop cleanly, print what is done, exit 130; rerun to resume
                 result = asyncio.run(run_demo(folder, db_path, cache, config, settings))
         except RunInterrupted as exc:
-            keep = True  # kept on purpose, so that the demo can resume there
             err.print(exc.summary.one_line(), highlight=False)
+            if sigterm_received():  # nobody there to resume: the temporary folder goes
+                raise Terminated() from None
+            keep = True  # kept on purpose, so that the demo can resume there
             err.print(f"resume with: lexprobe demo --run-dir {folder}", highlight=False, soft_wrap=True)
             raise
         print_skipped(result.plan.skipped)
@@ -285,6 +298,7 @@ def demo(
     finally:
         if not keep:
             shutil.rmtree(folder, ignore_errors=True)
+        on_sigterm.__exit__(None, None, None)
     if temporary:
         cached = " (the answers stay in the response cache, so a rerun is instant)" if cache is not None else ""
         err.print(f"[dim]the temporary run folder was removed; rerun with --run-dir DIR to keep the runs{cached}[/]",

@@ -101,7 +101,7 @@ def view(
         if as_json:
             print(json.dumps(written))
         else:
-            print(written["index"])
+            print(safe_text(str(written["index"])))
         return
     plan = plan_view(hallucination, others, case_db, notify=notify)
     if plan.unrecognised:

@@ -9,6 +9,14 @@ at once once a stop was requested. A second SIGINT exits at once with 130 (`os._
 is freed under a running call; every committed answer is already safe in SQLite).
 
 Without `stop_on_sigint` (library use) nothing changes: Python raises KeyboardInterrupt as usual.
+
+SIGTERM (`kill`, a service manager, a CI timeout) kills a process at once by default, so no `finally` runs: a command
+that cleans up after itself (the demo removes its temporary folder) installs `stop_on_sigterm()` for as long as
+there is something to clean up. Then SIGTERM takes the same path as Ctrl-C: while engines run (inside
+`stop_on_sigint`) it asks them to stop at their next safe point (they raise `RunInterrupted`); anywhere else it
+raises `Terminated` (exit 143) in the main thread. Either way the command's `finally` blocks run; `sigterm_received()`
+tells it that the stop came from SIGTERM (so nobody is there to resume: the demo removes its folder instead of
+keeping it). A second SIGTERM exits at once with 143.
 """
 
 from __future__ import annotations
@@ -25,6 +33,8 @@ from lexprobe.errors import Interrupted
 
 FIRST_NOTICE = b"\nCtrl-C: stopping at the next safe point, keeping what completed (Ctrl-C again quits at once)\n"
 SECOND_NOTICE = b"\ninterrupted again: quitting now (committed answers are kept; rerun to resume)\n"
+TERM_NOTICE = b"\nSIGTERM: stopping at the next safe point and cleaning up (a second SIGTERM quits at once)\n"
+EXIT_TERMINATED = 128 + signal.SIGTERM
 
 
 class StopRequest:
@@ -90,14 +100,70 @@ def stop_on_sigint() -> Iterator[StopRequest]:
     SIGINT is ignored (a background job), it does nothing."""
     previous = signal.getsignal(signal.SIGINT) if threading.current_thread() is threading.main_thread() else None
     if previous is None or previous is signal.SIG_IGN:  # not the main thread, or Ctrl-C is ignored on purpose
-        yield STOP
+        with _engines_may_run():
+            yield STOP
         return
     STOP.reset()
     signal.signal(signal.SIGINT, _on_sigint)
     try:
-        yield STOP
+        with _engines_may_run():
+            yield STOP
     finally:
         # After a clean stop the command only prints its summary and exits 130. A further Ctrl-C then would meet
         # Python's own handler (a traceback) or, once the interpreter finalizes, SIG_DFL (death by SIGINT, since
         # llama.cpp's native threads do not block it): ignore it instead. Python leaves SIG_IGN alone at exit.
         signal.signal(signal.SIGINT, signal.SIG_IGN if STOP.requested else previous)
+
+
+@contextmanager
+def _engines_may_run() -> Iterator[None]:
+    """Mark a `stop_on_sigint` block open: SIGTERM then stops engines at a safe point instead of raising."""
+    _sigterm["engines"] += 1
+    try:
+        yield
+    finally:
+        _sigterm["engines"] -= 1
+
+
+class Terminated(Interrupted):
+    """SIGTERM under `stop_on_sigterm`: the command stopped and cleaned up (exit 143, as a process killed by it)."""
+
+    exit_code = EXIT_TERMINATED
+
+    def __init__(self, message: str = "terminated (SIGTERM)") -> None:
+        super().__init__(message)
+
+
+#: "received": SIGTERM arrived; "engines": how many `stop_on_sigint` blocks are open (engines may be running).
+_sigterm = {"received": False, "engines": 0}
+
+
+def sigterm_received() -> bool:
+    """True once SIGTERM arrived inside `stop_on_sigterm` (until the next `stop_on_sigterm` starts)."""
+    return _sigterm["received"]
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    if _sigterm["received"]:
+        os._exit(EXIT_TERMINATED)
+    _sigterm["received"] = True
+    os.write(2, TERM_NOTICE)
+    if _sigterm["engines"]:
+        STOP.request()  # engines are running: they stop at a safe point and raise RunInterrupted
+        return
+    raise Terminated()
+
+
+@contextmanager
+def stop_on_sigterm() -> Iterator[None]:
+    """Within the block, SIGTERM stops the command like Ctrl-C so that its clean-up runs (see the module docstring);
+    the previous SIGTERM handler is restored afterwards. Outside the main thread it does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    _sigterm["received"] = False
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -7,6 +7,10 @@ legend title says which. Where the values are rates (`percent=True`, and a calib
 bar is cut at 0 and 1: a rate of 0.9 with a ±0.25 interval is drawn from 0.65 to 1, never to 115 %.
 Series take colours from `PALETTE` in the order given, so pass models in the same order to every chart to keep one
 colour per model.
+
+Labels come from data and runs (model specs, case names): `figure_to_bytes` shows the control and bidi characters of
+every text of the figure as escapes (`terminal.safe_text`) before anything is drawn, so neither the image nor
+matplotlib's "Glyph ... missing from font" warning on stderr carries a raw ESC or U+202E.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import base64
 import io
 import math
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Literal
 
 import matplotlib
@@ -25,8 +29,11 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.layout_engine import PlaceHolderLayoutEngine
 from matplotlib.lines import Line2D
-from matplotlib.ticker import PercentFormatter
+from matplotlib.text import Text
+from matplotlib.ticker import FixedFormatter, FuncFormatter, PercentFormatter
 from matplotlib.transforms import blended_transform_factory
+
+from lexprobe.terminal import safe_text
 
 ErrorScale = Literal["ci95", "se"]
 ImageFormat = Literal["svg", "png"]
@@ -77,11 +84,39 @@ def freeze_layout(fig: Figure) -> None:
     fig.set_layout_engine("none")
 
 
+def make_texts_visible(fig: Figure) -> None:
+    """Replace the control and bidi characters of every text of `fig` (titles, axis labels, legend entries,
+    annotations, fixed tick labels) by visible escapes (`terminal.safe_text`). Call it before the figure is drawn."""
+    for text in fig.findobj(match=Text):
+        shown = text.get_text()
+        if safe_text(shown) != shown:
+            text.set_text(safe_text(shown))
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            for formatter in (axis.get_major_formatter(), axis.get_minor_formatter()):
+                # tick labels given as text (`set_xticks(positions, labels)`) are drawn from these at every draw
+                if isinstance(formatter, FixedFormatter):
+                    formatter.seq = [safe_text(str(label)) for label in formatter.seq]
+                elif isinstance(formatter, FuncFormatter):
+                    formatter.func = _visible_labels(formatter.func)
+
+
+def _visible_labels(func: Callable[..., object]) -> Callable[..., str]:
+    """A tick formatter's function whose labels go through `safe_text`."""
+
+    def visible(value: float, position: int | None = None) -> str:
+        return safe_text(str(func(value, position)))
+
+    return visible
+
+
 def figure_to_bytes(fig: Figure, format: ImageFormat = "svg", dpi: int = 150) -> bytes:
-    """Encode `fig` as SVG or PNG; same figure, same bytes (no dates, fixed SVG id salt, no software tag). Freezes
-    the figure's layout first (`freeze_layout`): draw everything before encoding."""
+    """Encode `fig` as SVG or PNG; same figure, same bytes (no dates, fixed SVG id salt, no software tag). Makes its
+    texts visible (`make_texts_visible`) and freezes its layout (`freeze_layout`) first: draw everything before
+    encoding."""
     if format not in ("svg", "png"):
         raise ValueError(f"format must be 'svg' or 'png', not {format!r}")
+    make_texts_visible(fig)
     freeze_layout(fig)
     buffer = io.BytesIO()
     if format == "png":

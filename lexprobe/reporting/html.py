@@ -1,7 +1,9 @@
 """The one Jinja environment of lexprobe's HTML reports (the hallucination profile, the investigation and QA scores,
 the citation check): autoescape on, so every model-given or document text is escaped; StrictUndefined, so a
 template variable the writer forgot fails loudly instead of rendering as empty; `trim_blocks` and `lstrip_blocks` so
-block tags leave no blank lines.
+block tags leave no blank lines; `finalize` is `terminal.safe_value`, so every value a template prints has its
+control and bidi characters (ESC, NUL, U+202E ...) shown as visible escapes before it is HTML-escaped: autoescape
+makes "<>&" harmless but would pass those through to the page.
 
 Template names: a plain name ("base.html.j2") is one of this package's templates; "package:name"
 ("lexprobe.hallucination:report.html.j2") is `name` in that package's `templates/` folder, so the reporting layer
@@ -24,6 +26,7 @@ from typing import Any
 from jinja2 import BaseLoader, Environment, StrictUndefined, TemplateNotFound
 
 from lexprobe.reporting.numbers import interval, num, pct
+from lexprobe.terminal import safe_value
 
 OWN_PACKAGE = "lexprobe.reporting"
 
@@ -51,6 +54,7 @@ def report_environment() -> Environment:
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        finalize=safe_value,
     )
     environment.globals.update(pct=pct, interval=interval, num=num)
     return environment

@@ -12,9 +12,14 @@ from typing import Any
 
 
 def template_environment(*packages: str) -> Any:
-    """Return a Jinja2 environment (autoescape on, StrictUndefined) over the `templates/` folders of `packages` and
-    then the viewer's shared page shell (`lexprobe/view/templates/base.html`)."""
+    """Return a Jinja2 environment (autoescape on, StrictUndefined, control and bidi characters of every printed
+    value shown as escapes by `terminal.safe_value`) over the `templates/` folders of `packages` and then the
+    viewer's shared page shell (`lexprobe/view/templates/base.html`)."""
     import jinja2
 
+    from lexprobe.terminal import safe_value
+
     loaders = [jinja2.PackageLoader(package, "templates") for package in (*packages, "lexprobe.view")]
-    return jinja2.Environment(loader=jinja2.ChoiceLoader(loaders), autoescape=True, undefined=jinja2.StrictUndefined)
+    return jinja2.Environment(
+        loader=jinja2.ChoiceLoader(loaders), autoescape=True, undefined=jinja2.StrictUndefined, finalize=safe_value
+    )

@@ -88,6 +88,7 @@ _CASE_KEYS = frozenset(("name", "name_abbreviation", "decision_date", "court", "
 _PROBLEM_PHRASES = {
     "not JSON": "lines that are not JSON",
     "not UTF-8": "lines that are not UTF-8",
+    "UTF-16": "files not in UTF-8",
     "too large": "JSON values over the size limit",
     "unreadable": "files that cannot be read (damaged or truncated)",
 }
@@ -233,11 +234,14 @@ class _Reader:
             for item in read_values(document.open, on_bytes, document.layout):
                 values += 1
                 if isinstance(item, JsonProblem):
-                    if item.kind != "unreadable":
+                    if item.kind not in ("unreadable", "UTF-16"):
                         self.result.rows_read += 1
                         bad_rows += 1
-                    findings.add(_PROBLEM_PHRASES[item.kind])
-                    self._issue(f"{document.label}:{item.line}", item.message)
+                    # the first bad places, so that the message says where to look: "f.jsonl line 2, byte 9"
+                    place = f": {item.message}" if item.kind == "UTF-16" else f" {item.where()}"
+                    findings.add(_PROBLEM_PHRASES[item.kind], _short(document.label) + place)
+                    where = f" (byte {item.offset:,})" if item.offset is not None else ""
+                    self._issue(f"{document.label}:{item.line}", item.message + where)
                 else:
                     self.result.rows_read += 1
                     bundle = self._case(item, document.label, findings)
@@ -275,6 +279,11 @@ class _Reader:
         for problem in problems:
             self._issue(location, problem)
         return bundle
+
+
+def _short(label: str) -> str:
+    """A document's file name (a zip member's name) for the message's examples."""
+    return label.rsplit("!", 1)[-1].rsplit("/", 1)[-1] if "!" in label else Path(label).name
 
 
 def _describe(source_filter: SourceFilter) -> str:

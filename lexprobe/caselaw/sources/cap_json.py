@@ -7,6 +7,11 @@ or several such objects one after another; anything else is read as JSON Lines, 
 `data.jsonl.xz`). Arrays and pretty-printed objects are decoded value by value from a sliding text buffer, so a
 JSON array of any length is never held whole.
 
+Every problem names its line and the byte offset (in the decompressed text) where the bad text starts, so a bad
+line of a large file can be found (`tail -c +OFFSET+1 FILE | head -1`). A file in UTF-16 or UTF-32 (told by its
+byte-order mark or its NUL bytes, `encoding.wide_encoding`) is one problem naming the encoding, not a "not UTF-8"
+or "not JSON" problem on every line.
+
 Limits on untrusted input: one value (a line, an array element, an object) may be at most `MAX_VALUE_BYTES`; a
 compressed stream may not grow past `MAX_RATIO` times the compressed bytes read once it has produced
 `RATIO_FREE_BYTES` (a decompression bomb); either stops or skips with a `JsonProblem`, never with a traceback.
@@ -27,6 +32,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any, Literal
 
+from lexprobe.caselaw.sources.encoding import SNIFF_BYTES as SNIFF_ENCODING_BYTES
+from lexprobe.caselaw.sources.encoding import wide_encoding, wide_encoding_message
+
 MAX_VALUE_BYTES = 64 * 1024 * 1024  # the largest CAP case object is a few MB
 MAX_RATIO = 200  # decompressed / compressed bytes; CAP's JSON compresses about 5-20 times
 RATIO_FREE_BYTES = 16 * 1024 * 1024  # the ratio is checked only past this much output
@@ -34,7 +42,7 @@ CHUNK = 1024 * 1024
 SNIFF_BYTES = 64 * 1024
 
 Opener = Callable[[], IO[bytes]]
-ProblemKind = Literal["not JSON", "not UTF-8", "too large", "unreadable"]
+ProblemKind = Literal["not JSON", "not UTF-8", "UTF-16", "too large", "unreadable"]
 Layout = Literal["jsonl", "document"]
 
 _GZIP, _XZ, _BZIP2 = b"\x1f\x8b", b"\xfd7zXZ\x00", b"BZh"
@@ -53,11 +61,18 @@ class JsonItem:
 
 @dataclass(frozen=True)
 class JsonProblem:
-    """Text that could not be read as JSON: the line, what kind of problem, and a one-line message."""
+    """Text that could not be read as JSON: the line, what kind of problem, a one-line message, and the byte offset
+    in the decompressed text where the bad text starts (the line's first byte in JSON Lines, the spot the JSON
+    decoder stopped at in a document; None where not known)."""
 
     line: int
     kind: ProblemKind
     message: str
+    offset: int | None = None
+
+    def where(self) -> str:
+        """ "line 7, byte 1,234" (or "line 7")."""
+        return f"line {self.line:,}" + (f", byte {self.offset:,}" if self.offset is not None else "")
 
 
 class DecompressionBomb(OSError):
@@ -166,6 +181,13 @@ def read_values(
     """Yield every JSON value of a file (the elements of a top-level array), or a `JsonProblem` for text that is
     not JSON. In JSON Lines a bad line is skipped; in a document the first problem ends the reading. `layout`,
     where the caller knows it (a static export's case file is a document), saves telling it from the text."""
+    try:
+        encoding = _wide_encoding(opener)
+    except READ_ERRORS:
+        encoding = None  # reading the file reports the problem with its line
+    if encoding is not None:
+        yield JsonProblem(1, "UTF-16", wide_encoding_message(encoding), 0)
+        return
     if layout is None:
         try:
             layout = sniff_layout(opener)
@@ -184,28 +206,38 @@ def _reason(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
+def _wide_encoding(opener: Opener) -> str | None:
+    """The UTF-16/UTF-32 encoding of the file's decompressed text, told from its first bytes, or None."""
+    with open_text_bytes(opener) as stream:
+        head = stream.read(SNIFF_ENCODING_BYTES)
+    return wide_encoding(head)
+
+
 def _json_lines(stream: IO[bytes]) -> Iterator[JsonItem | JsonProblem]:
     """One value a line; blank lines are not rows."""
-    lineno = 0
+    lineno = offset = 0
     try:
         while True:
+            start = offset
             raw = stream.readline(MAX_VALUE_BYTES + 1)
             if not raw:
                 return
             lineno += 1
+            offset += len(raw)
             if len(raw) > MAX_VALUE_BYTES and not raw.endswith(b"\n"):
                 while raw and not raw.endswith(b"\n"):  # skip the rest of the line, bounded by CHUNK at a time
                     raw = stream.readline(CHUNK)
-                yield JsonProblem(lineno, "too large", f"line longer than {MAX_VALUE_BYTES:,} bytes: skipped")
+                    offset += len(raw)
+                yield JsonProblem(lineno, "too large", f"line longer than {MAX_VALUE_BYTES:,} bytes: skipped", start)
                 continue
             if not raw.strip():
                 continue
             try:
                 yield JsonItem(lineno, json.loads(raw.decode("utf-8-sig" if lineno == 1 else "utf-8")))
             except UnicodeDecodeError as exc:
-                yield JsonProblem(lineno, "not UTF-8", f"not UTF-8: {exc}")
+                yield JsonProblem(lineno, "not UTF-8", f"not UTF-8: {exc}", start)
             except json.JSONDecodeError as exc:
-                yield JsonProblem(lineno, "not JSON", f"invalid JSON: {exc.msg} at character {exc.pos}")
+                yield JsonProblem(lineno, "not JSON", f"invalid JSON: {exc.msg} at character {exc.pos}", start)
     except READ_ERRORS as exc:
         exc.lexprobe_line = lineno + 1  # type: ignore[union-attr]
         raise
@@ -225,6 +257,7 @@ class _TextWindow:
         self.pos = 0
         self.line = 1
         self.eof = False
+        self._dropped_bytes = 0  # UTF-8 bytes of the text dropped from the window (a byte-order mark included)
 
     def more(self) -> bool:
         """Read more text (at least as much as is pending, so a large value is re-parsed few times); False at EOF."""
@@ -239,14 +272,20 @@ class _TextWindow:
         self.text += self._decoder.decode(chunk)
         if self.line == 1 and self.pos == 0 and self.text.startswith("\ufeff"):  # a byte-order mark at the start
             self.text = self.text[1:]
+            self._dropped_bytes += 3
         return True
 
     def advance(self, to: int) -> None:
         self.line += self.text.count("\n", self.pos, to)
         self.pos = to
         if self.pos >= CHUNK:  # drop what has been read
+            self._dropped_bytes += _utf8_size(self.text, 0, self.pos)
             self.text = self.text[self.pos :]
             self.pos = 0
+
+    def byte_offset(self, position: int | None = None) -> int:
+        """The byte offset in the stream of text position `position` (default: the read position)."""
+        return self._dropped_bytes + _utf8_size(self.text, 0, self.pos if position is None else position)
 
     def next_char(self) -> str | None:
         """Skip whitespace; return the next character (not consumed), or None at the end of the text."""
@@ -306,17 +345,24 @@ def _document(stream: IO[bytes]) -> Iterator[JsonItem | JsonProblem]:
                     break
                 if separator != ",":
                     found = "the end of the file" if separator is None else repr(separator)
-                    yield JsonProblem(window.line, "not JSON", f"invalid JSON: expected ',' or ']', found {found}")
+                    message = f"invalid JSON: expected ',' or ']', found {found}"
+                    yield JsonProblem(window.line, "not JSON", message, window.byte_offset())
                     return
         if window.next_char() is not None:
-            yield JsonProblem(window.line, "not JSON", "invalid JSON: text after the closing ']'")
+            yield JsonProblem(window.line, "not JSON", "invalid JSON: text after the closing ']'", window.byte_offset())
     except json.JSONDecodeError as exc:
         line = window.line + window.text.count("\n", window.pos, exc.pos)
-        yield JsonProblem(line, "not JSON", f"invalid JSON: {exc.msg}")
+        yield JsonProblem(line, "not JSON", f"invalid JSON: {exc.msg}", window.byte_offset(exc.pos))
     except UnicodeDecodeError as exc:
         yield JsonProblem(window.line, "not UTF-8", f"not UTF-8: {exc.reason}: not read further")
     except _TooLarge:
-        yield JsonProblem(window.line, "too large", f"a JSON value longer than {MAX_VALUE_BYTES:,} bytes: not read")
+        message = f"a JSON value longer than {MAX_VALUE_BYTES:,} bytes: not read"
+        yield JsonProblem(window.line, "too large", message, window.byte_offset())
     except READ_ERRORS as exc:
         exc.lexprobe_line = window.line  # type: ignore[union-attr]
         raise
+
+
+def _utf8_size(text: str, start: int, end: int) -> int:
+    """Bytes of `text[start:end]` in UTF-8 (a lone surrogate of a damaged file counts as its three bytes)."""
+    return len(text[start:end].encode("utf-8", "surrogatepass"))

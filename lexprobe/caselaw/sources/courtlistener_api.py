@@ -83,6 +83,7 @@ from lexprobe.caselaw.sources.courtlistener_api_values import (
     author_name,
     disposition_of,
 )
+from lexprobe.caselaw.sources.encoding import SNIFF_BYTES, wide_encoding, wide_encoding_message
 
 __all__ = [
     "EXPECTED",
@@ -257,6 +258,9 @@ class _Reader:
             self._problem(tally, str(file), f"larger than {limit} MiB of JSON: not read (save it as JSON Lines)")
             return
         self._count(len(data))
+        if encoding := wide_encoding(data[:SNIFF_BYTES]):  # UTF-16 is named, not "not UTF-8 (byte 0)"
+            self._problem(tally, f"{file}:1", wide_encoding_message(encoding))
+            return
         try:
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
@@ -306,6 +310,9 @@ class _Reader:
             self._count(len(line))
             if lineno % _PROGRESS_EVERY_LINES == 0 and self.progress is not None:
                 self.progress(PROGRESS_LABEL, min(self.done + raw.tell(), self.total), self.total)
+            if lineno == 1 and (encoding := wide_encoding(line[:SNIFF_BYTES])):
+                self._problem(tally, f"{file}:1", wide_encoding_message(encoding))
+                return
             if not line.strip():
                 continue
             try:

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import IO
 
 from lexprobe.caselaw.records import ProgressFn, RowIssue
+from lexprobe.caselaw.sources.encoding import SNIFF_BYTES, wide_encoding, wide_encoding_message
 from lexprobe.errors import BadInputError
 
 SOURCE = "courtlistener"
@@ -86,6 +87,17 @@ def open_binary(path: Path, raw: IO[bytes]) -> IO[bytes]:
     if name.endswith(".xz"):
         return lzma.LZMAFile(raw)  # type: ignore[return-value]
     return raw
+
+
+def _refuse_wide_encoding(path: Path) -> None:
+    """Raise `BadInputError` naming the encoding when the file's text is UTF-16 or UTF-32 (not "unreadable")."""
+    with open(path, "rb") as raw, open_binary(path, raw) as stream:
+        try:
+            head = stream.read(SNIFF_BYTES)
+        except (OSError, EOFError, lzma.LZMAError):
+            return  # a damaged file: reading it proper reports the damage with its line
+    if encoding := wide_encoding(head):
+        raise BadInputError(f"{path}: {wide_encoding_message(encoding)}")
 
 
 def _text_stream(path: Path, raw: IO[bytes]) -> io.TextIOWrapper:
@@ -170,6 +182,7 @@ def read_rows(
 
     Raises `BadInputError` (one line naming the file) when the header lacks a `required` column or the file is
     truncated, corrupt or not UTF-8; rows of the wrong width become issues in `report`."""
+    _refuse_wide_encoding(path)
     report.dialect = detect_dialect(path)
     dialect = DIALECTS[report.dialect]
     if csv.field_size_limit() < MAX_FIELD_CHARS:

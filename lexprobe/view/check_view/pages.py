@@ -17,7 +17,7 @@ import jinja2
 
 from lexprobe.check.render_html import MEANINGS
 from lexprobe.check.verify import VERDICTS
-from lexprobe.terminal import safe_text
+from lexprobe.terminal import safe_text, safe_value
 from lexprobe.view.check_view.load import CheckResult, load_check_result
 from lexprobe.view.investigation.pages import STATIC_CSP
 
@@ -30,6 +30,7 @@ TEMPLATES = jinja2.Environment(
     undefined=jinja2.StrictUndefined,
     trim_blocks=True,
     lstrip_blocks=True,
+    finalize=safe_value,  # every printed value: control and bidi characters as escapes, even without `visible`
 )  # fmt: skip
 TEMPLATES.filters["visible"] = lambda value: safe_text("" if value is None else str(value))
 

@@ -25,7 +25,7 @@ from lexprobe.investigation.agent.episode import EPISODES_DIR, Episode
 from lexprobe.investigation.environment.format import Environment, load_environment
 from lexprobe.investigation.qa.runner import QA_DIR, QARecord
 from lexprobe.investigation.scoring.inputs import resolve_env_dir
-from lexprobe.terminal import safe_text
+from lexprobe.terminal import safe_text, safe_value
 from lexprobe.view.investigation.documents import read_document
 from lexprobe.view.investigation.index import SORT_COLUMNS, connect_read_only, distinct, ensure_index, page_of
 from lexprobe.view.investigation.transcript import episode_page, load_record, messages_of
@@ -44,6 +44,7 @@ TEMPLATES = jinja2.Environment(
     undefined=jinja2.StrictUndefined,
     trim_blocks=True,
     lstrip_blocks=True,
+    finalize=safe_value,  # every printed value: control and bidi characters as escapes, even without `visible`
 )
 TEMPLATES.filters["visible"] = lambda value: safe_text("" if value is None else str(value))
 TEMPLATES.filters["share"] = lambda value: "-" if value is None else f"{100 * value:.0f}%"
