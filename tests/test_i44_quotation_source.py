@@ -2,7 +2,6 @@
 sentence names another case, by "Name v. Name" or by the short name of a case the document cites; the sentence's
 citation, else the document's citation of the case named, takes it (or none, when the document has none)."""
 
-# ruff: noqa: E501 (the table holds whole sentences as a brief writes them)
 from __future__ import annotations
 
 import pytest
