@@ -229,3 +229,10 @@ def test_an_opinion_text_answer_that_is_not_an_api_object(
     message = f"--online texts skipped: CourtListener's answer is not an API object (clusters/507851/: {why})"
     assert texts.messages == [message]
     assert quotation.verdict == "unverifiable" and "not an API object" in quotation.reason
+
+
+def test_the_cli_default_online_timeout_is_the_library_default() -> None:
+    from lexprobe.check.deadline import DEFAULT_ONLINE_TIMEOUT_S
+    from lexprobe.cli import check as check_cli
+
+    assert check_cli.DEFAULT_ONLINE_TIMEOUT_S == DEFAULT_ONLINE_TIMEOUT_S

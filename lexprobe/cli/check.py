@@ -22,11 +22,14 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from lexprobe.check.deadline import DEFAULT_ONLINE_TIMEOUT_S, Deadline
 from lexprobe.cli.options import DbOpt, html_option, json_flag, open_case_db
 from lexprobe.cli.output import err, out
 from lexprobe.errors import BadInputError
 from lexprobe.terminal import safe_markup, safe_text
+
+#: `--online-timeout`'s default: `lexprobe.check.deadline.DEFAULT_ONLINE_TIMEOUT_S`, written out here because importing
+#: `lexprobe.check` would load eyecite for every `--help` (a test keeps the two equal).
+DEFAULT_ONLINE_TIMEOUT_S = 120.0
 
 VERDICT_STYLES = {"verified": "green", "mismatch": "yellow", "not_found": "bold red", "unverifiable": "dim"}
 QUOTE_STYLES = {
@@ -103,6 +106,7 @@ def check(
     found wanting); 2: bad input.
     Example: `lexprobe check brief.pdf --html brief-check.html`
     """
+    from lexprobe.check.deadline import Deadline
     from lexprobe.check.extract import extract_citations
     from lexprobe.check.names import display_name
     from lexprobe.check.quotations import MAX_QUOTATIONS
