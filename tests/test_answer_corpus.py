@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.hallucination.labels.scoring import ScoringContext
 from lexprobe.hallucination.scorers.by_task import SCORERS
 
@@ -68,8 +69,6 @@ def _params() -> list:
     """One parameter per row; the known misreads as strict expected failures."""
     params = []
     for row in ROWS:
-        if row["task"] in NEEDS_DB:
-            continue
         marks = []
         if row["id"] in KNOWN_MISREADS:
             marks = [pytest.mark.xfail(strict=True, reason=f"known misread: scorer says {KNOWN_MISREADS[row['id']]}")]
@@ -77,7 +76,14 @@ def _params() -> list:
     return params
 
 
+@pytest.fixture(scope="module")
+def db_context(case_db_path: Path) -> ScoringContext:
+    """A scoring context with the case database built from LEXPROBE_DATA (quotation and authority read its texts)."""
+    return ScoringContext(CaseDatabase(case_db_path))
+
+
 @pytest.mark.parametrize("row", _params())
-def test_the_scorer_gives_the_human_label(row: dict) -> None:
-    score = SCORERS[row["task"]](row["answer"], row["reference"], CONTEXT)
+def test_the_scorer_gives_the_human_label(row: dict, request: pytest.FixtureRequest) -> None:
+    context = request.getfixturevalue("db_context") if row["task"] in NEEDS_DB else CONTEXT
+    score = SCORERS[row["task"]](row["answer"], row["reference"], context)
     assert score.label == row["label"], f"{row['place']}: {row['why']} | scorer: {score.detail}"
