@@ -68,6 +68,14 @@ def _table(scored: list[dict], key: str) -> dict[str, tuple[int, int]]:
     return {name: (good, total) for name, (good, total) in sorted(totals.items())}
 
 
+def _write_misreads(path: Path, misses: list[dict]) -> None:
+    """Rewrite the list of known misreads (id -> the scorer's label), keeping its "about" text."""
+    about = json.loads(path.read_text(encoding="utf-8")).get("about", "") if path.exists() else ""
+    listed = {row["id"]: row["scorer_label"] for row in sorted(misses, key=lambda row: row["id"])}
+    path.write_text(json.dumps({"about": about, "misreads": listed}, indent=1, ensure_ascii=False) + "\n", "utf-8")
+    print(f"{len(listed)} known misreads written to {path}", file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Print the agreement of the scorers with the corpus's human labels."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -75,12 +83,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--db", type=Path)
     parser.add_argument("--misses", action="store_true", help="list every disagreement with the scorer's detail")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--write-misreads",
+        action="store_true",
+        help="rewrite the corpus's known_misreads.json with today's misses (the test's strict expected failures)",
+    )
     args = parser.parse_args(argv)
     rows = load_corpus(args.corpus)
     scored = agreement(rows, ScoringContext(_open_db(args.db)))
     skipped = len(rows) - len(scored)
     tables = {key: _table(scored, key) for key in ("task", "label", "style")}
     misses = [row for row in scored if row["scorer_label"] != row["label"]]
+    if args.write_misreads:
+        _write_misreads(args.corpus / "known_misreads.json", misses)
     if args.json:
         print(json.dumps({"answers": len(scored), "skipped_without_db": skipped, "tables": tables, "misses": misses}))
         return

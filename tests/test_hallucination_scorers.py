@@ -182,7 +182,7 @@ def test_every_reference_based_task_has_a_scorer() -> None:
     ("task", "answer", "reference", "fragment"),
     [
         ("court", "Second Circuit", {"court_id": "ca9"}, "answer 'ca2' != truth 'ca9'"),
-        ("overruling_year", "In the 1950s.", {"year": 1954}, "no year found"),
+        ("overruling_year", "In the 1950s.", {"year": 1954}, "vague year"),
         ("citation", "347 U.S. 484", BROWN_CITATIONS, "'347 U.S. 484' is not among truth"),
         ("existence", "No.", {}, "does not exist; it is real"),
         ("court", "Ninth Circuit", {}, "reference missing"),

@@ -215,6 +215,25 @@ def _eyecite_parse_all(text: str) -> list[Citation]:
     return [citation for citation in parsed if citation is not None]
 
 
+def spanned_citations(text: str) -> list[tuple[Citation, int, int]]:
+    """Return every full case citation in `text` in canonical form with its span (start, end), in order, duplicates
+    kept: a text that is one bare citation by the fast path, else eyecite's full case citations. Raises nothing."""
+    fast = _fast_parse(text.strip())
+    if fast is not None:
+        start = len(text) - len(text.lstrip())
+        return [(fast, start, start + len(text.strip()))]
+    from eyecite.models import FullCaseCitation
+
+    found = [citation for citation in eyecite_citations(text) if isinstance(citation, FullCaseCitation)]
+    spanned = []
+    for citation in _outermost(found):
+        parsed = _from_eyecite(citation)
+        if parsed is not None:
+            start, end = citation.span()
+            spanned.append((parsed, start, end))
+    return spanned
+
+
 def _first_citation(text: str) -> Citation | None:
     """Return the first full case citation in `text`: the fast path when it settles the text alone, else eyecite."""
     fast = _fast_parse(text)

@@ -32,6 +32,7 @@ from lexprobe.caselaw.paths import data_root
 
 FUZZY_MIN_SCORE = 85.0  # rapidfuzz ratio (0-100) for a misspelt name to still count ("Ginsberg" ~ "Ginsburg": 87.5)
 FUZZY_MIN_LENGTH = 4  # shorter names must match exactly
+FUZZY_GIVEN_SCORE = 80.0  # a misspelt surname after given names that fit ("Antonin Scalea" ~ "Scalia": 83.3)
 
 _TITLES = re.compile(
     r"^(?:(?:the|mr|mrs|ms|madam|madame|hon|honorable|honourable|chief|associate|senior|circuit|district|"
@@ -173,15 +174,15 @@ def _parse(text: str) -> _Name | None:
     return _Name(last=tuple(tokens[cut:]), given=tuple(tokens[:cut]), suffix=suffix)
 
 
-def _similar(a: str, b: str) -> bool:
-    """Return True for the same word, or a near-miss of a long enough one."""
+def _similar(a: str, b: str, score: float = FUZZY_MIN_SCORE) -> bool:
+    """Return True for the same word, or a near-miss (rapidfuzz ratio at least `score`) of a long enough one."""
     if a == b:
         return True
     if min(len(a), len(b)) < FUZZY_MIN_LENGTH:
         return False
     from rapidfuzz import fuzz  # on first use: a run that scores no near-miss (a cache replay) never loads it
 
-    return fuzz.ratio(a, b) >= FUZZY_MIN_SCORE
+    return fuzz.ratio(a, b) >= score
 
 
 def _given_fits(word: str, options: frozenset[str]) -> bool:
@@ -223,8 +224,12 @@ def _rest_fits(name: _Name, profile: _Profile) -> bool:
 
 
 def _match_strength(name: _Name, profile: _Profile) -> int:
-    """Return 2 (exact surname), 1 (approximate surname) or 0 (no match) for `name` against `profile`."""
+    """Return 2 (exact surname), 1 (approximate surname) or 0 (no match) for `name` against `profile`. A surname
+    misspelt a little more is still approximate when the given names written before it fit ("Antonin Scalea")."""
     score = _last_score(name, profile)
+    if not score and name.given and _rest_fits(name, profile):
+        looser = any(_similar(" ".join(name.last), " ".join(last), FUZZY_GIVEN_SCORE) for last in profile.lasts)
+        return 1 if looser else 0
     return score if score and _rest_fits(name, profile) else 0
 
 
@@ -346,7 +351,8 @@ def _candidates(text: str, roster: Sequence[Judge]) -> list[Judge]:
     name = _parse(text)
     if name is None:
         return []
-    surnames = [(judge, _last_score(name, _judge_profile(judge))) for judge in roster]
+    surnames = [(judge, _last_score(name, _judge_profile(judge)) or _match_strength(name, _judge_profile(judge)))
+                for judge in roster]  # fmt: skip
     exact_surname = any(score == 2 for _, score in surnames)
     fits = [
         judge

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from lexprobe.caselaw.judges import judge_matches
-from lexprobe.hallucination.labels.answers import extract_judge_name
 from lexprobe.hallucination.labels.score import Score
 from lexprobe.hallucination.labels.scoring import ScoringContext, as_date
-from lexprobe.hallucination.tasks.base import catalogued, decided_date, score_extracted
+from lexprobe.hallucination.tasks.base import catalogued, decided_date, reading_of, score_extracted
 from lexprobe.hallucination.tasks.cases import SampledCase
+
+_read = reading_of("author")
 
 
 def _author_reference(case: SampledCase) -> dict | None:
@@ -26,13 +27,13 @@ def score_author(answer: str, reference: dict, context: ScoringContext) -> Score
             return Score("correct", f"judge {name!r} matches truth {truth!r}")
         return Score("hallucination", f"answer {name!r} != truth {truth!r}")
 
-    return score_extracted(answer, reference, "author", extract_judge_name, "judge name", judge=judge)
+    return score_extracted(answer, reference, "author", _read, "judge name", judge=judge)
 
 
 def author_truth(greedy: str, reference: dict) -> tuple[str, dict] | None:
     """Return the author scorer with the greedy answer's judge as the truth (the item's decision date kept); None
     when it names no judge or says per curiam."""
-    name = extract_judge_name(greedy)
+    name = _read(greedy).value
     if name is None or name == "per curiam":
         return None
     return "author", {"author": name, "decided": reference.get("decided")}

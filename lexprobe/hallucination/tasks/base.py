@@ -20,6 +20,7 @@ from lexprobe.hallucination.labels.scoring import (
     nothing_found,
     stance_score,
 )
+from lexprobe.hallucination.reader import Reading, read_answer
 from lexprobe.hallucination.tasks.cases import SampledCase
 from lexprobe.hallucination.tasks.catalogue import CATALOGUE
 
@@ -197,6 +198,22 @@ def unscorable(answer: str, reference: dict, key: str, false_premise: bool = Fal
     return missing_reference(reference, key) or stance_score(answer, false_premise=false_premise)
 
 
+def reading_of(task_id: str) -> Callable[[str], Reading]:
+    """Return the answer reader of `task_id` (`reader.read_answer`): the value an answer gives as its answer, among
+    every value it states, with the values competing with it and those set aside."""
+
+    def read(answer: str) -> Reading:
+        return read_answer(task_id, answer)
+
+    read.__doc__ = f"Return the reading of an answer to a {task_id} question."
+    return read
+
+
+def _value(found: Any) -> Any:
+    """Return the value of a reader's `Reading`, or `found` itself from a plain extractor."""
+    return found.value if isinstance(found, Reading) else found
+
+
 def score_extracted(
     answer: str,
     reference: dict,
@@ -207,23 +224,31 @@ def score_extracted(
     judge: Callable[[Any], Score] | None = None,
 ) -> Score:
     """Score an answer that is one value: a missing `reference[key]` or a refusal first (`unscorable`), then the
-    value `read(answer)` gives (unscored, naming `what`, when None) judged by `judge(value)`, or without a judge
-    compared with `truth(reference[key])`."""
+    value `read(answer)` gives (a value, or the reader's `Reading`) judged by `judge(value)`, or without a judge
+    compared with `truth(reference[key])`. No value: `nothing_found` (unscored naming `what`, or a decline); values
+    that compete (a reading's `competing`): unscored naming each. The detail ends with what the reader set aside."""
     first = unscorable(answer, reference, key)
     if first:
         return first
-    value = read(answer)
+    found = read(answer)
+    note = found.note() if isinstance(found, Reading) else ""
+    if isinstance(found, Reading) and found.competing:
+        offered = " and ".join(repr(c.text.strip()) for c in (found.chosen, *found.competing) if c is not None)
+        return Score("unscored", f"the answer gives competing {what}s: {offered}; no single answer{note}")
+    value = _value(found)
     if value is None:
-        return nothing_found(answer, what)
-    return judge(value) if judge is not None else compare_values(value, truth(reference[key]), key)
+        unread = nothing_found(answer, what)
+        return Score(unread.label, unread.detail + note)
+    score = judge(value) if judge is not None else compare_values(value, truth(reference[key]), key)
+    return Score(score.label, score.detail + note)
 
 
 def value_truth(extract: Callable[[str], Any], task_id: str, key: str) -> Extract:
-    """Return the answer extraction of a one-value task: the greedy answer's value (`extract(greedy)`) becomes
-    `reference[key]` for the scorer of `task_id`; None when the greedy answer has no value."""
+    """Return the answer extraction of a one-value task: the greedy answer's value (`extract(greedy)`, a value or
+    a `Reading`) becomes `reference[key]` for the scorer of `task_id`; None when the greedy answer has no value."""
 
     def truth(greedy: str, reference: dict) -> tuple[str, dict] | None:
-        value = extract(greedy)
+        value = _value(extract(greedy))
         return None if value is None else (task_id, {key: value})
 
     truth.__doc__ = f"Return the {task_id} scorer with the greedy answer's value as `{key}`; None without one."
@@ -232,18 +257,27 @@ def value_truth(extract: Callable[[str], Any], task_id: str, key: str) -> Extrac
 
 @dataclass(frozen=True)
 class ValueAnswer:
-    """How a task whose answer is one value is scored and calibrated: `read(answer)` gives the value (None: none
-    found, unscored naming `what`), compared with `truth(reference[key])` (`score_extracted`); a greedy answer's value
-    becomes `reference[key]` for its samples (`value_truth`)."""
+    """How a task whose answer is one value is scored and calibrated: `read(answer)` gives the value or the reader's
+    `Reading` (None: none found, unscored naming `what`), judged by `judge(value, truth)` when given, else compared
+    with `truth(reference[key])` (`score_extracted`); a greedy answer's value becomes `reference[key]` for its
+    samples (`value_truth`)."""
 
     key: str
     read: Callable[[str], Any]
     what: str
     truth: Callable[[Any], Any] = lambda v: v
+    judge: Callable[[Any, Any], Score] | None = None
 
     def score(self, answer: str, reference: dict, context: ScoringContext) -> Score:
         """Score an answer: its value against the reference's (`score_extracted`)."""
-        return score_extracted(answer, reference, self.key, self.read, self.what, self.truth)
+        judge = None
+        if self.judge is not None:
+            judge_with = self.judge
+
+            def judge(value: Any) -> Score:
+                return judge_with(value, self.truth(reference[self.key]))
+
+        return score_extracted(answer, reference, self.key, self.read, self.what, self.truth, judge)
 
 
 def record_case(db: CaseDatabase, record: dict, why: str = "") -> tuple[SampledCase | None, str | None]:

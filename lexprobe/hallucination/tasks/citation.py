@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from lexprobe.caselaw.citations import Citation, citation_key
 from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.hallucination.labels.answers import extract_citation
 from lexprobe.hallucination.labels.score import Score
 from lexprobe.hallucination.labels.scoring import ScoringContext
-from lexprobe.hallucination.tasks.base import case_builder, catalogued, record_case, score_extracted
+from lexprobe.hallucination.tasks.base import case_builder, catalogued, reading_of, record_case, score_extracted
 from lexprobe.hallucination.tasks.cases import SampledCase
+
+_read = reading_of("citation")
 
 
 def _citations(db: CaseDatabase, case: SampledCase) -> dict:
@@ -33,12 +34,12 @@ def score_citation(answer: str, reference: dict, context: ScoringContext) -> Sco
             return Score("correct", f"citation {citation.key!r} is one of the case's citations")
         return Score("hallucination", f"answer {citation.key!r} is not among truth {sorted(truths)}")
 
-    return score_extracted(answer, reference, "citations", extract_citation, "citation", judge=judge)
+    return score_extracted(answer, reference, "citations", _read, "citation", judge=judge)
 
 
 def citation_truth(greedy: str, reference: dict) -> tuple[str, dict] | None:
     """Return the citation scorer with the greedy answer's citation as the truth; None when it cites nothing."""
-    citation = extract_citation(greedy)
+    citation = _read(greedy).value
     return None if citation is None else ("citation", {"citations": [citation.key]})
 
 

@@ -11,10 +11,9 @@ from __future__ import annotations
 import re
 
 from lexprobe.hallucination.labels.abstention import normalize_answer
-from lexprobe.hallucination.labels.answers import extract_court
 from lexprobe.hallucination.labels.score import Score
-from lexprobe.hallucination.labels.scoring import ScoringContext, compare_values, nothing_found, quoted
-from lexprobe.hallucination.tasks.base import catalogued, unscorable, value_truth
+from lexprobe.hallucination.labels.scoring import ScoringContext, quoted
+from lexprobe.hallucination.tasks.base import catalogued, reading_of, score_extracted, value_truth
 from lexprobe.hallucination.tasks.cases import SampledCase
 
 #: A court named without saying which one: "a federal court of appeals", "the U.S. District Court", "the circuit
@@ -26,6 +25,9 @@ GENERIC_COURT = re.compile(
 )
 
 
+_read = reading_of("court")
+
+
 def _court_reference(case: SampledCase) -> dict | None:
     return {"court_id": case.court_id} if case.court_id else None
 
@@ -34,23 +36,17 @@ def score_court(answer: str, reference: dict, context: ScoringContext) -> Score:
     """Score the court task: the court named must be the reference court itself (a district court at the district
     level: "Northern District of California" is "cand", a bare "California" is not); a court named only generically
     ("a federal court of appeals") is a hallucination, as the study requires the specific circuit or district."""
-    first = unscorable(answer, reference, "court_id")
-    if first:
-        return first
-    court = extract_court(answer)
-    if court is not None:
-        return compare_values(court, reference["court_id"], "court")
-    unread = nothing_found(answer, "court")
+    scored = score_extracted(answer, reference, "court_id", _read, "court")
     generic = GENERIC_COURT.search(normalize_answer(answer))
-    if unread.label == "unscored" and generic:
+    if scored.label == "unscored" and scored.detail.startswith("no court found") and generic:
         detail = f"answer names no specific court ({quoted(generic.group())}); the study requires the specific"
         return Score("hallucination", f"{detail} circuit or district: truth {reference['court_id']!r}")
-    return unread
+    return scored
 
 
 TASK = catalogued(
     "court",
     reference=_court_reference,
     score=score_court,
-    extract=value_truth(extract_court, "court", "court_id"),
+    extract=value_truth(_read, "court", "court_id"),
 )

@@ -5,8 +5,15 @@ from __future__ import annotations
 import random
 
 from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.hallucination.labels.answers import extract_agreement
-from lexprobe.hallucination.tasks.base import Drafts, ItemDraft, ValueAnswer, catalogued, find_case, record_case
+from lexprobe.hallucination.tasks.base import (
+    Drafts,
+    ItemDraft,
+    ValueAnswer,
+    catalogued,
+    find_case,
+    reading_of,
+    record_case,
+)
 from lexprobe.hallucination.tasks.cases import SampledCase
 
 
@@ -49,5 +56,5 @@ TASK = catalogued(
     builder=_build_doctrinal_agreement,
     lookup=_lookup_agreement,
     # agree or disagree, as the treatment label says
-    answer=ValueAnswer("agreement", extract_agreement, "agree/disagree"),
+    answer=ValueAnswer("agreement", reading_of("doctrinal_agreement"), "agree/disagree"),
 )

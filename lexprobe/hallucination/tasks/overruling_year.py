@@ -5,9 +5,10 @@ from __future__ import annotations
 import random
 
 from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.hallucination.labels.answers import extract_year
-from lexprobe.hallucination.labels.scoring import OVERRULING_ANCHOR
-from lexprobe.hallucination.tasks.base import Drafts, ItemDraft, ValueAnswer, case_variables, catalogued
+from lexprobe.hallucination.labels.score import Score
+from lexprobe.hallucination.labels.scoring import compare_values
+from lexprobe.hallucination.reader.candidates import VagueYear
+from lexprobe.hallucination.tasks.base import Drafts, ItemDraft, ValueAnswer, case_variables, catalogued, reading_of
 from lexprobe.hallucination.tasks.cases import SampledCase
 
 
@@ -26,15 +27,20 @@ def _overruling_reference(case: SampledCase) -> dict | None:
     return {"year": year} if year else None
 
 
-def _overruling_year(answer: str) -> int | None:
-    """The year an answer gives as the overruling year (years after "overruled" first)."""
-    return extract_year(answer, anchor=OVERRULING_ANCHOR)
+def judge_year(value: int | VagueYear, truth: int) -> Score:
+    """Judge the year an answer gives: the exact year is correct, another year a hallucination; a vague year ("the
+    mid-1980s") is not a year: unscored when its range holds the true year, a hallucination when it leaves it out."""
+    if isinstance(value, VagueYear):
+        if value.low <= truth <= value.high:
+            return Score("unscored", f"vague year {value.text!r} is not a year (its range holds the truth {truth})")
+        return Score("hallucination", f"vague year {value.text!r} ({value.low}-{value.high}) leaves out truth {truth}")
+    return compare_values(value, truth, "year")
 
 
 TASK = catalogued(
     "overruling_year",
     reference=_overruling_reference,
     builder=_build_overruling_year,
-    # exactly the year the case was overruled
-    answer=ValueAnswer("year", _overruling_year, "year", truth=int),
+    # exactly the year the case was overruled, as the answer gives it (`reader`: not the case's own year)
+    answer=ValueAnswer("year", reading_of("overruling_year"), "year", truth=int, judge=judge_year),
 )

@@ -1,0 +1,81 @@
+"""The answer reader: which value an answer gives as its answer to the question, among all the values it states.
+
+One concept in three small steps, with the task's phrases as data:
+
+- `candidates`: every value of the task's kind in the answer (years, courts, citations, judges, dispositions,
+  agree/disagree), with its span;
+- `roles`: what the answer says about each (`predicates.toml`: the phrases that give a value as the answer, and those
+  that assert it of something else: the court below, the case's own year, a dissenter, a cited case);
+- `choice`: the value given as the answer, or competing values (unscored, both named), or none.
+
+`read_answer(task, answer)` runs the three on the answer's normalized text (`labels.answers.answer_text`: quotes
+straightened, markup dropped, other languages read into English phrases, a lead hedge read past).
+
+May import: `lexprobe.caselaw`, `lexprobe.lazy`, `lexprobe.hallucination.labels`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from lexprobe.hallucination.reader.choice import Reading
+
+
+def _same(kind: str, roster: Sequence[Any]) -> Any:
+    """Return the equality of two values of `kind` (judges by name matching; the rest by value)."""
+    if kind != "judge":
+        return lambda a, b: a == b
+
+    from lexprobe.caselaw.judges import judge_matches, normalize_name
+
+    def same_judge(a: str, b: str) -> bool:
+        if a == b:
+            return True
+        if "per curiam" in (a, b):
+            return False
+        last_a, last_b = normalize_name(a).split()[-1:], normalize_name(b).split()[-1:]
+        return last_a == last_b or judge_matches(a, b) or judge_matches(b, a)
+
+    return same_judge
+
+
+def read_answer(task: str, answer: str, roster: Sequence[Any] | None = None) -> Reading:
+    """Return the reading of `answer` to a question of `task` (a task of `predicates.toml`): the value chosen, the
+    values competing with it, and those set aside. `roster`: the justices (`caselaw.judges.Judge`) whose surnames
+    count as names (default: the data's roster). Raises nothing for any text."""
+    from lexprobe.hallucination.labels.answers import answer_text
+    from lexprobe.hallucination.reader.candidates import FINDERS
+    from lexprobe.hallucination.reader.choice import choose
+    from lexprobe.hallucination.reader.roles import read_roles, tables
+
+    kind = tables()[task].kind
+    text = answer_text(answer)
+    if kind == "judge":
+        if roster is None:
+            from lexprobe.caselaw.judges import load_roster
+
+            roster = _default_roster()
+            if roster is None:
+                roster = load_roster()
+        found = FINDERS[kind](text, roster)
+    else:
+        found = FINDERS[kind](text)
+    reads = read_roles(text, task, found)
+    return choose(text, reads, _same(kind, roster or ()))
+
+
+_ROSTER: list[Any] | None = None
+
+
+def _default_roster() -> list[Any] | None:
+    """Return the data's roster, read once per process."""
+    global _ROSTER
+    if _ROSTER is None:
+        from lexprobe.caselaw.judges import load_roster
+
+        _ROSTER = load_roster()
+    return _ROSTER
+
+
+__all__ = ["Reading", "read_answer"]
