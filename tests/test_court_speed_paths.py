@@ -1,9 +1,10 @@
 """The fast paths of issue 17 give exactly what the slow ones gave.
 
 - Court extraction: `courts._find` tries only the courts-db regexes that may span the text (screened by first
-  character) instead of `courts_db.find_court`'s ~8,400; `answers.extract_court` must name the same court as
-  `answers.extract_court_reference` (the unscreened path) on every answer, realistic ones drawn as bench/scoring.py
-  draws them and edge cases, and `courts._courts_db_find` must return the same ids as `courts_db.find_court`.
+  character) instead of `courts_db.find_court`'s ~8,400; the reader's court finder
+  (`reader.candidates.courts`) must name the same courts with `resolve_court` as with `resolve_court_reference` (the
+  unscreened path) on every answer, realistic ones drawn as bench/scoring.py draws them and edge cases, and
+  `courts._courts_db_find` must return the same ids as `courts_db.find_court`.
 - Cache replay: `Request.response_key()` is memoized per model identity; the key is the same one as before.
 """
 
@@ -23,7 +24,8 @@ import pytest
 from lexprobe.caches import clear_all
 from lexprobe.caselaw import courts
 from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.hallucination.labels.answers import extract_court, extract_court_reference
+from lexprobe.hallucination.labels.answers import answer_text
+from lexprobe.hallucination.reader.candidates import courts as courts_named
 from lexprobe.models import Message, Request, ToolCall, ToolSpec
 from lexprobe.models.identity import model_identity
 
@@ -123,8 +125,10 @@ def test_extract_court_equals_the_unscreened_reference_on_drawn_answers(drawn_co
     clear_all()  # the screen and its compiled patterns start empty, as in a new process
     answers = drawn_court_answers + EDGE_CASES
     assert len(drawn_court_answers) > 500  # varied: most drawn answers are distinct
-    fast = [extract_court(answer) for answer in answers]
-    reference = [extract_court_reference(answer) for answer in answers]
+    fast = [[c.value for c in courts_named(answer_text(answer))] for answer in answers]
+    reference = [
+        [c.value for c in courts_named(answer_text(answer), courts.resolve_court_reference)] for answer in answers
+    ]
     differing = [(a, f, r) for a, f, r in zip(answers, fast, reference, strict=True) if f != r]
     assert differing == []
     found = [court for court in fast if court]

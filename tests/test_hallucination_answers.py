@@ -1,20 +1,30 @@
-"""Answer extractors: lenient where the meaning is clear, None where it is not."""
+"""Answer extractors and the answer reader: lenient where the meaning is clear, None where it is not.
+
+The one-value tasks are read by `lexprobe.hallucination.reader` (the value an answer gives as its answer); these
+tables, written for the extractors it replaced, run through it unchanged except where the reader's value says more
+(a split disposition is "mixed", a decade a `VagueYear`; both still score unscored).
+"""
 
 from __future__ import annotations
 
 import pytest
 
-from lexprobe.hallucination.labels.answers import (
-    extract_agreement,
-    extract_citation,
-    extract_court,
-    extract_disposition,
-    extract_existence,
-    extract_judge_name,
-    extract_quote,
-    extract_year,
-)
+from lexprobe.hallucination.labels.answers import extract_existence, extract_quote, extract_year
 from lexprobe.hallucination.labels.answers import extract_yes_no as yes_no
+from lexprobe.hallucination.reader import read_answer
+
+
+def _value(task: str):
+    """Return the reader of `task` as a function giving the chosen value."""
+    return lambda answer: read_answer(task, answer).value
+
+
+extract_disposition = _value("disposition")
+extract_agreement = _value("doctrinal_agreement")
+extract_court = _value("court")
+extract_citation = _value("citation")
+extract_judge_name = _value("author")
+read_overruling_year = _value("overruling_year")
 
 
 @pytest.mark.parametrize(
@@ -88,8 +98,8 @@ def test_extract_existence(answer: str, expected: bool | None) -> None:
         ("Remanded.", "reverse"),
         ("The Court overturned the lower court's ruling.", "reverse"),
         ("The court did not affirm; it reversed.", "reverse"),
-        ("affirmed in part and reversed in part", None),
-        ("Affirmed in part.", None),
+        ("affirmed in part and reversed in part", "mixed"),
+        ("Affirmed in part.", "mixed"),
         ("The court affirmed the district court, which had reversed the agency.", None),
         ("Dismissed.", None),
         ("Yes", None),
@@ -248,7 +258,7 @@ def test_extract_quote(answer: str, expected: str | None) -> None:
         ("Earl Warren", "Earl Warren"),
         ("Earl Warren.", "Earl Warren"),
         ("Byron White", "Byron White"),
-        ("Warren, C.J.", "Warren, C.J."),
+        ("Warren, C.J.", "Warren"),  # the byline read as the name
         ("Holmes, Jr.", "Holmes, Jr."),
         ("R.B. Ginsburg", "R.B. Ginsburg"),
         ("John Marshall Harlan II", "John Marshall Harlan II"),

@@ -17,13 +17,14 @@ ROOT = Path(lexprobe.hallucination.__file__).parent
 MAY_IMPORT: dict[str, set[str]] = {
     "help_facts": set(),
     "labels": set(),
+    "reader": {"labels"},
     "prompts": set(),
-    "tasks": {"labels", "help_facts"},
-    "scorers": {"labels", "prompts", "tasks", "help_facts"},
-    "profile": {"labels", "tasks"},
+    "tasks": {"labels", "reader", "help_facts"},
+    "scorers": {"labels", "reader", "prompts", "tasks", "help_facts"},
+    "profile": {"labels", "reader", "tasks"},
     "reference": {"profile", "tasks"},
-    "report": {"labels", "tasks", "scorers", "profile", "reference"},
-    "run": {"help_facts", "labels", "prompts", "tasks", "scorers", "profile", "reference", "report"},
+    "report": {"labels", "reader", "tasks", "scorers", "profile", "reference"},
+    "run": {"help_facts", "labels", "reader", "prompts", "tasks", "scorers", "profile", "reference", "report"},
 }
 PACKAGES = [name for name in MAY_IMPORT if (ROOT / name).is_dir()]
 

@@ -357,7 +357,7 @@ def same_court(answer_text: str, court_id: str) -> bool:
 # construct not understood files it under "any"), and `_courts_db_find` follows courts-db's steps with only the
 # patterns filed under the text's first character and under "any" (compiled per first character, on first use),
 # each tried as courts-db tries it once it `fullmatch`es. A text starting with a non-ASCII character goes to courts-db
-# itself. `_find_reference` (tests: `resolve_court_reference`, `answers.extract_court_reference`) keeps the
+# itself. `_find_reference` (tests: `resolve_court_reference`, the reader's `candidates.courts` given it) keeps the
 # unscreened path, and the tests check both give the same court on thousands of realistic answers.
 
 _ANY = "any"

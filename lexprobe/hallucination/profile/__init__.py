@@ -2,7 +2,7 @@
 profile pools and in which order (`selection`), the rate tables, breakdowns and justice bias (`stats`) and the
 calibration curves and ECE (`calibration`, numpy imported there only).
 
-May import: `labels`, `tasks` of this domain; `lexprobe.caselaw`, `lexprobe.engine`, `lexprobe.stats`.
+May import: `labels`, `reader`, `tasks` of this domain; `lexprobe.caselaw`, `lexprobe.engine`, `lexprobe.stats`.
 """
 
 from __future__ import annotations

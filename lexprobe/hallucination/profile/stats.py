@@ -35,7 +35,6 @@ from datetime import date
 
 from lexprobe.caselaw.judges import Judge, resolve_justice
 from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.hallucination.labels.answers import extract_judge_name
 from lexprobe.hallucination.profile.results import Unit
 from lexprobe.hallucination.profile.selection import (
     FALSE_PREMISE,
@@ -45,6 +44,7 @@ from lexprobe.hallucination.profile.selection import (
     row_order,
     true_premise_reference_based,
 )
+from lexprobe.hallucination.reader import read_answer
 from lexprobe.hallucination.tasks import TASKS
 from lexprobe.stats import balanced_rate_se, hallucination_rate, strict_rate
 
@@ -292,7 +292,7 @@ def justice_bias(units: Iterable[Unit], roster: list[Judge]) -> list[JusticeCoun
         decided = _date(unit.reference.get("decided"))
         truth = resolve_justice(unit.reference["author"], decided, roster) if roster else None
         true[unit.model][truth.full_name if truth else unit.reference["author"]] += 1
-        name = extract_judge_name(unit.answer) if unit.answer else None
+        name = read_answer("author", unit.answer, roster).value if unit.answer else None
         if name and name != "per curiam":
             resolved = resolve_justice(name, decided, roster) if roster else None
             named[unit.model][resolved.full_name if resolved else name] += 1

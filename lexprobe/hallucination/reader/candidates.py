@@ -325,7 +325,7 @@ def _roster_surnames(names: tuple[str, ...]) -> re.Pattern[str] | None:
             variants.update({re.escape(surname), re.escape(surname.upper())})
     if not variants:
         return None
-    given = r"(?:(?:[A-Z][a-z'’-]+|[A-Z]\.)\s+){0,3}"
+    given = r"(?:(?:[A-Z][a-z'’-]+|[A-Z]\.(?:\s?[A-Z]\.)*)\s+){0,3}"
     return re.compile(rf"\b{given}(?:{'|'.join(sorted(variants, key=len, reverse=True))})\b(?:,?\s+(?:Jr\.|II))?")
 
 

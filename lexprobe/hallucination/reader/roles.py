@@ -37,6 +37,7 @@ _ABBREVIATED = "".join(
 )
 _CLAUSE_END = lazy_pattern(
     rf"(?<=[a-z0-9)\]\"'*]){_ABBREVIATED}(?<!\b[A-Za-z])[.!?](?=\s+[^a-z\s])|[;\n]|\s[—–-]\s|—|(?<=[a-z])\?\s"
+    r"|,(?=\s+(?:but|though|although|while|whereas|however)\b)"
 )
 _LIST_SEPARATOR = lazy_pattern(r"^[\s,]*(?:(?:and|or|&|/|JJ\.|C\.\s?J\.|J\.)[\s,]*)*$", re.IGNORECASE)
 _DATING_PARENTHETICAL = lazy_pattern(r"[\w.]\s*\(\s*(?:[A-Za-z.]+\s+)?$")
@@ -164,9 +165,25 @@ def read_roles(text: str, task: str, found: list[Candidate]) -> list[Read]:
             if role == "plain" and table.kind == "year" and _dates_a_case(text, candidate):
                 role, why = "aside", "(…) dating a case"
             reads.append(Read(candidate, role, why, clause, index, phrase.tier if phrase else 0))
+    if table.kind == "citation":
+        reads = _parallels_aside(reads)
     if table.kind == "disposition":
         reads = _by_subject(text, reads, spans)
     return reads
+
+
+def _parallels_aside(reads: list[Read]) -> list[Read]:
+    """Set aside the parallel citations of a list ("347 U.S. 483, 74 S. Ct. 686"): the first one stands for them."""
+    first: dict[int, Read] = {}
+    kept = []
+    for read in reads:
+        if read.group in first and read.role != "aside":
+            why = f"parallel of {first[read.group].candidate.text.strip()}"
+            kept.append(Read(read.candidate, "aside", why, read.clause, read.group, read.tier))
+        else:
+            first.setdefault(read.group, read)
+            kept.append(read)
+    return kept
 
 
 def _dates_a_case(text: str, candidate: Candidate) -> bool:

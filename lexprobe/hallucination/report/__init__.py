@@ -2,7 +2,7 @@
 (`summary`) and the self-contained HTML page (`html`, matplotlib imported there only). The paper's published
 estimates beside a profile are the sibling package `hallucination.reference`.
 
-May import: `labels`, `tasks`, `scorers`, `profile`, `reference` of this domain; `lexprobe.engine`,
+May import: `labels`, `reader`, `tasks`, `scorers`, `profile`, `reference` of this domain; `lexprobe.engine`,
 `lexprobe.reporting`, `lexprobe.models`. Never `lexprobe.investigation`: the demo's page combining both domains is
 `lexprobe.demo.investigation_rows`.
 """

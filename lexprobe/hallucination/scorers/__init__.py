@@ -2,7 +2,7 @@
 contradiction judge (`judge`), the confidence of greedy answers (`calibration`), scoring answers produced elsewhere
 (`external`) and validating the judge against human coders (`labelsheet`).
 
-May import: `labels`, `tasks`, `prompts`, `help_facts` of this domain; `lexprobe.caselaw`, `lexprobe.engine`,
+May import: `labels`, `reader`, `tasks`, `prompts`, `help_facts` of this domain; `lexprobe.caselaw`, `lexprobe.engine`,
 `lexprobe.models`, `lexprobe.stats`.
 """
 

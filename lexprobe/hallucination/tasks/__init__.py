@@ -9,7 +9,7 @@ together in `tasks/reference_free.py`.
 CLI), in the catalogue's row order: adding a task means one catalogue row, one module defining its `TASK` and its
 name in `_BOUND` below. The case a task asks about is a typed `SampledCase` (`tasks/cases.py`).
 
-May import: `labels`, `help_facts` of this domain; `lexprobe.caselaw`, `lexprobe.errors`.
+May import: `labels`, `reader`, `help_facts` of this domain; `lexprobe.caselaw`, `lexprobe.errors`.
 """
 
 from __future__ import annotations

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from lexprobe.hallucination.labels.answers import extract_citation
+from lexprobe.hallucination.labels.answers import answer_text
 from lexprobe.hallucination.labels.score import Score
 from lexprobe.hallucination.labels.scoring import ScoringContext, nothing_found, stance_score
+from lexprobe.hallucination.reader.candidates import citations
 from lexprobe.hallucination.tasks.base import catalogued
 from lexprobe.hallucination.tasks.quotation import majority_opinion_reference, opinion_text_step
 
@@ -16,10 +17,10 @@ def score_authority(answer: str, reference: dict, context: ScoringContext) -> Sc
         return first
     opinion_id = str(reference["opinion_id"])
     cited = context.cited_keys(opinion_id)
-    citation = extract_citation(answer)
-    if citation is None:
+    found = citations(answer_text(answer))
+    if not found:
         return nothing_found(answer, "citation")
-    key = citation.key
+    key = found[0].value.key  # the first authority the answer names
     if key in context.own_keys(opinion_id):
         return Score("hallucination", f"answer {key!r} is the case's own citation, not an authority it cites")
     if context.cites(opinion_id, key):
