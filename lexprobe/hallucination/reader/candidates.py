@@ -243,7 +243,7 @@ _TITLE = (
     r"(?:justice|judge)|hon\.?|honorable"
 )
 _WORD = r"(?:[A-Z][A-Za-z'’-]+|[A-Z]\.(?:\s?[A-Z]\.)*)"
-_NAME = rf"{_WORD}(?:\s+(?:{_WORD}|van|von|de|del|la|le|st\.))*(?:,?\s+(?:Jr\.|Sr\.|II|III|IV)(?![\w]))?"
+_NAME = rf"{_WORD}(?:\s+(?:{_WORD}|van|von|de|del|la|le|st\.)){{0,5}}(?:,?\s+(?:Jr\.|Sr\.|II|III|IV)(?![\w]))?"
 _NOT_NAME_WORDS = frozenset(
     [
         "the",

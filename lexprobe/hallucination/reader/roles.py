@@ -196,7 +196,7 @@ def _dates_a_case(text: str, candidate: Candidate) -> bool:
 # --- dispositions: the court each is asserted of ---------------------------------------------------------------
 
 _COURT_MENTION = lazy_pattern(
-    r"(?:(?:[A-Z][\w.'’]*|of|for|the|en|banc|appeals)\s+)*?(?:Supreme\s+Court(?:\s+of(?:\s+(?:the|[A-Z][\w.]*))+)?|"
+    r"(?:(?:[A-Z][\w.'’]*|of|for|the|en|banc|appeals)\s+){0,6}?(?:Supreme\s+Court(?:\s+of(?:\s+(?:the|[A-Z][\w.]*))+)?|"
     r"Court\s+of\s+(?:Criminal\s+)?Appeals(?:\s+(?:for|of)\s+the\s+[\w.]+\s+Circuit)?|[\w.]+\s+Circuit|"
     r"[Dd]istrict\s+[Cc]ourt|[Tt]rial\s+[Cc]ourt|[Ll]ower\s+[Cc]ourt|[Cc]ourt\s+[Bb]elow|[Aa]ppeals\s+[Cc]ourt|"
     r"\bCourt\b|\bSCOTUS\b|\bpanel\b|\bjury\b)"
