@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from lexprobe.hallucination.labels.answers import extract_existence, extract_quote, extract_year
+from lexprobe.hallucination.labels.answers import extract_existence, extract_year
 from lexprobe.hallucination.labels.answers import extract_yes_no as yes_no
 from lexprobe.hallucination.reader import read_answer
 
@@ -25,6 +25,7 @@ extract_court = _value("court")
 extract_citation = _value("citation")
 extract_judge_name = _value("author")
 read_overruling_year = _value("overruling_year")
+extract_quote = _value("quotation")
 
 
 @pytest.mark.parametrize(
@@ -239,6 +240,9 @@ def test_extract_citation(answer: str, expected: str | None) -> None:
         ("<quote>unclosed, cut off by the token limit", "unclosed, cut off by the token limit"),
         ('The Court said "abc def" and later "a longer quoted span here".', "a longer quoted span here"),
         ("The Court said “separate but equal has no place”.", "separate but equal has no place"),
+        ("Marshall escribió: «it is a constitution we are expounding».", "it is a constitution we are expounding"),
+        ("Brandeis schrieb: „There is no federal general common law.“", "There is no federal general common law."),
+        ("The Court held that a state may not compel a flag salute.", None),  # a description offers no quotation
         ("  a plain answer without quotes  ", "a plain answer without quotes"),
         ("<quote></quote>", None),
         ("", None),

@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     )
     from lexprobe.hallucination.labels.answers import (
         extract_existence,
-        extract_quote,
         extract_year,
         extract_yes_no,
     )
@@ -79,7 +78,6 @@ __all__ = [
     "dissent_rejection",
     "existence_score",
     "extract_existence",
-    "extract_quote",
     "extract_year",
     "extract_yes_no",
     "final_answer",
@@ -122,14 +120,7 @@ __getattr__, __dir__ = lazy_exports(
         "detect_language": "language",
         "dissent_rejection": "abstention",
         "existence_score": "scoring",
-        "extract_agreement": "answers",
-        "extract_citation": "answers",
-        "extract_court": "answers",
-        "extract_court_reference": "answers",
-        "extract_disposition": "answers",
         "extract_existence": "answers",
-        "extract_judge_name": "answers",
-        "extract_quote": "answers",
         "extract_year": "answers",
         "extract_yes_no": "answers",
         "final_answer": "final_answer",

@@ -1,8 +1,8 @@
 """Read the answer out of a model's reply: lenient extractors that return None when the meaning is unclear.
 
-The values of the one-value tasks (court, citation, author, disposition, overruling year, agreement) are read by
-`lexprobe.hallucination.reader`, which finds every value with its role; this module keeps what is not a choice among
-values. Choices (each one a documented rule, each tested):
+The values of the one-value tasks (court, citation, author, disposition, overruling year, agreement, quotation) are
+read by `lexprobe.hallucination.reader`, which finds every value with its role; this module keeps what is not a
+choice among values. Choices (each one a documented rule, each tested):
 - yes / no: a reply that opens with "yes" or "no" is that answer ("Yes, it is a real case." is yes); otherwise a
   stand-alone "yes" / "no" (followed by punctuation or the end, so "no doubt", "no record" do not count) decides;
   both ("Yes and no", "No. Yes.") is None.
@@ -10,8 +10,6 @@ values. Choices (each one a documented rule, each tested):
   ("1954 U.S. LEXIS", "S. Ct. 1954") or a statute section ("§ 1983"); a decade ("the 1950s") is no year. With
   several years: the first one after `anchor`; else the first year not in a bare parenthetical "(1896)" that merely
   dates a case named in passing; else the first year. A choice between years ("1954 or 1955") is None.
-- quote: the text inside <quote></quote> (first pair; an unclosed tag runs to the end), else the longest span in
-  double quotes, else the whole reply.
 """
 
 from __future__ import annotations
@@ -165,22 +163,3 @@ def extract_year(answer: str, anchor: str | None = None, dated_cases: bool = Tru
     if chosen is None or _EITHER_YEAR.search(text[max(0, chosen.start() - 12) : chosen.end() + 12]):
         return None  # "1954 or 1955": a hedge between two answers is not an answer
     return int(chosen.group(1))
-
-
-# --- quote ------------------------------------------------------------------------------------------------------
-
-_QUOTE_TAG = lazy_pattern(r"<quote>(.*?)(?:</quote>|$)", re.IGNORECASE | re.DOTALL)
-_QUOTED_SPAN = lazy_pattern(r"\"([^\"]+)\"|“([^”]+)”")
-
-
-def extract_quote(answer: str) -> str | None:
-    """Return the quotation the reply offers (see the module's rule), or None for an empty reply. Raises nothing."""
-    text = (answer or "").strip()
-    tagged = _QUOTE_TAG.search(text)
-    if tagged:
-        quote = tagged.group(1).strip()
-        return quote or None
-    spans = [next(group for group in match.groups() if group is not None) for match in _QUOTED_SPAN.finditer(text)]
-    if spans:
-        return max(spans, key=len).strip() or None
-    return text or None

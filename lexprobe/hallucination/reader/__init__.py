@@ -49,8 +49,10 @@ def read_answer(task: str, answer: str, roster: Sequence[Any] | None = None) -> 
     from lexprobe.hallucination.reader.choice import choose
     from lexprobe.hallucination.reader.roles import read_roles, tables
 
-    kind = tables()[task].kind
-    text = answer_text(answer)
+    table = tables()[task]
+    kind = table.kind
+    # a quotation is read from the reply as written (no phrase table, no hedge cut: the words are the value)
+    text = (answer or "") if kind == "quote" else answer_text(answer)
     if kind == "judge":
         if roster is None:
             from lexprobe.caselaw.judges import load_roster
@@ -62,7 +64,7 @@ def read_answer(task: str, answer: str, roster: Sequence[Any] | None = None) -> 
     else:
         found = FINDERS[kind](text)
     reads = read_roles(text, task, found)
-    return choose(text, reads, _same(kind, roster or ()))
+    return choose(text, reads, _same(kind, roster or ()), table.several)
 
 
 _ROSTER: list[Any] | None = None

@@ -372,7 +372,36 @@ def _merge(spans: list[tuple[int, int, str]]) -> Iterator[tuple[int, int, str]]:
     yield from sorted(kept)
 
 
+# --- quotations ------------------------------------------------------------------------------------------------
+
+_QUOTE_TAG = lazy_pattern(r"<quote>(.*?)(?:</quote>|$)", re.IGNORECASE | re.DOTALL)
+_QUOTED_SPAN = lazy_pattern(r"\"([^\"]+)\"|“([^”]+)”|«\s*([^»]+?)\s*»|„([^“”]+)[“”]")
+
+
+def quotes(text: str) -> list[Candidate]:
+    """Return the quotations a reply offers: the text inside its first <quote></quote> pair (an unclosed tag runs
+    to the end), else every span in double quotes (straight, curly, « », „ “), else the whole reply (`roles` sets it
+    aside when it describes the case instead)."""
+    tagged = _QUOTE_TAG.search(text)
+    if tagged:
+        inner = tagged.group(1)
+        quote = inner.strip()
+        start = tagged.start(1) + inner.index(quote) if quote else tagged.start(1)
+        return [Candidate(quote, quote, start, start + len(quote))] if quote else []
+    found = []
+    for match in _QUOTED_SPAN.finditer(text):
+        group = next(index for index in range(1, 5) if match.group(index) is not None)
+        quote = match.group(group).strip()
+        if quote:
+            found.append(Candidate(quote, quote, match.start(group), match.end(group)))
+    if found:
+        return found
+    whole = text.strip()
+    return [Candidate(whole, whole, text.index(whole), text.index(whole) + len(whole))] if whole else []
+
+
 FINDERS: dict[str, Callable[..., list[Candidate]]] = {
+    "quote": quotes,
     "year": years,
     "court": courts,
     "citation": citations,

@@ -77,13 +77,17 @@ def _alternatives(text: str, reads: Sequence[Read], same: Callable[[Any, Any], b
     return []
 
 
-def choose(text: str, reads: Sequence[Read], same: Callable[[Any, Any], bool]) -> Reading:
+def choose(text: str, reads: Sequence[Read], same: Callable[[Any, Any], bool], several: str = "compete") -> Reading:
     """Return the reading of `text` from its candidates' roles (see the module's rules); `same(a, b)` says when two
-    values are one (the same judge under two spellings, a citation and its parallel)."""
+    values are one (the same judge under two spellings, a citation and its parallel). `several="longest"`: values
+    do not compete (any quotation offered is one), the longest one not set aside is read."""
     aside = [(read.candidate, read.phrase or "aside") for read in reads if read.role == "aside"]
     pool = [read for read in reads if read.role != "aside"]
     if not pool:
         return Reading(None, (), tuple(aside))
+    if several == "longest":
+        chosen = max(pool, key=lambda read: len(read.candidate.text))
+        return Reading(chosen.candidate, (), tuple(aside))
     offered = _alternatives(text, pool, same)
     if offered:
         return Reading(offered[0].candidate, tuple(read.candidate for read in offered[1:]), tuple(aside))

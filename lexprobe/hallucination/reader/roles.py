@@ -57,11 +57,14 @@ class Phrase:
 
 @dataclass(frozen=True)
 class Table:
-    """A task's predicate table: the kind of value and its phrases."""
+    """A task's predicate table: the kind of value, its phrases, what to do with several values (`compete`, or
+    `longest`: the longest one not set aside is read) and the phrases that make a whole reply a description."""
 
     task: str
     kind: str
     phrases: tuple[Phrase, ...]
+    several: str = "compete"
+    describe: tuple[re.Pattern[str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -99,7 +102,8 @@ def tables() -> dict[str, Table]:
         for tier, weaker in enumerate(row.get("weaker", []), start=1):
             phrases += [_phrase(text, "answer", tier) for text in weaker]
         phrases += [_phrase(text, "aside") for text in row.get("aside", [])]
-        made[task] = Table(task, row["kind"], tuple(phrases))
+        describe = tuple(_phrase(text, "aside").pattern for text in row.get("describe", []))
+        made[task] = Table(task, row["kind"], tuple(phrases), row.get("several", "compete"), describe)
     return made
 
 
@@ -167,9 +171,25 @@ def read_roles(text: str, task: str, found: list[Candidate]) -> list[Read]:
             reads.append(Read(candidate, role, why, clause, index, phrase.tier if phrase else 0))
     if table.kind == "citation":
         reads = _parallels_aside(reads)
+    if table.describe and len(reads) == 1 and reads[0].candidate.text == text.strip():
+        reads = [_description_aside(text, table, reads[0])]
     if table.kind == "disposition":
         reads = _by_subject(text, reads, spans)
     return reads
+
+
+_LIST_LINE = lazy_pattern(r"^\s*(?:[-*•]|\d+[.)])\s+\S", re.MULTILINE)
+
+
+def _description_aside(text: str, table: Table, read: Read) -> Read:
+    """Set aside a whole reply offered as the value when it describes instead (a `describe` phrase) or lists."""
+    for pattern in table.describe:
+        found = pattern.search(text)
+        if found:
+            return Read(read.candidate, "aside", f"a description ({found.group()!r}), not a quotation", 0, 0)
+    if len(_LIST_LINE.findall(text)) >= 2:
+        return Read(read.candidate, "aside", "a list of points, not a quotation", 0, 0)
+    return read
 
 
 def _parallels_aside(reads: list[Read]) -> list[Read]:

@@ -20,9 +20,13 @@ def score_authority(answer: str, reference: dict, context: ScoringContext) -> Sc
     found = citations(answer_text(answer))
     if not found:
         return nothing_found(answer, "citation")
-    key = found[0].value.key  # the first authority the answer names
-    if key in context.own_keys(opinion_id):
+    own = context.own_keys(opinion_id)
+    # the case's own citation, given to name the case, is not the authority; the first other citation is
+    others = [candidate.value.key for candidate in found if candidate.value.key not in own]
+    if not others:
+        key = found[0].value.key
         return Score("hallucination", f"answer {key!r} is the case's own citation, not an authority it cites")
+    key = others[0]
     if context.cites(opinion_id, key):
         return Score("correct", f"{key!r} is cited in the majority opinion")
     for case_id in context.db.find_by_citation(key):

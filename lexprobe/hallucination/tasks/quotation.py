@@ -5,14 +5,17 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from lexprobe.hallucination.labels.answers import extract_quote
+from lexprobe.hallucination.labels.abstention import classify_refusal
 from lexprobe.hallucination.labels.quotation import MATCH_THRESHOLD, MIN_QUOTE_WORDS
 from lexprobe.hallucination.labels.score import Score
 from lexprobe.hallucination.labels.scoring import ScoringContext, missing_reference, quoted, stance_score
-from lexprobe.hallucination.tasks.base import catalogued
+from lexprobe.hallucination.tasks.base import catalogued, reading_of
 from lexprobe.hallucination.tasks.cases import SampledCase
 
 _QUOTE_TAGS = re.compile(r"<quote>.*?(?:</quote>|$)", re.IGNORECASE | re.DOTALL)
+
+
+_read = reading_of("quotation")
 
 
 def majority_opinion_reference(case: SampledCase) -> dict | None:
@@ -48,9 +51,13 @@ def score_quotation(answer: str, reference: dict, context: ScoringContext) -> Sc
     if first:
         return first
     index = context.quote_index(str(reference["opinion_id"]))
-    quote = extract_quote(answer)
+    reading = _read(answer)
+    quote = reading.value
     if quote is None:
-        return Score("unscored", "empty answer")
+        why = f"no quotation offered{reading.note()}" if reading.set_aside else "empty answer"
+        return Score("unscored", why)
+    if classify_refusal(quote) == "abstain":
+        return Score("abstain", f"the quotation offered is a refusal: {quoted(quote)}")
     found = index.match(quote)
     if found.too_short:
         return Score("unscored", f"quote too short to verify ({found.words} words < {MIN_QUOTE_WORDS})")
