@@ -128,6 +128,15 @@ def mark_self_judged(rows: list[dict], self_judged: set[str], model: str | None 
     return rows
 
 
+#: `--reader` of `hallucination run`.
+READER_HELP = (
+    "A model (any --model spec) that reads the answers the rules leave unscored: it says, as JSON, the value the "
+    "answer gives, or that it declines, or that it gives no answer; the value is scored by the task's own rules. "
+    "Labels so given say 'read by MODEL' and the report counts them. Read once (kept in the run directory and the "
+    "cache). Reference-based tasks only; off by default (the rules alone)."
+)
+
+
 @hallucination_app.command("run")
 @engine_options(dry_run=True, batch=True)
 def run(
@@ -182,6 +191,7 @@ def run(
             "0 = no calibration.",
         ),
     ] = None,
+    reader: Annotated[str | None, typer.Option("--reader", help=READER_HELP)] = None,
     seed: Annotated[int, typer.Option(help="Sampling seed.")] = 47,
     run_dir: run_dir_option("Run directory (resumable; rerun the same command to resume).") = Path(
         "lexprobe-runs/hallucination"
@@ -202,7 +212,7 @@ def run(
     import asyncio
 
     from lexprobe.caselaw.sampling import parse_year_windows
-    from lexprobe.cli.hallucination_tables import print_coverage, print_report, print_skipped
+    from lexprobe.cli.hallucination_tables import print_coverage, print_readers, print_report, print_skipped
     from lexprobe.engine.interrupt import RunInterrupted, stop_on_sigint
     from lexprobe.hallucination.prompts.render import PROMPT_STYLES
     from lexprobe.hallucination.report.summary import report_json
@@ -232,9 +242,11 @@ def run(
         complete_cases=complete_cases,
         task_n=task_n,
         design=design or "",
+        reader=reader,
     )
-    if judge:
-        check_model(judge, credentials=not dry_run)
+    for other in (judge, reader):
+        if other:
+            check_model(other, credentials=not dry_run)
     bad_styles = [s for s in settings.styles if s not in PROMPT_STYLES]
     if bad_styles or not settings.styles:
         raise BadInputError(f"unknown prompt style(s) {bad_styles}; valid: zero, few")
@@ -254,6 +266,9 @@ def run(
         raise BadInputError("nothing to ask: every task was skipped at the chosen level(s) (reasons above)")
     coverage = [row.to_dict() for row in result.plan.coverage]
     if result.estimate is not None:
+        if reader:
+            err.print("note: --reader: which answers the reader reads is known only once they are scored; its "
+                      "requests are not in this estimate", highlight=False, soft_wrap=True)  # fmt: skip
         print(json.dumps(result.estimate.to_dict()) if as_json else safe_text(result.estimate.lines()))
         return
     self_judged = {model} if settings.self_judged else set()
@@ -262,11 +277,12 @@ def run(
         report["rows"] = mark_self_judged(report["rows"], self_judged, model)
         engine_summary = result.summary.to_dict() if result.summary is not None else None  # with per-replica counts
         print(json.dumps(report | {"judge": settings.judge_model, "self_judged": settings.self_judged,
-                                   "coverage": coverage, "samples": result.plan.samples,
-                                   "summary": engine_summary}))  # fmt: skip
+                                   "coverage": coverage, "samples": result.plan.samples, "reader": reader,
+                                   "readers": result.readers, "summary": engine_summary}))  # fmt: skip
     else:
         print_report(model, result.rows, self_judged=settings.self_judged)
         print_coverage(coverage)
+        print_readers(result.readers)
         if any(task.reference_free for task in settings.tasks):
             judged = f" ({SELF_JUDGED}: the model judged its own pairs)" if settings.self_judged else ""
             out.print(f"contradiction judge: {settings.judge_model}{judged}", highlight=False)
@@ -324,6 +340,7 @@ def report(
     from lexprobe.caselaw.judges import load_roster
     from lexprobe.cli.hallucination_tables import (
         print_coverage,
+        print_readers,
         print_reference,
         print_report,
         print_side_by_side,
@@ -332,6 +349,7 @@ def report(
     from lexprobe.engine.batch.status import batch_count_lines, batch_counts
     from lexprobe.hallucination.profile.results import read_runs
     from lexprobe.hallucination.profile.stats import PROMPT_STYLE_SELECTIONS, profile
+    from lexprobe.hallucination.report.readings import read_by, reader_counts
     from lexprobe.hallucination.report.summary import report_json, report_rows
     from lexprobe.hallucination.run.runner import SELF_JUDGED
 
@@ -350,11 +368,13 @@ def report(
     coverage = [row for info in infos for row in info.coverage_rows()]
     batched = [batch_counts(info.run_dir) for info in infos]  # how many answers came by a provider's batch API
     paper = reference_block(reference, stats, models, units)
+    readers = reader_counts(units)  # answers labelled by a --reader model
     if html is not None:
         from lexprobe.hallucination.report.html import write_html_report
 
         try:
-            with_batch = [model | counts for model, counts in zip(models, batched, strict=True)]
+            with_batch = [model | counts | read_by(model["model"], readers)
+                          for model, counts in zip(models, batched, strict=True)]  # fmt: skip
             write_html_report(html, with_batch, stats, units, coverage=coverage, viewer_url=viewer_url,
                               reference=paper)  # fmt: skip
         except OSError as exc:
@@ -367,7 +387,8 @@ def report(
             single["rows"] = mark_self_judged(single["rows"], self_judged, models[0]["model"])
             single |= {"judge": models[0]["judge"], "self_judged": models[0]["self_judged"]}
         extra = {"reference": paper} if paper is not None else {}
-        print(json.dumps(single | {"models": models} | stats | {"coverage": coverage, "batch": batched} | extra))
+        print(json.dumps(single | {"models": models} | stats | {"coverage": coverage, "batch": batched,
+                                                                 "readers": readers} | extra))  # fmt: skip
         return
     if len(infos) == 1:
         print_report(infos[0].model, report_rows(units), self_judged=models[0]["self_judged"])
@@ -377,6 +398,7 @@ def report(
     if paper is not None:
         print_reference(paper)
     print_coverage(coverage)
+    print_readers(readers, with_model=len(infos) > 1)
     for line in batch_count_lines(batched):
         out.print(safe_text(line), highlight=False, markup=False)
     if any(row["lower_bound"] for row in stats["rates"]):
