@@ -359,8 +359,41 @@ def _first(codes: dict[str, str | None], code: str) -> str:
     return next(row_id for row_id, value in codes.items() if value == code)
 
 
+def test_score_answers_reads_with_the_reader_and_caches(case_db_path: Path, tmp_path: Path) -> None:
+    reader = _script(tmp_path / "reader.jsonl", [
+        {"when": "zorp-7", "text": '{"decision": "answer", "value": "yes"}'},
+        # the question the line answered, from its task and case: "Who wrote the majority opinion in 347 U.S. 483?"
+        {"when": "Who wrote the majority opinion in 347 U.S. 483?", "text": "not json"},
+    ])  # fmt: skip
+    answers = tmp_path / "answers.jsonl"
+    lines = [
+        {"task": "existence", "case": "347 U.S. 483", "answer": "zorp-7: the ledger glows."},
+        {"task": "author", "case": "347 U.S. 483", "answer": "vrem-9 blorp."},
+        {"task": "existence", "case": "347 U.S. 483", "answer": "Yes, it is a real case."},  # the rules read it
+        {"task": "author", "case": "999 U.S. 999", "answer": "vrem-9 blorp."},  # no reference: not read
+    ]
+    answers.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    args = ("hallucination", "score-answers", str(answers), "--db", str(case_db_path), "--reader", reader)
+    first = cli(*args, cache=tmp_path / "cache")
+    assert first.returncode == 0, first.stderr
+    scored = [json.loads(line) for line in first.stdout.splitlines()]
+    assert [line["label"] for line in scored] == ["correct", "unscored", "correct", "unscored"]
+    assert scored[0]["detail"].startswith(f"read by {reader}: value 'yes'") and scored[0]["reader_value"] == "yes"
+    assert scored[1]["reader_decision"] == "unreadable" and "unreadable (not JSON)" in scored[1]["detail"]
+    assert "reader" not in scored[2] and "reader" not in scored[3]
+    assert "reader: 2 requests: 0 done before, 0 from cache, 2 sent" in first.stderr
+    again = cli(*args, cache=tmp_path / "cache")
+    assert again.returncode == 0 and again.stdout == first.stdout
+    assert "2 from cache, 0 sent" in again.stderr
+    plain = cli("hallucination", "score-answers", str(answers), "--db", str(case_db_path))
+    assert [json.loads(line)["label"] for line in plain.stdout.splitlines()] == ["unscored", "unscored", "correct",
+                                                                                 "unscored"]  # fmt: skip
+
+
 def test_help_documents_the_options() -> None:
     run = cli("hallucination", "run", "--help")
     assert run.returncode == 0 and "--reader" in run.stdout and "read by MODEL" in " ".join(run.stdout.split())
     export = cli("hallucination", "export-labels", "--help")
     assert export.returncode == 0 and "--check" in export.stdout and "reader" in export.stdout
+    score = cli("hallucination", "score-answers", "--help")
+    assert score.returncode == 0 and "--reader" in score.stdout

@@ -25,7 +25,7 @@ from lexprobe.cli.options import (
 )
 from lexprobe.cli.output import err, out
 from lexprobe.errors import BadInputError
-from lexprobe.hallucination.help_facts import DEFAULT_SAMPLES, UNCALIBRATED_WITH_REFERENCE
+from lexprobe.hallucination.help_facts import DEFAULT_SAMPLES, READER_HELP, UNCALIBRATED_WITH_REFERENCE
 from lexprobe.terminal import safe_markup, safe_text
 
 if TYPE_CHECKING:
@@ -126,15 +126,6 @@ def mark_self_judged(rows: list[dict], self_judged: set[str], model: str | None 
         task = TASKS.get(row.get("task", ""))
         row["self_judged"] = bool(task and task.reference_free and row.get("model", model) in self_judged)
     return rows
-
-
-#: `--reader` of `hallucination run`.
-READER_HELP = (
-    "A model (any --model spec) that reads the answers the rules leave unscored: it says, as JSON, the value the "
-    "answer gives, or that it declines, or that it gives no answer; the value is scored by the task's own rules. "
-    "Labels so given say 'read by MODEL' and the report counts them. Read once (kept in the run directory and the "
-    "cache). Reference-based tasks only; off by default (the rules alone)."
-)
 
 
 @hallucination_app.command("run")
@@ -421,9 +412,12 @@ def reference_block(reference: str, stats: dict, models: list[dict], units: list
 
 
 @hallucination_app.command("score-answers")
+@engine_options()
 def score_answers(
     file: Annotated[Path, typer.Argument(help='JSON Lines: {"task", "case", "answer"} (+ "dissenter" / "case2").')],
     db: DbOpt = None,
+    reader: Annotated[str | None, typer.Option("--reader", help=READER_HELP)] = None,
+    engine: EngineOptions = ENGINE_DEFAULTS,
     as_json: json_flag("Accepted for symmetry: output is always JSON Lines.") = True,
 ) -> None:
     """Score answers produced elsewhere (another harness, a commercial research tool) against the case database.
@@ -437,12 +431,19 @@ def score_answers(
     left out; the good lines are still scored, and the command then exits 2. A file with a UTF-16 byte-order mark
     is decoded as UTF-16, with a note.
 
+    With --reader, the answers the rules leave unscored are read by that model first (their lines then carry
+    "reader", "reader_decision", "reader_value" and "rules" as well); its replies are kept in the response cache.
+
     Example: `lexprobe hallucination score-answers answers.jsonl > scored.jsonl`
     """
     from lexprobe.hallucination.scorers.external import LineError, read_answer_lines, score_lines
 
     if not file.is_file():
         raise BadInputError(f"file not found: {safe_text(str(file))}")
+    if reader:
+        from lexprobe.models.registry import check_model
+
+        check_model(reader)
     database = open_case_db(db)
     name = safe_text(str(file))
     scored = errors = 0
@@ -455,7 +456,17 @@ def score_answers(
         if codec != "utf-8":
             err.print(f"note: {name} starts with a {codec} byte-order mark: read as {codec} (save JSON Lines as UTF-8)",
                       highlight=False, markup=False, soft_wrap=True)  # fmt: skip
-        for result in score_lines(lines, database):
+        store, reading, summary = None, None, None
+        if reader:  # the rules once, the answers they leave unscored to the reader, then every line with its reading
+            import asyncio
+
+            from lexprobe.hallucination.scorers.external_reader import read_unscored
+            from lexprobe.hallucination.scorers.model_reader import ReaderPass
+
+            lines = list(lines)
+            store, summary = asyncio.run(read_unscored(lines, database, reader, engine.cache(), engine.config()))
+            reading = ReaderPass(reader)
+        for result in score_lines(lines, database, reading, store):
             if isinstance(result, LineError):
                 errors += 1
                 err.print(f"{name}:{result.line}: {safe_text(result.message)}", highlight=False, markup=False,
@@ -464,6 +475,11 @@ def score_answers(
                 scored += 1
                 sys.stdout.write(json.dumps(result) + "\n")
     sys.stdout.flush()
+    if summary is not None and summary.total:
+        err.print(f"reader: {summary.one_line()}", highlight=False, markup=False, soft_wrap=True)
+        failure = summary.failure()  # a reader request left unanswered: its line kept the rules' label
+        if failure is not None:
+            raise failure
     if errors:
         raise BadInputError(f"{errors} bad line(s) in {name} were not scored (listed above); {scored} line(s) scored")
     if not scored:
