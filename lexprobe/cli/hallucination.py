@@ -25,7 +25,7 @@ from lexprobe.cli.options import (
 )
 from lexprobe.cli.output import err, out
 from lexprobe.errors import BadInputError
-from lexprobe.hallucination.help_facts import DEFAULT_SAMPLES, UNCALIBRATED_WITH_REFERENCE
+from lexprobe.hallucination.help_facts import DEFAULT_SAMPLES, READER_HELP, UNCALIBRATED_WITH_REFERENCE
 from lexprobe.terminal import safe_markup, safe_text
 
 if TYPE_CHECKING:
@@ -182,6 +182,7 @@ def run(
             "0 = no calibration.",
         ),
     ] = None,
+    reader: Annotated[str | None, typer.Option("--reader", help=READER_HELP)] = None,
     seed: Annotated[int, typer.Option(help="Sampling seed.")] = 47,
     run_dir: run_dir_option("Run directory (resumable; rerun the same command to resume).") = Path(
         "lexprobe-runs/hallucination"
@@ -202,7 +203,7 @@ def run(
     import asyncio
 
     from lexprobe.caselaw.sampling import parse_year_windows
-    from lexprobe.cli.hallucination_tables import print_coverage, print_report, print_skipped
+    from lexprobe.cli.hallucination_tables import print_coverage, print_readers, print_report, print_skipped
     from lexprobe.engine.interrupt import RunInterrupted, stop_on_sigint
     from lexprobe.hallucination.prompts.render import PROMPT_STYLES
     from lexprobe.hallucination.report.summary import report_json
@@ -232,9 +233,11 @@ def run(
         complete_cases=complete_cases,
         task_n=task_n,
         design=design or "",
+        reader=reader,
     )
-    if judge:
-        check_model(judge, credentials=not dry_run)
+    for other in (judge, reader):
+        if other:
+            check_model(other, credentials=not dry_run)
     bad_styles = [s for s in settings.styles if s not in PROMPT_STYLES]
     if bad_styles or not settings.styles:
         raise BadInputError(f"unknown prompt style(s) {bad_styles}; valid: zero, few")
@@ -254,6 +257,9 @@ def run(
         raise BadInputError("nothing to ask: every task was skipped at the chosen level(s) (reasons above)")
     coverage = [row.to_dict() for row in result.plan.coverage]
     if result.estimate is not None:
+        if reader:
+            err.print("note: --reader: which answers the reader reads is known only once they are scored; its "
+                      "requests are not in this estimate", highlight=False, soft_wrap=True)  # fmt: skip
         print(json.dumps(result.estimate.to_dict()) if as_json else safe_text(result.estimate.lines()))
         return
     self_judged = {model} if settings.self_judged else set()
@@ -262,11 +268,12 @@ def run(
         report["rows"] = mark_self_judged(report["rows"], self_judged, model)
         engine_summary = result.summary.to_dict() if result.summary is not None else None  # with per-replica counts
         print(json.dumps(report | {"judge": settings.judge_model, "self_judged": settings.self_judged,
-                                   "coverage": coverage, "samples": result.plan.samples,
-                                   "summary": engine_summary}))  # fmt: skip
+                                   "coverage": coverage, "samples": result.plan.samples, "reader": reader,
+                                   "readers": result.readers, "summary": engine_summary}))  # fmt: skip
     else:
         print_report(model, result.rows, self_judged=settings.self_judged)
         print_coverage(coverage)
+        print_readers(result.readers)
         if any(task.reference_free for task in settings.tasks):
             judged = f" ({SELF_JUDGED}: the model judged its own pairs)" if settings.self_judged else ""
             out.print(f"contradiction judge: {settings.judge_model}{judged}", highlight=False)
@@ -324,6 +331,7 @@ def report(
     from lexprobe.caselaw.judges import load_roster
     from lexprobe.cli.hallucination_tables import (
         print_coverage,
+        print_readers,
         print_reference,
         print_report,
         print_side_by_side,
@@ -332,6 +340,7 @@ def report(
     from lexprobe.engine.batch.status import batch_count_lines, batch_counts
     from lexprobe.hallucination.profile.results import read_runs
     from lexprobe.hallucination.profile.stats import PROMPT_STYLE_SELECTIONS, profile
+    from lexprobe.hallucination.report.readings import read_by, reader_counts
     from lexprobe.hallucination.report.summary import report_json, report_rows
     from lexprobe.hallucination.run.runner import SELF_JUDGED
 
@@ -350,11 +359,13 @@ def report(
     coverage = [row for info in infos for row in info.coverage_rows()]
     batched = [batch_counts(info.run_dir) for info in infos]  # how many answers came by a provider's batch API
     paper = reference_block(reference, stats, models, units)
+    readers = reader_counts(units)  # answers labelled by a --reader model
     if html is not None:
         from lexprobe.hallucination.report.html import write_html_report
 
         try:
-            with_batch = [model | counts for model, counts in zip(models, batched, strict=True)]
+            with_batch = [model | counts | read_by(model["model"], readers)
+                          for model, counts in zip(models, batched, strict=True)]  # fmt: skip
             write_html_report(html, with_batch, stats, units, coverage=coverage, viewer_url=viewer_url,
                               reference=paper)  # fmt: skip
         except OSError as exc:
@@ -367,7 +378,8 @@ def report(
             single["rows"] = mark_self_judged(single["rows"], self_judged, models[0]["model"])
             single |= {"judge": models[0]["judge"], "self_judged": models[0]["self_judged"]}
         extra = {"reference": paper} if paper is not None else {}
-        print(json.dumps(single | {"models": models} | stats | {"coverage": coverage, "batch": batched} | extra))
+        print(json.dumps(single | {"models": models} | stats | {"coverage": coverage, "batch": batched,
+                                                                 "readers": readers} | extra))  # fmt: skip
         return
     if len(infos) == 1:
         print_report(infos[0].model, report_rows(units), self_judged=models[0]["self_judged"])
@@ -377,6 +389,7 @@ def report(
     if paper is not None:
         print_reference(paper)
     print_coverage(coverage)
+    print_readers(readers, with_model=len(infos) > 1)
     for line in batch_count_lines(batched):
         out.print(safe_text(line), highlight=False, markup=False)
     if any(row["lower_bound"] for row in stats["rates"]):
@@ -399,9 +412,12 @@ def reference_block(reference: str, stats: dict, models: list[dict], units: list
 
 
 @hallucination_app.command("score-answers")
+@engine_options()
 def score_answers(
     file: Annotated[Path, typer.Argument(help='JSON Lines: {"task", "case", "answer"} (+ "dissenter" / "case2").')],
     db: DbOpt = None,
+    reader: Annotated[str | None, typer.Option("--reader", help=READER_HELP)] = None,
+    engine: EngineOptions = ENGINE_DEFAULTS,
     as_json: json_flag("Accepted for symmetry: output is always JSON Lines.") = True,
 ) -> None:
     """Score answers produced elsewhere (another harness, a commercial research tool) against the case database.
@@ -415,12 +431,19 @@ def score_answers(
     left out; the good lines are still scored, and the command then exits 2. A file with a UTF-16 byte-order mark
     is decoded as UTF-16, with a note.
 
+    With --reader, the answers the rules leave unscored are read by that model first (their lines then carry
+    "reader", "reader_decision", "reader_value" and "rules" as well); its replies are kept in the response cache.
+
     Example: `lexprobe hallucination score-answers answers.jsonl > scored.jsonl`
     """
     from lexprobe.hallucination.scorers.external import LineError, read_answer_lines, score_lines
 
     if not file.is_file():
         raise BadInputError(f"file not found: {safe_text(str(file))}")
+    if reader:
+        from lexprobe.models.registry import check_model
+
+        check_model(reader)
     database = open_case_db(db)
     name = safe_text(str(file))
     scored = errors = 0
@@ -433,7 +456,17 @@ def score_answers(
         if codec != "utf-8":
             err.print(f"note: {name} starts with a {codec} byte-order mark: read as {codec} (save JSON Lines as UTF-8)",
                       highlight=False, markup=False, soft_wrap=True)  # fmt: skip
-        for result in score_lines(lines, database):
+        store, reading, summary = None, None, None
+        if reader:  # the rules once, the answers they leave unscored to the reader, then every line with its reading
+            import asyncio
+
+            from lexprobe.hallucination.scorers.external_reader import read_unscored
+            from lexprobe.hallucination.scorers.model_reader import ReaderPass
+
+            lines = list(lines)
+            store, summary = asyncio.run(read_unscored(lines, database, reader, engine.cache(), engine.config()))
+            reading = ReaderPass(reader)
+        for result in score_lines(lines, database, reading, store):
             if isinstance(result, LineError):
                 errors += 1
                 err.print(f"{name}:{result.line}: {safe_text(result.message)}", highlight=False, markup=False,
@@ -442,6 +475,11 @@ def score_answers(
                 scored += 1
                 sys.stdout.write(json.dumps(result) + "\n")
     sys.stdout.flush()
+    if summary is not None and summary.total:
+        err.print(f"reader: {summary.one_line()}", highlight=False, markup=False, soft_wrap=True)
+        failure = summary.failure()  # a reader request left unanswered: its line kept the rules' label
+        if failure is not None:
+            raise failure
     if errors:
         raise BadInputError(f"{errors} bad line(s) in {name} were not scored (listed above); {scored} line(s) scored")
     if not scored:

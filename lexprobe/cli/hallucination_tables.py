@@ -18,6 +18,7 @@ __all__ = [
     "headline_cell",
     "print_coverage",
     "print_notes",
+    "print_readers",
     "print_reference",
     "print_report",
     "print_side_by_side",
@@ -110,6 +111,15 @@ def print_coverage(coverage: list[dict]) -> None:
         table.add_row(*_cells(*((row.get("model"),) if several else ()), *cells))
     console = wide(132)
     console.print(table)
+
+
+def print_readers(readers: list[dict], *, with_model: bool = False) -> None:
+    """Print how many answers each `--reader` model read (`report.readings.reader_counts` rows), one line each;
+    nothing when no reader read any answer."""
+    from lexprobe.hallucination.report.readings import reader_line
+
+    for row in readers:
+        out.print(safe_text(reader_line(row, with_model=with_model)), highlight=False, markup=False, soft_wrap=True)
 
 
 def print_side_by_side(rates: list[dict], models: list[str]) -> None:

@@ -1,6 +1,6 @@
-"""`lexprobe hallucination export-labels` / `agreement`: validate the contradiction judge against human coders
-(the study's Appendix C). Thin: parse, call hallucination/scorers/labelsheet.py, print. `register(app)` adds both
-commands to a Typer app."""
+"""`lexprobe hallucination export-labels` / `agreement`: validate the contradiction judge (the study's Appendix C),
+or the model reader of `run --reader`, against human coders. Thin: parse, call hallucination/scorers/labelsheet.py
+(reader_sheet.py), print. `register(app)` adds both commands to a Typer app."""
 
 from __future__ import annotations
 
@@ -25,23 +25,37 @@ KAPPA_NOTE = (
 def export_labels(
     run_dir: Annotated[Path, typer.Argument(help="A run directory written by `lexprobe hallucination run`.")],
     out_file: Annotated[Path, typer.Option("--out", help="Where to write the CSV sheet (its key goes next to it).")],
-    n: Annotated[int, typer.Option("--n", min=1, help="Judged pairs to sample.")] = 100,
+    n: Annotated[int, typer.Option("--n", min=1, help="Judged pairs (or read answers) to sample.")] = 100,
     seed: Annotated[int, typer.Option(help="Sampling seed (the same seed gives the same sheet).")] = 0,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing sheet and key.")] = False,
+    check: Annotated[
+        str,
+        typer.Option(
+            "--check",
+            help="judge: the contradiction judge's verdicts on reference-free pairs; reader: the decisions of the "
+            "--reader model on the answers the rules left unscored.",
+        ),
+    ] = "judge",
 ) -> None:
-    """Export a blinded sheet of judged pairs for human coders, to check the contradiction judge.
+    """Export a blinded sheet for human coders, to check the contradiction judge (or, with --check reader, the model
+    reader of `run --reader`).
 
-    Writes N sampled pairs the judge ruled on: row_id, question, response_1, response_2, coder_label, notes.
+    Judge: N sampled pairs the judge ruled on: row_id, question, response_1, response_2, coder_label, notes. Coders
+    write yes (the two answers are consistent) or no (they contradict each other) in coder_label.
 
-    Coders write yes (the two answers are consistent) or no (they contradict each other) in coder_label.
+    Reader: N sampled answers the reader labelled: row_id, question, answer, wanted, coder_label, notes. Coders write
+    what the answer gives as its answer: the value (1954, Earl Warren, affirmed, yes), or declined, or no answer.
 
-    The judge's verdicts and the pair ids go to FILE.csv.key.json: keep that file from the coders.
+    The verdicts (decisions) and the ids go to FILE.csv.key.json: keep that file from the coders.
 
     Example: `lexprobe hallucination export-labels runs/gpt4o --n 100 --out labels/sheet.csv`
     """
     from lexprobe.engine.store import RUN_DB_NAME, RunStore
     from lexprobe.hallucination.scorers.labelsheet import export_label_sheet, key_path, write_label_sheet
+    from lexprobe.hallucination.scorers.reader_sheet import export_reader_sheet, write_reader_sheet
 
+    if check not in CHECKS:
+        raise BadInputError(f"unknown --check {check!r}; valid: {', '.join(CHECKS)}")
     if not (run_dir / RUN_DB_NAME).is_file():
         raise BadInputError(f"{run_dir} is not a run directory (no {RUN_DB_NAME})")
     key = key_path(out_file)
@@ -50,23 +64,28 @@ def export_labels(
         raise BadInputError(f"{' and '.join(existing)} already exist(s) and may hold coders' labels; pass --force")
     store = RunStore.open_read_only(run_dir)  # reading: no lock, works on a read-only run directory
     try:
-        sheet = export_label_sheet(store, n, seed)
+        sheet = export_reader_sheet(store, n, seed) if check == "reader" else export_label_sheet(store, n, seed)
     except BadInputError as exc:
         raise BadInputError(f"{run_dir}: {exc}") from None
     finally:
         store.close()
+    found, who = (
+        (f"{sheet.read_answers} answer(s) read by the reader", f"reader: {sheet.reader}")
+        if check == "reader"
+        else (f"{sheet.judged_pairs} judged pair(s)", f"judge: {sheet.judge}")
+    )
     if sheet.short:
-        err.print(
-            f"[yellow]warning:[/] {escape(str(run_dir))} has only {sheet.judged_pairs} judged pair(s); "
-            f"the sheet holds all of them, not {n}",
-            highlight=False,
-            soft_wrap=True,
-        )
+        err.print(f"[yellow]warning:[/] {escape(str(run_dir))} has only {found}; the sheet holds all of them, not {n}",
+                  highlight=False, soft_wrap=True)  # fmt: skip
     try:
-        write_label_sheet(sheet, out_file)
+        (write_reader_sheet if check == "reader" else write_label_sheet)(sheet, out_file)
     except OSError as exc:
         raise BadInputError(f"cannot write {out_file}: {exc.strerror or exc}") from None
-    print(safe_text(f"{out_file}: {len(sheet.rows)} rows (judge: {sheet.judge}; key: {key}, keep it from the coders)"))
+    print(safe_text(f"{out_file}: {len(sheet.rows)} rows ({who}; key: {key}, keep it from the coders)"))
+
+
+#: What `export-labels --check` exports a sheet of.
+CHECKS = ("judge", "reader")
 
 
 def print_agreement(report: dict[str, Any]) -> None:
@@ -75,7 +94,8 @@ def print_agreement(report: dict[str, Any]) -> None:
 
     from lexprobe.reporting.numbers import fixed, share
 
-    table = Table(title=f"intercoder reliability: judge {safe_markup(str(report['judge']))}")
+    checked = f"reader {report['reader']}" if report.get("check") == "reader" else f"judge {report['judge']}"
+    table = Table(title=f"intercoder reliability: {safe_markup(checked)}")
     table.add_column("Coders")
     for column in ("kappa", "agreement", "n"):
         table.add_column(column, justify="right", no_wrap=True)
@@ -97,11 +117,14 @@ def agreement(
     ] = None,
     as_json: json_flag('Print {"judge", "key", "coders": [...], "rows": [{"coders", "kappa", ...}]}.') = False,
 ) -> None:
-    """Compute Cohen's kappa between coders and the judge from filled label sheets (Appendix Table 2).
+    """Compute Cohen's kappa between coders and the judge from filled label sheets (Appendix Table 2), or between
+    coders and the model reader for sheets of `export-labels --check reader` (the key says which).
 
-    Compares each coder with the judge and each pair of coders on the rows both labelled (n), with raw agreement.
+    Compares each coder with the judge (reader) and each pair of coders on the rows both labelled (n), with raw
+    agreement. A reader's value and a coder's agree when one's words are the other's or a run of them.
 
-    Rows the judge gave no parseable verdict are left out of judge comparisons and counted.
+    Rows the judge gave no parseable verdict (the reader no readable decision) are left out of those comparisons
+    and counted.
 
     Example: `lexprobe hallucination agreement labels/alice.csv labels/bob.csv --key labels/sheet.csv.key.json`
     """

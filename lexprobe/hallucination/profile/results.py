@@ -19,7 +19,9 @@ from lexprobe.hallucination.tasks import TASKS
 
 #: The kind of run a hallucination profile's run directory holds (see `RunStore.claim`).
 RUN_KIND = "hallucination"
-SKIPPED_ROLES = ("sample1", "judge", "calibration")
+#: Requests that are not units: a pair's second sample, the judge's and the reader's (`scorers.model_reader`) replies,
+#: calibration samples.
+SKIPPED_ROLES = ("sample1", "judge", "reader", "calibration")
 
 
 @dataclass
@@ -40,6 +42,8 @@ class Unit:
     answer: str = ""
     reference: dict = field(default_factory=dict)
     confidence: float | None = None
+    reader: str | None = None  # the model whose reading gave the label (`--reader`), None for the rules' labels
+    reader_decision: str | None = None  # answer | declined | no answer | unreadable (the reader's reply)
 
     @property
     def complexity(self) -> str:
@@ -137,6 +141,11 @@ ORDER BY q.seq
 """
 
 
+def _text(value: object) -> str | None:
+    """Return a stored detail value that should be text, or None (absent, or of another type)."""
+    return value if isinstance(value, str) and value else None
+
+
 def read_units(store: RunStore, model: str) -> list[Unit]:
     """Return the scored (or pending) units of an open run store, one per question or reference-free pair.
 
@@ -176,6 +185,8 @@ def read_units(store: RunStore, model: str) -> list[Unit]:
                 answer=answer,
                 reference=store.json_tag(request_id, tags, "reference"),
                 confidence=confidence[1].get("confidence") if confidence and confidence[0] == "measured" else None,
+                reader=_text(detail.get("reader")),
+                reader_decision=_text(detail.get("reader_decision")),
             )
         )
     return units

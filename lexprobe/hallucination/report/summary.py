@@ -21,6 +21,7 @@ from lexprobe.hallucination.profile.stats import BALANCED_TASKS, rate_rows
 from lexprobe.hallucination.scorers.by_task import SCORERS, ScoringContext
 from lexprobe.hallucination.scorers.calibration import Confidence, confidence
 from lexprobe.hallucination.scorers.judge import judge_request, pair_label, verdict_label
+from lexprobe.hallucination.scorers.model_reader import READER_ROLE, ReaderPass
 from lexprobe.models.types import Request, Response
 
 
@@ -135,20 +136,24 @@ def _calibration_samples(store: RunStore) -> tuple[dict[str, int], dict[str, lis
     return expected, samples
 
 
-def score_run(store: RunStore, context: ScoringContext) -> dict[str, Score]:
+def score_run(store: RunStore, context: ScoringContext, reader: ReaderPass | None = None) -> dict[str, Score]:
     """Score every answered item of a hallucination run, store each score, and return them by request id.
 
     Reference-based items are scored by their task's scorer; a reference-free pair is scored on its `sample0`
-    request from the two samples and the judge's verdict (see `judge.py`). Streamed: the calibration samples'
-    answers are read once (their text only), then the questions and pairs one by one; the scores are committed
-    `SCORE_BATCH` at a time.
+    request from the two samples and the judge's verdict (see `judge.py`). With a `reader` (`--reader`), an answer
+    the rules leave unscored is labelled by the reader's reading where the store holds one (`model_reader.py`; its
+    confidence is then measured against the value read), and the reader's requests still to send are collected in
+    `reader.unread`. Streamed: the calibration samples' answers are read once (their text only), then the questions
+    and pairs one by one; the scores are committed `SCORE_BATCH` at a time.
     """
     expected, samples = _calibration_samples(store)
     scores: dict[str, Score] = {}
     rows: list[tuple[str, str, str, dict]] = []
-    for request, answer in _with_answers(store, "NOT IN ('calibration', 'sample1', 'judge')"):
+    for request, answer in _with_answers(store, f"NOT IN ('calibration', 'sample1', 'judge', '{READER_ROLE}')"):
         task = request.tags.get("task")
         role = request.tags.get("role", "")
+        keys: dict = {}
+        greedy = answer.text if answer is not None else ""
         if role == "sample0":
             score = _score_pair(store, request, answer)
         elif role or task not in SCORERS or answer is None:
@@ -156,13 +161,16 @@ def score_run(store: RunStore, context: ScoringContext) -> dict[str, Score]:
         else:
             reference = store.request_json_tag(request, "reference")
             score = SCORERS[task](answer.text, reference, context)
+            if reader is not None:
+                score, keys, value = reader.apply(store, request, answer.text, score, reference, context)
+                greedy = value if value is not None else greedy
         if score is None:
             continue
         scores[request.request_id] = score
-        rows.append((request.request_id, REFERENCE_SCORER, score.label, {"detail": score.detail}))
+        rows.append((request.request_id, REFERENCE_SCORER, score.label, {"detail": score.detail} | keys))
         k = expected.get(request.request_id, 0)
         if k and answer is not None and len(samples[request.request_id]) == k:
-            rows.append(_confidence_row(store, request, answer.text, score, samples, context))
+            rows.append(_confidence_row(store, request, greedy, score, samples, context))
     for start in range(0, len(rows), SCORE_BATCH):
         store.record_scores(rows[start : start + SCORE_BATCH])
     return scores

@@ -18,13 +18,15 @@ from lexprobe.caselaw.sampling import PAPER_YEARS, YearWindow
 from lexprobe.engine import EngineConfig, Estimate, ResponseCache, RunStore, RunSummary, estimate_run
 from lexprobe.engine.estimate import CHARS_PER_TOKEN, dry_run_store
 from lexprobe.errors import BadInputError
-from lexprobe.hallucination.profile.results import RUN_KIND, is_self_judged
-from lexprobe.hallucination.report.summary import ReportRow, pending_judge_requests, score_run, summarize
+from lexprobe.hallucination.profile.results import RUN_KIND, is_self_judged, read_units
+from lexprobe.hallucination.report.readings import reader_counts
+from lexprobe.hallucination.report.summary import ReportRow, pending_judge_requests, report_rows, score_run
 from lexprobe.hallucination.run.items import Item, ItemPlan, plan_items
 from lexprobe.hallucination.run.resume import requests_to_run
 from lexprobe.hallucination.scorers.by_task import ScoringContext
 from lexprobe.hallucination.scorers.calibration import DEFAULT_SAMPLES
 from lexprobe.hallucination.scorers.judge import judge_request
+from lexprobe.hallucination.scorers.model_reader import ReaderPass
 from lexprobe.hallucination.tasks import TaskSpec
 from lexprobe.models.types import Request
 
@@ -93,6 +95,8 @@ class ProfileSettings:
     complete_cases: bool = False  # sample only cases with every fact the requested tasks need
     task_n: dict[str, int | None] = field(default_factory=dict)  # cases per task where not n (None = all)
     design: str = ""  # "paper" when `--design paper` set the values above
+    reader: str | None = None  # `--reader`: the model that reads answers the rules leave unscored (not a setting
+    # of the questions asked: a run resumes with another reader, or none)
 
     @property
     def judge_model(self) -> str:
@@ -191,6 +195,7 @@ class ProfileResult:
     summary: RunSummary | None
     rows: list[ReportRow]
     estimate: Estimate | None = None
+    readers: list[dict] = field(default_factory=list)  # `--reader`: how many answers each reader read (`readings`)
 
 
 async def run_profile(
@@ -234,7 +239,10 @@ async def run_profile(
         store.set_meta("samples", plan.samples)
         from lexprobe.engine.executor import Engine  # here: a dry run never imports the executor and the clients
 
+        store.set_meta("reader", settings.reader)
         engine = Engine(store, cache, config)
+        context = ScoringContext(db)
+        reader = ReaderPass(settings.reader) if settings.reader else None
         try:
             summary = await engine.run(requests, settled=settled)
             # only a reference-free item asks for a sample pair to judge: the store holds this plan's requests only
@@ -243,9 +251,15 @@ async def run_profile(
                 judges = pending_judge_requests(store, settings.judge_model)
                 if judges:
                     summary.absorb(await engine.run(judges))
+            if reader is not None:  # the rules first: the answers they leave unscored go to the reader
+                score_run(store, context, reader)
+                if reader.unread:
+                    summary.absorb(await engine.run(reader.unread))
         finally:
             await engine.aclose()
-        score_run(store, ScoringContext(db))
-        return ProfileResult(plan, summary, summarize(store))
+        if reader is None or reader.unread:
+            score_run(store, context, ReaderPass(reader.model) if reader is not None else None)
+        units = read_units(store, store.get_meta("model") or "unknown")
+        return ProfileResult(plan, summary, report_rows(units), readers=reader_counts(units))
     finally:
         store.close()

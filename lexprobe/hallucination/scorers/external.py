@@ -21,13 +21,18 @@ import json
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.errors import BadInputError
 from lexprobe.hallucination.labels.score import Score
 from lexprobe.hallucination.scorers.by_task import SCORERS, ScoringContext
 from lexprobe.hallucination.tasks import TASKS
+from lexprobe.models.types import Request
+
+if TYPE_CHECKING:
+    from lexprobe.engine.store import RunStore
+    from lexprobe.hallucination.scorers.model_reader import ReaderPass
 
 MAX_LINE_BYTES = 1 << 20  # 1 MiB: an answer line is a few KB; a longer line is refused, not parsed
 MAX_DEPTH = 32  # an answer line is a flat object; deeper nesting is refused before `json.loads` recurses
@@ -235,10 +240,18 @@ def _numbered(lines: Iterable[str | AnswerLine | LineError]) -> Iterator[AnswerL
         yield AnswerLine(number, line) if isinstance(line, str) else line
 
 
-def score_lines(lines: Iterable[str | AnswerLine | LineError], db: CaseDatabase) -> Iterator[dict | LineError]:
+def score_lines(
+    lines: Iterable[str | AnswerLine | LineError],
+    db: CaseDatabase,
+    reader: ReaderPass | None = None,
+    store: RunStore | None = None,
+) -> Iterator[dict | LineError]:
     """Yield each input line scored (the input object plus `label` and `detail`), or a `LineError`.
 
-    `lines` are text lines (numbered from 1) or the output of `read_answer_lines`; blank lines are skipped.
+    `lines` are text lines (numbered from 1) or the output of `read_answer_lines`; blank lines are skipped. With a
+    `reader` (`score-answers --reader`, `external_reader.py`) an answer the rules leave unscored is labelled by the
+    reader's reading where `store` holds one (the line then also carries `reader`, `reader_decision`,
+    `reader_value` and `rules`), and the reader's requests still to send are collected in `reader.unread`.
     """
     context = ScoringContext(db)
     for line in _numbered(lines):
@@ -270,4 +283,22 @@ def score_lines(lines: Iterable[str | AnswerLine | LineError], db: CaseDatabase)
             if reference is not None
             else Score("unscored", f"reference missing: {reason}")
         )
-        yield record | {"label": score.label, "detail": score.detail}
+        keys: dict = {}
+        if reader is not None and store is not None and reference is not None:
+            unit = answer_unit(line.line, task, record)
+            score, keys, _ = reader.apply(store, unit, record["answer"], score, reference, context)
+        yield record | {"label": score.label, "detail": score.detail} | keys
+
+
+#: The parts of a task's Table 2 question that an answer line fills in, and from which field ("case" by default).
+_QUESTION_FIELDS = {"{case}": "case", "{case1}": "case", "{case2}": "case2", "{fabricated case}": "case",
+                    "{never-overruled case}": "case", "{X}": "dissenter"}  # fmt: skip
+
+
+def answer_unit(number: int, task: str, record: dict) -> Request:
+    """Return the stand-in for the question an answer line answered, as the model reader is shown it: the task's
+    Table 2 question with the line's case (and dissenter, second case) filled in, id `line <number>`."""
+    question = re.sub(r"\s*\([^)]*\)\s*$", "", TASKS[task].question)  # "(X wrote no dissent)" is not asked
+    for part, name in _QUESTION_FIELDS.items():
+        question = question.replace(part, str(record.get(name) or part.strip("{}")))
+    return Request.from_prompt("score-answers", question, id=f"line {number}", tags={"task": task})

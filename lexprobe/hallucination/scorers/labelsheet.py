@@ -16,7 +16,8 @@ and for the two coders against each other (Appendix Table 2). This module does t
    counted.
 
 The key stores a digest of each row's question and answers (whitespace-normalized), so a sheet from another export
-is refused even when its row ids happen to exist in the key.
+is refused even when its row ids happen to exist in the key. The model reader's decisions are checked the same way,
+on sheets of their own (`reader_sheet.py`; `agreement_report` hands their keys to it).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import csv
 import hashlib
 import json
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
@@ -161,10 +163,11 @@ def _normalize(text: str) -> str:
     return " ".join(text.split()).lstrip("'")
 
 
-def text_digest(question: str, response_1: str, response_2: str) -> str:
-    """Return a short SHA-256 fingerprint of a row's visible text, insensitive to whitespace changes (line endings,
-    trailing spaces) and to the apostrophe spreadsheets use to mark text."""
-    blob = "\x1f".join(_normalize(part) for part in (question, response_1, response_2))
+def text_digest(*parts: str) -> str:
+    """Return a short SHA-256 fingerprint of a row's visible text (question, response 1, response 2; the reader's
+    sheet: question, answer, value wanted), insensitive to whitespace changes (line endings, trailing spaces) and to
+    the apostrophe spreadsheets use to mark text."""
+    blob = "\x1f".join(_normalize(part) for part in parts)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
 
 
@@ -278,10 +281,15 @@ def parse_label(value: str) -> str | None:
     return LABEL_ALIASES[cleaned]
 
 
-def read_coded_sheet(path: Path) -> CodedSheet:
+def read_coded_sheet(
+    path: Path,
+    visible: tuple[str, ...] = ("question", "response_1", "response_2"),
+    parse: Callable[[str], str | None] = parse_label,
+) -> CodedSheet:
     """Read a filled sheet; the coder is the file's stem. Errors raise BadInputError(f"{path}:{line}: ...") naming the
     line where the offending row starts (a missing column, a row id that is not a positive integer or repeats, a
     label other than yes/no/consistent/contradiction/y/n). A UTF-8 byte-order mark (Excel's "CSV UTF-8") is fine.
+    `visible` names the columns of text the digest covers and `parse` reads a label (the reader's sheet: its own).
     """
     try:
         handle = path.open(encoding="utf-8-sig", newline="")
@@ -297,13 +305,11 @@ def read_coded_sheet(path: Path) -> CodedSheet:
         if header is None:
             raise BadInputError(f"{path}:1: the file is empty; expected a header row {','.join(SHEET_COLUMNS)}")
         columns = [name.strip().lower() for name in header]
-        missing = [
-            name for name in ("row_id", "question", "response_1", "response_2", "coder_label") if name not in columns
-        ]
+        missing = [name for name in ("row_id", *visible, "coder_label") if name not in columns]
         if missing:
             raise BadInputError(
                 f"{path}:1: missing column(s) {', '.join(missing)}; a label sheet from `export-labels` has "
-                f"{','.join(SHEET_COLUMNS)}"
+                f"{','.join(('row_id', *visible, 'coder_label', 'notes'))}"
             )
         where = {name: columns.index(name) for name in columns}
         while True:
@@ -324,10 +330,10 @@ def read_coded_sheet(path: Path) -> CodedSheet:
             if row_id in rows:
                 raise BadInputError(f"{path}:{line}: row_id {row_id} appears twice (first on line {rows[row_id].line})")
             try:
-                label = parse_label(cells["coder_label"])
+                label = parse(cells["coder_label"])
             except ValueError as exc:
                 raise BadInputError(f"{path}:{line}: {exc}") from None
-            digest = text_digest(cells["question"], cells["response_1"], cells["response_2"])
+            digest = text_digest(*(cells[name] for name in visible))
             rows[row_id] = CodedRow(row_id=row_id, label=label, line=line, digest=digest)
     return CodedSheet(path=path, coder=path.stem, rows=rows)
 
@@ -419,7 +425,12 @@ def agreement_report(sheets: list[Path], key: Path | None = None) -> dict[str, A
     """Return {"judge", "key", "coders", "rows"} for filled sheets of one export (see `agreement_table`)."""
     if not sheets:
         raise BadInputError("give at least one filled sheet")
-    label_key = load_key(key if key is not None else find_key(sheets))
+    key = key if key is not None else find_key(sheets)
+    from lexprobe.hallucination.scorers.reader_sheet import is_reader_key, reader_agreement  # it imports this module
+
+    if is_reader_key(key):  # a sheet of the model reader's decisions (`export-labels --check reader`)
+        return reader_agreement(sheets, key)
+    label_key = load_key(key)
     coded = [read_coded_sheet(path) for path in sheets]
     names = [sheet.coder for sheet in coded]
     duplicates = sorted({name for name in names if names.count(name) > 1})

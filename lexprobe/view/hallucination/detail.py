@@ -1,7 +1,7 @@
 """One unit in full, read from the run's store (read-only): the prompt, the answer, the reference it was scored
-against, its calibration samples with their agreement, and for a reference-free pair both samples and the judge's
-prompt and verdict. Every text is cut at `security.MAX_FIELD_CHARS` (`security.cut_text`), as every field of the
-viewer's JSON is."""
+against, its calibration samples with their agreement, for a reference-free pair both samples and the judge's
+prompt and verdict, and for a label a `--reader` model gave, the reader's prompt and reply. Every text is cut at
+`security.MAX_FIELD_CHARS` (`security.cut_text`), as every field of the viewer's JSON is."""
 
 from __future__ import annotations
 
@@ -54,6 +54,22 @@ def _request(conn: sqlite3.Connection, request_id: str) -> dict | None:
     }
 
 
+#: The newest reader request of a unit by one reader model (`<unit id>|reader|<key prefix>`).
+_READER = """
+SELECT request_id FROM requests WHERE request_id >= ? AND request_id < ? AND model = ? ORDER BY seq DESC LIMIT 1
+"""
+
+
+def _reader(conn: sqlite3.Connection, request_id: str, model: str) -> dict | None:
+    """Return the reader's request of the unit `request_id` by `model` (its prompt and reply), or None."""
+    prefix = f"{request_id}|reader|"
+    found = conn.execute(_READER, (prefix, prefix + "\U0010ffff", model)).fetchone()
+    request = _request(conn, found[0]) if found else None
+    if request is not None:
+        request.pop("tags")
+    return request
+
+
 def _score(conn: sqlite3.Connection, request_id: str, scorer: str) -> dict | None:
     row = conn.execute("SELECT label, detail FROM scores WHERE request_id = ? AND scorer = ?", (request_id, scorer))
     found = row.fetchone()
@@ -84,7 +100,11 @@ def unit_detail(run_dir: Path, request_id: str) -> dict | None:
             "samples": [],
             "partner": None,
             "judge": None,
+            "reader": None,
         }
+        reader = (detail["score"] or {}).get("reader")
+        if isinstance(reader, str) and reader:  # the label is the reader's (`--reader`): its prompt and reply
+            detail["reader"] = _reader(conn, request_id, reader)
         if tags.get("role") == "sample0" and tags.get("pair"):
             pair = str(tags["pair"])
             detail["partner"] = _request(conn, f"{pair}#1")

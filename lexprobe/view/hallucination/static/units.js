@@ -208,6 +208,17 @@
         block(panel, "Prompt", detail.prompt);
         block(panel, unit.pair ? "Sample 1" : "Answer", detail.answer);
         if (detail.partner) block(panel, "Sample 2", detail.partner.answer);
+        if (detail.score && detail.score.reader) {
+          facts(panel, [["label read by", detail.score.reader], ["reader's decision", detail.score.reader_decision],
+            ["value read", detail.score.reader_value], ["the rules said", detail.score.rules]]);
+        }
+        if (detail.reader) {
+          block(panel, "Reader's reply", detail.reader.answer);
+          const folded = el("details");
+          folded.appendChild(el("summary", "the reader's prompt"));
+          folded.appendChild(el("pre", detail.reader.prompt, "text"));
+          panel.appendChild(folded);
+        }
         if (detail.judge) {
           block(panel, "Judge's verdict", detail.judge.answer);
           const folded = el("details");
