@@ -29,7 +29,8 @@ Separate opinions: a combined opinion file (CourtListener's `010combined`, the m
 lead file) holds the majority opinion followed by its concurrences and dissents. `split_opinion` finds where each
 separate opinion starts - a heading at a sentence start such as "Mr. Justice Sutherland, dissenting:", "MR. JUSTICE
 STEWART, with whom MR. JUSTICE CLARK ... join, dissenting.", "JUSTICE SCALIA, concurring in the judgment.",
-"Rehnquist, C. J., concurring in part and dissenting in part." (a citation's "(Scalia, J., dissenting)" is no
+"Rehnquist, C. J., concurring in part and dissenting in part.", or a bare "MR. JUSTICE DOUGLAS." on its own line
+whose next paragraph opens as a separate opinion does ("While I join the opinion of the Court, ...") (a citation's "(Scalia, J., dissenting)" is no
 heading, nor is "[For concurring opinion of Mr. Justice Frankfurter, see post, p. 542.]") - and the quotation task
 matches against the majority part only; a quote found only in a separate opinion is a real quotation, but not the
 majority's. Known limit: such files put the majority's footnotes after the last separate opinion, so a quote from
@@ -75,6 +76,14 @@ SEPARATE_HEADING = re.compile(
 )
 
 
+#: A bare heading ("MR. JUSTICE DOUGLAS." on its own line) whose next paragraph opens as a separate opinion does
+#: ("While I join the opinion of the Court, ...", "I concur in ...", "I would ...").
+BARE_HEADING = re.compile(
+    rf"(?:^|(?<=\n))(?P<who>{_JUSTICE})\.[ \t]*\n\s*"
+    r"(?=(?:While|Although|Though)\s+I\s+(?:join|agree|concur)|I\s+(?:join|concur|agree|dissent|would|write)\b)"
+)
+
+
 @dataclass(frozen=True)
 class SeparateOpinion:
     """A concurrence or dissent inside a combined opinion file: its `heading` ("Mr. Justice Stewart, dissenting"),
@@ -88,13 +97,15 @@ class SeparateOpinion:
 def split_opinion(text: str) -> tuple[str, list[SeparateOpinion]]:
     """Return the majority part of an opinion file and its separate opinions, in order (see the module docstring);
     a file without a separate-opinion heading after some text is all majority."""
-    headings = list(SEPARATE_HEADING.finditer(text or ""))
+    text = text or ""
+    headings = sorted([*SEPARATE_HEADING.finditer(text), *BARE_HEADING.finditer(text)], key=lambda m: m.start())
     if not headings or not text[: headings[0].start()].strip():  # no majority part before them: not a combined file
         return text, []
     parts = []
     for number, heading in enumerate(headings):
         end = headings[number + 1].start() if number + 1 < len(headings) else len(text)
-        label = " ".join(f"{heading.group('who')}, {heading.group('kind')}".split())
+        kind = heading.groupdict().get("kind") or "separate opinion"
+        label = " ".join(f"{heading.group('who')}, {kind}".split())
         parts.append(SeparateOpinion(label, heading.start(), text[heading.start() : end]))
     return text[: headings[0].start()], parts
 

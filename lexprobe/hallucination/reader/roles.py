@@ -37,7 +37,7 @@ _ABBREVIATED = "".join(
 )
 _CLAUSE_END = lazy_pattern(
     rf"(?<=[a-z0-9)\]\"'*]){_ABBREVIATED}(?<!\b[A-Za-z])[.!?](?=\s+[^a-z\s])|[;\n]|\s[—–-]\s|—|(?<=[a-z])\?\s"
-    r"|,(?=\s+(?:but|though|although|while|whereas|however)\b)"
+    r"|,(?=\s+(?:but|though|although|while|whereas|however)\b)|(?<=\))\.(?=\s)"
 )
 _LIST_SEPARATOR = lazy_pattern(r"^[\s,]*(?:(?:and|or|&|/|JJ\.|C\.\s?J\.|J\.)[\s,]*)*$", re.IGNORECASE)
 _DATING_PARENTHETICAL = lazy_pattern(r"[\w.]\s*\(\s*(?:[A-Za-z.]+\s+)?$")
