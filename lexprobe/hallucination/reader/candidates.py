@@ -246,7 +246,51 @@ _WORD = r"(?:[A-Z][A-Za-z'’-]+|[A-Z]\.(?:\s?[A-Z]\.)*)"
 _NAME = rf"{_WORD}(?:\s+(?:{_WORD}|van|von|de|del|la|le|st\.)){{0,5}}(?:,?\s+(?:Jr\.|Sr\.|II|III|IV)(?![\w]))?"
 #: Words that are not a judge's name: titles, courts, pronouns, and the labels of a decorated answer.
 _NOT_NAME_WORDS = frozenset(
-    ["the", "court", "supreme", "majority", "opinion", "per", "curiam", "united", "states", "circuit", "district", "justice", "justices", "judge", "chief", "it", "he", "she", "this", "that", "in", "a", "an", "i", "mr", "mrs", "ms", "madam", "hon", "honorable", "associate", "senior", "magistrate", "author", "vote", "answer", "dissents", "dissent", "concurrence", "unknown", "none", "yes", "no"]
+    {
+        "the",
+        "court",
+        "supreme",
+        "majority",
+        "opinion",
+        "per",
+        "curiam",
+        "united",
+        "states",
+        "circuit",
+        "district",
+        "justice",
+        "justices",
+        "judge",
+        "chief",
+        "it",
+        "he",
+        "she",
+        "this",
+        "that",
+        "in",
+        "a",
+        "an",
+        "i",
+        "mr",
+        "mrs",
+        "ms",
+        "madam",
+        "hon",
+        "honorable",
+        "associate",
+        "senior",
+        "magistrate",
+        "author",
+        "vote",
+        "answer",
+        "dissents",
+        "dissent",
+        "concurrence",
+        "unknown",
+        "none",
+        "yes",
+        "no",
+    }
 )
 _TITLED = lazy_pattern(rf"\b(?i:{_TITLE})\s+(?P<name>{_NAME})")
 _BYLINE = lazy_pattern(r"\b(?P<name>[A-Z][A-Z'’-]{2,}(?:\s+[A-Z][A-Z'’-]{2,})?),\s+(?:C\.\s?J\.|J\.|JJ\.)")
