@@ -25,16 +25,16 @@ Thresholds:
   case, and a miss is no evidence that it does not; the scorer labels it `unscored` with that reason rather than
   guessing either way.
 
-Separate opinions: a combined opinion file (CourtListener's `010combined`, the majority text of a case without a
-lead file) holds the majority opinion followed by its concurrences and dissents. `split_opinion` finds where each
-separate opinion starts - a heading at a sentence start such as "Mr. Justice Sutherland, dissenting:", "MR. JUSTICE
-STEWART, with whom MR. JUSTICE CLARK ... join, dissenting.", "JUSTICE SCALIA, concurring in the judgment.",
-"Rehnquist, C. J., concurring in part and dissenting in part.", or a bare "MR. JUSTICE DOUGLAS." on its own line
-whose next paragraph opens as a separate opinion does ("While I join the opinion of the Court, ..."); a citation's
-"(Scalia, J., dissenting)" is no heading, nor is "[For concurring opinion of Mr. Justice Frankfurter, see post,
-p. 542.]" - and the quotation task matches against the majority part only; a quote found only in a separate opinion is a real quotation, but not the
-majority's. Known limit: such files put the majority's footnotes after the last separate opinion, so a quote from
-a majority footnote reads as that separate opinion's.
+Separate opinions: a combined opinion file (CourtListener's `010combined`, the majority text of a case without a lead
+file) holds the majority opinion followed by its concurrences and dissents. `split_opinion` finds where each separate
+opinion starts - a heading at a sentence start such as "Mr. Justice Sutherland, dissenting:", "MR. JUSTICE STEWART,
+with whom MR. JUSTICE CLARK ... join, dissenting.", "JUSTICE SCALIA, concurring in the judgment.", "Rehnquist, C. J.,
+concurring in part and dissenting in part.", or a bare "MR. JUSTICE DOUGLAS." on its own line whose next paragraph
+opens as a separate opinion does ("While I join the opinion of the Court, ..."); a citation's "(Scalia, J.,
+dissenting)" is no heading, nor is "[For concurring opinion of Mr. Justice Frankfurter, see post, p. 542.]" - and the
+quotation task matches against the majority part only; a quote found only in a separate opinion is a real quotation,
+but not the majority's. Known limit: such files put the majority's footnotes after the last separate opinion, so a
+quote from a majority footnote reads as that separate opinion's.
 """
 
 from __future__ import annotations
