@@ -82,7 +82,10 @@ class Read:
 def _phrase(text: str, role: Role, tier: int = 0) -> Phrase:
     """Compile one table phrase ("written by …")."""
     words = text.replace("…", " ").split()
-    body = r"\s+".join(re.escape(word) for word in words)
+    body = ""
+    for word in words:  # "*" stands for up to three words: "… wrote * dissent" reads "wrote the principal dissent"
+        body += r"(?:\S+\s+){0,3}?" if word == "*" else re.escape(word) + r"\s+"
+    body = body.removesuffix(r"\s+")
     edge_start = r"\b" if words and words[0][0].isalnum() else ""
     edge_end = r"\b" if words and words[-1][-1].isalnum() else ""
     pattern = re.compile(f"{edge_start}{body}{edge_end}", re.IGNORECASE)
