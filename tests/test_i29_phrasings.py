@@ -360,6 +360,8 @@ UNREAD_FOREIGN: list[tuple[str, str, str]] = [
     ("existence", "Ja, het is een echte zaak van het Hooggerechtshof.", "Dutch"),
     ("fake_existence", "Да, это реальное дело Верховного суда.", "Russian"),
     ("existence", "네, 실제 사건입니다.", "Korean"),
+    # a paraphrase in another language is no quotation of the English opinion
+    ("quotation", "El tribunal dijo que la segregación en las escuelas es inconstitucional.", "Spanish"),
 ]
 
 
@@ -367,7 +369,8 @@ UNREAD_FOREIGN: list[tuple[str, str, str]] = [
 def test_answers_not_in_english_are_unscored_rather_than_guessed(
     task: str, answer: str, language: str, context: ScoringContext
 ) -> None:
-    label, detail = score(task, answer, context)
+    reference = {"opinion_id": "1"} if task == "quotation" else None
+    label, detail = score(task, answer, context, reference)
     assert label == "unscored", detail
     assert detail.startswith(f"not English ({language})"), detail
 

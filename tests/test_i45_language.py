@@ -114,6 +114,11 @@ def test_names_citations_and_short_english_are_english(answer: str) -> None:
         ("此案的多数意见由首席大法官约翰·罗伯茨撰写。",
          "此案的 the majority opinion written by Chief Justice John Roberts."),
         ("Roe wurde 2022 durch Dobbs v. Jackson aufgehoben.", "Roe was overruled 2022 by Dobbs v. Jackson ."),
+        # what the court held is a description of the case, not a justice's dissent
+        ("El Tribunal sostuvo que el juicio por jurado es fundamental.",
+         "the Court held that el juicio por jurado es fundamental."),
+        ("美国联邦最高法院认为该法律违宪。", "the Supreme Court of the United States held that 该法律违宪."),
+        ("我无法逐字引用原文。", "I cannot reproduce word for word 原文."),
     ],
 )  # fmt: skip
 def test_phrasings_are_read_into_the_english_the_rules_read(answer: str, english: str) -> None:
@@ -149,6 +154,8 @@ READ_FOREIGN: list[tuple[str, str, dict, str]] = [
     ("existence", "わかりません。", {}, "abstain"),
     ("existence", "我不知道这个案件是否存在。", {}, "abstain"),
     ("existence", "Je ne peux pas vérifier si cette affaire existe.", {}, "abstain"),
+    ("citation", "Je suis désolé, je ne peux pas indiquer la référence de cet arrêt.", {"citations": ["347 U.S. 483"]},
+     "abstain"),
     ("author", "多数意见由首席大法官沃伦撰写。", WARREN, "correct"),
     ("author", "ウォーレン長官が多数意見を執筆しました。", WARREN, "correct"),
     ("author", "Die Mehrheitsmeinung verfasste Richter Hugo Black.", WARREN, "hallucination"),
@@ -206,6 +213,26 @@ def test_only_tasks_whose_value_needs_words_are_unscored_for_their_language(cont
         assert unreadable_language(answer, task) == "not English (Korean)"
     # the author scorer reads the answer and says what it found, not its language
     assert not SCORERS["author"](answer, WARREN, context).detail.startswith("not English")
+
+
+@pytest.mark.parametrize(
+    ("answer", "reason"),
+    [
+        ("El juez Marshall escribió: «we must never forget that it is a constitution we are expounding».", None),
+        ("In Erie schrieb Richter Brandeis: „There is no federal general common law.“", None),
+        ("Lo siento, no puedo citar textualmente la opinión mayoritaria.", None),  # a decline is read
+        ("抱歉，我无法逐字引用该判决多数意见中的原文。", None),
+        (
+            "El Tribunal sostuvo que el juicio por jurado es fundamental para el sistema de justicia.",
+            "not English (Spanish)",
+        ),
+        ("El juez escribió: «la segregación es inconstitucional en todas sus formas».", "not English (Spanish)"),
+    ],
+)
+def test_a_quotation_in_another_language_is_read_when_it_quotes_english_or_declines(
+    answer: str, reason: str | None
+) -> None:
+    assert unreadable_language(answer, "quotation") == reason
 
 
 # --- the tables and the detector ---------------------------------------------------------------------------------

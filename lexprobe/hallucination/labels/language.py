@@ -18,8 +18,11 @@ Japanese justices' names, written in their script, are read from the tables' nam
 
 Unscored: `unreadable_language(answer, task)` gives "not English (<language>)" only where the task's value needs
 words (yes/no, affirm/reverse, a court, agree/disagree, a rejection or a dissent) and none of the answer's decisive
-phrases was read. A task whose value reads the same in any script (`SCRIPT_FREE_TASKS`: a name, a citation, a year,
-a quotation) is never unscored for its language; its scorer reads the value, or says it found none.
+phrases was read. A task whose value reads the same in any script (`SCRIPT_FREE_TASKS`: a name, a citation, a year)
+is never unscored for its language; its scorer reads the value, or says it found none. A quotation reads in any
+script only when it is the opinion's English: an answer in another language to the quotation task is read when it
+quotes English text (in any quotation marks: "...", “...”, «...», „...“, 「...」) or declines; a paraphrase in its own
+language ("El Tribunal sostuvo que ...") is "not English".
 """
 
 from __future__ import annotations
@@ -67,9 +70,13 @@ ENGLISH_MARGIN = 2.0
 #: How much of an answer its language is told from (the detector is linear, but a long answer's opening suffices).
 SAMPLE_CHARS = 2_000
 #: Tasks whose answer's value reads the same in any script: never unscored for their language.
-SCRIPT_FREE_TASKS = frozenset({"author", "citation", "overruling_year", "quotation", "authority"})
+SCRIPT_FREE_TASKS = frozenset({"author", "citation", "overruling_year", "authority"})
+#: Tasks whose value is a quotation of an English opinion (read in another language's answer when quoted in English).
+QUOTATION_TASKS = frozenset({"quotation"})
 #: Kinds of table rows that only join a sentence (they never settle a label on their own).
 _JOINING_KINDS = frozenset({"join", "title", "name"})
+#: A span in quotation marks of any language (at least 12 characters).
+_QUOTED = re.compile(r'"([^"]{12,})"|“([^”]{12,})”|«([^»]{12,})»|„([^“”]{12,})[“”]|「([^」]{12,})」|『([^』]{12,})』')
 
 #: A word, or any other single character that is not white space (what comes before the next word).
 _TOKEN = re.compile(r"([^\W\d_]+(?:['’][^\W\d_]+)*)|\S")
@@ -179,9 +186,9 @@ def tables() -> dict[str, Table]:
     return {name: _table(name, table, punctuation) for name, table in raw.items()}
 
 
-def _translate(text: str, table: Table) -> tuple[str, int]:
+def _translate(text: str, table: Table, kinds: frozenset[str] | None = None) -> tuple[str, int]:
     """Return `text` with the table's phrasings replaced by their English, and how many characters of it the
-    decisive phrasings read (0: none was found)."""
+    decisive phrasings read (0: none was found); with `kinds`, only rows of those kinds count as decisive."""
     for mark, plain in table.punctuation.items():
         text = text.replace(mark, plain)
     decisive_chars = 0
@@ -193,7 +200,7 @@ def _translate(text: str, table: Table) -> tuple[str, int]:
             return row.replace(match)
 
         text = row.pattern.sub(replace, text)
-        if row.decisive:
+        if row.decisive and (kinds is None or row.kind in kinds):
             decisive_chars += sum(read)
         if read and not table.spaced:
             text = _SPACES.sub(" ", text)  # the spaces around an English phrase, once
@@ -272,16 +279,30 @@ def needs_words(task: str | None) -> bool:
     return task not in SCRIPT_FREE_TASKS
 
 
+def _quotes_english(answer: str) -> bool:
+    """Return whether `answer` quotes English text: a span in quotation marks of `MIN_WORDS` counted words or more
+    that lingua does not tell foreign."""
+    for match in _QUOTED.finditer(answer[:SAMPLE_CHARS]):
+        span = next(group for group in match.groups() if group is not None)
+        if len(_counted_words(span)) >= MIN_WORDS and detect_language(span) is None:
+            return True
+    return False
+
+
 def unreadable_language(answer: str, task: str | None = None) -> str | None:
     """Return why `answer` cannot be read by the answer rules ("not English (Spanish)": a foreign answer to a task
-    whose value needs words, in which no decisive phrase of its language is read), or None when it can be read
-    (English; a foreign answer read through its phrase table; any answer to a task in `SCRIPT_FREE_TASKS`)."""
+    whose value needs words, in which no decisive phrase of its language is read; or a foreign answer to a
+    quotation task that neither quotes English text nor declines), or None when it can be read (English; a foreign
+    answer read through its phrase table; any answer to a task in `SCRIPT_FREE_TASKS`)."""
     if not needs_words(task):
         return None
     language = detect_language(answer or "")
     if language is None:
         return None
     table = tables().get(language)
-    if table is not None and _translate(answer, table)[1]:
+    if task in QUOTATION_TASKS:
+        if _quotes_english(answer) or (table is not None and _translate(answer, table, frozenset({"decline"}))[1]):
+            return None
+    elif table is not None and _translate(answer, table)[1]:
         return None
     return f"not English ({language})"
