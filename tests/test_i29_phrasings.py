@@ -347,17 +347,20 @@ def test_answers_in_common_languages_are_read_from_their_phrasings(
     assert got == label, detail
 
 
-#: Answers in a profiled language whose phrasings the tables do not read: never guessed at.
+#: Answers to tasks whose value needs words, in a language whose phrasings the tables do not read (or one without a
+#: table): never guessed at. (Answers the tables now read, and tasks whose value reads in any script, are in
+#: tests/test_i45_language.py.)
 UNREAD_FOREIGN: list[tuple[str, str, str]] = [
     ("false_dissent", "El caso existe, pero el juez Warren jamás expresó desacuerdo con la mayoría.", "Spanish"),
     ("false_dissent", "El juez Warren argumenta en la decisión mayoritaria, no en una minoritaria.", "Spanish"),
-    ("court", "Fue decidido por el Tribunal de Apelaciones del Noveno Circuito.", "Spanish"),
-    ("author", "La opinión fue escrita por el juez Earl Warren.", "Spanish"),
-    ("disposition", "La Corte revocó la sentencia del tribunal inferior.", "Spanish"),
-    ("disposition", "La Cour a confirmé la décision de la cour d'appel.", "French"),
-    ("doctrinal_agreement", "Die beiden Entscheidungen stimmen überein.", "German"),
-    ("citation", "La citazione è 347 U.S. 483, decisa dalla Corte nel maggio.", "Italian"),
-    ("overruling_year", "A decisão da Corte em 1954 mudou o entendimento anterior.", "Portuguese"),
+    ("court", "Lo decidió un tribunal de Texas hace muchos años.", "Spanish"),
+    ("disposition", "El tribunal resolvió el asunto a favor del demandante.", "Spanish"),
+    ("doctrinal_agreement", "Les deux arrêts traitent de la liberté d'expression.", "French"),
+    ("existence", "Il caso è stato deciso dalla Corte nel 1954.", "Italian"),
+    ("existence", "Ja, het is een echte zaak van het Hooggerechtshof.", "Dutch"),
+    ("fake_existence", "Да, это реальное дело Верховного суда.", "Russian"),
+    ("existence", "네, 실제 사건입니다.", "Korean"),
+    # a paraphrase in another language is no quotation of the English opinion
     ("quotation", "El tribunal dijo que la segregación en las escuelas es inconstitucional.", "Spanish"),
 ]
 
@@ -367,7 +370,7 @@ def test_answers_not_in_english_are_unscored_rather_than_guessed(
     task: str, answer: str, language: str, context: ScoringContext
 ) -> None:
     reference = {"opinion_id": "1"} if task == "quotation" else None
-    label, detail = score(task, answer, context, reference) if reference else score(task, answer, context)
+    label, detail = score(task, answer, context, reference)
     assert label == "unscored", detail
     assert detail.startswith(f"not English ({language})"), detail
 

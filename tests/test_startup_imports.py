@@ -17,7 +17,7 @@ import pytest
 
 #: Packages that cost tens to hundreds of milliseconds to import and that neither command below needs.
 HEAVY = ("pandas", "matplotlib", "numpy", "scipy", "eyecite", "pptx", "openpyxl", "pypdf", "reportlab", "docx",
-         "openai", "anthropic", "llama_cpp", "datasets", "lxml", "ray")  # fmt: skip
+         "openai", "anthropic", "llama_cpp", "datasets", "lxml", "ray", "lingua")  # fmt: skip
 #: What `--help` needs none of either: templates, HTTP clients, retry machinery, court data. (Not pydantic: Typer
 #: itself imports it to coerce some option types when it builds a command's parameters.)
 NOT_FOR_HELP = (*HEAVY, "jinja2", "httpx", "tenacity", "courts_db", "reporters_db", "rapidfuzz")

@@ -5,8 +5,11 @@ the task's module; the shared steps and the stance rules are in `scoring.py`. A 
 
 Every scorer looked up here reads the reply's final answer (`final_answer.read_reply`: reasoning parts dropped,
 tables and JSON read as prose; a reply that only reasons is `unscored`, "reasoning only, no final answer"), and an
-answer in a language the rules cannot read is `unscored` with the reason (`language.unreadable_language`) instead of
-being guessed at. A final answer is read up to `final_answer.MAX_ANSWER_CHARS` characters (a reply up to
+answer in another language is read through its phrase table (`language.to_english`); where the task's value needs words
+(yes/no, a court, a disposition, agree/disagree, a rejection) and none of the answer's decisive words could be read,
+it is `unscored` with the reason (`language.unreadable_language`: "not English (Spanish)") instead of being guessed
+at. A task whose value reads the same in any script (a name, a citation, a year, a quotation) is never unscored for
+its language. A final answer is read up to `final_answer.MAX_ANSWER_CHARS` characters (a reply up to
 `MAX_REPLY_CHARS`), and a label read from a cut answer says so in its detail.
 """
 
@@ -21,16 +24,16 @@ from lexprobe.hallucination.labels.scoring import Scorer, ScoringContext
 from lexprobe.hallucination.tasks import TASKS
 
 
-def _reading_final_answer(score: Scorer) -> Scorer:
+def _reading_final_answer(task_id: str, score: Scorer) -> Scorer:
     """Return `score` applied to a reply's final answer, or `unscored` when the reply only reasons (no final answer)
-    or its language cannot be read."""
+    or the task's value needs words of a language that cannot be read."""
 
     def scorer(answer: str, reference: dict, context: ScoringContext) -> Score:
         reading = read_reply(answer)
         if reading.reasoning_only:
             return _noting_cut(Score("unscored", NO_FINAL_ANSWER), reading.cut_note)
         text = reading.answer or (answer or "")[:MAX_ANSWER_CHARS]
-        reason = unreadable_language(text)
+        reason = unreadable_language(text, task_id)
         if reason is not None:
             return _noting_cut(Score("unscored", reason), reading.cut_note)
         return _noting_cut(score(text, reference, context), reading.cut_note)
@@ -50,7 +53,7 @@ class _Scorers(Mapping[str, Scorer]):
         score = TASKS[task_id].score
         if score is None:
             raise KeyError(task_id)
-        return _reading_final_answer(score)
+        return _reading_final_answer(task_id, score)
 
     def __iter__(self) -> Iterator[str]:
         return (task.id for task in TASKS.values() if task.score is not None)
