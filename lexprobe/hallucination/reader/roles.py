@@ -2,7 +2,7 @@
 
 An answer is cut into clauses (sentences, and the parts of a sentence between ";", a dash or a new line). Values
 that stand in a list ("STEVENS, SOUTER, and BREYER, JJ.", "384 U.S. 436, 86 S. Ct. 1602") form one group and share
-a role. A group's role comes from the nearest predicate phrase of the task's table (`predicates.toml`) in its clause,
+a role, unless a phrase stands next to one of them. A group's role comes from the nearest predicate phrase of the task's table (`predicates.toml`) in its clause,
 on the side the phrase reads its value from and with no other group in between: `answer` ("written by ..."), `aside`
 ("... dissented", "reaffirmed in ...", "decided in ..."), or `plain` when no phrase is near (the paper's one-word
 answers). A year in parentheses after a case name dates that case ("Plessy (1896)"): it is set aside unless a phrase
@@ -165,9 +165,14 @@ def read_roles(text: str, task: str, found: list[Candidate]) -> list[Read]:
             low = max(low, grouped[index - 1][-1].end)
         if index + 1 < len(grouped):
             high = min(high, grouped[index + 1][0].start)
-        phrase = _nearest(text, table, start, end, low, high)
-        role: Role = phrase.role if phrase else "plain"
-        for candidate in group:
+        shared = _nearest(text, table, start, end, low, high)
+        for number, candidate in enumerate(group):
+            # a phrase next to one member ("written by John Roberts, Justice Ginsburg dissented") is its own
+            own_low = group[number - 1].end if number else low
+            own_high = group[number + 1].start if number + 1 < len(group) else high
+            own = _nearest(text, table, candidate.start, candidate.end, own_low, own_high) if len(group) > 1 else None
+            phrase = own or shared
+            role: Role = phrase.role if phrase else "plain"
             why = phrase.text if phrase else None
             if role == "plain" and table.kind == "year" and _dates_a_case(text, candidate):
                 role, why = "aside", "(…) dating a case"
