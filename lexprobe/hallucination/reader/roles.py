@@ -1,12 +1,12 @@
 """Roles: what the answer says about each candidate value, read from the task's predicate table.
 
-An answer is cut into clauses (sentences, and the parts of a sentence between ";", a dash or a new line). Values
-that stand in a list ("STEVENS, SOUTER, and BREYER, JJ.", "384 U.S. 436, 86 S. Ct. 1602") form one group and share
-a role, unless a phrase stands next to one of them. A group's role comes from the nearest predicate phrase of the task's table (`predicates.toml`) in its clause,
-on the side the phrase reads its value from and with no other group in between: `answer` ("written by ..."), `aside`
-("... dissented", "reaffirmed in ...", "decided in ..."), or `plain` when no phrase is near (the paper's one-word
-answers). A year in parentheses after a case name dates that case ("Plessy (1896)"): it is set aside unless a phrase
-gives it as the answer ("overruled by Brown (1954)").
+An answer is cut into clauses (sentences, and the parts of a sentence between ";", a dash or a new line). Values that
+stand in a list ("STEVENS, SOUTER, and BREYER, JJ.", "384 U.S. 436, 86 S. Ct. 1602") form one group and share a role,
+unless a phrase stands next to one of them. A group's role comes from the nearest predicate phrase of the task's
+table (`predicates.toml`) in its clause, on the side the phrase reads its value from and with no other group in
+between: `answer` ("written by ..."), `aside` ("... dissented", "reaffirmed in ...", "decided in ..."), or `plain`
+when no phrase is near (the paper's one-word answers). A year in parentheses after a case name dates that case
+("Plessy (1896)"): it is set aside unless a phrase gives it as the answer ("overruled by Brown (1954)").
 
 A disposition is asserted of a court: its subject is the court named before it in its clause ("the Ninth Circuit
 affirmed"). A court that another disposition acts on ("the Supreme Court reversed the Ninth Circuit"), that the table
