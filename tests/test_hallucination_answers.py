@@ -11,12 +11,13 @@ import pytest
 
 from lexprobe.hallucination.labels.answers import extract_existence, extract_year
 from lexprobe.hallucination.labels.answers import extract_yes_no as yes_no
-from lexprobe.hallucination.reader import read_answer
+from lexprobe.hallucination.tasks.base import reading_of
 
 
 def _value(task: str):
     """Return the reader of `task` as a function giving the chosen value."""
-    return lambda answer: read_answer(task, answer).value
+    read = reading_of(task)
+    return lambda answer: read(answer).value
 
 
 extract_disposition = _value("disposition")

@@ -16,8 +16,8 @@ ROOT = Path(lexprobe.hallucination.__file__).parent
 #: What each package of the domain may import of the domain (docs/architecture.md, "hallucination/").
 MAY_IMPORT: dict[str, set[str]] = {
     "help_facts": set(),
-    "labels": set(),
-    "reader": {"labels"},
+    "reader": set(),
+    "labels": {"reader"},
     "prompts": set(),
     "tasks": {"labels", "reader", "help_facts"},
     "scorers": {"labels", "reader", "prompts", "tasks", "help_facts"},

@@ -35,6 +35,7 @@ from datetime import date
 
 from lexprobe.caselaw.judges import Judge, resolve_justice
 from lexprobe.caselaw.query import CaseDatabase
+from lexprobe.hallucination.labels.answers import answer_text
 from lexprobe.hallucination.profile.results import Unit
 from lexprobe.hallucination.profile.selection import (
     FALSE_PREMISE,
@@ -292,7 +293,7 @@ def justice_bias(units: Iterable[Unit], roster: list[Judge]) -> list[JusticeCoun
         decided = _date(unit.reference.get("decided"))
         truth = resolve_justice(unit.reference["author"], decided, roster) if roster else None
         true[unit.model][truth.full_name if truth else unit.reference["author"]] += 1
-        name = read_answer("author", unit.answer, roster).value if unit.answer else None
+        name = read_answer("author", answer_text(unit.answer), roster).value if unit.answer else None
         if name and name != "per curiam":
             resolved = resolve_justice(name, decided, roster) if roster else None
             named[unit.model][resolved.full_name if resolved else name] += 1

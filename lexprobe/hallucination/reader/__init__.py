@@ -8,10 +8,10 @@ One concept in three small steps, with the task's phrases as data:
   that assert it of something else: the court below, the case's own year, a dissenter, a cited case);
 - `choice`: the value given as the answer, or competing values (unscored, both named), or none.
 
-`read_answer(task, answer)` runs the three on the answer's normalized text (`labels.answers.answer_text`: quotes
-straightened, markup dropped, other languages read into English phrases, a lead hedge read past).
+`read_answer(task, text)` runs the three on the text the rules read (`tasks.base.reading_of` passes the answer's
+normalized text, `labels.answers.answer_text`).
 
-May import: `lexprobe.caselaw`, `lexprobe.lazy`, `lexprobe.hallucination.labels`.
+May import: `lexprobe.caselaw`, `lexprobe.lazy`; nothing else of `lexprobe.hallucination` (the labels read with it).
 """
 
 from __future__ import annotations
@@ -40,26 +40,21 @@ def _same(kind: str, roster: Sequence[Any]) -> Any:
     return same_judge
 
 
-def read_answer(task: str, answer: str, roster: Sequence[Any] | None = None) -> Reading:
-    """Return the reading of `answer` to a question of `task` (a task of `predicates.toml`): the value chosen, the
-    values competing with it, and those set aside. `roster`: the justices (`caselaw.judges.Judge`) whose surnames
-    count as names (default: the data's roster). Raises nothing for any text."""
-    from lexprobe.hallucination.labels.answers import answer_text
+def read_answer(task: str, text: str, roster: Sequence[Any] | None = None) -> Reading:
+    """Return the reading of `text` to a question of `task` (a task of `predicates.toml`): the value chosen, the
+    values competing with it, and those set aside. `text` is the answer as the rules read it (`tasks.base.reading_of`
+    passes `labels.answers.answer_text`: quotes straightened, markup dropped, other languages read into English
+    phrases, a lead hedge read past; a quotation's reply as written). `roster`: the justices
+    (`caselaw.judges.Judge`) whose surnames count as names (default: the data's roster). Raises nothing for any
+    text."""
     from lexprobe.hallucination.reader.candidates import FINDERS
     from lexprobe.hallucination.reader.choice import choose
     from lexprobe.hallucination.reader.roles import read_roles, tables
 
     table = tables()[task]
     kind = table.kind
-    # a quotation is read from the reply as written (no phrase table, no hedge cut: the words are the value)
-    text = (answer or "") if kind == "quote" else answer_text(answer)
     if kind == "judge":
-        if roster is None:
-            from lexprobe.caselaw.judges import load_roster
-
-            roster = _default_roster()
-            if roster is None:
-                roster = load_roster()
+        roster = _default_roster() if roster is None else roster
         found = FINDERS[kind](text, roster)
     else:
         found = FINDERS[kind](text)
@@ -67,10 +62,18 @@ def read_answer(task: str, answer: str, roster: Sequence[Any] | None = None) -> 
     return choose(text, reads, _same(kind, roster or ()), table.several)
 
 
+def reads_as_written(task: str) -> bool:
+    """Return True when `task`'s value is read from the reply as written (a quotation: its words are the value), not
+    from the normalized text."""
+    from lexprobe.hallucination.reader.roles import tables
+
+    return tables()[task].kind == "quote"
+
+
 _ROSTER: list[Any] | None = None
 
 
-def _default_roster() -> list[Any] | None:
+def _default_roster() -> list[Any]:
     """Return the data's roster, read once per process."""
     global _ROSTER
     if _ROSTER is None:
@@ -80,4 +83,4 @@ def _default_roster() -> list[Any] | None:
     return _ROSTER
 
 
-__all__ = ["Reading", "read_answer"]
+__all__ = ["Reading", "read_answer", "reads_as_written"]

@@ -11,6 +11,7 @@ from typing import Any, Literal
 from lexprobe.caselaw.courts import COURT_LEVELS as LEVELS
 from lexprobe.caselaw.courts import LEVEL_ALIASES  # noqa: F401 - re-exported by tasks/__init__
 from lexprobe.caselaw.query import CaseDatabase
+from lexprobe.hallucination.labels.answers import answer_text
 from lexprobe.hallucination.labels.score import Score
 from lexprobe.hallucination.labels.scoring import (
     Scorer,
@@ -20,7 +21,7 @@ from lexprobe.hallucination.labels.scoring import (
     nothing_found,
     stance_score,
 )
-from lexprobe.hallucination.reader import Reading, read_answer
+from lexprobe.hallucination.reader import Reading, read_answer, reads_as_written
 from lexprobe.hallucination.tasks.cases import SampledCase
 from lexprobe.hallucination.tasks.catalogue import CATALOGUE
 
@@ -202,8 +203,10 @@ def reading_of(task_id: str) -> Callable[[str], Reading]:
     """Return the answer reader of `task_id` (`reader.read_answer`): the value an answer gives as its answer, among
     every value it states, with the values competing with it and those set aside."""
 
+    as_written = reads_as_written(task_id)
+
     def read(answer: str) -> Reading:
-        return read_answer(task_id, answer)
+        return read_answer(task_id, (answer or "") if as_written else answer_text(answer))
 
     read.__doc__ = f"Return the reading of an answer to a {task_id} question."
     return read
