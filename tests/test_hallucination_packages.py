@@ -16,7 +16,8 @@ ROOT = Path(lexprobe.hallucination.__file__).parent
 #: What each package of the domain may import of the domain (docs/architecture.md, "hallucination/").
 MAY_IMPORT: dict[str, set[str]] = {
     "help_facts": set(),
-    "labels": set(),
+    "reader": set(),
+    "labels": {"reader"},
     "prompts": set(),
     "tasks": {"labels", "help_facts"},
     "scorers": {"labels", "prompts", "tasks", "help_facts"},
