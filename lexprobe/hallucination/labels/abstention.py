@@ -267,6 +267,16 @@ def classify_refusal(answer: str, scope: Scope = "lead") -> Refusal | None:
     return stance[0] if stance else None
 
 
+def rejection_anywhere(answer: str) -> str | None:
+    """Return the premise-rejection cue that is the stance of some sentence of the answer (rule 2: not one conceded
+    after content that accepts the premise), else None."""
+    for sentence in _sentences(answer):
+        rejection = _rejection(sentence)
+        if rejection:
+            return rejection.group().strip()
+    return None
+
+
 def generic_rejection(answer: str) -> bool:
     """True when the lead stance is a bare "not applicable" ("N/A.", "None."): a rejection where the question has a
     premise to reject (an overruling, a dissent), a non-answer where it has none (table `reject.generic`)."""
@@ -400,7 +410,8 @@ def dissent_affirmation(answer: str, dissenter: str) -> str | None:
     name = _last_name(dissenter)
     if not name:
         return None
-    text = _joined(answer)
-    found = (m for m in table("dissent.affirmation", name=name).finditer(text) if not negated(text, m.start()))
-    match = next(found, None)
-    return match.group().strip() if match else None
+    for sentence in _sentences(answer):
+        for match in table("dissent.affirmation", name=name).finditer(sentence):
+            if not negated(sentence, match.start()):
+                return match.group().strip()
+    return None
