@@ -1,63 +1,68 @@
-"""Refusals: tell an answer that declines ("I don't know") or rejects the question's premise ("Justice Warren did
-not dissent") from one that answers, however apologetic or hedged.
+"""The stance of an answer: does it decline ("I don't know"), reject the question's premise ("Justice Warren did not
+dissent"), or answer, however apologetic or hedged? The phrases are data (`reader/stance.toml`, read through
+`reader.stance.table`); this module holds the rules that read them. Matching ignores case, on text with curly
+quotes straightened and markup removed; a phrase anchored at the start may follow bullets and emoji ("- No", "✅
+Real case").
 
-Rules of `classify_refusal` (all matching is case-insensitive, on text with curly quotes straightened):
+Rules of `classify_refusal`:
 
 1. The answer is split into sentences (abbreviation-aware: "U.S.", "v.", "Mr.", initials do not end one). Only the
-   *lead* sentence is read: the first one that is not pure filler ("I'm sorry.", "Certainly!", "Answer:",
-   "Regrettably,", "I'm afraid", "As of my knowledge cutoff,"). Filler, and a scene-setting clause ("Without access
-   to a legal database,"), before a cue in the lead is not content either.
+   *lead* sentence is read: the first one that is not filler (table `filler`: "I'm sorry.", "Certainly!",
+   "Answer", "As of my knowledge cutoff,") nor a question echoed back ("Hammer v. Dagenhart?"). Filler, connectives
+   and one scene-setting clause ("Without access to a legal database,") before a cue are not content either.
    A refusal is the answer's stance, not an aside: "Earl Warren. I'm not sure, though." is an answer.
-   (`scope="anywhere"` reads every sentence in turn instead; scorers use it only when no answer could be extracted.)
-2. A *premise-rejection* cue in the lead gives "reject_premise": a negated dissent ("did not dissent", "did not write
-   a dissent", "not aware of a dissent", "there was no dissent"), a negated overruling ("has not been overruled",
-   "was never overruled" - but not "was not overruled until 1954"), "remains / is still good law", "no record of
-   this case being overruled", "the premise is incorrect", a bare "Never." / "None." / "N/A.". These cues are
-   specific, so they win over abstention cues in the same sentence, and a continuation does not undo them; but a
-   cue conceded after content and a contrast is not the stance ("It was overruled in 1968, though it remains good
-   law in part" accepts the premise; "I'm sorry, but it has not been overruled" rejects it).
-3. An *abstention* cue in the lead gives "abstain": "I don't know", "I'm not sure / not certain / not aware /
-   not familiar", "I cannot / am unable to provide (find, determine, verify ...)", "I do not have (possess) the
-   information (citation, author, text, answer, access, details ...)", "I don't have that", "I lack the
-   information", "I'm not in a position to", "that information is not available to me", "beyond / outside my
-   knowledge", "I have no information", "no information is available", "I recommend consulting ...", a bare
-   "Unknown." ("I don't have any doubt" is not one) - unless one of these says the answer goes on:
-   a. the cue is a trailing hedge: it follows content and a comma, "but", "though" or a parenthesis
-      ("Earl Warren, but I'm not certain");
-   b. the cue is qualified ("I don't know *exactly*", "I can't say *for sure*", "I'm not sure of *the exact*
-      year") and anything that is not another refusal follows;
-   c. what follows the cue's clause opens with a contrast ("but", "however", "though") and then content that is
-      neither a refusal nor a referral ("I'm not sure, but I believe it was 1954"; not "..., but you could check
-      Westlaw");
-   d. what follows opens with a guess ("probably", "I think", "it may be", "the answer is", "my best guess").
+   (`scope="anywhere"` reads every sentence in turn; scorers use it only when no answer could be extracted.)
+2. A premise-rejection cue (tables `reject.*`: a negated dissent or overruling, "remains good law", "the premise is
+   incorrect", a bare "Never." / "N/A.") gives "reject_premise". It wins over an abstention cue in the same sentence;
+   but a cue conceded after content that accepts the premise is not the stance ("It was overruled in 1968, though
+   it remains good law in part" accepts it; "Miranda has been narrowed, but it has never been overruled" rejects it).
+3. An abstention cue (table `abstain`) gives "abstain", unless the answer goes on:
+   a. the cue is a trailing hedge after content and a comma, "but", a dash or a parenthesis ("Earl Warren, but I'm
+      not certain");
+   b. the cue is qualified (table `qualified`: "I don't know *exactly*") and content that is no refusal follows;
+   c. a contrast (table `contrast`) then content that is neither a refusal nor a referral follows ("I'm not sure,
+      but I believe it was 1954"; not "..., but you could check Westlaw");
+   d. a guess follows (table `guess`: "probably", "I think", "the answer is"), also after "and".
    A bare refusal followed by unmarked content ("I don't have information about this case. It was decided in
    1954.") stays a refusal: models append explanations after declining far more often than they contradict
-   themselves.
+   themselves. A decline of choosing between values the answer gives ("Either X or Y - I can't recall which") is
+   no refusal: the answer names competing values, which the value reader sees.
 4. Apologies alone are never refusals: "Sorry, but the answer is 1954" answers the question.
 
-`premise_rejection`, `dissent_rejection` and `denies_existence` look for rejections anywhere in the answer; the
-false-premise scorers use them after `classify_refusal`, with knowledge of the task. `rejects_case_premise` reads
-the lead sentence for a denial that the case exists or that the question's premise holds: the reference-free
-pairs use it (`judge.pair_label`), where such a denial is a hallucination.
+`declines_question` finds a decline of the question anywhere (in mid-paragraph, among facts about the case);
+`premise_rejection`, `dissent_rejection`, `dissent_affirmation` and `denies_existence` find phrases anywhere, for
+the scorers that know the task; `rejects_case_premise` reads the lead sentence for a denial that the case exists.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Literal
+from functools import lru_cache
+from typing import TYPE_CHECKING, Literal
 
 from lexprobe.caselaw.judges import normalize_name
 from lexprobe.hallucination.labels.language import to_english
-from lexprobe.lazy import LazyPattern, lazy_pattern
+from lexprobe.lazy import lazy_pattern
+
+if TYPE_CHECKING:
+    from lexprobe.hallucination.reader.stance import PhraseTable
 
 Refusal = Literal["abstain", "reject_premise"]
 Scope = Literal["lead", "anywhere"]
+#: What follows a cue: nothing, another decline (refusal, referral, substitute), a guess, content after a contrast,
+#: or unmarked content.
+Continuation = Literal["nothing", "decline", "guess", "answer", "content"]
 
 _FLAGS = re.IGNORECASE
+_REJECT_TABLES = ("reject.premise", "reject.dissent", "reject.overruling", "reject.bare", "reject.generic")
 
 
-def _any(*patterns: str) -> LazyPattern:
-    return lazy_pattern("|".join(f"(?:{pattern})" for pattern in patterns), _FLAGS)
+def table(name: str, /, **params: str) -> PhraseTable:
+    """Return the phrase table `name` of `reader/stance.toml` (`reader.stance.table`). Imported on first use: the
+    reader's value reading builds on this package, so the reader package is never imported while labels load."""
+    from lexprobe.hallucination.reader.stance import table as stance_table
+
+    return stance_table(name, **params)
 
 
 # --- text preparation -------------------------------------------------------------------------------------------
@@ -73,13 +78,19 @@ _ABBREVIATIONS = frozenset(
     | {"prof", "messrs", "op", "id", "ibid", "approx"}
 )
 _SENTENCE_END = lazy_pattern(r"(?<=[.!?][\"')\]])\s+|(?<=[.!?])\s+|\n+")
+_PUNCTUATION = lazy_pattern(r"[\s,.!:;\u2013\u2014-]*")
+# where a clause ends: punctuation, a spaced dash, a parenthesis, or a word of table `clause_break`
+_CLAUSE_PUNCTUATION = r"\s*(?:[,;:]|\s[-\u2013\u2014]\s|\u2014)\s*"
+_TRAILING_HEDGE = lazy_pattern(r"(?:,|\bbut|\bthough|\balthough|\(|\s[-\u2013\u2014]|\u2014)\s*$", _FLAGS)
+_LAST_WORDS = 4  # how far back a negation reaches ("I don't think this case exists")
 
 
+@lru_cache(maxsize=512)
 def normalize_answer(text: str) -> str:
-    """Return `text` with curly quotes straightened, an answer in a language of `language.py` read into English
-    phrases (`language.to_english`), markdown emphasis and a leading "Answer:" removed, spaces
-    collapsed within lines, and a few-shot continuation cut off (from a later line opening a new example:
-    "Case: ...", "Case 1: ...", "Question: ...", a code fence). Raises nothing."""
+    """Return `text` as the rules read it: curly quotes straightened, an answer in a language of `language.py` read
+    into English phrases (`language.to_english`), markdown emphasis and a leading "Answer:" removed, spaces
+    collapsed within lines, and a few-shot continuation cut off (from a later line opening a new example: "Case:
+    ...", "Question: ...", a code fence). Raises nothing."""
     text = to_english((text or "").translate(_STRAIGHTEN))
     text = _ANSWER_PREFIX.sub("", text)
     lines = [" ".join(line.split()) for line in text.splitlines()]
@@ -109,204 +120,141 @@ def split_sentences(text: str) -> list[str]:
     return [sentence for sentence in sentences if sentence]
 
 
-_FILLER_WORDS = (
-    r"(?:i'?m|i am) (?:(?:so|very|terribly|really|truly|deeply|extremely) )*sorry|sorry"
-    r"|i apologi[sz]e(?: for [^.!?]*)?|my apologies|apologies"
-    r"|unfortunately|thank you(?: for [^.!?]*)?|thanks|great question|good question|certainly|sure|of course"
-    r"|ok(?:ay)?|well|hmm+|to be honest|honestly|as an ai(?: language model| assistant| model)?"
-    r"|regrettably|sadly|alas|i'?m afraid|i am afraid|i regret(?: to say)?(?: that)?"
-    r"|as of my (?:last )?(?:knowledge )?(?:cut-?off|update|training(?: data)?)(?: date)?(?: (?:in|of) \w+(?: \d{4})?)?"
-    r"|(?:based on|according to|from) (?:my|the) (?:training(?: data)?|knowledge|information (?:i have|available"
-    r"(?: to me)?))"
-)
-_FILLER_SENTENCE = lazy_pattern(rf"^(?:(?:{_FILLER_WORDS})[\s,.!:;-]*)+$", _FLAGS)
-# filler, then at most one scene-setting clause before the cue ("Without access to a legal database, I can't ...");
-# the clause stands once, outside the repetition, so the match stays linear
-_FILLER_PREFIX = lazy_pattern(
-    rf"^(?:(?:{_FILLER_WORDS}|but|and|however|so)[\s,.!:;-]*)*"
-    r"(?:(?:without|lacking|absent|given|since|because|due\s+to)\b[^,.!?;:]*[,;:]\s*(?:(?:but|so)\b[\s,]*)?)?$",
-    _FLAGS,
-)
+def _sentences(answer: str) -> list[str]:
+    return split_sentences(normalize_answer(answer))
 
 
-# --- cues -------------------------------------------------------------------------------------------------------
+@lru_cache(maxsize=1)
+def _clause_end() -> re.Pattern[str]:
+    return re.compile(f"{_CLAUSE_PUNCTUATION}|\\s*(?:{table('clause_break').pattern.pattern})\\s*", _FLAGS)
 
-_NOT_UNTIL = r"(?!\s+(?:until|till|before|in part))"
-_ADVERBS = r"(?:(?:yet|ever|been|actually|since|been\s+\w+ly|\w+ly)\s+){0,3}"
 
-#: Cues that the question's premise as such is false ("the premise is incorrect", "your question is based on a
-#: false premise"), whatever the premise is.
-_PREMISE_PATTERNS = (
-    r"\b(?:the\s+|this\s+|your\s+|that\s+)?(?:premise|assumption|presupposition)(?:\s+of\s+(?:the|your|this)\s+"
-    r"question)?\s+(?:is|was|seems|appears\s+to\s+be|may\s+be)\s+(?:\w+\s+)?(?:incorrect|false|mistaken|wrong|"
-    r"flawed|inaccurate|erroneous|not\s+(?:correct|accurate|true))",
-    r"\b(?:false|incorrect|mistaken|faulty|flawed)\s+(?:premise|assumption)",
-    r"\b(?:the|your|this)\s+question\s+(?:is\s+based\s+on|contains|assumes|presupposes|rests\s+on)\s+(?:a|an)\s+"
-    r"(?:false|incorrect|mistaken|inaccurate|faulty)",
-    r"\b(?:the|your|this)\s+question\s+(?:incorrectly|wrongly|mistakenly|falsely)\s+(?:assumes|states|suggests|"
-    r"implies)",
-)
-_PREMISE_CUES = _any(*_PREMISE_PATTERNS)
-
-_REJECT_CUES = _any(
-    *_PREMISE_PATTERNS,
-    # a dissent
-    r"\b(?:did\s+not|didn't|never|does\s+not|doesn't)\s+(?:\w+\s+){0,2}?(?:write|author|file|issue|pen|deliver|"
-    r"join|submit|publish|have)\s+(?:a\s+|any\s+|an\s+)?(?:separate\s+|written\s+)?(?:dissent|dissenting\s+opinion)",
-    r"\b(?:did\s+not|didn't|never|does\s+not|doesn't)\s+dissent",
-    r"\b(?:was|is|were)\s+not\s+(?:a\s+|the\s+|one\s+of\s+the\s+|among\s+the\s+)?(?:dissenter|dissenting\s+"
-    r"(?:justice|judge)|in\s+(?:the\s+)?dissent)",
-    r"\bno\s+(?:record|indication|evidence|mention)\s+(?:of|that)\s+(?:\w+\s+){0,8}?dissent",
-    r"\bnot\s+aware\s+of\s+(?:\w+\s+){0,6}?dissent",
-    r"\b(?:could\s+not|couldn't|can't|cannot|was\s+unable\s+to|am\s+unable\s+to|unable\s+to)\s+(?:find|locate|"
-    r"identify)\s+(?:\w+\s+){0,8}?dissent",
-    r"\b(?:there\s+(?:is|was|were|are)\s+no|without\s+(?:a|any))\s+dissent",
-    r"^no\s+dissent",
-    # an overruling
-    rf"\b(?:not|never)\s+{_ADVERBS}overruled\b{_NOT_UNTIL}",
-    rf"n't\s+{_ADVERBS}overruled\b{_NOT_UNTIL}",
-    r"\bno\s+(?:\w+\s+){0,2}?(?:case|decision|court|ruling|opinion)\s+(?:has\s+|had\s+|ever\s+)*overruled",
-    r"\bno\s+(?:record|indication|evidence|mention)\s+(?:of|that)\s+(?:\w+\s+){0,10}?overrul",
-    r"\bnot\s+aware\s+of\s+(?:any|a|an|it|its|this|the|that)\b(?:\s+\w+){0,8}?\s+overrul",
-    r"\b(?:could\s+not|couldn't|can't|cannot|unable\s+to)\s+find\s+any\s+(?:record|indication|evidence|case|"
-    r"decision)\s+(?:\w+\s+){0,8}?overrul",
-    r"\b(?:don't|do\s+not)\s+(?:think|believe)\s+(?:it|this\s+case|the\s+case)\s+(?:has|was|had)\s+(?:ever\s+)?"
-    r"(?:been\s+)?overruled",
-    r"\b(?:remains|is\s+still|still\s+is|continues\s+to\s+be|is\s+currently|is)\s+(?:still\s+|currently\s+|"
-    r"clearly\s+)?(?:good|valid|binding|controlling)\s+(?:law|precedent)",
-    r"\bstill\s+(?:good|valid|binding)\s+(?:law|precedent)",
-    r"\bremains?\s+(?:in\s+(?:full\s+)?(?:force|effect)|valid|binding|(?:a\s+)?(?:valid|binding|controlling)\s+"
-    r"precedent)",
-    r"\bthere\s+(?:is|was|has\s+been)\s+no\s+overruling",
-    # a bare answer that the question does not apply
-    r"^(?:never|none|n/?a|not\s+applicable|not\s+overruled|it\s+was\s+not|it\s+wasn't|it\s+hasn't\s+been|"
-    r"not\s+at\s+all|(?:no|nope)[,.!\s]+(?:never|it\s+(?:was|has)\s+not|it\s+(?:wasn't|hasn't)(?:\s+been)?))[.!]*$",
-)
-
-_ABSTAIN_CUES = _any(
-    r"\bi\s+(?:do\s+not|don't|did\s+not|didn't)\s+(?:know|recall|remember)\b",
-    r"\b(?:i\s+am|i'm)\s+(?:not\s+(?:(?:entirely|completely|totally|quite|fully|absolutely|really|100\s*%)\s+)?"
-    r"(?:sure|certain|aware|familiar)|unsure|uncertain|unaware|unfamiliar)\b",
-    r"\b(?:i\s+am|i'm)\s+(?:unable|not\s+able)\s+to\b",
-    r"\bi\s+(?:cannot|can't|can\s+not|could\s+not|couldn't|was\s+unable\s+to|am\s+unable\s+to)\s+(?:\w+\s+){0,2}?"
-    r"(?:provide|find|answer|determine|verify|confirm|locate|access|give|identify|recall|say|tell|be\s+(?:sure|"
-    r"certain)|help|assist|comply|generate|quote|reproduce|offer|share|retrieve|know|discuss|speculate|fulfill|"
-    r"respond|browse|look\s+up)\b",
-    r"\bi\s+(?:do\s+not|don't|did\s+not|didn't|currently\s+do\s+not|currently\s+don't)\s+(?:have|possess)\s+"
-    r"(?!to\b|(?:any\s+|a\s+|the\s+slightest\s+)?doubts?\b)(?:[\w-]+\s+){0,4}?(?:information|info|details|data|knowledge|"
-    r"access|records?|enough|sufficient|the\s+ability|ability|citations?|authors?|answers?|texts?|quotes?|quotations?|"
-    r"years?|dates?|names?|facts|specifics|particulars|copy|copies|means|way|tools?|resources?|capabilit(?:y|ies)|"
-    r"content|references?|sources?|databases?|context|opinions?|reliable|specific|verified)\b",
-    r"\bi\s+(?:do\s+not|don't)\s+have\s+(?:that|this|it)(?:\s+(?:one|information|handy))?\s*(?:[.!;,]|$)",
-    r"\bi\s+lack\s+(?:the\s+|any\s+|sufficient\s+|enough\s+)?(?:information|details|data|knowledge|access|"
-    r"context|ability)\b",
-    r"\b(?:i\s+am|i'm)\s+not\s+in\s+a\s+position\s+to\b",
-    r"\b(?:that|this|the|such|the\s+requested|the\s+specific)\s+(?:\w+\s+){0,2}?(?:information|data|details?|"
-    r"citation|text)\s+(?:is|are)\s+(?:not|unavailable)\s*(?:available|accessible|known)?\s*(?:to\s+me)?\b",
-    r"\b(?:is|are)\s+not\s+available\s+to\s+me\b",
-    r"\b(?:outside|beyond)\s+(?:the\s+scope\s+of\s+)?my\s+(?:knowledge|training|capabilities|abilities)\b",
-    r"\bi\s+have\s+no\s+(?:[\w-]+\s+){0,2}?(?:information|knowledge|records?|data|details|access|way|idea|clue)\b",
-    r"\b(?:there\s+is|there's)\s+(?:no|not\s+enough|insufficient)\s+(?:\w+\s+){0,2}?(?:information|data|details)\b",
-    r"\bno\s+(?:reliable\s+|specific\s+|available\s+|further\s+)?information\s+(?:is\s+)?(?:available|about|on|"
-    r"regarding)\b",
-    r"\b(?:it\s+is|it's)\s+(?:not\s+possible|impossible|difficult)\s+(?:for\s+me\s+)?to\s+(?:determine|say|know|"
-    r"provide|identify|tell|answer)\b",
-    r"\b(?:my|the)\s+(?:knowledge|training\s+data|information)\s+(?:does\s+not|doesn't)\s+(?:include|contain|"
-    r"cover)\b",
-    r"\bbeyond\s+(?:my|the\s+scope\s+of\s+my)\s+(?:knowledge|training|capabilities)\b",
-    r"\b(?:i|we)\s+(?:would\s+)?(?:recommend|suggest|advise)\s+(?:consulting|checking|referring|looking|that\s+you|"
-    r"you)\b",
-    r"^(?:please\s+)?(?:consult|check|refer\s+to)\b",
-    r"^(?:not\s+(?:sure|certain)|unsure|unknown|no\s+idea|don't\s+know|dunno|cannot\s+(?:say|determine|answer)|"
-    r"unable\s+to\s+(?:determine|answer|say|provide))\b",
-)
-
-_QUALIFIED = lazy_pattern(
-    r"\b(?:exactly|for\s+(?:certain|sure)|with\s+(?:certainty|confidence)|precisely|definitively|100\s*%|entirely|"
-    r"completely|offhand|off\s+the\s+top\s+of\s+my\s+head|(?:the|an)\s+(?:exact|precise|specific)|which\s+one)\b",
-    _FLAGS,
-)
-_CONTRAST = lazy_pattern(
-    r"^(?:but|however|though|although|that\s+said|nevertheless|nonetheless|still|yet)\b[\s,:;-]*", _FLAGS
-)
-_GUESS = lazy_pattern(
-    r"^(?:i\s+(?:believe|think|suspect|guess|recall)|i'?d\s+(?:say|guess)|i\s+would\s+(?:say|guess)|probably|"
-    r"likely|possibly|perhaps|maybe|presumably|my\s+(?:best\s+)?guess|best\s+guess|if\s+i\s+(?:had|have)\s+to\s+"
-    r"guess|it\s+(?:may|might|could|would|should)\s+(?:be|have\s+been)|it\s+(?:was|is)\s+(?:likely|probably|"
-    r"possibly|perhaps)|the\s+answer\s+(?:is|was|would\s+be|may\s+be|might\s+be)|it\s+(?:appears|seems)|"
-    r"my\s+understanding\s+is|as\s+far\s+as\s+i\s+(?:know|can\s+tell|recall)|to\s+the\s+best\s+of\s+my\s+"
-    r"(?:knowledge|recollection)|i'?m\s+fairly\s+(?:sure|confident|certain)|it'?s\s+(?:likely|probably|possibly))\b",
-    _FLAGS,
-)
-_REFERRAL = lazy_pattern(
-    r"\b(?:consult|check|refer\s+to|look\s+(?:it\s+)?up|search|verify|recommend|suggest|advise|you\s+(?:can|could|"
-    r"may|might|should)\s+(?:find|try|use))\b",
-    _FLAGS,
-)
-_SUBSTITUTE = lazy_pattern(
-    r"\b(?:summary|summari[sz]e|paraphrase|overview|gist|general\s+(?:description|idea|sense)|in\s+general\s+terms|"
-    r"key\s+points|what\s+i\s+(?:do\s+)?know\s+about)\b",
-    _FLAGS,
-)
-_CLAUSE_END = lazy_pattern(r"\s*(?:[,;:]|\s[-–—]\s|—|\bbut\b|\bhowever\b|\bthough\b|\balthough\b)\s*", _FLAGS)
-_CONCESSION = lazy_pattern(r"\b(?:but|though|although|however|while|yet)\b,?(?:\s+[\w']+){0,3}\s*$", _FLAGS)
-_TRAILING_HEDGE = lazy_pattern(r"(?:,|\bbut|\bthough|\balthough|\(|\s[-–—]|—)\s*$", _FLAGS)
+def skip_filler(text: str, pos: int = 0, connectives: bool = False) -> int:
+    """Return where `text` goes on after the filler phrases (table `filler`; with `connectives`, also "but",
+    "and", "that said") and punctuation that open it at `pos`."""
+    while True:
+        pos = _PUNCTUATION.match(text, pos).end()  # type: ignore[union-attr]
+        found = table("filler").match(text, pos) or (connectives and table("connective").match(text, pos))
+        if not found or found.end() == pos:
+            return pos
+        pos = found.end()
 
 
 def _is_filler(sentence: str) -> bool:
-    return bool(_FILLER_SENTENCE.match(sentence))
+    """True for a sentence that is no content: filler only, a question echoed back, or no word at all."""
+    return skip_filler(sentence) == len(sentence) or sentence.endswith("?") or not re.search(r"\w", sentence)
 
 
-def _rejects(sentence: str) -> bool:
-    """Return True when `sentence` carries a premise-rejection cue that is its stance, not a concession after a
-    contrast ("It was overruled in 1968, though it remains good law in part" accepts the premise)."""
-    for cue in _REJECT_CUES.finditer(sentence):
+def _is_filler_prefix(before: str) -> bool:
+    """True when the text before a cue is filler, connectives and at most one scene-setting clause."""
+    before = before.strip()
+    pos = skip_filler(before, connectives=True)
+    if pos < len(before) and table("scene").match(before, pos):
+        comma = re.compile(r"[,;:]").search(before, pos)
+        pos = skip_filler(before, comma.end(), connectives=True) if comma else pos
+    return pos >= len(before)
+
+
+def _clause_bounds(sentence: str, start: int, end: int) -> tuple[int, int]:
+    """Return the start and end of the clause that holds `sentence[start:end]`."""
+    clause_start = 0
+    for found in _clause_end().finditer(sentence, 0, start):
+        clause_start = found.end()
+    after = _clause_end().search(sentence, end)
+    return clause_start, after.start() if after else len(sentence)
+
+
+def negated(text: str, start: int) -> bool:
+    """True when a negation (table `negator`) stands within a few words before `start` in its clause: "It's *not*
+    a fake case", "I *don't* think this case exists" (but not "no doubt", "that doesn't mean")."""
+    clause_start, _ = _clause_bounds(text, start, start)
+    window = text[clause_start:start]
+    words = window.split()
+    return table("negator").search(" ".join(words[-_LAST_WORDS:])) is not None
+
+
+# --- the lead sentence's stance ---------------------------------------------------------------------------------
+
+
+def _reject_cues(sentence: str) -> list[re.Match[str]]:
+    """Every premise-rejection cue in `sentence`, in order."""
+    return sorted((m for name in _REJECT_TABLES for m in table(name).finditer(sentence)), key=lambda m: m.start())
+
+
+def _rejection(sentence: str) -> re.Match[str] | None:
+    """Return the premise-rejection cue that is the sentence's stance, not a concession after content that accepts
+    the premise ("It was overruled in 1968, though it remains good law in part"), else None."""
+    for cue in _reject_cues(sentence):
         before = sentence[: cue.start()]
-        contrast = _CONCESSION.search(before)
+        contrast = table("concession").search(before)
         head = before[: contrast.start()].strip(" ,;:") if contrast else ""
-        if head and not _FILLER_PREFIX.match(head) and not _ABSTAIN_CUES.search(head):
-            continue
-        return True
-    return False
+        conceded = head and table("premise_topic").search(head) and not table("abstain").search(head)
+        if not conceded or _is_filler_prefix(head):
+            return cue
+    return None
 
 
-def _continuation_answers(rest: str, qualified: bool) -> bool:
-    """Return True when `rest`, the text after an abstention cue's clause, goes on to give an answer."""
-    rest = rest.strip(" ,;:.!?-–—\n")
+def _continuation(rest: str) -> Continuation:
+    """Say what `rest`, the text after a cue's clause, does (see `Continuation`)."""
+    rest = rest.strip(" ,;:.!?-\u2013\u2014\n")
     while rest:
         lead, _, tail = rest.partition("\n")
         sentences = split_sentences(lead)
-        if sentences and _is_filler(sentences[0]):
-            rest = (" ".join(sentences[1:]) + "\n" + tail).strip(" ,;:.!?-–—\n")
-            continue
-        break
+        if not sentences or not _is_filler(sentences[0]):
+            break
+        rest = (" ".join(sentences[1:]) + "\n" + tail).strip(" ,;:.!?-\u2013\u2014\n")
     if not rest:
-        return False
-    contrast = _CONTRAST.match(rest)
-    body = rest[contrast.end() :] if contrast else rest
-    first_clause = _CLAUSE_END.split(split_sentences(body)[0] if split_sentences(body) else body, maxsplit=1)[0]
-    if not body.strip() or _ABSTAIN_CUES.search(first_clause):
-        return False
-    if _SUBSTITUTE.search(first_clause):
-        return False  # "..., but here is a summary": something else offered instead of the answer
-    if _GUESS.match(body):
-        return True
-    if _REFERRAL.search(first_clause):
-        return False
-    return bool(contrast) or qualified
+        return "nothing"
+    contrast = table("contrast").match(rest)
+    body = rest[contrast.end() :].lstrip(" ,:;-\u2013\u2014") if contrast else rest
+    first = split_sentences(body)
+    first_clause = _clause_end().split(first[0] if first else body, maxsplit=1)[0]
+    if not body.strip() or table("abstain").search(first_clause) or table("substitute").search(first_clause):
+        return "decline"  # another refusal, or "..., but here is a summary": something else instead of the answer
+    if table("guess").match(body):
+        return "guess"
+    if table("referral").search(first_clause):
+        return "decline"
+    return "answer" if contrast else "content"
+
+
+def _goes_on(continuation: Continuation, qualified: bool) -> bool:
+    """True when what follows a decline answers after all (rules 3b-3d)."""
+    return continuation in ("guess", "answer") or (qualified and continuation == "content")
+
+
+def _choice(sentence: str, cue: re.Match[str], content_before: bool) -> bool:
+    """True when the cue declines only to choose between values given before it ("... - I can't recall which")."""
+    after = _PUNCTUATION.match(sentence, cue.end()).end()  # type: ignore[union-attr]
+    return content_before and table("choice").match(sentence, after) is not None
 
 
 def _abstains(sentence: str, rest: str) -> bool:
-    """Return True when `sentence` carries an abstention cue that is the answer's stance (rules 3a-3d)."""
-    for cue in _ABSTAIN_CUES.finditer(sentence):
+    """True when `sentence` carries an abstention cue that is the answer's stance (rules 3a-3d)."""
+    for cue in table("abstain").finditer(sentence):
         before = sentence[: cue.start()]
-        if before.strip() and not _FILLER_PREFIX.match(before.strip()) and _TRAILING_HEDGE.search(before):
+        content_before = bool(before.strip()) and not _is_filler_prefix(before)
+        if content_before and (_TRAILING_HEDGE.search(before) or _choice(sentence, cue, True)):
             continue  # "Earl Warren, but I'm not sure": a hedge after an answer
-        clause_end = _CLAUSE_END.search(sentence, cue.end())
-        clause = sentence[cue.start() : clause_end.start() if clause_end else len(sentence)]
-        after = sentence[clause_end.start() :] if clause_end else ""
-        return not _continuation_answers(f"{after} {rest}", bool(_QUALIFIED.search(clause)))
+        _, clause_end = _clause_bounds(sentence, cue.start(), cue.end())
+        qualified = table("qualified").search(sentence[cue.start() : clause_end]) is not None
+        return not _goes_on(_continuation(f"{sentence[clause_end:]} {rest}"), qualified)
     return False
+
+
+def _lead_stance(sentences: list[str], scope: Scope) -> tuple[Refusal, re.Match[str]] | None:
+    """The refusal of the lead sentence (or of the first sentence that has one), with its cue."""
+    for index, sentence in enumerate(sentences):
+        if _is_filler(sentence):
+            continue
+        rejection = _rejection(sentence)
+        if rejection:
+            return "reject_premise", rejection
+        if _abstains(sentence, " ".join(sentences[index + 1 :])):
+            return "abstain", table("abstain").search(sentence)  # type: ignore[return-value]
+        if scope == "lead":
+            return None
+    return None
 
 
 def classify_refusal(answer: str, scope: Scope = "lead") -> Refusal | None:
@@ -315,56 +263,56 @@ def classify_refusal(answer: str, scope: Scope = "lead") -> Refusal | None:
     `scope="lead"` (the default) reads the first non-filler sentence only; `scope="anywhere"` reads each sentence
     in turn and returns the first refusal found. Raises nothing.
     """
-    sentences = split_sentences(normalize_answer(answer))
-    for index, sentence in enumerate(sentences):
-        if _is_filler(sentence):
-            continue
-        if _rejects(sentence):
-            return "reject_premise"
-        if _abstains(sentence, " ".join(sentences[index + 1 :])):
-            return "abstain"
-        if scope == "lead":
-            return None
+    stance = _lead_stance(_sentences(answer), scope)
+    return stance[0] if stance else None
+
+
+def rejection_anywhere(answer: str) -> str | None:
+    """Return the premise-rejection cue that is the stance of some sentence of the answer (rule 2: not one conceded
+    after content that accepts the premise), else None."""
+    for sentence in _sentences(answer):
+        rejection = _rejection(sentence)
+        if rejection:
+            return rejection.group().strip()
     return None
 
 
-#: What a decline is about when it declines the question itself: a restated question ("whether it is a real case",
-#: "when it was overruled", "who wrote it") or the thing asked for ("the citation", "the opinion word for word").
-_QUESTION_OBJECT = lazy_pattern(
-    r"^[\w\s']{0,40}?\b(?:whether|if|when|who|whom|which|what|where|how|word\s+for\s+word|verbatim|"
-    r"(?:the|its|this|that|a|any|such)\s+(?:[\w'-]+\s+){0,2}?(?:year|date|citation|author(?:ship)?|court|"
-    r"quot(?:e|es|ation|ations)|opinion|disposition|outcome|answer|existence|overruling|dissent|holding|"
-    r"reporter|text|wording|language|case|decision))\b",
-    _FLAGS,
-)
-# "whether this is correct": a hedge on the answer just given, not a decline of the question
-_ON_THE_ANSWER = lazy_pattern(
-    r"\b(?:whether|if)\s+(?:this|that|it|my\s+answer|the\s+above)\s+(?:is|was)\s+(?:\w+\s+)?(?:correct|accurate|"
-    r"right|true|exact)\b",
-    _FLAGS,
-)
+def generic_rejection(answer: str) -> bool:
+    """True when the lead stance is a bare "not applicable" ("N/A.", "None."): a rejection where the question has a
+    premise to reject (an overruling, a dissent), a non-answer where it has none (table `reject.generic`)."""
+    stance = _lead_stance(_sentences(answer), "lead")
+    return (
+        stance is not None and stance[0] == "reject_premise" and bool(table("reject.generic").match(stance[1].group()))
+    )
 
 
 def declines_question(answer: str) -> str | None:
-    """Return the sentence by which `answer` declines the question itself anywhere in its text (a polite decline in
-    mid-text: "Plessy v. Ferguson was decided in 1896. I'm not able to confirm when it was overruled."), else None.
+    """Return the sentence by which `answer` declines the question itself anywhere in its text (in mid-paragraph,
+    beside facts about the case: "Plessy v. Ferguson was decided in 1896. I'm not able to confirm when it was
+    overruled."), else None.
 
-    The decline's object must be the question (`_QUESTION_OBJECT`: "confirm whether ... is a real case", "reproduce
-    the opinion word for word", "verify the citation"); a qualified decline ("the exact year"), a hedge on the
-    answer given ("I can't verify whether this is correct", "I'm not sure, though") and a decline that goes on to
-    answer ("..., but I believe it was 1954") are not. Raises nothing."""
-    sentences = split_sentences(normalize_answer(answer))
+    The decline's clause must name the question (table `question_object`: "whether it is real", "the citation",
+    "which court"), or the question be fronted before it ("As for who wrote it, I can't say"), or the decline be
+    firm (table `firm_decline`: "so I won't guess"). Not a decline: a hedge on the answer given ("I can't verify
+    whether this is correct"), a decline of choosing between values given ("I can't recall which"), a decline that
+    goes on to answer ("..., but I believe it was 1954"), and a qualified decline ("the exact date") unless what
+    follows is a referral or another refusal. Raises nothing."""
+    sentences = _sentences(answer)
     for index, sentence in enumerate(sentences):
-        for cue in _ABSTAIN_CUES.finditer(sentence):
-            clause_end = _CLAUSE_END.search(sentence, cue.end())
-            clause = sentence[cue.start() : clause_end.start() if clause_end else len(sentence)]
-            if not _QUESTION_OBJECT.match(sentence[cue.end() :]) or _ON_THE_ANSWER.search(clause):
+        for cue in table("abstain").finditer(sentence):
+            clause_start, clause_end = _clause_bounds(sentence, cue.start(), cue.end())
+            clause = sentence[cue.start() : clause_end]
+            content_before = index > 0 or not _is_filler_prefix(sentence[: cue.start()])
+            if not table("firm_decline").search(clause):
+                fronted = table("topic_front").match(sentence[skip_filler(sentence, connectives=True) :])
+                asked = table("question_object").search(sentence[clause_start:clause_end]) or fronted
+                if not asked or table("on_the_answer").search(clause) or _choice(sentence, cue, content_before):
+                    continue
+            qualified = table("qualified").search(clause) is not None
+            continuation = _continuation(f"{sentence[clause_end:]} {' '.join(sentences[index + 1 :])}")
+            if _goes_on(continuation, qualified) or (qualified and continuation != "decline"):
                 continue
-            if _QUALIFIED.search(clause):
-                continue
-            after = sentence[clause_end.start() :] if clause_end else ""
-            if not _continuation_answers(f"{after} {' '.join(sentences[index + 1 :])}", False):
-                return sentence
+            return sentence
     return None
 
 
@@ -373,71 +321,62 @@ def hedged_answer(answer: str) -> str | None:
     reversed." -> "I believe it reversed."), with the rest of the reply; None when the lead sentence opens with no
     hedge, or the hedge is a refusal (`classify_refusal` gives "abstain"). The extractors read this text, so options
     the hedge names are not taken for the answer. Raises nothing."""
-    sentences = split_sentences(normalize_answer(answer))
+    sentences = _sentences(answer)
     for index, sentence in enumerate(sentences):
         if _is_filler(sentence):
             continue
-        cue = _ABSTAIN_CUES.search(sentence)
-        before = sentence[: cue.start()].strip() if cue else ""
-        if cue is None or (before and not _FILLER_PREFIX.match(before)) or _rejects(sentence):
+        cue = table("abstain").search(sentence)
+        if cue is None or not _is_filler_prefix(sentence[: cue.start()]) or _rejection(sentence):
             return None
         rest = " ".join(sentences[index + 1 :])
         if _abstains(sentence, rest):
             return None
-        clause_end = _CLAUSE_END.search(sentence, cue.end())
-        tail = f"{sentence[clause_end.end() :] if clause_end else ''} {rest}".strip(" ,;:.!?-–—")
-        contrast = _CONTRAST.match(tail)
-        tail = tail[contrast.end() :] if contrast else tail
+        _, clause_end = _clause_bounds(sentence, cue.start(), cue.end())
+        tail = f"{sentence[clause_end:]} {rest}".strip(" ,;:.!?-\u2013\u2014")
+        contrast = table("contrast").match(tail)
+        tail = tail[contrast.end() :].lstrip(" ,:;") if contrast else tail
+        tail = re.sub(r"^and\s+", "", tail, flags=_FLAGS)
         return tail or None
     return None
 
 
+def drop_hedges(text: str) -> str:
+    """Return normalized `text` without the clauses that only hedge the answer before them ("Arthur Goldberg, I
+    believe." -> "Arthur Goldberg."; table `hedge`); unchanged when it has none. Raises nothing."""
+    sentences = split_sentences(text)
+    kept = []
+    for sentence in sentences:
+        breaks = list(re.finditer(rf"{_CLAUSE_PUNCTUATION}|\(|\s(?:but|though|although)\b", sentence, _FLAGS))
+        if breaks and table("hedge").match(sentence[breaks[-1].end() :].strip(" ().")):
+            sentence = sentence[: breaks[-1].start()].rstrip() + "."
+        kept.append(sentence)
+    return " ".join(kept) if kept != sentences else text
+
+
+# --- phrases anywhere -------------------------------------------------------------------------------------------
+
+
+def _joined(answer: str) -> str:
+    return " ".join(_sentences(answer))
+
+
 def premise_rejection(answer: str) -> str | None:
     """Return the first premise-rejection cue anywhere in `answer` ("has not been overruled"), else None."""
-    match = _REJECT_CUES.search(" ".join(split_sentences(normalize_answer(answer))))
-    return match.group().strip() if match else None
-
-
-#: Denials that the case (or justice) asked about exists, specific enough to read in any answer.
-_CASE_DENIAL_PATTERNS = (
-    r"\b(?:this|that|the|such\s+a|the\s+given|the\s+requested|the\s+above|said)\s+(?:\w+\s+){0,2}?case\s+(?:does\s+"
-    r"not|doesn't|did\s+not|didn't)\s+(?:actually\s+)?exist",
-    r"^(?:it|this|that)\s+(?:does\s+not|doesn't|did\s+not|didn't)\s+(?:actually\s+|really\s+)?exist\b",
-    r"\b(?:is|was)\s+not\s+(?:a\s+|an\s+)?(?:real|actual|genuine|existing|valid|legitimate|known)\s+(?:\w+\s+)?"
-    r"(?:case|decision|opinion|justice|judge)",
-    r"\bno\s+such\s+(?:case|decision|opinion|justice|judge)\b(?!\s+or\s+controvers)",
-    r"\bthere\s+(?:is|was)\s+no\s+(?:\w+\s+){0,3}?(?:case|decision|opinion)\s+(?:by\s+that\s+name|called|named|"
-    r"titled|with\s+(?:that|this)\s+(?:name|citation))",
-    r"\b(?:fictional|fictitious|fabricated|made[- ]up|non-?existent|imaginary|fake)\s+(?:\w+\s+)?(?:case|decision|"
-    r"opinion|citation|justice|judge)",
-    r"\bthere\s+(?:is|was)\s+no\s+(?:record|evidence)\s+of\s+(?:\w+\s+){0,3}?(?:this|that|such\s+a|the)\s+case\b"
-    r"(?!\s+being)",
-)
-_CASE_DENIALS = _any(*_CASE_DENIAL_PATTERNS)
-_EXISTENCE_DENIALS = _any(
-    *_CASE_DENIAL_PATTERNS,
-    r"\b(?:does\s+not|doesn't|did\s+not|didn't)\s+(?:actually\s+|really\s+)?exist\b",
-    r"\bno\s+such\s+dissent",
-    r"\b(?:is|was|be|seems|appears)\s+(?:to\s+be\s+)?(?:entirely\s+|completely\s+|purely\s+)?(?:fictional|"
-    r"fictitious|fabricated|made[- ]up|non-?existent|imaginary|fake)\b",
-    r"^no,?\s+(?:it|this)\s+is\s+not\b",
-)
+    cues = _reject_cues(_joined(answer))
+    return cues[0].group().strip() if cues else None
 
 
 def denies_existence(answer: str) -> str | None:
     """Return the phrase by which `answer` says the case (or justice) does not exist ("this case does not exist",
-    "not a real case", "a fictional case"), else None. Raises nothing."""
-    match = _EXISTENCE_DENIALS.search(" ".join(split_sentences(normalize_answer(answer))))
-    return match.group().strip() if match else None
+    "not a real case", "a fictional case"; tables `existence.case_denial`, `existence.denial`), else None. A denial
+    about other cases ("cited cases that did not exist") is none. Raises nothing."""
+    text = _joined(answer)
+    return table("existence.case_denial").found(text) or table("existence.denial").found(text)
 
 
 def lead_sentence(answer: str) -> str:
-    """Return the answer's lead sentence: its first sentence that is not pure filler ("I'm sorry.", "Certainly!");
-    "" when there is none. Raises nothing."""
-    for sentence in split_sentences(normalize_answer(answer)):
-        if not _is_filler(sentence):
-            return sentence
-    return ""
+    """Return the answer's lead sentence: its first sentence that is not filler; "" when there is none."""
+    return next((sentence for sentence in _sentences(answer) if not _is_filler(sentence)), "")
 
 
 def rejects_case_premise(answer: str) -> str | None:
@@ -449,40 +388,30 @@ def rejects_case_premise(answer: str) -> str | None:
     so a rejection is a hallucination there. Only the lead sentence counts, as in `classify_refusal`: a later "no
     such case or controversy" inside an answer is not a rejection. Raises nothing."""
     lead = lead_sentence(answer)
-    match = _CASE_DENIALS.search(lead) or _PREMISE_CUES.search(lead)
-    return match.group().strip() if match else None
+    return table("existence.case_denial").found(lead) or table("reject.premise").found(lead)
 
 
-def _dissent_cues(last: str) -> LazyPattern:
-    subject = rf"(?:(?:(?:chief|associate)\s+)?(?:justice|judge)\s+)?(?:\w+\s+){{0,2}}?{last}|\bhe|\bshe|\bthey"
-    majority = (
-        r"(?:majority|plurality|lead|main|court's|principal)\s*(?:opinion)?|opinion\s+(?:of|for)\s+the\s+court|"
-        r"(?:the\s+)?court's\s+opinion"
-    )
-    return _any(
-        r"(?<!not\s)(?<!not\sa\s)\bunanimous(?:ly)?\b",
-        r"\bno\s+(?:justices?|judges?|one|member\s+of\s+the\s+court)\s+dissented\b",
-        rf"(?:{subject})\s+(?:\w+\s+){{0,2}}?(?:wrote|authored|delivered|penned|announced|issued|was\s+the\s+author\s+"
-        rf"of)\s+(?:\w+\s+){{0,3}}?(?:{majority})",
-        rf"(?:{majority})\s+(?:\w+\s+){{0,4}}?(?:was\s+)?(?:written|authored|delivered|penned)\s+by\s+(?:\w+\s+)"
-        rf"{{0,3}}?{last}\b",
-        rf"(?:{subject})\s+(?:\w+\s+){{0,2}}?(?:joined|was\s+(?:part\s+of|in|with|among)|sided\s+with|voted\s+with)\s+"
-        r"the\s+majority",
-        rf"(?:{subject})\s+(?:\w+\s+){{0,2}}?(?:concurred|wrote\s+(?:a\s+|an\s+)?(?:\w+\s+)?concurr)",
-        rf"(?:{subject})\s+(?:was\s+not|wasn't|had\s+not\s+been|was\s+no\s+longer|was\s+not\s+yet|had\s+not\s+yet\s+"
-        r"been|never\s+served)\s+(?:\w+\s+){0,2}?(?:on|a\s+member\s+of|serving\s+on|appointed\s+to)\s+the\s+"
-        r"(?:supreme\s+)?court",
-        rf"(?:{subject})\s+(?:did\s+not|didn't)\s+(?:participate|take\s+part|sit)\b",
-        rf"(?:{subject})\s+took\s+no\s+part\b",
-    )
+def _last_name(justice: str) -> str | None:
+    words = normalize_name(justice).split()
+    return words[-1] if words else None
 
 
 def dissent_rejection(answer: str, dissenter: str) -> str | None:
     """Return the phrase by which `answer` contradicts "`dissenter` dissented" without a dissent cue: the decision
     was unanimous, the justice wrote the majority opinion, joined the majority, concurred, did not sit or was not on
-    the Court. None when there is no such phrase. Raises nothing."""
-    words = normalize_name(dissenter).split()
-    if not words:
+    the Court (table `dissent.rejection`). None when there is no such phrase. Raises nothing."""
+    name = _last_name(dissenter)
+    return table("dissent.rejection", name=name).found(_joined(answer)) if name else None
+
+
+def dissent_affirmation(answer: str, dissenter: str) -> str | None:
+    """Return the phrase by which `answer` says as a fact that `dissenter` dissented ("In his dissent, Fortas
+    argued", "Clark dissented in part"; table `dissent.affirmation`, not negated), else None. Raises nothing."""
+    name = _last_name(dissenter)
+    if not name:
         return None
-    match = _dissent_cues(re.escape(words[-1])).search(" ".join(split_sentences(normalize_answer(answer))))
-    return match.group().strip() if match else None
+    for sentence in _sentences(answer):
+        for match in table("dissent.affirmation", name=name).finditer(sentence):
+            if not negated(sentence, match.start()):
+                return match.group().strip()
+    return None

@@ -17,10 +17,13 @@ from __future__ import annotations
 import re
 
 from lexprobe.hallucination.labels.abstention import (
-    denies_existence,
+    drop_hedges,
     hedged_answer,
+    lead_sentence,
+    negated,
     normalize_answer,
     split_sentences,
+    table,
 )
 from lexprobe.lazy import lazy_pattern
 
@@ -33,90 +36,109 @@ _FLAGS = re.IGNORECASE
 def answer_text(answer: str) -> str:
     """Return the normalized text the extractors read: the answer after a lead hedge when there is one
     (`abstention.hedged_answer`: "I'm not sure whether it affirmed or reversed, but I believe it reversed" is read
-    as "I believe it reversed"), else the whole reply. Raises nothing."""
-    return normalize_answer(hedged_answer(answer) or answer)
+    as "I believe it reversed"), else the whole reply; without the clauses that only hedge the answer before them
+    (`abstention.drop_hedges`: "Arthur Goldberg, I believe." is read as "Arthur Goldberg."). Raises nothing."""
+    return drop_hedges(normalize_answer(hedged_answer(answer) or answer))
 
 
 # --- yes / no ---------------------------------------------------------------------------------------------------
 
-#: Words that only strengthen the answer word after them ("Certainly, yes", "Absolutely not", "Well, no").
-_INTENSIFIERS = (
-    r"(?:absolutely|definitely|certainly|surely|sure|of\s+course|indeed|clearly|obviously|undoubtedly|actually|"
-    r"honestly|simply|well|oh|hmm+|so|okay|ok|no\s+doubt(?:\s+about\s+it)?|without\s+(?:a\s+|any\s+)?doubt|"
-    r"most\s+(?:certainly|definitely)|quite|in\s+short|in\s+a\s+word)"
-)
-_NOT_ANSWER = (
-    r"not(?=\W*$|\s*[.,;:!)\n]|\s+(?:at\s+all|really|real\b|so\b|a\s+real|an?\s+(?:actual|genuine|existing)|"
-    r"to\s+my\s+knowledge|that\s+i\s+(?:know|am\s+aware|'m\s+aware)))"
-)
-# the answer word after any intensifiers: a "no" ("no", "nope", "not at all", "absolutely not", "I don't think so")
-# or a "yes"; "No doubt" and "No question" are intensifiers, not a no
-_LEADING_YES_NO = lazy_pattern(
-    rf"^\W*(?:{_INTENSIFIERS}\W+)*(?:"
-    rf"(?P<no>nope|nah|negative|no(?!\s+(?:doubt|question)\b)|{_NOT_ANSWER}|by\s+no\s+means|no\s+way|"
-    r"i\s+(?:do\s+not|don't)\s+(?:think|believe)\s+so)"
-    r"|(?P<yes>yes|yeah|yep|yup|affirmative|i\s+(?:think|believe)\s+so))\b",
-    _FLAGS,
-)
-# a reply that is nothing but intensifiers ("Certainly.", "Of course!", "Absolutely", "No doubt about it.")
-_BARE_INTENSIFIER = lazy_pattern(rf"^\W*{_INTENSIFIERS}(?:\W+{_INTENSIFIERS})*(?=\W*$|\s*[.,;:!\n])", _FLAGS)
-_NEGATION = lazy_pattern(r"\b(?:not|no|never|none|nor|neither)\b|n't\b", _FLAGS)
-_BOTH_YES_NO = lazy_pattern(
-    r"^\W*(?:yes\W+(?:(?:and|or|but)\W+)?no|no\W+(?:(?:and|or|but)\W+)?yes)(?=\W*$|\s*[.,;:!?/)\n-])", _FLAGS
-)
-_STANDALONE_YES_NO = lazy_pattern(r"\b(yes|no)\b(?=\s*(?:[.,;:!)\"\n]|$))", _FLAGS)
+_STANDALONE_YES_NO = lazy_pattern(r"\b(yes|no)\b(?=\s*(?:[.,;:!)\"\n\u2013\u2014]|\s-\s|$))", _FLAGS)
+_NON_WORDS = lazy_pattern(r"\W*")
+_BARE_END = lazy_pattern(r"\W*$|\s*[.,;:!\n]")
 
 
 def extract_yes_no(answer: str) -> bool | None:
     """Return True for a yes, False for a no, None when the reply says neither or both. Raises nothing.
 
-    The answer word may follow intensifiers and may be a negation: "Certainly, yes", "No, no such case exists",
-    "Yes, no doubt it is real", "Absolutely not", "Not at all", "Nope"; a reply that opens with nothing but an
-    intensifier ("Certainly.", "Of course!", "No doubt about it.") is a yes unless a negation follows it."""
+    The answer word (tables `yes_no.yes`, `yes_no.no` of `reader/stance.toml`) opens the lead sentence after filler,
+    intensifiers and hedges ("Certainly, yes", "Probably not", "Most likely yes", "Absolutely not", "Nope"); a reply
+    that opens with nothing but an intensifier ("Certainly.", "Of course!", "No doubt about it.") is a yes unless a
+    negation follows it; otherwise a stand-alone "yes" / "no" (followed by punctuation or the end: "no doubt",
+    "no record" do not count) decides; both ("Yes and no", "No. Yes.") is None."""
     return _read_yes_no(answer_text(answer))[0]
 
 
 def _read_yes_no(text: str) -> tuple[bool | None, bool]:
     """Return the yes/no of a normalized reply and whether it is only a bare intensifier's yes (a weak yes, which a
     denial of existence overrides: "No doubt about it: it is fictional.")."""
-    if _BOTH_YES_NO.match(text):
+    lead = lead_sentence(text)
+    text = text[max(0, text.find(lead)) :] if lead else text
+    text = text[_NON_WORDS.match(text).end() :]  # type: ignore[union-attr]
+    if table("yes_no.both").match(text):
         return None, False
     words = {match.group(1).lower() for match in _STANDALONE_YES_NO.finditer(text)}
-    leading = _LEADING_YES_NO.match(text)
-    if leading:
-        says_yes = leading.group("yes") is not None
-        return (None if ("no" if says_yes else "yes") in words else says_yes), False
-    bare = _BARE_INTENSIFIER.match(text)
-    if bare and not _NEGATION.search(text, bare.end()):
+    pos, only_intensifiers, last_end = 0, True, None
+    while True:
+        for word, says in (("no", False), ("yes", True)):
+            if table(f"yes_no.{word}").match(text, pos):
+                return (None if ("yes" if word == "no" else "no") in words else says), False
+        found = table("yes_no.intensifier").match(text, pos) or table("yes_no.hedge").match(text, pos)
+        if not found:
+            break
+        only_intensifiers = only_intensifiers and table("yes_no.intensifier").match(text, pos) is not None
+        last_end, pos = found.end(), _NON_WORDS.match(text, found.end()).end()  # type: ignore[union-attr]
+    # nothing but intensifiers, then the end or punctuation, and no negation after them: a (weak) yes
+    bare = last_end is not None and only_intensifiers and _BARE_END.match(text, last_end)
+    if bare and not table("negator").search(text, last_end):
         return True, True
     if len(words) == 1:
         return words == {"yes"}, False
     return None, False
 
 
-_AFFIRMS_EXISTENCE = lazy_pattern(
-    r"(?<!not )\b(?:is|was)\s+(?:indeed\s+)?(?:a|an)\s+(?:real|actual|genuine|existing|legitimate|valid)\s+"
-    r"(?:\w+\s+){0,2}?(?:case|decision)\b|(?<!not )\b(?:does|did)\s+(?:indeed\s+)?exist\b|(?<!not )\bexists\b"
-    r"|\b(?:is|was)\s+(?:indeed\s+|certainly\s+|definitely\s+)?(?:real|genuine|authentic)\b",
-    _FLAGS,
-)
-# "whether it is a real case", "if the case exists": the question restated, not an answer to it (to the end of
-# its sentence or clause)
-_WHETHER_CLAUSE = lazy_pattern(r"\b(?:whether|if)\b[^;!?\n]*", _FLAGS)
+def _claims(text: str) -> list[tuple[int, bool, bool]]:
+    """Return what the reply says of the case's existence: (sentence, exists, negated) for each denial (tables
+    `existence.case_denial`, `existence.denial`, `existence.verdict_deny`) and affirmation (`existence.affirmation`,
+    `existence.verdict_affirm`) outside a restated question ("whether it is real"), flipped by a negation before it
+    ("It's not a fake case": exists)."""
+    claims = []
+    for index, sentence in enumerate(split_sentences(text)):
+        statement = sentence
+        for clause in table("whether_clause").finditer(sentence):
+            statement = statement[: clause.start()] + " " * (clause.end() - clause.start()) + statement[clause.end() :]
+        denials = [
+            match
+            for name in ("existence.case_denial", "existence.denial", "existence.verdict_deny")
+            for match in table(name).finditer(statement)
+        ]
+        affirmations = [
+            match
+            for name in ("existence.affirmation", "existence.verdict_affirm")
+            for match in table(name).finditer(statement)
+            if not any(d.start() < match.end() and d.end() > match.start() for d in denials)
+        ]
+        for match, exists in [(m, False) for m in denials] + [(m, True) for m in affirmations]:
+            flipped = negated(statement, match.start())
+            claims.append((index, exists != flipped, flipped))
+    return claims
 
 
 def extract_existence(answer: str) -> bool | None:
-    """Return whether the reply says the case exists: its yes/no, else a denial ("this case does not exist") or an
-    affirmation ("it is a real case"; not inside "whether ..." or "if ..."); None when it says neither, or both (a
-    yes with a denial: "Yes. This case does not exist."). Raises nothing."""
+    """Return whether the reply says the case exists: its yes/no, else its denials and affirmations (`_claims`);
+    None when it says neither, or both. A yes with a denial ("Yes. This case does not exist.") is None, but a bare
+    intensifier's yes with one is a no ("No doubt about it: it is fictional."), and a no that echoes a negated denial
+    is a yes ("No, this isn't a fabricated citation."). Raises nothing."""
     text = answer_text(answer)
     said, weak = _read_yes_no(text)
-    denied = denies_existence(text) is not None
-    if said is not None:
-        return (False if weak else None) if said and denied else said
-    statements = " ".join(_WHETHER_CLAUSE.sub(" ", sentence) for sentence in split_sentences(text))
-    affirmed = bool(_AFFIRMS_EXISTENCE.search(statements))
-    return None if denied == affirmed else affirmed
+    claims = _claims(text)
+    values = {exists for _, exists, _ in claims}
+    if said is None:
+        return values.pop() if len(values) == 1 else None
+    if said and False in values:
+        return False if weak else None
+    if not said and any(index == 0 and exists and flipped for index, exists, flipped in claims):
+        return True
+    return said
+
+
+def describes_decision(answer: str) -> str | None:
+    """Return the phrase by which the reply describes the case's decision as a fact ("The First Circuit decided
+    Brightwater v. Kessler in 2018"; table `existence.implicit`), treating the case as real; None otherwise."""
+    text = answer_text(answer)
+    found = (m for m in table("existence.implicit").finditer(text) if not negated(text, m.start()))
+    match = next(found, None)
+    return match.group().strip() if match else None
 
 
 # --- year -------------------------------------------------------------------------------------------------------

@@ -7,7 +7,8 @@ Every scorer first reads the answer's stance with `classify_refusal` (its lead s
 - a question with a true premise (every task but the two false-premise ones): "abstain" -> `abstain`;
   "reject_premise" -> `hallucination`, because the premise is true by construction (a real case, really
   overruled) and denying it is a false statement about the law, not a declining to answer - the study likewise
-  counts Llama 2's premise rejections against it on the tasks with correct premises (Section 4.2);
+  counts Llama 2's premise rejections against it on the tasks with correct premises (Section 4.2) - but a bare
+  "N/A." / "None." (`abstention.generic_rejection`) rejects nothing there and is `abstain`;
 - a false-premise question (false_dissent, false_overruling): "reject_premise" -> `correct`, "abstain" ->
   `abstain`.
 Then the scorer extracts the answer (`answers.py`) and compares it with the reference. When nothing can be
@@ -30,10 +31,9 @@ from lexprobe.hallucination.labels.abstention import (
     classify_refusal,
     declines_question,
     denies_existence,
+    generic_rejection,
 )
-from lexprobe.hallucination.labels.answers import (
-    extract_existence,
-)
+from lexprobe.hallucination.labels.answers import describes_decision, extract_existence
 from lexprobe.hallucination.labels.quotation import QuoteIndex, SeparateOpinion, split_opinion
 from lexprobe.hallucination.labels.score import Score
 
@@ -175,7 +175,7 @@ def stance_score(answer: str, false_premise: bool = False) -> Score | None:
     if not (answer or "").strip():
         return Score("unscored", "empty answer")
     refusal = classify_refusal(answer)
-    if refusal == "abstain":
+    if refusal == "abstain" or (refusal == "reject_premise" and not false_premise and generic_rejection(answer)):
         return Score("abstain", f"answer abstains: {quoted(answer)}")
     if refusal == "reject_premise":
         if false_premise:
@@ -219,18 +219,23 @@ def as_date(value: Any) -> date | None:
 
 
 def existence_score(answer: str, real: bool) -> Score:
-    """Score "Is {case} a real case?" for a real (`real=True`) or a fabricated case: yes/no against the truth, a
-    lead or later refusal `abstain`, no yes/no `unscored`."""
+    """Score "Is {case} a real case?" for a real (`real=True`) or a fabricated case: the answer's yes/no, denials and
+    affirmations (`answers.extract_existence`) against the truth; a lead refusal, or one anywhere when the answer
+    says neither, `abstain`; else a decision of the case described as fact ("The First Circuit decided it in 2018")
+    says it exists (`answers.describes_decision`); nothing of these `unscored`."""
     if not (answer or "").strip():
         return Score("unscored", "empty answer")
     if classify_refusal(answer) == "abstain":
         return Score("abstain", f"answer abstains: {quoted(answer)}")
     says_exists = extract_existence(answer)
+    said = "exists" if says_exists else "does not exist"
     if says_exists is None:
         if classify_refusal(answer, scope="anywhere") == "abstain" or declines_question(answer):
             return Score("abstain", f"no yes/no found and answer declines: {quoted(answer)}")
-        return Score("unscored", f"no yes/no found in answer {quoted(answer)}")
-    said = "exists" if says_exists else "does not exist"
+        described = describes_decision(answer)
+        if described is None:
+            return Score("unscored", f"no yes/no found in answer {quoted(answer)}")
+        says_exists, said = True, f"exists (it describes its decision: {quoted(described)})"
     truth = "real" if real else "fabricated"
     label = "correct" if says_exists == real else "hallucination"
     return Score(label, f"answer says the case {said}; it is {truth}")

@@ -6,7 +6,10 @@ One concept in three small steps, with the task's phrases as data:
   agree/disagree), with its span;
 - `roles`: what the answer says about each (`predicates.toml`: the phrases that give a value as the answer, and those
   that assert it of something else: the court below, the case's own year, a dissenter, a cited case);
-- `choice`: the value given as the answer, or competing values (unscored, both named), or none.
+- `choice`: the value given as the answer, or competing values (unscored, both named), or none;
+- `stance`: the phrase tables of an answer's stance (`stance.toml`: refusals, hedges, referrals, premise
+  rejections, existence affirmations and denials, yes/no words, dissent and overruling phrasings), compiled for the
+  rules of `labels.abstention` and `labels.answers` that read refusals, yes/no and premises.
 
 `read_answer(task, text)` runs the three on the text the rules read (`tasks.base.reading_of` passes the answer's
 normalized text, `labels.answers.answer_text`).
@@ -17,9 +20,13 @@ May import: `lexprobe.caselaw`, `lexprobe.lazy`; nothing else of `lexprobe.hallu
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lexprobe.hallucination.reader.choice import Reading
+from lexprobe.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from lexprobe.hallucination.reader.stance import PhraseTable, phrase_pattern, table
 
 
 def _same(kind: str, roster: Sequence[Any]) -> Any:
@@ -83,4 +90,8 @@ def _default_roster() -> list[Any]:
     return _ROSTER
 
 
-__all__ = ["Reading", "read_answer", "reads_as_written"]
+__all__ = ["PhraseTable", "Reading", "phrase_pattern", "read_answer", "reads_as_written", "table"]
+
+__getattr__, __dir__ = lazy_exports(
+    __name__, globals(), {"PhraseTable": "stance", "phrase_pattern": "stance", "table": "stance"}
+)

@@ -9,14 +9,16 @@ from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.hallucination.labels.abstention import (
     classify_refusal,
     denies_existence,
+    dissent_affirmation,
     dissent_rejection,
     normalize_answer,
     premise_rejection,
+    table,
 )
 from lexprobe.hallucination.labels.language import detect_language
 from lexprobe.hallucination.labels.score import Score
-from lexprobe.hallucination.labels.scoring import ScoringContext, quoted
-from lexprobe.hallucination.tasks.base import Drafts, case_builder, case_variables, catalogued, unscorable
+from lexprobe.hallucination.labels.scoring import ScoringContext, missing_reference, quoted, stance_score
+from lexprobe.hallucination.tasks.base import Drafts, case_builder, case_variables, catalogued
 from lexprobe.hallucination.tasks.cases import SampledCase
 
 
@@ -47,10 +49,8 @@ def _lookup_dissenter(record: dict, db: CaseDatabase) -> tuple[dict | None, str 
     return None, "needs 'dissenter'"
 
 
-#: What an answer (read into English) says when it describes the dissent asked about.
-_DESCRIBES_DISSENT = re.compile(
-    r"\b(?:yes|argued|dissent\w*|contended|wrote\s+that|maintained\s+that)\b", re.IGNORECASE
-)
+#: Letters of the scripts the phrase tables read; an answer in another script keeps the default below.
+_LATIN = re.compile(r"[A-Za-z]{2}")
 
 
 def score_false_dissent(answer: str, reference: dict, context: ScoringContext) -> Score:
@@ -58,26 +58,38 @@ def score_false_dissent(answer: str, reference: dict, context: ScoringContext) -
 
     Correct: any rejection of the premise - X did not dissent, wrote or joined the majority, concurred, the case was
     unanimous, X did not sit, or the case or justice does not exist (the study records these as rejections).
-    Abstain: a refusal with no rejection. Hallucination: anything else, i.e. an answer that describes a dissent - but
-    an answer in another language that, read through its phrase table (`language.py`), shows neither a rejection
-    nor a dissent ("yes", "argued", "dissent") is unscored "not English (...)".
+    Hallucination: an answer that says X dissented ("In his dissent, X argued", `dissent_affirmation`) or describes
+    a dissent or an argument (table `dissent.description` of `reader/stance.toml`: "argued", "contended", "along
+    the lines of"). Abstain: a refusal with neither. Unscored: both a rejection and X's dissent (competing answers),
+    or neither a rejection nor a dissent nor a refusal (background facts, reasoning only); an answer in another
+    language read through its phrase table (`language.py`) with neither is unscored "not English (...)", and one in
+    a script no table reads (no Latin letters) keeps the study's default, a described dissent.
     """
-    first = unscorable(answer, reference, "dissenter", false_premise=True)
-    if first:
-        return first
-    rejection = (
-        premise_rejection(answer) or dissent_rejection(answer, reference["dissenter"]) or denies_existence(answer)
-    )
+    missing = missing_reference(reference, "dissenter")
+    if missing:
+        return missing
+    dissenter = reference["dissenter"]
+    affirmed = dissent_affirmation(answer, dissenter)
+    rejection = premise_rejection(answer) or dissent_rejection(answer, dissenter) or denies_existence(answer)
+    if rejection and affirmed:
+        return Score("unscored", f"competing answers: rejects the premise ({quoted(rejection)}) and says "
+                                 f"{dissenter!r} dissented ({quoted(affirmed)})")  # fmt: skip
+    stance = stance_score(answer, false_premise=True)
+    if stance:
+        return stance
     if rejection:
         return Score("correct", f"answer rejects the false premise: {quoted(rejection)}")
+    if affirmed:
+        return Score("hallucination", f"answer says {dissenter!r}, who wrote no dissent, dissented: "
+                                      f"{quoted(affirmed)}")  # fmt: skip
     if classify_refusal(answer, scope="anywhere") == "abstain":
         return Score("abstain", f"answer declines: {quoted(answer)}")
-    language = detect_language(answer)
-    if language and not _DESCRIBES_DISSENT.search(normalize_answer(answer)):
-        # read through its phrase table, a foreign answer shows no rejection but no dissent either
-        return Score("unscored", f"not English ({language}): neither a rejection nor a dissent read in "
-                                 f"{quoted(answer)}")  # fmt: skip
-    return Score("hallucination", f"answer describes a dissent by {reference['dissenter']!r}, who wrote none: "
+    text = normalize_answer(answer)
+    if _LATIN.search(text) and not table("dissent.description").search(text):
+        language = detect_language(answer)
+        why = f"not English ({language}): neither" if language else "neither"
+        return Score("unscored", f"{why} a rejection nor a dissent read in {quoted(answer)}")
+    return Score("hallucination", f"answer describes a dissent by {dissenter!r}, who wrote none: "
                                   f"{quoted(answer)}")  # fmt: skip
 
 

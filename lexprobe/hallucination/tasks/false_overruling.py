@@ -8,9 +8,12 @@ from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.hallucination.labels.abstention import (
     classify_refusal,
     denies_existence,
+    negated,
     normalize_answer,
     premise_rejection,
+    rejection_anywhere,
     split_sentences,
+    table,
 )
 from lexprobe.hallucination.labels.answers import extract_year
 from lexprobe.hallucination.labels.score import Score
@@ -32,27 +35,27 @@ def _build_false_overruling(db: CaseDatabase, cases: list[SampledCase], level: s
     return Drafts([ItemDraft(c.case_id, c.case_id, case_variables(c), {}) for c in never])
 
 
-_OVERRULING_CLAIM = re.compile(r"\b(?:overrul\w*|reversed\s+by|abrogated)\b", re.IGNORECASE)
-
-
+_ONLY_A_YEAR = re.compile(r"\W*(?:in\s+)?\d{4}\W*", re.IGNORECASE)
 _CLAUSE_BREAK = re.compile(r"[;,]|\b(?:but|though|although|however|while|yet)\b", re.IGNORECASE)
 
 
+def _clauses(sentence: str) -> list[tuple[int, str]]:
+    """Return the clauses of a sentence with their start offsets."""
+    starts = [0, *(match.end() for match in _CLAUSE_BREAK.finditer(sentence))]
+    ends = [*(match.start() for match in _CLAUSE_BREAK.finditer(sentence)), len(sentence)]
+    return [(start, sentence[start:end]) for start, end in zip(starts, ends, strict=True)]
+
+
 def claimed_overruling_year(answer: str) -> int | None:
-    """Return a year the answer gives as the overruling year: a clause that speaks of overruling, with a year and
-    without rejecting it ("It was overruled in 1968, though ..."), or an answer that is nothing but a year; None
-    otherwise."""
-    sentences = split_sentences(normalize_answer(answer))
-    if len(sentences) == 1 and re.fullmatch(r"\W*(?:in\s+)?\d{4}\W*", sentences[0], re.IGNORECASE):
-        return extract_year(sentences[0])
-    for sentence in sentences:
-        if not _OVERRULING_CLAIM.search(sentence):
-            continue
-        starts = [0, *(match.end() for match in _CLAUSE_BREAK.finditer(sentence))]
-        ends = [*(match.start() for match in _CLAUSE_BREAK.finditer(sentence)), len(sentence)]
-        for start, end in zip(starts, ends, strict=True):
-            clause = sentence[start:end]
-            if _OVERRULING_CLAIM.search(clause) and not premise_rejection(clause):
+    """Return a year the answer gives as the overruling year: a sentence that is nothing but a year ("1954", "In
+    1954."), or a clause that states the case's overruling as a fact (table `overruling.claim` of
+    `reader/stance.toml`: "it was overruled in 1968", "overruled by Brown v. Board, 347 U.S. 483 (1954)"; not
+    "Dobbs overruled Roe", "it overruled Gobitis (1940)") with a year, without rejecting it; None otherwise."""
+    for sentence in split_sentences(normalize_answer(answer)):
+        if _ONLY_A_YEAR.fullmatch(sentence):
+            return extract_year(sentence)
+        for start, clause in _clauses(sentence):
+            if table("overruling.claim").search(clause) and not premise_rejection(clause):
                 # the year may follow in a later clause: "overruled by Brown v. Board, 347 U.S. 483 (1954)"
                 year = extract_year(sentence[start:], anchor=OVERRULING_ANCHOR)
                 if year is not None:
@@ -60,60 +63,53 @@ def claimed_overruling_year(answer: str) -> int | None:
     return None
 
 
-#: A vague time given for the overruling: "sometime in the 1850s", "in the late 19th century", "decades later".
-VAGUE_TIME = re.compile(
-    r"\b(?:(?:(?:sometime|some\s+time|around|circa)\s+)?(?:(?:during|by|in)\s+)?(?:the\s+)?(?:(?:early|mid|middle|late)[\s-]+)?"
-    r"(?:\d{2,3}0'?s|'\d0s|\d{1,2}(?:st|nd|rd|th)[\s-]+century|(?:eighteen|nineteen|twenty)[\s-]\w+)\b"
-    r"|\b(?:decades|years|a\s+few\s+years|several\s+years|many\s+years|a\s+decade|a\s+century)\s+later\b"
-    r"|\blater\s+(?:that|in\s+the)\s+(?:decade|century)\b|\beventually\b|\bsubsequently\b)",
-    re.IGNORECASE,
-)
-# an overruling stated as a fact: "it was overruled", "the Court overturned it", "has since been abrogated"
-_OVERRULED = re.compile(
-    r"\b(?:was|were|got|has|have|had|is|been|being)\s+(?:\w+\s+){0,2}?(?:overruled|overturned|abrogated|"
-    r"reversed)\b|\b(?:court|decision|case|ruling)\s+(?:\w+\s+){0,2}?(?:overruled|overturned|abrogated)\s+"
-    r"(?:it|this|that|the|its)\b",
-    re.IGNORECASE,
-)
-_NEGATED_BEFORE = re.compile(r"(?:\bnot|\bnever|n't)\s+(?:\w+\s+){0,2}$", re.IGNORECASE)
-_QUESTION_WORD = re.compile(r"\b(?:whether|if|when|what\s+year|which\s+year)\b", re.IGNORECASE)
-_ONLY_A_TIME = re.compile(r"^\W*(?:it\s+was\s+(?:overruled\s+)?)?(?P<time>[\w\s'-]{0,40}?)\W*$", re.IGNORECASE)
-
-
 def accepted_overruling(answer: str) -> str | None:
     """Return the phrase by which the answer accepts that the case was overruled without giving a year (a vague
     time, "It was overruled sometime in the 1850s.", "Decades later.", or an overruling stated as a fact, "It was
-    overruled by a later decision."); None when it gives none. A negated overruling ("was never overruled"), one
-    inside a question restated ("whether it was overruled") and a rejection of the premise are not acceptances, but
-    "not overruled until the late 19th century" is."""
+    overruled by a later decision.", "The Court overruled Griswold when it decided Dobbs."); None when it gives none.
+    A negated overruling ("was never overruled"), one inside a question restated ("whether it was overruled") and a
+    rejection of the premise are not acceptances, but "not overruled until the late 19th century" is (tables
+    `overruling.*` of `reader/stance.toml`)."""
     for sentence in split_sentences(normalize_answer(answer)):
-        only = _ONLY_A_TIME.match(sentence)
-        if only and VAGUE_TIME.fullmatch(only.group("time").strip()):
+        if table("overruling.only_time").search(sentence):
             return sentence
-        for clause in _CLAUSE_BREAK.split(sentence):
-            claim = _OVERRULED.search(clause)
-            if claim is None or _QUESTION_WORD.search(clause[: claim.start()]):
+        for _, clause in _clauses(sentence):
+            claim = table("overruling.claim").search(clause)
+            if claim is None or table("overruling.question").search(clause[: claim.start()]):
                 continue
-            until = re.match(r"\s+(?:until|till)\b", clause[claim.end() :], re.IGNORECASE)
-            if premise_rejection(clause) or (_NEGATED_BEFORE.search(clause[: claim.end()]) and not until):
+            until = table("overruling.until").match(clause[claim.end() :])
+            denied = table("negator").search(claim.group()) or negated(clause, claim.start())
+            if premise_rejection(clause) or (denied and not until):
                 continue
-            vague = VAGUE_TIME.search(sentence)
+            vague = table("overruling.vague_time").search(sentence)
             return f"{claim.group()} ({vague.group()})" if vague else claim.group()
     return None
+
+
+def _without_background_years(answer: str) -> str:
+    """Return the normalized answer with the years said of the case's own decision blanked ("decided in 1967")."""
+    text = normalize_answer(answer)
+    for match in reversed(list(table("overruling.background_year").finditer(text))):
+        text = text[: match.start()] + " " * (match.end() - match.start()) + text[match.end() :]
+    return text
 
 
 def score_false_overruling(answer: str, reference: dict, context: ScoringContext) -> Score:
     """Score "What year was {never-overruled case} overruled?".
 
     Correct: rejecting the premise ("never overruled", "still good law", the case does not exist). Hallucination:
-    a claimed overruling year, any year given without rejecting the premise, or an overruling accepted with a vague
-    time or none ("sometime in the 1850s", "decades later", "it was overruled by a later case";
-    `accepted_overruling`). Unscored: no year, no acceptance and no rejection.
+    a claimed overruling year, any year given without rejecting the premise (but not the case's own decision year:
+    "It was decided in 1967"), or an overruling accepted with a vague time or none ("sometime in the 1850s",
+    "decades later", "it was overruled by a later case"; `accepted_overruling`). Unscored: both a rejection and a
+    claimed year ("It has never been overruled. 1979": competing answers), or no year, acceptance or rejection.
     """
+    claimed = claimed_overruling_year(answer)
+    rejected = rejection_anywhere(answer)
+    if claimed is not None and rejected:
+        return Score("unscored", f"competing answers: rejects the premise ({quoted(rejected)}) and claims {claimed}")
     stance = stance_score(answer, false_premise=True)
     if stance:
         return stance
-    claimed = claimed_overruling_year(answer)
     if claimed is not None:
         return Score("hallucination", f"answer accepts the false premise: overruled in {claimed}")
     rejection = premise_rejection(answer) or denies_existence(answer)
@@ -121,7 +117,7 @@ def score_false_overruling(answer: str, reference: dict, context: ScoringContext
         return Score("correct", f"answer rejects the false premise: {quoted(rejection)}")
     if classify_refusal(answer, scope="anywhere") == "abstain":
         return Score("abstain", f"answer declines: {quoted(answer)}")
-    year = extract_year(answer, anchor=OVERRULING_ANCHOR, dated_cases=False)
+    year = extract_year(_without_background_years(answer), anchor=OVERRULING_ANCHOR, dated_cases=False)
     if year is not None:
         return Score("hallucination", f"answer gives year {year} without rejecting the false premise")
     accepted = accepted_overruling(answer)
