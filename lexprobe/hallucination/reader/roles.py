@@ -178,7 +178,7 @@ def read_roles(text: str, task: str, found: list[Candidate]) -> list[Read]:
                 role, why = "aside", "(…) dating a case"
             reads.append(Read(candidate, role, why, clause, index, phrase.tier if phrase else 0))
     if table.kind == "citation":
-        reads = _parallels_aside(reads)
+        reads = _parallels_aside(text, reads)
     if table.describe and len(reads) == 1 and reads[0].candidate.text == text.strip():
         reads = [_description_aside(text, table, reads[0])]
     if table.kind == "disposition":
@@ -200,12 +200,17 @@ def _description_aside(text: str, table: Table, read: Read) -> Read:
     return read
 
 
-def _parallels_aside(reads: list[Read]) -> list[Read]:
-    """Set aside the parallel citations of a list ("347 U.S. 483, 74 S. Ct. 686"): the first one stands for them."""
+_NOT_PARALLEL = lazy_pattern(r"\bor\b|/|\beither\b", re.IGNORECASE)
+
+
+def _parallels_aside(text: str, reads: list[Read]) -> list[Read]:
+    """Set aside the parallel citations of a list ("347 U.S. 483, 74 S. Ct. 686"): the first one stands for them.
+    Citations offered as alternatives ("389 U.S. 347 or 386 U.S. 347") are no parallels."""
     first: dict[int, Read] = {}
     kept = []
     for read in reads:
-        if read.group in first and read.role != "aside":
+        between = text[kept[-1].candidate.end : read.candidate.start] if kept else ""
+        if read.group in first and read.role != "aside" and not _NOT_PARALLEL.search(between):
             why = f"parallel of {first[read.group].candidate.text.strip()}"
             kept.append(Read(read.candidate, "aside", why, read.clause, read.group, read.tier))
         else:
