@@ -33,8 +33,10 @@ concurring in part and dissenting in part.", or a bare "MR. JUSTICE DOUGLAS." on
 opens as a separate opinion does ("While I join the opinion of the Court, ..."); a citation's "(Scalia, J.,
 dissenting)" is no heading, nor is "[For concurring opinion of Mr. Justice Frankfurter, see post, p. 542.]" - and the
 quotation task matches against the majority part only; a quote found only in a separate opinion is a real quotation,
-but not the majority's. Known limit: such files put the majority's footnotes after the last separate opinion, so a
-quote from a majority footnote reads as that separate opinion's.
+but not the majority's. Such files print the majority's footnotes after the last separate opinion: the notes from
+there on (a "[1]"-style note at a line start, or a flattened "1 Allgeyer v. Louisiana, ...") are read with the
+majority part, up to where "[N]" numbering starts again (the separate opinions' own notes). Known limit: flattened
+notes cannot be told apart, so a separate opinion's flattened notes count as the majority's.
 """
 
 from __future__ import annotations
@@ -84,6 +86,11 @@ BARE_HEADING = re.compile(
 )
 
 
+#: Where the footnotes a combined file prints after its last separate opinion begin: a "[1]"-style note at a line
+#: start, or a flattened "1 Allgeyer v. Louisiana, ..." (a lone number before a case name after a sentence's end).
+_NOTES_START = re.compile(r"\n\s*\[\d{1,3}\]\s|(?<=[.;:)\]\"”]\s)1\s+(?=(?:[A-Z][\w.'’&-]*\s+){1,6}v\.\s)")
+
+
 @dataclass(frozen=True)
 class SeparateOpinion:
     """A concurrence or dissent inside a combined opinion file: its `heading` ("Mr. Justice Stewart, dissenting"),
@@ -96,18 +103,38 @@ class SeparateOpinion:
 
 def split_opinion(text: str) -> tuple[str, list[SeparateOpinion]]:
     """Return the majority part of an opinion file and its separate opinions, in order (see the module docstring);
-    a file without a separate-opinion heading after some text is all majority."""
+    a file without a separate-opinion heading after some text is all majority. The footnotes printed after the last
+    separate opinion (from its first "[1]"-style or flattened "1 Case v. Case" note, up to where "[N]" numbering
+    starts again) go with the majority part."""
     text = text or ""
     headings = sorted([*SEPARATE_HEADING.finditer(text), *BARE_HEADING.finditer(text)], key=lambda m: m.start())
     if not headings or not text[: headings[0].start()].strip():  # no majority part before them: not a combined file
         return text, []
+    notes = _NOTES_START.search(text, headings[-1].end())
+    notes_at = notes.start() if notes else len(text)
     parts = []
     for number, heading in enumerate(headings):
-        end = headings[number + 1].start() if number + 1 < len(headings) else len(text)
+        end = headings[number + 1].start() if number + 1 < len(headings) else notes_at
         kind = heading.groupdict().get("kind") or "separate opinion"
         label = " ".join(f"{heading.group('who')}, {kind}".split())
         parts.append(SeparateOpinion(label, heading.start(), text[heading.start() : end]))
-    return text[: headings[0].start()], parts
+    majority = text[: headings[0].start()]
+    return (f"{majority}\n\n{text[notes_at : _first_note_series_end(text, notes_at)]}" if notes else majority), parts
+
+
+_NOTE_NUMBER = re.compile(r"\n\s*\[(\d{1,3})\]\s")
+
+
+def _first_note_series_end(text: str, start: int) -> int:
+    """Return where the first series of "[N]" notes from `start` ends: where the numbering starts again (the next
+    opinion's notes), else the end of the text."""
+    previous = 0
+    for match in _NOTE_NUMBER.finditer(text, max(0, start - 1)):
+        number = int(match.group(1))
+        if previous and number <= previous:
+            return match.start()
+        previous = number
+    return len(text)
 
 
 @dataclass(frozen=True)

@@ -60,6 +60,7 @@ class ScoringContext:
         self._justices_path = justices_path
         self._quote_indexes: dict[str, QuoteIndex | None] = {}
         self._separate: dict[str, list[SeparateOpinion]] = {}
+        self._majority: dict[str, str | None] = {}
         self._separate_indexes: dict[tuple[str, int], QuoteIndex] = {}
         self._cited_keys: dict[str, frozenset[str] | None] = {}
         self._own_keys: dict[str, frozenset[str]] = {}
@@ -80,14 +81,22 @@ class ScoringContext:
             return None
         return self.db.opinion_text(str(opinion_id))
 
-    def quote_index(self, opinion_id: str) -> QuoteIndex | None:
-        """Return the (cached) quotation index of an opinion's majority part (`quotation.split_opinion`: a combined
-        file's concurrences and dissents left out), or None when its text is unavailable."""
-        if opinion_id not in self._quote_indexes:
+    def majority_text(self, opinion_id: str) -> str | None:
+        """Return an opinion's majority part (`quotation.split_opinion`: a combined file's concurrences and dissents
+        left out, the notes printed after them kept), or None when its text is unavailable. Cached."""
+        if opinion_id not in self._majority:
             text = self.opinion_text(opinion_id)
             majority, separate = split_opinion(text) if text else ("", [])
-            self._quote_indexes[opinion_id] = QuoteIndex(majority) if majority else None
+            self._majority[opinion_id] = majority or None
             self._separate[opinion_id] = separate
+        return self._majority[opinion_id]
+
+    def quote_index(self, opinion_id: str) -> QuoteIndex | None:
+        """Return the (cached) quotation index of an opinion's majority part (`majority_text`), or None when its text
+        is unavailable."""
+        if opinion_id not in self._quote_indexes:
+            majority = self.majority_text(opinion_id)
+            self._quote_indexes[opinion_id] = QuoteIndex(majority) if majority else None
         return self._quote_indexes[opinion_id]
 
     def separate_opinions(self, opinion_id: str) -> list[tuple[SeparateOpinion, QuoteIndex]]:
@@ -103,11 +112,12 @@ class ScoringContext:
         return found
 
     def cited_keys(self, opinion_id: str) -> frozenset[str] | None:
-        """Return the (cached) keys of the citations a fast scan finds in an opinion's text, less the case's own
-        citations; None when the text is unavailable. The scan (`scan_citation_keys`) finds about 98% of what
-        eyecite finds; `cites` confirms the rest with eyecite around the spot before anything is called absent."""
+        """Return the (cached) keys of the citations a fast scan finds in an opinion's majority part
+        (`majority_text`), less the case's own citations; None when the text is unavailable. The scan
+        (`scan_citation_keys`) finds about 98% of what eyecite finds; `cites` confirms the rest with eyecite around
+        the spot before anything is called absent."""
         if opinion_id not in self._cited_keys:
-            text = self.opinion_text(opinion_id)
+            text = self.majority_text(opinion_id)
             if not text:
                 self._cited_keys[opinion_id] = None
             else:
@@ -115,22 +125,22 @@ class ScoringContext:
         return self._cited_keys[opinion_id]
 
     def cites(self, opinion_id: str, key: str) -> bool:
-        """True when the opinion's text cites `key` ("347 U.S. 483"): the fast scan, else eyecite on the windows
-        where the volume is followed closely by the page."""
+        """True when the opinion's majority part cites `key` ("347 U.S. 483"): the fast scan, else eyecite on the
+        windows where the volume is followed closely by the page."""
         cited = self.cited_keys(opinion_id)
         if cited is None:
             return False
-        if key in cited:
-            return True
-        volume, _, rest = key.partition(" ")
-        page = rest.rpartition(" ")[2]
-        text = self.opinion_text(opinion_id) or ""
-        pattern = re.compile(rf"(?<!\d){re.escape(volume)}\s{REPORTER_GAP}{{1,40}}?{re.escape(page)}(?!\d)")
-        for match in pattern.finditer(text):
-            window = text[max(0, match.start() - 120) : match.end() + 40]
-            if any(citation.key == key for citation in parse_citations(window)):
-                return True
-        return False
+        return key in cited or _cites_in(self.majority_text(opinion_id) or "", key)
+
+    def cited_only_by(self, opinion_id: str, key: str) -> str | None:
+        """Return the heading of the first separate opinion (concurrence, dissent) of a combined file that cites
+        `key`, for a key its majority part does not cite; None otherwise."""
+        if self.cites(opinion_id, key):
+            return None
+        for opinion in self._separate.get(opinion_id, []):
+            if key in scan_citation_keys(opinion.text) or _cites_in(opinion.text, key):
+                return opinion.heading
+        return None
 
     def own_keys(self, opinion_id: str) -> frozenset[str]:
         """Return the citation keys of the case an opinion belongs to (empty without a database)."""
@@ -148,6 +158,18 @@ class ScoringContext:
         if self.db is None:
             return frozenset()
         return frozenset(key for key in self.db.citation_keys(case_id) if key)
+
+
+def _cites_in(text: str, key: str) -> bool:
+    """True when eyecite finds `key` in `text` around a place where its volume is followed closely by its page."""
+    volume, _, rest = key.partition(" ")
+    page = rest.rpartition(" ")[2]
+    pattern = re.compile(rf"(?<!\d){re.escape(volume)}\s{REPORTER_GAP}{{1,40}}?{re.escape(page)}(?!\d)")
+    for match in pattern.finditer(text):
+        window = text[max(0, match.start() - 120) : match.end() + 40]
+        if any(citation.key == key for citation in parse_citations(window)):
+            return True
+    return False
 
 
 # --- shared steps -----------------------------------------------------------------------------------------------

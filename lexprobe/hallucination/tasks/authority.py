@@ -11,7 +11,8 @@ from lexprobe.hallucination.tasks.quotation import majority_opinion_reference, o
 
 
 def score_authority(answer: str, reference: dict, context: ScoringContext) -> Score:
-    """Score the authority task: the cited precedent must be cited in the majority opinion text."""
+    """Score the authority task: the cited precedent must be cited in the majority opinion text (a combined file's
+    concurrences and dissents left out: a case only they cite is a hallucination whose detail names the opinion)."""
     first = opinion_text_step(reference, stance_score(answer), context, context.cited_keys)
     if first:
         return first
@@ -33,6 +34,10 @@ def score_authority(answer: str, reference: dict, context: ScoringContext) -> Sc
         for parallel in sorted(context.case_keys(case_id) - {key}):
             if context.cites(opinion_id, parallel):
                 return Score("correct", f"{key!r} is a parallel citation of {parallel!r}, cited in the opinion")
+    elsewhere = context.cited_only_by(opinion_id, key)
+    if elsewhere:
+        return Score("hallucination", f"{key!r} is cited only in a separate opinion ({elsewhere}), not in the "
+                                      "majority opinion")  # fmt: skip
     return Score("hallucination", f"answer {key!r} is not cited in the majority opinion ({len(cited)} citations)")
 
 
