@@ -34,6 +34,7 @@ from typing import Literal
 from lexprobe.caselaw.citations import Citation, parse_citation
 from lexprobe.caselaw.courts import resolve_court, resolve_court_reference
 from lexprobe.hallucination.labels.abstention import (
+    blank,
     drop_hedges,
     hedged_answer,
     lead_sentence,
@@ -114,9 +115,7 @@ def _claims(text: str) -> list[tuple[int, bool, bool]]:
     ("It's not a fake case": exists)."""
     claims = []
     for index, sentence in enumerate(split_sentences(text)):
-        statement = sentence
-        for clause in table("whether_clause").finditer(sentence):
-            statement = statement[: clause.start()] + " " * (clause.end() - clause.start()) + statement[clause.end() :]
+        statement = blank(sentence, table("whether_clause").finditer(sentence))
         denials = [
             match
             for name in ("existence.case_denial", "existence.denial", "existence.verdict_deny")
