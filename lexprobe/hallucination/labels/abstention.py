@@ -37,6 +37,8 @@ the scorers that know the task; `rejects_case_premise` reads the lead sentence f
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
@@ -83,6 +85,9 @@ _PUNCTUATION = lazy_pattern(r"[\s,.!:;\u2013\u2014-]*")
 _CLAUSE_PUNCTUATION = r"\s*(?:[,;:]|\s[-\u2013\u2014]\s|\u2014)\s*"
 _TRAILING_HEDGE = lazy_pattern(r"(?:,|\bbut|\bthough|\balthough|\(|\s[-\u2013\u2014]|\u2014)\s*$", _FLAGS)
 _LAST_WORDS = 4  # how far back a negation reaches ("I don't think this case exists")
+#: How far (characters) the rules read around a cue: the clause or two after it, the words before it. Every rule
+#: reads a bounded window around each cue, so reading an answer is linear in its length.
+_REACH = 400
 
 
 @lru_cache(maxsize=512)
@@ -107,7 +112,7 @@ def split_sentences(text: str) -> list[str]:
     sentences: list[str] = []
     start = 0
     for match in _SENTENCE_END.finditer(text):
-        piece = text[start : match.start()].rstrip("\"')]")
+        piece = text[max(start, match.start() - 60) : match.start()].rstrip("\"')]")
         if "\n" not in match.group() and piece.endswith("."):
             last_word = re.findall(r"[\w.]+$", piece)
             word = last_word[0].rstrip(".").lower() if last_word else ""
@@ -145,32 +150,72 @@ def _is_filler(sentence: str) -> bool:
     return skip_filler(sentence) == len(sentence) or sentence.endswith("?") or not re.search(r"\w", sentence)
 
 
-def _is_filler_prefix(before: str) -> bool:
-    """True when the text before a cue is filler, connectives and at most one scene-setting clause."""
-    before = before.strip()
-    pos = skip_filler(before, connectives=True)
-    if pos < len(before) and table("scene").match(before, pos):
-        comma = re.compile(r"[,;:]").search(before, pos)
-        pos = skip_filler(before, comma.end(), connectives=True) if comma else pos
-    return pos >= len(before)
+@lru_cache(maxsize=256)
+def _filler_end(sentence: str) -> int:
+    """Where the sentence's opening filler, connectives and at most one scene-setting clause end."""
+    pos = skip_filler(sentence, connectives=True)
+    if pos < len(sentence) and table("scene").match(sentence, pos):
+        comma = re.compile(r"[,;:]").search(sentence, pos)
+        pos = skip_filler(sentence, comma.end(), connectives=True) if comma else pos
+    return pos
+
+
+def _filler_before(sentence: str, start: int) -> bool:
+    """True when everything before `start` in `sentence` is filler (`_filler_end`): no content precedes a cue."""
+    end = start
+    while end > 0 and sentence[end - 1].isspace():
+        end -= 1
+    return _filler_end(sentence) >= end
+
+
+@lru_cache(maxsize=256)
+def _breaks(sentence: str) -> tuple[list[int], list[int]]:
+    """The starts and ends of the clause breaks of a sentence."""
+    found = list(_clause_end().finditer(sentence))
+    return [m.start() for m in found], [m.end() for m in found]
 
 
 def _clause_bounds(sentence: str, start: int, end: int) -> tuple[int, int]:
     """Return the start and end of the clause that holds `sentence[start:end]`."""
-    clause_start = 0
-    for found in _clause_end().finditer(sentence, 0, start):
-        clause_start = found.end()
-    after = _clause_end().search(sentence, end)
-    return clause_start, after.start() if after else len(sentence)
+    starts, ends = _breaks(sentence)
+    before = bisect_right(ends, start)
+    after = bisect_left(starts, end)
+    return (ends[before - 1] if before else 0), (starts[after] if after < len(starts) else len(sentence))
 
 
 def negated(text: str, start: int) -> bool:
     """True when a negation (table `negator`) stands within a few words before `start` in its clause: "It's *not*
     a fake case", "I *don't* think this case exists" (but not "no doubt", "that doesn't mean")."""
     clause_start, _ = _clause_bounds(text, start, start)
-    window = text[clause_start:start]
-    words = window.split()
+    words = text[max(clause_start, start - 200) : start].split()
     return table("negator").search(" ".join(words[-_LAST_WORDS:])) is not None
+
+
+def blank(text: str, matches: Iterable[re.Match[str]]) -> str:
+    """Return `text` with the spans of `matches` (in order, not overlapping) replaced by spaces, so that what is
+    left keeps its offsets."""
+    pieces, last = [], 0
+    for match in matches:
+        pieces += [text[last : match.start()], " " * (match.end() - match.start())]
+        last = match.end()
+    return "".join([*pieces, text[last:]])
+
+
+def _following(sentences: list[str], index: int) -> str:
+    """The sentences after `index`, joined, as far as the rules read (`_REACH`)."""
+    taken: list[str] = []
+    size = 0
+    for later in range(index + 1, len(sentences)):
+        taken.append(sentences[later][:_REACH])
+        size += len(taken[-1]) + 1
+        if size >= _REACH:
+            break
+    return " ".join(taken)
+
+
+def _after(sentence: str, clause_end: int, following: str) -> str:
+    """What follows a cue's clause, as far as the rules read."""
+    return f"{sentence[clause_end : clause_end + _REACH]} {following}"
 
 
 # --- the lead sentence's stance ---------------------------------------------------------------------------------
@@ -185,18 +230,18 @@ def _rejection(sentence: str) -> re.Match[str] | None:
     """Return the premise-rejection cue that is the sentence's stance, not a concession after content that accepts
     the premise ("It was overruled in 1968, though it remains good law in part"), else None."""
     for cue in _reject_cues(sentence):
-        before = sentence[: cue.start()]
-        contrast = table("concession").search(before)
-        head = before[: contrast.start()].strip(" ,;:") if contrast else ""
+        low = max(0, cue.start() - _REACH)
+        contrast = table("concession").search(sentence, low, cue.start())
+        head = sentence[low : contrast.start()].strip(" ,;:") if contrast else ""
         conceded = head and table("premise_topic").search(head) and not table("abstain").search(head)
-        if not conceded or _is_filler_prefix(head):
+        if not conceded or (low == 0 and _filler_before(sentence, contrast.start())):  # type: ignore[union-attr]
             return cue
     return None
 
 
 def _continuation(rest: str) -> Continuation:
     """Say what `rest`, the text after a cue's clause, does (see `Continuation`)."""
-    rest = rest.strip(" ,;:.!?-\u2013\u2014\n")
+    rest = rest[: 2 * _REACH].strip(" ,;:.!?-\u2013\u2014\n")
     while rest:
         lead, _, tail = rest.partition("\n")
         sentences = split_sentences(lead)
@@ -232,13 +277,13 @@ def _choice(sentence: str, cue: re.Match[str], content_before: bool) -> bool:
 def _abstains(sentence: str, rest: str) -> bool:
     """True when `sentence` carries an abstention cue that is the answer's stance (rules 3a-3d)."""
     for cue in table("abstain").finditer(sentence):
-        before = sentence[: cue.start()]
-        content_before = bool(before.strip()) and not _is_filler_prefix(before)
-        if content_before and (_TRAILING_HEDGE.search(before) or _choice(sentence, cue, True)):
+        if not _filler_before(sentence, cue.start()) and (
+            _TRAILING_HEDGE.search(sentence, max(0, cue.start() - 40), cue.start()) or _choice(sentence, cue, True)
+        ):
             continue  # "Earl Warren, but I'm not sure": a hedge after an answer
         _, clause_end = _clause_bounds(sentence, cue.start(), cue.end())
-        qualified = table("qualified").search(sentence[cue.start() : clause_end]) is not None
-        return not _goes_on(_continuation(f"{sentence[clause_end:]} {rest}"), qualified)
+        qualified = table("qualified").search(sentence, cue.start(), min(clause_end, cue.end() + _REACH)) is not None
+        return not _goes_on(_continuation(_after(sentence, clause_end, rest)), qualified)
     return False
 
 
@@ -250,7 +295,7 @@ def _lead_stance(sentences: list[str], scope: Scope) -> tuple[Refusal, re.Match[
         rejection = _rejection(sentence)
         if rejection:
             return "reject_premise", rejection
-        if _abstains(sentence, " ".join(sentences[index + 1 :])):
+        if _abstains(sentence, _following(sentences, index)):
             return "abstain", table("abstain").search(sentence)  # type: ignore[return-value]
         if scope == "lead":
             return None
@@ -299,17 +344,18 @@ def declines_question(answer: str) -> str | None:
     follows is a referral or another refusal. Raises nothing."""
     sentences = _sentences(answer)
     for index, sentence in enumerate(sentences):
+        fronted = table("topic_front").match(sentence[skip_filler(sentence, connectives=True) :][:_REACH])
         for cue in table("abstain").finditer(sentence):
             clause_start, clause_end = _clause_bounds(sentence, cue.start(), cue.end())
-            clause = sentence[cue.start() : clause_end]
-            content_before = index > 0 or not _is_filler_prefix(sentence[: cue.start()])
+            clause = sentence[cue.start() : min(clause_end, cue.end() + _REACH)]
+            content_before = index > 0 or not _filler_before(sentence, cue.start())
             if not table("firm_decline").search(clause):
-                fronted = table("topic_front").match(sentence[skip_filler(sentence, connectives=True) :])
-                asked = table("question_object").search(sentence[clause_start:clause_end]) or fronted
+                low, high = max(clause_start, cue.start() - _REACH), min(clause_end, cue.end() + _REACH)
+                asked = table("question_object").search(sentence, low, high) or fronted
                 if not asked or table("on_the_answer").search(clause) or _choice(sentence, cue, content_before):
                     continue
             qualified = table("qualified").search(clause) is not None
-            continuation = _continuation(f"{sentence[clause_end:]} {' '.join(sentences[index + 1 :])}")
+            continuation = _continuation(_after(sentence, clause_end, _following(sentences, index)))
             if _goes_on(continuation, qualified) or (qualified and continuation != "decline"):
                 continue
             return sentence
@@ -326,10 +372,10 @@ def hedged_answer(answer: str) -> str | None:
         if _is_filler(sentence):
             continue
         cue = table("abstain").search(sentence)
-        if cue is None or not _is_filler_prefix(sentence[: cue.start()]) or _rejection(sentence):
+        if cue is None or not _filler_before(sentence, cue.start()) or _rejection(sentence):
             return None
         rest = " ".join(sentences[index + 1 :])
-        if _abstains(sentence, rest):
+        if _abstains(sentence, _following(sentences, index)):
             return None
         _, clause_end = _clause_bounds(sentence, cue.start(), cue.end())
         tail = f"{sentence[clause_end:]} {rest}".strip(" ,;:.!?-\u2013\u2014")

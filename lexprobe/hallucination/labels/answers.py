@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from lexprobe.hallucination.labels.abstention import (
+    blank,
     drop_hedges,
     hedged_answer,
     lead_sentence,
@@ -89,23 +90,15 @@ def _read_yes_no(text: str) -> tuple[bool | None, bool]:
 
 def _claims(text: str) -> list[tuple[int, bool, bool]]:
     """Return what the reply says of the case's existence: (sentence, exists, negated) for each denial (tables
-    `existence.case_denial`, `existence.denial`, `existence.verdict_deny`) and affirmation (`existence.affirmation`,
-    `existence.verdict_affirm`) outside a restated question ("whether it is real"), flipped by a negation before it
-    ("It's not a fake case": exists)."""
+    `existence.case_denial`, `existence.denial`) and affirmation (`existence.affirmation`) outside a restated
+    question ("whether it is real"), flipped by a negation before it ("It's not a fake case": exists)."""
     claims = []
     for index, sentence in enumerate(split_sentences(text)):
-        statement = sentence
-        for clause in table("whether_clause").finditer(sentence):
-            statement = statement[: clause.start()] + " " * (clause.end() - clause.start()) + statement[clause.end() :]
-        denials = [
-            match
-            for name in ("existence.case_denial", "existence.denial", "existence.verdict_deny")
-            for match in table(name).finditer(statement)
-        ]
+        statement = blank(sentence, table("whether_clause").finditer(sentence))
+        denials = [*table("existence.case_denial").finditer(statement), *table("existence.denial").finditer(statement)]
         affirmations = [
             match
-            for name in ("existence.affirmation", "existence.verdict_affirm")
-            for match in table(name).finditer(statement)
+            for match in table("existence.affirmation").finditer(statement)
             if not any(d.start() < match.end() and d.end() > match.start() for d in denials)
         ]
         for match, exists in [(m, False) for m in denials] + [(m, True) for m in affirmations]:

@@ -5,6 +5,7 @@ with a small notation, compiled into one regular expression of bounded pieces (s
 
     {a|b c}   one of the alternatives, each a phrase     [a|b c]  the same, optional
     ~N        up to N words, as few as fit               ~N:set   up to N words of `[sets] set`
+    ~N,       up to N words, commas and "v." among them
     %         one word                                   ...      the rest of the sentence
     word*     a word's beginning ("overrul*")            *suffix  a word's ending ("*n't", "*ly")
     @macro    the phrase `[macros] macro`                <name>   a value the caller gives (`table(..., name=)`)
@@ -29,8 +30,11 @@ __all__ = ["PhraseTable", "phrase_pattern", "table"]
 _FLAGS = re.IGNORECASE
 #: Between two words of a phrase: white space, or a comma, colon or dash with any spaces around it.
 SEPARATOR = r"(?:\s*[,:\u2013\u2014-]\s*|\s+)"
-_WORD = r"[\w'-]+"
-_GAP_WORD = r"[\w'-]+\s+"
+# a word starts after no letter and is taken whole (possessive): a long run of letters costs one pass, not one per
+# position
+_WORD = r"(?<![\w'])[\w'-]++"
+_GAP_WORD = _WORD + r"\s+"
+_LOOSE_GAP_WORD = r"(?<![\w'])(?:\w{1,3}\.|[\w'-]++),?\s+"  # also "v.", "Heller,": the words of a case name
 _ANCHORS = {"^": r"^\W*?", "$": r"(?=[\s.!?]*\Z)", "&": r"(?=\s*(?:[.!?;,:)/\u2013\u2014-]|\Z))"}
 _TOKENS = re.compile(r"\s+|[{}\[\]|]|[^\s{}\[\]|]+")
 _MACRO = re.compile(r"@(\w+)")
@@ -101,6 +105,8 @@ class _Parser:
             if token.startswith("~"):
                 count, _, word_set = token[1:].partition(":")
                 word = _GAP_WORD
+                if count.endswith(","):
+                    count, word = count[:-1], _LOOSE_GAP_WORD
                 if word_set:
                     words = "|".join(_word(w) for w in _lexicon()["sets"][word_set])
                     word = rf"(?:{words})\s+"

@@ -6,6 +6,7 @@ import re
 
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.hallucination.labels.abstention import (
+    blank,
     classify_refusal,
     denies_existence,
     negated,
@@ -89,9 +90,7 @@ def accepted_overruling(answer: str) -> str | None:
 def _without_background_years(answer: str) -> str:
     """Return the normalized answer with the years said of the case's own decision blanked ("decided in 1967")."""
     text = normalize_answer(answer)
-    for match in reversed(list(table("overruling.background_year").finditer(text))):
-        text = text[: match.start()] + " " * (match.end() - match.start()) + text[match.end() :]
-    return text
+    return blank(text, table("overruling.background_year").finditer(text))
 
 
 def score_false_overruling(answer: str, reference: dict, context: ScoringContext) -> Score:
