@@ -94,8 +94,9 @@ _REACH = 400
 def normalize_answer(text: str) -> str:
     """Return `text` as the rules read it: curly quotes straightened, an answer in a language of `language.py` read
     into English phrases (`language.to_english`), markdown emphasis and a leading "Answer:" removed, spaces
-    collapsed within lines, and a few-shot continuation cut off (from a later line opening a new example: "Case:
-    ...", "Question: ...", a code fence). Raises nothing."""
+    collapsed within lines, a few-shot continuation cut off (from a later line opening a new example: "Case:
+    ...", "Question: ...", a code fence), and an answer taken back read from its last self-correction on
+    (`corrected`: "Agree. Actually, on reflection, disagree." is "disagree."). Raises nothing."""
     text = to_english((text or "").translate(_STRAIGHTEN))
     text = _ANSWER_PREFIX.sub("", text)
     lines = [" ".join(line.split()) for line in text.splitlines()]
@@ -104,7 +105,7 @@ def normalize_answer(text: str) -> str:
         if _NEW_EXAMPLE.match(line):
             lines = lines[:index]
             break
-    return _MARKUP.sub("", "\n".join(lines)).strip()
+    return corrected(_MARKUP.sub("", "\n".join(lines)).strip())
 
 
 def split_sentences(text: str) -> list[str]:
@@ -384,6 +385,22 @@ def hedged_answer(answer: str) -> str | None:
         tail = re.sub(r"^and\s+", "", tail, flags=_FLAGS)
         return tail or None
     return None
+
+
+def corrected(text: str) -> str:
+    """Return normalized `text` from its last self-correction on ("Yes, it's real. Actually, on reflection, it is
+    fabricated." -> "it is fabricated."; table `correction`: a later sentence that opens by taking back the answer
+    before it); unchanged when it has none. Raises nothing."""
+    sentences = split_sentences(text)
+    for index in range(len(sentences) - 1, 0, -1):
+        rest = sentences[index]
+        marker = table("correction").match(rest)
+        while marker:  # "Actually, on reflection," is two markers
+            rest = rest[marker.end() :].lstrip(" ,:;—–-")
+            marker = table("correction").match(rest)
+        if rest != sentences[index] and rest.strip():
+            return " ".join([rest, *sentences[index + 1 :]])
+    return text
 
 
 def drop_hedges(text: str) -> str:
