@@ -22,15 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lexprobe.hallucination.reader.candidates import Candidate
-from lexprobe.hallucination.reader.roles import Read
-from lexprobe.lazy import lazy_pattern
-
-_ALTERNATIVE = lazy_pattern(
-    r"\bor\b|\beither\b|/|\bpossibly\b|\bperhaps\b|\bsources\s+(?:differ|disagree|say)|\bnot\s+sure\s+which\b|"
-    r"\bcan(?:'t|not)\s+(?:recall|remember|say)\s+which\b|\bthen\s+again\b|\bothers?\s+say\b",
-    flags=2,
-)
-_CONTRAST = lazy_pattern(r"\bbut\b|\bhowever\b|\bwhereas\b|\binstead\b|\bultimately\b|\bin\s+the\s+end\b", flags=2)
+from lexprobe.hallucination.reader.roles import Read, words
 
 
 @dataclass(frozen=True)
@@ -71,7 +63,7 @@ def _alternatives(text: str, reads: Sequence[Read], same: Callable[[Any, Any], b
         between = text[first.candidate.end : second.candidate.start]
         tail = text[second.candidate.end : second.candidate.end + 40]
         if not same(first.candidate.value, second.candidate.value) and (
-            _ALTERNATIVE.search(between) or _ALTERNATIVE.match(tail.lstrip(" ,—–-"))
+            words("alternative").search(between) or words("alternative").match(tail.lstrip(" ,—–-"))
         ):
             return [first, second]
     return []
@@ -106,7 +98,7 @@ def choose(text: str, reads: Sequence[Read], same: Callable[[Any, Any], bool], s
     distinct = _distinct(pool, same)
     if len(distinct) == 1:
         return Reading(distinct[0].candidate, (), tuple(aside))
-    contrasts = [match.end() for match in _CONTRAST.finditer(text)]
+    contrasts = [match.end() for match in words("contrast").finditer(text)]
     for cut in reversed(contrasts):
         after = [read for read in pool if read.candidate.start >= cut]
         before = [read for read in pool if read.candidate.start < cut]

@@ -96,11 +96,25 @@ def _phrase(text: str, role: Role, tier: int = 0) -> Phrase:
 
 
 @functools.cache
+def _raw() -> dict:
+    """Return `predicates.toml`, read once."""
+    return tomllib.loads(PREDICATES.read_text(encoding="utf-8"))
+
+
+@functools.cache
+def words(name: str) -> re.Pattern[str]:
+    """Return the pattern of the word list `name` of the table's `[words]` ("alternative", "contrast",
+    "not_parallel"): any of its phrases, as whole words."""
+    return re.compile("|".join(_phrase(text, "aside").pattern.pattern for text in _raw()["words"][name]), re.I)
+
+
+@functools.cache
 def tables() -> dict[str, Table]:
     """Return every task's predicate table from `predicates.toml`, read once."""
-    raw = tomllib.loads(PREDICATES.read_text(encoding="utf-8"))
     made = {}
-    for task, row in raw.items():
+    for task, row in _raw().items():
+        if "kind" not in row:
+            continue
         phrases = [_phrase(text, "answer") for text in row.get("answer", [])]
         for tier, weaker in enumerate(row.get("weaker", []), start=1):
             phrases += [_phrase(text, "answer", tier) for text in weaker]
@@ -200,9 +214,6 @@ def _description_aside(text: str, table: Table, read: Read) -> Read:
     return read
 
 
-_NOT_PARALLEL = lazy_pattern(r"\bor\b|/|\beither\b", re.IGNORECASE)
-
-
 def _parallels_aside(text: str, reads: list[Read]) -> list[Read]:
     """Set aside the parallel citations of a list ("347 U.S. 483, 74 S. Ct. 686"): the first one stands for them.
     Citations offered as alternatives ("389 U.S. 347 or 386 U.S. 347") are no parallels."""
@@ -210,7 +221,7 @@ def _parallels_aside(text: str, reads: list[Read]) -> list[Read]:
     kept = []
     for read in reads:
         between = text[kept[-1].candidate.end : read.candidate.start] if kept else ""
-        if read.group in first and read.role != "aside" and not _NOT_PARALLEL.search(between):
+        if read.group in first and read.role != "aside" and not words("not_parallel").search(between):
             why = f"parallel of {first[read.group].candidate.text.strip()}"
             kept.append(Read(read.candidate, "aside", why, read.clause, read.group, read.tier))
         else:
