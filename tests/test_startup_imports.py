@@ -18,14 +18,14 @@ import pytest
 #: Packages that cost tens to hundreds of milliseconds to import and that neither command below needs.
 HEAVY = ("pandas", "matplotlib", "numpy", "scipy", "eyecite", "pptx", "openpyxl", "pypdf", "reportlab", "docx",
          "openai", "anthropic", "llama_cpp", "datasets", "lxml", "ray", "lingua")  # fmt: skip
-#: What `--help` needs none of either: templates, HTTP clients, retry machinery, court data. (Not pydantic: Typer
-#: itself imports it to coerce some option types when it builds a command's parameters.)
-NOT_FOR_HELP = (*HEAVY, "jinja2", "httpx", "tenacity", "courts_db", "reporters_db", "rapidfuzz")
+#: What `--help` needs none of either: templates, HTTP clients, retry machinery, court data, the event loop (about
+#: 20 ms). (Not pydantic: Typer itself imports it to coerce some option types when it builds a command's parameters.)
+NOT_FOR_HELP = (*HEAVY, "jinja2", "httpx", "tenacity", "courts_db", "reporters_db", "rapidfuzz", "asyncio")
 #: Our own modules `--help` needs none of: the task registry and task modules, the scorers and calibration (help
 #: text reads its few facts from `hallucination.help_facts`).
 NOT_OURS_FOR_HELP = ("lexprobe.hallucination.tasks", "lexprobe.hallucination.scorers.by_task",
                      "lexprobe.hallucination.labels.scoring", "lexprobe.hallucination.scorers.calibration",
-                     "lexprobe.hallucination.labels.abstention")  # fmt: skip
+                     "lexprobe.hallucination.labels.abstention", "lexprobe.hallucination.reader")  # fmt: skip
 
 ENTRY = """
 import atexit, json, os, sys

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from collections.abc import Callable
@@ -142,6 +141,8 @@ def run(
     permanent: dict[str, str] = {}
     # an environment that cannot be loaded, a conflicting run directory: a LexprobeError, before any request
     with stop_on_sigint():  # Ctrl-C: every episode stops at its next step (saved, resumable), exit 130
+        import asyncio  # on first use: `lexprobe --help` does not pay for it
+
         episodes = asyncio.run(run_investigations(env_dirs, settings, run_dir, cache, config,
                                                   concurrency=concurrency, on_episode=report,
                                                   permanent_failures=permanent))  # fmt: skip
@@ -291,6 +292,8 @@ def qa(
     config = engine.config(progress=False)
     permanent: dict[str, str] = {}
     with stop_on_sigint():  # Ctrl-C: every question stops at its next step, exit 130
+        import asyncio  # on first use: `lexprobe --help` does not pay for it
+
         records = asyncio.run(run_qa(env_dirs, settings, judge_model, run_dir,
                                      engine.cache(), config,
                                      concurrency=concurrency, permanent_failures=permanent))  # fmt: skip

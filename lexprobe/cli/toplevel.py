@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import shutil
 import tempfile
@@ -129,6 +128,8 @@ def ask(
             print(json.dumps(estimate.to_dict()) if as_json else safe_text(estimate.one_line()))
             return
         with stop_on_sigint():  # Ctrl-C: the call stops cleanly, exit 130
+            import asyncio  # on first use: `lexprobe --help` does not pay for it
+
             summary = asyncio.run(_run_once(store, cache, config, request))
     except RunInterrupted as exc:
         err.print(exc.summary.one_line(), highlight=False)
@@ -237,6 +238,8 @@ def demo(
         settings = demo_settings(model, n, styles, samples)
         try:
             with stop_on_sigint():  # Ctrl-C: stop cleanly, print what is done, exit 130; rerun to resume
+                import asyncio  # on first use: `lexprobe --help` does not pay for it
+
                 result = asyncio.run(run_demo(folder, db_path, cache, config, settings))
         except RunInterrupted as exc:
             err.print(exc.summary.one_line(), highlight=False)
@@ -258,6 +261,8 @@ def demo(
                 raise LexprobeError("some demo requests failed: " + "; ".join(result.summary.errors), exit_code=1)
         err.print("[dim]investigating the fictional sample environment (two turns)...[/]", highlight=False)
         with stop_on_sigint():
+            import asyncio  # on first use: `lexprobe --help` does not pay for it
+
             investigation, episodes = asyncio.run(run_demo_investigation(folder, model, cache, config))
         for episode in episodes:
             verdicts = " ".join(f"{v.label}={v.verdict or '?'}" for v in episode.verdicts)
