@@ -1,7 +1,9 @@
 """Read what a document writes around a citation, where eyecite's own guesses are unreliable: the case name right
-before a full citation (`name_before`), the "(court YEAR)" parenthetical after it (`year_after`), and the subsequent
-history phrase before a nameless one (`history_before`). The reasons are in the docstring of
-`lexprobe.check.extract`."""
+before a full citation (`name_before`), the "(court YEAR)" parenthetical after it (`year_after`; the federal
+circuits are read from a table first, `circuit_court`, since eyecite 2.7.8 reads "3d Cir." as no court and "2nd
+Cir." as a bankruptcy panel), the subsequent history phrase before a nameless one (`history_before`), and whether
+the document itself says, next to the citation, that the case was overruled (`overruling_said`). The reasons are in
+the docstring of `lexprobe.check.extract`."""
 
 from __future__ import annotations
 
@@ -129,6 +131,24 @@ _YEAR_PAREN = re.compile(
 )
 
 
+#: The Bluebook's abbreviations of the federal courts of appeals (and "2nd", "3rd"), read before eyecite's table.
+_CIRCUIT = re.compile(
+    r"^(?:(?P<number>1st|2d|2nd|3d|3rd|[4-9]th|1[01]th)|(?P<dc>D\.\s?C\.)|(?P<fed>Fed\.))\s*Cir\.?$", re.I
+)
+
+
+def circuit_court(text: str) -> str | None:
+    """The courts-db id of a federal circuit as a parenthetical names it ("3d Cir." -> "ca3"), or None."""
+    m = _CIRCUIT.match(text.strip())
+    if m is None:
+        return None
+    if m.group("dc"):
+        return "cadc"
+    if m.group("fed"):
+        return "cafc"
+    return "ca" + re.match(r"\d+", m.group("number")).group()
+
+
 def year_after(text: str, end: int, limit: int) -> tuple[int, str | None, int] | None:
     """Return (year, court id, end offset) of the "(court YEAR)" parenthetical right after a citation, or None.
 
@@ -140,7 +160,7 @@ def year_after(text: str, end: int, limit: int) -> tuple[int, str | None, int] |
         return None
     inner = m.group("inner")
     court_text = re.sub(r"(?:Jan|Feb|Mar|Apr|May|June?|July?|Aug|Sept?|Oct|Nov|Dec)\.?\s*\d{0,2},?\s*$", "", inner)
-    court = get_court_by_paren(court_text.strip()) if court_text.strip() else None
+    court = circuit_court(court_text) or (get_court_by_paren(court_text.strip()) if court_text.strip() else None)
     return int(m.group("year")), court, m.end()
 
 
@@ -149,3 +169,31 @@ def history_before(text: str, start: int, floor: int) -> str | None:
     citation at `start` (looking back 80 characters, not before `floor`), whitespace collapsed, or None."""
     m = _HISTORY.search(text[max(floor, start - 80) : start])
     return " ".join(m.group("phrase").split()) if m else None
+
+
+_OVERRULING_WORD = re.compile(r"\b(?:overrul\w*|abrogat\w*)", re.I)
+_NEGATION = re.compile(r"\b(?:not|never|n['’]t)\s+(?:(?:yet|since|been|expressly|explicitly)\s+){0,2}$", re.I)
+#: A sentence end, not after "v." or an initial ("Brown v. Board", "J. Smith").
+_SENTENCE_BREAK = re.compile(r"(?<!\bv)(?<!\bvs)(?<!\b[A-Z])[.!?][\"”’)]*\s+(?=[\"“(]?[A-Z])")
+#: How far before and after a citation the document's own word of its overruling is looked for.
+OVERRULING_WINDOW = 200
+
+
+def overruling_said(text: str, start: int, end: int, floor: int, limit: int) -> bool:
+    """Whether the document says, in the citation's own sentence, that the case cited at `text[start:end]` (its name
+    through its year parenthetical) was overruled or abrogated: as subsequent history ("..., overruled by X", "...,
+    overruled on other grounds by X", "(abrogated by X)") or in the sentence around it ("X ... was overruled in
+    1954", "the since-overruled decision in X"). Looked for after the previous citation (`floor`) and before the next
+    one (`limit`), at most `OVERRULING_WINDOW` characters each side; "not overruled", "never been overruled" do not
+    count."""
+    before = text[max(floor, start - OVERRULING_WINDOW) : start]
+    breaks = list(_SENTENCE_BREAK.finditer(before))
+    if breaks:
+        before = before[breaks[-1].end() :]
+    after = text[end : max(end, min(limit, end + OVERRULING_WINDOW))]
+    first_break = _SENTENCE_BREAK.search(after)
+    if first_break is not None:
+        after = after[: first_break.start() + 1]
+    return any(
+        not _NEGATION.search(piece[: m.start()]) for piece in (before, after) for m in _OVERRULING_WORD.finditer(piece)
+    )

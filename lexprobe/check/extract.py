@@ -53,7 +53,7 @@ from dataclasses import dataclass
 from eyecite.models import FullCaseCitation, IdCitation, ShortCaseCitation, SupraCitation
 
 from lexprobe.caselaw.citations import eyecite_citations
-from lexprobe.check.context import history_before, name_before, year_after
+from lexprobe.check.context import history_before, name_before, overruling_said, year_after
 from lexprobe.check.layout import chunk_bounds, flatten, mask_line_numbers
 from lexprobe.check.resolve import Extraction, Parsed, canonical_parts, first_number, resolve_groups
 
@@ -87,6 +87,7 @@ class FoundCitation:
     group: int | None  # parallel group of a full citation; the group a reference resolves to
     history: str | None  # subsequent-history phrase before a nameless full citation ("cert. denied")
     refers_to: int | None = None
+    overruling_said: bool = False  # the document says, in the citation's sentence, that the case was overruled
 
     @property
     def key(self) -> str | None:
@@ -153,14 +154,17 @@ def _floor_before(ends: list[int], position: int) -> int:
 
 
 def _group_facts(text: str, parsed: list[Parsed], groups: list[list[Parsed]]) -> tuple[list[dict], list[int]]:
-    """Per group, the case name before its first member, the year after its last, and the history phrase of a
-    nameless group; and the sorted ends of everything cited (tails and year parentheticals)."""
+    """Per group, the case name before its first member, the year after its last, the history phrase of a nameless
+    group, and whether the document says next to it that the case was overruled (`context.overruling_said`); and the
+    sorted ends of everything cited (tails and year parentheticals)."""
     starts = [p.core[0] for p in parsed]
     years = []
+    followings = []
     for members in groups:
         last = members[-1]
         following_index = bisect.bisect_left(starts, last.tail)
         following = starts[following_index] if following_index < len(starts) else len(text)
+        followings.append(following)
         years.append(year_after(text, last.tail, following))
     ends = sorted([p.tail for p in parsed] + [year[2] for year in years if year is not None])
     facts: list[dict] = []
@@ -169,7 +173,10 @@ def _group_facts(text: str, parsed: list[Parsed], groups: list[list[Parsed]]) ->
         floor = _floor_before(ends, first.core[0])
         found_name = name_before(text, first.core[0], floor)
         history = history_before(text, first.core[0], floor) if found_name is None else None
-        facts.append({"name": found_name, "year": years[number], "history": history})
+        start = found_name[1] if found_name else first.core[0]
+        end = years[number][2] if years[number] else members[-1].tail
+        said = overruling_said(text, start, end, floor, followings[number])
+        facts.append({"name": found_name, "year": years[number], "history": history, "overruling_said": said})
     return facts, ends
 
 
@@ -201,6 +208,7 @@ def _full_records(text: str, groups: list[list[Parsed]], group_facts: list[dict]
                 "pin_text": pin_text,
                 "group": number,
                 "history": facts["history"],
+                "overruling_said": facts["overruling_said"],
             }
     return records
 

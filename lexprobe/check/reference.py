@@ -11,6 +11,11 @@ from lexprobe.caselaw.case_names import display_name, names_match
 from lexprobe.caselaw.coverage import VolumeCoverage, uncovered_volume, us_coverage
 from lexprobe.caselaw.query import CaseDatabase
 
+#: Cases `Reference.names_like` asks `CaseDatabase.find_by_name` for before comparing names party by party: a name
+#: as common as "Nicholas v. United States" is one of dozens as close by rapidfuzz ("Nichols v. United States"), ranked
+#: by prominence, so a handful would often miss the case itself.
+NAME_CANDIDATES = 60
+
 
 @dataclass(frozen=True)
 class CaseSummary:
@@ -129,10 +134,11 @@ class Reference:
         return self._reporter_counts[reporter]
 
     def names_like(self, name: str, limit: int = 3) -> list[CaseFacts]:
-        """Cases whose name matches `name` (`CaseDatabase.find_by_name`, then `names_match`)."""
+        """Cases whose name matches `name` (the `NAME_CANDIDATES` closest by `CaseDatabase.find_by_name`, then
+        `names_match`), at most `limit`."""
         if name not in self._names_like:
             found = []
-            for case_id in self.db.find_by_name(name, limit=limit * 3):
+            for case_id in self.db.find_by_name(name, limit=NAME_CANDIDATES):
                 facts = self.case(case_id)
                 if facts is not None and names_match(name, facts.names)[0]:
                     found.append(facts)

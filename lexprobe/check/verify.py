@@ -13,8 +13,10 @@
 Short forms, "Id." and "supra" take the verdict of their full citation; a bare page of a case the document cited
 earlier ("261 U.S. 553" after "Adkins v. Children's Hospital, 261 U.S. 525") is read as a pin cite to it.
 
-Notes: "overruled by X (year)" from the database's overruling facts, and "pin cite outside the opinion's page
-range" when the pin precedes the first page or lies after the first page of the next decision in the same volume.
+Notes: "overruled by X (year)" from the database's overruling facts (the case is cited as if it were good law;
+where the document itself says, in the citation's sentence, that the case was overruled, the note begins "the
+document says it was overruled:" instead: `OVERRULING_SAID`), and "pin cite outside the opinion's page range" when
+the pin precedes the first page or lies after the first page of the next decision in the same volume.
 """
 
 from __future__ import annotations
@@ -29,12 +31,17 @@ from typing import Any
 from lexprobe.caselaw.case_names import NAME_THRESHOLD, display_name, is_popular_name, names_match
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.check.extract import FULL, FoundCitation
-from lexprobe.check.reference import CaseFacts, CaseSummary, Reference
+from lexprobe.check.reference import NAME_CANDIDATES, CaseFacts, CaseSummary, Reference
 
 VERIFIED, MISMATCH, NOT_FOUND, UNVERIFIABLE = "verified", "mismatch", "not_found", "unverifiable"
 VERDICTS = (VERIFIED, MISMATCH, NOT_FOUND, UNVERIFIABLE)
 
 US = "U.S."
+#: The start of an overruling note when the document itself says, next to the citation, that the case was overruled
+#: (`FoundCitation.overruling_said`); an overruling note without it ("overruled by ...") is a case cited as good law.
+OVERRULING_SAID = "the document says it was overruled: "
+#: Parenthetical court ids that say nothing against a Supreme Court case ("(U.S. 2023)" reads as "usjc").
+_SUPREME_COURT_PARENS = frozenset({"scotus", "usjc"})
 
 
 @dataclass(frozen=True)
@@ -87,7 +94,14 @@ def _listed_overrulings(rows: list[dict]) -> str:
     )
 
 
-def _overruled_note(reference: Reference, facts: CaseFacts) -> str | None:
+def _overruled_note(reference: Reference, facts: CaseFacts, said: bool = False) -> str | None:
+    """The overruling note of a case (None when never overruled); with `said` (the document says so itself), begun
+    by `OVERRULING_SAID`."""
+    note = _overruling(reference, facts)
+    return f"{OVERRULING_SAID}{note}" if note and said else note
+
+
+def _overruling(reference: Reference, facts: CaseFacts) -> str | None:
     if not facts.overruled_year:  # overruled, but the sources do not settle by which decision or when
         return f"overruled: {_listed_overrulings(facts.overrulings)}" if facts.overrulings else None
     how = "overruled in part" if facts.overruled_in_part else "overruled"
@@ -147,7 +161,7 @@ def _elsewhere(
     year of the year given (any year with `any_year`, when the year given belongs to the citation's own case)."""
     if not name:
         return None
-    found = [f for f in reference.names_like(name) if f.case_id != exclude]
+    found = [f for f in reference.names_like(name, limit=NAME_CANDIDATES) if f.case_id != exclude]
     if year is not None and not any_year:
         found = [f for f in found if f.years and any(abs(y - year) <= 1 for y in f.years)]
     if not found:
@@ -253,7 +267,11 @@ class _Judge:
                 problems.append(f"the year given, {c.year}, is not the database's ({known}) for {facts.label()}")
         if c.court and facts.court_id and c.court != facts.court_id and facts.court_id != "scotus":
             problems.append(f"the court given ({c.court}) is not the database's ({facts.court_id})")
-        notes.append(_overruled_note(self.reference, facts))
+        elif c.court and facts.court_id == "scotus" and c.court not in _SUPREME_COURT_PARENS:
+            problems.append(
+                f"the court given ({c.court}) is not the database's: {facts.label()} is a Supreme Court case"
+            )
+        notes.append(_overruled_note(self.reference, facts, c.overruling_said))
         if c.page and c.page.isdigit():
             notes.append(_pin_note(self.reference, c.reporter or "", c.volume or "", int(c.page), c.pin))
         if problems and self.in_orders_section(c) and not (c.year is not None and c.year not in facts.years):
@@ -322,7 +340,7 @@ class _Judge:
                 MISMATCH,
                 inside,
                 f"wrong first page: {inside.label()} begins at {volume} U.S. {inside_page}; page {page} is inside it",
-                [_overruled_note(self.reference, inside)],
+                [_overruled_note(self.reference, inside, c.overruling_said)],
             )
         if not c.name and not c.history:
             earlier = self.earlier_citation_of(f"{volume} U.S. {inside_page}", c.index)
@@ -376,7 +394,9 @@ class _Judge:
             )
         target = self.found[c.refers_to]
         verdict = verdicts[c.refers_to]
-        notes: list[str | None] = [n for n in verdict.notes if n.startswith(("overruled", "checked online"))]
+        notes: list[str | None] = [
+            n for n in verdict.notes if n.startswith(("overruled", OVERRULING_SAID, "checked online"))
+        ]
         case = self.reference.case(verdict.case.case_id) if verdict.case else None
         if target.page and target.page.isdigit():
             notes.append(_pin_note(self.reference, target.reporter or "", target.volume or "", int(target.page), c.pin))
