@@ -12,7 +12,8 @@ makes (`extract_citations`, `verify_citations`, `check_quotations`, offline) and
 offline data can decide), precision, F1, unverifiable, and overall figures beside the paper's; `--json` prints the
 figures as JSON, `--dump FILE` writes every excerpt with its ground truth and the checker's flags (JSON lines).
 
-The case database is built into a temporary file first (not timed) unless `--db` names one.
+The case database is built into a temporary file first (not timed) unless `--db` names one. Run it from the
+repository root with that checkout's `lexprobe` importable (in a git worktree: `PYTHONPATH=. python bench/...`).
 
 Usage: python bench/injected_errors.py [--db PATH] [--n 60] [--controls 160] [--seed 46] [--dump FILE] [--json]
 """
@@ -81,6 +82,7 @@ def measure(db: CaseDatabase, per_category: int, controls: int, seed: int) -> tu
         "cases_with_separate_opinion_passages": len({p.case_id for p in material.separate_passages}),
         "overruled_cases": len(material.overruled),
         "court_of_appeals_cases": len(material.appeals),
+        "cases_with_passages_left_out_for_other_star_paging": len(material.mispaged),
     }
     result["seconds"] = {"material_and_excerpts": round(written, 1), "checking": round(checked, 1)}
     result["paper"] = PAPER
@@ -93,11 +95,15 @@ def _cell(value: float | None) -> str:
 
 def print_table(result: dict) -> None:
     """The per-category table and the comparison with the paper."""
+    machine = result.get("machine", {})
     print(
         f"{result['excerpts']} excerpts ({result['errors']} with one injected error, {result['controls']} clean "
         f"controls), {result['distinct_cases']} distinct cases, seed {result['seed']}; checked in "
         f"{result['seconds']['checking']} s (material and excerpts {result['seconds']['material_and_excerpts']} s)"
     )
+    if machine:
+        total = result["seconds"]["total"]
+        print(f"machine: {machine['cpus']} CPUs, load average {machine['load_average']}; the run took {total} s")
     print()
     header = f"{'category':26} {'n':>4} {'dec.':>4} {'recall':>7} {'rec.dec':>7} {'prec.':>7} {'F1':>7} {'unver.':>6}"
     print(header + "  other outcomes")
@@ -147,10 +153,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             db_path = Path(scratch) / "caselaw.sqlite"
             print("building the case database (not timed)...", file=sys.stderr)
             build_database(data_root(), db_path)
+        started = time.perf_counter()
         db = CaseDatabase(db_path)
         result, excerpts, outcomes = measure(db, args.n, controls, args.seed)
         db.close()
     result["machine"] = {"cpus": os.cpu_count(), "load_average": [round(x, 2) for x in os.getloadavg()]}
+    result["seconds"]["total"] = round(time.perf_counter() - started, 1)
     if args.dump:
         with args.dump.open("w", encoding="utf-8") as stream:
             for excerpt, outcome in zip(excerpts, outcomes, strict=True):

@@ -405,7 +405,8 @@ class Generator:
         return case.page + self.rng.randint(0, max(0, min(room - 1, 12)))
 
     def fabricated_name(self) -> str:
-        """A case name no case of the database has (`Reference.names_like` finds none)."""
+        """A case name no case of the database has: none of the 60 closest names (`CaseDatabase.find_by_name`)
+        matches it party by party (`names_match`). The database is asked directly, not the checker's `Reference`."""
         while True:
             first, second = self.rng.sample(SURNAMES, 2)
             form = self.rng.random()
@@ -417,9 +418,17 @@ class Generator:
                 name = f"{self.rng.choice(ORGANIZATIONS)} v. {first}"
             else:
                 name = f"United States v. {first}"
-            if name not in self.used_names and not self.m.reference.names_like(name):
+            if name not in self.used_names and not self.named_like(name):
                 self.used_names.add(name)
                 return name
+
+    def named_like(self, name: str) -> bool:
+        db = self.m.reference.db
+        for case_id in db.find_by_name(name, limit=60):
+            names = [fact.value for fact in db.facts(case_id, ("name",))]
+            if names and names_match(name, names)[0]:
+                return True
+        return False
 
     def quoted(self, w: Writer, cite: Cite, quote: Quote, other: Cite | None, template: str | None = None) -> tuple:
         name = template or self.rng.choice(sorted(QUOTED))

@@ -209,14 +209,16 @@ def quotable_sentences(text: str, first_page: int | None, start: int = 0, end: i
     return found
 
 
-def _paged_right(pages: tuple[int, ...], page: int, bounds: tuple[int, int | None], court: bool) -> bool:
-    """Whether star paging reads as the U.S. Reports' pages of the case: the passage's page within the case (from
-    its first page to the next decision's), and a Court's opinion's marks starting near the first page (some texts
-    carry another reporter's star paging, "*334" in 377 U.S. 201, which the page rule cannot tell apart)."""
+#: Without a next decision to bound it, a case is taken to end this many pages after its first.
+LAST_PAGE_SLACK = 100
+
+
+def _paged_right(page: int, bounds: tuple[int, int | None]) -> bool:
+    """Whether a passage's page (from star paging) lies within its case, from the first page to the next decision's
+    first page: some texts carry another reporter's star paging ("*334" in Massiah v. United States, 377 U.S. 201,
+    which ends by page 208), which the checker's page rule cannot tell from the U.S. Reports'."""
     first, next_page = bounds
-    if page < first or (next_page is not None and page > next_page):
-        return False
-    return not court or pages[0] <= first + 3
+    return first <= page <= (next_page if next_page is not None else first + LAST_PAGE_SLACK)
 
 
 def load_passages(
@@ -251,7 +253,7 @@ def load_passages(
                 cut = SEPARATE_START.search(text, begin)
                 items = []
                 for sentence, page, pages in quotable_sentences(text, first, begin, cut.start() if cut else None):
-                    if not _paged_right(pages, page, bounds[case_id], True):
+                    if not _paged_right(page, bounds[case_id]):
                         mispaged.add(case_id)
                         continue
                     needle = normalize(sentence).letters
@@ -263,7 +265,7 @@ def load_passages(
             if not is_separate[index]:
                 continue
             for sentence, page, pages in quotable_sentences(text, first):
-                if not _paged_right(pages, page, bounds[case_id], False):
+                if not _paged_right(page, bounds[case_id]):
                     mispaged.add(case_id)
                     continue
                 needle = normalize(sentence).letters
