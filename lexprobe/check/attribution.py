@@ -51,6 +51,7 @@ _SENTENCE_END = re.compile(r"[.!?][\"'”’)\]]*\s+(?=(?:\[\d{1,3}\]\s+|\d{1,3}
 _ABBREVIATION_END = re.compile(r"(?:\b(?:v|vs|Mr|MR|Mrs|MRS|Messrs|MESSRS|U\.S|S|Ct|Co|Inc|Corp|No|Nos|Cir|Dist|id|Id|"
                                r"al|e\.g|i\.e|cf|Cf|J|JJ|C\.J|supra|ed|Ed|L|Stat|U\.S\.C|Rev|Sup|App|F|Supp|Cong|Sess)|"
                                r"\b[A-Z])\.$")  # fmt: skip
+#: What may lie between a quotation and its citation, or before a block quote's citation: a short signal.
 SIGNAL = re.compile(
     r"^\s*[,;:.]?\s*(?:\(|\[)?\s*"
     r"(?:(?:see|cf|accord|compare|but|also|e\.g|quoting|citing|in|as|in re|from)\b[.,]?\s*)*$",
@@ -251,17 +252,17 @@ class CitationSentences:
         return before[cut:]
 
     def _source_named_before(self, start: int, also: FoundCitation) -> Attribution | None:
-        """A quotation followed by a "See also" (or "Cf.", "But see") citation `also`: that one, unless the
-        quotation's sentence names another case ("The Court in Miranda held that “...”. See also Roe v. Wade,
-        ..."): then the citation before it in its sentence, else the document's last full citation of the case
+        """A quotation followed by a "See also" (or "Cf.", "But see") citation `also`: the citation before it in
+        its sentence, if any; else `also`, unless the quotation's sentence names another case ("The Court in
+        Miranda held that “...”. See also Roe v. Wade, ..."): then the document's last full citation of the case
         named (no pin), else none."""
+        before = self._before(start)
+        if before is not None:  # "See, e. g., The City of New York, 147 U. S. 72, 85: “...” See also The Victory"
+            return Attribution(before, SEE_ALSO_NAMED)
         sentence = self._sentence(start)
         other, named = self.names.names_another_case(sentence, also, start)
         if not other:
             return Attribution(also, AFTER)
-        before = self._before(start)
-        if before is not None:
-            return Attribution(before, SEE_ALSO_NAMED)
         return Attribution(named, SEE_ALSO_NAMED, pin_applies=False) if named is not None else None
 
     def id_points_elsewhere(self, citation: FoundCitation) -> bool:

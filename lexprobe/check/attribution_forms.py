@@ -137,6 +137,13 @@ FORMS: tuple[Form, ...] = (
         "Terry v. Ohio",
     ),
     Form(
+        "See also after a sentence citing its source",
+        SEE_ALSO_NAMED,
+        f"As the Court held in {TERRY}, 21 (1968), “{Q}.” See also {KATZ}.",
+        "Terry v. Ohio",
+        "Terry v. Ohio",
+    ),
+    Form(
         "See also after a sentence that names no source",
         AFTER,
         f"{TERRY} (1968). The rule is old. The Court has held that “{Q}.” See also {KATZ}.",

@@ -4,9 +4,11 @@ end (`clause_end`), and what the words of those parentheticals allow a quotation
 omitted)", "(alteration in original)", "(cleaned up)" ...). docs/check.md, "Quotations".
 
 A parenthesis is attached to a citation when only a pin cite, a year or other closed parentheticals lie between the
-citation's end and it; a citation inside an attached parenthesis is nested, and its host is the citation the
-innermost attached parenthesis belongs to. A parenthesis opened in prose ("(See Terry v. Ohio, 392 U. S. 1.)") is
-not attached, so a citation sentence in parentheses stays a citation of its own. Paragraph breaks close every
+citation's end and it, and it does not open a sentence (an explanatory parenthetical begins in lower case:
+"(quoting", "(citing", "(holding that", or with a quotation); a citation inside an attached parenthesis is nested,
+and its host is the citation the innermost attached parenthesis belongs to. A parenthesis opened in prose ("(See
+Terry v. Ohio, 392 U. S. 1.)") or opening a sentence after a citation ("Ibid. (We saw no difference in Zobrest ...
+509 U. S., at 13.)") is not attached, so its citations stay citations of their own. Paragraph breaks close every
 parenthesis, and one left open more than `MAX_PARENTHETICAL_CHARS` characters is taken for a stray mark. Everything
 here reads each character of the document at most a bounded number of times (linear in the document).
 """
@@ -25,6 +27,9 @@ MAX_ATTACH_CHARS = 300
 #: and other closed parentheticals ("(1990) (alteration in original) (quoting").
 _BETWEEN = re.compile(r"(?:[\s,;]|\bat\b|\bnn?\.|\bpp?\.|\band\b|\d|[-–—&*]|\([^()]{0,200}\))*")
 _MARKS = re.compile(r"[()]|\n[ \t]*\n|\n")
+#: A parenthesis that opens a sentence ("X (We saw no difference in Zobrest ... 509 U. S., at 13.)"): its citations
+#: are the text's own, not an explanatory parenthetical's ("(quoting", "(citing", "(holding that").
+_SENTENCE_INSIDE = re.compile(r"\s*[A-Z][a-z]")
 
 #: The parentheticals after a citation that allow something when a quotation is matched, by what they allow.
 CITATIONS, LITERAL_BRACKETS, QUOTATION_MARKS = "citations", "literal_brackets", "quotation_marks"
@@ -57,6 +62,7 @@ def nesting(text: str, spans: Sequence[tuple[int, int]], paragraph: str = "blank
                 host, since = anchor
                 attached = host is not None and mark.start() - since <= MAX_ATTACH_CHARS
                 attached = attached and _BETWEEN.fullmatch(text, since, mark.start()) is not None
+                attached = attached and not _SENTENCE_INSIDE.match(text, mark.end())
                 stack.append((mark.start(), host if attached else None))
             elif character == ")":
                 if stack:

@@ -17,9 +17,9 @@ _RANGE = rf"{_PAGE}(?:\s*[-–—]\s*\*?\d{{1,5}})?"
 _NOTE = r"(?:,?\s*(?:and\s+|&\s*)?nn?\.\s*\d{1,4}(?:\s*(?:[-–—,&]|and)\s*\d{1,4})*)"
 _BODY = rf"(?P<pin>{_RANGE}(?:\s*,\s*(?:and\s+|&\s*)?{_RANGE}(?!\s*[A-Z]))*{_NOTE}?)(?![\w-])"
 #: The pin after each kind of citation, read from where the citation's reporter (or "Id.", "supra") ends.
-_AFTER_FULL = re.compile(rf",\s*(?:at\s+)?(?:pp?\.\s*)?{_BODY}")
-_AFTER_SHORT = re.compile(rf"(?:,\s*(?:at\s+)?|\s+at\s+)(?:pp?\.\s*)?{_BODY}")
-_AFTER_REFERENCE = re.compile(rf",?\s*(?:at\s+|pp?\.\s*)(?:pp?\.\s*)?{_BODY}")
+_AFTER_FULL = re.compile(rf"\s?,\s*(?:at\s+)?(?:pp?\.\s*)?{_BODY}")  # "72, 85", the texts' "72 , 85"
+_AFTER_SHORT = re.compile(rf"(?:\s?,\s*(?:at\s+)?|\s+at\s+)(?:pp?\.\s*)?{_BODY}")
+_AFTER_REFERENCE = re.compile(rf"\s?,?\s*(?:at\s+|pp?\.\s*)(?:pp?\.\s*)?{_BODY}")
 _REFERENCE_WORD = re.compile(r"(?:ibid|id|supra)\.?", re.I)
 _NUMBERS = re.compile(r"(\*?)(\d{1,5})(?:\s*[-–—]\s*(\d{1,5}))?")
 

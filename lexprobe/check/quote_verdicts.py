@@ -193,11 +193,21 @@ class _QuotationJudge:
         return own, ""
 
     def judge(self, quotation: Quotation) -> QuotationVerdict:
-        """The verdict on one quotation. Checked against a case its citation quotes (`source_of`), a passage not
-        found there is `unverifiable`, not `not_found`: the cited case's own words around the ones it quotes
-        cannot be read."""
+        """The verdict on one quotation. Not found in the case cited but found in a case its "(quoting ...)"
+        parentheticals name, it is judged there (the words are that case's: the cited one may have altered them).
+        Checked against a quoted case because the cited one has no text (`source_of`), a passage not found there is
+        `unverifiable`, not `not_found`: the cited case's own words around the ones it quotes cannot be read."""
         index, via = self.source_of(quotation)
         verdict = self._judge_at(quotation, index, via)
+        if not via and verdict.verdict in (Q_NOT_FOUND, Q_OTHER_CASE):
+            for quoted in quotation.quoted:
+                if not self._has_text(quoted):
+                    continue
+                cited, there_text = self.found[index].text, self.found[quoted].text
+                note = f"not in {cited} as written, but checked against {there_text}, which it quotes: "
+                there = self._judge_at(quotation, quoted, note)
+                if there.verdict in (Q_VERIFIED, Q_ALTERED, Q_SEPARATE):
+                    return there
         if via and verdict.verdict in (Q_NOT_FOUND, Q_OTHER_CASE):
             reason = (
                 f"the database has no opinion text of the case cited ({self.found[quotation.citation].text}), and "
