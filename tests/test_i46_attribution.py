@@ -93,6 +93,14 @@ def test_nesting(text: str, hosts: list[int | None]) -> None:
     assert nesting(text, spans) == hosts
 
 
+def test_a_parenthesis_closed_inside_a_citation_span_closes() -> None:
+    """eyecite's span of a supra may take the closing parenthesis ("see n. 28, supra)."): it closes the statute's
+    parenthetical, so a later short form is no parenthetical's (a real citing opinion, Jones v. Alfred H. Mayer)."""
+    text = "42 U. S. C. § 1981 (then § 1977, see n. 28, supra). Later words. 203 U. S., at 17. id., at 18"
+    spans = [(0, 18), (text.index("supra"), text.index("supra") + 7), (text.index("203"), text.index("203") + 16)]
+    assert nesting(text, spans) == [None, 0, None]
+
+
 def test_clause_end() -> None:
     text = "X, 1 U. S. 1, 5 (1990) (quoting Y, 2 U. S. 2 (1991)) (emphasis added), “words”"
     assert text[: clause_end(text, len("X, 1 U. S. 1"))].endswith("(emphasis added)")

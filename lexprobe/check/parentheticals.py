@@ -75,6 +75,11 @@ def nesting(text: str, spans: Sequence[tuple[int, int]], paragraph: str = "blank
         while stack and stack[0][0] < start - MAX_PARENTHETICAL_CHARS:
             stack.pop(0)
         hosts.append(next((host for _, host in reversed(stack) if host is not None), None))
+        for mark in _MARKS.finditer(text, max(previous_end, start), end):  # the citation's own ("supra).")
+            if mark.group() == "(":
+                stack.append((mark.start(), None))
+            elif mark.group() == ")" and stack:
+                stack.pop()
         anchor = (index, max(end, start))
         previous_end = max(previous_end, end)
     return hosts
