@@ -177,8 +177,10 @@ def test_other_case_combined_text_and_quoting(db: CaseDatabase) -> None:
     assert brown.verdict == "verified" and "one combined text" in brown.reason
     assert brown.page == 495 and brown.pin_ok is True  # the star paging of the raw CourtListener HTML is kept
     assert other.verdict == "other_case" and "Brown" in other.reason and other.evidence["case_id"].endswith("483")
-    # attributed to Smith (not in the database); the text it quotes is Monell's
-    assert quoting.verdict == "unverifiable"
+    # attributed to Smith (not in the database); the text it quotes is Monell's, checked there with Monell's pin
+    # (issue 46: a "(quoting ...)" parenthetical's case is read when the cited case has no text)
+    assert quoting.citation == 2 and quoting.verdict == "verified" and quoting.pin_ok is True
+    assert quoting.reason.startswith("checked against Monell") and "Smith v. Jones" in quoting.reason
 
 
 def test_block_quote(db: CaseDatabase) -> None:

@@ -55,6 +55,8 @@ from eyecite.models import FullCaseCitation, IdCitation, ShortCaseCitation, Supr
 from lexprobe.caselaw.citations import eyecite_citations
 from lexprobe.check.context import history_before, name_before, overruling_said, year_after
 from lexprobe.check.layout import chunk_bounds, flatten, mask_line_numbers
+from lexprobe.check.parentheticals import nesting
+from lexprobe.check.pins import read_pin
 from lexprobe.check.resolve import Extraction, Parsed, canonical_parts, first_number, resolve_groups
 
 FULL, SHORT, ID, SUPRA = "full", "short", "id", "supra"
@@ -88,6 +90,7 @@ class FoundCitation:
     history: str | None  # subsequent-history phrase before a nameless full citation ("cert. denied")
     refers_to: int | None = None
     overruling_said: bool = False  # the document says, in the citation's sentence, that the case was overruled
+    inside: int | None = None  # the citation whose parenthetical holds this one ("X (quoting Y)": Y's is X's index)
 
     @property
     def key(self) -> str | None:
@@ -130,6 +133,29 @@ def _drop_nested(parsed: list[Parsed]) -> list[Parsed]:
                 continue
         kept.append(p)
     return kept
+
+
+def _read_pins(text: str, parsed: list[Parsed], comma_form: set[int]) -> dict[int, str]:
+    """The pin cite after each case citation as written (`lexprobe.check.pins.read_pin`: ranges with any dash,
+    lists, footnotes, which eyecite misses), by id(citation); each citation's `tail` is moved past its pin."""
+    pins: dict[int, str] = {}
+    for p in parsed:
+        citation = p.citation
+        if isinstance(citation, IdCitation):
+            kind = ID
+        elif isinstance(citation, SupraCitation):
+            kind = SUPRA
+        elif isinstance(citation, ShortCaseCitation) or id(citation) in comma_form:
+            kind = SHORT
+        elif isinstance(citation, FullCaseCitation):
+            kind = FULL
+        else:
+            continue
+        read = read_pin(text, kind, p.core[0], p.core[1], citation.groups.get("reporter"))
+        if read is not None:
+            pins[id(citation)], end = read
+            p.tail = max(p.tail, end)
+    return pins
 
 
 def _parallel_groups(text: str, fulls: list[Parsed]) -> tuple[list[list[Parsed]], dict[int, int]]:
@@ -180,14 +206,16 @@ def _group_facts(text: str, parsed: list[Parsed], groups: list[list[Parsed]]) ->
     return facts, ends
 
 
-def _full_records(text: str, groups: list[list[Parsed]], group_facts: list[dict]) -> dict[int, dict]:
-    """The record of every full case citation, by id(citation)."""
+def _full_records(
+    text: str, groups: list[list[Parsed]], group_facts: list[dict], pins: dict[int, str]
+) -> dict[int, dict]:
+    """The record of every full case citation, by id(citation) (`pins`: the pin cites `_read_pins` read)."""
     records: dict[int, dict] = {}
     for number, members in enumerate(groups):
         facts = group_facts[number]
         for position, p in enumerate(members):
             volume, reporter, page = canonical_parts(p.citation)
-            pin_text = p.citation.metadata.pin_cite
+            pin_text = pins.get(id(p.citation)) or p.citation.metadata.pin_cite
             if pin_text is None:  # eyecite misses a pin cite at a sentence's end ("347 U.S. 483, 495.")
                 late = _PIN_AFTER.match(text, p.core[1])
                 pin_text = late.group(1) if late else None
@@ -238,12 +266,12 @@ def _reference_records(doc: Extraction, case_like: list[Parsed], resolved_group:
         number = resolved_group.get(id(citation))
         if number is None and not short_like:
             continue
-        start, end = p.core[0], max(p.full[1], p.core[1])
+        start, end = p.core[0], max(p.full[1], p.core[1], p.tail)
         name = None
         if id(citation) in doc.antecedents:
             name, start = doc.antecedents[id(citation)]
         volume, reporter, _ = canonical_parts(citation) if short_like else (None,) * 3
-        pin_text = citation.metadata.pin_cite
+        pin_text = doc.pins.get(id(citation)) or citation.metadata.pin_cite
         if short_like:
             pin_text = pin_text or citation.groups.get("page")
         doc.records[id(citation)] = {
@@ -273,9 +301,13 @@ def _found(doc: Extraction, case_like: list[Parsed], text: str, mapping) -> list
         if record["kind"] == FULL:
             group_first.setdefault(record["group"], i)
             member_index.setdefault((record["group"], record["volume"], record["reporter"]), i)
+    position = {id(p.citation): i for i, p in enumerate(ordered)}
     found: list[FoundCitation] = []
     for i, p in enumerate(ordered):
         record = doc.records[id(p.citation)]
+        host = doc.hosts.get(id(p.citation))
+        while host is not None and id(host) not in position:  # a case citation inside a statute's parenthetical
+            host = doc.hosts.get(id(host))
         refers_to = None
         if record["kind"] != FULL and record["group"] is not None:
             refers_to = member_index.get((record["group"], record["volume"], record["reporter"]))
@@ -288,6 +320,7 @@ def _found(doc: Extraction, case_like: list[Parsed], text: str, mapping) -> list
                 span=(mapping[start], mapping[end - 1] + 1),
                 text=" ".join(text[start:end].split()),
                 refers_to=refers_to,
+                inside=position[id(host)] if host is not None else None,
                 **record,
             )
         )
@@ -308,9 +341,11 @@ def extract_citations(text: str, progress: ProgressCallback | None = None) -> li
         for p in parsed
         if isinstance(p.citation, FullCaseCitation) and _COMMA_PAGE.search(p.citation.matched_text())
     }
+    pins = _read_pins(masked, parsed, comma_form)
     fulls = [p for p in parsed if isinstance(p.citation, FullCaseCitation) and id(p.citation) not in comma_form]
     groups, group_of = _parallel_groups(masked, fulls)
     group_facts, ends = _group_facts(masked, parsed, groups)
+    hosts = nesting(masked, [(p.core[0], p.tail) for p in parsed], paragraph="newline")
     doc = Extraction(
         parsed=parsed,
         fulls=fulls,
@@ -318,8 +353,10 @@ def extract_citations(text: str, progress: ProgressCallback | None = None) -> li
         groups=groups,
         group_of=group_of,
         group_facts=group_facts,
-        records=_full_records(masked, groups, group_facts),
+        records=_full_records(masked, groups, group_facts, pins),
         antecedents=_antecedents(masked, parsed, comma_form, ends),
+        pins=pins,
+        hosts={id(p.citation): parsed[h].citation for p, h in zip(parsed, hosts, strict=True) if h is not None},
     )
     _reference_records(doc, case_like, resolve_groups(doc))
     return _found(doc, case_like, masked, mapping)

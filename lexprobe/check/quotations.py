@@ -1,14 +1,11 @@
 """Find the quotations in a checked document and the citation each is attributed to (docs/check.md, "Quotations").
 
 A quotation is a passage between double quotation marks (straight, or curly “ ” with nesting counted), or a block
-quote: a paragraph without quotation marks followed by a paragraph that is only a citation. A quotation is
-attributed to
-
-- the first citation after it when only a short signal ("See", "Cf.") and at most one sentence end (the citation
-  sentence after the quoted one) lie between them, as in “... unequal.” Brown, 347 U.S. at 495; unless the signal
-  introduces further authority ("See also", "Cf.", "But see") and the quotation's sentence names another case
-  (`lexprobe.check.quote_source`): then the citation of that case;
-- else the last citation before it in the same sentence ("In Brown, 347 U.S. 483, 495, the Court said “...”").
+quote: a paragraph without quotation marks followed by a paragraph that is only a citation. Which citation it
+belongs to is read by the grammar of the citation sentence in `lexprobe.check.attribution` (a citation after it, a
+citation or a case's name before it in its sentence, "See also" after a sentence that names its source, "Id."
+after a "(quoting ...)" parenthetical ...); what the parentheticals after that citation allow ("(citations
+omitted)", "(alteration in original)") by `lexprobe.check.parentheticals`.
 
 Short forms, "Id." and "supra" count like any citation: their case is the one `lexprobe.check.extract` resolved.
 An opening mark without its closing one within `MAX_QUOTE_CHARS` (an unbalanced quote) starts no quotation; a
@@ -18,14 +15,14 @@ quotations past `MAX_QUOTATIONS` are not listed: each limit is said in the reaso
 
 from __future__ import annotations
 
-import bisect
 import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from lexprobe.check.attribution import AFTER, BLOCK, SIGNAL, CitationSentences, first_at, sentence_ends
 from lexprobe.check.extract import FULL, FoundCitation
-from lexprobe.check.quote_source import ALSO_SIGNAL, CaseNames
+from lexprobe.check.parentheticals import allowances, clause_end
 
 #: The longest quotation searched for in full; longer ones are cut (and the reason says so).
 MAX_QUOTE_CHARS = 20_000
@@ -33,46 +30,15 @@ MAX_QUOTE_CHARS = 20_000
 CHECKED_CHARS = 2_000
 #: Quotations per document.
 MAX_QUOTATIONS = 5_000
-#: Characters between a quotation and the citation it is attributed to.
-MAX_GAP = 200
-#: Characters between a citation and a quotation after it in the same sentence ("In Brown, 347 U.S. 483, the Court
-#: said that “...”"): further away, the sentence has usually moved on to another source (a statute, a record).
-MAX_GAP_BEFORE = 150
 #: What may follow the citation in the paragraph after a block quote ("(emphasis added).").
 BLOCK_CITATION_TAIL = 80
+#: Characters between two citations of the paragraph after a block quote ("; see also").
+BLOCK_CITATION_GAP = 40
 #: Shortest quotation (letters) worth checking: "the Court" in quotation marks is a term, not a quotation.
 MIN_LETTERS = 12
 
-#: A sentence end: the next sentence may open with a footnote number ("(1963). 5 The Court", "[1] This") or a star
-#: page mark ("(1964). *657 I. At").
-_SENTENCE_END = re.compile(r"[.!?][\"'”’)\]]*\s+(?=(?:\[\d{1,3}\]\s+|\d{1,3}\s+|\*\d{1,4}\s+)*[\"“(\[]?[A-Z])")
-_ABBREVIATION_END = re.compile(r"(?:\b(?:v|vs|Mr|MR|Mrs|MRS|Messrs|MESSRS|U\.S|S|Ct|Co|Inc|Corp|No|Nos|Cir|Dist|id|Id|"
-                               r"al|e\.g|i\.e|cf|Cf|J|JJ|C\.J|supra|ed|Ed|L|Stat|U\.S\.C|Rev|Sup|App|F|Supp|Cong|Sess)|"
-                               r"\b[A-Z])\.$")  # fmt: skip
-_SIGNAL = re.compile(
-    r"^\s*[,;:.]?\s*(?:\(|\[)?\s*"
-    r"(?:(?:see|cf|accord|compare|but|also|e\.g|quoting|citing|in|as|in re|from)\b[.,]?\s*)*$",
-    re.I,
-)
 _SEPARATE_NEAR = re.compile(
     r"\b(?:dissent(?:ing|ed|s|ers?)?|concurr(?:ing|ence|ed|ences)?|separate(?:ly)? opinion)\b", re.I
-)
-#: A reference lexprobe does not read as a case citation right after a quotation ("Post, at 246", "White Co.,
-#: supra, p. 277", "App. 125a", "Tr. 12"): the quotation is attributed to it, so to no citation lexprobe has.
-_UNREAD_AFTER = re.compile(
-    r"[\s,;:.”\"’']*\(?(?:see\s+(?:also\s+)?|cf\.\s+)?(?:"
-    r"(?:ante|post|infra)\s*,?\s+(?:at|p\.|pp\.)\s*\d"
-    r"|[A-Z][^.;:()“”\"]{0,80}?,\s+supra\s*,\s*(?:at|p\.|pp\.)\s*\d"
-    r"|(?:App\.|Tr\.|Pet\.|Record|R\.)(?:\s+to\s+[^,;]{0,40}?)?[\s,]+(?:p\.\s*)?[A-Z]?\d"
-    r"|(?:Reply\s+)?Brief\s+for\s+[^.;()]{0,60}?\d"
-    r")",
-    re.I,
-)
-#: References between a citation and a later "Id." that make the "Id." point to them, not to the citation.
-_UNREAD_BETWEEN = re.compile(
-    r"\b(?:ante|post|infra)\s*,?\s+(?:at|p\.|pp\.)\s*\d"
-    r"|\b(?:App\.|Tr\.|Brief for|Record)(?:\s+to\s+[^,;]{0,40}?)?[\s,]+(?:p\.\s*)?[A-Z]?\d",
-    re.I,
 )
 
 
@@ -89,6 +55,10 @@ class Quotation:
     presented_as_separate: bool = False
     cut: bool = False
     speaker: str | None = None  # the Justice or judge the sentence gives the words to ("Justice Black ... observed")
+    form: str = AFTER  # the production of `lexprobe.check.attribution` that tied it to its citation
+    pin_applies: bool = True  # the citation's pin cite is the quotation's (not when only the case's name is given)
+    allowances: frozenset[str] = frozenset()  # what the citation's parentheticals allow (`parentheticals.allowances`)
+    quoted: tuple[int, ...] = ()  # the citations the citation's "(quoting ...)" parentheticals name, in order
 
 
 @dataclass(frozen=True)
@@ -219,27 +189,37 @@ def _block_quotes(text: str, citations: Sequence[FoundCitation]) -> list[Quotati
         index = _citation_at(text, next_start, starts)
         if index is None or end - start < 40 or end - start > MAX_QUOTE_CHARS:
             continue
-        last = _last_end(citations, next_start, next_end, by_index[index].span[1])
-        if len(text[last:next_end].strip()) > BLOCK_CITATION_TAIL:
+        last = _last_end(text, citations, next_start, next_end, by_index[index].span[1])
+        if last is None or len(text[last:next_end].strip()) > BLOCK_CITATION_TAIL:
             continue
         body = text[start:end]
-        first = _first_at(citations, start)
+        first = first_at(citations, start)
         if re.search(r"[\"“”]", body) or (first < len(citations) and citations[first].span[0] < end):
             continue
         cited = by_index[index]
         separate = _presented_as_separate(text, (start, end), cited, by_index.get(cited.refers_to))
-        blocks.append(Quotation((start, end), body, index, block=True, presented_as_separate=separate))
+        allowed, quoted = _clause_facts(text, cited, citations)
+        blocks.append(
+            Quotation((start, end), body, index, block=True, presented_as_separate=separate, form=BLOCK,
+                      allowances=allowed, quoted=quoted)
+        )  # fmt: skip
     return blocks
 
 
-def _last_end(citations: Sequence[FoundCitation], start: int, end: int, default: int) -> int:
-    """The furthest end of the citations (sorted by span) that start in [`start`, `end`), or `default`: only those
-    citations are read, so every paragraph costs its own citations, not the rest of the document's."""
+def _last_end(text: str, citations: Sequence[FoundCitation], start: int, end: int, default: int) -> int | None:
+    """The end of the citation clauses (citations with their parentheticals) that start in [`start`, `end`) when
+    only signals and separators lie between them (at most `BLOCK_CITATION_GAP` characters: "Id., at 5; see also
+    X, ..."), else None (a paragraph of prose that merely begins and ends with a citation); `default` when there
+    are none. Only those citations are read, so every paragraph costs its own citations, not the rest of the
+    document's."""
     last = default
-    for position in range(_first_at(citations, start), len(citations)):
-        if citations[position].span[0] >= end:
+    for position in range(first_at(citations, start), len(citations)):
+        citation = citations[position]
+        if citation.span[0] >= end:
             break
-        last = max(last, citations[position].span[1])
+        if citation.span[0] - last > BLOCK_CITATION_GAP:
+            return None
+        last = max(last, clause_end(text, citation.span[1], limit=end))
     return last
 
 
@@ -248,96 +228,13 @@ def _citation_at(text: str, position: int, starts: dict[int, int]) -> int | None
     for offset in range(0, 30):
         if position + offset in starts:
             lead = text[position : position + offset]
-            return starts[position + offset] if _SIGNAL.match(lead) else None
+            return starts[position + offset] if SIGNAL.match(lead) else None
     return None
-
-
-def _first_at(citations: Sequence[FoundCitation], position: int) -> int:
-    """The index of the first citation (sorted by span) starting at or after `position`."""
-    low, high = 0, len(citations)
-    while low < high:
-        middle = (low + high) // 2
-        if citations[middle].span[0] < position:
-            low = middle + 1
-        else:
-            high = middle
-    return low
 
 
 def _inside_citation(span: tuple[int, int], citations: Sequence[FoundCitation]) -> bool:
-    index = _first_at(citations, span[0] + 1) - 1
+    index = first_at(citations, span[0] + 1) - 1
     return any(c.span[0] <= span[0] and span[1] <= c.span[1] for c in citations[max(0, index - 3) : index + 1])
-
-
-def _sentence_ends(gap: str) -> list[re.Match]:
-    ends = []
-    for match in _SENTENCE_END.finditer(gap):
-        if not _ABBREVIATION_END.search(gap[: match.start() + 1]):
-            ends.append(match)
-    return ends
-
-
-def _after(text: str, end: int, citations: Sequence[FoundCitation], others: Sequence[int]) -> FoundCitation | None:
-    """The first citation after a quotation that closes before it, if the gap is only a signal and at most one
-    sentence end at its start (`citations` sorted by span, `others` the sorted openings of quotations)."""
-    index = _first_at(citations, end)
-    for citation in citations[index : index + 1]:
-        gap = text[end : citation.span[0]]
-        if len(gap) > MAX_GAP or bisect.bisect_left(others, end) < bisect.bisect_left(others, citation.span[0]):
-            return None
-        ends = _sentence_ends(" " + gap)
-        if len(ends) > 1 or (ends and ends[0].start() > 3):
-            return None
-        lead = gap[ends[0].end() - 1 :] if ends else gap
-        if _SIGNAL.match(lead) or (not ends and re.fullmatch(r"[\s,;:.]*\(?", gap)):
-            return citation
-        return None
-    return None
-
-
-def _before(text: str, start: int, citations: Sequence[FoundCitation]) -> FoundCitation | None:
-    """The last citation before a quotation in the same sentence, if close enough."""
-    index = _first_at(citations, start) - 1
-    while index >= 0 and citations[index].span[1] > start:
-        index -= 1
-    if index < 0 or start - citations[index].span[1] > MAX_GAP_BEFORE:
-        return None
-    previous = citations[index]
-    gap = text[previous.span[1] : start]
-    if len(gap) > MAX_GAP or _sentence_ends(gap + " X"):
-        return None
-    if _closes_parenthesis(text, previous.span[0], gap):
-        return None  # "(… reported in 144 U. S. 653) of the will …: “…”": the citation was a parenthetical's
-    if text[previous.span[1] - 1 : previous.span[1]] in ".!?" and re.match(r"\s+[\"“(\[]?[A-Z]", gap):
-        return None  # "... classifications. Ibid. He also allows that “...”": the citation ended its sentence
-    return previous
-
-
-def _id_points_elsewhere(text: str, citation: FoundCitation, ordered: Sequence[FoundCitation]) -> bool:
-    """Whether an "Id." refers to a reference lexprobe does not read as a citation (the record, the citing
-    opinion's own pages: "App. 145a. ... Id., at 146a", "Ante, at 312. ... Ibid.") rather than to the citation
-    before it that it was resolved to."""
-    if citation.kind != "id":
-        return False
-    if re.search(r"\bat\s+(?:\d+[a-z]|[A-Z]\d+)\b", citation.text):  # "Id., at 146a", "id., at A10": an appendix
-        return True
-    position = _first_at(ordered, citation.span[0]) - 1
-    previous_end = ordered[position].span[1] if position >= 0 else 0
-    return bool(_UNREAD_BETWEEN.search(text, previous_end, citation.span[0]))
-
-
-def _closes_parenthesis(text: str, citation_start: int, gap: str) -> bool:
-    """Whether `gap` closes a parenthesis opened before the citation (within 200 characters)."""
-    depth = 0
-    for character in gap:
-        if character == "(":
-            depth += 1
-        elif character == ")":
-            depth -= 1
-            if depth < 0:
-                lead = text[max(0, citation_start - 200) : citation_start]
-                return lead.count("(") > lead.count(")")
-    return False
 
 
 _SPEAKER = re.compile(r"\b(?:Justice|Judge)\s+([A-Z][A-Za-zÀ-ÿ'’-]+)")
@@ -347,7 +244,7 @@ def _speaker(text: str, start: int) -> str | None:
     """The last name after "Justice" or "Judge" in the sentence before a quotation ("As stated by Mr. Justice Field
     when protesting in ..."), if any."""
     before = text[max(0, start - 200) : start]
-    sentence_start = max((m.end() for m in _sentence_ends(before)), default=0)
+    sentence_start = max((m.end() for m in sentence_ends(before)), default=0)
     names = _SPEAKER.findall(before[sentence_start:])
     return names[-1] if names else None
 
@@ -374,7 +271,7 @@ def _presentation(text: str, start: int) -> str:
     """The words that present the quotation starting at `start`: its own sentence up to it and the sentence before
     (at most `PRESENTATION_CHARS` characters)."""
     before = text[max(0, start - PRESENTATION_CHARS) : start]
-    ends = _sentence_ends(before)
+    ends = sentence_ends(before)
     back = 2
     # a citation sentence ("Id., at 183.") says nothing of who spoke: read the sentence before it too
     while back < len(ends) and ends[-back + 1].start() - ends[-back].end() < CITATION_SENTENCE_CHARS:
@@ -410,19 +307,19 @@ def _presented_as_separate(
     return antecedent is not None and citation.kind != FULL and _separate_parenthetical(text, antecedent)
 
 
-def _source_named_before(
-    text: str, start: int, also: FoundCitation, names: CaseNames, ordered: Sequence[FoundCitation]
-) -> FoundCitation | None:
-    """The citation of a quotation followed by a "See also" (or "Cf.", "But see") citation `also`: that one, unless
-    the quotation's sentence names another case ("The Court in Miranda held that “...”. See also Roe v. Wade, ..."):
-    then the citation before it in its sentence, else the document's last full citation of the case named, else
-    none."""
-    before = text[max(0, start - PRESENTATION_CHARS) : start]
-    sentence = before[max((m.end() for m in _sentence_ends(before)), default=0) :]
-    other, named = names.names_another_case(sentence, also, start)
-    if not other:
-        return also
-    return _before(text, start, ordered) or named
+def _clause_facts(text: str, citation: FoundCitation, ordered: Sequence[FoundCitation]) -> tuple[frozenset, tuple]:
+    """What the parentheticals after `citation` allow, and the citations its "(quoting ...)" parentheticals name
+    (Y in "X, 1 U. S. 1 (1990) (quoting Y, 2 U. S. 2, 7)"), read up to the end of its clause."""
+    end = clause_end(text, citation.span[1])
+    quoted = []
+    for position in range(first_at(ordered, citation.span[1]), len(ordered)):
+        inner = ordered[position]
+        if inner.span[0] >= end:
+            break
+        lead = text[max(0, inner.span[0] - 40) : inner.span[0]]
+        if inner.inside == citation.index and re.search(r"\bquoting\s*$", lead):
+            quoted.append(inner.index)
+    return allowances(text[citation.span[1] : end]), tuple(quoted)
 
 
 def find_quotations(text: str, citations: Sequence[FoundCitation]) -> Quotations:
@@ -431,23 +328,20 @@ def find_quotations(text: str, citations: Sequence[FoundCitation]) -> Quotations
     by_index = {c.index: c for c in citations}
     inline = quoted_passages(text)
     inline = [span for span in inline if not _inside_citation(span, ordered)]
-    opening = [start for start, _ in inline]
-    names = CaseNames(ordered)
+    sentences = CitationSentences(text, ordered, [start for start, _ in inline])
     found: list[Quotation] = []
     for start, end in inline:
         body = text[start + 1 : end - 1]
         if sum(1 for character in body[:200] if character.isalpha()) < MIN_LETTERS:
             continue
-        citation = _after(text, end, ordered, opening)
-        if citation is not None and ALSO_SIGNAL.search(text, end, citation.span[0]):
-            citation = _source_named_before(text, start, citation, names, ordered)
-        if citation is None and not _UNREAD_AFTER.match(text, end, min(len(text), end + 120)):
-            citation = _before(text, start, ordered)
-        if citation is None or _id_points_elsewhere(text, citation, ordered):
+        attribution = sentences.attribute(start, end)
+        if attribution is None or sentences.id_points_elsewhere(attribution.citation):
             continue
+        citation = attribution.citation
         antecedent = by_index.get(citation.refers_to) if citation.kind == "id" else None
         if antecedent is not None and start <= antecedent.span[0] < end:
             continue  # "“... Marsh v. Alabama, supra, involved ...” Id., at 568": eyecite's antecedent is quoted
+        allowed, quoted = _clause_facts(text, citation, ordered) if attribution.pin_applies else (frozenset(), ())
         cut = len(body) > MAX_QUOTE_CHARS
         found.append(
             Quotation(
@@ -459,6 +353,10 @@ def find_quotations(text: str, citations: Sequence[FoundCitation]) -> Quotations
                 ),
                 cut=cut,
                 speaker=_speaker(text, start),
+                form=attribution.form,
+                pin_applies=attribution.pin_applies,
+                allowances=allowed,
+                quoted=quoted,
             )
         )
     found.extend(_block_quotes(text, ordered))

@@ -149,19 +149,25 @@ def _first_page(case_id: str) -> int | None:
 
 
 def _exact(segments: Sequence[str], letters: str) -> tuple[int, int] | None:
-    """The letter span of all segments found exactly, in order, each close to the previous one."""
+    """The letter span of all segments found exactly, in order, each close to the previous one; each segment is
+    then moved to its last occurrence before the next one, so that a short first piece ("[b]ecause . . . trial by
+    jury") starts the span where the quoted passage starts, not at an earlier "because" (its page is the pin's)."""
     start = letters.find(segments[0])
     tries = 0
     while start >= 0 and tries < MAX_OCCURRENCES:
         tries += 1
         end = start + len(segments[0])
+        positions = [start]
         for segment in segments[1:]:
             found = letters.find(segment, end, end + SEGMENT_WINDOW + len(segment))
             if found < 0:
                 break
+            positions.append(found)
             end = found + len(segment)
         else:
-            return start, end
+            for index in range(len(segments) - 2, -1, -1):
+                positions[index] = letters.rfind(segments[index], positions[index], positions[index + 1])
+            return positions[0], end
         start = letters.find(segments[0], start + 1)
     return None
 

@@ -23,7 +23,14 @@ _GENERIC = frozenset(
     "united states state states people commonwealth city county town village board department commissioner "  # noqa: SIM905
     "secretary director government court in re ex parte matter of the a an and of for estate v congress justice "
     "national federal american general international first new north south east west commission company "
-    "corporation association union bank insurance railroad county school district".split()
+    "corporation association union bank insurance railroad county school district educ ed bd dept dep't comm'n "
+    "commr commrs comm'rs sch dist auth univ ass'n assn bros inc corp co ltd regents trustees "
+    # the states, parties of most criminal cases ("Terry v. Ohio": Terry; "West Virginia Bd. of Ed. v. Barnette":
+    # Barnette)
+    "alabama alaska arizona arkansas california colorado connecticut delaware florida georgia hawaii idaho "
+    "illinois indiana iowa kansas kentucky louisiana maine maryland massachusetts michigan minnesota "
+    "mississippi missouri montana nebraska nevada hampshire jersey mexico york carolina dakota ohio oklahoma "
+    "oregon pennsylvania rhode island tennessee texas utah vermont virginia washington wisconsin wyoming".split()
 )
 _WORD = re.compile(r"[A-Z][A-Za-z'’-]{2,}")
 _VERSUS = re.compile(r"\b([A-Z][A-Za-z'’-]{2,})[\w\s.,'’&-]{0,60}?\s+v\.\s+[A-Z]")
@@ -78,3 +85,14 @@ class CaseNames:
             return True, named
         versus = any(m.group(1) != own and m.group(1).lower() not in _GENERIC for m in _VERSUS.finditer(sentence))
         return versus, None
+
+    def names_in(self, sentence: str, position: int) -> list[tuple[int, int, FoundCitation]]:
+        """The cases `sentence` names by their short names ("Terry", possessives included: "Terry's"), each as
+        (start, end) in the sentence and the last full citation of that case before `position`, in order."""
+        found = []
+        for match in _WORD.finditer(sentence):
+            word = re.sub(r"['’]s?$", "", match.group())
+            index = bisect.bisect_left(self.starts.get(word, []), position) - 1
+            if index >= 0:
+                found.append((match.start(), match.start() + len(word), self.by_word[word][index]))
+        return found

@@ -71,11 +71,15 @@ def normalize_letters(text: str) -> str:
     return "".join(character.lower()[0] for character in text if character.isalpha())
 
 
-def quote_segments(quotation: str) -> list[str]:
+def quote_segments(quotation: str, literal_brackets: bool = False) -> list[str]:
     """The normalized pieces of a quotation between its gaps (ellipses, bracketed insertions); a bracketed single
-    letter is kept, editorial parentheticals are dropped; pieces of fewer than 3 letters are left out."""
+    letter is kept, editorial parentheticals are dropped; pieces of fewer than 3 letters are left out. With
+    `literal_brackets` ("(alteration in original)" after the citation), brackets are the original's own text: their
+    words are kept and must match, and only ellipses are gaps."""
     text = _EDITORIAL.sub(" ", quotation)
     text = _ONE_LETTER.sub(r"\1", text)
+    if literal_brackets:
+        text = text.replace("[", " ").replace("]", " ")
     pieces = (normalize_letters(piece) for piece in _GAP.split(text))
     return [piece for piece in pieces if len(piece) >= 3]
 

@@ -24,14 +24,17 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from lexprobe.caselaw.case_names import display_name
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.check.extract import FoundCitation
 from lexprobe.check.online_texts import OnlineOpinionTexts, case_note, source_fields, source_note
+from lexprobe.check.parentheticals import CITATIONS, LITERAL_BRACKETS
+from lexprobe.check.pins import pin_ranges
 from lexprobe.check.quotations import CHECKED_CHARS, Quotation, find_quotations
+from lexprobe.check.quote_allowed import CitationFree
 from lexprobe.check.quote_match import Match, Opinion, OpinionTexts, find_exact, find_in, word_difference
 from lexprobe.check.quote_text import has_gap, quote_segments
 from lexprobe.check.verify import CitationVerdict
@@ -124,31 +127,25 @@ def _speaker_missing(speaker: str | None, opinions: Sequence[Opinion]) -> str | 
     return None if court is None else f"the opinion of the Court by {court.author}"
 
 
-def _pin_range(citation: FoundCitation) -> tuple[int, int] | None:
-    """The pin page(s) a citation gives ("495", "495-496", "495-96")."""
+def _pin_range(citation: FoundCitation) -> list[tuple[int, int]] | None:
+    """The pin pages a citation gives, as ranges ("495" -> [(495, 495)], "495-96", "495–496", "495 - 96",
+    "495, 497" (a list: any of them), "495 n. 3": `lexprobe.check.pins.pin_ranges`), or None without a pin cite."""
     if citation.pin is None:
         return None
-    text = citation.pin_text or str(citation.pin)
-    parts = [part for part in "".join(ch if ch.isdigit() else " " for ch in text).split()][:2]
-    first = citation.pin
-    last = first
-    if len(parts) == 2:
-        tail = parts[1]
-        head = str(first)
-        last = int(head[: len(head) - len(tail)] + tail) if len(tail) < len(head) else int(tail)  # "495-96"
-        last = max(last, first)
-    return first, last
+    return pin_ranges(citation.pin_text or str(citation.pin)) or [(citation.pin, citation.pin)]
 
 
-def _page_facts(match: Match, pin: tuple[int, int] | None) -> tuple[int | None, bool | None, str]:
+def _page_facts(match: Match, pin: list[tuple[int, int]] | None) -> tuple[int | None, bool | None, str]:
+    """The page the passage begins on, whether it is on the pin (it begins on a page the pin cite gives: a passage
+    crossing a page break counts as on its first page), and the words saying so."""
     pages = match.pages
     if pages is None:
         return None, None, "" if pin is None else "; the opinion text has no page marks to check the pin cite against"
     where = f"page {pages[0]}" if pages[0] == pages[1] else f"pages {pages[0]}-{pages[1]}"
     if pin is None:
         return pages[0], None, f", on {where}"
-    ok = pages[0] <= pin[1] and pin[0] <= pages[1]
-    pin_words = f"{pin[0]}" if pin[0] == pin[1] else f"{pin[0]}-{pin[1]}"
+    ok = any(first <= pages[0] <= last for first, last in pin)
+    pin_words = ", ".join(f"{first}" if first == last else f"{first}-{last}" for first, last in pin)
     if ok:
         return pages[0], True, f", on {where}, as the pin cite {pin_words} says"
     return pages[0], False, f", on {where}, not on the pin page {pin_words}"
@@ -163,6 +160,7 @@ class _QuotationJudge:
         online: OnlineOpinionTexts | None = None,
     ) -> None:
         self.texts = OpinionTexts(db)
+        self.citation_free = CitationFree()
         self.online = online
         self.found = found
         self.verdicts = verdicts
@@ -175,9 +173,53 @@ class _QuotationJudge:
         citation = self.found[index]
         return self.found[citation.refers_to] if citation.refers_to is not None else citation
 
+    def _has_text(self, index: int) -> bool:
+        case = self.verdicts[index].case
+        return case is not None and bool(self.texts.opinions_of(case.case_id))
+
+    def source_of(self, quotation: Quotation) -> tuple[int, str]:
+        """The citation whose case a quotation is checked against, and the words saying so: its own; or, when that
+        resolves to no case of the database or (offline) to one without opinion text, the first case its "(quoting
+        ...)" parentheticals name that has text ("X, ... (quoting Y, 2 U. S. 2, 7)": Y, with Y's pin cite)."""
+        own = quotation.citation
+        if not quotation.quoted or self._has_text(own) or (self.online is not None and self.verdicts[own].case):
+            return own, ""
+        for index in quotation.quoted:
+            if self._has_text(index):
+                return index, (
+                    f"checked against {self.found[index].text}, which its citation ({self.found[own].text}) quotes "
+                    "and the database holds (it has no opinion text of the case cited): "
+                )
+        return own, ""
+
     def judge(self, quotation: Quotation) -> QuotationVerdict:
-        citation = self.found[quotation.citation]
-        verdict = self.verdicts[quotation.citation]
+        """The verdict on one quotation. Not found in the case cited but found in a case its "(quoting ...)"
+        parentheticals name, it is judged there (the words are that case's: the cited one may have altered them).
+        Checked against a quoted case because the cited one has no text (`source_of`), a passage not found there is
+        `unverifiable`, not `not_found`: the cited case's own words around the ones it quotes cannot be read."""
+        index, via = self.source_of(quotation)
+        verdict = self._judge_at(quotation, index, via)
+        if not via and verdict.verdict in (Q_NOT_FOUND, Q_OTHER_CASE):
+            for quoted in quotation.quoted:
+                if not self._has_text(quoted):
+                    continue
+                cited, there_text = self.found[index].text, self.found[quoted].text
+                note = f"not in {cited} as written, but checked against {there_text}, which it quotes: "
+                there = self._judge_at(quotation, quoted, note)
+                if there.verdict in (Q_VERIFIED, Q_ALTERED, Q_SEPARATE):
+                    return there
+        if via and verdict.verdict in (Q_NOT_FOUND, Q_OTHER_CASE):
+            reason = (
+                f"the database has no opinion text of the case cited ({self.found[quotation.citation].text}), and "
+                f"the passage is not in {self.found[index].text}, which it quotes: the cited case's own words "
+                "around the ones it quotes cannot be checked"
+            )
+            return replace(verdict, verdict=Q_UNVERIFIABLE, reason=reason, page=None, pin_ok=None)
+        return verdict
+
+    def _judge_at(self, quotation: Quotation, index: int, via: str) -> QuotationVerdict:
+        citation = self.found[index]
+        verdict = self.verdicts[index]
         shown = quotation.text if len(quotation.text) <= MAX_SHOWN_CHARS else quotation.text[:MAX_SHOWN_CHARS] + "…"
         cut = f" (only its first {CHECKED_CHARS:,} characters were checked: it is longer)" if quotation.cut else ""
 
@@ -187,10 +229,10 @@ class _QuotationJudge:
             evidence = _evidence(match, self.case_names.get(match.opinion.case_id)) if match else None
             source = source_note(match.opinion) if match else case_note(opinions)
             return QuotationVerdict(
-                shown, quotation.span, quotation.citation, kind, page, pin_ok, reason + source + cut, evidence
+                shown, quotation.span, quotation.citation, kind, page, pin_ok, via + reason + source + cut, evidence
             )
 
-        segments = quote_segments(quotation.text)
+        segments = quote_segments(quotation.text, literal_brackets=LITERAL_BRACKETS in quotation.allowances)
         if not segments:
             return make(Q_UNVERIFIABLE, "the quotation has too few words to look for")
         case = verdict.case
@@ -199,13 +241,19 @@ class _QuotationJudge:
         opinions = self.texts.opinions_of(case.case_id)
         label = display_name(case.name) if case.name else case.case_id
         if not opinions:
-            online = self.online.opinions_for(case, self.target_of(quotation.citation)) if self.online else None
+            online = self.online.opinions_for(case, self.target_of(index)) if self.online else None
             if online is None or not online.opinions:
                 why = online.why if online is not None else " (offline)"
                 return make(Q_UNVERIFIABLE, f"the database has no opinion text of {label}{why}")
             opinions = online.opinions
-        pin = _pin_range(citation)
+        pin = _pin_range(citation) if quotation.pin_applies or index != quotation.citation else None
         match, closest = find_in(segments, opinions)
+        omitted = ""
+        if (match is None or not match.exact) and CITATIONS in quotation.allowances:
+            bare = self.citation_free.find(segments, opinions)
+            if bare is not None:
+                match, closest = bare, None
+                omitted = " (leaving out the opinion's citations, as its parenthetical allows)"
         if match is not None:
             page, pin_ok, where = _page_facts(match, pin)
             named_other = _speaker_missing(quotation.speaker, [o for o in opinions if not o.rest]) is not None
@@ -224,8 +272,11 @@ class _QuotationJudge:
                 if self.texts.only_combined(case.case_id)
                 else ""
             )
+            literal = LITERAL_BRACKETS in quotation.allowances
+            marked = has_gap(quotation.text.replace("[", "").replace("]", "") if literal else quotation.text)
             if match.exact:
-                gaps = " (with the omissions and alterations it marks)" if has_gap(quotation.text) else ""
+                gaps = " (with the omissions and alterations it marks)" if marked else omitted
+                gaps += " (its brackets the original's, as its parenthetical says)" if literal else ""
                 return make(
                     Q_VERIFIED,
                     f"found in {_opinion_label(match)} of {label}{gaps}{where}{combined}",
@@ -233,7 +284,7 @@ class _QuotationJudge:
                     page,
                     pin_ok,
                 )
-            difference = word_difference(" ".join(quotation.text.split()), match.passage, gaps=has_gap(quotation.text))
+            difference = word_difference(" ".join(quotation.text.split()), match.passage, gaps=marked)
             return make(
                 Q_ALTERED,
                 f"found in {_opinion_label(match)} of {label} with changes (similarity {match.score:.0f}/100): "

@@ -64,6 +64,9 @@ class Extraction:
     matched: dict[tuple[str, int], bool] = field(default_factory=dict)  # antecedent_matches' cache
     name_words: dict[int, frozenset[str]] = field(default_factory=dict)  # group -> its normalized name's words
     prior: PriorIndex | None = None  # the full citations eyecite has resolved so far, indexed
+    pins: dict[int, str] = field(default_factory=dict)  # id(citation) -> its pin cite as written
+    hosts: dict[int, CitationBase] = field(default_factory=dict)  # id(citation) -> the one whose parenthetical holds it
+    comma_groups: dict[int, int] = field(default_factory=dict)  # id(citation) -> group of a "378 U.S., 485" short form
 
     def words_of(self, number: int) -> frozenset[str]:
         """The words of group `number`'s normalized name (empty when it has none), computed once."""
@@ -104,7 +107,7 @@ class PriorIndex:
     def catch_up(self, resolved: list) -> None:
         """Add the full citations eyecite resolved since the last call (`resolved` only grows)."""
         for full, resource in resolved[self.consumed :]:
-            if isinstance(resource, _Group):
+            if isinstance(resource, _Group) and id(full) in self.doc.records:  # not a "378 U.S., 485" short form
                 self.add(self.doc.records[id(full)], resource.number)
         self.consumed = len(resolved)
 
@@ -179,7 +182,7 @@ def _first_page(doc: Extraction, number: int) -> str | None:
 
 def full_resource(doc: Extraction, citation: FullCitation) -> _Group | _Other:
     """A full case citation resolves to its parallel group; any other full citation to a resource of its own."""
-    number = doc.group_of.get(id(citation))
+    number = doc.group_of.get(id(citation), doc.comma_groups.get(id(citation)))
     return _Group(number) if number is not None else _Other(id(citation))
 
 
@@ -270,8 +273,9 @@ def id_resource(doc: Extraction, citation: IdCitation, last, resolutions) -> _Gr
     page, precedes the first page or lies more than `MAX_ID_PIN_PAGES` after it."""
     if not isinstance(last, _Group):
         return None
-    pin = first_number(citation.metadata.pin_cite)
-    if citation.metadata.pin_cite and pin is None and not re.match(r"\s*(?:at\s+)?\*", citation.metadata.pin_cite):
+    pin_text = doc.pins.get(id(citation)) or citation.metadata.pin_cite
+    pin = first_number(pin_text)
+    if pin_text and pin is None and not re.match(r"\s*(?:at\s+)?\*", pin_text):
         return None  # "Id. ¶ 5", "Id. § 3": not a page of a case ("Id. at *5" is a Westlaw screen)
     first_page = _first_page(doc, last.number)
     if pin is not None and first_page and not int(first_page) <= pin <= int(first_page) + MAX_ID_PIN_PAGES:
@@ -279,24 +283,58 @@ def id_resource(doc: Extraction, citation: IdCitation, last, resolutions) -> _Gr
     return last
 
 
+def _id_anchors(doc: Extraction) -> dict[int, CitationBase | None]:
+    """For each "Id." right after a citation that sits in a parenthetical ("X (quoting Y). Id. at 5"), the last
+    citation before it that does not (X; None when there is none): "Id." refers to the main citation, never to one
+    it quotes or cites."""
+    anchors: dict[int, CitationBase | None] = {}
+    top: CitationBase | None = None
+    previous_nested = False
+    for p in doc.parsed:
+        citation = p.citation
+        if isinstance(citation, IdCitation) and previous_nested:
+            anchors[id(citation)] = top
+        previous_nested = id(citation) in doc.hosts
+        if not previous_nested:
+            top = citation
+    return anchors
+
+
 def resolve_groups(doc: Extraction) -> dict[int, int]:
-    """Return id(citation) -> group number for every reference that resolves to a case: eyecite's
-    `resolve_citations` with the hooks above, then the "378 U.S., 485" short forms eyecite reads as full."""
+    """Return id(citation) -> group number for every reference that resolves to a case: the "378 U.S., 485" short
+    forms eyecite reads as full first, then eyecite's `resolve_citations` with the hooks above, an "Id." after a
+    parenthetical's citation taking the main citation's resolution (`_id_anchors`)."""
     doc.prior = PriorIndex(doc)
+    _resolve_comma_forms(doc, doc.comma_groups)
+    anchors = _id_anchors(doc)
+    resource_of: dict[int, Hashable | None] = {}
+
+    def recorded(hook):
+        def run(citation, *args):
+            resource_of[id(citation)] = resource = hook(citation, *args)
+            return resource
+
+        return run
+
+    def resolve_id(citation: IdCitation, last, resolutions) -> _Group | None:
+        if id(citation) in anchors:
+            anchor = anchors[id(citation)]
+            last = resource_of.get(id(anchor)) if anchor is not None else None
+        return id_resource(doc, citation, last, resolutions)
+
     resolutions = resolve_citations(
         [p.citation for p in doc.parsed],
-        resolve_full_citation=partial(full_resource, doc),
-        resolve_shortcase_citation=partial(short_resource, doc),
-        resolve_supra_citation=partial(supra_resource, doc),
-        resolve_reference_citation=partial(reference_resource, doc),
-        resolve_id_citation=partial(id_resource, doc),
+        resolve_full_citation=recorded(partial(full_resource, doc)),
+        resolve_shortcase_citation=recorded(partial(short_resource, doc)),
+        resolve_supra_citation=recorded(partial(supra_resource, doc)),
+        resolve_reference_citation=recorded(partial(reference_resource, doc)),
+        resolve_id_citation=recorded(resolve_id),
     )
-    resolved_group: dict[int, int] = {}
+    resolved_group: dict[int, int] = dict(doc.comma_groups)
     for resource, cited in resolutions.items():
         if isinstance(resource, _Group):
             for citation in cited:
                 resolved_group[id(citation)] = resource.number
-    _resolve_comma_forms(doc, resolved_group)
     return resolved_group
 
 
