@@ -1,0 +1,244 @@
+"""Split a combined opinion text into its opinions: the majority part and each concurrence, dissent or statement,
+with its author and type, as character offsets into the text. The one splitter of lexprobe: the case database build
+stores what it finds (`opinion_index.write_parts`, table `opinion_parts`), and the hallucination scorer's
+`split_opinion` calls it.
+
+A combined opinion file (CourtListener's `010combined`, the text of a case without a lead file, or beside it) holds
+the majority opinion followed by its concurrences and dissents. A separate opinion starts at a heading at a
+sentence or line start (a star page mark such as "*858" may come first and belongs to the new part):
+
+- "Mr. Justice Sutherland, dissenting:", "MR. JUSTICE STEWART, with whom MR. JUSTICE CLARK ... join, dissenting.",
+  "MR. JUSTICE FRANKFURTER, whom MR. JUSTICE JACKSON joins, concurring in the judgment of the Court;",
+  "MR. JUSTICE BREWER, with whom ... concurred, dissenting.", "JUSTICE BRENNAN, with whom ... join, and with whom
+  JUSTICE STEVENS joins as to Parts II-B, II-C, and III, concurring in the judgment in part and dissenting in
+  part.", "Rehnquist, C. J., concurring in part and dissenting in part.", "MR. JUSTICE FRANKFURTER, ... dissenting
+  on the main issue.";
+- a bare "MR. JUSTICE DOUGLAS." on its own line whose next paragraph opens as a separate opinion does ("While I join
+  the opinion of the Court, ...", "I concur in ...", "I would ...");
+- "Statement of JUSTICE STEVENS respecting the denial of the petition for writ of certiorari."
+
+A citation's "(Scalia, J., dissenting)" is no heading, nor is "[For concurring opinion of Mr. Justice Frankfurter,
+see post, p. 542.]", "Justice Harlan, dissenting in Plessy, said ..." or "APPENDIX TO OPINION OF MR. JUSTICE
+DOUGLAS, DISSENTING." (an appendix stays with its opinion). A text whose first heading has no text before it (a file
+that opens with a dissent) is not a combined file: it is one part.
+
+The type follows the heading's words: "dissenting" is a `dissent`; "concurring", "concurring in the judgment" or
+"in the result" a `concurrence`; a heading that both concurs and dissents, or concurs or dissents "in part", a
+`concurrence_in_part`; a statement a `statement`; a bare heading a `dissent` when its paragraph opens "I dissent",
+a `concurrence` when it opens "I concur", else (and a "Separate opinion of ...") `separate`. The author is the
+surname as the heading gives it ("Sutherland", "STEWART", "O'CONNOR"; "THE CHIEF JUSTICE" where the heading names no
+one; the first named where several write together).
+
+Notes: such files print the majority's footnotes after the last separate opinion. The notes from there on (a
+"[1]"-style note at a line start, or a flattened "1 Allgeyer v. Louisiana, ...") go with the majority part, up to
+where "[N]" numbering starts again (the separate opinions' own notes). Known limit: flattened notes cannot be told
+apart, so a separate opinion's flattened notes count as the majority's.
+
+Speed: the heading patterns are tried only near the words they need ("concurring", "dissenting", "I join", ...),
+found with `str.find`, so a 100,000-character text costs about a millisecond; the matches are exactly those of a
+scan of the whole text (no heading is longer than the window around its words).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+#: What a part of a combined text can be.
+PART_TYPES = ("majority", "dissent", "concurrence", "concurrence_in_part", "statement", "separate")
+
+_NAME = r"[A-Z][A-Za-z'’\-]+(?:\s+(?:[A-Z]\.\s*)?[A-Z][A-Za-z'’\-]+){0,2}"
+_TITLE = r"(?:M[rRbBeE]\.?\s*)?(?:(?:CHIEF|Chief)\s+)?(?:JUSTICE|Justice)\s+"
+_JUSTICE = (
+    rf"{_TITLE}{_NAME}"  # "Mr. Justice Stewart"
+    r"|(?:THE|The)\s+(?:CHIEF|Chief)\s+(?:JUSTICE|Justice)"  # "THE CHIEF JUSTICE"
+    rf"|{_NAME},\s+(?:C\.\s?)?J\."  # "Rehnquist, C. J."
+)
+#: A sentence or line start, not the space after "Mr." ("(MR. JUSTICE FORTAS, concurring)" is a citation's).
+_START = r"(?:^|(?<=[.!?:;\]\"”’)]\s)(?<![Mm][rRbBeE]\.\s)|(?<=\n))"
+#: A star page mark ("*858 JUSTICE MARSHALL, ...") or a paragraph number ("28 Mr. Justice MURPHY, ...") first.
+_STAR = r"(?:\*{1,3}\d{1,4}[A-Z]?\s+|\d{1,3}\s+)?"
+_KIND = (
+    r"(?:concurring|dissenting)"
+    r"(?:\s+in\s+(?:part|the\s+(?:judgment|result)(?:\s+in\s+part|\s+of\s+the\s+Court)?))?"
+)
+_WHOM = (
+    r"(?:,?\s+(?:(?:and\s+)?with,?\s+)?whom\s+"
+    r"(?:.{1,400}?\s+(?:join(?:s|ed)?|concur(?:s|red)?)|(?:join(?:s|ed)?|concur(?:s|red)?|was|were)\s+.{1,400}?)"
+    r"(?:\s+(?:as\s+to|in)\s+.{1,120}?)?)?"
+)
+#: What may follow the kind words before the heading ends: "in No. 759", "in the judgments", "in affirmance of the
+#: judgment", "on the main issue", "as to the opinion of THE CHIEF JUSTICE", up to the first period, colon or
+#: semicolon, with no comma but before "and" or a number; never a case name ("dissenting in Gitlow v. New York" cites
+#: an opinion) nor a sentence going on ("concurring in the result, criticized ...").
+_QUALIFIER = (
+    r"(?:\s+(?:in\s+Nos?\.|in\s+(?:the\s+)?(?:judgments?|affirmance|result)|on\s+the\s+main|as\s+to\s+the\s+opinion)"
+    r"(?:[^\n.:;,]|,(?=\s+(?:and\b|\d))){0,160}?)?"
+    r"(?:,\s+announced\s+by\s+[^.\n]{1,60})?"  # "Opinion of MR. JUSTICE RUTLEDGE, dissenting, announced by ..."
+)
+
+#: The heading of a concurrence or dissent in a combined opinion file (see the module docstring).
+SEPARATE_HEADING = re.compile(
+    rf"{_START}{_STAR}(?:(?:Opinion|OPINION)\s+of\s+)?(?P<who>{_JUSTICE})(?:,?\s+(?:and\s+)?(?:{_JUSTICE})){{0,4}}{_WHOM},?\s+(?P<paren>\()?"
+    rf"(?P<kind>{_KIND}(?:,?\s+and\s+{_KIND}){{0,2}})(?(paren)\)){_QUALIFIER}\s*[.:;](?=\s|\[|$)"
+)
+#: A bare heading ("MR. JUSTICE DOUGLAS." on its own line, or "MR. JUSTICE BLACKMUN, joined by THE CHIEF JUSTICE,
+#: ...." as a sentence of its own) whose next paragraph opens as a separate opinion does ("While I join the opinion
+#: of the Court, ...", "I concur in ...", "I would ...").
+BARE_HEADING = re.compile(
+    rf"(?:(?:^|(?<=\n)){_STAR}(?P<who>{_JUSTICE})\.[ \t]*\n"
+    rf"|{_START}{_STAR}(?P<joined>{_JUSTICE}),\s+joined\s+by\s+.{{1,200}}?\.)\s*"
+    r"(?=(?:While|Although|Though)\s+I\s+(?:join|agree|concur)|I\s+(?P<opening>join|concur|agree|dissent|would|write)\b)"
+)
+#: "Statement of JUSTICE STEVENS respecting the denial of the petition for writ of certiorari."
+STATEMENT_HEADING = re.compile(rf"{_START}{_STAR}(?:Statement|STATEMENT)\s+of\s+(?P<who>{_JUSTICE})\s+respecting\s+")
+#: "Separate opinion of MR. JUSTICE McREYNOLDS." (also of several: "... of MR. JUSTICE McREYNOLDS and MR. JUSTICE
+#: BUTLER.").
+SEPARATE_OPINION_HEADING = re.compile(
+    rf"{_START}{_STAR}(?:Separate|SEPARATE)\s+(?:opinion|OPINION)\s+of\s+(?P<who>{_JUSTICE})(?=\s*[,.:]|\s+and\s)"
+)
+#: The kind words of the headings that give none themselves.
+_FIXED_KINDS = {STATEMENT_HEADING: "statement", SEPARATE_OPINION_HEADING: "separate opinion"}
+
+#: Where the footnotes a combined file prints after its last separate opinion begin: a "[1]"-style note at a line
+#: start, or a flattened "1 Allgeyer v. Louisiana, ..." (a lone number before a case name after a sentence's end).
+_NOTES_START = re.compile(r"\n\s*\[\d{1,3}\]\s|(?<=[.;:)\]\"”]\s)1\s+(?=(?:[A-Z][\w.'’&-]*\s+){1,6}v\.\s)")
+_NOTE_NUMBER = re.compile(r"\n\s*\[(\d{1,3})\]\s")
+_TITLE_WORDS = re.compile(rf"^{_TITLE}|,\s+(?:C\.\s?)?J\.$")
+
+#: Each pattern, the words one of its matches must hold, and how far (characters) a match reaches before and after
+#: the start of those words: the window `_near` scans.
+_SCANS: tuple[tuple[re.Pattern[str], tuple[str, ...], int, int], ...] = (
+    (SEPARATE_HEADING, ("concurring", "dissenting"), 1_000, 250),
+    (BARE_HEADING, ("I join", "I concur", "I agree", "I dissent", "I would", "I write"), 400, 10),
+    (STATEMENT_HEADING, ("tatement of", "TATEMENT of"), 20, 200),
+    (SEPARATE_OPINION_HEADING, ("eparate opinion of", "EPARATE OPINION OF"), 20, 200),
+)
+
+
+@dataclass(frozen=True)
+class OpinionPart:
+    """One opinion of a combined text: `number` 0 is the majority part, 1, 2, ... the separate opinions in order.
+    `spans` are its character ranges in the combined text (the majority part: its own text, and the notes printed
+    after the last separate opinion when there are any); `heading` is the separate opinion's heading ("Mr. Justice
+    Stewart, dissenting"; "" for the majority part) and `author` the surname it gives (None for the majority part:
+    the combined text's author is its author)."""
+
+    number: int
+    opinion_type: str
+    author: str | None
+    heading: str
+    spans: tuple[tuple[int, int], ...]
+
+    @property
+    def start(self) -> int:
+        """Where the part begins in the combined text."""
+        return self.spans[0][0]
+
+    @property
+    def end(self) -> int:
+        """Where the part's own text (before any notes) ends in the combined text."""
+        return self.spans[0][1]
+
+    def text_of(self, text: str) -> str:
+        """The part's text, cut from the combined `text` (spans joined by a blank line)."""
+        return "\n\n".join(text[start:end] for start, end in self.spans)
+
+
+def split_combined(text: str) -> list[OpinionPart]:
+    """Return the parts of a combined opinion text, the majority part first (see the module docstring); a text
+    without a separate-opinion heading after some text is one majority part. Raises nothing."""
+    text = text or ""
+    headings = _headings(text)
+    if not headings or not text[: headings[0].start()].strip():  # no majority part before them: not a combined file
+        return [OpinionPart(0, "majority", None, "", ((0, len(text)),))]
+    notes = _NOTES_START.search(text, headings[-1].end())
+    notes_at = notes.start() if notes else len(text)
+    majority_spans = ((0, headings[0].start()),)
+    if notes:
+        majority_spans += ((notes_at, _first_note_series_end(text, notes_at)),)
+    parts = [OpinionPart(0, "majority", None, "", majority_spans)]
+    for number, heading in enumerate(headings, start=1):
+        end = headings[number].start() if number < len(headings) else notes_at
+        kind, opening = _kind_of(heading)
+        who = " ".join((heading.groupdict().get("joined") or heading.group("who")).split())
+        label = f"Statement of {who}" if kind == "statement" else f"{who}, {kind}"
+        parts.append(OpinionPart(number, _part_type(kind, opening), surname(who), label, ((heading.start(), end),)))
+    return parts
+
+
+def surname(who: str) -> str:
+    """The name a heading gives, without its title: "Mr. Justice Van Devanter" -> "Van Devanter", "Rehnquist, C. J."
+    -> "Rehnquist"; "THE CHIEF JUSTICE" stays."""
+    who = " ".join(who.split())
+    if re.fullmatch(r"(?i:the\s+chief\s+justice)", who):
+        return who
+    return _TITLE_WORDS.sub("", who).strip() or who
+
+
+def _kind_of(heading: re.Match[str]) -> tuple[str, str | None]:
+    """The heading's kind words ("concurring in the judgment"; "separate opinion" for a bare heading, "statement")
+    and, for a bare heading, the verb its paragraph opens with ("dissent")."""
+    if heading.re in _FIXED_KINDS:
+        return _FIXED_KINDS[heading.re], None
+    groups = heading.groupdict()
+    if groups.get("kind"):
+        return " ".join(groups["kind"].split()), None
+    return "separate opinion", groups.get("opening")
+
+
+def _part_type(kind: str, opening: str | None) -> str:
+    """The `PART_TYPES` entry of a heading's kind words (see the module docstring)."""
+    if kind == "statement":
+        return "statement"
+    if kind == "separate opinion":
+        return {"dissent": "dissent", "concur": "concurrence"}.get(opening or "", "separate")
+    concurs, dissents = "concurring" in kind, "dissenting" in kind
+    if (concurs and dissents) or "dissenting in part" in kind or re.search(r"concurring in part(?! and concur)", kind):
+        return "concurrence_in_part"
+    return "dissent" if dissents else "concurrence"
+
+
+def _headings(text: str) -> list[re.Match[str]]:
+    """Every heading of a separate opinion in `text`, in order (overlaps: the earlier one wins)."""
+    found = sorted((m for pattern, words, before, after in _SCANS for m in _near(pattern, text, words, before, after)),
+                   key=lambda match: match.start())  # fmt: skip
+    kept: list[re.Match[str]] = []
+    for match in found:
+        if not kept or match.start() >= kept[-1].end():
+            kept.append(match)
+    return kept
+
+
+def _near(pattern: re.Pattern[str], text: str, words: Sequence[str], before: int, after: int) -> Iterator[re.Match]:
+    """The matches of `pattern` in `text`, looked for only in windows around the places `words` occur."""
+    hits = sorted(at for word in words for at in _occurrences(text, word))
+    windows: list[list[int]] = []
+    for at in hits:
+        low, high = max(0, at - before), min(len(text), at + after)
+        if windows and low <= windows[-1][1]:
+            windows[-1][1] = max(windows[-1][1], high)
+        else:
+            windows.append([low, high])
+    for low, high in windows:
+        yield from pattern.finditer(text, low, high)
+
+
+def _occurrences(text: str, word: str) -> Iterator[int]:
+    at = text.find(word)
+    while at != -1:
+        yield at
+        at = text.find(word, at + 1)
+
+
+def _first_note_series_end(text: str, start: int) -> int:
+    """Return where the first series of "[N]" notes from `start` ends: where the numbering starts again (the next
+    opinion's notes), else the end of the text."""
+    previous = 0
+    for match in _NOTE_NUMBER.finditer(text, max(0, start - 1)):
+        number = int(match.group(1))
+        if previous and number <= previous:
+            return match.start()
+        previous = number
+    return len(text)
