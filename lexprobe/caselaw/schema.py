@@ -8,7 +8,10 @@ from __future__ import annotations
 #: by an opinion's CourtListener cluster takes the cluster's parallel citations (S. Ct., L. Ed., Lexis). 4: a case's
 #: official citation is chosen by exact reporter (a "U.S. App. LEXIS" or "U.S. App. D.C." citation is not "U.S."),
 #: vendor citations (LEXIS, WL) never are one, and a CourtListener opinion joins its own cluster's case first.
-RULES_VERSION = 4
+#: 5: a combined opinion text is split into its opinions at the build (`opinion_parts`: the majority part, each
+#: concurrence and dissent with its author and type), and every opinion text is in a word index (`opinion_text_fts`)
+#: that `lexprobe check` searches for a quotation not in its cited case.
+RULES_VERSION = 5
 
 SCHEMA = """
 CREATE TABLE cases (
@@ -99,6 +102,21 @@ CREATE TABLE opinions (
     source TEXT NOT NULL
 );
 CREATE INDEX opinions_case ON opinions(case_id);
+CREATE TABLE opinion_parts (           -- a combined opinion text split into its opinions (caselaw/opinion_index.py)
+    opinion_id TEXT PRIMARY KEY,       -- '<combined opinion id>#<part>'
+    part_of TEXT NOT NULL,             -- opinions.opinion_id of the combined text the part is cut from
+    part INTEGER NOT NULL,             -- 0 the majority part, 1, 2, ... the separate opinions in order
+    case_id TEXT,
+    opinion_type TEXT NOT NULL,        -- majority | dissent | concurrence | concurrence_in_part | statement | separate
+    is_majority INTEGER NOT NULL,      -- 1 for the majority part
+    author TEXT,                       -- the majority part: the combined text's author; else the heading's surname
+    heading TEXT NOT NULL,             -- 'MR. JUSTICE STEWART, dissenting' ('' for the majority part)
+    spans TEXT NOT NULL,               -- its character ranges in the combined text: 'start-end[,start-end]'
+    source TEXT NOT NULL               -- the combined text's source
+);
+CREATE INDEX opinion_parts_case ON opinion_parts(case_id);
+CREATE VIRTUAL TABLE opinion_text_fts USING fts5(text, content='opinions', detail=none);
+CREATE VIRTUAL TABLE opinion_text_vocab USING fts5vocab(opinion_text_fts, 'row');
 CREATE TABLE treatments (
     citing_case_id TEXT,
     cited_case_id TEXT,

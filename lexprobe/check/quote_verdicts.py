@@ -6,8 +6,10 @@
   differences;
 - separate_opinion: found only in a dissent or concurrence of the case while the document presents it as the
   Court's: the reason names the author and the opinion type;
-- other_case: not in the cited case but in another case the same document cites (only those are searched: at most
-  `MAX_OTHER_CASES` of them), named in the reason;
+- other_case: not in the cited case but, exactly, in another case: first the other cases the same document cites
+  are searched (at most `MAX_OTHER_CASES` of them), then, for a quotation of at least `MIN_NOT_FOUND_WORDS` words,
+  every opinion of the offline corpus through the database's word index (`quote_corpus`); the reason names the case
+  (with its citation, when found through the index) and the opinion;
 - not_found: in none of them: the reason gives the closest passage of the cited case and its similarity;
 - unverifiable: the citation resolves to no case of the database, or the database has no opinion text for it (and,
   with `online_texts`, none could be had from CourtListener: `lexprobe.check.online_texts`), or
@@ -29,9 +31,11 @@ from typing import Any
 
 from lexprobe.caselaw.case_names import display_name
 from lexprobe.caselaw.query import CaseDatabase
+from lexprobe.caselaw.stored import Case
 from lexprobe.check.extract import FoundCitation
 from lexprobe.check.online_texts import OnlineOpinionTexts, case_note, source_fields, source_note
 from lexprobe.check.quotations import CHECKED_CHARS, Quotation, find_quotations
+from lexprobe.check.quote_corpus import CorpusSearch
 from lexprobe.check.quote_match import Match, Opinion, OpinionTexts, find_exact, find_in, word_difference
 from lexprobe.check.quote_text import has_gap, quote_segments
 from lexprobe.check.verify import CitationVerdict
@@ -93,8 +97,18 @@ def _opinion_label(match: Match) -> str:
     author = match.opinion.author or "an unnamed Justice"
     kind = _TYPE_WORDS.get(match.opinion.opinion_type, match.opinion.opinion_type)
     if match.opinion.is_separate:
-        return f"the {kind} of {author.title() if author.isupper() else author}"
+        split = " (in the case's combined text)" if match.opinion.part_of else ""
+        return f"the {kind} of {author.title() if author.isupper() else author}{split}"
     return "the opinion of the Court" if match.opinion.opinion_type != "combined" else "the opinion text"
+
+
+def _case_label(case: Case | None, case_id: str) -> str:
+    """A case as a reason names it: "Brown v. Board of Education, 347 U.S. 483 (1954)" (what the database has)."""
+    if case is None:
+        return case_id
+    year = f" ({case.year})" if case.year else ""
+    citation = f", {case.citation}" if case.citation else ""
+    return f"{display_name(case.name) if case.name else case_id}{citation}{year}"
 
 
 def _evidence(match: Match, case_name: str | None) -> dict[str, Any]:
@@ -122,6 +136,12 @@ def _speaker_missing(speaker: str | None, opinions: Sequence[Opinion]) -> str | 
         return None
     court = next((opinion for opinion in opinions if opinion.is_majority and opinion.author), None)
     return None if court is None else f"the opinion of the Court by {court.author}"
+
+
+def _written_by(speaker: str | None, opinion: Opinion) -> bool:
+    """Whether the Justice the text gives the words to (a surname) wrote `opinion` (a separate one, as its heading
+    names its author)."""
+    return bool(speaker and opinion.author) and speaker.casefold() in str(opinion.author).casefold()
 
 
 def _pin_range(citation: FoundCitation) -> tuple[int, int] | None:
@@ -163,6 +183,8 @@ class _QuotationJudge:
         online: OnlineOpinionTexts | None = None,
     ) -> None:
         self.texts = OpinionTexts(db)
+        self.corpus = CorpusSearch(db, self.texts)
+        self.corpus_names: dict[str, str | None] = {}  # cases found through the word index, not cited
         self.online = online
         self.found = found
         self.verdicts = verdicts
@@ -184,7 +206,9 @@ class _QuotationJudge:
         opinions: Sequence[Opinion] = ()
 
         def make(kind: str, reason: str, match: Match | None = None, page=None, pin_ok=None) -> QuotationVerdict:
-            evidence = _evidence(match, self.case_names.get(match.opinion.case_id)) if match else None
+            case_id = match.opinion.case_id if match else ""
+            name = self.case_names.get(case_id) or self.corpus_names.get(case_id)
+            evidence = _evidence(match, name) if match else None
             source = source_note(match.opinion) if match else case_note(opinions)
             return QuotationVerdict(
                 shown, quotation.span, quotation.citation, kind, page, pin_ok, reason + source + cut, evidence
@@ -209,6 +233,7 @@ class _QuotationJudge:
         if match is not None:
             page, pin_ok, where = _page_facts(match, pin)
             named_other = _speaker_missing(quotation.speaker, [o for o in opinions if not o.rest]) is not None
+            named_other = named_other or _written_by(quotation.speaker, match.opinion)
             if match.opinion.is_separate and not quotation.presented_as_separate and not named_other:
                 return make(
                     Q_SEPARATE,
@@ -242,13 +267,11 @@ class _QuotationJudge:
                 page,
                 pin_ok,
             )
-        other = self.other_case(segments, case.case_id)
+        other, other_name, searched = self.other_case(segments, case.case_id, quotation.text)
         if other is not None:
-            name = self.case_names.get(other.opinion.case_id) or other.opinion.case_id
             return make(
                 Q_OTHER_CASE,
-                f"not in {label}, but in {_opinion_label(other)} of {display_name(name)} "
-                f"(searched: the other cases this document cites, at most {MAX_OTHER_CASES})",
+                f"not in {label}, but in {_opinion_label(other)} of {other_name} ({searched})",
                 other,
                 *_page_facts(other, None)[:1],
             )
@@ -279,21 +302,34 @@ class _QuotationJudge:
         if closest is not None:
             return make(
                 Q_NOT_FOUND,
-                f"not in any opinion of {label} nor in the other cases this document cites; the closest passage "
+                f"not in any opinion of {label} nor {searched}; the closest passage "
                 f"(similarity {closest.score:.0f}/100, in {_opinion_label(closest)}) is “{closest.passage[:300]}”",
                 closest,
                 closest.pages[0] if closest.pages else None,
             )
         return make(Q_NOT_FOUND, f"not in any opinion of {label}, and nothing there is close")
 
-    def other_case(self, segments: Sequence[str], cited: str) -> Match | None:
-        """The quotation in the opinions of another case the document cites (exact or altered), if any."""
+    def other_case(self, segments: Sequence[str], cited: str, quotation: str) -> tuple[Match | None, str, str]:
+        """The quotation, exactly, in the opinions of another case: one the document cites, else (a quotation of
+        `MIN_NOT_FOUND_WORDS` words or more) any case of the offline corpus (`quote_corpus`). Returns the match or
+        None, the case's name as the reason gives it, and what was searched (as the reason says it)."""
+        cited_here = "the other cases this document cites"
         others = itertools.islice((case_id for case_id in self.case_names if case_id != cited), MAX_OTHER_CASES)
         for case_id in others:
             match = find_exact(segments, self.texts.opinions_of(case_id))
             if match is not None:
-                return match
-        return None
+                name = display_name(self.case_names.get(case_id) or case_id)
+                return match, name, f"searched first: {cited_here}, at most {MAX_OTHER_CASES}"
+        if len(quotation.split()) < MIN_NOT_FOUND_WORDS or not self.corpus.searches(segments):
+            return None, "", f"in {cited_here} (too short to look for in the whole corpus)"
+        found = self.corpus.find(quotation, segments, cited)
+        everywhere = f"all {self.corpus.opinions:,} opinion texts of the offline corpus, through its word index"
+        if found is None:
+            return None, "", f"in {cited_here}, nor anywhere in {everywhere}"
+        case_id = found.match.opinion.case_id
+        self.corpus_names[case_id] = found.case.name if found.case else None
+        also = f"; {found.others} other case{'s' if found.others > 1 else ''} hold it too" if found.others else ""
+        return found.match, _case_label(found.case, case_id), f"searched: {cited_here}, then {everywhere}{also}"
 
 
 def check_quotations(
