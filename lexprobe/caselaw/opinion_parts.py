@@ -19,8 +19,10 @@ sentence or line start (a star page mark such as "*858" may come first and belon
 
 A citation's "(Scalia, J., dissenting)" is no heading, nor is "[For concurring opinion of Mr. Justice Frankfurter,
 see post, p. 542.]", "Justice Harlan, dissenting in Plessy, said ..." or "APPENDIX TO OPINION OF MR. JUSTICE
-DOUGLAS, DISSENTING." (an appendix stays with its opinion). A text whose first heading has no text before it (a file
-that opens with a dissent) is not a combined file: it is one part.
+DOUGLAS, DISSENTING." (an appendix stays with its opinion). A text whose first heading has no text before it (the
+file of a separate opinion) is that opinion up to its second heading, if any: such files, and the Court's opinion
+files, sometimes hold further opinions (CourtListener's Miranda concurrence file is Clark's opinion and then
+Harlan's dissent), and they are split the same way.
 
 The type follows the heading's words: "dissenting" is a `dissent`; "concurring", "concurring in the judgment" or
 "in the result" a `concurrence`; a heading that both concurs and dissents, or concurs or dissents "in part", a
@@ -155,24 +157,35 @@ class OpinionPart:
 
 def split_combined(text: str) -> list[OpinionPart]:
     """Return the parts of a combined opinion text, the majority part first (see the module docstring); a text
-    without a separate-opinion heading after some text is one majority part. Raises nothing."""
+    without a separate-opinion heading after some text is one majority part, and a text that opens with a heading
+    (a separate opinion's own file) is that opinion up to the next heading, then the others. Raises nothing."""
     text = text or ""
     headings = _headings(text)
-    if not headings or not text[: headings[0].start()].strip():  # no majority part before them: not a combined file
-        return [OpinionPart(0, "majority", None, "", ((0, len(text)),))]
+    own = None
+    if headings and not text[: headings[0].start()].strip():  # no majority part before it: a separate opinion
+        own, headings = headings[0], headings[1:]
+    if not headings:
+        return [_part(0, own, text, ((0, len(text)),))]
     notes = _notes_start(text, headings[-1].end())
     notes_at = notes if notes is not None else len(text)
-    majority_spans = ((0, headings[0].start()),)
+    first_spans = ((0, headings[0].start()),)
     if notes is not None:
-        majority_spans += ((notes_at, _first_note_series_end(text, notes_at)),)
-    parts = [OpinionPart(0, "majority", None, "", majority_spans)]
+        first_spans += ((notes_at, _first_note_series_end(text, notes_at)),)
+    parts = [_part(0, own, text, first_spans)]
     for number, heading in enumerate(headings, start=1):
         end = headings[number].start() if number < len(headings) else notes_at
-        kind, opening = _kind_of(heading, text)
-        who = " ".join((heading.groupdict().get("joined") or heading.group("who")).split())
-        label = f"Statement of {who}" if kind == "statement" else f"{who}, {kind}"
-        parts.append(OpinionPart(number, _part_type(kind, opening), surname(who), label, ((heading.start(), end),)))
+        parts.append(_part(number, heading, text, ((heading.start(), end),)))
     return parts
+
+
+def _part(number: int, heading: re.Match[str] | None, text: str, spans: tuple[tuple[int, int], ...]) -> OpinionPart:
+    """The part a heading opens (the majority part when there is none)."""
+    if heading is None:
+        return OpinionPart(number, "majority", None, "", spans)
+    kind, opening = _kind_of(heading, text)
+    who = " ".join((heading.groupdict().get("joined") or heading.group("who")).split())
+    label = f"Statement of {who}" if kind == "statement" else f"{who}, {kind}"
+    return OpinionPart(number, _part_type(kind, opening), surname(who), label, spans)
 
 
 def surname(who: str) -> str:

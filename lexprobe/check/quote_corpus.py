@@ -1,19 +1,25 @@
 """A quotation not in the case it is attributed to, looked for in every opinion of the offline corpus.
 
-The case database holds a word index of every opinion text (`lexprobe.caselaw.opinion_index`, SQLite FTS5, built
-with the database). For a quotation of at least `MIN_CORPUS_LETTERS` letters (a few words prove nothing: "due
-process of law" is everywhere), the words of its longest piece between gaps (`quote_text.quote_segments`) are
-looked up in the index's word counts; the `QUERY_WORDS` rarest (at least three letters, in at least one opinion)
-are asked for together, and the opinions holding them all (at most `MAX_CANDIDATES`, in at most
-`MAX_CANDIDATE_CASES` cases other than the cited one) are the candidates. Each candidate case's opinions (its split
-parts included: `quote_match.OpinionTexts`) are then searched with the exact matcher, `quote_match.find_exact`, so a
-word index hit is never taken for a quotation: the pieces must all be there, in order. When no candidate holds it
-and the piece has more words, the next `QUERY_WORDS` rarest are asked for once more (a word of the quotation may be
-cut in the opinion text by a star page mark or a line-end hyphen, and then the index does not have it whole).
+The case database holds a word index of every opinion text (`lexprobe.caselaw.opinion_index`, SQLite FTS5 with word
+positions, built with the database). For a quotation of at least `MIN_CORPUS_LETTERS` letters (a few words prove
+nothing: "due process of law" is everywhere):
+
+1. its words are cut into pieces where quoting marks a gap (an ellipsis, a bracketed insertion; a bracketed single
+   letter, "[t]he", is kept as a letter; parentheticals such as "(emphasis added)" are dropped), as
+   `quote_text.quote_segments` cuts its letters;
+2. each run of `RUN_WORDS` words in a row within a piece (a shorter piece whole, from three words) is scored by how
+   many opinions hold its most common word (`opinion_index.word_counts`), and the `RUNS` rarest runs that do not
+   overlap are asked for together, any of them ("a b c d e f" OR "g h ..."); a run is a phrase, so shuffled or
+   invented words find nothing, and a star page mark or footnote number that the opinion prints inside one run
+   ("*526", "54") spoils that run only;
+3. the opinions holding one of them (at most `MAX_CANDIDATES`, of at most `MAX_CANDIDATE_CASES` cases other than
+   the cited one) are candidates: each candidate case's opinions (its split parts included: `quote_match.
+   OpinionTexts`) are searched with the exact matcher, `quote_match.find_exact`, so an index hit is never taken
+   for the quotation: every piece must be there, in order, after the same normalization as in the cited case.
 
 Of the cases that hold the quotation, the earliest decided is named (a passage quoted by later opinions is the
-earlier case's words); `others` says how many more hold it. Cost: two or three indexed SQLite queries and the
-normalization of a few candidate cases (kept with the cited cases' in `OpinionTexts`' cache).
+earlier case's words); `others` says how many more hold it. Cost: two indexed SQLite queries, and the normalization
+of the few candidate cases (kept with the cited cases' in `OpinionTexts`' cache).
 """
 
 from __future__ import annotations
@@ -23,21 +29,26 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from lexprobe.caselaw.opinion_index import opinions_with_words, word_counts
+from lexprobe.caselaw.opinion_index import opinions_with_phrases, word_counts
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.caselaw.stored import Case
 from lexprobe.check.quote_match import Match, OpinionTexts, find_exact
 
 #: A quotation of fewer letters is not looked for outside the cases the document cites.
 MIN_CORPUS_LETTERS = 40
-#: Words asked of the index together (the rarest first), and how many times (each time the next rarest).
-QUERY_WORDS = 4
-QUERIES = 2
-#: Opinions the index may name for one query, and distinct cases among them searched.
+#: Words in a row asked of the index as one phrase, and how many such runs are asked for at once.
+RUN_WORDS = 6
+RUNS = 3
+#: Opinions the index may name for one quotation, and distinct cases among them searched.
 MAX_CANDIDATES = 40
 MAX_CANDIDATE_CASES = 10
+#: Words of a quotation read for its runs (a long block quotation needs no more to be found).
+MAX_WORDS = 300
 
-_WORD = re.compile(r"[^\W\d_]+")
+_WORD = re.compile(r"[^\W_]+")
+_EDITORIAL = re.compile(r"\([^()]{0,80}\)")
+_ONE_LETTER = re.compile(r"\[([A-Za-z])\]")
+_GAP = re.compile(r"(?:\.\s*){3,}|…|\[[^\]\[]{0,200}\]")
 
 
 @dataclass(frozen=True)
@@ -74,37 +85,35 @@ class CorpusSearch:
         None (also for a quotation under `MIN_CORPUS_LETTERS` letters)."""
         if not segments or not self.searches(segments):
             return None
-        words = self._rarest(quotation, max(segments, key=len))
-        for round_ in range(QUERIES):
-            chosen = words[round_ * QUERY_WORDS : (round_ + 1) * QUERY_WORDS]
-            if not chosen:
-                break
-            found = self._confirmed(chosen, segments, cited_case_id)
-            if found:
-                return self._earliest(found)
-        return None
-
-    def _rarest(self, quotation: str, piece: str) -> list[str]:
-        """The words of `quotation` that lie in `piece` (the longest segment), in the index at least once, rarest
-        first (longer first among equally rare ones)."""
-        words = {}
-        for word in _WORD.findall(quotation):
-            lowered = word.lower()
-            if len(lowered) >= 3 and lowered in piece:
-                words.setdefault(_index_term(word), len(lowered))
-        counts = word_counts(self.db.conn, words)
-        return sorted(counts, key=lambda term: (counts[term], -words[term], term))
-
-    def _confirmed(self, words: Sequence[str], segments: Sequence[str], cited_case_id: str | None) -> list[Match]:
-        """The exact matches of the quotation in the candidate cases of one index query."""
-        hits = opinions_with_words(self.db.conn, words, exclude_case=cited_case_id, limit=MAX_CANDIDATES)
-        cases = list(dict.fromkeys(case_id for case_id, _ in hits))[:MAX_CANDIDATE_CASES]
+        runs = self._runs(word_pieces(quotation))
+        if not runs:
+            return None
+        hits = opinions_with_phrases(self.db.conn, runs, exclude_case=cited_case_id, limit=MAX_CANDIDATES)
         matches = []
-        for case_id in cases:
+        for case_id in list(dict.fromkeys(case_id for case_id, _ in hits))[:MAX_CANDIDATE_CASES]:
             match = find_exact(segments, self.texts.opinions_of(case_id))
             if match is not None:
                 matches.append(match)
-        return matches
+        return self._earliest(matches) if matches else None
+
+    def _runs(self, pieces: list[list[str]]) -> list[list[str]]:
+        """The `RUNS` runs of words to ask for: those whose most common word is rarest in the index, not
+        overlapping; a run with a word no opinion holds is left out."""
+        counts = word_counts(self.db.conn, {word for piece in pieces for word in piece})
+        scored = []
+        for number, piece in enumerate(pieces):
+            size = min(RUN_WORDS, len(piece))
+            for start in range(len(piece) - size + 1):
+                run = piece[start : start + size]
+                if size >= 3 and all(word in counts for word in run):
+                    scored.append((max(counts[word] for word in run), number, start, run))
+        chosen: list[tuple[int, int, int, list[str]]] = []
+        for score, number, start, run in sorted(scored, key=lambda item: item[:3]):
+            if all(other != number or abs(at - start) >= len(run) for _, other, at, _ in chosen):
+                chosen.append((score, number, start, run))
+            if len(chosen) == RUNS:
+                break
+        return [run for _, _, _, run in chosen]
 
     def _earliest(self, matches: Sequence[Match]) -> CorpusMatch:
         """The match in the earliest decided case (by year, then case id), and how many others there are."""
@@ -117,6 +126,18 @@ class CorpusSearch:
 
         first = min(matches, key=order)
         return CorpusMatch(first, cases.get(first.opinion.case_id), len(matches) - 1)
+
+
+def word_pieces(quotation: str) -> list[list[str]]:
+    """The quotation's words as the index writes them, cut into pieces at its gaps (see the module docstring)."""
+    text = _ONE_LETTER.sub(r"\1", _EDITORIAL.sub(" ", quotation))
+    pieces, total = [], 0
+    for piece in _GAP.split(text):
+        words = [_index_term(word) for word in _WORD.findall(piece)][: MAX_WORDS - total]
+        total += len(words)
+        if words:
+            pieces.append(words)
+    return pieces
 
 
 def _index_term(word: str) -> str:

@@ -10,12 +10,13 @@ it, to bound the work), and the quotation counts as found with a change when eve
 Which texts of a case are searched (`OpinionTexts`): its opinion files (lead, concurrence, dissent: the Court's
 opinion first) and, for a combined text (the whole case as one file), the parts the database build split it into
 (`opinion_parts`: the majority part, then each concurrence and dissent with its author and type), so a passage of a
-dissent is known as one, by its author, even where the database has no file of it; a part the files already hold
-(the Court's opinion, or a separate opinion by the same author) is not searched twice. A part reads its page from
-the star marks of the combined text (`Opinion.part_of` names that text). A combined text in which the build found no
-separate opinion is searched whole: alone, or after the Court's opinion where the case also has that alone and no
-separate opinion file (`Opinion.rest`: a passage found only there is the Court's when the Court's opinion has it
-too, give or take its transcription, `court_or_separate`, and else in an opinion whose author is not known).
+dissent is known as one, by its author, even where the database has no file of it; a file holding more than one
+opinion is searched as its parts too, and a part the files already hold (the Court's opinion, or a separate opinion
+by the same author) is not searched twice. A part reads its page from the star marks of the text it is cut from
+(`Opinion.part_of` names that text). A combined text in which the build found no separate opinion is searched whole:
+alone, or after the Court's opinion where the case also has that alone and no separate opinion file
+(`Opinion.rest`: a passage found only there is the Court's when the Court's opinion has it too, give or take its
+transcription, `court_or_separate`, and else in an opinion whose author is not known).
 """
 
 from __future__ import annotations
@@ -60,7 +61,8 @@ class Opinion:
     normalized: Normalized
     marks: PageMarks
     rest: bool = False  # an unsplit combined text of a case whose opinion of the Court is also held alone
-    part_of: str | None = None  # the combined text (its opinion id) a part split from it comes from
+    part_of: str | None = None  # the opinion text (its opinion id) a part split from it comes from
+    part_of_combined: bool = False  # ... and whether that text is the case's combined text
 
     @property
     def is_separate(self) -> bool:
@@ -112,19 +114,22 @@ class OpinionTexts:
         ).fetchall()
         parts: dict[str, list[tuple]] = {}
         for part in self.db.conn.execute(
-            "SELECT part_of, opinion_id, opinion_type, is_majority, author, spans FROM opinion_parts"
+            "SELECT part_of, opinion_id, part, opinion_type, is_majority, author, spans FROM opinion_parts"
             " WHERE case_id = ? ORDER BY part_of, part",
             (case_id,),
         ):
             parts.setdefault(part[0], []).append(part)
         first_page = _first_page(case_id)
         files = [row for row in rows if row[1] != "combined"]
+        court_file = any(row[1] in MAJORITY_TYPES for row in files)
         court_only = bool(files) and all(row[1] in MAJORITY_TYPES for row in files)
+        authors = [row[3] for row in files if row[1] not in MAJORITY_TYPES]  # of the separate opinions held
         opinions: list[Opinion] = []
-        for row in rows:
+        for row in files + [row for row in rows if row[1] == "combined"]:  # files first: theirs is the text kept
             if row[0] in parts:
-                wanted = [part for part in parts[row[0]] if not _held_as_file(part, files)]
-                opinions.extend(_parts(row, wanted, case_id, first_page))
+                kept = [part for part in parts[row[0]] if _wanted(part, row, court_file, authors)]
+                authors += [part[5] for part in kept if part[2]]
+                opinions.extend(_parts(row, kept, case_id, first_page))
             elif row[1] != "combined" or not files:
                 opinions.append(_opinion(row, case_id, first_page))
             elif court_only:  # an unsplit combined text beside the Court's opinion alone
@@ -147,27 +152,28 @@ def _opinion(row: tuple, case_id: str, first_page: int | None, rest: bool = Fals
                    page_marks(text, first_page), rest=rest)  # fmt: skip
 
 
-def _held_as_file(part: tuple, files: Sequence[tuple]) -> bool:
-    """Whether the case has a file of this part already: of the Court's opinion for the majority part, by the same
-    author for a separate opinion (so a part is searched only for what the files lack)."""
-    _, _, _, is_majority, author, _ = part
-    if is_majority:
-        return any(row[1] in MAJORITY_TYPES for row in files)
+def _wanted(part: tuple, row: tuple, court_file: bool, authors: Sequence[str | None]) -> bool:
+    """Whether a part is searched: a file's own opinion (part 0) always; a combined text's majority part unless the
+    case has the Court's opinion as a file; another part unless an opinion by the same author is held already (so
+    the same dissent is not searched twice)."""
+    number, author = part[2], part[5]
+    if number == 0:
+        return row[1] != "combined" or not court_file
     name = (author or "").casefold()
-    return bool(name) and any(row[1] not in MAJORITY_TYPES and name in (row[3] or "").casefold() for row in files)
+    return not name or not any(held and (name in held.casefold() or held.casefold() in name) for held in authors)
 
 
 def _parts(row: tuple, parts: Sequence[tuple], case_id: str, first_page: int | None) -> list[Opinion]:
     """The parts of a combined text (`opinion_parts` rows), each with the page marks of its ranges of the text."""
-    combined_id, text = str(row[0]), row[4]
+    source_id, text = str(row[0]), row[4]
     marks = page_marks(text, first_page)
     opinions = []
-    for _, opinion_id, opinion_type, is_majority, author, spans in parts:
+    for _, opinion_id, _, opinion_type, is_majority, author, spans in parts:
         ranges = part_spans(spans)
         own = part_text(text, ranges)
         opinions.append(
             Opinion(str(opinion_id), case_id, opinion_type, bool(is_majority), author, own, normalize(own),
-                    part_marks(marks, ranges), part_of=combined_id)
+                    part_marks(marks, ranges), part_of=source_id, part_of_combined=row[1] == "combined")
         )  # fmt: skip
     return opinions
 

@@ -97,7 +97,8 @@ def _opinion_label(match: Match) -> str:
     author = match.opinion.author or "an unnamed Justice"
     kind = _TYPE_WORDS.get(match.opinion.opinion_type, match.opinion.opinion_type)
     if match.opinion.is_separate:
-        split = " (in the case's combined text)" if match.opinion.part_of else ""
+        split = " (in the case's combined text)" if match.opinion.part_of_combined else ""
+        split = split or (" (in the file of another opinion)" if match.opinion.part_of else "")
         return f"the {kind} of {author.title() if author.isupper() else author}{split}"
     return "the opinion of the Court" if match.opinion.opinion_type != "combined" else "the opinion text"
 
