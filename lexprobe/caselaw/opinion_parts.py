@@ -5,37 +5,46 @@ stores what it finds (`opinion_index.write_parts`, table `opinion_parts`), and t
 
 A combined opinion file (CourtListener's `010combined`, the text of a case without a lead file, or beside it) holds
 the majority opinion followed by its concurrences and dissents. A separate opinion starts at a heading at a
-sentence or line start (a star page mark such as "*858" may come first and belongs to the new part):
+sentence or line start (a star page mark such as "*858", or a paragraph number, may come first and belongs to the
+new part):
 
 - "Mr. Justice Sutherland, dissenting:", "MR. JUSTICE STEWART, with whom MR. JUSTICE CLARK ... join, dissenting.",
   "MR. JUSTICE FRANKFURTER, whom MR. JUSTICE JACKSON joins, concurring in the judgment of the Court;",
-  "MR. JUSTICE BREWER, with whom ... concurred, dissenting.", "JUSTICE BRENNAN, with whom ... join, and with whom
-  JUSTICE STEVENS joins as to Parts II-B, II-C, and III, concurring in the judgment in part and dissenting in
-  part.", "Rehnquist, C. J., concurring in part and dissenting in part.", "MR. JUSTICE FRANKFURTER, ... dissenting
-  on the main issue.";
-- a bare "MR. JUSTICE DOUGLAS." on its own line whose next paragraph opens as a separate opinion does ("While I join
-  the opinion of the Court, ...", "I concur in ...", "I would ...");
-- "Statement of JUSTICE STEVENS respecting the denial of the petition for writ of certiorari."
+  "MR. JUSTICE BREWER, with whom ... concurred, dissenting.", "MR. JUSTICE HARLAN, with whom concurs MR. JUSTICE
+  DAY, dissenting.", "JUSTICE BRENNAN, with whom ... join, and with whom JUSTICE STEVENS joins as to Parts II-B,
+  II-C, and III, concurring in the judgment in part and dissenting in part.", "Rehnquist, C. J., concurring in part
+  and dissenting in part.", "MR. JUSTICE FRANKFURTER, ... dissenting on the main issue.", "MR. JUSTICE CLARK,
+  dissenting in Nos. 759, 760, and 761, and concurring in the result in No. 584.", "MR. JUSTICE STONE and MR.
+  JUSTICE CARDOZO, concurring in the result:", "MR. JUSTICE CARDOZO (dissenting in Nos. 636, ...).", "Opinion of
+  MR. JUSTICE RUTLEDGE, dissenting, announced by the CHIEF JUSTICE.", and a lower court's "TAMM, Circuit Judge,
+  dissenting in part:";
+- a bare "MR. JUSTICE DOUGLAS." (or "Mr. Justice MILLER:") on its own line, or "*657 MR. JUSTICE BLACKMUN, joined
+  by THE CHIEF JUSTICE, ... ." as a sentence of its own, whose next paragraph opens as a separate opinion does
+  ("While I join the opinion of the Court, ...", "I concur in ...", "I would ...");
+- "Separate opinion of MR. JUSTICE McREYNOLDS.", "Statement of JUSTICE STEVENS respecting the denial of ...".
 
-A citation's "(Scalia, J., dissenting)" is no heading, nor is "[For concurring opinion of Mr. Justice Frankfurter,
-see post, p. 542.]", "Justice Harlan, dissenting in Plessy, said ..." or "APPENDIX TO OPINION OF MR. JUSTICE
-DOUGLAS, DISSENTING." (an appendix stays with its opinion). A text whose first heading has no text before it (the
-file of a separate opinion) is that opinion up to its second heading, if any: such files, and the Court's opinion
-files, sometimes hold further opinions (CourtListener's Miranda concurrence file is Clark's opinion and then
-Harlan's dissent), and they are split the same way.
+A citation's "(Scalia, J., dissenting)" is no heading, nor is "(MR. JUSTICE FORTAS, concurring)", "[For concurring
+opinion of Mr. Justice Frankfurter, see post, p. 542.]", "Justice Holmes, dissenting in Gitlow v. New York, ...",
+"JUSTICE POWELL, concurring in the result, criticized ..." or "APPENDIX TO OPINION OF MR. JUSTICE DOUGLAS,
+DISSENTING." (an appendix stays with its opinion). A text whose first heading has no text before it (the file of a
+separate opinion) is that opinion up to its second heading, if any: such files, and the Court's opinion files,
+sometimes hold further opinions (CourtListener's Miranda concurrence file is Clark's opinion and then Harlan's
+dissent), and they are split the same way.
 
 The type follows the heading's words: "dissenting" is a `dissent`; "concurring", "concurring in the judgment" or
 "in the result" a `concurrence`; a heading that both concurs and dissents, or concurs or dissents "in part", a
 `concurrence_in_part`; a statement a `statement`; a bare heading or a "Separate opinion of ..." by the first sentence
 of its opinion: "I concur ... and dissent ..." a `concurrence_in_part`, "I dissent" a `dissent`, "I concur" a
-`concurrence`, anything else `separate`. The author is the
-surname as the heading gives it ("Sutherland", "STEWART", "O'CONNOR"; "THE CHIEF JUSTICE" where the heading names no
-one; the first named where several write together).
+`concurrence`, anything else `separate`. The author is the surname as the heading gives it ("Sutherland",
+"STEWART", "O'CONNOR", "TAMM"; "THE CHIEF JUSTICE" where the heading names no one; the first named where several
+write together).
 
-Notes: such files print the majority's footnotes after the last separate opinion. The notes from there on (a
-"[1]"-style note at a line start, or a flattened "1 Allgeyer v. Louisiana, ...") go with the majority part, up to
-where "[N]" numbering starts again (the separate opinions' own notes). Known limit: flattened notes cannot be told
-apart, so a separate opinion's flattened notes count as the majority's.
+Notes: such files print the footnotes after the last separate opinion. The notes from there on (a "[1]"-style note
+at a line start, or a flattened "1 Allgeyer v. Louisiana, ...") go with the majority part, up to where "[N]"
+numbering starts again; each later series (where the numbering starts again) is the notes of the next separate
+opinion that refers to notes ("...[1]" in its text), when there are as many series as such opinions, and else all of
+them are one more part, "notes of the separate opinions" (type `separate`, author unknown). Known limit: flattened
+notes cannot be told apart, so a separate opinion's flattened notes count as the majority's.
 
 Speed: the heading patterns are tried only near the words they need ("concurring", "dissenting", "I join", ...),
 found with `str.find`, so a 100,000-character text costs about a millisecond; the matches are exactly those of a
@@ -44,6 +53,7 @@ scan of the whole text (no heading is longer than the window around its words).
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -112,6 +122,7 @@ _FIXED_KINDS = {STATEMENT_HEADING: "statement", SEPARATE_OPINION_HEADING: "separ
 _BRACKETED_NOTE = re.compile(r"\n\s*\[\d{1,3}\]\s")
 _FLATTENED_NOTE = re.compile(r"[.;:)\]\"”]\s(1)\s+(?=(?:[A-Z][\w.'’&-]*\s+){1,6}v\.\s)")
 _NOTE_NUMBER = re.compile(r"\n\s*\[(\d{1,3})\]\s")
+_NOTE_REFERENCE = re.compile(r"(?<![\n\s])\[\d{1,3}\]")  # "... unconstitutional.[3] The" (not a note's own number)
 _FIRST_SENTENCE = re.compile(r"\s*[^.]{0,300}")
 _CONCUR, _DISSENT = re.compile(r"\bI\s+concur\b"), re.compile(r"\b(?:I|and)\s+dissent(?![\w'’])")
 _TITLE_WORDS = re.compile(rf"^{_TITLE}|,\s+(?:(?:C\.\s?)?J\.|(?:[A-Z][a-z]+\s+)?(?:Judge|Justice))$")
@@ -168,13 +179,22 @@ def split_combined(text: str) -> list[OpinionPart]:
         return [_part(0, own, text, ((0, len(text)),))]
     notes = _notes_start(text, headings[-1].end())
     notes_at = notes if notes is not None else len(text)
-    first_spans = ((0, headings[0].start()),)
-    if notes is not None:
-        first_spans += ((notes_at, _first_note_series_end(text, notes_at)),)
-    parts = [_part(0, own, text, first_spans)]
+    series = _note_series(text, notes_at) if notes is not None else []
+    parts = [_part(0, own, text, ((0, headings[0].start()), *series[:1]))]
+    own_spans = [
+        ((heading.start(), headings[number].start() if number < len(headings) else notes_at),)
+        for number, heading in enumerate(headings, start=1)
+    ]
+    with_notes = [number for number, spans in enumerate(own_spans) if _NOTE_REFERENCE.search(text, *spans[0])]
+    later = series[1:]
+    if len(later) == len(with_notes):  # each opinion with note references takes the next series of notes
+        for number, note_span in zip(with_notes, later, strict=True):
+            own_spans[number] += (note_span,)
+        later = []
     for number, heading in enumerate(headings, start=1):
-        end = headings[number].start() if number < len(headings) else notes_at
-        parts.append(_part(number, heading, text, ((heading.start(), end),)))
+        parts.append(_part(number, heading, text, own_spans[number - 1]))
+    if later:  # notes that cannot be told apart: a part of their own
+        parts.append(OpinionPart(len(parts), "separate", None, "notes of the separate opinions", tuple(later)))
     return parts
 
 
@@ -267,13 +287,15 @@ def _notes_start(text: str, start: int) -> int | None:
     return bracketed.start() if bracketed else None
 
 
-def _first_note_series_end(text: str, start: int) -> int:
-    """Return where the first series of "[N]" notes from `start` ends: where the numbering starts again (the next
-    opinion's notes), else the end of the text."""
+def _note_series(text: str, start: int) -> list[tuple[int, int]]:
+    """The series of notes from `start` on: a new one where "[N]" numbering starts again (the next opinion's
+    notes); the first begins at `start`, the last ends with the text."""
+    bounds = [start]
     previous = 0
     for match in _NOTE_NUMBER.finditer(text, max(0, start - 1)):
         number = int(match.group(1))
-        if previous and number <= previous:
-            return match.start()
+        if previous and number <= previous and match.start() > bounds[-1]:
+            bounds.append(match.start())
         previous = number
-    return len(text)
+    bounds.append(len(text))
+    return list(itertools.pairwise(bounds))

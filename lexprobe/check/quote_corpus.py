@@ -18,8 +18,11 @@ nothing: "due process of law" is everywhere):
    for the quotation: every piece must be there, in order, after the same normalization as in the cited case.
 
 Of the cases that hold the quotation, the earliest decided is named (a passage quoted by later opinions is the
-earlier case's words); `others` says how many more hold it. Cost: two indexed SQLite queries, and the normalization
-of the few candidate cases (kept with the cited cases' in `OpinionTexts`' cache).
+earlier case's words); `others` says how many more hold it. A case decided after the cited one that holds the words
+only inside its own quotation marks is not named: it quotes them, perhaps from the cited case itself (whose text in
+the database may be a transcription with slips), so they are no evidence of another source; `find` counts them.
+Cost: two indexed SQLite queries, and the normalization of the few candidate cases (kept with the cited cases' in
+`OpinionTexts`' cache).
 """
 
 from __future__ import annotations
@@ -80,21 +83,29 @@ class CorpusSearch:
         """Whether a quotation of these segments is long enough to be looked for (`MIN_CORPUS_LETTERS`)."""
         return sum(len(segment) for segment in segments) >= MIN_CORPUS_LETTERS
 
-    def find(self, quotation: str, segments: Sequence[str], cited_case_id: str | None) -> CorpusMatch | None:
+    def find(
+        self, quotation: str, segments: Sequence[str], cited_case_id: str | None, cited_year: int | None = None
+    ) -> tuple[CorpusMatch | None, int]:
         """The earliest case (not `cited_case_id`) whose opinions hold every segment of the quotation exactly, or
-        None (also for a quotation under `MIN_CORPUS_LETTERS` letters)."""
+        None (also for a quotation under `MIN_CORPUS_LETTERS` letters); and how many cases decided after
+        `cited_year` hold it only inside their own quotation marks (they quote it, maybe from the cited case: they
+        are not named)."""
         if not segments or not self.searches(segments):
-            return None
+            return None, 0
         runs = self._runs(word_pieces(quotation))
         if not runs:
-            return None
+            return None, 0
         hits = opinions_with_phrases(self.db.conn, runs, exclude_case=cited_case_id, limit=MAX_CANDIDATES)
         matches = []
         for case_id in list(dict.fromkeys(case_id for case_id, _ in hits))[:MAX_CANDIDATE_CASES]:
             match = find_exact(segments, self.texts.opinions_of(case_id))
             if match is not None:
                 matches.append(match)
-        return self._earliest(matches) if matches else None
+        if not matches:
+            return None, 0
+        cases = self.db.get_cases(match.opinion.case_id for match in matches)
+        kept = [match for match in matches if not quotes_it(match, _year(cases.get(match.opinion.case_id)), cited_year)]
+        return (self._earliest(kept, cases) if kept else None), len(matches) - len(kept)
 
     def _runs(self, pieces: list[list[str]]) -> list[list[str]]:
         """The `RUNS` runs of words to ask for: those whose most common word is rarest in the index, not
@@ -115,9 +126,9 @@ class CorpusSearch:
                 break
         return [run for _, _, _, run in chosen]
 
-    def _earliest(self, matches: Sequence[Match]) -> CorpusMatch:
+    @staticmethod
+    def _earliest(matches: Sequence[Match], cases: dict[str, Case]) -> CorpusMatch:
         """The match in the earliest decided case (by year, then case id), and how many others there are."""
-        cases = self.db.get_cases(match.opinion.case_id for match in matches)
 
         def order(match: Match) -> tuple[int, str]:
             case = cases.get(match.opinion.case_id)
@@ -126,6 +137,21 @@ class CorpusSearch:
 
         first = min(matches, key=order)
         return CorpusMatch(first, cases.get(first.opinion.case_id), len(matches) - 1)
+
+
+def _year(case: Case | None) -> int | None:
+    return case.year if case is not None else None
+
+
+def quotes_it(match: Match, year: int | None, cited_year: int | None) -> bool:
+    """Whether the case of `match` (decided in `year`), decided after the cited case, holds the passage inside its
+    own quotation marks (an open “ before it in its paragraph, or an odd number of straight marks): it quotes the
+    words, perhaps from the cited case, so they are not its own."""
+    if cited_year is None or not year or year <= cited_year:
+        return False
+    text, start = match.opinion.text, match.span[0]
+    before = text[max(text.rfind("\n", 0, start) + 1, start - 2_000) : start]
+    return before.rfind("“") > before.rfind("”") or before.count('"') % 2 == 1
 
 
 def word_pieces(quotation: str) -> list[list[str]]:

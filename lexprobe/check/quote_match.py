@@ -11,10 +11,12 @@ Which texts of a case are searched (`OpinionTexts`): its opinion files (lead, co
 opinion first) and, for a combined text (the whole case as one file), the parts the database build split it into
 (`opinion_parts`: the majority part, then each concurrence and dissent with its author and type), so a passage of a
 dissent is known as one, by its author, even where the database has no file of it; a file holding more than one
-opinion is searched as its parts too, and a part the files already hold (the Court's opinion, or a separate opinion
-by the same author) is not searched twice. A part reads its page from the star marks of the text it is cut from
-(`Opinion.part_of` names that text). A combined text in which the build found no separate opinion is searched whole:
-alone, or after the Court's opinion where the case also has that alone and no separate opinion file
+opinion is searched as its parts too, and a separate opinion the files already hold (by the same author) is not
+searched twice. Beside the Court's opinion file alone, the majority part is searched after it, as a second
+transcription (an altered passage's evidence is the file's on a tie); beside separate opinion files too it is not
+(the files are the case, as before the split). A part reads its page from the star marks of the text it is cut
+from (`Opinion.part_of` names that text). A combined text in which the build found no separate opinion is searched
+whole: alone, or after the Court's opinion where the case also has that alone and no separate opinion file
 (`Opinion.rest`: a passage found only there is the Court's when the Court's opinion has it too, give or take its
 transcription, `court_or_separate`, and else in an opinion whose author is not known).
 """
@@ -121,13 +123,13 @@ class OpinionTexts:
             parts.setdefault(part[0], []).append(part)
         first_page = _first_page(case_id)
         files = [row for row in rows if row[1] != "combined"]
-        court_file = any(row[1] in MAJORITY_TYPES for row in files)
         court_only = bool(files) and all(row[1] in MAJORITY_TYPES for row in files)
-        authors = [row[3] for row in files if row[1] not in MAJORITY_TYPES]  # of the separate opinions held
+        authors_of_files = [row[3] for row in files if row[1] not in MAJORITY_TYPES]  # separate opinion files
+        authors = list(authors_of_files)  # of the separate opinions held, files and parts
         opinions: list[Opinion] = []
         for row in files + [row for row in rows if row[1] == "combined"]:  # files first: theirs is the text kept
             if row[0] in parts:
-                kept = [part for part in parts[row[0]] if _wanted(part, row, court_file, authors)]
+                kept = [part for part in parts[row[0]] if _wanted(part, row, bool(authors_of_files), authors)]
                 authors += [part[5] for part in kept if part[2]]
                 opinions.extend(_parts(row, kept, case_id, first_page))
             elif row[1] != "combined" or not files:
@@ -152,13 +154,15 @@ def _opinion(row: tuple, case_id: str, first_page: int | None, rest: bool = Fals
                    page_marks(text, first_page), rest=rest)  # fmt: skip
 
 
-def _wanted(part: tuple, row: tuple, court_file: bool, authors: Sequence[str | None]) -> bool:
-    """Whether a part is searched: a file's own opinion (part 0) always; a combined text's majority part unless the
-    case has the Court's opinion as a file; another part unless an opinion by the same author is held already (so
-    the same dissent is not searched twice)."""
+def _wanted(part: tuple, row: tuple, separate_files: bool, authors: Sequence[str | None]) -> bool:
+    """Whether a part is searched: a file's own opinion (its part 0) always; a combined text's majority part unless
+    the case has separate opinion files beside the Court's (there the files are the case, as before the split;
+    beside the Court's opinion alone it is a second transcription that may hold a passage as quoted where the file
+    has a slip); another part unless an opinion by the same author is held already (so the same dissent is not
+    searched twice)."""
     number, author = part[2], part[5]
     if number == 0:
-        return row[1] != "combined" or not court_file
+        return row[1] != "combined" or not separate_files
     name = (author or "").casefold()
     return not name or not any(held and (name in held.casefold() or held.casefold() in name) for held in authors)
 
@@ -285,7 +289,12 @@ def find_in(segments: Sequence[str], opinions: Sequence[Opinion]) -> tuple[Match
             continue
         score, span = found
         match = Match(opinion, opinion.normalized.original_span(*span), score, False)
-        if best is None or score > best.score + (0 if opinion.is_separate else -0.01):
+        # a higher score wins; on a tie the Court's opinion over a separate one, else the first (files first)
+        if (
+            best is None
+            or score > best.score
+            or (score > best.score - 0.01 and best.opinion.is_separate and not opinion.is_separate)
+        ):
             best = match
     if best is not None and fuzzy_allowed and best.score >= ALTERED_SCORE:
         return court_or_separate(best, opinions), None

@@ -25,6 +25,7 @@ whether the passage lies on the pin page(s) given (None without a pin cite or pa
 from __future__ import annotations
 
 import itertools
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -35,7 +36,7 @@ from lexprobe.caselaw.stored import Case
 from lexprobe.check.extract import FoundCitation
 from lexprobe.check.online_texts import OnlineOpinionTexts, case_note, source_fields, source_note
 from lexprobe.check.quotations import CHECKED_CHARS, Quotation, find_quotations
-from lexprobe.check.quote_corpus import CorpusSearch
+from lexprobe.check.quote_corpus import CorpusSearch, quotes_it
 from lexprobe.check.quote_match import Match, Opinion, OpinionTexts, find_exact, find_in, word_difference
 from lexprobe.check.quote_text import has_gap, quote_segments
 from lexprobe.check.verify import CitationVerdict
@@ -131,18 +132,27 @@ def _speaker_missing(speaker: str | None, opinions: Sequence[Opinion]) -> str | 
     hold ("the opinion of the Court by Brennan"); else None."""
     if speaker is None or any(opinion.opinion_type == "combined" for opinion in opinions):
         return None
-    wanted = speaker.casefold()
-    authors = [opinion.author for opinion in opinions]
-    if any(author and wanted in author.casefold() for author in authors):
+    if any(_written_by(speaker, opinion) for opinion in opinions):
         return None
     court = next((opinion for opinion in opinions if opinion.is_majority and opinion.author), None)
-    return None if court is None else f"the opinion of the Court by {court.author}"
+    if court is None:
+        return None
+    others = sorted({str(o.author) for o in opinions if o.is_separate and o.author and o.author != court.author})
+    held = f" and the separate opinions of {', '.join(others)}" if others else ""
+    return f"the opinion of the Court by {court.author}{held}"
 
 
 def _written_by(speaker: str | None, opinion: Opinion) -> bool:
-    """Whether the Justice the text gives the words to (a surname) wrote `opinion` (a separate one, as its heading
-    names its author)."""
-    return bool(speaker and opinion.author) and speaker.casefold() in str(opinion.author).casefold()
+    """Whether the Justice the text gives the words to (a surname) wrote `opinion` (names compared as letters,
+    accents dropped: "Brandéis’" is Brandeis)."""
+    return bool(speaker and opinion.author) and _name_letters(str(speaker)) in _name_letters(str(opinion.author))
+
+
+def _name_letters(name: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", name.casefold())
+    return "".join(
+        character for character in decomposed if character.isalpha() and not unicodedata.combining(character)
+    )
 
 
 def _pin_range(citation: FoundCitation) -> tuple[int, int] | None:
@@ -190,9 +200,11 @@ class _QuotationJudge:
         self.found = found
         self.verdicts = verdicts
         self.case_names: dict[str, str | None] = {}
+        self.case_years: dict[str, int | None] = {}
         for verdict in verdicts:
             if verdict.case is not None:
                 self.case_names.setdefault(verdict.case.case_id, verdict.case.name)
+                self.case_years.setdefault(verdict.case.case_id, verdict.case.year)
 
     def target_of(self, index: int) -> FoundCitation:
         citation = self.found[index]
@@ -268,7 +280,7 @@ class _QuotationJudge:
                 page,
                 pin_ok,
             )
-        other, other_name, searched = self.other_case(segments, case.case_id, quotation.text)
+        other, other_name, searched = self.other_case(segments, case.case_id, quotation.text, case.year)
         if other is not None:
             return make(
                 Q_OTHER_CASE,
@@ -282,7 +294,7 @@ class _QuotationJudge:
             return make(
                 Q_UNVERIFIABLE,
                 f"the text gives it as the words of {quotation.speaker}, and the database has no opinion of "
-                f"{quotation.speaker} in {label} (offline), only {speaker_missing}, which does not hold it",
+                f"{quotation.speaker} in {label} (offline), only {speaker_missing}, and it is not there",
                 closest,
             )
         if quotation.presented_as_separate and court_only:
@@ -310,23 +322,29 @@ class _QuotationJudge:
             )
         return make(Q_NOT_FOUND, f"not in any opinion of {label}, and nothing there is close")
 
-    def other_case(self, segments: Sequence[str], cited: str, quotation: str) -> tuple[Match | None, str, str]:
-        """The quotation, exactly, in the opinions of another case: one the document cites, else (a quotation of
-        `MIN_NOT_FOUND_WORDS` words or more) any case of the offline corpus (`quote_corpus`). Returns the match or
-        None, the case's name as the reason gives it, and what was searched (as the reason says it)."""
+    def other_case(
+        self, segments: Sequence[str], cited: str, quotation: str, cited_year: int | None = None
+    ) -> tuple[Match | None, str, str]:
+        """The quotation (of `MIN_NOT_FOUND_WORDS` words or more), exactly, in the opinions of another case: one the
+        document cites, else any case of the offline corpus (`quote_corpus`); not a case decided after the cited
+        one that holds the words only inside its own quotation marks (`quote_corpus.quotes_it`). Returns the match
+        or None, the case's name as the reason gives it, and what was searched (as the reason says it)."""
         cited_here = "the other cases this document cites"
+        if len(quotation.split()) < MIN_NOT_FOUND_WORDS:  # a phrase found elsewhere proves nothing
+            return None, "", f"in {cited_here} (too short to look for outside the case)"
         others = itertools.islice((case_id for case_id in self.case_names if case_id != cited), MAX_OTHER_CASES)
         for case_id in others:
             match = find_exact(segments, self.texts.opinions_of(case_id))
-            if match is not None:
+            if match is not None and not quotes_it(match, self.case_years.get(case_id), cited_year):
                 name = display_name(self.case_names.get(case_id) or case_id)
                 return match, name, f"searched first: {cited_here}, at most {MAX_OTHER_CASES}"
-        if len(quotation.split()) < MIN_NOT_FOUND_WORDS or not self.corpus.searches(segments):
+        if not self.corpus.searches(segments):
             return None, "", f"in {cited_here} (too short to look for in the whole corpus)"
-        found = self.corpus.find(quotation, segments, cited)
+        found, quoting = self.corpus.find(quotation, segments, cited, cited_year)
         everywhere = f"all {self.corpus.opinions:,} opinion texts of the offline corpus, through its word index"
         if found is None:
-            return None, "", f"in {cited_here}, nor anywhere in {everywhere}"
+            later = f" (later cases that quote these words: {quoting})" if quoting else ""
+            return None, "", f"in {cited_here}, nor anywhere in {everywhere}{later}"
         case_id = found.match.opinion.case_id
         self.corpus_names[case_id] = found.case.name if found.case else None
         also = f"; {found.others} other case{'s' if found.others > 1 else ''} hold it too" if found.others else ""
