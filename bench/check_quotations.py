@@ -41,6 +41,7 @@ from pathlib import Path
 
 from lexprobe.caselaw.build import build_database
 from lexprobe.caselaw.case_names import display_name
+from lexprobe.caselaw.opinion_index import part_spans, part_text
 from lexprobe.caselaw.paths import data_root
 
 PAGE_CHARS = 3_000
@@ -64,13 +65,19 @@ def _passage(text: str, rng: random.Random) -> str | None:
 
 
 def _cases(db_path: Path) -> tuple[list[tuple], list[tuple]]:
-    """(name, citation, year, text) of U.S. Reports cases with a Court's text, and of separate opinions."""
+    """(name, citation, year, text) of U.S. Reports cases with a Court's text, and of separate opinions. A lead file
+    that holds further opinions (`opinion_parts`: Bakke's lead file goes on with Brennan's opinion) gives only its
+    own part, so a passage drawn from it is the Court's."""
     conn = sqlite3.connect(db_path)
-    court = conn.execute(
-        "SELECT c.name, c.citation, c.year, o.text FROM opinions o JOIN cases c ON c.case_id = o.case_id "
-        "WHERE o.is_majority = 1 AND o.opinion_type = 'lead' AND c.citation LIKE '% U.S. %' AND length(o.text) > 20000 "
-        "ORDER BY o.opinion_id"
-    ).fetchall()
+    court = [
+        (name, citation, year, part_text(text, part_spans(spans)) if spans else text)
+        for name, citation, year, text, spans in conn.execute(
+            "SELECT c.name, c.citation, c.year, o.text, p.spans FROM opinions o JOIN cases c ON c.case_id = o.case_id "
+            "LEFT JOIN opinion_parts p ON p.opinion_id = o.opinion_id || '#0' "
+            "WHERE o.is_majority = 1 AND o.opinion_type = 'lead' AND c.citation LIKE '% U.S. %' "
+            "AND length(o.text) > 20000 ORDER BY o.opinion_id"
+        )
+    ]
     separate = conn.execute(
         "SELECT c.name, c.citation, c.year, o.text FROM opinions o JOIN cases c ON c.case_id = o.case_id "
         "WHERE o.opinion_type IN ('dissent', 'concurrence') AND c.citation LIKE '% U.S. %' "

@@ -24,6 +24,7 @@ from lexprobe.caselaw.build_links import _attach_opinions, _resolve_edges, _reso
 from lexprobe.caselaw.build_report import BuildError, BuildProgress, BuildReport
 from lexprobe.caselaw.build_stream import CASE_COLUMNS, StreamCounts, StreamWriter, case_row
 from lexprobe.caselaw.merge import CaseMerger
+from lexprobe.caselaw.opinion_index import write_parts, write_text_index
 from lexprobe.caselaw.overrulings import resolve_overrulings
 from lexprobe.caselaw.records import (
     CaseBundle,
@@ -200,6 +201,8 @@ def build_database(
                 _stream(conn, stage_path, merger, streams, keep, progress, report)
             else:
                 _write_cases(conn, merger)
+            progress.step("splitting and indexing opinions")
+            _index_opinions(conn)
             report.shared_citations = merger.shared_citations
             report.conflicts = dict(Counter(row[1] for row in merger.conflicts))
             _finish(conn, report)
@@ -383,10 +386,18 @@ def _write_cases(conn: sqlite3.Connection, merger: CaseMerger, *, commit: bool =
         conn.execute("COMMIT")
 
 
+def _index_opinions(conn: sqlite3.Connection) -> None:
+    """Split the combined opinion texts into their parts and index every opinion's words (`opinion_index`)."""
+    conn.execute("BEGIN")
+    write_parts(conn)
+    write_text_index(conn)
+    conn.execute("COMMIT")
+
+
 def _finish(conn: sqlite3.Connection, report: BuildReport) -> None:
     """Count every table and write `build_info`."""
-    for table in ("cases", "case_citations", "facts", "conflicts", "opinions", "overrulings", "treatments",
-                  "citation_edges", "build_issues"):  # fmt: skip
+    for table in ("cases", "case_citations", "facts", "conflicts", "opinions", "opinion_parts", "overrulings",
+                  "treatments", "citation_edges", "build_issues"):  # fmt: skip
         (report.tables[table],) = conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()
     info = {
         "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),

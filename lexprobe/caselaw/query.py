@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from lexprobe.caselaw.citations import citation_key
+from lexprobe.caselaw.opinion_index import INDEX_TABLES
 from lexprobe.caselaw.query_conditions import (
     _MAX_IN,
     COVERAGE,
@@ -90,8 +91,9 @@ class CaseDatabase:
         self.conn.close()
 
     def table_counts(self) -> dict[str, int]:
-        """Return the row count of every table."""
-        tables = [r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name")]
+        """Return the row count of every table (not of the opinions' word index, `opinion_index.INDEX_TABLES`)."""
+        names = self.conn.execute("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name")
+        tables = [r[0] for r in names if not r[0].startswith(INDEX_TABLES)]
         return {t: self.conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in tables}
 
     def coverage(self) -> dict[str, dict[str, int]]:

@@ -41,7 +41,8 @@ def _open_read_only(path: Path) -> sqlite3.Connection:
         raise StaleCaseDatabase(
             f"{path} was built under older truth rules (version {version}, now {RULES_VERSION}: overruling years "
             f"are the overruling decision's calendar year, cases keep their opinions' parallel citations, and the "
-            f"official citation is matched by exact reporter, never a LEXIS or WL one); "
+            f"official citation is matched by exact reporter, never a LEXIS or WL one, and combined opinion texts are "
+            f"split into their opinions and every opinion's words indexed for `lexprobe check`); "
             f"{_REBUILD}"
         )
     return conn

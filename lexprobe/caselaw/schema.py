@@ -8,7 +8,10 @@ from __future__ import annotations
 #: by an opinion's CourtListener cluster takes the cluster's parallel citations (S. Ct., L. Ed., Lexis). 4: a case's
 #: official citation is chosen by exact reporter (a "U.S. App. LEXIS" or "U.S. App. D.C." citation is not "U.S."),
 #: vendor citations (LEXIS, WL) never are one, and a CourtListener opinion joins its own cluster's case first.
-RULES_VERSION = 4
+#: 5: a combined opinion text is split into its opinions at the build (`opinion_parts`: the majority part, each
+#: concurrence and dissent with its author and type), and every opinion text is in a word index (`opinion_text_fts`)
+#: that `lexprobe check` searches for a quotation not in its cited case.
+RULES_VERSION = 5
 
 SCHEMA = """
 CREATE TABLE cases (
@@ -99,6 +102,23 @@ CREATE TABLE opinions (
     source TEXT NOT NULL
 );
 CREATE INDEX opinions_case ON opinions(case_id);
+CREATE TABLE opinion_parts (           -- an opinion text holding several opinions, split (caselaw/opinion_index.py)
+    opinion_id TEXT PRIMARY KEY,       -- '<opinion id>#<part>'
+    part_of TEXT NOT NULL,             -- opinions.opinion_id of the text the part is cut from (mostly combined ones)
+    part INTEGER NOT NULL,             -- 0 the text's own opinion (a combined text's majority part), 1, 2, ...
+    case_id TEXT,
+    opinion_type TEXT NOT NULL,        -- part 0: majority (of a combined text) or the file's type; then dissent |
+                                       -- concurrence | concurrence_in_part | statement | separate
+    is_majority INTEGER NOT NULL,      -- 1 for a combined text's majority part (part 0 of a file: the file's)
+    author TEXT,                       -- part 0: the text's author; else the surname its heading gives
+    heading TEXT NOT NULL,             -- 'MR. JUSTICE STEWART, dissenting' ('' for a majority part)
+    spans TEXT NOT NULL,               -- its character ranges in the opinion text: 'start-end[,start-end]'
+    source TEXT NOT NULL               -- the opinion text's source
+);
+CREATE INDEX opinion_parts_case ON opinion_parts(case_id);
+CREATE VIRTUAL TABLE opinion_text_fts USING fts5(text, content='opinions');
+CREATE VIRTUAL TABLE opinion_text_vocab USING fts5vocab(opinion_text_fts, 'row');
+CREATE TABLE opinion_text_words (term TEXT PRIMARY KEY, docs INTEGER NOT NULL) WITHOUT ROWID;  -- opinions per word
 CREATE TABLE treatments (
     citing_case_id TEXT,
     cited_case_id TEXT,

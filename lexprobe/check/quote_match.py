@@ -5,15 +5,25 @@ Each segment of the quotation (the pieces between ellipses and bracketed inserti
 in order, each within `SEGMENT_WINDOW` letters of the previous one; failing that, rapidfuzz's
 `fuzz.partial_ratio_alignment` finds the closest passage of each segment (the first `FUZZY_LETTERS` letters of
 it, to bound the work), and the quotation counts as found with a change when every segment scores at least
-`ALTERED_SCORE`. Where a case has its opinions both as one combined text and as separate opinions (lead,
-concurrence, dissent), the separate ones are searched, so a passage of a dissent is known as one; where it has the
-combined text and the opinion of the Court alone but no separate opinion, the combined text is searched after the
-Court's opinion (`Opinion.rest`): a passage found there is the Court's when the Court's opinion has it too, give or
-take its transcription (`court_or_separate`), and else in a separate opinion whose author is not known.
+`ALTERED_SCORE`.
+
+Which texts of a case are searched (`OpinionTexts`): its opinion files (lead, concurrence, dissent: the Court's
+opinion first) and, for a combined text (the whole case as one file), the parts the database build split it into
+(`opinion_parts`: the majority part, then each concurrence and dissent with its author and type), so a passage of a
+dissent is known as one, by its author, even where the database has no file of it; a file holding more than one
+opinion is searched as its parts too, and a separate opinion the files already hold (by the same author) is not
+searched twice. Beside the Court's opinion file alone, the majority part is searched after it, as a second
+transcription (an altered passage's evidence is the file's on a tie); beside separate opinion files too it is not
+(the files are the case, as before the split). A part reads its page from the star marks of the text it is cut
+from (`Opinion.part_of` names that text). A combined text in which the build found no separate opinion is searched
+whole: alone, or after the Court's opinion where the case also has that alone and no separate opinion file
+(`Opinion.rest`: a passage found only there is the Court's when the Court's opinion has it too, give or take its
+transcription, `court_or_separate`, and else in an opinion whose author is not known).
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -21,6 +31,7 @@ from functools import lru_cache
 from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 
+from lexprobe.caselaw.opinion_index import part_spans, part_text
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.check.quote_text import Normalized, PageMarks, normalize, page_marks
 
@@ -51,7 +62,9 @@ class Opinion:
     text: str
     normalized: Normalized
     marks: PageMarks
-    rest: bool = False  # the combined text of a case whose opinion of the Court is also held alone
+    rest: bool = False  # an unsplit combined text of a case whose opinion of the Court is also held alone
+    part_of: str | None = None  # the opinion text (its opinion id) a part split from it comes from
+    part_of_combined: bool = False  # ... and whether that text is the case's combined text
 
     @property
     def is_separate(self) -> bool:
@@ -101,18 +114,31 @@ class OpinionTexts:
             " ORDER BY is_majority DESC, opinion_id",
             (case_id,),
         ).fetchall()
+        parts: dict[str, list[tuple]] = {}
+        for part in self.db.conn.execute(
+            "SELECT part_of, opinion_id, part, opinion_type, is_majority, author, spans FROM opinion_parts"
+            " WHERE case_id = ? ORDER BY part_of, part",
+            (case_id,),
+        ):
+            parts.setdefault(part[0], []).append(part)
         first_page = _first_page(case_id)
-        split = [row for row in rows if row[1] != "combined"]
-        combined = [row for row in rows if row[1] == "combined"]
-        court_only = bool(split) and all(row[1] in MAJORITY_TYPES for row in split)
-        opinions = [
-            Opinion(str(row[0]), case_id, row[1], bool(row[2]), row[3], row[4], normalize(row[4]),
-                    page_marks(row[4], first_page))
-            for row in (split if split else rows)
-        ]  # fmt: skip
-        if court_only and combined and opinions:
-            opinions.append(_whole_combined(combined[0], case_id, first_page))
-        return tuple(opinions)
+        files = [row for row in rows if row[1] != "combined"]
+        court_only = bool(files) and all(row[1] in MAJORITY_TYPES for row in files)
+        authors_of_files = [row[3] for row in files if row[1] not in MAJORITY_TYPES]  # separate opinion files
+        authors = list(authors_of_files)  # of the separate opinions held, files and parts
+        opinions: list[Opinion] = []
+        for row in files + [row for row in rows if row[1] == "combined"]:  # files first: theirs is the text kept
+            if row[0] in parts:
+                kept = [part for part in parts[row[0]] if _wanted(part, row, bool(authors_of_files), authors)]
+                authors += [part[5] for part in kept if part[2]]
+                opinions.extend(_parts(row, kept, case_id, first_page))
+            elif row[1] != "combined" or not files:
+                opinions.append(_opinion(row, case_id, first_page))
+            elif court_only:  # an unsplit combined text beside the Court's opinion alone
+                opinions.append(_opinion(row, case_id, first_page, rest=True))
+        # the Court's opinion first, files before parts, an unsplit combined text beside the Court's opinion last
+        order = sorted(opinions, key=lambda opinion: (opinion.rest, not opinion.is_majority, bool(opinion.part_of)))
+        return tuple(order)
 
     def only_combined(self, case_id: str) -> bool:
         """Whether the case's opinions are one combined text (majority and separate opinions not told apart)."""
@@ -120,10 +146,62 @@ class OpinionTexts:
         return bool(opinions) and all(opinion.opinion_type == "combined" for opinion in opinions)
 
 
-def _whole_combined(row: tuple, case_id: str, first_page: int | None) -> Opinion:
-    """The combined text of a case whose Court's opinion is also held alone, as `rest` (see `court_or_separate`)."""
-    return Opinion(str(row[0]), case_id, "combined", False, None, row[4], normalize(row[4]),
-                   page_marks(row[4], first_page), rest=True)  # fmt: skip
+def _opinion(row: tuple, case_id: str, first_page: int | None, rest: bool = False) -> Opinion:
+    """An opinion of the `opinions` table (a file, or a combined text searched whole)."""
+    opinion_id, opinion_type, is_majority, author, text = row
+    is_majority = bool(is_majority) and not rest
+    return Opinion(str(opinion_id), case_id, opinion_type, is_majority, author, text, normalize(text),
+                   page_marks(text, first_page), rest=rest)  # fmt: skip
+
+
+def _wanted(part: tuple, row: tuple, separate_files: bool, authors: Sequence[str | None]) -> bool:
+    """Whether a part is searched: a file's own opinion (its part 0) always; a combined text's majority part unless
+    the case has separate opinion files beside the Court's (there the files are the case, as before the split;
+    beside the Court's opinion alone it is a second transcription that may hold a passage as quoted where the file
+    has a slip); another part unless an opinion by the same author is held already (so the same dissent is not
+    searched twice)."""
+    number, author = part[2], part[5]
+    if number == 0:
+        return row[1] != "combined" or not separate_files
+    name = (author or "").casefold()
+    return not name or not any(held and (name in held.casefold() or held.casefold() in name) for held in authors)
+
+
+def _parts(row: tuple, parts: Sequence[tuple], case_id: str, first_page: int | None) -> list[Opinion]:
+    """The parts of a combined text (`opinion_parts` rows), each with the page marks of its ranges of the text."""
+    source_id, text = str(row[0]), row[4]
+    marks = page_marks(text, first_page)
+    opinions = []
+    for _, opinion_id, _, opinion_type, is_majority, author, spans in parts:
+        ranges = part_spans(spans)
+        own = part_text(text, ranges)
+        opinions.append(
+            Opinion(str(opinion_id), case_id, opinion_type, bool(is_majority), author, own, normalize(own),
+                    part_marks(marks, ranges), part_of=source_id, part_of_combined=row[1] == "combined")
+        )  # fmt: skip
+    return opinions
+
+
+def part_marks(marks: PageMarks, ranges: Sequence[tuple[int, int]]) -> PageMarks:
+    """The page marks of a part cut from a text with `marks` (its `ranges` joined by a blank line): each range
+    starts on the page in effect there in the whole text, so a part whose first mark is "*496" is on 495 before
+    it (or on whatever page the text was on when the part began)."""
+    if not marks.offsets:
+        return marks
+    offsets: list[int] = []
+    pages: list[int] = []
+    base = 0
+    for start, end in ranges:
+        first, last = bisect_left(marks.offsets, start), bisect_left(marks.offsets, end)
+        if first == last or marks.offsets[first] != start:  # no mark where the range starts: the page in effect
+            offsets.append(base)
+            page = marks.page_at(start)
+            pages.append(page if page is not None else marks.pages[0])
+        for at in range(first, last):
+            offsets.append(base + marks.offsets[at] - start)
+            pages.append(marks.pages[at])
+        base += end - start + 2
+    return PageMarks(offsets, pages, marks.first_page)
 
 
 def court_or_separate(match: Match, opinions: Sequence[Opinion]) -> Match:
@@ -217,7 +295,12 @@ def find_in(segments: Sequence[str], opinions: Sequence[Opinion]) -> tuple[Match
             continue
         score, span = found
         match = Match(opinion, opinion.normalized.original_span(*span), score, False)
-        if best is None or score > best.score + (0 if opinion.is_separate else -0.01):
+        # a higher score wins; on a tie the Court's opinion over a separate one, else the first (files first)
+        if (
+            best is None
+            or score > best.score
+            or (score > best.score - 0.01 and best.opinion.is_separate and not opinion.is_separate)
+        ):
             best = match
     if best is not None and fuzzy_allowed and best.score >= ALTERED_SCORE:
         return court_or_separate(best, opinions), None

@@ -6,8 +6,10 @@
   differences;
 - separate_opinion: found only in a dissent or concurrence of the case while the document presents it as the
   Court's: the reason names the author and the opinion type;
-- other_case: not in the cited case but in another case the same document cites (only those are searched: at most
-  `MAX_OTHER_CASES` of them), named in the reason;
+- other_case: not in the cited case but, exactly, in another case: first the other cases the same document cites
+  are searched (at most `MAX_OTHER_CASES` of them), then, for a quotation of at least `MIN_NOT_FOUND_WORDS` words,
+  every opinion of the offline corpus through the database's word index (`quote_corpus`); the reason names the case
+  (with its citation, when found through the index) and the opinion;
 - not_found: in none of them: the reason gives the closest passage of the cited case and its similarity;
 - unverifiable: the citation resolves to no case of the database, or the database has no opinion text for it (and,
   with `online_texts`, none could be had from CourtListener: `lexprobe.check.online_texts`), or
@@ -23,18 +25,21 @@ whether the passage lies on the pin page(s) given (None without a pin cite or pa
 from __future__ import annotations
 
 import itertools
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from lexprobe.caselaw.case_names import display_name
 from lexprobe.caselaw.query import CaseDatabase
+from lexprobe.caselaw.stored import Case
 from lexprobe.check.extract import FoundCitation
 from lexprobe.check.online_texts import OnlineOpinionTexts, case_note, source_fields, source_note
 from lexprobe.check.parentheticals import CITATIONS, LITERAL_BRACKETS
 from lexprobe.check.pins import pin_ranges
 from lexprobe.check.quotations import CHECKED_CHARS, Quotation, find_quotations
 from lexprobe.check.quote_allowed import CitationFree
+from lexprobe.check.quote_corpus import CorpusSearch, quotes_it
 from lexprobe.check.quote_match import Match, Opinion, OpinionTexts, find_exact, find_in, word_difference
 from lexprobe.check.quote_text import has_gap, quote_segments
 from lexprobe.check.verify import CitationVerdict
@@ -96,8 +101,19 @@ def _opinion_label(match: Match) -> str:
     author = match.opinion.author or "an unnamed Justice"
     kind = _TYPE_WORDS.get(match.opinion.opinion_type, match.opinion.opinion_type)
     if match.opinion.is_separate:
-        return f"the {kind} of {author.title() if author.isupper() else author}"
+        split = " (in the case's combined text)" if match.opinion.part_of_combined else ""
+        split = split or (" (in the file of another opinion)" if match.opinion.part_of else "")
+        return f"the {kind} of {author.title() if author.isupper() else author}{split}"
     return "the opinion of the Court" if match.opinion.opinion_type != "combined" else "the opinion text"
+
+
+def _case_label(case: Case | None, case_id: str) -> str:
+    """A case as a reason names it: "Brown v. Board of Education, 347 U.S. 483 (1954)" (what the database has)."""
+    if case is None:
+        return case_id
+    year = f" ({case.year})" if case.year else ""
+    citation = f", {case.citation}" if case.citation else ""
+    return f"{display_name(case.name) if case.name else case_id}{citation}{year}"
 
 
 def _evidence(match: Match, case_name: str | None) -> dict[str, Any]:
@@ -119,12 +135,27 @@ def _speaker_missing(speaker: str | None, opinions: Sequence[Opinion]) -> str | 
     hold ("the opinion of the Court by Brennan"); else None."""
     if speaker is None or any(opinion.opinion_type == "combined" for opinion in opinions):
         return None
-    wanted = speaker.casefold()
-    authors = [opinion.author for opinion in opinions]
-    if any(author and wanted in author.casefold() for author in authors):
+    if any(_written_by(speaker, opinion) for opinion in opinions):
         return None
     court = next((opinion for opinion in opinions if opinion.is_majority and opinion.author), None)
-    return None if court is None else f"the opinion of the Court by {court.author}"
+    if court is None:
+        return None
+    others = sorted({str(o.author) for o in opinions if o.is_separate and o.author and o.author != court.author})
+    held = f" and the separate opinions of {', '.join(others)}" if others else ""
+    return f"the opinion of the Court by {court.author}{held}"
+
+
+def _written_by(speaker: str | None, opinion: Opinion) -> bool:
+    """Whether the Justice the text gives the words to (a surname) wrote `opinion` (names compared as letters,
+    accents dropped: "Brandéis’" is Brandeis)."""
+    return bool(speaker and opinion.author) and _name_letters(str(speaker)) in _name_letters(str(opinion.author))
+
+
+def _name_letters(name: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", name.casefold())
+    return "".join(
+        character for character in decomposed if character.isalpha() and not unicodedata.combining(character)
+    )
 
 
 def _pin_range(citation: FoundCitation) -> list[tuple[int, int]] | None:
@@ -161,13 +192,17 @@ class _QuotationJudge:
     ) -> None:
         self.texts = OpinionTexts(db)
         self.citation_free = CitationFree()
+        self.corpus = CorpusSearch(db, self.texts)
+        self.corpus_names: dict[str, str | None] = {}  # cases found through the word index, not cited
         self.online = online
         self.found = found
         self.verdicts = verdicts
         self.case_names: dict[str, str | None] = {}
+        self.case_years: dict[str, int | None] = {}
         for verdict in verdicts:
             if verdict.case is not None:
                 self.case_names.setdefault(verdict.case.case_id, verdict.case.name)
+                self.case_years.setdefault(verdict.case.case_id, verdict.case.year)
 
     def target_of(self, index: int) -> FoundCitation:
         citation = self.found[index]
@@ -226,7 +261,9 @@ class _QuotationJudge:
         opinions: Sequence[Opinion] = ()
 
         def make(kind: str, reason: str, match: Match | None = None, page=None, pin_ok=None) -> QuotationVerdict:
-            evidence = _evidence(match, self.case_names.get(match.opinion.case_id)) if match else None
+            case_id = match.opinion.case_id if match else ""
+            name = self.case_names.get(case_id) or self.corpus_names.get(case_id)
+            evidence = _evidence(match, name) if match else None
             source = source_note(match.opinion) if match else case_note(opinions)
             return QuotationVerdict(
                 shown, quotation.span, quotation.citation, kind, page, pin_ok, via + reason + source + cut, evidence
@@ -257,6 +294,7 @@ class _QuotationJudge:
         if match is not None:
             page, pin_ok, where = _page_facts(match, pin)
             named_other = _speaker_missing(quotation.speaker, [o for o in opinions if not o.rest]) is not None
+            named_other = named_other or _written_by(quotation.speaker, match.opinion)
             if match.opinion.is_separate and not quotation.presented_as_separate and not named_other:
                 return make(
                     Q_SEPARATE,
@@ -293,13 +331,11 @@ class _QuotationJudge:
                 page,
                 pin_ok,
             )
-        other = self.other_case(segments, case.case_id)
+        other, other_name, searched = self.other_case(segments, case.case_id, quotation.text, case.year)
         if other is not None:
-            name = self.case_names.get(other.opinion.case_id) or other.opinion.case_id
             return make(
                 Q_OTHER_CASE,
-                f"not in {label}, but in {_opinion_label(other)} of {display_name(name)} "
-                f"(searched: the other cases this document cites, at most {MAX_OTHER_CASES})",
+                f"not in {label}, but in {_opinion_label(other)} of {other_name} ({searched})",
                 other,
                 *_page_facts(other, None)[:1],
             )
@@ -309,7 +345,7 @@ class _QuotationJudge:
             return make(
                 Q_UNVERIFIABLE,
                 f"the text gives it as the words of {quotation.speaker}, and the database has no opinion of "
-                f"{quotation.speaker} in {label} (offline), only {speaker_missing}, which does not hold it",
+                f"{quotation.speaker} in {label} (offline), only {speaker_missing}, and it is not there",
                 closest,
             )
         if quotation.presented_as_separate and court_only:
@@ -330,21 +366,40 @@ class _QuotationJudge:
         if closest is not None:
             return make(
                 Q_NOT_FOUND,
-                f"not in any opinion of {label} nor in the other cases this document cites; the closest passage "
+                f"not in any opinion of {label} nor {searched}; the closest passage "
                 f"(similarity {closest.score:.0f}/100, in {_opinion_label(closest)}) is “{closest.passage[:300]}”",
                 closest,
                 closest.pages[0] if closest.pages else None,
             )
         return make(Q_NOT_FOUND, f"not in any opinion of {label}, and nothing there is close")
 
-    def other_case(self, segments: Sequence[str], cited: str) -> Match | None:
-        """The quotation in the opinions of another case the document cites (exact or altered), if any."""
+    def other_case(
+        self, segments: Sequence[str], cited: str, quotation: str, cited_year: int | None = None
+    ) -> tuple[Match | None, str, str]:
+        """The quotation (of `MIN_NOT_FOUND_WORDS` words or more), exactly, in the opinions of another case: one the
+        document cites, else any case of the offline corpus (`quote_corpus`); not a case decided after the cited
+        one that holds the words only inside its own quotation marks (`quote_corpus.quotes_it`). Returns the match
+        or None, the case's name as the reason gives it, and what was searched (as the reason says it)."""
+        cited_here = "the other cases this document cites"
+        if len(quotation.split()) < MIN_NOT_FOUND_WORDS:  # a phrase found elsewhere proves nothing
+            return None, "", f"in {cited_here} (too short to look for outside the case)"
         others = itertools.islice((case_id for case_id in self.case_names if case_id != cited), MAX_OTHER_CASES)
         for case_id in others:
             match = find_exact(segments, self.texts.opinions_of(case_id))
-            if match is not None:
-                return match
-        return None
+            if match is not None and not quotes_it(match, self.case_years.get(case_id), cited_year):
+                name = display_name(self.case_names.get(case_id) or case_id)
+                return match, name, f"searched first: {cited_here}, at most {MAX_OTHER_CASES}"
+        if not self.corpus.searches(segments):
+            return None, "", f"in {cited_here} (too short to look for in the whole corpus)"
+        found, quoting = self.corpus.find(quotation, segments, cited, cited_year)
+        everywhere = f"all {self.corpus.opinions:,} opinion texts of the offline corpus, through its word index"
+        if found is None:
+            later = f" (later cases that quote these words: {quoting})" if quoting else ""
+            return None, "", f"in {cited_here}, nor anywhere in {everywhere}{later}"
+        case_id = found.match.opinion.case_id
+        self.corpus_names[case_id] = found.case.name if found.case else None
+        also = f"; {found.others} other case{'s' if found.others > 1 else ''} hold it too" if found.others else ""
+        return found.match, _case_label(found.case, case_id), f"searched: {cited_here}, then {everywhere}{also}"
 
 
 def check_quotations(

@@ -26,17 +26,10 @@ Thresholds:
   guessing either way.
 
 Separate opinions: a combined opinion file (CourtListener's `010combined`, the majority text of a case without a lead
-file) holds the majority opinion followed by its concurrences and dissents. `split_opinion` finds where each separate
-opinion starts - a heading at a sentence start such as "Mr. Justice Sutherland, dissenting:", "MR. JUSTICE STEWART,
-with whom MR. JUSTICE CLARK ... join, dissenting.", "JUSTICE SCALIA, concurring in the judgment.", "Rehnquist, C. J.,
-concurring in part and dissenting in part.", or a bare "MR. JUSTICE DOUGLAS." on its own line whose next paragraph
-opens as a separate opinion does ("While I join the opinion of the Court, ..."); a citation's "(Scalia, J.,
-dissenting)" is no heading, nor is "[For concurring opinion of Mr. Justice Frankfurter, see post, p. 542.]" - and the
-quotation task matches against the majority part only; a quote found only in a separate opinion is a real quotation,
-but not the majority's. Such files print the majority's footnotes after the last separate opinion: the notes from
-there on (a "[1]"-style note at a line start, or a flattened "1 Allgeyer v. Louisiana, ...") are read with the
-majority part, up to where "[N]" numbering starts again (the separate opinions' own notes). Known limit: flattened
-notes cannot be told apart, so a separate opinion's flattened notes count as the majority's.
+file) holds the majority opinion followed by its concurrences and dissents. `split_opinion` cuts it with the one
+splitter of lexprobe, `lexprobe.caselaw.opinion_parts.split_combined` (its docstring lists the headings it reads and
+how the notes printed after the last separate opinion go with the majority part), and the quotation task matches
+against the majority part only; a quote found only in a separate opinion is a real quotation, but not the majority's.
 """
 
 from __future__ import annotations
@@ -46,6 +39,8 @@ import unicodedata
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from itertools import accumulate
+
+from lexprobe.caselaw.opinion_parts import split_combined
 
 NGRAM = 4
 MATCH_THRESHOLD = 90.0
@@ -62,34 +57,6 @@ _JOINERS = re.compile(r"['’\-\u00ad\u2010\u2011\s]+")
 _BRACKETS = re.compile(r"[\[\]]")
 _ELLIPSIS = re.compile(r"\.\s?\.\s?\.|…")
 
-_NAME = r"[A-Z][A-Za-z'’\-]+(?:\s+(?:[A-Z]\.\s*)?[A-Z][A-Za-z'’\-]+){0,2}"
-_JUSTICE = (
-    rf"(?:M[rRbBeE]\.\s*)?(?:(?:CHIEF|Chief)\s+)?(?:JUSTICE|Justice)\s+{_NAME}"  # "Mr. Justice Stewart"
-    r"|(?:THE|The)\s+(?:CHIEF|Chief)\s+(?:JUSTICE|Justice)"  # "THE CHIEF JUSTICE"
-    rf"|{_NAME},\s+(?:C\.\s?)?J\."  # "Rehnquist, C. J."
-)
-_OPINION_KIND = r"(?:concurring|dissenting)(?:\s+in\s+(?:part|the\s+judgment|the\s+result))?"
-#: The heading of a separate opinion in a combined opinion file (see the module docstring).
-SEPARATE_HEADING = re.compile(
-    r"(?:^|(?<=[.!?:;\]\"”’)]\s)|(?<=\n))"
-    rf"(?P<who>{_JUSTICE})"
-    r"(?:,?\s+(?:with\s+)?whom\s+.{1,300}?\s+join(?:s|ed)?(?:\s+(?:as\s+to|in)\s+[^,.:]{1,80})?)?"
-    rf",?\s+(?P<kind>{_OPINION_KIND}(?:,?\s+and\s+{_OPINION_KIND})?)\s*[.:]",
-)
-
-
-#: A bare heading ("MR. JUSTICE DOUGLAS." on its own line) whose next paragraph opens as a separate opinion does
-#: ("While I join the opinion of the Court, ...", "I concur in ...", "I would ...").
-BARE_HEADING = re.compile(
-    rf"(?:^|(?<=\n))(?P<who>{_JUSTICE})\.[ \t]*\n\s*"
-    r"(?=(?:While|Although|Though)\s+I\s+(?:join|agree|concur)|I\s+(?:join|concur|agree|dissent|would|write)\b)"
-)
-
-
-#: Where the footnotes a combined file prints after its last separate opinion begin: a "[1]"-style note at a line
-#: start, or a flattened "1 Allgeyer v. Louisiana, ..." (a lone number before a case name after a sentence's end).
-_NOTES_START = re.compile(r"\n\s*\[\d{1,3}\]\s|(?<=[.;:)\]\"”]\s)1\s+(?=(?:[A-Z][\w.'’&-]*\s+){1,6}v\.\s)")
-
 
 @dataclass(frozen=True)
 class SeparateOpinion:
@@ -102,39 +69,12 @@ class SeparateOpinion:
 
 
 def split_opinion(text: str) -> tuple[str, list[SeparateOpinion]]:
-    """Return the majority part of an opinion file and its separate opinions, in order (see the module docstring);
-    a file without a separate-opinion heading after some text is all majority. The footnotes printed after the last
-    separate opinion (from its first "[1]"-style or flattened "1 Case v. Case" note, up to where "[N]" numbering
-    starts again) go with the majority part."""
+    """Return the majority part of an opinion file (with the notes printed after its separate opinions) and its
+    separate opinions, in order: `opinion_parts.split_combined` in this module's shape. A file without a
+    separate-opinion heading after some text is all majority."""
     text = text or ""
-    headings = sorted([*SEPARATE_HEADING.finditer(text), *BARE_HEADING.finditer(text)], key=lambda m: m.start())
-    if not headings or not text[: headings[0].start()].strip():  # no majority part before them: not a combined file
-        return text, []
-    notes = _NOTES_START.search(text, headings[-1].end())
-    notes_at = notes.start() if notes else len(text)
-    parts = []
-    for number, heading in enumerate(headings):
-        end = headings[number + 1].start() if number + 1 < len(headings) else notes_at
-        kind = heading.groupdict().get("kind") or "separate opinion"
-        label = " ".join(f"{heading.group('who')}, {kind}".split())
-        parts.append(SeparateOpinion(label, heading.start(), text[heading.start() : end]))
-    majority = text[: headings[0].start()]
-    return (f"{majority}\n\n{text[notes_at : _first_note_series_end(text, notes_at)]}" if notes else majority), parts
-
-
-_NOTE_NUMBER = re.compile(r"\n\s*\[(\d{1,3})\]\s")
-
-
-def _first_note_series_end(text: str, start: int) -> int:
-    """Return where the first series of "[N]" notes from `start` ends: where the numbering starts again (the next
-    opinion's notes), else the end of the text."""
-    previous = 0
-    for match in _NOTE_NUMBER.finditer(text, max(0, start - 1)):
-        number = int(match.group(1))
-        if previous and number <= previous:
-            return match.start()
-        previous = number
-    return len(text)
+    majority, *separate = split_combined(text)
+    return majority.text_of(text), [SeparateOpinion(part.heading, part.start, part.text_of(text)) for part in separate]
 
 
 @dataclass(frozen=True)
