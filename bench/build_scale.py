@@ -53,8 +53,8 @@ from scripted_builder import ScriptedBuilder
 from lexprobe.caselaw.paths import data_root
 from lexprobe.investigation.environment.format import load_environment
 from lexprobe.investigation.environment.validate import errors_in, validate_environment
-from lexprobe.investigation.pipeline import BuildSettings, run_build
-from lexprobe.investigation.pipeline.context import STAGES_DIR
+from lexprobe.investigation.pipeline.context import STAGES_DIR, BuildSettings
+from lexprobe.investigation.pipeline.runner import run_build
 
 RECORD = "sj_records/marshall_v_northrop"
 PAPER_MINIMUM = 550  # documents the issue asks for at +chaff100

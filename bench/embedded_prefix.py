@@ -43,12 +43,15 @@ from lexprobe.caselaw.build import build_database
 from lexprobe.caselaw.paths import data_root
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.demo import demo_settings
-from lexprobe.engine import Engine, EngineConfig, ResponseCache, RunStore
+from lexprobe.engine.cache import ResponseCache
+from lexprobe.engine.config import EngineConfig
+from lexprobe.engine.executor import Engine
+from lexprobe.engine.store import RunStore
 from lexprobe.hallucination.run.items import plan_items
 from lexprobe.hallucination.tasks import TASKS
-from lexprobe.models import Request
 from lexprobe.models.local import DEFAULT_CONTEXT, PREFILL_CHUNK, LlamaCppModel, derived_seed
 from lexprobe.models.spec import parse_model_spec
+from lexprobe.models.types import Request
 
 FEWSHOT_TASKS = ("existence", "citation", "court")
 Answer = tuple[str, int, int]  # text, prompt tokens, generated tokens

@@ -23,9 +23,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from lexprobe.engine import Engine, EngineConfig, ResponseCache, RunStore
+from lexprobe.engine.cache import ResponseCache
+from lexprobe.engine.config import EngineConfig
+from lexprobe.engine.executor import Engine
 from lexprobe.engine.sqlite_util import transaction
-from lexprobe.models import Request, Response, Usage, open_model
+from lexprobe.engine.store import RunStore
+from lexprobe.models.registry import open_model
+from lexprobe.models.types import Request, Response, Usage
 
 SUBJECTS = (
     "contract formation",

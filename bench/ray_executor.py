@@ -25,8 +25,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from lexprobe.engine import Engine, EngineConfig, RunStore
-from lexprobe.models import Request
+from lexprobe.engine.config import EngineConfig
+from lexprobe.engine.executor import Engine
+from lexprobe.engine.store import RunStore
+from lexprobe.models.types import Request
 
 SUBJECTS = ("contract formation", "adverse possession", "hearsay", "qualified immunity", "summary judgment",
             "personal jurisdiction", "promissory estoppel", "res judicata")  # fmt: skip

@@ -13,7 +13,9 @@ import json
 import signal
 import sys
 
-from lexprobe.engine import EngineConfig, RunStore, run_requests
+from lexprobe.engine.config import EngineConfig
+from lexprobe.engine.executor import run_requests
+from lexprobe.engine.store import RunStore
 from lexprobe.models.types import Request
 
 #: Distinct first words, and prompts that invite long answers, so every request runs to max_tokens.

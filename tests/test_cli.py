@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from lexprobe import __version__
-from lexprobe.engine import ResponseCache, RunStore
+from lexprobe.engine.cache import ResponseCache
+from lexprobe.engine.store import RunStore
 from lexprobe.models.spec import SPEC_FORMS
 
 pytestmark = pytest.mark.slow

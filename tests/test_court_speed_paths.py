@@ -26,8 +26,8 @@ from lexprobe.caselaw import courts
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.hallucination.labels.answers import answer_text
 from lexprobe.hallucination.reader.candidates import courts as courts_named
-from lexprobe.models import Message, Request, ToolCall, ToolSpec
 from lexprobe.models.identity import model_identity
+from lexprobe.models.types import Message, Request, ToolCall, ToolSpec
 
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 

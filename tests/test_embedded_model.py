@@ -13,9 +13,14 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from lexprobe.engine import Engine, EngineConfig, ResponseCache, RunStore
-from lexprobe.models import Model, Request, ToolSpec, open_model
+from lexprobe.engine.cache import ResponseCache
+from lexprobe.engine.config import EngineConfig
+from lexprobe.engine.executor import Engine
+from lexprobe.engine.store import RunStore
+from lexprobe.models.base import Model
 from lexprobe.models.local import LlamaCppModel
+from lexprobe.models.registry import open_model
+from lexprobe.models.types import Request, ToolSpec
 
 LEXPROBE = Path(sys.executable).with_name("lexprobe")
 

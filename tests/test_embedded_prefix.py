@@ -15,9 +15,9 @@ import pytest
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.hallucination.run.items import Item, plan_items
 from lexprobe.hallucination.tasks import TASKS
-from lexprobe.models import Request
 from lexprobe.models.local import PREFILL_CHUNK, LlamaCppModel, reusable_prefix
 from lexprobe.models.spec import parse_model_spec
+from lexprobe.models.types import Request
 
 pytest.importorskip("llama_cpp")
 

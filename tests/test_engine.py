@@ -7,16 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from lexprobe.engine import (
-    Engine,
-    EngineConfig,
-    ResponseCache,
-    RunConflictError,
-    RunStore,
-    estimate_run,
-    run_requests,
-)
-from lexprobe.models import Message, ModelConfigError, Request
+from lexprobe.engine.cache import ResponseCache
+from lexprobe.engine.config import EngineConfig
+from lexprobe.engine.estimate import estimate_run
+from lexprobe.engine.executor import Engine, run_requests
+from lexprobe.engine.store import RunConflictError, RunStore
+from lexprobe.models.errors import ModelConfigError
+from lexprobe.models.types import Message, Request
 
 
 def write_script(tmp_path: Path, *texts: str, name: str = "turns.jsonl") -> str:

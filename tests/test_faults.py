@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 from fault_proxy import FaultProxy
 
-from lexprobe.engine import EngineConfig, RunStore, run_requests
+from lexprobe.engine.config import EngineConfig
+from lexprobe.engine.executor import run_requests
+from lexprobe.engine.store import RunStore
 from lexprobe.models.types import Request
 
 pytestmark = pytest.mark.slow

@@ -25,12 +25,16 @@ from pathlib import Path
 import pytest
 from tool_requirements import needs_bwrap
 
-from lexprobe.engine import Engine, EngineConfig, ResponseCache, RunStore
+from lexprobe.engine.cache import ResponseCache
+from lexprobe.engine.config import EngineConfig
+from lexprobe.engine.executor import Engine
+from lexprobe.engine.store import RunStore
 from lexprobe.engine.summary import RequestsFailed, RequestsPending, RunSummary
 from lexprobe.investigation.sample import build_sample_environment
-from lexprobe.models import ModelConfigError, Request
 from lexprobe.models.embedded import embedded_model_path
+from lexprobe.models.errors import ModelConfigError
 from lexprobe.models.identity import embedded_fingerprint, model_identity
+from lexprobe.models.types import Request
 
 LEXPROBE = str(Path(sys.executable).with_name("lexprobe"))
 SUMMARY = re.compile(r"interrupted: (\d+)(?: [a-z()]+)? done, (\d+) pending; rerun to resume")

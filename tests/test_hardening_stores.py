@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from tool_requirements import require_read_only_mounts, run_with_read_only
 
-from lexprobe.engine import ResponseCache
+from lexprobe.engine.cache import ResponseCache
 from lexprobe.engine.lock import LOCK_NAME, RunDirLock
 from lexprobe.investigation.sample import build_sample_environment
 from lexprobe.models.types import Request, Response, Usage
@@ -318,7 +318,7 @@ def test_read_only_run_directory_reports_and_refuses_to_run(case_db_path: Path, 
 
 def test_open_read_only_opens_a_store_without_touching_it(case_db_path: Path, tmp_path: Path) -> None:
     """`RunStore.open_read_only` neither locks nor writes: a run can hold the lock meanwhile."""
-    from lexprobe.engine import RunStore
+    from lexprobe.engine.store import RunStore
 
     yes = script(tmp_path / "yes.jsonl", {"text": "Yes"})
     run_dir = tmp_path / "run"

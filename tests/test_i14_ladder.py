@@ -34,8 +34,8 @@ from lexprobe.investigation.environment.ladder import (
     select,
 )
 from lexprobe.investigation.environment.validate import errors_in, validate_environment
-from lexprobe.investigation.pipeline import run_build
 from lexprobe.investigation.pipeline.context import RENDERED_DIR
+from lexprobe.investigation.pipeline.runner import run_build
 from lexprobe.investigation.sample import build_sample_environment, load_sample_case, select_documents
 from lexprobe.investigation.scoring import ablation_sort_key
 

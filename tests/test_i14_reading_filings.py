@@ -18,9 +18,9 @@ import pytest
 from reportlab.pdfgen import canvas
 from test_investigation_pipeline import CAPTION, SMALL, FakeLLM, canned_answers, quiet, write_record
 
-from lexprobe.investigation.pipeline import run_build
 from lexprobe.investigation.pipeline.facts import GroundFactDraft, merge_slices
 from lexprobe.investigation.pipeline.llm import LLMCall
+from lexprobe.investigation.pipeline.runner import run_build
 from lexprobe.investigation.pipeline.souf import ResponsePartDraft, StatementPartDraft, merge_souf
 
 FILLER = (

@@ -27,8 +27,7 @@ from test_investigation_pipeline import (
     write_record,
 )
 
-from lexprobe.investigation.pipeline import BuildSettings, StageError, run_build
-from lexprobe.investigation.pipeline.context import STAGES_DIR, TEXT_DIR
+from lexprobe.investigation.pipeline.context import STAGES_DIR, TEXT_DIR, BuildSettings, StageError
 from lexprobe.investigation.pipeline.hypotheses import PartyDags, RulingDraft, settle_ruling
 from lexprobe.investigation.pipeline.llm import LLMCall
 from lexprobe.investigation.pipeline.opinion import OpinionDraft, merge_drafts
@@ -45,6 +44,7 @@ from lexprobe.investigation.pipeline.reading import (
     part_label,
     reading_report,
 )
+from lexprobe.investigation.pipeline.runner import run_build
 
 # --- reading.py units -----------------------------------------------------------------------------------------
 

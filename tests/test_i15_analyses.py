@@ -16,7 +16,8 @@ from typer.testing import CliRunner
 
 from lexprobe.cli.handler import LexprobeGroup
 from lexprobe.cli.investigation_score import register
-from lexprobe.engine import EngineConfig, ResponseCache
+from lexprobe.engine.cache import ResponseCache
+from lexprobe.engine.config import EngineConfig
 from lexprobe.investigation.agent.episode import Episode, HypothesisVerdict, ToolCallRecord
 from lexprobe.investigation.agent.harness import HarnessSettings
 from lexprobe.investigation.agent.run import run_investigations
@@ -28,7 +29,7 @@ from lexprobe.investigation.environment.format import (
     load_environment,
     save_environment,
 )
-from lexprobe.investigation.pipeline import run_build
+from lexprobe.investigation.pipeline.runner import run_build
 from lexprobe.investigation.sample import build_sample_environment
 from lexprobe.investigation.scoring.analyses import (
     POOLED,

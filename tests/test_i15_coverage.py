@@ -13,7 +13,8 @@ import pytest
 from tool_requirements import needs_bwrap
 from typer.testing import CliRunner
 
-from lexprobe.engine import EngineConfig, ResponseCache
+from lexprobe.engine.cache import ResponseCache
+from lexprobe.engine.config import EngineConfig
 from lexprobe.investigation.agent.corpus_view import CorpusView
 from lexprobe.investigation.agent.episode import Episode, ToolCallRecord, load_episodes
 from lexprobe.investigation.agent.harness import HarnessSettings

@@ -13,7 +13,8 @@ import typer
 from typer.testing import CliRunner
 
 from lexprobe.cli.handler import LexprobeGroup
-from lexprobe.engine import EngineConfig, RunStore
+from lexprobe.engine.config import EngineConfig
+from lexprobe.engine.store import RunStore
 from lexprobe.investigation.agent.corpus_view import CorpusView
 from lexprobe.investigation.agent.episode import Episode, HypothesisVerdict, load_episodes
 from lexprobe.investigation.agent.harness import EpisodeRunner, HarnessSettings, episode_id
@@ -280,7 +281,7 @@ def test_score_reports_both_level_analyses(score_app: typer.Typer, levels_root: 
 def test_factual_qa_of_every_level_shares_one_run_directory(levels_root: Path, tmp_path: Path) -> None:
     """QA ids carry the level too (`<case>|<level>|<question>|<model>`), and each QA episode records its corpus hash,
     so the questions of two levels of a case are answered side by side in one run directory."""
-    from lexprobe.engine import ResponseCache
+    from lexprobe.engine.cache import ResponseCache
     from lexprobe.investigation.qa.runner import load_qa_records, run_qa
 
     agent = tmp_path / "agent.jsonl"

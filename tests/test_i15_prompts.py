@@ -15,8 +15,9 @@ import typer
 from typer.testing import CliRunner
 
 from lexprobe.cli.investigation import investigation_app
-from lexprobe.engine import EngineConfig, ResponseCache, RunStore
-from lexprobe.engine.store import RunConflictError
+from lexprobe.engine.cache import ResponseCache
+from lexprobe.engine.config import EngineConfig
+from lexprobe.engine.store import RunConflictError, RunStore
 from lexprobe.investigation.agent.harness import HarnessSettings
 from lexprobe.investigation.agent.prompts import PROMPT_VARIABLES, case_type, load_prompts
 from lexprobe.investigation.agent.run import run_investigations

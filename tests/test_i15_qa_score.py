@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from lexprobe.cli.investigation import investigation_app
-from lexprobe.engine import EngineConfig
+from lexprobe.engine.config import EngineConfig
 from lexprobe.investigation.agent.harness import HarnessSettings
 from lexprobe.investigation.qa.runner import run_qa
 from lexprobe.investigation.sample import build_sample_environment

@@ -24,7 +24,9 @@ from openai.types.chat.chat_completion import Choice
 from openai.types.completion_usage import CompletionUsage
 from typer.testing import CliRunner
 
-from lexprobe.engine import Engine, EngineConfig, RunStore
+from lexprobe.engine.config import EngineConfig
+from lexprobe.engine.executor import Engine
+from lexprobe.engine.store import RunStore
 from lexprobe.hallucination.run.items import Item
 from lexprobe.hallucination.scorers.judge import judge_request
 from lexprobe.investigation.agent.corpus_view import CorpusView

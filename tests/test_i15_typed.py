@@ -19,7 +19,8 @@ from typer.testing import CliRunner
 from lexprobe.cli.handler import LexprobeGroup
 from lexprobe.cli.investigation_score import register
 from lexprobe.demo import investigation_rows
-from lexprobe.engine import EngineConfig, ResponseCache
+from lexprobe.engine.cache import ResponseCache
+from lexprobe.engine.config import EngineConfig
 from lexprobe.investigation.agent.episode import Episode, HypothesisVerdict, load_episodes
 from lexprobe.investigation.agent.harness import HarnessSettings
 from lexprobe.investigation.agent.run import run_investigations

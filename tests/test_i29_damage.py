@@ -30,7 +30,10 @@ from pathlib import Path
 import pytest
 from conftest import free_port
 
-from lexprobe.engine import EngineConfig, ResponseCache, RunStore, run_requests
+from lexprobe.engine.cache import ResponseCache
+from lexprobe.engine.config import EngineConfig
+from lexprobe.engine.executor import run_requests
+from lexprobe.engine.store import RunStore
 from lexprobe.models.types import Request
 
 LEXPROBE = str(Path(sys.executable).with_name("lexprobe"))

@@ -21,7 +21,8 @@ from typer.testing import CliRunner
 
 from lexprobe.cli.handler import LexprobeGroup
 from lexprobe.cli.investigation_score import register as register_score
-from lexprobe.engine import EngineConfig, ResponseCache
+from lexprobe.engine.cache import ResponseCache
+from lexprobe.engine.config import EngineConfig
 from lexprobe.investigation.agent.corpus_view import CorpusView
 from lexprobe.investigation.agent.episode import Episode, HypothesisVerdict, ToolCallRecord, load_episodes
 from lexprobe.investigation.agent.harness import HarnessSettings, episode_id, shuffled

@@ -30,7 +30,9 @@ import pytest
 from http_support import send_json, serving
 from ray_support import RAY_MISSING, ray_missing
 
-from lexprobe.engine import Engine, EngineConfig, RunStore
+from lexprobe.engine.config import EngineConfig
+from lexprobe.engine.executor import Engine
+from lexprobe.engine.store import RunStore
 from lexprobe.models.errors import ModelConfigError
 from lexprobe.models.types import Request
 

@@ -20,14 +20,16 @@ from pathlib import Path
 import pytest
 from conftest import free_port, llama_server_command, wait_for_http
 
-from lexprobe.engine import Engine, EngineConfig, RunStore
-from lexprobe.models import Request, open_model
+from lexprobe.engine.config import EngineConfig
+from lexprobe.engine.executor import Engine
+from lexprobe.engine.store import RunStore
 from lexprobe.models.errors import ModelConfigError
 from lexprobe.models.identity import model_identity
 from lexprobe.models.openai_chat import OpenAIModel
-from lexprobe.models.registry import model_status
+from lexprobe.models.registry import model_status, open_model
 from lexprobe.models.replicas import ReplicaRouter
 from lexprobe.models.spec import parse_model_spec
+from lexprobe.models.types import Request
 
 pytestmark = pytest.mark.slow
 

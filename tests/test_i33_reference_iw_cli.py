@@ -17,7 +17,7 @@ from tool_requirements import needs_chromium
 from typer.testing import CliRunner
 
 from lexprobe.cli.handler import LexprobeGroup
-from lexprobe.engine import EngineConfig
+from lexprobe.engine.config import EngineConfig
 from lexprobe.investigation.agent.harness import HarnessSettings
 from lexprobe.investigation.agent.run import run_investigations
 from lexprobe.investigation.reference import load_reference

@@ -18,7 +18,9 @@ import pytest
 from fault_proxy import FaultProxy
 from http_support import send_json, serving
 
-from lexprobe.engine import Engine, EngineConfig, RunStore
+from lexprobe.engine.config import EngineConfig
+from lexprobe.engine.executor import Engine
+from lexprobe.engine.store import RunStore
 from lexprobe.models.types import Request
 
 MALFORMED = ["wrong_shape", "not_json", "broken_json"]

@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from lexprobe.engine import EngineConfig, ResponseCache, RunStore
+from lexprobe.engine.cache import ResponseCache
+from lexprobe.engine.config import EngineConfig
+from lexprobe.engine.store import RunStore
 from lexprobe.investigation.agent.episode import load_episodes
 from lexprobe.investigation.agent.harness import HarnessSettings, parse_text_calls, shuffled
 from lexprobe.investigation.agent.run import run_investigations

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from lexprobe.engine import EngineConfig, ResponseCache
+from lexprobe.engine.cache import ResponseCache
+from lexprobe.engine.config import EngineConfig
 from lexprobe.investigation.agent.harness import HarnessSettings
 from lexprobe.investigation.environment.format import load_environment
 from lexprobe.investigation.qa.runner import extract_answer, load_qa_records, parse_grades, run_qa

@@ -8,10 +8,14 @@ import jsonschema
 import openai
 import pytest
 
-from lexprobe.engine import Engine, EngineConfig, ResponseCache, RunStore
-from lexprobe.models import Request, ToolSpec, open_model
+from lexprobe.engine.cache import ResponseCache
+from lexprobe.engine.config import EngineConfig
+from lexprobe.engine.executor import Engine
+from lexprobe.engine.store import RunStore
 from lexprobe.models.errors import ModelConfigError
 from lexprobe.models.openai_chat import OpenAIModel, build_openai_params, parse_openai_completion
+from lexprobe.models.registry import open_model
+from lexprobe.models.types import Request, ToolSpec
 
 pytestmark = pytest.mark.slow
 

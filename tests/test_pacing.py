@@ -19,11 +19,14 @@ import httpx
 import pytest
 from rich.console import Console
 
-from lexprobe.engine import Engine, EngineConfig, ResponseCache, RunStore
+from lexprobe.engine.cache import ResponseCache
+from lexprobe.engine.config import EngineConfig
+from lexprobe.engine.executor import Engine
 from lexprobe.engine.progress import RunProgress
-from lexprobe.models import Request
+from lexprobe.engine.store import RunStore
 from lexprobe.models.openai_chat import OpenAIModel
 from lexprobe.models.spec import parse_model_spec
+from lexprobe.models.types import Request
 
 PROMPTS = [
     "Is Marbury v. Madison, 5 U.S. 137 (1803), a real case? Answer, then explain.",

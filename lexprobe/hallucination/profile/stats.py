@@ -45,7 +45,7 @@ from lexprobe.hallucination.profile.selection import (
     row_order,
     true_premise_reference_based,
 )
-from lexprobe.hallucination.reader import read_answer
+from lexprobe.hallucination.reader.read import read_answer
 from lexprobe.hallucination.tasks import TASKS
 from lexprobe.stats import balanced_rate_se, hallucination_rate, strict_rate
 

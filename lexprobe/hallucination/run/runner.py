@@ -15,8 +15,11 @@ from pathlib import Path
 from lexprobe.caselaw.courts import parse_levels
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.caselaw.sampling import PAPER_YEARS, YearWindow
-from lexprobe.engine import EngineConfig, Estimate, ResponseCache, RunStore, RunSummary, estimate_run
-from lexprobe.engine.estimate import CHARS_PER_TOKEN, dry_run_store
+from lexprobe.engine.cache import ResponseCache
+from lexprobe.engine.config import EngineConfig
+from lexprobe.engine.estimate import CHARS_PER_TOKEN, Estimate, dry_run_store, estimate_run
+from lexprobe.engine.store import RunStore
+from lexprobe.engine.summary import RunSummary
 from lexprobe.errors import BadInputError
 from lexprobe.hallucination.profile.results import RUN_KIND, is_self_judged, read_units
 from lexprobe.hallucination.report.readings import reader_counts

@@ -9,7 +9,10 @@ lines again with the readings in that store (`score_lines(lines, db, ReaderPass(
 from __future__ import annotations
 
 from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.engine import EngineConfig, ResponseCache, RunStore, RunSummary
+from lexprobe.engine.cache import ResponseCache
+from lexprobe.engine.config import EngineConfig
+from lexprobe.engine.store import RunStore
+from lexprobe.engine.summary import RunSummary
 from lexprobe.hallucination.scorers.external import AnswerLine, LineError, score_lines
 from lexprobe.hallucination.scorers.model_reader import ReaderPass
 

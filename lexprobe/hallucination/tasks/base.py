@@ -21,7 +21,8 @@ from lexprobe.hallucination.labels.scoring import (
     nothing_found,
     stance_score,
 )
-from lexprobe.hallucination.reader import Reading, read_answer, reads_as_written
+from lexprobe.hallucination.reader.choice import Reading
+from lexprobe.hallucination.reader.read import read_answer, reads_as_written
 from lexprobe.hallucination.tasks.cases import SampledCase
 from lexprobe.hallucination.tasks.catalogue import CATALOGUE
 

@@ -27,7 +27,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lexprobe.engine import Engine
+from lexprobe.engine.executor import Engine
 from lexprobe.investigation.agent.corpus_view import CorpusView
 from lexprobe.investigation.agent.episode import Episode, HypothesisVerdict, ToolCallRecord
 from lexprobe.investigation.agent.prompts import CORPUS_PATH, PromptSet, case_type, package_prompts

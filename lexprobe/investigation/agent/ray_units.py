@@ -29,10 +29,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from lexprobe.engine import EngineConfig, ResponseCache, RunStore
+from lexprobe.engine.cache import ResponseCache
+from lexprobe.engine.config import EngineConfig
 from lexprobe.engine.interrupt import STOP
 from lexprobe.engine.ray_executor import RayModel, _Slot, placement, unpack_error, worker_place
-from lexprobe.engine.store import TelemetryRow
+from lexprobe.engine.store import RunStore, TelemetryRow
 from lexprobe.errors import Interrupted, LexprobeError
 from lexprobe.investigation.agent.ray_worker import UnitWorker
 from lexprobe.investigation.agent.run import gather_gated, settled_outcomes

@@ -21,9 +21,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from lexprobe.engine import Engine, EngineConfig, RunStore
+from lexprobe.engine.config import EngineConfig
+from lexprobe.engine.executor import Engine
 from lexprobe.engine.ray_executor import ModelWorker, pack_error
-from lexprobe.engine.store import TelemetryRow
+from lexprobe.engine.store import RunStore, TelemetryRow
 from lexprobe.errors import Interrupted
 from lexprobe.investigation.agent.corpus_view import CorpusView
 from lexprobe.investigation.agent.run_unit import RunUnit

@@ -8,8 +8,11 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
-from lexprobe.engine import Engine, EngineConfig, ResponseCache, RunStore
+from lexprobe.engine.cache import ResponseCache
+from lexprobe.engine.config import EngineConfig
+from lexprobe.engine.executor import Engine
 from lexprobe.engine.interrupt import interrupted_message
+from lexprobe.engine.store import RunStore
 from lexprobe.errors import Interrupted
 from lexprobe.investigation.agent.corpus_view import CorpusView
 from lexprobe.investigation.agent.episode import EPISODES_DIR, Episode, safe_name

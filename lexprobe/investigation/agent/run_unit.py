@@ -20,7 +20,7 @@ from lexprobe.investigation.agent.episode import EPISODES_DIR, Episode
 from lexprobe.investigation.agent.harness import EpisodeRunner, HarnessSettings
 
 if TYPE_CHECKING:
-    from lexprobe.engine import Engine
+    from lexprobe.engine.executor import Engine
 
 T = TypeVar("T")
 

@@ -14,7 +14,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from lexprobe.engine import Engine, EngineConfig, ResponseCache, RunStore, RunSummary
+from lexprobe.engine.cache import ResponseCache
+from lexprobe.engine.config import EngineConfig
+from lexprobe.engine.executor import Engine
+from lexprobe.engine.store import RunStore
+from lexprobe.engine.summary import RunSummary
 from lexprobe.investigation.pipeline.context import BuildSettings
 from lexprobe.investigation.pipeline.llm import Answer, LLMCall
 from lexprobe.models.types import Request

@@ -29,7 +29,8 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from lexprobe.engine import EngineConfig, ResponseCache
+from lexprobe.engine.cache import ResponseCache
+from lexprobe.engine.config import EngineConfig
 from lexprobe.errors import BadInputError
 from lexprobe.investigation.pipeline.context import (
     RUN_DIR,

@@ -23,7 +23,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from lexprobe.engine import Engine, EngineConfig, ResponseCache
+from lexprobe.engine.cache import ResponseCache
+from lexprobe.engine.config import EngineConfig
+from lexprobe.engine.executor import Engine
 from lexprobe.investigation.agent.corpus_view import CorpusView
 from lexprobe.investigation.agent.episode import Episode, safe_name
 from lexprobe.investigation.agent.harness import EpisodeFailed, EpisodeRunner, HarnessSettings

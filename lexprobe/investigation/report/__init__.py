@@ -3,27 +3,5 @@ as tables and figures, with the paper's rows when a reference is given (`html`; 
 `lexprobe/investigation/templates/report.html.j2`).
 
 May import: `lexprobe.investigation.scoring`, `lexprobe.investigation.reference`, `lexprobe.reporting`,
-`lexprobe.terminal`. The names below are exported lazily (`lexprobe.lazy`): importing the package does not import
-matplotlib (`html` does).
+`lexprobe.terminal`.
 """
-
-from __future__ import annotations
-
-from typing import TYPE_CHECKING
-
-from lexprobe.lazy import lazy_exports
-
-if TYPE_CHECKING:
-    from lexprobe.investigation.report.html import write_investigation_report
-
-__all__ = [
-    "write_investigation_report",
-]
-
-__getattr__, __dir__ = lazy_exports(
-    __name__,
-    globals(),
-    {
-        "write_investigation_report": "html",
-    },
-)
