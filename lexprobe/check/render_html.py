@@ -4,7 +4,6 @@ reason and notes as the highlight's tooltip (`title`) - followed by a table of t
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -24,7 +23,7 @@ from lexprobe.check.quote_verdicts import (
     summarize_quotations,
 )
 from lexprobe.check.verify import MISMATCH, NOT_FOUND, UNVERIFIABLE, VERDICTS, VERIFIED, CitationVerdict, summarize
-from lexprobe.reporting.html import render_report
+from lexprobe.reporting.html import escape, render_report
 from lexprobe.terminal import safe_text
 
 COLOURS = {
@@ -70,12 +69,6 @@ class CheckedDocument:
     holdings_skipped: int = 0
 
 
-def _escape(text: str) -> str:
-    """HTML-escape untrusted text, with control and bidirectional-override characters shown as escapes
-    (`lexprobe.terminal.safe_text`), so no document can reorder what the page shows."""
-    return html.escape(safe_text(text))
-
-
 def _tooltip(verdict: CitationVerdict) -> str:
     lines = [f"{verdict.verdict}: {verdict.reason}", *(f"note: {note}" for note in verdict.notes)]
     return "\n".join(lines)
@@ -102,10 +95,10 @@ def _highlighted(document: CheckedDocument, number: int) -> str:
     for (start, end), attributes, tooltip in sorted(marks, key=lambda item: item[0]):
         if start < position or end <= start:
             continue  # overlapping spans are listed in the table only
-        parts.append(_escape(document.text[position:start]))
-        parts.append(f'<mark {attributes} title="{_escape(tooltip)}">{_escape(document.text[start:end])}</mark>')
+        parts.append(escape(document.text[position:start]))
+        parts.append(f'<mark {attributes} title="{escape(tooltip)}">{escape(document.text[start:end])}</mark>')
         position = end
-    parts.append(_escape(document.text[position:]))
+    parts.append(escape(document.text[position:]))
     return "".join(parts)
 
 
@@ -119,14 +112,14 @@ def _quotation_table(document: CheckedDocument, number: int) -> str:
         if evidence:
             who = ", ".join(str(part) for part in (evidence.get("case"), evidence.get("opinion_type"),
                                                    evidence.get("author")) if part)  # fmt: skip
-            passage = f"<blockquote>{_escape(evidence['passage'])}</blockquote><small>{_escape(who)}</small>"
+            passage = f"<blockquote>{escape(evidence['passage'])}</blockquote><small>{escape(who)}</small>"
         page = f"<br><small>page {quotation.page}</small>" if quotation.page is not None else ""
         rows.append(
             f'<tr><td><a href="#d{number}-q{index}">{index + 1}</a></td>'
             f'<td><span class="badge qv-{quotation.verdict}">{quotation.verdict}</span></td>'
-            f'<td class="quote">{_escape(shown)}</td><td class="passage">{passage}{page}</td>'
+            f'<td class="quote">{escape(shown)}</td><td class="passage">{passage}{page}</td>'
             f'<td><a href="#d{number}-c{quotation.citation}">{quotation.citation + 1}</a></td>'
-            f"<td>{_escape(quotation.reason)}</td></tr>"
+            f"<td>{escape(quotation.reason)}</td></tr>"
         )
     return (
         '<table class="quotations"><thead><tr><th>#</th><th>verdict</th><th>quotation</th><th>passage in the '
@@ -138,13 +131,13 @@ def _table(document: CheckedDocument, number: int) -> str:
     rows = []
     for index, verdict in enumerate(document.verdicts):
         case = verdict.case
-        case_cell = _escape(f"{case.name or ''} {case.citation or ''} ({case.year or '?'})") if case else ""
-        notes = "".join(f"<br><small>{_escape(note)}</small>" for note in verdict.notes)
+        case_cell = escape(f"{case.name or ''} {case.citation or ''} ({case.year or '?'})") if case else ""
+        notes = "".join(f"<br><small>{escape(note)}</small>" for note in verdict.notes)
         rows.append(
             f'<tr><td><a href="#d{number}-c{index}">{index + 1}</a></td>'
             f'<td><span class="badge v-{verdict.verdict}">{verdict.verdict}</span></td>'
-            f"<td>{_escape(verdict.text)}</td><td>{case_cell}</td>"
-            f"<td>{_escape(verdict.reason)}{notes}</td></tr>"
+            f"<td>{escape(verdict.text)}</td><td>{case_cell}</td>"
+            f"<td>{escape(verdict.reason)}{notes}</td></tr>"
         )
     return (
         "<table><thead><tr><th>#</th><th>verdict</th><th>citation</th><th>database case</th><th>reason</th></tr>"

@@ -1,22 +1,31 @@
-"""The one Jinja environment of lexprobe's HTML reports (the hallucination profile, the investigation and QA scores,
-the citation check): autoescape on, so every model-given or document text is escaped; StrictUndefined, so a
-template variable the writer forgot fails loudly instead of rendering as empty; `trim_blocks` and `lstrip_blocks` so
-block tags leave no blank lines; `finalize` is `terminal.safe_value`, so every value a template prints has its
-control and bidi characters (ESC, NUL, U+202E ...) shown as visible escapes before it is HTML-escaped: autoescape
-makes "<>&" harmless but would pass those through to the page.
+"""The one page writer of lexprobe's static HTML: the hallucination profile, the investigation and QA scores, the
+citation check, and every page of the run viewer (`lexprobe view`, served and exported) are rendered by the one
+Jinja environment here and written by `write_page`.
+
+The environment: autoescape on, so every model-given or document text is escaped; StrictUndefined, so a template
+variable the writer forgot fails loudly instead of rendering as empty; `trim_blocks` and `lstrip_blocks` so block
+tags leave no blank lines; `finalize` is `terminal.safe_value`, so every value a template prints has its control
+and bidi characters (ESC, NUL, U+202E ...) shown as visible escapes before it is HTML-escaped: autoescape makes
+"<>&" harmless but would pass those through to the page. Python code that builds a piece of HTML itself escapes
+each text with `escape`, the same two steps.
 
 Template names: a plain name ("base.html.j2") is one of this package's templates; "package:name"
 ("lexprobe.hallucination:report.html.j2") is `name` in that package's `templates/` folder, so the reporting layer
-names no package above it. Every page extends `base.html.j2`, the one place for the reports' CSS: a page fills the
-blocks `title` and `content`, and may add rules in `extra_style` or replace the whole sheet (`style`) and the
-`<main>` frame (`body`). Templates can call `pct`, `interval` and `num` (`reporting.numbers`).
+names no package above it. Every page extends `base.html.j2`, the one page frame and the one place for the
+reports' CSS: a report fills the blocks `title` and `content`, and may add rules in `extra_style` or replace the
+whole sheet (`style`) and the `<main>` frame (`body`); a page whose styles are files (the viewer's, whose policy
+allows no inline style) replaces the whole head (`page_head`). Figures are inlined as data URIs
+(`figures.figure_to_data_uri`, through `figure`). Templates can call `pct`, `interval` and `num`
+(`reporting.numbers`) and filter with `visible` and `share`.
 """
 
 from __future__ import annotations
 
 import functools
+import html
 import os
 import secrets
+import shutil
 import stat
 from collections.abc import Callable
 from importlib import resources
@@ -24,9 +33,10 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import BaseLoader, Environment, StrictUndefined, TemplateNotFound
+from markupsafe import Markup
 
-from lexprobe.reporting.numbers import interval, num, pct
-from lexprobe.terminal import safe_value
+from lexprobe.reporting.numbers import interval, num, pct, whole_share
+from lexprobe.terminal import safe_text, safe_value
 
 OWN_PACKAGE = "lexprobe.reporting"
 
@@ -44,10 +54,21 @@ class _PackageTemplates(BaseLoader):
         return text, str(source), lambda: True
 
 
+def visible(value: object) -> str:
+    """Return `value` as text with its control and bidi characters shown as escapes ("" for None): the templates'
+    `visible` filter, for a value printed inside an attribute or a longer text."""
+    return safe_text("" if value is None else str(value))
+
+
+def escape(text: str) -> Markup:
+    """Return untrusted `text` HTML-escaped, its control and bidi characters first shown as escapes, as the
+    templates print every value: for the pieces of HTML Python code builds itself."""
+    return Markup(html.escape(safe_text(text)))
+
+
 @functools.cache
 def report_environment() -> Environment:
-    """Return the shared report environment (built once); its templates can call the number formats of
-    `reporting.numbers` as `pct`, `interval` and `num`."""
+    """Return the one page environment (built once)."""
     environment = Environment(
         loader=_PackageTemplates(),
         autoescape=True,
@@ -57,22 +78,36 @@ def report_environment() -> Environment:
         finalize=safe_value,
     )
     environment.globals.update(pct=pct, interval=interval, num=num)
+    environment.filters.update(visible=visible, share=whole_share)
     return environment
 
 
 def render_report(template: str, **context: Any) -> str:
-    """Render the report template `template` ("package:name") with `context`. Raises jinja2.TemplateNotFound for
+    """Render the page template `template` ("package:name") with `context`. Raises jinja2.TemplateNotFound for
     an unknown template and jinja2.UndefinedError when the template uses a variable `context` lacks."""
     return report_environment().get_template(template).render(**context)
 
 
-def write_page(path: str | Path, html: str) -> None:
-    """Write `html` to `path` as UTF-8, atomically: the text is encoded first (an unencodable character raises
-    UnicodeEncodeError before any file is touched), then written to a temporary file beside `path` that replaces it
-    in one rename, so a failure never leaves an empty or half-written page (the temporary file is removed). A
-    target that exists and is not a regular file (a named pipe, /dev/stdout) is written in place instead of being
-    replaced. Raises OSError when the page cannot be written."""
-    data = html.encode("utf-8")
+def figure(title: str, build: Callable[[], Any], caption: str, *, empty: bool = False) -> dict:
+    """Return one figure of a report as the templates show it ({"title", "uri", "caption", "empty"}): `build()`'s
+    matplotlib figure inlined as an SVG data URI, or, when drawing fails for want of data (ValueError, KeyError,
+    TypeError, FileNotFoundError: a missing shapefile), no image and the caption saying why: never a broken
+    image."""
+    from lexprobe.reporting.figures import figure_to_data_uri  # matplotlib: only for pages with figures
+
+    try:
+        return {"title": title, "uri": figure_to_data_uri(build(), "svg"), "caption": caption, "empty": empty}
+    except (FileNotFoundError, ValueError, KeyError, TypeError) as exc:
+        return {"title": title, "uri": None, "caption": f"{caption} Not drawn: {exc}", "empty": empty}
+
+
+def write_page(path: str | Path, text: str) -> None:
+    """Write the page `text` to `path` as UTF-8, atomically: the text is encoded first
+    (an unencodable character raises UnicodeEncodeError before any file is touched), then written to a temporary
+    file beside `path` that replaces it in one rename, so a failure never leaves an empty or half-written page (the
+    temporary file is removed). A target that exists and is not a regular file (a named pipe, /dev/stdout) is
+    written in place instead of being replaced. Raises OSError when the page cannot be written."""
+    data = text.encode("utf-8")
     path = Path(path)
     try:
         mode = path.lstat().st_mode
@@ -93,13 +128,18 @@ def write_page(path: str | Path, html: str) -> None:
         raise
 
 
+def copy_assets(source: Path, target: Path) -> None:
+    """Copy the files of folder `source` (a page's style sheets and scripts) into `target` (created)."""
+    target.mkdir(parents=True, exist_ok=True)
+    for path in source.iterdir():
+        if path.is_file():
+            shutil.copyfile(path, target / path.name)
+
+
 def write_report(path: str | Path, template: str, **context: Any) -> None:
     """Render `template` with `context` and write the page to `path` (parent folders created) with `write_page`.
     Raises what `render_report` raises, and OSError when the page cannot be written."""
-    html = render_report(template, **context)
+    page = render_report(template, **context)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_page(path, html)
-
-
-__all__ = ["render_report", "report_environment", "write_page", "write_report"]
+    write_page(path, page)

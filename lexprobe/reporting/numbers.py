@@ -40,9 +40,14 @@ def share(value: float | None) -> str:
     return TABLE_MISSING if value is None else f"{value:.1%}"
 
 
+def whole_share(value: float | None) -> str:
+    """A share as a whole percentage ("33%"), "-" for None (the run viewer's tables)."""
+    return TABLE_MISSING if value is None else f"{100 * value:.0f}%"
+
+
 def rate_se(rate: float | None, se: float | None) -> str:
     """A rate and its standard error, "0.500 (0.020)", "-" for no rate."""
     return TABLE_MISSING if rate is None else f"{rate:.3f} ({se:.3f})"
 
 
-__all__ = ["fixed", "interval", "num", "pct", "rate_se", "share"]
+__all__ = ["fixed", "interval", "num", "pct", "rate_se", "share", "whole_share"]

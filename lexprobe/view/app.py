@@ -15,9 +15,9 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from lexprobe.local_server import guard_hosts
+from lexprobe.reporting.html import render_report
 from lexprobe.terminal import safe_text
 from lexprobe.view import runs as other_runs  # the sections of investigation runs, QA runs and check results
-from lexprobe.view import template_environment
 from lexprobe.view.hallucination.index import RunIndex, ensure_index
 from lexprobe.view.hallucination.queries import UnitStore
 from lexprobe.view.hallucination.routes import hallucination_app
@@ -59,7 +59,6 @@ def plan_view(
 def build_app(plan: ViewPlan, host: str = "127.0.0.1", allow_hosts: tuple[str, ...] = ()) -> SecurityHeaders:
     """Return the ASGI app of `plan` served on `host`, every response carrying the security headers; a request
     whose `Host` header names neither `host`, a loopback name nor one of `allow_hosts` is a 400 with no data."""
-    pages = template_environment()
     sections = []
     routes: list = []
     if plan.indexes:
@@ -78,8 +77,8 @@ def build_app(plan: ViewPlan, host: str = "127.0.0.1", allow_hosts: tuple[str, .
         routes.append(Mount(mount, section.app))
 
     def index(request: Request) -> HTMLResponse:
-        html = pages.get_template("index.html").render(title="Runs", root="", static_csp="", notice="",
-                                                       sections=sections)  # fmt: skip
+        html = render_report("lexprobe.view:index.html", title="Runs", root="", static_csp="", notice="",
+                             sections=sections)  # fmt: skip
         return HTMLResponse(html)
 
     static = Path(__file__).with_name("static")

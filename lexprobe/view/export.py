@@ -12,12 +12,12 @@ rates linking into the copy.
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
 from lexprobe.errors import BadInputError
-from lexprobe.view import out_folder, template_environment
+from lexprobe.reporting.html import copy_assets, render_report, write_page
+from lexprobe.view import out_folder
 from lexprobe.view.app import ViewPlan, plan_view
 from lexprobe.view.hallucination.detail import unit_detail
 from lexprobe.view.hallucination.queries import MAX_PAGE_SIZE, UnitQuery, UnitStore
@@ -36,17 +36,10 @@ def script_json(value: object) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def _copy_assets(source: Path, target: Path) -> None:
-    target.mkdir(parents=True, exist_ok=True)
-    for path in source.iterdir():
-        if path.is_file():
-            shutil.copyfile(path, target / path.name)
-
-
 def _export_hallucination(store: UnitStore, folder: Path, limit: int) -> tuple[int, int]:
     """Write the hallucination list, its data files and the report under `folder`; return (rows shown, total)."""
     folder.mkdir(parents=True, exist_ok=True)
-    _copy_assets(_PACKAGE / "hallucination" / "static", folder / "static")
+    copy_assets(_PACKAGE / "hallucination" / "static", folder / "static")
     total = sum(index.units for index in store.indexes)
     rows: list[dict] = []
     page = 1
@@ -68,22 +61,21 @@ def _export_hallucination(store: UnitStore, folder: Path, limit: int) -> tuple[i
         name = f"data-{number}.js"
         head = f"window.LEXPROBE_UNITS = {{meta: {script_json(visible(meta))}, rows: []}};\n" if number == 0 else ""
         body = f"window.LEXPROBE_UNITS.rows.push(...{script_json(visible(chunk))});\n"
-        (folder / name).write_text(head + body, encoding="utf-8")
+        write_page(folder / name, head + body)
         data_files.append(name)
     notice = f"Showing {len(rows):,} of {total:,} rows; the server viewer (`lexprobe view`) has all."
-    pages = template_environment("lexprobe.view.hallucination")
-    html = pages.get_template("units.html").render(
-        title="Hallucination runs", root="../", static_csp=STATIC_CONTENT_SECURITY_POLICY, mode="static",
-        notice=notice, data_files=data_files,
+    html = render_report(
+        "lexprobe.view.hallucination:units.html", title="Hallucination runs", root="../",
+        static_csp=STATIC_CONTENT_SECURITY_POLICY, mode="static", notice=notice, data_files=data_files,
     )  # fmt: skip
-    (folder / "index.html").write_text(html, encoding="utf-8")
+    write_page(folder / "index.html", html)
     report_html, report_css = report_page([index.run_dir for index in store.indexes], "../../")
     report_html = report_html.replace("../../hallucination/?", "../index.html?").replace(
         "<head>", f'<head>\n<meta http-equiv="Content-Security-Policy" content="{STATIC_CONTENT_SECURITY_POLICY}">', 1
     )
     (folder / "report").mkdir(exist_ok=True)
-    (folder / "report" / "index.html").write_text(report_html, encoding="utf-8")
-    (folder / "report" / "report.css").write_text(report_css, encoding="utf-8")
+    write_page(folder / "report" / "index.html", report_html)
+    write_page(folder / "report" / "report.css", report_css)
     return len(rows), total
 
 
@@ -118,7 +110,7 @@ def export_static(
 def _write_copy(plan: ViewPlan, other_paths: list[Path], out: Path, limit: int) -> tuple[int, int]:
     """Write every page of the copy under `out` (an empty folder); return the hallucination rows shown and total."""
     entries: list[tuple[str, str, str]] = []
-    _copy_assets(_PACKAGE / "static", out / "static")
+    copy_assets(_PACKAGE / "static", out / "static")
     shown = total = 0
     if plan.indexes:
         store = UnitStore(plan.indexes, plan.labels)
@@ -132,9 +124,10 @@ def _write_copy(plan: ViewPlan, other_paths: list[Path], out: Path, limit: int) 
     sections: dict[str, list[tuple[str, str]]] = {}
     for title, label, href in entries:
         sections.setdefault(title, []).append((label, href))
-    html = template_environment().get_template("index.html").render(
-        title="Runs", root="", static_csp=STATIC_CONTENT_SECURITY_POLICY, notice="A static copy of lexprobe view.",
+    html = render_report(
+        "lexprobe.view:index.html", title="Runs", root="", static_csp=STATIC_CONTENT_SECURITY_POLICY,
+        notice="A static copy of lexprobe view.",
         sections=[{"title": title, "entries": items} for title, items in sections.items()],
     )  # fmt: skip
-    (out / "index.html").write_text(html, encoding="utf-8")
+    write_page(out / "index.html", html)
     return shown, total

@@ -10,14 +10,13 @@ under `out/investigation/`, `out/qa/` and `out/check/`, which open from disk.
 
 from __future__ import annotations
 
-import shutil
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
 from starlette.applications import Starlette
 
-from lexprobe.reporting.html import write_page
+from lexprobe.reporting.html import copy_assets, write_page
 from lexprobe.view.check_view.app import STATIC_DIR as CHECK_STATIC
 from lexprobe.view.check_view.app import build_app as build_check_app
 from lexprobe.view.check_view.load import check_problem
@@ -120,17 +119,10 @@ def _write(path: Path, html: str) -> None:
     write_page(path, html)
 
 
-def _copy_static(source: Path, target: Path) -> None:
-    target.mkdir(parents=True, exist_ok=True)
-    for path in source.iterdir():
-        if path.is_file():
-            shutil.copyfile(path, target / path.name)
-
-
 def _export_runs(kind: str, run_dirs: list[Path], out: Path, limit: int) -> list[tuple[str, str, str]]:
     pages = RunPages(kind, run_dirs, static=True)
     folder = out / kind
-    _copy_static(RUNS_STATIC, folder / "static")
+    copy_assets(RUNS_STATIC, folder / "static")
     _write(folder / "index.html", pages.index_page())
     links = []
     for number, run_dir in enumerate(run_dirs):
@@ -165,7 +157,7 @@ def export_static(paths: list[Path], out: Path, limit: int) -> list[tuple[str, s
     if found.check:
         pages = CheckPages(found.check, static=True)
         folder = out / "check"
-        _copy_static(CHECK_STATIC, folder / "static")
+        copy_assets(CHECK_STATIC, folder / "static")
         _write(folder / "index.html", pages.index_page())
         for number, path in enumerate(found.check):
             _write(folder / "runs" / str(number) / "index.html", pages.result_page(number, limit=limit))

@@ -13,26 +13,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import jinja2
-
 from lexprobe.check.render_html import MEANINGS
 from lexprobe.check.verify import VERDICTS
-from lexprobe.terminal import safe_text, safe_value
+from lexprobe.reporting.html import render_report
 from lexprobe.view.check_view.load import CheckResult, load_check_result
 from lexprobe.view.investigation.pages import STATIC_CSP
-
-TEMPLATES = jinja2.Environment(
-    loader=jinja2.ChoiceLoader([
-        jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
-        jinja2.FileSystemLoader(Path(__file__).parent.parent / "investigation" / "templates"),
-    ]),
-    autoescape=True,
-    undefined=jinja2.StrictUndefined,
-    trim_blocks=True,
-    lstrip_blocks=True,
-    finalize=safe_value,  # every printed value: control and bidi characters as escapes, even without `visible`
-)  # fmt: skip
-TEMPLATES.filters["visible"] = lambda value: safe_text("" if value is None else str(value))
 
 
 class NotFound(LookupError):
@@ -58,7 +43,7 @@ class CheckPages:
         return f"runs/{number}/" + ("index.html" if self.static else "")
 
     def _render(self, template: str, depth: int, **values: object) -> str:
-        return TEMPLATES.get_template(template).render(
+        return render_report(f"lexprobe.view.check_view:{template}",
             root="../" * depth, static=self.static, csp=STATIC_CSP, section=self.title, stylesheet="check.css",
             list_href=self.list_href, verdicts=VERDICTS, meanings=MEANINGS, **values,
         )  # fmt: skip

@@ -16,7 +16,7 @@ from starlette.staticfiles import StaticFiles
 
 from lexprobe.errors import BadInputError, LexprobeError
 from lexprobe.local_server import register_id_convertor
-from lexprobe.view import template_environment
+from lexprobe.reporting.html import render_report
 from lexprobe.view.hallucination.detail import unit_detail
 from lexprobe.view.hallucination.queries import SORT_COLUMNS, UnitStore, parse_query
 from lexprobe.view.run_gone import RunChangedError, error_response
@@ -75,13 +75,12 @@ def report_page(run_dirs: list[Path], viewer_url: str) -> tuple[str, str]:
 
 def hallucination_app(store: UnitStore) -> Starlette:
     """Return the sub-app over `store` (the runs' indexes)."""
-    pages = template_environment("lexprobe.view.hallucination")
     run_dirs = [index.run_dir for index in store.indexes]
     cached_report: dict[str, tuple[str, str]] = {}
 
     def list_page(request: Request) -> HTMLResponse:
-        html = pages.get_template("units.html").render(title="Hallucination runs", root="../", static_csp="",
-                                                       mode="server", notice="", data_files=[])  # fmt: skip
+        html = render_report("lexprobe.view.hallucination:units.html", title="Hallucination runs", root="../",
+                             static_csp="", mode="server", notice="", data_files=[])  # fmt: skip
         return HTMLResponse(html)
 
     def api_facets(request: Request) -> JSONResponse:

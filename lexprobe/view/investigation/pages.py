@@ -19,13 +19,11 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-import jinja2
-
 from lexprobe.investigation.agent.episode import EPISODES_DIR, Episode
 from lexprobe.investigation.environment.format import Environment, load_environment
 from lexprobe.investigation.qa.runner import QA_DIR, QARecord
 from lexprobe.investigation.scoring.inputs import resolve_env_dir
-from lexprobe.terminal import safe_text, safe_value
+from lexprobe.reporting.html import render_report
 from lexprobe.view.investigation.documents import read_document
 from lexprobe.view.investigation.index import SORT_COLUMNS, connect_read_only, distinct, ensure_index, page_of
 from lexprobe.view.investigation.transcript import episode_page, load_record, messages_of
@@ -38,16 +36,6 @@ STATIC_CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
     "connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'self'"
 )
-TEMPLATES = jinja2.Environment(
-    loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
-    autoescape=True,
-    undefined=jinja2.StrictUndefined,
-    trim_blocks=True,
-    lstrip_blocks=True,
-    finalize=safe_value,  # every printed value: control and bidi characters as escapes, even without `visible`
-)
-TEMPLATES.filters["visible"] = lambda value: safe_text("" if value is None else str(value))
-TEMPLATES.filters["share"] = lambda value: "-" if value is None else f"{100 * value:.0f}%"
 
 
 class NotFound(LookupError):
@@ -105,7 +93,7 @@ class RunPages:
         return f"runs/{number}/" + ("index.html" if self.static else "")
 
     def _render(self, template: str, depth: int, **values: object) -> str:
-        return TEMPLATES.get_template(template).render(
+        return render_report(f"lexprobe.view.investigation:{template}",
             root="../" * depth, static=self.static, stylesheet="runs.css", csp=STATIC_CSP, section=self.title,
             kind=self.kind, list_href=self.list_href, **values,
         )  # fmt: skip
