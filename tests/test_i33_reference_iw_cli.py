@@ -20,7 +20,7 @@ from lexprobe.cli.handler import LexprobeGroup
 from lexprobe.engine.config import EngineConfig
 from lexprobe.investigation.agent.harness import HarnessSettings
 from lexprobe.investigation.agent.run import run_investigations
-from lexprobe.investigation.reference import load_reference
+from lexprobe.investigation.paper_figures.rows import load_paper_figures
 from lexprobe.investigation.sample import build_sample_environment
 
 VERDICT_KEY = "give your view on each hypothesis"
@@ -73,7 +73,7 @@ def test_json_carries_the_reference_block(score_app: typer.Typer, run_dir: Path)
     payload = json.loads(result.stdout)  # stdout is one JSON object and nothing else
     block = payload["reference"]
     assert block["paper"].startswith("InvestigationWorlds") and block["file"] == "investigation-worlds.txt"
-    assert len(block["rows"]) == len(load_reference().rows)
+    assert len(block["rows"]) == len(load_paper_figures().rows)
     assert all(row["quote"] and row["where"] and row["sample"] for row in block["rows"])
     (model,) = payload["models"]
     by_metric: dict[str, list[dict]] = {}
@@ -93,7 +93,7 @@ def test_json_carries_the_reference_block(score_app: typer.Typer, run_dir: Path)
         assert "5 tool calls / 5 turns" in notes and "merits, +pro_alternative" in notes
         if c["paper"]["row"].startswith("case_solved_shared"):
             k, n = c["user"]["successes"], c["user"]["n"]
-            paper = load_reference().by_id(c["paper"]["row"])
+            paper = load_paper_figures().by_id(c["paper"]["row"])
             p1, p2 = k / n, paper.successes / paper.trials
             se = math.sqrt(p1 * (1 - p1) / n + p2 * (1 - p2) / paper.trials)
             if 0 < k < n:
@@ -158,7 +158,7 @@ def test_html_report_shows_the_paper_in_grey_and_in_the_figures(
     result = score(score_app, str(run_dir), "--reference", "paper", "--html", str(page))
     assert result.exit_code == 0, result.output
     html = page.read_text()
-    assert 'id="reference"' in html and html.count('<tr class="reference">') >= len(load_reference().rows)
+    assert 'id="reference"' in html and html.count('<tr class="reference">') >= len(load_paper_figures().rows)
     assert "Grey hatched bars" in html and "Grey crosses" in html
     assert "<script>alert" not in html and "&lt;script&gt;alert" in html  # the hostile model name, escaped
     section = html[html.index('id="reference"') : html.index("<h2>Figures")]  # the part this feature adds

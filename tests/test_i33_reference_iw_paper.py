@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 from tool_requirements import in_ci
 
-from lexprobe.investigation.reference import load_reference, papers_root
-from lexprobe.investigation.reference.rows import ReferenceRow
-from lexprobe.investigation.reference.ztest import proportion_se, two_proportion_z, two_sided_z
+from lexprobe.caselaw.paths import papers_root
+from lexprobe.investigation.paper_figures.rows import PaperRow, load_paper_figures
+from lexprobe.investigation.paper_figures.ztest import proportion_se, two_proportion_z, two_sided_z
 
 SECTIONS = {  # the heading each covered section starts at (a line of its own)
     "4.1 Investigation": r"4\.1\s+Investigation",
@@ -41,7 +41,7 @@ WORDS = {"one": 1.0}
 
 
 def paper_text() -> str:
-    path = papers_root() / load_reference().file
+    path = papers_root() / load_paper_figures().file
     if not path.is_file():
         if in_ci():
             pytest.fail(f"{path} is missing: the papers must be present under CI=true")
@@ -75,7 +75,7 @@ def numbers(text: str) -> list[float]:
     return [float(n) for n in NUMBER.findall(NAMES.sub(" ", text).replace("$", " "))] + words
 
 
-def row_values(row: ReferenceRow) -> set[float]:
+def row_values(row: PaperRow) -> set[float]:
     values = {row.value, row.low, row.high, row.successes, row.trials, row.n_cases, row.ci_level, row.a, row.b}
     values |= set(row.ci or ())
     return {float(v) for v in values if v is not None}
@@ -85,7 +85,7 @@ def row_values(row: ReferenceRow) -> set[float]:
 
 
 def test_every_shipped_value_equals_the_printed_one(sections: dict[str, str]) -> None:
-    rows = load_reference().rows
+    rows = load_paper_figures().rows
     assert len({r.id for r in rows}) == len(rows) == 63
     for row in rows:
         body = sections[row.section]
@@ -106,7 +106,7 @@ def test_every_shipped_value_equals_the_printed_one(sections: dict[str, str]) ->
 
 
 def test_every_number_printed_in_sections_4_1_to_4_4_is_shipped(sections: dict[str, str]) -> None:
-    rows = load_reference().rows
+    rows = load_paper_figures().rows
     missing = []
     counted = 0
     for title in SECTIONS:
@@ -134,7 +134,7 @@ def test_the_text_prints_nothing_beyond_the_covered_per_model_series(sections: d
     others; they are not shipped, as the data says)."""
     body = sections["4.1 Investigation"]
     assert len(re.findall(r"case-solved rate \(\d", body)) == 1  # only Haiku's is printed with the phrase
-    assert "not shipped" in load_reference().not_printed
+    assert "not shipped" in load_paper_figures().not_printed
 
 
 # --- independent re-reading of the main series ----------------------------------------------------------------
@@ -143,7 +143,7 @@ ALIASES = {"Sonnet 4.6": "sonnet", "DeepSeek V4 Flash": "deepseek", "GPT-5.4 min
 
 
 def test_coverage_and_signal_recall_per_model(sections: dict[str, str]) -> None:
-    reference = load_reference()
+    reference = load_paper_figures()
     found = re.findall(
         r"(Sonnet 4\.6|DeepSeek V4 Flash|GPT-5\.4 mini)[^()]*\((\d+(?:\.\d+)?)% coverage, (\d+(?:\.\d+)?)% signal "
         r"recall\)",
@@ -167,7 +167,7 @@ def test_coverage_and_signal_recall_per_model(sections: dict[str, str]) -> None:
 
 
 def test_verdict_transitions(sections: dict[str, str]) -> None:
-    reference = load_reference()
+    reference = load_paper_figures()
     body = sections["4.2 Counterfactual Ablations over Document Roles"]
     k_a, n_a, p_a, k_b, n_b, p_b = re.search(r"from (\d+)/(\d+) \(([\d.]+)%\) to (\d+)/(\d+) \(([\d.]+)%\)",
                                              body).groups()  # fmt: skip
@@ -188,7 +188,7 @@ def test_verdict_transitions(sections: dict[str, str]) -> None:
 
 
 def test_ablation_changes(sections: dict[str, str]) -> None:
-    reference = load_reference()
+    reference = load_paper_figures()
     body = sections["4.2 Counterfactual Ablations over Document Roles"]
     found = dict(re.findall(r"(Haiku 4\.5|GPT-5\.4-mini) \(\$(-\d+)\$ points\)", body))
     assert reference.by_id("ablation_change/haiku").value == float(found["Haiku 4.5"])
@@ -201,7 +201,7 @@ def test_ablation_changes(sections: dict[str, str]) -> None:
 
 
 def test_case_solved_and_shared_cases(sections: dict[str, str]) -> None:
-    reference = load_reference()
+    reference = load_paper_figures()
     body = sections["4.1 Investigation"]
     haiku, sonnet = map(float, re.search(r"rate \(([\d.]+)%\), followed by Sonnet 4\.6 \(([\d.]+)%\)", body).groups())
     assert reference.by_id("case_solved/haiku").value == haiku

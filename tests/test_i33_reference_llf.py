@@ -16,10 +16,9 @@ from page_checks import render_page
 from tool_requirements import needs_chromium
 
 from lexprobe.caselaw.judges import load_justices
+from lexprobe.hallucination.paper_figures.compare import NO_SE, paper_comparison, z_test
 from lexprobe.hallucination.profile.results import Unit
 from lexprobe.hallucination.profile.stats import profile
-from lexprobe.hallucination.reference import paper_comparison, z_test
-from lexprobe.hallucination.reference.compare import NO_SE
 from lexprobe.hallucination.report.html import write_html_report
 
 ENTRY = "import sys; sys.argv[0] = 'lexprobe'; from lexprobe.cli import console_main; sys.exit(console_main())"
@@ -175,7 +174,7 @@ def test_html_escapes_a_hostile_model_name(tmp_path: Path) -> None:
     stats = profile(units, load_justices(), prompt_style="all")
     models = [{"model": name, "run_dir": "runs/x", "judge": name, "self_judged": True}]
     page = tmp_path / "hostile.html"
-    write_html_report(page, models, stats, units, reference=paper_comparison(stats, models, units))
+    write_html_report(page, models, stats, units, paper=paper_comparison(stats, models, units))
     result = render_page(page, width=1400)
     assert result.ok and result.dialogs == [], result.to_json()
     assert result.sideways == []

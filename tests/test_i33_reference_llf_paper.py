@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 
 from lexprobe.caselaw.paths import papers_root
-from lexprobe.hallucination.reference import paper_tables, reference_values
-from lexprobe.hallucination.reference.data import parse_cell
+from lexprobe.hallucination.paper_figures.data import paper_tables, paper_values, parse_cell
 
 PAPER = "large-legal-fictions.txt"
 #: The task names as the tables print them (a trailing "a"/"b" is a footnote mark).
@@ -123,7 +122,7 @@ def test_the_pooled_ece_table_is_shipped_as_printed(paper_text):
 def test_every_printed_number_pair_is_one_reference_value(paper_text):
     printed = printed_tables(paper_text)
     cells = sum(len(r["cells"]) - r["cells"].count("-") for table in printed.values() for r in table["rows"])
-    values = reference_values()
+    values = paper_values()
     assert len(values) == cells + 8  # + Appendix Table 4: 4 LLMs x 2 columns
     for value in values:
         assert parse_cell(value.printed) == (value.value, value.se)
@@ -133,12 +132,12 @@ def test_every_printed_number_pair_is_one_reference_value(paper_text):
 def test_the_tables_name_lexprobe_tasks_levels_and_styles():
     from lexprobe.hallucination.tasks import TASKS
 
-    for value in reference_values():
+    for value in paper_values():
         assert value.task in TASKS or value.task == "pooled"
         assert value.level in ("scotus", "coa", "district", None)
         assert value.prompt_style in ("zero", "few", None)
         assert value.window is None or re.fullmatch(r"\d{4}-\d{4}", value.window)
-    rows = {(v.table_id, v.task, v.level, v.prompt_style, v.model): v for v in reference_values()}
+    rows = {(v.table_id, v.task, v.level, v.prompt_style, v.model): v for v in paper_values()}
     assert rows[("main-3", "existence", "scotus", "zero", "GPT 4")].value == 0.204  # the first cell of Table 3
     overruling = rows[("main-4", "overruling_year", "scotus", "few", "GPT 4")]
     assert (overruling.value, overruling.se, overruling.n, overruling.window) == (0.725, 0.028, 279, "1810-2022")

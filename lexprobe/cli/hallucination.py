@@ -367,7 +367,7 @@ def report(
             with_batch = [model | counts | read_by(model["model"], readers)
                           for model, counts in zip(models, batched, strict=True)]  # fmt: skip
             write_html_report(html, with_batch, stats, units, coverage=coverage, viewer_url=viewer_url,
-                              reference=paper)  # fmt: skip
+                              paper=paper)  # fmt: skip
         except OSError as exc:
             raise BadInputError(f"cannot write {html}: {exc}") from None
         err.print(f"wrote {html}", highlight=False, soft_wrap=True)
@@ -406,7 +406,7 @@ def reference_block(reference: str, stats: dict, models: list[dict], units: list
     """Return the `reference` block of a report (`paper_comparison`) for `--reference paper`, None for none."""
     if reference != "paper":
         return None
-    from lexprobe.hallucination.reference import paper_comparison
+    from lexprobe.hallucination.paper_figures.compare import paper_comparison
 
     return paper_comparison(stats, models, units)
 

@@ -154,7 +154,7 @@ def score(
     )  # fmt: skip
     block = None
     if reference == "paper":
-        from lexprobe.investigation.reference import paper_comparison
+        from lexprobe.investigation.paper_figures.compare import paper_comparison
 
         block = paper_comparison(summary, episodes)
     if html is not None:
@@ -167,7 +167,7 @@ def score(
                 runs=[str(r) for r in run_dirs],
                 points=coverage_points(episodes, environments),
                 notes=notes,
-                reference=block,
+                paper=block,
             )
         except OSError as exc:
             raise BadInputError(f"cannot write {html}: {exc}") from None

@@ -79,7 +79,7 @@ def _print_scores(console: Console, summary: ScoreSummary, reference: dict | Non
             "",
         )
     if reference is not None:  # the paper's numbers as extra grey rows, each with its section and sample
-        from lexprobe.investigation.reference.lines import paper_lines
+        from lexprobe.investigation.paper_figures.lines import paper_lines
 
         for line in paper_lines(reference):
             cells = [line["cells"].get(metric, "") if metric else "" for metric in _SCORE_METRICS]
@@ -324,7 +324,7 @@ def print_summary(
     summary: ScoreSummary, role_rows: Sequence[RoleRecall] | None = None, reference: dict | None = None
 ) -> None:
     """Rich tables of a `summarize` result on stdout; `role_rows` defaults to the summary's `recall_by_role`;
-    `reference` (`lexprobe.investigation.reference.paper_comparison`'s block) adds the paper's rows and the
+    `reference` (`lexprobe.investigation.paper_figures.compare.paper_comparison`'s block) adds the paper's rows and the
     comparisons with them."""
     # piped output gets room for the wide tables instead of rich's 80-column default
     console = wide(160)

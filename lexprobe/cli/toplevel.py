@@ -287,7 +287,7 @@ def demo(
             if temporary:
                 row["run_dir"] = "a temporary folder, removed after the demo"
         from lexprobe.demo import investigation_rows
-        from lexprobe.hallucination.reference import paper_comparison
+        from lexprobe.hallucination.paper_figures.compare import paper_comparison
         from lexprobe.hallucination.report.html import write_html_report  # matplotlib: imported only when needed
 
         # the paper's published rates beside the embedded model's, with the design differences spelled out
@@ -295,7 +295,7 @@ def demo(
         try:
             rows = investigation_rows(investigation) if investigation else None
             write_html_report(html, models, stats, units, rows,
-                              coverage=[row for info in infos for row in info.coverage_rows()], reference=reference,
+                              coverage=[row for info in infos for row in info.coverage_rows()], paper=reference,
                               investigation_notes=investigation_notes)  # fmt: skip
         except OSError as exc:
             raise BadInputError(f"cannot write {html}: {exc}") from None

@@ -1,17 +1,5 @@
-"""The published estimates of *Large Legal Fictions* beside a user's profile (`hallucination report --reference
-paper`): the shipped tables (`data`), the comparisons (`compare`), and their place in the HTML report (`html`).
+"""The papers' figures of *Large Legal Fictions*, its published estimates, beside a user's profile (`hallucination
+report --reference paper`): the shipped tables (`data`), the comparisons (`compare`), and their place in the HTML
+report (`html`). ("reference" elsewhere in the domain is the answer key a scorer compares an answer with.)
 
 May import: `profile`, `tasks` of this domain; `lexprobe.reporting`."""
-
-from lexprobe.hallucination.reference.compare import comparisons, paper_comparison, z_test
-from lexprobe.hallucination.reference.data import PAPER_MODELS, ReferenceValue, paper_tables, reference_values
-
-__all__ = [
-    "PAPER_MODELS",
-    "ReferenceValue",
-    "comparisons",
-    "paper_comparison",
-    "paper_tables",
-    "reference_values",
-    "z_test",
-]

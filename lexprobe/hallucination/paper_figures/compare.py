@@ -19,8 +19,8 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable
 
+from lexprobe.hallucination.paper_figures.data import PAPER_MODELS, PaperValue, paper_tables, paper_values
 from lexprobe.hallucination.profile.stats import BALANCED_TASKS, SINGLE_CLASS_NOTE, no_reference
-from lexprobe.hallucination.reference.data import PAPER_MODELS, ReferenceValue, paper_tables, reference_values
 from lexprobe.hallucination.tasks import TASKS
 
 PAPER_JUDGE = "GPT 4"
@@ -119,7 +119,7 @@ def _rate_estimate(row: dict) -> dict:
             "notes": notes}  # fmt: skip
 
 
-def design_notes(user: dict, paper: ReferenceValue, model_row: dict | None, years: tuple[int, int] | None) -> list[str]:
+def design_notes(user: dict, paper: PaperValue, model_row: dict | None, years: tuple[int, int] | None) -> list[str]:
     """Return what differs between the user's estimate and the paper's, as short sentences."""
     task = TASKS.get(user["task"])
     notes = [f"sample: your n={user['n']} vs the paper's n={paper.n}" if paper.n else
@@ -152,9 +152,9 @@ def _years(units: Iterable | None) -> dict[tuple[str, str, str], tuple[int, int]
     return {key: (min(years), max(years)) for key, years in spans.items()}
 
 
-def _paper_index() -> dict[tuple, list[ReferenceValue]]:
-    index: dict[tuple, list[ReferenceValue]] = defaultdict(list)
-    for value in reference_values():
+def _paper_index() -> dict[tuple, list[PaperValue]]:
+    index: dict[tuple, list[PaperValue]] = defaultdict(list)
+    for value in paper_values():
         index[(value.quantity, value.task, value.level, value.prompt_style)].append(value)
     return index
 
@@ -214,7 +214,7 @@ def paper_comparison(stats: dict, models: list[dict], units: Iterable | None = N
         "judge": f"the paper's reference-free tasks were judged by {PAPER_JUDGE}",
         "data_source": DATA_SOURCE_NOTE,
         "tables": [_table_facts(table) for table in data["tables"]],
-        "values": [value.to_dict() for value in reference_values()],
+        "values": [value.to_dict() for value in paper_values()],
         "comparisons": comparisons(stats, models, units),
         "quantities": QUANTITY_TEXT,
     }

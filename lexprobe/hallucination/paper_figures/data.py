@@ -3,7 +3,7 @@
 `large_legal_fictions.json` holds Tables 3-7 of the main text and Appendix Tables 3-6 cell by cell as printed
 ("0.204 (0.006)": estimate and standard error; "-": not measured), with each table's title, where it is printed,
 its column headings (court level, date window, sample size) and footnotes (a row's own window and sample size).
-`reference_values()` unfolds them into one `ReferenceValue` per printed number pair. A test parses the paper's text
+`paper_values()` unfolds them into one `PaperValue` per printed number pair. A test parses the paper's text
 and checks the shipped cells against it both ways.
 """
 
@@ -21,7 +21,7 @@ _CELL = re.compile(r"(?P<value>\d\.\d{3})(?: \((?P<se>\d\.\d{3})\))?")
 
 
 @dataclass(frozen=True)
-class ReferenceValue:
+class PaperValue:
     """One number the paper prints, with where it is printed and how it was estimated."""
 
     table_id: str
@@ -49,7 +49,7 @@ class ReferenceValue:
 @cache
 def paper_tables() -> dict:
     """Return the shipped tables as stored (`large_legal_fictions.json`): {"paper", "cell_format", "tables"}."""
-    text = resources.files("lexprobe.hallucination.reference").joinpath(DATA_FILE).read_text(encoding="utf-8")
+    text = resources.files("lexprobe.hallucination.paper_figures").joinpath(DATA_FILE).read_text(encoding="utf-8")
     return json.loads(text)
 
 
@@ -65,7 +65,7 @@ def parse_cell(cell: str) -> tuple[float, float | None] | None:
 
 
 @cache
-def reference_values() -> tuple[ReferenceValue, ...]:
+def paper_values() -> tuple[PaperValue, ...]:
     """Return every number pair the shipped tables print (dashes left out: the paper did not measure them)."""
     values = []
     for table in paper_tables()["tables"]:
@@ -81,7 +81,7 @@ def reference_values() -> tuple[ReferenceValue, ...]:
                     continue
                 column = table["columns"][index // len(models)]
                 model = models[index % len(models)]
-                values.append(ReferenceValue(
+                values.append(PaperValue(
                     table_id=table["id"], table=table["table"], where=table["where"], quantity=table["quantity"],
                     task=row["task"], task_printed=row["task_printed"], level=column["level"],
                     column=f"{column['heading']} / {model}", model=model, prompt_style=row["prompt_style"],
@@ -91,7 +91,7 @@ def reference_values() -> tuple[ReferenceValue, ...]:
     return tuple(values)
 
 
-def _pooled_values(table: dict) -> list[ReferenceValue]:
+def _pooled_values(table: dict) -> list[PaperValue]:
     """Appendix Table 4: one row per LLM, unscaled and scaled pooled ECE, no s.e., n or window printed."""
     values = []
     for row in table["rows"]:
@@ -99,7 +99,7 @@ def _pooled_values(table: dict) -> list[ReferenceValue]:
             parsed = parse_cell(cell)
             if parsed is None:
                 continue
-            values.append(ReferenceValue(
+            values.append(PaperValue(
                 table_id=table["id"], table=table["table"], where=table["where"], quantity=column["quantity"],
                 task="pooled", task_printed="(all tasks pooled)", level=None, column=column["heading"],
                 model=row["model"], prompt_style=None, prompt_printed="", value=parsed[0], se=parsed[1], n=None,

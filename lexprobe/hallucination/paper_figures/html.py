@@ -7,7 +7,8 @@ from __future__ import annotations
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from lexprobe.reporting.figures import MUTED, PALETTE, apply_house_style, figure_to_data_uri
+from lexprobe.reporting.figures import MUTED, PALETTE, apply_house_style
+from lexprobe.reporting.html import figure
 
 #: Marker of each paper model in the comparison figure (grey: the reference, never a user's colour).
 PAPER_MARKERS = {"GPT 4": "s", "GPT 3.5": "^", "PaLM 2": "D", "Llama 2": "v"}
@@ -15,17 +16,17 @@ YOURS = "yours (±1.96 s.e.)"
 GREY_SHADES = {"GPT 4": "#555555", "GPT 3.5": "#7a7a7a", "PaLM 2": "#999999", "Llama 2": "#b5b5b5"}
 
 
-def _index(reference: dict) -> dict[tuple, dict]:
-    return {(v["quantity"], v["task"], v["level"], v["prompt_style"], v["model"]): v for v in reference["values"]}
+def _index(paper: dict) -> dict[tuple, dict]:
+    return {(v["quantity"], v["task"], v["level"], v["prompt_style"], v["model"]): v for v in paper["values"]}
 
 
-def add_reference_columns(tables: list[dict], reference: dict | None) -> list[dict]:
+def add_paper_columns(tables: list[dict], paper: dict | None) -> list[dict]:
     """Give each rate table (`html_report.rate_tables`) one grey column per court level after the user's models:
     `paper_cells`, per row and level the paper's hallucination rate of each of its four models ({"model", "text",
-    "title"}: where it is printed), and `paper_models`. Without a reference the tables get empty lists, so the page
-    is today's."""
-    index = _index(reference) if reference else {}
-    names = reference["models"] if reference else []
+    "title"}: where it is printed), and `paper_models`. Without the paper's block the tables get empty lists, so
+    the page is today's."""
+    index = _index(paper) if paper else {}
+    names = paper["models"] if paper else []
     for table in tables:
         table["paper_models"] = names
         for row in table["body"]:
@@ -45,17 +46,17 @@ def _where(value: dict) -> str:
     return f"{value['table']}, {value['task_printed']} {value['prompt_printed']}, {value['column']}{n}{window}"
 
 
-def comparison_rows(reference: dict) -> list[dict]:
+def comparison_rows(paper: dict) -> list[dict]:
     """Return the rows of the comparison table, one per user estimate: what it measures, the user's value, each
     paper model's value with the difference (yours - paper) and the test, where the paper prints them, and what
     differs in the design."""
     grouped: dict[tuple, list[dict]] = {}
-    for c in reference["comparisons"]:
+    for c in paper["comparisons"]:
         grouped.setdefault((c["model"], c["quantity"], c["task"], c["level"], c["prompt_style"]), []).append(c)
     rows = []
     for (model, quantity, task, level, style), group in grouped.items():
         yours, first = group[0]["yours"], group[0]["paper"]
-        what = f"{reference['quantities'].get(quantity, quantity)}: {task.replace('_', ' ')}"
+        what = f"{paper['quantities'].get(quantity, quantity)}: {task.replace('_', ' ')}"
         rows.append({
             "model": model, "what": what, "level": level or "–", "style": style or "–",
             "yours": _value(yours["value"], yours["se"]), "n": yours["n"],
@@ -72,15 +73,15 @@ def _value(value: float | None, se: float | None) -> str:
     return f"{value:.3f}" if se is None else f"{value:.3f} ({se:.3f})"
 
 
-def paper_table_views(reference: dict) -> list[dict]:
+def paper_table_views(paper: dict) -> list[dict]:
     """Return every shipped table of the paper for the report's appendix: title, where printed, note, column groups
     (a court level's heading over its models) and rows (task and prompt, or the LLM of Appendix Table 4) whose
     cells hold the estimate and its standard error apart, so the 12 columns fit the page."""
     by_table: dict[str, list[dict]] = {}
-    for value in reference["values"]:
+    for value in paper["values"]:
         by_table.setdefault(value["table_id"], []).append(value)
     views = []
-    for table in reference["tables"]:
+    for table in paper["tables"]:
         values = by_table.get(table["id"], [])
         columns = list(dict.fromkeys(_column_of(v) for v in values))
         rows: dict[tuple, dict[tuple, dict]] = {}
@@ -115,16 +116,8 @@ def _label(text: str) -> str:
     return text.replace("$", r"\$")  # matplotlib would read "$...$" in a (hostile) model name as mathtext
 
 
-def comparison_figure(reference: dict) -> dict | None:
-    """Return the report figure of the user's hallucination rates (dots, ±1.96 s.e.) with the paper's four models
-    as grey reference marks on each row, or None when no rate of the user's has a paper counterpart."""
-    rates = [c for c in reference["comparisons"] if c["quantity"] == "hallucination_rate"]
-    if not rates:
-        return None
-    rows: dict[tuple, list[dict]] = {}
-    for c in rates:
-        rows.setdefault((c["model"], c["task"], c["level"], c["prompt_style"]), []).append(c)
-    title = "Your hallucination rates beside the paper's (reference marks)"
+def _comparison_chart(rows: dict[tuple, list[dict]]) -> Figure:
+    """The user's rates (dots, ±1.96 s.e.), one row each, with the paper's models as grey marks."""
     height = 1.6 + 0.32 * len(rows)
     fig = Figure(figsize=(8.5, height), dpi=100, facecolor="white")  # fixed margins: long row labels stay whole
     FigureCanvasAgg(fig)
@@ -149,30 +142,39 @@ def comparison_figure(reference: dict) -> dict | None:
     ax.invert_yaxis()
     ax.set_xlabel("Hallucination rate", fontsize=9)
     fig.legend(*ax.get_legend_handles_labels(), fontsize=7, loc="upper center", ncol=5, frameon=False)
+    return fig
+
+
+def comparison_figure(paper: dict) -> dict | None:
+    """Return the report figure of the user's hallucination rates (dots, ±1.96 s.e.) with the paper's four models
+    as grey reference marks on each row, or None when no rate of the user's has a paper counterpart."""
+    rates = [c for c in paper["comparisons"] if c["quantity"] == "hallucination_rate"]
+    if not rates:
+        return None
+    rows: dict[tuple, list[dict]] = {}
+    for c in rates:
+        rows.setdefault((c["model"], c["task"], c["level"], c["prompt_style"]), []).append(c)
     caption = (
         f"Each row is one of your rates (dot, ±1.96 s.e.); grey marks are the paper's GPT 4, GPT 3.5, PaLM 2 and "
         f"Llama 2 for the same task, court level and prompt style (its Tables 3-6 and Appendix Table 5). "
-        f"{reference['rate_kind']} The designs differ (sample, date window, data source, judge): see the "
+        f"{paper['rate_kind']} The designs differ (sample, date window, data source, judge): see the "
         "comparison table."
     )
-    try:
-        uri = figure_to_data_uri(fig, "svg")
-    except ValueError as exc:
-        return {"title": title, "uri": None, "caption": f"{caption} Not drawn: {exc}", "empty": False}
-    return {"title": title, "uri": uri, "caption": caption, "empty": False}
+    title = "Your hallucination rates beside the paper's (reference marks)"
+    return figure(title, lambda: _comparison_chart(rows), caption)
 
 
-def reference_view(reference: dict | None) -> dict | None:
+def paper_view(paper: dict | None) -> dict | None:
     """Return what the report template needs of a `reference` block, None without one."""
-    if not reference:
+    if not paper:
         return None
     return {
-        "paper": reference["paper"],
-        "models": reference["models"],
-        "rate_kind": reference["rate_kind"],
-        "judge": reference["judge"],
-        "data_source": reference["data_source"],
-        "comparisons": comparison_rows(reference),
-        "tables": paper_table_views(reference),
-        "value_count": len(reference["values"]),
+        "paper": paper["paper"],
+        "models": paper["models"],
+        "rate_kind": paper["rate_kind"],
+        "judge": paper["judge"],
+        "data_source": paper["data_source"],
+        "comparisons": comparison_rows(paper),
+        "tables": paper_table_views(paper),
+        "value_count": len(paper["values"]),
     }

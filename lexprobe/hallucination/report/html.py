@@ -6,10 +6,8 @@ Figures 1-8. Every table and figure states n, the estimator, and what is a lower
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 from pathlib import Path
-
-from matplotlib.figure import Figure
 
 import lexprobe
 from lexprobe.hallucination.profile.results import Unit
@@ -24,14 +22,8 @@ from lexprobe.hallucination.profile.stats import (
 from lexprobe.hallucination.tasks import TASKS
 from lexprobe.hallucination.tasks.coverage import dropped_text
 from lexprobe.reporting.circuit_map import circuit_map
-from lexprobe.reporting.figures import (
-    bar_chart,
-    calibration_curve,
-    figure_to_data_uri,
-    line_chart,
-    scatter_with_diagonal,
-)
-from lexprobe.reporting.html import write_report
+from lexprobe.reporting.figures import bar_chart, calibration_curve, line_chart, scatter_with_diagonal
+from lexprobe.reporting.html import figure, write_report
 
 LEVEL_NAMES = {"scotus": "SCOTUS", "coa": "USCOA", "district": "USDC"}
 #: The last sentence of every caption with error bars.
@@ -147,34 +139,16 @@ def _rate_bars(
     """A figure of the hallucination rate by group, one bar per model, its caption naming each model's n:
     "LEAD (n per model); ANSWERS. NOTE" and the error-bar note."""
     rates, errors, counts = _series(rows, order, models)
-    return _figure(
+    return figure(
         title,
         lambda: bar_chart(labels, rates, errors, "Hallucination rate", chart_title, percent=True),
         f"{lead} ({_n_text(counts)}); {answers}. {note}{_SE_NOTE}",
     )
 
 
-def _figure(title: str, build: Callable[[], Figure], caption: str) -> dict:
-    """Render one figure, or a note saying why it is missing (never a broken image)."""
-    try:
-        return {"title": title, "uri": figure_to_data_uri(build(), "svg"), "caption": caption, "empty": False}
-    except (FileNotFoundError, ValueError) as exc:
-        return {"title": title, "uri": None, "caption": f"{caption} Not drawn: {exc}", "empty": False}
-
-
-def _not_drawn(title: str, reason: str) -> dict:
-    """A figure left out because it would show no data: the report prints its title and `reason` on one line."""
-    return {"title": title, "uri": None, "caption": f"Not drawn: {reason}", "empty": True}
-
-
-def figures(stats: dict, models: list[str]) -> list[dict]:
-    """Return the figures of the report (cf. the study's Figures 1-8), each with a caption naming n and the
-    estimator; a figure with no data at all (the circuit map of a run without appeals-court answers) comes back
-    with `empty` set, no image and a one-line reason instead."""
-    found = stats["breakdowns"]
+def _rate_figures(found: dict, models: list[str], answers: str) -> list[dict]:
+    """The bar figures: by task complexity, by court level (cf. Figures 1, 2)."""
     result = []
-    answers = PROMPT_STYLE_TEXT[stats["estimators"]["prompt_style"]] + " (--prompt-style)"
-
     present = [c for c in COMPLEXITY_ORDER if any(g["group"] == c for g in found["complexity"])]
     if present:
         result.append(_rate_bars(
@@ -190,9 +164,13 @@ def figures(stats: dict, models: list[str]) -> list[dict]:
             title="Hallucination rate by court level (cf. Figure 2)", chart_title="Rate by court level",
             lead="Reference-based true-premise tasks pooled", answers=answers,
         ))  # fmt: skip
-    circuits = [g for g in found["circuit"]]
+    return result
+
+
+def _circuit_figure(found: dict, answers: str) -> dict:
+    """The circuit map (cf. Figure 3), models pooled; a note instead of an all-grey map when no circuit has data."""
     pooled_circuits: dict[str, list[dict]] = defaultdict(list)
-    for group in circuits:
+    for group in found["circuit"]:
         pooled_circuits[group["group"]].append(group)
     circuit_rates = {
         circuit: (
@@ -205,23 +183,27 @@ def figures(stats: dict, models: list[str]) -> list[dict]:
     }
     circuit_title = "Hallucination rate by circuit (cf. Figure 3)"
     if all(rate is None for rate, _ in circuit_rates.values()):  # an all-grey map shows nothing: say why instead
-        result.append(_not_drawn(circuit_title, (
+        return {"title": circuit_title, "uri": None, "empty": True, "caption": "Not drawn: " + (
             "no scored answer about a Courts of Appeals case"
             + (" (this run asked no appeals-court questions)" if not circuit_rates else "")
             + f"; the map pools reference-based true-premise USCOA tasks on cases decided from {CIRCUIT_FIRST_YEAR}."
-        )))  # fmt: skip
-    else:
-        result.append(_figure(
-            circuit_title,
-            lambda: circuit_map(circuit_rates, "Courts of Appeals: rate by circuit"),
-            f"Reference-based true-premise USCOA tasks and models pooled, cases decided from {CIRCUIT_FIRST_YEAR} "
-            f"(post-1981, as in the study) (n={sum(n for _, n in circuit_rates.values())}); {answers}; grey "
-            "circuits have no scored answers.",
-        ))  # fmt: skip
+        )}  # fmt: skip
+    return figure(
+        circuit_title,
+        lambda: circuit_map(circuit_rates, "Courts of Appeals: rate by circuit"),
+        f"Reference-based true-premise USCOA tasks and models pooled, cases decided from {CIRCUIT_FIRST_YEAR} "
+        f"(post-1981, as in the study) (n={sum(n for _, n in circuit_rates.values())}); {answers}; grey "
+        "circuits have no scored answers.",
+    )
+
+
+def _time_figures(found: dict, models: list[str], answers: str) -> list[dict]:
+    """The SCOTUS line figures: by case prominence and by decision year (cf. Figures 4, 5)."""
+    result = []
     deciles = [f"{low}-{low + 10}" for low in range(0, 100, 10)]
     if found["prominence"]:
         rates, errors, counts = _series(found["prominence"], deciles, models)
-        result.append(_figure(
+        result.append(figure(
             "Hallucination rate by case prominence (cf. Figure 4)",
             lambda: line_chart([low + 5 for low in range(0, 100, 10)], rates, errors, "Prominence percentile "
                                "(decile midpoint)", "Hallucination rate", "SCOTUS: rate by prominence", percent=True),
@@ -233,25 +215,37 @@ def figures(stats: dict, models: list[str]) -> list[dict]:
         rates, errors, counts = _series(found["decade"], decades, models)
         xs = [int(d[:-1]) + 5 for d in decades]
         bands = [(start, end + 1, name) for name, start, end in ERAS if end >= xs[0] - 5 and start <= xs[-1] + 5]
-        result.append(_figure(
+        result.append(figure(
             "Hallucination rate by decision year (cf. Figure 5)",
             lambda: line_chart(xs, rates, errors, "Decision year (decade midpoint)", "Hallucination rate",
                                "SCOTUS: rate by decade", bands=bands[-6:], percent=True),
             f"SCOTUS reference-based tasks pooled ({_n_text(counts)}); {answers}; shaded bands are Chief Justice "
             f"eras. {_SE_NOTE}",
         ))  # fmt: skip
+    return result
+
+
+def _justice_figures(stats: dict, models: list[str]) -> list[dict]:
+    """One justice-bias scatter per model with author answers (cf. Figure 6)."""
+    result = []
     for model in models:
         points = [(row["justice"], float(row["true"]), float(row["named"]))
                   for row in stats["justice_bias"] if row["model"] == model]  # fmt: skip
         if points:
             total = int(sum(p[1] for p in points))
-            result.append(_figure(
+            result.append(figure(
                 f"Justice bias: {model} (cf. Figure 6)",
                 lambda points=points: scatter_with_diagonal(points, "True majority opinions in the sample",
                                                             "Times named as author", "Named vs true authors"),
                 f"SCOTUS author questions (n={total}); points above the line are justices the model names more "
                 "often than they wrote; answers naming no one on the roster are counted under the name given.",
             ))  # fmt: skip
+    return result
+
+
+def _late_figures(stats: dict, models: list[str], answers: str) -> list[dict]:
+    """The contra-factual bars and the calibration curves (cf. Figures 7, 8)."""
+    found, result = stats["breakdowns"], []
     if found["contra_factual"]:
         cells = sorted({g["group"] for g in found["contra_factual"]})
         result.append(_rate_bars(
@@ -261,7 +255,7 @@ def figures(stats: dict, models: list[str]) -> list[dict]:
         ))  # fmt: skip
     curves = stats["calibration_curves"]
     if curves:
-        result.append(_figure(
+        result.append(figure(
             "Calibration curves (cf. Figure 8)",
             lambda: calibration_curve(curves, "Calibration, calibrated tasks pooled"),
             f"Equal-mass bins of confidence (share of K samples at temperature 1 agreeing with the greedy answer) "
@@ -269,6 +263,21 @@ def figures(stats: dict, models: list[str]) -> list[dict]:
             f"({'; '.join(f'{m}: n={sum(b[2] for b in c)}' for m, c in curves.items())}); {answers}.",
         ))  # fmt: skip
     return result
+
+
+def figures(stats: dict, models: list[str]) -> list[dict]:
+    """Return the figures of the report (cf. the study's Figures 1-8), each with a caption naming n and the
+    estimator; a figure with no data at all (the circuit map of a run without appeals-court answers) comes back
+    with `empty` set, no image and a one-line reason instead."""
+    found = stats["breakdowns"]
+    answers = PROMPT_STYLE_TEXT[stats["estimators"]["prompt_style"]] + " (--prompt-style)"
+    return [
+        *_rate_figures(found, models, answers),
+        _circuit_figure(found, answers),
+        *_time_figures(found, models, answers),
+        *_justice_figures(stats, models),
+        *_late_figures(stats, models, answers),
+    ]
 
 
 def coverage_rows(coverage: list[dict]) -> list[dict]:
@@ -287,6 +296,26 @@ def coverage_rows(coverage: list[dict]) -> list[dict]:
     ]
 
 
+def summary_cards(names: list[str], stats: dict, units: list[Unit]) -> list[dict]:
+    """Return one headline card per model: the pooled rate (s.e.) and n, the pooled ECE both ways, and the unscored
+    and pending answers."""
+    pooled = {g["model"]: g for g in stats["breakdowns"]["model"]}
+    ece = {row["model"]: row for row in stats["calibration"] if row["task"] == "pooled"}
+    return [
+        {
+            "model": name,
+            "rate": _fmt(pooled[name]["rate"], pooled[name]["se"]) if name in pooled else "–",
+            "n": pooled[name]["n"] if name in pooled else 0,
+            "ece_width": _fmt(ece[name]["ece_width"], ece[name]["ece_width_se"]) if name in ece else "–",
+            "ece_mass": _fmt(ece[name]["ece_mass_debiased"], ece[name]["ece_mass_debiased_se"]) if name in ece else "–",
+            "ece_n": ece[name]["n"] if name in ece else 0,
+            "unscored": sum(u.label == "unscored" for u in units if u.model == name),
+            "pending": sum(u.label is None for u in units if u.model == name),
+        }
+        for name in names
+    ]
+
+
 def write_html_report(
     path: Path,
     models: list[dict],
@@ -295,53 +324,33 @@ def write_html_report(
     investigation: list[dict] | None = None,
     coverage: list[dict] | None = None,
     viewer_url: str = "",
-    reference: dict | None = None,
+    paper: dict | None = None,
     investigation_notes: list[str] | None = None,
 ) -> None:
     """Write the report page to `path` (parent folders created); `investigation`, the rows of the demo's
     investigation table (`lexprobe.demo.investigation_rows`), adds the demo's investigation section;
     `coverage` (rows of `coverage.Coverage` with their model) adds the sample-coverage table; `viewer_url` (the run
-    viewer's root) links every rate cell to the answers behind it (`viewer_link`); `reference`, the block of
-    `lexprobe.hallucination.reference.paper_comparison`, adds the paper's estimates (grey columns, a comparison
-    table, reference marks in a figure, the paper's tables). Raises OSError when the file cannot be written."""
-    from lexprobe.hallucination.reference.html import add_reference_columns, comparison_figure, reference_view
+    viewer's root) links every rate cell to the answers behind it (`viewer_link`); `paper`, the block of
+    `lexprobe.hallucination.paper_figures.compare.paper_comparison`, adds the paper's estimates (grey columns, a
+    comparison table, reference marks in a figure, the paper's tables). Raises OSError when the file cannot be
+    written."""
+    from lexprobe.hallucination.paper_figures.html import add_paper_columns, comparison_figure, paper_view
 
     names = [model["model"] for model in models]
-    drawn = figures(stats, names)
-    marked = comparison_figure(reference) if reference else None
-    pooled = {g["model"]: g for g in stats["breakdowns"]["model"]}
-    ece = {row["model"]: row for row in stats["calibration"] if row["task"] == "pooled"}
+    marked = comparison_figure(paper) if paper else None
+    self_judged = {m["model"] for m in models if m.get("self_judged")}
     write_report(
         path,
         "lexprobe.hallucination:report.html.j2",
         version=lexprobe.__version__,
         models=models,
-        summary=[
-            {
-                "model": name,
-                "rate": _fmt(pooled[name]["rate"], pooled[name]["se"]) if name in pooled else "–",
-                "n": pooled[name]["n"] if name in pooled else 0,
-                "ece_width": _fmt(ece[name]["ece_width"], ece[name]["ece_width_se"]) if name in ece else "–",
-                "ece_mass": _fmt(ece[name]["ece_mass_debiased"], ece[name]["ece_mass_debiased_se"])
-                if name in ece
-                else "–",
-                "ece_n": ece[name]["n"] if name in ece else 0,
-                "unscored": sum(u.label == "unscored" for u in units if u.model == name),
-                "pending": sum(u.label is None for u in units if u.model == name),
-            }
-            for name in names
-        ],
-        tables=add_reference_columns(
-            rate_tables(
-                stats["rates"], names, {m["model"] for m in models if m.get("self_judged")}, viewer_url=viewer_url
-            ),
-            reference,
-        ),
-        reference=reference_view(reference),
+        summary=summary_cards(names, stats, units),
+        tables=add_paper_columns(rate_tables(stats["rates"], names, self_judged, viewer_url=viewer_url), paper),
+        paper=paper_view(paper),
         model_names=names,
         balanced=[row for row in stats["rates"] if row["task"] in BALANCED_TASKS],
         calibration=stats["calibration"],
-        figures=drawn + ([marked] if marked else []),
+        figures=figures(stats, names) + ([marked] if marked else []),
         estimators=stats["estimators"],
         investigation=list(investigation or []),
         investigation_notes=list(investigation_notes or []),

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from lexprobe.investigation.agent.episode import Episode
-from lexprobe.investigation.reference.design import UserDesign, user_designs
-from lexprobe.investigation.reference.rows import ReferenceRow, ReferenceSet, load_reference
-from lexprobe.investigation.reference.ztest import two_proportion_z
+from lexprobe.investigation.paper_figures.design import UserDesign, user_designs
+from lexprobe.investigation.paper_figures.rows import PaperFigures, PaperRow, load_paper_figures
+from lexprobe.investigation.paper_figures.ztest import two_proportion_z
 from lexprobe.investigation.scoring.schema import ModelSummary, ScoreSummary
 
 METRIC_LABELS = {
@@ -42,8 +42,8 @@ def _points(value: float | None) -> str:
     return "–" if value is None else f"{value:+.1f} points"
 
 
-def _budget_note(reference: ReferenceSet, design: UserDesign | None) -> str:
-    tools, turns = reference.by_id("budget/tools"), reference.by_id("budget/turns")
+def _budget_note(figures: PaperFigures, design: UserDesign | None) -> str:
+    tools, turns = figures.by_id("budget/tools"), figures.by_id("budget/turns")
     yours = design.budget_text() if design else "unknown"
     return f"budget: yours {yours}; the paper's {tools.printed} tool calls / {turns.printed} turns in Turn 1 " \
            f"({tools.where})"  # fmt: skip
@@ -61,7 +61,7 @@ def _rule_notes(summary: ScoreSummary) -> list[str]:
     return notes
 
 
-def _model_notes(model: str, design: UserDesign | None, row: ReferenceRow) -> list[str]:
+def _model_notes(model: str, design: UserDesign | None, row: PaperRow) -> list[str]:
     n_episodes = design.n_episodes if design else 0
     n_envs = design.n_environments if design else 0
     levels = design.level_text() if design else "unknown"
@@ -77,7 +77,7 @@ def _model_notes(model: str, design: UserDesign | None, row: ReferenceRow) -> li
     return notes
 
 
-def _test(user_counts: tuple[int, int] | None, row: ReferenceRow, design: UserDesign | None) -> tuple[dict | None, str]:
+def _test(user_counts: tuple[int, int] | None, row: PaperRow, design: UserDesign | None) -> tuple[dict | None, str]:
     if user_counts is None or row.successes is None or row.trials is None:
         return None, NO_TEST
     result = two_proportion_z(user_counts[0], user_counts[1], row.successes, row.trials)
@@ -92,7 +92,7 @@ def _test(user_counts: tuple[int, int] | None, row: ReferenceRow, design: UserDe
     return {"kind": "two-proportion z", "z": round(z, 4), "p": round(p, 4)}, note
 
 
-def _comparison(metric: str, user: dict, row: ReferenceRow, test: dict | None, test_note: str,
+def _comparison(metric: str, user: dict, row: PaperRow, test: dict | None, test_note: str,
                 design: list[str]) -> dict:  # fmt: skip
     paper_value, shown = row.value, row.shown()
     if row.unit != "%" and row.trials:  # a printed count: compare its share, computed from the printed counts
@@ -127,18 +127,18 @@ def _user_share(model: str, value: float | None, n: int, successes: int | None =
     return {"model": model, "value": _pct(value), "shown": shown, "n": n, "successes": successes}
 
 
-def _model_comparisons(summary: ScoreSummary, reference: ReferenceSet, designs: dict[str, UserDesign]) -> list[dict]:
+def _model_comparisons(summary: ScoreSummary, figures: PaperFigures, designs: dict[str, UserDesign]) -> list[dict]:
     result = []
     for m in summary.models:
         design = designs.get(m.model)
         for metric in MODEL_METRICS:
             value = getattr(m, metric)
             counts = _solved_counts(m) if metric == "case_solved" else None
-            for row in reference.rows:
+            for row in figures.rows:
                 if row.metric != metric or row.kind != "model" or row.generator is not None:
                     continue
                 test, note = _test(counts, row, design)
-                notes = [*_model_notes(m.model, design, row), _budget_note(reference, design), *_rule_notes(summary)]
+                notes = [*_model_notes(m.model, design, row), _budget_note(figures, design), *_rule_notes(summary)]
                 user = _user_share(m.model, value, m.n_episodes, counts[0] if counts else None)
                 result.append(_comparison(metric, user, row, test, note, notes))
     return result
@@ -150,7 +150,7 @@ def _solved_counts(m: ModelSummary) -> tuple[int, int] | None:
     return round(m.case_solved * m.n_episodes), m.n_episodes
 
 
-def _baseline_comparisons(summary: ScoreSummary, reference: ReferenceSet) -> list[dict]:
+def _baseline_comparisons(summary: ScoreSummary, figures: PaperFigures) -> list[dict]:
     result = []
     baselines = summary.baselines
     n_hyp = next(iter(baselines.values())).n_hypotheses if baselines else PAPER_HYPOTHESES
@@ -165,18 +165,18 @@ def _baseline_comparisons(summary: ScoreSummary, reference: ReferenceSet) -> lis
         if name in baselines:
             value = getattr(baselines[name], metric)
             user = _user_share(f"baseline: {name}", value, 0)
-            result.append(_comparison(metric, user, reference.by_id(row_id), None, EXACT, notes))
+            result.append(_comparison(metric, user, figures.by_id(row_id), None, EXACT, notes))
     if baselines:
         best = max(b.worst_class_acc for b in baselines.values())
         user = _user_share("baselines: maximum", best, 0)
-        row = reference.by_id("baseline/max_worst_class_acc")
+        row = figures.by_id("baseline/max_worst_class_acc")
         result.append(_comparison("worst_class_acc", user, row, None, EXACT, notes))
     return result
 
 
-def _ablation_comparisons(summary: ScoreSummary, reference: ReferenceSet, designs: dict[str, UserDesign]) -> list:
+def _ablation_comparisons(summary: ScoreSummary, figures: PaperFigures, designs: dict[str, UserDesign]) -> list:
     result = []
-    rows = [r for r in reference.rows if r.metric == "ablation_change" and r.kind == "model"]
+    rows = [r for r in figures.rows if r.metric == "ablation_change" and r.kind == "model"]
     for c in summary.comparisons:
         if c.kind != "ablation" or (c.a, c.b) != ("merits", "+pro_alternative"):
             continue
@@ -190,7 +190,7 @@ def _ablation_comparisons(summary: ScoreSummary, reference: ReferenceSet, design
                      f"sample: yours {c.n_environments} environment(s) at both levels, not the paper's cases; the "
                      f"paper's: {row.sample}",
                      "levels: both merits -> +pro_alternative (the paper adds 20 pro-alternative documents; yours "
-                     "adds your build's)", _budget_note(reference, design)]  # fmt: skip
+                     "adds your build's)", _budget_note(figures, design)]  # fmt: skip
             if row.ci_excludes_zero:
                 notes.append(f"the paper's paired {row.ci_level}% bootstrap interval excludes zero (interval not "
                              "printed)")  # fmt: skip
@@ -198,7 +198,7 @@ def _ablation_comparisons(summary: ScoreSummary, reference: ReferenceSet, design
     return result
 
 
-def _transition_comparisons(summary: ScoreSummary, reference: ReferenceSet) -> list[dict]:
+def _transition_comparisons(summary: ScoreSummary, figures: PaperFigures) -> list[dict]:
     result = []
     wanted = [("believe_a", "transitions/believe_merits"), ("believe_b", "transitions/believe_pro_alternative"),
               ("to_believe", "transitions/to_believe")]  # fmt: skip
@@ -206,7 +206,7 @@ def _transition_comparisons(summary: ScoreSummary, reference: ReferenceSet) -> l
         if (t.a, t.b) != ("merits", "+pro_alternative") or not t.n_pairs:
             continue
         for attribute, row_id in wanted:
-            row = reference.by_id(row_id)
+            row = figures.by_id(row_id)
             k = getattr(t, attribute)
             user = _user_share(t.model, k / t.n_pairs, t.n_pairs, k)
             test, note = _test((k, t.n_pairs), row, None)
@@ -223,20 +223,20 @@ def _transition_comparisons(summary: ScoreSummary, reference: ReferenceSet) -> l
 def paper_comparison(summary: ScoreSummary, episodes: Iterable[Episode] = ()) -> dict:
     """The JSON-ready `reference` block of `investigation score --reference paper`: the paper, what is covered,
     every shipped row (with how it is shown), and the comparisons with the user's scored `episodes`' summary."""
-    reference = load_reference()
+    figures = load_paper_figures()
     designs = user_designs(episodes)
     comparisons = [
-        *_model_comparisons(summary, reference, designs),
-        *_baseline_comparisons(summary, reference),
-        *_ablation_comparisons(summary, reference, designs),
-        *_transition_comparisons(summary, reference),
+        *_model_comparisons(summary, figures, designs),
+        *_baseline_comparisons(summary, figures),
+        *_ablation_comparisons(summary, figures, designs),
+        *_transition_comparisons(summary, figures),
     ]
     return {
-        "paper": reference.paper,
-        "file": reference.file,
-        "covered": list(reference.covered),
-        "not_printed": reference.not_printed,
-        "rows": [row.to_dict() | {"shown": row.shown()} for row in reference.rows],
+        "paper": figures.paper,
+        "file": figures.file,
+        "covered": list(figures.covered),
+        "not_printed": figures.not_printed,
+        "rows": [row.to_dict() | {"shown": row.shown()} for row in figures.rows],
         "comparisons": comparisons,
         "notes": [
             "Paper values are as printed in its text (percentages, percentage points, counts); the paper prints no "
@@ -247,6 +247,6 @@ def paper_comparison(summary: ScoreSummary, episodes: Iterable[Episode] = ()) ->
     }
 
 
-def reference_rows(block: dict, kinds: Sequence[str] = ("model", "baseline", "pool", "range")) -> list[dict]:
+def paper_rows(block: dict, kinds: Sequence[str] = ("model", "baseline", "pool", "range")) -> list[dict]:
     """The block's rows of the given kinds (the design rows, sample sizes and corpus sizes, left out by default)."""
     return [row for row in block["rows"] if row["kind"] in kinds]

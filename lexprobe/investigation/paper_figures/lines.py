@@ -3,7 +3,7 @@ paper prints for it, so the terminal and the HTML report can show them as extra 
 
 from __future__ import annotations
 
-from lexprobe.investigation.reference.compare import MODEL_METRICS
+from lexprobe.investigation.paper_figures.compare import MODEL_METRICS
 
 _LABELS = {"uniform_random": "baseline uniform random", "believe_one": "baseline believe one at random",
            "always_reject": "baseline always reject"}  # fmt: skip

@@ -14,7 +14,7 @@ DATA_FILE = "investigation_worlds.json"
 
 
 @dataclass(frozen=True)
-class ReferenceRow:
+class PaperRow:
     """One printed number of the paper. `kind`: model (one model's value), baseline (a naive policy), pool (all
     six models together), range (a printed range: `low`-`high`, no single value) or design (a sample size or a
     corpus composition). `successes`/`trials`: the counts when the paper prints them."""
@@ -71,16 +71,16 @@ def _number(value: float | None) -> str:
 
 
 @dataclass(frozen=True)
-class ReferenceSet:
+class PaperFigures:
     """The shipped data: the paper's title, its text file's name, what is covered, what is not, the rows."""
 
     paper: str
     file: str
     covered: tuple[str, ...]
     not_printed: str
-    rows: tuple[ReferenceRow, ...]
+    rows: tuple[PaperRow, ...]
 
-    def by_id(self, row_id: str) -> ReferenceRow:
+    def by_id(self, row_id: str) -> PaperRow:
         """The row named `row_id` (KeyError when there is none)."""
         for row in self.rows:
             if row.id == row_id:
@@ -89,7 +89,7 @@ class ReferenceSet:
 
 
 @cache
-def load_reference() -> ReferenceSet:
+def load_paper_figures() -> PaperFigures:
     """Read the shipped InvestigationWorlds rows (package data)."""
     raw = json.loads(resources.files(__package__).joinpath(DATA_FILE).read_text(encoding="utf-8"))
     rows = []
@@ -98,5 +98,5 @@ def load_reference() -> ReferenceSet:
         if "ci" in item:
             item["ci"] = tuple(item["ci"])
         item["models"] = tuple(item.get("models", ()))
-        rows.append(ReferenceRow(**item))
-    return ReferenceSet(raw["paper"], raw["file"], tuple(raw["covered"]), raw["not_printed"], tuple(rows))
+        rows.append(PaperRow(**item))
+    return PaperFigures(raw["paper"], raw["file"], tuple(raw["covered"]), raw["not_printed"], tuple(rows))

@@ -4,7 +4,7 @@ InvestigationWorlds paper's: case solved per model with 95% intervals against th
 believe vs do-not-believe class accuracy, coverage against signal recall (cf. Figure 7) and case solved by
 ablation level (cf. Figure 5); tables state n and the definitions (`scoring.DEFINITIONS`).
 
-With a `reference` block (`lexprobe.investigation.reference.paper_comparison`), the paper's numbers are shown
+With the paper's block (`paper`: `lexprobe.investigation.paper_figures.compare.paper_comparison`), its numbers are shown
 too: grey rows under the user's in the tables, grey bars in the case-solved figure, grey crosses (and the middle
 cluster's box) in the strategy figure, and a section listing every shipped row and each comparison with its
 difference, test and design notes.
@@ -15,7 +15,7 @@ Input is the typed summary of `scoring.summarize` (`ScoreSummary`, read by attri
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -33,8 +33,8 @@ from lexprobe.investigation.scoring import (
     ScoringSettings,
     ablation_sort_key,
 )
-from lexprobe.reporting.figures import INK, MUTED, PALETTE, bar_chart, figure_to_data_uri, new_figure
-from lexprobe.reporting.html import write_report
+from lexprobe.reporting.figures import INK, MUTED, PALETTE, bar_chart, new_figure
+from lexprobe.reporting.html import figure, write_report
 from lexprobe.reporting.numbers import pct
 from lexprobe.terminal import safe_text
 
@@ -80,22 +80,22 @@ def _baseline_lines(ax, baselines: Baselines, names: Sequence[str]) -> None:
                        f"({pct(baselines[name].case_solved)})")  # fmt: skip
 
 
-REFERENCE_GREY = "#9a9a9a"
+PAPER_GREY = "#9a9a9a"
 
 
-def _paper_case_solved(reference: dict | None) -> list[tuple[str, float]]:
+def _paper_case_solved(block: dict | None) -> list[tuple[str, float]]:
     """(tick label, share) of the paper's per-model case-solved rows (Section 4.1; generator rows left out)."""
-    if not reference:
+    if not block:
         return []
-    return [(f"paper: {r['subject']}, n={r.get('n_cases', '?')}", r["value"] / 100) for r in reference["rows"]
+    return [(f"paper: {r['subject']}, n={r.get('n_cases', '?')}", r["value"] / 100) for r in block["rows"]
             if r["metric"] == "case_solved" and r["kind"] == "model" and not r.get("generator")]  # fmt: skip
 
 
-def case_solved_chart(models: list[ModelSummary], baselines: Baselines, reference: dict | None = None) -> Figure:
+def case_solved_chart(models: list[ModelSummary], baselines: Baselines, block: dict | None = None) -> Figure:
     """Bars of case solved per model with their 95% intervals; the uniform-random and believe-one baselines as
-    reference lines; with a `reference` block, the paper's rates as grey hatched bars after the user's."""
+    reference lines; with the paper's block, the paper's rates as grey hatched bars after the user's."""
     names = [m.model for m in models]
-    paper = _paper_case_solved(reference)
+    paper = _paper_case_solved(block)
     fig, ax = new_figure(width=max(6.5, 2.5 + 0.9 * len(names) + 1.2 * len(paper)))
     values = [m.case_solved for m in models]
     xs = np.arange(len(names), dtype=float)
@@ -106,7 +106,7 @@ def case_solved_chart(models: list[ModelSummary], baselines: Baselines, referenc
     _baseline_lines(ax, baselines, ("uniform_random", "believe_one"))
     if paper:
         paper_xs = np.arange(len(names), len(names) + len(paper), dtype=float)
-        ax.bar(paper_xs, [v for _, v in paper], width=0.6, color="#e3e3e3", edgecolor=REFERENCE_GREY, hatch="//",
+        ax.bar(paper_xs, [v for _, v in paper], width=0.6, color="#e3e3e3", edgecolor=PAPER_GREY, hatch="//",
                zorder=2, label="paper (InvestigationWorlds, Section 4.1; no interval printed)")  # fmt: skip
         xs = np.append(xs, paper_xs)
         names = names + [label for label, _ in paper]
@@ -133,11 +133,11 @@ def class_accuracy_chart(models: list[ModelSummary], baselines: Baselines) -> Fi
     return bar_chart(groups, series, ylabel="Accuracy", title="Class accuracy (baselines in brackets)", percent=True)
 
 
-def _paper_strategy(reference: dict | None) -> tuple[list[tuple[str, float, float]], list[dict]]:
+def _paper_strategy(block: dict | None) -> tuple[list[tuple[str, float, float]], list[dict]]:
     """The paper's (model, coverage, signal recall) means of Section 4.3 and its printed ranges for a cluster."""
-    if not reference:
+    if not block:
         return [], []
-    rows = reference["rows"]
+    rows = block["rows"]
     coverage = {r["subject"]: r["value"] / 100 for r in rows if r["metric"] == "coverage" and r["kind"] == "model"}
     recall = {r["subject"]: r["value"] / 100 for r in rows if r["metric"] == "signal_recall" and r["kind"] == "model"}
     pairs = [(name, coverage[name], recall[name]) for name in coverage if name in recall]
@@ -156,11 +156,11 @@ def _paper_strategy(reference: dict | None) -> tuple[list[tuple[str, float, floa
     return pairs, boxes
 
 
-def strategy_chart(models: list[ModelSummary], points: list[CoveragePoint], reference: dict | None = None) -> Figure:
+def strategy_chart(models: list[ModelSummary], points: list[CoveragePoint], block: dict | None = None) -> Figure:
     """Coverage against signal recall: one small point per episode, one large marker per model mean, and the line
-    y = x, where an agent opening documents uniformly at random would lie; with a `reference` block, the paper's
+    y = x, where an agent opening documents uniformly at random would lie; with the paper's block, the paper's
     model means as grey crosses and its printed cluster ranges as a grey box."""
-    paper, boxes = _paper_strategy(reference)
+    paper, boxes = _paper_strategy(block)
     fig, ax = new_figure(width=9.4 if paper or boxes else 6.8, height=5.2)
     names = [m.model for m in models]
     drawn = [p for p in points if p.coverage is not None and p.signal_recall is not None]
@@ -179,13 +179,13 @@ def strategy_chart(models: list[ModelSummary], points: list[CoveragePoint], refe
         ax.scatter([float(np.mean(xs))], [float(np.mean(ys))], s=90, color=_color(index), edgecolor="white",
                    linewidth=1, zorder=3, label=f"{name} (n={len(mine)})")  # fmt: skip
     for index, (name, coverage, recall) in enumerate(paper):
-        ax.scatter([coverage], [recall], s=60, marker="X", color=REFERENCE_GREY, zorder=4,
+        ax.scatter([coverage], [recall], s=60, marker="X", color=PAPER_GREY, zorder=4,
                    label="paper: model means (Section 4.3)" if index == 0 else None)  # fmt: skip
         ax.annotate(name, (coverage, recall), xytext=(5, 4), textcoords="offset points", fontsize=7,
-                    color=REFERENCE_GREY)  # fmt: skip
+                    color=PAPER_GREY)  # fmt: skip
     for box in boxes:
         (x0, x1), (y0, y1) = box["x"], box["y"]
-        ax.fill_between([x0, x1], y0, y1, color=REFERENCE_GREY, alpha=0.2, linewidth=0, zorder=1, label=box["label"])
+        ax.fill_between([x0, x1], y0, y1, color=PAPER_GREY, alpha=0.2, linewidth=0, zorder=1, label=box["label"])
     ax.set_xlim(0, limit)
     ax.set_ylim(0, limit)
     ax.grid(axis="x", color="#e6e6e6", linewidth=0.8)
@@ -217,40 +217,32 @@ def ablation_chart(models: list[ModelSummary], baselines: Baselines) -> Figure:
     return fig
 
 
-def _figure(title: str, build: Callable[[], Figure], caption: str) -> dict:
-    """Render one figure, or a note saying why it is missing (never a broken image)."""
-    try:
-        return {"title": title, "uri": figure_to_data_uri(build(), "svg"), "caption": caption}
-    except (ValueError, KeyError, TypeError) as exc:
-        return {"title": title, "uri": None, "caption": f"{caption} Not drawn: {exc}"}
-
-
 def figures(
     summary: ScoreSummary,
     points: list[CoveragePoint],
     *,
     dont_know_as_reject: bool = True,
-    reference: dict | None = None,
+    paper: dict | None = None,
 ) -> list[dict]:
-    """The report's figures, each with a caption naming n and the estimator (and, with a `reference` block, the
+    """The report's figures, each with a caption naming n and the estimator (and, with the paper's block, the
     paper's marks)."""
     marks = (" Grey hatched bars: the paper's printed rates (InvestigationWorlds Section 4.1, each with its sample "
-             "in the label; no interval printed)." if reference else "")  # fmt: skip
+             "in the label; no interval printed)." if paper else "")  # fmt: skip
     strategy_marks = (" Grey crosses: the paper's model means (Section 4.3); grey box: the range the paper prints "
-                      "for its middle cluster." if reference else "")  # fmt: skip
+                      "for its middle cluster." if paper else "")  # fmt: skip
     models, baselines = summary.models, summary.baselines
     correct = DEFINITIONS["reject_acc" if dont_know_as_reject else "reject_acc_strict"].split(": ", 1)[1]
     n_text = "; ".join(f"{m.model}: n={m.n_episodes}" for m in models)
     n_hyp = next(iter(baselines.values())).n_hypotheses if baselines else 4
     result = [
-        _figure(
+        figure(
             "Case solved per model (cf. Figure 4)",
-            lambda: case_solved_chart(models, baselines, reference),
+            lambda: case_solved_chart(models, baselines, paper),
             f"Share of episodes that believe the court-adopted hypothesis and no other ({n_text}). Whiskers: 95% "
             "percentile interval of a cluster bootstrap over environments. Reference lines: exact expected case "
             f"solved of the naive policies for {n_hyp} hypotheses.{marks}",
         ),
-        _figure(
+        figure(
             "Class accuracy",
             lambda: class_accuracy_chart(models, baselines),
             "Believe class: h* verdicts that are believe; do-not-believe class: verdicts on the other hypotheses "
@@ -260,9 +252,9 @@ def figures(
     ]
     if points:
         result.append(
-            _figure(
+            figure(
                 "Coverage and signal recall (cf. Figure 7)",
-                lambda: strategy_chart(models, list(points), reference),
+                lambda: strategy_chart(models, list(points), paper),
                 f"One small point per episode with a known corpus (n={len(points)}), one large marker per model "
                 "mean. Coverage: share of the corpus's documents opened (content shown by read or a shell cat, "
                 "head, sed, grep -C ...; listings and search hits do not count); signal recall: share of the merits "
@@ -275,7 +267,7 @@ def figures(
             f"{m.model} {level}: n={cell.n_episodes}" for m in models for level, cell in m.by_ablation.items()
         )
         result.append(
-            _figure(
+            figure(
                 "Case solved by ablation level (cf. Figure 5)",
                 lambda: ablation_chart(models, baselines),
                 f"Cumulative corpus levels ({counts}). Whiskers: 95% cluster-bootstrap intervals per level; paired "
@@ -294,15 +286,15 @@ def write_investigation_report(
     role_rows: Sequence[RoleRecall] | None = None,
     notes: Sequence[str] = (),
     settings: ScoringSettings | None = None,
-    reference: dict | None = None,
+    paper: dict | None = None,
 ) -> None:
     """Write the report page to `path` (parent folders created). `summary` is `scoring.summarize`'s result,
     `points` `scoring.coverage_points`; `role_rows` (default: the summary's `recall_by_role`) and `settings`
     (default: the summary's; seed, replicates, dont_know_as_reject, printed with the method) override the
-    summary's; `notes` are shown as caveats (missing environments, left-out episodes); `reference` (the block of
-    `lexprobe.investigation.reference.paper_comparison`, or None) adds the paper's rows. Raises OSError when the
-    page cannot be written."""
-    from lexprobe.investigation.reference.lines import paper_lines
+    summary's; `notes` are shown as caveats (missing environments, left-out episodes); `paper` (the block of
+    `lexprobe.investigation.paper_figures.compare.paper_comparison`, or None) adds the paper's rows. Raises OSError
+    when the page cannot be written."""
+    from lexprobe.investigation.paper_figures.lines import paper_lines
 
     settings = settings or summary.settings
     strict = settings is not None and not settings.dont_know_as_reject
@@ -326,8 +318,8 @@ def write_investigation_report(
         notes=list(notes),
         settings=settings,
         definitions=DEFINITIONS | rules,
-        figures=figures(summary, list(points), dont_know_as_reject=not strict, reference=reference),
-        reference=reference,
-        paper_lines=paper_lines(reference) if reference else [],
-        visible=safe_text,  # control and bidi characters of user names in the reference section shown as escapes
+        figures=figures(summary, list(points), dont_know_as_reject=not strict, paper=paper),
+        paper=paper,
+        paper_lines=paper_lines(paper) if paper else [],
+        visible=safe_text,  # control and bidi characters of user names in the paper section shown as escapes
     )
