@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -173,6 +173,16 @@ def circuit_map(
     fed_x, fed_y = _project(np.array(FEDERAL_BOX_AT), "mainland")[0] - side / 2  # lower left corner
     ax.add_patch(Rectangle((fed_x, fed_y), side, side, edgecolor=INK, linewidth=0.8, **style(FEDERAL_CIRCUIT)))
     _label(ax, (fed_x - 0.01 * (x1 - x0), fed_y + side / 2), FEDERAL_CIRCUIT, rates, ha="right", note="no territory")
+    _insets(ax, geometry, style)
+    ax.text(0.5, 0.0, NOT_DRAWN, transform=ax.transAxes, ha="center", va="bottom", fontsize=7, color=MUTED)
+    ax.set_title(title, loc="left", fontsize=12, color=INK)
+    if values:
+        _colorbar(fig, ax, ScalarMappable(norm=norm, cmap=colormap), value_label, percent)
+    return fig
+
+
+def _insets(ax: Axes, geometry: CircuitGeometry, style: Callable[[str], dict]) -> None:
+    """The regions drawn apart from the mainland (Alaska, Hawaii, the territories), each in its inset."""
     for region, bounds in INSETS.items():
         inset = ax.inset_axes(bounds)
         _map_axes(inset)
@@ -181,16 +191,15 @@ def circuit_map(
                 inset.add_patch(_patch(regions[region], region, **style(court)))
         inset.autoscale_view()
         inset.set_title(INSET_LABELS[region], fontsize=6.5, color=MUTED, pad=1)
-    ax.text(0.5, 0.0, NOT_DRAWN, transform=ax.transAxes, ha="center", va="bottom", fontsize=7, color=MUTED)
-    ax.set_title(title, loc="left", fontsize=12, color=INK)
-    if values:
-        bar = fig.colorbar(ScalarMappable(norm=norm, cmap=colormap), ax=ax, shrink=0.6, pad=0.01, aspect=25)
-        bar.set_label(value_label, fontsize=9, color=INK)
-        bar.ax.tick_params(labelsize=8)
-        bar.outline.set_visible(False)
-        if percent:
-            bar.ax.yaxis.set_major_formatter(PercentFormatter(1.0))
-    return fig
+
+
+def _colorbar(fig: Figure, ax: Axes, mappable: ScalarMappable, label: str, percent: bool) -> None:
+    bar = fig.colorbar(mappable, ax=ax, shrink=0.6, pad=0.01, aspect=25)
+    bar.set_label(label, fontsize=9, color=INK)
+    bar.ax.tick_params(labelsize=8)
+    bar.outline.set_visible(False)
+    if percent:
+        bar.ax.yaxis.set_major_formatter(PercentFormatter(1.0))
 
 
 def circuits_drawn(fig: Figure) -> dict[str, bool]:
