@@ -10,7 +10,7 @@ written to a text file. Then, in this order:
 2. The library call alone, cold, in a fresh process: `check_text(text, db)` timed inside a new Python process that
    has imported lexprobe and opened the database (what the command costs less start-up, reading and printing).
 3. Warm figures, in this process: `check_text` `--runs` times on the same text (the first run here is cold too, the
-   rest show the steady state), then extraction and verification timed apart (verification with a fresh `Reference`).
+   rest show the steady state), then extraction and verification timed apart (verification with a fresh `CaseLookup`).
 
 All three must find the same citations with the same verdicts (checked; the bench fails otherwise).
 
@@ -48,9 +48,10 @@ from lexprobe.caselaw.citations import eyecite_citations
 from lexprobe.caselaw.paths import data_root
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.check import check_text, extract_citations
+from lexprobe.check.case_lookup import CaseLookup
 from lexprobe.check.layout import chunk_bounds, flatten, mask_line_numbers
 from lexprobe.check.resolve import Parsed
-from lexprobe.check.verify import Reference, verify_citations
+from lexprobe.check.verify import verify_citations
 from lexprobe.documents.extract import extract_text
 
 PAGE_CHARS = 3_000
@@ -219,7 +220,7 @@ def main(argv: list[str] | None = None) -> None:
         found = extract_citations(text)
         extract_s = time.perf_counter() - began
         began = time.perf_counter()
-        verify_citations(found, Reference(db))  # a fresh Reference: cold database-side caches
+        verify_citations(found, CaseLookup(db))  # a fresh CaseLookup: cold database-side caches
         verify_cold_s = time.perf_counter() - began
         db.close()
     in_process = [[v.span[0], v.span[1], v.verdict] for v in verdicts]

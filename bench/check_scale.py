@@ -62,7 +62,7 @@ import lexprobe
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.check.extract import extract_citations
 from lexprobe.check.quote_verdicts import check_quotations
-from lexprobe.check.verify import reference_for, verify_citations
+from lexprobe.check.verify import case_lookup_for, verify_citations
 from lexprobe.documents.extract import extract_text
 logging.getLogger("eyecite").setLevel(logging.ERROR)
 text = extract_text(sys.argv[1])
@@ -70,7 +70,7 @@ db = CaseDatabase(sys.argv[2])
 began = time.perf_counter()
 found = extract_citations(text)
 extracted = time.perf_counter()
-verdicts = verify_citations(found, reference_for(db)) if found else []
+verdicts = verify_citations(found, case_lookup_for(db)) if found else []
 verified = time.perf_counter()
 quotations = check_quotations(text, found, verdicts, db) if sys.argv[3] == "all" else []
 done = time.perf_counter()
@@ -89,14 +89,14 @@ import lexprobe
 print(json.dumps({"path": "", "code": lexprobe.__file__, "resolved": []}))
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.check.extract import extract_citations
-from lexprobe.check.verify import reference_for, verify_citations
+from lexprobe.check.verify import case_lookup_for, verify_citations
 from lexprobe.documents.extract import extract_text
 logging.getLogger("eyecite").setLevel(logging.ERROR)
 db = CaseDatabase(sys.argv[1])
 for path in sys.argv[2:]:
     text = extract_text(path)
     found = extract_citations(text)
-    verdicts = verify_citations(found, reference_for(db)) if found else []
+    verdicts = verify_citations(found, case_lookup_for(db)) if found else []
     resolved = [[c.kind, c.span[0], c.span[1], c.refers_to, c.group, v.verdict] for c, v in zip(found, verdicts)]
     print(json.dumps({"path": path, "resolved": resolved}))
 """

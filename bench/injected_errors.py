@@ -39,7 +39,7 @@ from lexprobe.caselaw.paths import data_root
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.check.extract import extract_citations
 from lexprobe.check.quote_verdicts import check_quotations
-from lexprobe.check.verify import reference_for, verify_citations
+from lexprobe.check.verify import case_lookup_for, verify_citations
 
 PAPER = {
     "source": "Liu, Stammbach & Henderson (2026), Who Checks the Citations?",
@@ -52,7 +52,7 @@ PAPER = {
 
 def check_all(db: CaseDatabase, excerpts: Sequence[Excerpt]) -> list[Outcome]:
     """Check every excerpt as `lexprobe check` does (offline) and read its verdicts as flags."""
-    reference = reference_for(db)
+    reference = case_lookup_for(db)
     outcomes = []
     for excerpt in excerpts:
         found = extract_citations(excerpt.text)
@@ -65,7 +65,7 @@ def check_all(db: CaseDatabase, excerpts: Sequence[Excerpt]) -> list[Outcome]:
 def measure(db: CaseDatabase, per_category: int, controls: int, seed: int) -> tuple[dict, list[Excerpt], list]:
     """Write the excerpts, check them, and return the figures (with timings and the material's size)."""
     began = time.perf_counter()
-    material = load_material(db, reference_for(db))
+    material = load_material(db, case_lookup_for(db))
     excerpts = generate(material, seed, per_category, controls)
     written = time.perf_counter() - began
     began = time.perf_counter()

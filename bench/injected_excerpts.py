@@ -34,7 +34,7 @@ from injected_writing import (
 )
 
 from lexprobe.caselaw.case_names import names_match
-from lexprobe.check.quote_text import normalize
+from lexprobe.caselaw.quote_text import normalize
 
 FABRICATED = "fabricated case"
 WRONG_CITATION = "wrong volume/page"
@@ -132,7 +132,7 @@ class Generator:
 
     def fabricated_name(self) -> str:
         """A case name no case of the database has: none of the 60 closest names (`CaseDatabase.find_by_name`)
-        matches it party by party (`names_match`). The database is asked directly, not the checker's `Reference`."""
+        matches it party by party (`names_match`). The database is asked directly, not the checker's `CaseLookup`."""
         while True:
             first, second = self.rng.sample(SURNAMES, 2)
             form = self.rng.random()

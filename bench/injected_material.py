@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 
 from lexprobe.caselaw.case_names import names_match
 from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.check.quote_text import normalize, page_marks
-from lexprobe.check.reference import CaseFacts, Reference
+from lexprobe.caselaw.quote_text import normalize, page_marks
+from lexprobe.check.case_lookup import CaseFacts, CaseLookup
 
 US_KEY = re.compile(r"^(\d+) U\.S\. (\d+)$")
 F3D_KEY = re.compile(r"^(\d+) F\.3d (\d+)$")
@@ -90,7 +90,7 @@ class Passage:
 class Material:
     """Everything the excerpts are written from (see the module docstring)."""
 
-    reference: Reference
+    reference: CaseLookup
     clean: list[CaseInfo]  # Supreme Court cases never overruled, with a unique U.S. citation and a usable name
     court_passages: dict[str, list[Passage]]  # case id -> passages of the Court's opinion
     separate_passages: list[Passage]  # passages found only in a separate opinion of their case
@@ -119,7 +119,7 @@ def usable_name(name: str | None) -> bool:
     )
 
 
-def _case_info(reference: Reference, case_id: str, name: str, reporter: str, key_pattern: re.Pattern[str]):
+def _case_info(reference: CaseLookup, case_id: str, name: str, reporter: str, key_pattern: re.Pattern[str]):
     facts = reference.case(case_id)
     if facts is None or not facts.year:
         return None
@@ -135,7 +135,7 @@ def _case_info(reference: Reference, case_id: str, name: str, reporter: str, key
     return CaseInfo(case_id, name, volume, reporter, page, facts.year, facts.court_id or "", facts, next_page)
 
 
-def load_cases(db: CaseDatabase, reference: Reference) -> tuple[list[CaseInfo], list[CaseInfo], list[CaseInfo]]:
+def load_cases(db: CaseDatabase, reference: CaseLookup) -> tuple[list[CaseInfo], list[CaseInfo], list[CaseInfo]]:
     """The clean Supreme Court cases (those with an opinion text, and every `OTHERS_EVERY`-th other one), the wholly
     overruled ones and the Courts of Appeals ones."""
     overruled_ids = {row[0] for row in db.conn.execute("SELECT overruled_case_id FROM overrulings") if row[0]}
@@ -274,7 +274,7 @@ def load_passages(
     return court, separate, letters, mispaged
 
 
-def load_material(db: CaseDatabase, reference: Reference) -> Material:
+def load_material(db: CaseDatabase, reference: CaseLookup) -> Material:
     """Read everything the excerpts need from the database."""
     clean, overruled, appeals = load_cases(db, reference)
     bounds = {case.case_id: (case.page, case.next_page) for case in clean + overruled}

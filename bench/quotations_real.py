@@ -39,7 +39,7 @@ from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.caselaw.sources.markup import plain_text
 from lexprobe.check.extract import extract_citations
 from lexprobe.check.quote_verdicts import Q_NOT_FOUND, QUOTE_VERDICTS, check_quotations
-from lexprobe.check.verify import reference_for, verify_citations
+from lexprobe.check.verify import case_lookup_for, verify_citations
 
 HAS, LACKS = "cases lexprobe has", "cases lexprobe lacks"
 
@@ -52,7 +52,7 @@ def _cases_with_text(db: CaseDatabase) -> set[str]:
 def measure(db: CaseDatabase, folder: Path) -> tuple[dict, list[dict]]:
     """Check every citing opinion under `folder`; return the figures and the not_found records."""
     with_text = _cases_with_text(db)
-    reference = reference_for(db)
+    reference = case_lookup_for(db)
     counts: dict[str, Counter] = {HAS: Counter(), LACKS: Counter()}
     pages = Counter()
     not_found: list[dict] = []

@@ -42,7 +42,7 @@ from lexprobe.caselaw.build import build_database
 from lexprobe.caselaw.citations import scan_citation_keys
 from lexprobe.caselaw.paths import data_root
 from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.hallucination.labels.quotation import normalize_text
+from lexprobe.caselaw.quote_text import normalize_letters
 from lexprobe.hallucination.scorers.by_task import SCORERS, ScoringContext
 
 Pair = tuple[str, dict]
@@ -485,8 +485,8 @@ def _naive_quotation(db: CaseDatabase, pairs: list[Pair]) -> None:
     texts: dict[str, str] = {}
     for answer, reference in pairs:
         if reference["opinion_id"] not in texts:
-            texts[reference["opinion_id"]] = normalize_text(db.opinion_text(reference["opinion_id"]) or "")
-        fuzz.partial_ratio(normalize_text(answer), texts[reference["opinion_id"]])
+            texts[reference["opinion_id"]] = normalize_letters(db.opinion_text(reference["opinion_id"]) or "")
+        fuzz.partial_ratio(normalize_letters(answer), texts[reference["opinion_id"]])
 
 
 def _naive_authority(db: CaseDatabase, pairs: list[Pair]) -> None:

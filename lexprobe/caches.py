@@ -3,7 +3,7 @@
 The citation, court and judge code memoizes per input string (`caselaw.citations.parse_citation` and
 `citation_key`, `caselaw.courts.resolve_court`, `caselaw.judges._parse`, `caselaw.case_names.normalize_case_name`,
 ...) and builds lookup tables once per process (the reporter table, the court name index); the citation checker and
-the fabricator keep per-database registries (`check.verify._references`, `hallucination.fabricate._INDEXES`). A
+the fabricator keep per-database registries (`check.verify._lookups`, `hallucination.fabricate._INDEXES`). A
 process that has already scored or checked something answers later calls from these; a new user's process has none.
 `clear_all()` empties every one of them in the modules loaded so far, found by what they are rather than by name, so
 a cache added later is cleared too.

@@ -32,7 +32,7 @@ from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.check import CitationVerdict, check_text, extract_citations
 from lexprobe.check.layout import mask_line_numbers
 from lexprobe.check.online import refine_online
-from lexprobe.check.verify import reference_for, verify_citations
+from lexprobe.check.verify import case_lookup_for, verify_citations
 from lexprobe.cli.check import register
 from lexprobe.cli.handler import LexprobeGroup
 from lexprobe.documents.extract import extract_text
@@ -264,13 +264,13 @@ def test_every_real_us_citation_of_the_courtlistener_metadata_is_found(db: CaseD
         for citations in table[f"{name}_citations"].values():
             keys.update(c for c in citations if re.fullmatch(r"\d+ U\.S\. \d+", c))
     assert len(keys) > 950
-    reference = reference_for(db)
+    reference = case_lookup_for(db)
     missing = [key for key in keys if not reference.case_ids(key)]
     assert missing == []
 
 
 def test_us_volume_coverage_rule(db: CaseDatabase) -> None:
-    reference = reference_for(db)
+    reference = case_lookup_for(db)
     assert reference.us_volume(347).covered and reference.us_volume(5).covered
     assert not reference.us_volume(126).covered  # Fowler lists one decision in it
     assert not reference.us_volume(590).covered  # no U.S. pages for the 2016-2021 terms
@@ -513,7 +513,7 @@ ONLINE_TEXT = (
 
 def test_online_lookup_against_a_local_fake_server(db: CaseDatabase, fake_courtlistener: list[dict]) -> None:
     found = extract_citations(ONLINE_TEXT)
-    offline = verify_citations(found, reference_for(db))
+    offline = verify_citations(found, case_lookup_for(db))
     assert [v.verdict for v in offline] == ["unverifiable"] * 4 + ["verified"]
     result = refine_online(found, offline)
     assert result.message is None and result.asked == 3 and result.fetched == 3 and result.cached == 0
@@ -564,7 +564,7 @@ def test_online_without_network_is_skipped(db: CaseDatabase, monkeypatch: pytest
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     found = extract_citations(ONLINE_TEXT)
-    offline = verify_citations(found, reference_for(db))
+    offline = verify_citations(found, case_lookup_for(db))
     result = refine_online(found, offline, token=TOKEN, base_url=f"http://127.0.0.1:{port}/api/rest/v4", timeout_s=5)
     assert result.message is not None and "cannot reach" in result.message
     assert result.verdicts == offline

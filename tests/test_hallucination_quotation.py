@@ -10,51 +10,10 @@ from pathlib import Path
 import pytest
 
 from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.hallucination.labels.quotation import (
-    MATCH_THRESHOLD,
-    MIN_QUOTE_WORDS,
-    QuoteIndex,
-    normalize_text,
-    tokenize,
-)
+from lexprobe.caselaw.quotations import MATCH_THRESHOLD
+from lexprobe.hallucination.labels.quotation import MIN_QUOTE_WORDS, QuoteIndex
 
 ELLIPSIS = re.compile(r"\.\s?\.\s?\.|…")
-
-# --- normalization ----------------------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("text", "normalized"),
-    [
-        ("The Court's holding", "the courts holding"),
-        ("The Court’s holding", "the courts holding"),
-        ("“separate but equal”", "separate but equal"),
-        ('"separate but equal"', "separate but equal"),
-        ("the con-\nstitution of the United States", "the constitution of the united states"),
-        ("the con-  \n  stitution", "the constitution"),
-        ("a well-known rule", "a wellknown rule"),
-        ("excluding *468 therefrom all receipts", "excluding therefrom all receipts"),
-        ("end of page **12 start of next", "end of page start of next"),
-        ("[*483] the opinion", "the opinion"),
-        ("consolidated opinion.[1] In each", "consolidated opinion in each"),
-        ("Decided March 9, 1964.[*]", "decided march 9 1964"),
-        ("5 * 4 = 20", "5 4 20"),  # a lone asterisk is punctuation, not a page mark
-        ("Line one.\n\n   Line   two;  — three", "line one line two three"),
-        ("§ 1983 of Title 42", "1983 of title 42"),
-        ("ÉQUAL ﬁnding", "équal finding"),
-        ("", ""),
-    ],
-)
-def test_normalize_text(text: str, normalized: str) -> None:
-    assert normalize_text(text) == normalized
-
-
-def test_tokens_keep_their_offsets_in_the_original_text() -> None:
-    text = "Page *468 con-\nstitution, the Court’s"
-    words, offsets = tokenize(text)
-    assert words == ["page", "constitution", "the", "courts"]
-    assert [text[offset : offset + 3] for offset in offsets] == ["Pag", "con", "the", "Cou"]
-
 
 # --- matching on a small text -----------------------------------------------------------------------------------
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from lexprobe.caselaw.opinion_parts import split_combined
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.hallucination.labels.final_answer import (
     MAX_JSON_CHARS,
@@ -22,7 +23,6 @@ from lexprobe.hallucination.labels.final_answer import (
     final_answer,
     no_final_answer,
 )
-from lexprobe.hallucination.labels.quotation import split_opinion
 from lexprobe.hallucination.labels.score import Score
 from lexprobe.hallucination.scorers.by_task import SCORERS, ScoringContext
 from lexprobe.hallucination.scorers.calibration import agrees, confidence
@@ -274,10 +274,10 @@ def test_reading_is_idempotent(reply: str) -> None:
     ],
 )  # fmt: skip
 def test_separate_opinion_headings(text: str, headings: list[str]) -> None:
-    majority, separate = split_opinion(text)
+    majority, *separate = split_combined(text)
     assert [opinion.heading for opinion in separate] == headings
     if headings:
-        assert majority == text[: separate[0].start] and text.endswith(separate[-1].text)
+        assert majority.text_of(text) == text[: separate[0].start] and text.endswith(separate[-1].text_of(text))
 
 
 @pytest.fixture(scope="module")

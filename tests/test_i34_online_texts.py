@@ -21,12 +21,13 @@ from typer.testing import CliRunner
 
 from lexprobe.caselaw.paths import data_root
 from lexprobe.caselaw.query import CaseDatabase
+from lexprobe.caselaw.quote_text import normalize, page_marks
+from lexprobe.caselaw.sources.markup import html_to_text
 from lexprobe.check.extract import extract_citations
 from lexprobe.check.online import refine_online
-from lexprobe.check.online_texts import OnlineOpinionTexts, html_to_text
-from lexprobe.check.quote_text import normalize, page_marks
+from lexprobe.check.online_texts import OnlineOpinionTexts
 from lexprobe.check.quote_verdicts import QuotationVerdict, check_quotations
-from lexprobe.check.verify import reference_for, verify_citations
+from lexprobe.check.verify import case_lookup_for, verify_citations
 from lexprobe.cli.check import register
 from lexprobe.cli.handler import LexprobeGroup
 
@@ -202,7 +203,7 @@ def db(case_db_path: Path) -> Iterator[CaseDatabase]:
 def check_online(text: str, db: CaseDatabase, **settings: Any) -> tuple[list[QuotationVerdict], OnlineOpinionTexts]:
     """What `check --online` does for one text: citation lookups, then quotations with online texts."""
     found = extract_citations(text)
-    verdicts = refine_online(found, verify_citations(found, reference_for(db))).verdicts
+    verdicts = refine_online(found, verify_citations(found, case_lookup_for(db))).verdicts
     texts = OnlineOpinionTexts(**settings)
     try:
         return check_quotations(text, found, verdicts, db, online_texts=texts), texts
@@ -263,7 +264,7 @@ def test_a_quotation_the_fetched_opinion_lacks_is_not_found_and_a_script_is_no_t
 def test_offline_evidence_says_database(db: CaseDatabase) -> None:
     text = "“Congress did intend municipalities” Monell v. Department of Social Services, 436 U.S. 658, 690 (1978)."
     found = extract_citations(text)
-    (quotation,) = check_quotations(text, found, verify_citations(found, reference_for(db)), db)
+    (quotation,) = check_quotations(text, found, verify_citations(found, case_lookup_for(db)), db)
     assert quotation.evidence is not None and quotation.evidence["source"] == "database"
     assert "url" not in quotation.evidence and "CourtListener" not in quotation.reason
 

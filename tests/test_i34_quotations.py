@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from lexprobe.caselaw.query import CaseDatabase
+from lexprobe.caselaw.quote_text import quote_segments
 from lexprobe.check.extract import extract_citations
 from lexprobe.check.quotations import CHECKED_CHARS, find_quotations, quoted_passages
-from lexprobe.check.quote_text import quote_segments
 from lexprobe.check.quote_verdicts import QuotationVerdict, check_quotations
-from lexprobe.check.verify import reference_for, verify_citations
+from lexprobe.check.verify import case_lookup_for, verify_citations
 
 MONELL = "Monell v. Department of Social Services, 436 U.S. 658"
 HELD = "Congress did intend municipalities and other local government units to be included among those persons to whom § 1983 applies."
@@ -31,7 +31,7 @@ def db(case_db_path: Path) -> Iterator[CaseDatabase]:
 
 def quotations(text: str, db: CaseDatabase) -> list[QuotationVerdict]:
     found = extract_citations(text)
-    return check_quotations(text, found, verify_citations(found, reference_for(db)), db)
+    return check_quotations(text, found, verify_citations(found, case_lookup_for(db)), db)
 
 
 def only(text: str, db: CaseDatabase) -> QuotationVerdict:

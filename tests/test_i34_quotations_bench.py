@@ -13,7 +13,7 @@ from lexprobe.caselaw.paths import data_root
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.check.extract import extract_citations
 from lexprobe.check.quote_verdicts import check_quotations
-from lexprobe.check.verify import reference_for, verify_citations
+from lexprobe.check.verify import case_lookup_for, verify_citations
 
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 
@@ -44,7 +44,7 @@ def test_check_quotations_brief_kinds(case_db_path: Path) -> None:
     assert len(kinds) == 12 and set(kinds.values()) == set(module.KINDS)
     db = CaseDatabase(case_db_path)
     found = extract_citations(text)
-    verdicts = check_quotations(text, found, verify_citations(found, reference_for(db)), db)
+    verdicts = check_quotations(text, found, verify_citations(found, case_lookup_for(db)), db)
     matched = [(kinds[q.text], q.verdict) for q in verdicts if q.text in kinds]
     assert len(matched) >= 10
     expected = sum(module.EXPECTED.get(kind, kind) == verdict for kind, verdict in matched)

@@ -110,13 +110,13 @@ def test_render_html_escapes_hostile_quotations(case_db_path: Path) -> None:
     from lexprobe.check.extract import extract_citations
     from lexprobe.check.quote_verdicts import check_quotations
     from lexprobe.check.render_html import CheckedDocument, render_html
-    from lexprobe.check.verify import reference_for, verify_citations
+    from lexprobe.check.verify import case_lookup_for, verify_citations
 
     text = f"“<img src=x onerror=alert(1)>\u202e reversed words \x1b[2J here” {MONELL}, 690 (1978)."
     db = CaseDatabase(case_db_path)
     try:
         found = extract_citations(text)
-        quotations = check_quotations(text, found, verify_citations(found, reference_for(db)), db)
+        quotations = check_quotations(text, found, verify_citations(found, case_lookup_for(db)), db)
     finally:
         db.close()
     assert [q.verdict for q in quotations] == ["not_found"]

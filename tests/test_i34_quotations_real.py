@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 
 from lexprobe.caselaw.query import CaseDatabase
+from lexprobe.caselaw.quote_text import normalize
 from lexprobe.caselaw.sources.markup import convert_markup
 from lexprobe.caselaw.sources.star_paging import keep_star_pages
 from lexprobe.check.extract import extract_citations
 from lexprobe.check.quotations import find_quotations, quoted_passages
-from lexprobe.check.quote_text import normalize
 from lexprobe.check.quote_verdicts import QuotationVerdict, check_quotations
-from lexprobe.check.verify import reference_for, verify_citations
+from lexprobe.check.verify import case_lookup_for, verify_citations
 
 BROWN = "Brown v. Board of Education, 347 U.S. 483"
 UNEQUAL = "Separate educational facilities are inherently unequal."
@@ -39,7 +39,7 @@ def db(case_db_path: Path) -> Iterator[CaseDatabase]:
 
 def quotations(text: str, db: CaseDatabase) -> list[QuotationVerdict]:
     found = extract_citations(text)
-    return check_quotations(text, found, verify_citations(found, reference_for(db)), db)
+    return check_quotations(text, found, verify_citations(found, case_lookup_for(db)), db)
 
 
 def listed(text: str) -> list[str]:

@@ -31,7 +31,7 @@ from lexprobe.check.extract import extract_citations
 from lexprobe.check.online import refine_online
 from lexprobe.check.online_texts import OnlineOpinionTexts
 from lexprobe.check.quote_verdicts import check_quotations
-from lexprobe.check.verify import reference_for, verify_citations
+from lexprobe.check.verify import case_lookup_for, verify_citations
 from lexprobe.cli.check import register
 from lexprobe.cli.handler import LexprobeGroup
 
@@ -178,7 +178,7 @@ def test_a_dripping_server_is_given_up_at_the_deadline(
 def test_the_deadline_is_for_all_requests_together(server: type[_Misbehaving], db: CaseDatabase) -> None:
     server.lookup = "drip"
     found = extract_citations(TEXT)
-    offline = verify_citations(found, reference_for(db))
+    offline = verify_citations(found, case_lookup_for(db))
     deadline = Deadline(2)
     first = refine_online(found, offline, deadline=deadline)
     assert first.message is not None and "took too long" in first.message and first.verdicts == offline
@@ -202,7 +202,7 @@ def test_a_lookup_answer_that_is_not_a_lookup_result(
 ) -> None:
     server.lookup = answer
     found = extract_citations(TEXT)
-    offline = verify_citations(found, reference_for(db))
+    offline = verify_citations(found, case_lookup_for(db))
     result = refine_online(found, offline)
     assert result.message == f"--online skipped: CourtListener's answer is not a citation-lookup result ({why})"
     assert result.verdicts == offline
@@ -220,7 +220,7 @@ def test_an_opinion_text_answer_that_is_not_an_api_object(
 ) -> None:
     server.cluster = answer
     found = extract_citations(TEXT)
-    verdicts = refine_online(found, verify_citations(found, reference_for(db))).verdicts
+    verdicts = refine_online(found, verify_citations(found, case_lookup_for(db))).verdicts
     texts = OnlineOpinionTexts()
     try:
         (quotation,) = check_quotations(TEXT, found, verdicts, db, online_texts=texts)

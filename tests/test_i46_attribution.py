@@ -22,7 +22,7 @@ from lexprobe.check.extract import FoundCitation, extract_citations
 from lexprobe.check.parentheticals import clause_end, nesting
 from lexprobe.check.quotations import find_quotations
 from lexprobe.check.quote_verdicts import check_quotations
-from lexprobe.check.verify import reference_for, verify_citations
+from lexprobe.check.verify import case_lookup_for, verify_citations
 
 
 def case_of(citation: FoundCitation, found: list[FoundCitation]) -> str | None:
@@ -157,7 +157,7 @@ def test_id_after_a_quoting_parenthetical_is_checked_in_the_main_case(db: CaseDa
         "from those facts, reasonably warrant that intrusion.” Id. at 21."
     )
     found = extract_citations(text)
-    first, second = check_quotations(text, found, verify_citations(found, reference_for(db)), db)
+    first, second = check_quotations(text, found, verify_citations(found, case_lookup_for(db)), db)
     assert first.citation == 0 and first.verdict == "verified" and first.pin_ok is True
     assert found[second.citation].text == "Id. at 21" and second.verdict == "verified"
     assert second.evidence["case_id"] == "scotus:392_U.S._1" and second.page == 21 and second.pin_ok is True
@@ -171,7 +171,7 @@ def test_a_quotation_its_citation_altered_is_checked_in_the_case_it_quotes(db: C
         "decisionmaking” (quoting Zobrest v. Catalina Foothills School Dist., 509 U. S. 1, 10 (1993)))."
     )
     found = extract_citations(text)
-    (result,) = check_quotations(text, found, verify_citations(found, reference_for(db)), db)
+    (result,) = check_quotations(text, found, verify_citations(found, case_lookup_for(db)), db)
     assert found[result.citation].text.startswith("Agostini") and result.verdict == "verified"
     assert result.evidence["case_id"] == "scotus:509_U.S._1" and result.page == 10 and result.pin_ok is True
     assert result.reason.startswith(

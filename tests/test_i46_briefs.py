@@ -17,7 +17,7 @@ import pytest
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.check.extract import extract_citations
 from lexprobe.check.quote_verdicts import check_quotations
-from lexprobe.check.verify import reference_for, verify_citations
+from lexprobe.check.verify import case_lookup_for, verify_citations
 
 BRIEFS = Path(__file__).parent / "data" / "briefs"
 FOUND_IN_THE_CASE = ("verified", "altered", "separate_opinion")
@@ -35,7 +35,7 @@ def test_the_checker_gives_every_hand_checked_verdict_and_pin(name: str, db: Cas
     text = (BRIEFS / f"{name}.txt").read_text(encoding="utf-8")
     expected = json.loads((BRIEFS / f"{name}.json").read_text(encoding="utf-8"))["quotations"]
     found = extract_citations(text)
-    got = check_quotations(text, found, verify_citations(found, reference_for(db)), db)
+    got = check_quotations(text, found, verify_citations(found, case_lookup_for(db)), db)
     assert len(expected) >= 15
     assert [" ".join(q.text.split())[:60] for q in got] == [row["quotation"] for row in expected]
     for quotation, row in zip(got, expected, strict=True):

@@ -15,7 +15,7 @@ from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.check.extract import extract_citations
 from lexprobe.check.quote_corpus import MIN_CORPUS_LETTERS, word_pieces
 from lexprobe.check.quote_verdicts import MIN_NOT_FOUND_WORDS, QuotationVerdict, check_quotations
-from lexprobe.check.verify import reference_for, verify_citations
+from lexprobe.check.verify import case_lookup_for, verify_citations
 
 MONELL = "Monell v. Department of Social Services, 436 U.S. 658"
 WEST_COAST = "The Constitution does not speak of freedom of contract. It speaks of liberty and prohibits the deprivation of liberty without due process of law."
@@ -35,7 +35,7 @@ def db(case_db_path: Path) -> Iterator[CaseDatabase]:
 
 def only(text: str, db: CaseDatabase) -> QuotationVerdict:
     found = extract_citations(text)
-    (quotation,) = check_quotations(text, found, verify_citations(found, reference_for(db)), db)
+    (quotation,) = check_quotations(text, found, verify_citations(found, case_lookup_for(db)), db)
     return quotation
 
 
@@ -64,7 +64,7 @@ def test_the_opinion_found_in_is_named(db: CaseDatabase) -> None:
 def test_the_cases_the_document_cites_are_searched_first(db: CaseDatabase) -> None:
     text = f"See West Coast Hotel Co. v. Parrish, 300 U.S. 379 (1937). But “{WEST_COAST}” {MONELL}, 690 (1978)."
     found = extract_citations(text)
-    (quotation,) = check_quotations(text, found, verify_citations(found, reference_for(db)), db)
+    (quotation,) = check_quotations(text, found, verify_citations(found, case_lookup_for(db)), db)
     assert (
         quotation.verdict == "other_case" and "searched first: the other cases this document cites" in quotation.reason
     )

@@ -20,7 +20,7 @@ from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.check.context import circuit_court, year_after
 from lexprobe.check.extract import extract_citations
 from lexprobe.check.quote_verdicts import check_quotations
-from lexprobe.check.verify import OVERRULING_SAID, reference_for, verify_citations
+from lexprobe.check.verify import OVERRULING_SAID, case_lookup_for, verify_citations
 
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 MONELL = "Monell v. Department of Social Services, 436 U.S. 658"
@@ -47,7 +47,7 @@ def categories(text: str, db: CaseDatabase) -> list[set[str]]:
     counts on the citation it is attributed to; a wrong citation's quotations and notes are not counted again)."""
     scoring = bench_module("injected_scoring")
     found = extract_citations(text)
-    verdicts = verify_citations(found, reference_for(db))
+    verdicts = verify_citations(found, case_lookup_for(db))
     quotations = check_quotations(text, found, verdicts, db)
     flags: list[set[str]] = [set() for _ in found]
     for index, verdict in enumerate(verdicts):
@@ -154,7 +154,7 @@ def test_the_overruling_said_note_keeps_the_facts_and_short_forms_carry_it(db: C
     text = "Plessy v. Ferguson, 163 U.S. 537 (1896), overruled by Brown v. Board of Education, 347 U.S. 483 (1954). Plessy, 163 U.S. at 540."
     found = extract_citations(text)
     assert [c.overruling_said for c in found] == [True, True, False]  # Brown too: it stands next to "overruled by"
-    plessy, brown, short = verify_citations(found, reference_for(db))
+    plessy, brown, short = verify_citations(found, case_lookup_for(db))
     (note,) = [n for n in plessy.notes if "overruled" in n]
     assert note.startswith(OVERRULING_SAID + "overruled by Brown v. Board of Educ., 347 U.S. 483 (1954)")
     assert not brown.notes  # Brown was never overruled: nothing to say
@@ -178,7 +178,7 @@ def test_a_supreme_court_parenthetical_is_no_wrong_court(db: CaseDatabase) -> No
         "Brown v. Board of Education, 347 U.S. 483 (U.S. 1954).",
         "Brown v. Board of Education, 347 U.S. 483 (1954).",
     ):
-        (verdict,) = verify_citations(extract_citations(text), reference_for(db))
+        (verdict,) = verify_citations(extract_citations(text), case_lookup_for(db))
         assert verdict.verdict == "verified", verdict.reason
 
 
@@ -206,7 +206,7 @@ def test_the_excerpts_are_deterministic_and_hold_their_ground_truth(case_db_path
     excerpts = bench_module("injected_excerpts")
     db = CaseDatabase(case_db_path)
     try:
-        loaded = material.load_material(db, reference_for(db))
+        loaded = material.load_material(db, case_lookup_for(db))
         first = excerpts.generate(loaded, 7, 3, 6)
         again = excerpts.generate(loaded, 7, 3, 6)
     finally:

@@ -22,7 +22,7 @@ from lexprobe.caselaw.query import CaseDatabase, StaleCaseDatabase
 from lexprobe.caselaw.schema import RULES_VERSION
 from lexprobe.check.extract import extract_citations
 from lexprobe.check.quote_verdicts import QuotationVerdict, check_quotations
-from lexprobe.check.verify import reference_for, verify_citations
+from lexprobe.check.verify import case_lookup_for, verify_citations
 
 ENTRY = "import sys; sys.argv[0] = 'lexprobe'; from lexprobe.cli import console_main; sys.exit(console_main())"
 
@@ -125,7 +125,7 @@ def test_the_built_database_holds_the_parts(db: CaseDatabase) -> None:
 
 def quotations(text: str, db: CaseDatabase) -> list[QuotationVerdict]:
     found = extract_citations(text)
-    return check_quotations(text, found, verify_citations(found, reference_for(db)), db)
+    return check_quotations(text, found, verify_citations(found, case_lookup_for(db)), db)
 
 
 MIRANDA = "Miranda v. Arizona, 384 U.S. 436"

@@ -29,7 +29,7 @@ from lexprobe.check.parentheticals import (
 )
 from lexprobe.check.quotations import find_quotations
 from lexprobe.check.quote_verdicts import QuotationVerdict, check_quotations
-from lexprobe.check.verify import reference_for, verify_citations
+from lexprobe.check.verify import case_lookup_for, verify_citations
 
 KATZ = "Katz v. United States, 389 U. S. 347, 351 (1967)"
 WITHOUT_CITATIONS = (
@@ -53,7 +53,7 @@ def db(case_db_path: Path) -> Iterator[CaseDatabase]:
 
 def only(text: str, db: CaseDatabase) -> QuotationVerdict:
     found = extract_citations(text)
-    result = check_quotations(text, found, verify_citations(found, reference_for(db)), db)
+    result = check_quotations(text, found, verify_citations(found, case_lookup_for(db)), db)
     assert len(result) == 1, result
     return result[0]
 

@@ -16,7 +16,7 @@ from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.check.extract import extract_citations
 from lexprobe.check.pins import pin_ranges, read_pin
 from lexprobe.check.quote_verdicts import QuotationVerdict, check_quotations
-from lexprobe.check.verify import reference_for, verify_citations
+from lexprobe.check.verify import case_lookup_for, verify_citations
 
 ON_21 = "And in justifying the particular intrusion the police officer must be able to point to specific and articulable facts which, taken together with rational inferences from those facts, reasonably warrant that intrusion."
 CROSSING = "But what he seeks to preserve as private, even in an area accessible to the public, may be constitutionally protected."
@@ -34,7 +34,7 @@ def db(case_db_path: Path) -> Iterator[CaseDatabase]:
 
 def last_quotation(text: str, db: CaseDatabase) -> QuotationVerdict:
     found = extract_citations(text)
-    result = check_quotations(text, found, verify_citations(found, reference_for(db)), db)
+    result = check_quotations(text, found, verify_citations(found, case_lookup_for(db)), db)
     assert result, text
     return result[-1]
 

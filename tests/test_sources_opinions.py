@@ -176,7 +176,7 @@ def test_real_files_take_both_markup_paths() -> None:
     assert not markup.is_cap_xml(raw("88924_010combined"))  # CourtListener <div>
     assert not markup.is_cap_xml(raw("100567_010combined"))  # Public.Resource.org <p class="case_cite">
     assert markup.cap_xml_to_text(raw("88061_020lead")).startswith("The CHIEF JUSTICE\n\ndelivered the opinion")
-    assert markup.html_to_text(raw("88924_010combined")).startswith("87 U.S. 72 (____)\n\n20 Wall. 72")
+    assert markup.convert_markup(raw("88924_010combined"))[0].startswith("87 U.S. 72 (____)\n\n20 Wall. 72")
 
 
 # -------------------------------------------------------------------------------------------------- fixtures
@@ -200,7 +200,7 @@ CAP_FIXTURE = (
 def test_html_fixture_conversion() -> None:
     data = HTML_FIXTURE.encode()
     assert not markup.is_cap_xml(data)
-    text = markup.html_to_text(data)
+    text = markup.convert_markup(data)[0]
     assert text == (
         "347 U.S. 483\n\n"
         "MR. JUSTICE HARLAN delivered the opinion of the Court.\n\n"

@@ -1,7 +1,7 @@
 """Split a combined opinion text into its opinions: the majority part and each concurrence, dissent or statement,
 with its author and type, as character offsets into the text. The one splitter of lexprobe: the case database build
 stores what it finds (`opinion_index.write_parts`, table `opinion_parts`), and the hallucination scorer's
-`split_opinion` calls it.
+`ScoringContext.majority_text` calls it.
 
 A combined opinion file (CourtListener's `010combined`, the text of a case without a lead file, or beside it) holds
 the majority opinion followed by its concurrences and dissents. A separate opinion starts at a heading at a

@@ -3,7 +3,7 @@
 `check_text(text, db)` extracts every case citation (full citations, short forms, "Id.", "supra"; `extract.py`,
 with `layout.py` for the text eyecite reads, `context.py` for names and years, `resolve.py` for references), and
 gives each a verdict - verified, mismatch, not_found or unverifiable - with a reason and notes (`verify.py`, reading
-the database through `reference.py`). Case names are compared by `lexprobe.caselaw.case_names`. The rules are in
+the database through `case_lookup.py`). Case names are compared by `lexprobe.caselaw.case_names`. The rules are in
 docs/check.md.
 """
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from lexprobe.caselaw.query import CaseDatabase
+from lexprobe.check.case_lookup import CaseSummary
 from lexprobe.check.extract import FoundCitation, ProgressCallback, extract_citations
-from lexprobe.check.reference import CaseSummary
 from lexprobe.check.verify import (
     MISMATCH,
     NOT_FOUND,
@@ -21,7 +21,7 @@ from lexprobe.check.verify import (
     VERDICTS,
     VERIFIED,
     CitationVerdict,
-    reference_for,
+    case_lookup_for,
     summarize,
     verify_citations,
 )
@@ -67,4 +67,4 @@ def check_text(
     found = extract_citations(text, progress)
     if not found:
         return []
-    return verify_citations(found, reference_for(db or default_database()))
+    return verify_citations(found, case_lookup_for(db or default_database()))

@@ -72,13 +72,8 @@ def name_before(text: str, start: int, floor: int) -> tuple[str, int] | None:
         right = kept[-1].group().lower() if kept else ""
         if len(kept) >= _MAX_NAME_WORDS:
             break
-        if word.endswith((";", ":", '"', "”", "“")) or word.startswith(("“", '"')):
+        if _stops_name(word):
             break
-        bare = word.rstrip(".,")
-        if (word.startswith("(") or bare.endswith((")", "]"))) and not re.fullmatch(r"\([^()]*\),?", word):
-            break
-        if not re.search(r"[A-Za-z0-9&]", word):
-            break  # dot leaders, dashes, stray punctuation
         if lower in ("v.", "vs.", "v", "vs") and not seen_v:
             seen_v = True
             kept.append(m)
@@ -100,15 +95,11 @@ def name_before(text: str, start: int, floor: int) -> tuple[str, int] | None:
         if kept and word.endswith(".") and (lower in _SENTENCE_END_WORDS or re.fullmatch(r"[A-Z][a-z]{6,}\.", word)):
             break  # a sentence ends here: "Fourteenth Amendment. Nixon v. Herndon"
         if not _is_capitalized(word):
-            if lower == "in" and right != "re":
-                break  # "the Court in Nashville, C. & St. L. R. Co. v. Browning"
-            if lower in _NAME_CONNECTORS:
-                kept.append(m)
-                continue
-            break  # a lower-case word: the sentence around the name
-        if lower.rstrip(".") in _STOP_CAPITALIZED or lower in _STOP_CAPITALIZED:
-            break
-        if lower == "in" and right != "re":
+            if lower not in _NAME_CONNECTORS or (lower == "in" and right != "re"):
+                break  # the sentence around the name: "the Court in Nashville, C. & St. L. R. Co. v. Browning"
+            kept.append(m)
+            continue
+        if lower.rstrip(".") in _STOP_CAPITALIZED or lower in _STOP_CAPITALIZED or (lower == "in" and right != "re"):
             break
         kept.append(m)
     while kept and not _is_capitalized(kept[-1].group()):
@@ -118,6 +109,16 @@ def name_before(text: str, start: int, floor: int) -> tuple[str, int] | None:
     name_start = lo + kept[-1].start()
     name = " ".join(text[name_start : lo + comma.start()].split()).strip("*_")  # Markdown emphasis
     return (name, name_start) if name else None
+
+
+def _stops_name(word: str) -> bool:
+    """A word no case name runs across: a quotation mark, a clause end, a parenthesis, punctuation alone."""
+    if word.endswith((";", ":", '"', "”", "“")) or word.startswith(("“", '"')):
+        return True
+    bare = word.rstrip(".,")
+    if (word.startswith("(") or bare.endswith((")", "]"))) and not re.fullmatch(r"\([^()]*\),?", word):
+        return True
+    return not re.search(r"[A-Za-z0-9&]", word)  # dot leaders, dashes, stray punctuation
 
 
 def _word_before(words: list[re.Match[str]], m: re.Match[str]) -> str | None:

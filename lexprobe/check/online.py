@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from lexprobe.caselaw.case_names import names_match
+from lexprobe.check.case_lookup import CaseSummary
 from lexprobe.check.deadline import Deadline, DeadlineExceeded
 from lexprobe.check.extract import FULL, FoundCitation
-from lexprobe.check.reference import CaseSummary
 from lexprobe.check.verify import MISMATCH, NOT_FOUND, UNVERIFIABLE, VERIFIED, CitationVerdict
 from lexprobe.engine.cache import default_cache_dir
 from lexprobe.engine.sqlite_util import connect, transaction
@@ -179,7 +179,7 @@ def refine_online(
         result.cached = len(answers)
         missing = [key for key in wanted if key not in answers]
         if missing:
-            result.message = _fetch(missing, answers, cache, token, base_url, timeout_s, deadline)
+            result.message = lookup_citations(missing, answers, cache, token, base_url, timeout_s, deadline)
             result.fetched = len(answers) - result.cached
     finally:
         cache.close()
@@ -201,7 +201,7 @@ def refine_online(
     return result
 
 
-def _fetch(
+def lookup_citations(
     keys: list[str],
     answers: dict[str, dict[str, Any]],
     cache: LookupCache,
@@ -210,8 +210,8 @@ def _fetch(
     timeout_s: float,
     deadline: Deadline | None = None,
 ) -> str | None:
-    """Ask the API about `keys`, filling `answers` (and the cache), all before `deadline`; return a message when
-    something went wrong."""
+    """Ask CourtListener's citation-lookup API about `keys`, filling `answers` (and the cache), all before
+    `deadline`; return a message when something went wrong. `online_texts` asks it for a case's cluster too."""
     try:
         import httpx
         from courtlistener import CourtListener, CourtListenerAPIError

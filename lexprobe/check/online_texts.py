@@ -34,13 +34,13 @@ from pathlib import Path
 from typing import Any
 
 from lexprobe.caselaw.case_names import names_match
+from lexprobe.caselaw.quote_text import normalize, page_marks
+from lexprobe.caselaw.sources.markup import html_to_text
+from lexprobe.check.case_lookup import CaseSummary
 from lexprobe.check.deadline import Deadline, DeadlineExceeded
 from lexprobe.check.extract import FoundCitation
-from lexprobe.check.online import BASE_URL_ENV, DEFAULT_BASE_URL, TOKEN_ENV, LookupCache, _fetch
-from lexprobe.check.opinion_html import html_to_text
+from lexprobe.check.online import BASE_URL_ENV, DEFAULT_BASE_URL, TOKEN_ENV, LookupCache, lookup_citations
 from lexprobe.check.quote_match import Opinion
-from lexprobe.check.quote_text import normalize, page_marks
-from lexprobe.check.reference import CaseSummary
 from lexprobe.engine.sqlite_util import transaction
 
 #: Opinion text fields of the REST v4 opinions endpoint, in the order one is chosen.
@@ -193,7 +193,7 @@ class OnlineOpinionTexts:
         if answer is None:
             if self._stopped is None and self._connect() is not None:
                 answers: dict[str, dict[str, Any]] = {}
-                message = _fetch(
+                message = lookup_citations(
                     [key], answers, self.cache, str(self.token), str(self.base_url), self.timeout_s, self.deadline
                 )
                 if message:

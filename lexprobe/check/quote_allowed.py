@@ -15,10 +15,10 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import replace
 
+from lexprobe.caselaw.quote_text import normalize
 from lexprobe.check.context import name_before
 from lexprobe.check.parentheticals import clause_end
 from lexprobe.check.quote_match import Match, Opinion, court_or_separate, find_exact
-from lexprobe.check.quote_text import normalize
 
 #: Opinions kept with their citations blanked (each costs one pass of regular expressions over its text).
 OPINIONS_KEPT = 64

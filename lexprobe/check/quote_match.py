@@ -1,11 +1,6 @@
 """Find a quotation in the opinion texts of a case (`OpinionTexts.opinions_of`, from the case database's
-`opinions` table) after `lexprobe.check.quote_text` normalization.
-
-Each segment of the quotation (the pieces between ellipses and bracketed insertions) is first looked for exactly,
-in order, each within `SEGMENT_WINDOW` letters of the previous one; failing that, rapidfuzz's
-`fuzz.partial_ratio_alignment` finds the closest passage of each segment (the first `FUZZY_LETTERS` letters of
-it, to bound the work), and the quotation counts as found with a change when every segment scores at least
-`ALTERED_SCORE`.
+`opinions` table) with the one quotation matcher, `lexprobe.caselaw.quotations`: exactly in some opinion first
+(`find_exact`), else the closest passage of each opinion, found with a change when `quotations.close_enough`.
 
 Which texts of a case are searched (`OpinionTexts`): its opinion files (lead, concurrence, dissent: the Court's
 opinion first) and, for a combined text (the whole case as one file), the parts the database build split it into
@@ -33,18 +28,9 @@ from rapidfuzz.distance import Levenshtein
 
 from lexprobe.caselaw.opinion_index import part_spans, part_text
 from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.check.quote_text import Normalized, PageMarks, normalize, page_marks
+from lexprobe.caselaw.quotations import FUZZY_LETTERS, MATCH_THRESHOLD, close_enough, exact_span, fuzzy_span
+from lexprobe.caselaw.quote_text import Normalized, PageMarks, normalize, page_marks
 
-#: Letters allowed between two segments of one quotation found exactly (an ellipsis may omit a page or two).
-SEGMENT_WINDOW = 6_000
-#: Letters of a segment given to the fuzzy matcher.
-FUZZY_LETTERS = 400
-#: A segment at least this similar (0-100) is found with a change ("altered").
-ALTERED_SCORE = 88.0
-#: Segments shorter than this (letters) must be found exactly: a fuzzy match of a few words proves nothing.
-MIN_FUZZY_LETTERS = 40
-#: At most this many exact occurrences of the first segment are tried.
-MAX_OCCURRENCES = 50
 MAJORITY_TYPES = ("lead", "combined", "majority")
 #: Cases whose normalized opinions are kept in memory at once (a brief quoting more re-reads the oldest).
 CASES_KEPT = 256
@@ -206,7 +192,7 @@ def part_marks(marks: PageMarks, ranges: Sequence[tuple[int, int]]) -> PageMarks
 
 def court_or_separate(match: Match, opinions: Sequence[Opinion]) -> Match:
     """A match in a case's combined text (`rest`) is the Court's when the Court's opinion held alone has the same
-    passage, give or take its transcription (at least `ALTERED_SCORE` similar), and a separate opinion's otherwise;
+    passage, give or take its transcription (at least `MATCH_THRESHOLD` similar), and a separate opinion's otherwise;
     the combined text's parts are not in a fixed order (an appendix may follow the dissents)."""
     if not match.opinion.rest:
         return match
@@ -214,7 +200,7 @@ def court_or_separate(match: Match, opinions: Sequence[Opinion]) -> Match:
     if court is None:
         return match
     letters = normalize(match.opinion.text[match.span[0] : match.span[1]]).letters[:FUZZY_LETTERS]
-    if letters and fuzz.partial_ratio(letters, court.normalized.letters, score_cutoff=ALTERED_SCORE):
+    if letters and fuzz.partial_ratio(letters, court.normalized.letters, score_cutoff=MATCH_THRESHOLD):
         as_court = replace(match.opinion, rest=False, is_majority=True, author=court.author)
         return Match(as_court, match.span, match.score, match.exact)
     return match
@@ -226,56 +212,10 @@ def _first_page(case_id: str) -> int | None:
     return int(tail) if tail.isdigit() else None
 
 
-def _exact(segments: Sequence[str], letters: str) -> tuple[int, int] | None:
-    """The letter span of all segments found exactly, in order, each close to the previous one; each segment is
-    then moved to its last occurrence before the next one, so that a short first piece ("[b]ecause . . . trial by
-    jury") starts the span where the quoted passage starts, not at an earlier "because" (its page is the pin's)."""
-    start = letters.find(segments[0])
-    tries = 0
-    while start >= 0 and tries < MAX_OCCURRENCES:
-        tries += 1
-        end = start + len(segments[0])
-        positions = [start]
-        for segment in segments[1:]:
-            found = letters.find(segment, end, end + SEGMENT_WINDOW + len(segment))
-            if found < 0:
-                break
-            positions.append(found)
-            end = found + len(segment)
-        else:
-            for index in range(len(segments) - 2, -1, -1):
-                positions[index] = letters.rfind(segments[index], positions[index], positions[index + 1])
-            return positions[0], end
-        start = letters.find(segments[0], start + 1)
-    return None
-
-
-def _fuzzy(segments: Sequence[str], letters: str) -> tuple[float, tuple[int, int]] | None:
-    """The length-weighted similarity of the segments' closest passages and the span from the first to the last."""
-    total = 0.0
-    weight = 0
-    first = last = None
-    for segment in segments:
-        needle = segment[:FUZZY_LETTERS]
-        found = fuzz.partial_ratio_alignment(needle, letters, score_cutoff=50)
-        if found is None:
-            return None
-        score = found.score if len(segment) <= FUZZY_LETTERS else found.score * 0.98
-        total += score * len(needle)
-        weight += len(needle)
-        start = found.dest_start
-        end = found.dest_end + (len(segment) - len(needle))
-        first = start if first is None else min(first, start)
-        last = end if last is None else max(last, end)
-    if first is None or last is None or weight == 0:
-        return None
-    return total / weight, (first, min(last, len(letters)))
-
-
 def find_exact(segments: Sequence[str], opinions: Sequence[Opinion]) -> Match | None:
     """The first opinion of `opinions` holding every segment exactly, in order, as a match; else None."""
     for opinion in opinions:
-        span = _exact(segments, opinion.normalized.letters)
+        span = exact_span(segments, opinion.normalized.letters)
         if span is not None:
             return Match(opinion, opinion.normalized.original_span(*span), 100.0, True)
     return None
@@ -288,9 +228,8 @@ def find_in(segments: Sequence[str], opinions: Sequence[Opinion]) -> tuple[Match
     if exact is not None:
         return court_or_separate(exact, opinions), None
     best: Match | None = None
-    fuzzy_allowed = sum(len(segment) for segment in segments) >= MIN_FUZZY_LETTERS
     for opinion in opinions:
-        found = _fuzzy(segments, opinion.normalized.letters)
+        found = fuzzy_span(segments, opinion.normalized.letters)
         if found is None:
             continue
         score, span = found
@@ -302,7 +241,7 @@ def find_in(segments: Sequence[str], opinions: Sequence[Opinion]) -> tuple[Match
             or (score > best.score - 0.01 and best.opinion.is_separate and not opinion.is_separate)
         ):
             best = match
-    if best is not None and fuzzy_allowed and best.score >= ALTERED_SCORE:
+    if best is not None and close_enough(best.score, segments):
         return court_or_separate(best, opinions), None
     return None, best
 

@@ -2,7 +2,7 @@
 
 - verified: found (after normalization) in the Court's opinion of the cited case, or in a separate opinion the
   document itself presents as such ("(Harlan, J., dissenting)");
-- altered: found with a changed word (similarity at least `quote_match.ALTERED_SCORE`): the reason lists the
+- altered: found with a changed word (similarity at least `caselaw.quotations.MATCH_THRESHOLD`): the reason lists the
   differences;
 - separate_opinion: found only in a dissent or concurrence of the case while the document presents it as the
   Court's: the reason names the author and the opinion type;
@@ -32,7 +32,9 @@ from typing import Any
 
 from lexprobe.caselaw.case_names import display_name
 from lexprobe.caselaw.query import CaseDatabase
+from lexprobe.caselaw.quote_text import has_gap, quote_segments
 from lexprobe.caselaw.stored import Case
+from lexprobe.check.case_lookup import CaseSummary
 from lexprobe.check.extract import FoundCitation
 from lexprobe.check.online_texts import OnlineOpinionTexts, case_note, source_fields, source_note
 from lexprobe.check.parentheticals import CITATIONS, LITERAL_BRACKETS
@@ -41,7 +43,6 @@ from lexprobe.check.quotations import CHECKED_CHARS, Quotation, find_quotations
 from lexprobe.check.quote_allowed import CitationFree
 from lexprobe.check.quote_corpus import CorpusSearch, quotes_it
 from lexprobe.check.quote_match import Match, Opinion, OpinionTexts, find_exact, find_in, word_difference
-from lexprobe.check.quote_text import has_gap, quote_segments
 from lexprobe.check.verify import CitationVerdict
 
 Q_VERIFIED, Q_ALTERED, Q_NOT_FOUND = "verified", "altered", "not_found"
@@ -182,6 +183,28 @@ def _page_facts(match: Match, pin: list[tuple[int, int]] | None) -> tuple[int | 
     return pages[0], False, f", on {where}, not on the pin page {pin_words}"
 
 
+@dataclass
+class _Reply:
+    """Builds the verdicts on one quotation checked against one cited case: the quotation as shown, `via` and the
+    note of the texts searched (`opinions`, once read) around each reason, the evidence of a match."""
+
+    quotation: Quotation
+    via: str
+    name_of: Callable[[str], str | None]  # a case's name as the evidence gives it
+    opinions: Sequence[Opinion] = ()
+
+    def make(
+        self, kind: str, reason: str, match: Match | None = None, page: int | None = None, pin_ok: bool | None = None
+    ) -> QuotationVerdict:
+        quotation = self.quotation
+        shown = quotation.text if len(quotation.text) <= MAX_SHOWN_CHARS else quotation.text[:MAX_SHOWN_CHARS] + "…"
+        cut = f" (only its first {CHECKED_CHARS:,} characters were checked: it is longer)" if quotation.cut else ""
+        evidence = _evidence(match, self.name_of(match.opinion.case_id)) if match else None
+        source = source_note(match.opinion) if match else case_note(self.opinions)
+        reason = self.via + reason + source + cut
+        return QuotationVerdict(shown, quotation.span, quotation.citation, kind, page, pin_ok, reason, evidence)
+
+
 class _QuotationJudge:
     def __init__(
         self,
@@ -252,104 +275,101 @@ class _QuotationJudge:
             return replace(verdict, verdict=Q_UNVERIFIABLE, reason=reason, page=None, pin_ok=None)
         return verdict
 
+    def _name_of(self, case_id: str) -> str | None:
+        return self.case_names.get(case_id) or self.corpus_names.get(case_id)
+
     def _judge_at(self, quotation: Quotation, index: int, via: str) -> QuotationVerdict:
+        """The verdict on a quotation checked against the case of citation `index` (`via` starts its reason)."""
         citation = self.found[index]
-        verdict = self.verdicts[index]
-        shown = quotation.text if len(quotation.text) <= MAX_SHOWN_CHARS else quotation.text[:MAX_SHOWN_CHARS] + "…"
-        cut = f" (only its first {CHECKED_CHARS:,} characters were checked: it is longer)" if quotation.cut else ""
-
-        opinions: Sequence[Opinion] = ()
-
-        def make(kind: str, reason: str, match: Match | None = None, page=None, pin_ok=None) -> QuotationVerdict:
-            case_id = match.opinion.case_id if match else ""
-            name = self.case_names.get(case_id) or self.corpus_names.get(case_id)
-            evidence = _evidence(match, name) if match else None
-            source = source_note(match.opinion) if match else case_note(opinions)
-            return QuotationVerdict(
-                shown, quotation.span, quotation.citation, kind, page, pin_ok, via + reason + source + cut, evidence
-            )
-
+        reply = _Reply(quotation, via, self._name_of)
         segments = quote_segments(quotation.text, literal_brackets=LITERAL_BRACKETS in quotation.allowances)
         if not segments:
-            return make(Q_UNVERIFIABLE, "the quotation has too few words to look for")
-        case = verdict.case
+            return reply.make(Q_UNVERIFIABLE, "the quotation has too few words to look for")
+        case = self.verdicts[index].case
         if case is None:
-            return make(Q_UNVERIFIABLE, f"its citation ({citation.text}) resolves to no case of the database")
-        opinions = self.texts.opinions_of(case.case_id)
+            return reply.make(Q_UNVERIFIABLE, f"its citation ({citation.text}) resolves to no case of the database")
+        reply.opinions = self.texts.opinions_of(case.case_id)
         label = display_name(case.name) if case.name else case.case_id
-        if not opinions:
+        if not reply.opinions:
             online = self.online.opinions_for(case, self.target_of(index)) if self.online else None
             if online is None or not online.opinions:
                 why = online.why if online is not None else " (offline)"
-                return make(Q_UNVERIFIABLE, f"the database has no opinion text of {label}{why}")
-            opinions = online.opinions
+                return reply.make(Q_UNVERIFIABLE, f"the database has no opinion text of {label}{why}")
+            reply.opinions = online.opinions
         pin = _pin_range(citation) if quotation.pin_applies or index != quotation.citation else None
-        match, closest = find_in(segments, opinions)
+        match, closest = find_in(segments, reply.opinions)
         omitted = ""
         if (match is None or not match.exact) and CITATIONS in quotation.allowances:
-            bare = self.citation_free.find(segments, opinions)
+            bare = self.citation_free.find(segments, reply.opinions)
             if bare is not None:
                 match, closest = bare, None
                 omitted = " (leaving out the opinion's citations, as its parenthetical allows)"
         if match is not None:
-            page, pin_ok, where = _page_facts(match, pin)
-            named_other = _speaker_missing(quotation.speaker, [o for o in opinions if not o.rest]) is not None
-            named_other = named_other or _written_by(quotation.speaker, match.opinion)
-            if match.opinion.is_separate and not quotation.presented_as_separate and not named_other:
-                return make(
-                    Q_SEPARATE,
-                    f"found only in {_opinion_label(match)} ({match.opinion.opinion_type}) in {label}, not in the "
-                    f"opinion of the Court, while the text presents it as the Court's{where}",
-                    match,
-                    page,
-                    pin_ok,
-                )
-            combined = (
-                "; the database has this case's opinions as one combined text, so the Court's opinion and separate "
-                "opinions are not told apart"
-                if self.texts.only_combined(case.case_id)
-                else ""
-            )
-            literal = LITERAL_BRACKETS in quotation.allowances
-            marked = has_gap(quotation.text.replace("[", "").replace("]", "") if literal else quotation.text)
-            if match.exact:
-                gaps = " (with the omissions and alterations it marks)" if marked else omitted
-                gaps += " (its brackets the original's, as its parenthetical says)" if literal else ""
-                return make(
-                    Q_VERIFIED,
-                    f"found in {_opinion_label(match)} of {label}{gaps}{where}{combined}",
-                    match,
-                    page,
-                    pin_ok,
-                )
-            difference = word_difference(" ".join(quotation.text.split()), match.passage, gaps=marked)
-            return make(
-                Q_ALTERED,
-                f"found in {_opinion_label(match)} of {label} with changes (similarity {match.score:.0f}/100): "
-                f"{difference}{where}{combined}",
+            return self._found(reply, match, pin, case, omitted)
+        return self._missing(reply, segments, case, closest)
+
+    def _found(
+        self, reply: _Reply, match: Match, pin: list[tuple[int, int]] | None, case: CaseSummary, omitted: str
+    ) -> QuotationVerdict:
+        """The verdict on a quotation found in the cited case: separate_opinion, verified or altered."""
+        quotation, opinions = reply.quotation, reply.opinions
+        label = display_name(case.name) if case.name else case.case_id
+        page, pin_ok, where = _page_facts(match, pin)
+        named_other = _speaker_missing(quotation.speaker, [o for o in opinions if not o.rest]) is not None
+        named_other = named_other or _written_by(quotation.speaker, match.opinion)
+        if match.opinion.is_separate and not quotation.presented_as_separate and not named_other:
+            return reply.make(
+                Q_SEPARATE,
+                f"found only in {_opinion_label(match)} ({match.opinion.opinion_type}) in {label}, not in the "
+                f"opinion of the Court, while the text presents it as the Court's{where}",
                 match,
                 page,
                 pin_ok,
             )
+        combined = (
+            "; the database has this case's opinions as one combined text, so the Court's opinion and separate "
+            "opinions are not told apart"
+            if self.texts.only_combined(case.case_id)
+            else ""
+        )
+        literal = LITERAL_BRACKETS in quotation.allowances
+        marked = has_gap(quotation.text.replace("[", "").replace("]", "") if literal else quotation.text)
+        if match.exact:
+            gaps = " (with the omissions and alterations it marks)" if marked else omitted
+            gaps += " (its brackets the original's, as its parenthetical says)" if literal else ""
+            reason = f"found in {_opinion_label(match)} of {label}{gaps}{where}{combined}"
+            return reply.make(Q_VERIFIED, reason, match, page, pin_ok)
+        difference = word_difference(" ".join(quotation.text.split()), match.passage, gaps=marked)
+        return reply.make(
+            Q_ALTERED,
+            f"found in {_opinion_label(match)} of {label} with changes (similarity {match.score:.0f}/100): "
+            f"{difference}{where}{combined}",
+            match,
+            page,
+            pin_ok,
+        )
+
+    def _missing(
+        self, reply: _Reply, segments: Sequence[str], case: CaseSummary, closest: Match | None
+    ) -> QuotationVerdict:
+        """The verdict on a quotation not in the cited case: other_case, unverifiable or not_found."""
+        quotation, opinions = reply.quotation, reply.opinions
+        label = display_name(case.name) if case.name else case.case_id
         other, other_name, searched = self.other_case(segments, case.case_id, quotation.text, case.year)
         if other is not None:
-            return make(
-                Q_OTHER_CASE,
-                f"not in {label}, but in {_opinion_label(other)} of {other_name} ({searched})",
-                other,
-                *_page_facts(other, None)[:1],
-            )
+            reason = f"not in {label}, but in {_opinion_label(other)} of {other_name} ({searched})"
+            return reply.make(Q_OTHER_CASE, reason, other, *_page_facts(other, None)[:1])
         court_only = all(opinion.opinion_type != "combined" and not opinion.is_separate for opinion in opinions)
         speaker_missing = _speaker_missing(quotation.speaker, opinions)
         if speaker_missing:
-            return make(
+            return reply.make(
                 Q_UNVERIFIABLE,
                 f"the text gives it as the words of {quotation.speaker}, and the database has no opinion of "
                 f"{quotation.speaker} in {label} (offline), only {speaker_missing}, and it is not there",
                 closest,
             )
         if quotation.presented_as_separate and court_only:
-            return make(
+            return reply.make(
                 Q_UNVERIFIABLE,
                 f"the text presents it as a dissent's or a concurrence's words, and the database has no separate "
                 f"opinion of {label} (offline), only the opinion of the Court, which does not hold it",
@@ -357,21 +377,21 @@ class _QuotationJudge:
             )
         words = len(quotation.text.split())
         if words < MIN_NOT_FOUND_WORDS:
-            return make(
+            return reply.make(
                 Q_UNVERIFIABLE,
                 f"a phrase of {words} word{'s' if words > 1 else ''}, not in {label}: too short to tell a quotation "
                 "of the case from a term or a phrase of another source",
                 closest,
             )
         if closest is not None:
-            return make(
+            return reply.make(
                 Q_NOT_FOUND,
                 f"not in any opinion of {label} nor {searched}; the closest passage "
                 f"(similarity {closest.score:.0f}/100, in {_opinion_label(closest)}) is “{closest.passage[:300]}”",
                 closest,
                 closest.pages[0] if closest.pages else None,
             )
-        return make(Q_NOT_FOUND, f"not in any opinion of {label}, and nothing there is close")
+        return reply.make(Q_NOT_FOUND, f"not in any opinion of {label}, and nothing there is close")
 
     def other_case(
         self, segments: Sequence[str], cited: str, quotation: str, cited_year: int | None = None

@@ -4,7 +4,7 @@
   sources give that case (`names_match`), and the year given (if any) is one of the case's years;
 - mismatch: the citation is in the database but the name or year disagrees, or the page lies inside the case the
   document names (a pin page given as the first page), or a parallel citation differs from the database's;
-- not_found: a U.S. Reports citation in a volume the database covers completely (`Reference.us_volume`) whose page
+- not_found: a U.S. Reports citation in a volume the database covers completely (`CaseLookup.us_volume`) whose page
   is not the first page of any decision there, but lies inside the run of opinions: likely fabricated;
 - unverifiable: anything the database cannot judge (another reporter, an uncovered volume, a page after the last
   opinion of the volume, an order cited as subsequent history, a short form with nothing to resolve to). Never a
@@ -30,8 +30,8 @@ from typing import Any
 
 from lexprobe.caselaw.case_names import NAME_THRESHOLD, display_name, is_popular_name, names_match
 from lexprobe.caselaw.query import CaseDatabase
+from lexprobe.check.case_lookup import NAME_CANDIDATES, CaseFacts, CaseLookup, CaseSummary
 from lexprobe.check.extract import FULL, FoundCitation
-from lexprobe.check.reference import NAME_CANDIDATES, CaseFacts, CaseSummary, Reference
 
 VERIFIED, MISMATCH, NOT_FOUND, UNVERIFIABLE = "verified", "mismatch", "not_found", "unverifiable"
 VERDICTS = (VERIFIED, MISMATCH, NOT_FOUND, UNVERIFIABLE)
@@ -69,15 +69,15 @@ class CitationVerdict:
         }
 
 
-_references: weakref.WeakKeyDictionary[CaseDatabase, Reference] = weakref.WeakKeyDictionary()
+_lookups: weakref.WeakKeyDictionary[CaseDatabase, CaseLookup] = weakref.WeakKeyDictionary()
 
 
-def reference_for(db: CaseDatabase) -> Reference:
-    """Return the (cached) `Reference` of an open case database, the second argument of `verify_citations`."""
-    reference = _references.get(db)
-    if reference is None:
-        reference = _references[db] = Reference(db)
-    return reference
+def case_lookup_for(db: CaseDatabase) -> CaseLookup:
+    """Return the (cached) `CaseLookup` of an open case database, the second argument of `verify_citations`."""
+    lookup = _lookups.get(db)
+    if lookup is None:
+        lookup = _lookups[db] = CaseLookup(db)
+    return lookup
 
 
 # --- verdicts ----------------------------------------------------------------------------------------------------
@@ -94,18 +94,18 @@ def _listed_overrulings(rows: list[dict]) -> str:
     )
 
 
-def _overruled_note(reference: Reference, facts: CaseFacts, said: bool = False) -> str | None:
+def _overruled_note(lookup: CaseLookup, facts: CaseFacts, said: bool = False) -> str | None:
     """The overruling note of a case (None when never overruled); with `said` (the document says so itself), begun
     by `OVERRULING_SAID`."""
-    note = _overruling(reference, facts)
+    note = _overruling(lookup, facts)
     return f"{OVERRULING_SAID}{note}" if note and said else note
 
 
-def _overruling(reference: Reference, facts: CaseFacts) -> str | None:
+def _overruling(lookup: CaseLookup, facts: CaseFacts) -> str | None:
     if not facts.overruled_year:  # overruled, but the sources do not settle by which decision or when
         return f"overruled: {_listed_overrulings(facts.overrulings)}" if facts.overrulings else None
     how = "overruled in part" if facts.overruled_in_part else "overruled"
-    by = reference.case(facts.overruling_case_id) if facts.overruling_case_id else None
+    by = lookup.case(facts.overruling_case_id) if facts.overruling_case_id else None
     if by is not None:
         note = f"{how} by {by.name or by.citation}{', ' + by.citation if by.name and by.citation else ''}"
     else:
@@ -125,18 +125,18 @@ def _overruling(reference: Reference, facts: CaseFacts) -> str | None:
     return note
 
 
-def _pin_note(reference: Reference, reporter: str, volume: str, first: int, pin: int | None) -> str | None:
+def _pin_note(lookup: CaseLookup, reporter: str, volume: str, first: int, pin: int | None) -> str | None:
     """The pin-cite rule: a pin before the first page, or after the first page of the next decision the database
     lists in the same volume (strictly after: the next decision may begin on the page this one ends)."""
     if pin is None:
         return None
     if pin < first:
         return f"pin cite {pin} is before the opinion's first page ({volume} {reporter} {first})"
-    starts = reference.starts(reporter, volume)
+    starts = lookup.starts(reporter, volume)
     index = bisect.bisect_right(starts, (first, "\uffff"))
     if index < len(starts) and pin > starts[index][0]:
         next_page, next_id = starts[index]
-        facts = reference.case(next_id)
+        facts = lookup.case(next_id)
         label = display_name(facts.name) if facts and facts.name else "the next decision"
         return (
             f"pin cite {pin} is outside the opinion's page range: {label} begins at {volume} {reporter} {next_page}, "
@@ -145,8 +145,8 @@ def _pin_note(reference: Reference, reporter: str, volume: str, first: int, pin:
     return None
 
 
-def _best_case(reference: Reference, ids: Sequence[str], name: str | None) -> tuple[CaseFacts, float | None]:
-    cases = [facts for facts in (reference.case(i) for i in ids) if facts is not None]
+def _best_case(lookup: CaseLookup, ids: Sequence[str], name: str | None) -> tuple[CaseFacts, float | None]:
+    cases = [facts for facts in (lookup.case(i) for i in ids) if facts is not None]
     if name:
         scored = [(names_match(name, facts.names)[1] if facts.names else -1.0, facts) for facts in cases]
         score, facts = max(scored, key=lambda item: item[0])
@@ -155,13 +155,13 @@ def _best_case(reference: Reference, ids: Sequence[str], name: str | None) -> tu
 
 
 def _elsewhere(
-    reference: Reference, name: str | None, year: int | None, exclude: str | None = None, any_year: bool = False
+    lookup: CaseLookup, name: str | None, year: int | None, exclude: str | None = None, any_year: bool = False
 ) -> str | None:
     """'“X” is in the database as ...' for a document's case name found at another citation: one decided within a
     year of the year given (any year with `any_year`, when the year given belongs to the citation's own case)."""
     if not name:
         return None
-    found = [f for f in reference.names_like(name, limit=NAME_CANDIDATES) if f.case_id != exclude]
+    found = [f for f in lookup.names_like(name, limit=NAME_CANDIDATES) if f.case_id != exclude]
     if year is not None and not any_year:
         found = [f for f in found if f.years and any(abs(y - year) <= 1 for y in f.years)]
     if not found:
@@ -174,8 +174,8 @@ def _join(*parts: str | None) -> str:
 
 
 class _Judge:
-    def __init__(self, reference: Reference, found: Sequence[FoundCitation]) -> None:
-        self.reference = reference
+    def __init__(self, lookup: CaseLookup, found: Sequence[FoundCitation]) -> None:
+        self.lookup = lookup
         self.found = found
         self.group_case: dict[int, CaseFacts] = {}
         self.verdicts: list[CitationVerdict] = []
@@ -185,9 +185,9 @@ class _Judge:
         # can be compared with its siblings.
         for citation in self.found:
             if citation.kind == FULL and citation.key and citation.group not in self.group_case:
-                ids = self.reference.case_ids(citation.key)
+                ids = self.lookup.case_ids(citation.key)
                 if ids:
-                    facts, score = _best_case(self.reference, ids, citation.name)
+                    facts, score = _best_case(self.lookup, ids, citation.name)
                     if citation.name is None or score is None or score >= NAME_THRESHOLD:
                         self.group_case[citation.group] = facts
         verdicts = self.verdicts = []
@@ -212,7 +212,7 @@ class _Judge:
         if c.page is None:
             return self.make(c, UNVERIFIABLE, None, f"no page number ({c.text}): a slip-opinion or unpaginated cite")
         key = c.key or ""
-        ids = self.reference.case_ids(key)
+        ids = self.lookup.case_ids(key)
         if ids:
             return self.found_case(c, ids)
         sibling = self.group_case.get(c.group)
@@ -228,7 +228,7 @@ class _Judge:
                 )
         if reporter == US and volume.isdigit():
             return self.us_missing(c, int(volume), int(c.page))
-        held = self.reference.reporter_count(reporter)
+        held = self.lookup.reporter_count(reporter)
         coverage = (
             f"the database does not cover {reporter} completely (it holds {held:,} {reporter} citations, parallel "
             "citations of Supreme Court cases or a sample of cases), so a citation it lacks may still be real"
@@ -239,8 +239,11 @@ class _Judge:
             c, UNVERIFIABLE, None, _join(coverage, f"parallel citation of {sibling.label()}" if sibling else None)
         )
 
-    def found_case(self, c: FoundCitation, ids: Sequence[str]) -> CitationVerdict:
-        facts, score = _best_case(self.reference, ids, c.name)
+    def disagreements(
+        self, c: FoundCitation, facts: CaseFacts, score: float | None
+    ) -> tuple[list[str], list[str | None]]:
+        """What the citation gives that the database's case does not (name, year, court), and the notes on what
+        differs but is not held against it."""
         problems = []
         notes: list[str | None] = []
         if c.name and facts.names and score is not None and score < NAME_THRESHOLD:
@@ -253,7 +256,7 @@ class _Judge:
                 problems.append(
                     _join(
                         f"{c.key} is {facts.label()} in the database, not “{c.name}” (name similarity {score:.0f}/100)",
-                        _elsewhere(self.reference, c.name, c.year, exclude=facts.case_id, any_year=True),
+                        _elsewhere(self.lookup, c.name, c.year, exclude=facts.case_id, any_year=True),
                     )
                 )
         if c.year is not None and facts.years and c.year not in facts.years:
@@ -271,9 +274,14 @@ class _Judge:
             problems.append(
                 f"the court given ({c.court}) is not the database's: {facts.label()} is a Supreme Court case"
             )
-        notes.append(_overruled_note(self.reference, facts, c.overruling_said))
+        return problems, notes
+
+    def found_case(self, c: FoundCitation, ids: Sequence[str]) -> CitationVerdict:
+        facts, score = _best_case(self.lookup, ids, c.name)
+        problems, notes = self.disagreements(c, facts, score)
+        notes.append(_overruled_note(self.lookup, facts, c.overruling_said))
         if c.page and c.page.isdigit():
-            notes.append(_pin_note(self.reference, c.reporter or "", c.volume or "", int(c.page), c.pin))
+            notes.append(_pin_note(self.lookup, c.reporter or "", c.volume or "", int(c.page), c.pin))
         if problems and self.in_orders_section(c) and not (c.year is not None and c.year not in facts.years):
             return self.make(
                 c,
@@ -305,9 +313,9 @@ class _Judge:
         return self.make(c, VERIFIED, facts, reason, notes)
 
     def us_missing(self, c: FoundCitation, volume: int, page: int) -> CitationVerdict:
-        coverage = self.reference.us_volume(volume)
-        elsewhere = _elsewhere(self.reference, c.name, c.year)
-        year_note = self.reference.year_volume_note(volume, c.year)
+        coverage = self.lookup.us_volume(volume)
+        elsewhere = _elsewhere(self.lookup, c.name, c.year)
+        year_note = self.lookup.year_volume_note(volume, c.year)
         if c.history and re.search(r"denied|dismiss|granted|mem", c.history, re.I):
             return self.make(
                 c,
@@ -330,33 +338,21 @@ class _Judge:
                     elsewhere,
                 ),
             )
-        reliable = self.reference.starts(US, str(volume)) or coverage.entries
+        reliable = self.lookup.starts(US, str(volume)) or coverage.entries
         index = bisect.bisect_left([p for p, _ in reliable], page) - 1
         inside_page, inside_id = reliable[max(index, 0)]
-        inside = self.reference.case(inside_id)
+        inside = self.lookup.case(inside_id)
         if c.name and inside is not None and inside.names and names_match(c.name, inside.names)[0]:
             return self.make(
                 c,
                 MISMATCH,
                 inside,
                 f"wrong first page: {inside.label()} begins at {volume} U.S. {inside_page}; page {page} is inside it",
-                [_overruled_note(self.reference, inside, c.overruling_said)],
+                [_overruled_note(self.lookup, inside, c.overruling_said)],
             )
-        if not c.name and not c.history:
-            earlier = self.earlier_citation_of(f"{volume} U.S. {inside_page}", c.index)
-            if earlier is not None:
-                verdict = self.verdicts[earlier]
-                return CitationVerdict(
-                    text=c.text,
-                    span=c.span,
-                    verdict=verdict.verdict,
-                    case=verdict.case,
-                    reason=(
-                        f"page {page} of {self.found[earlier].text}, cited earlier, written as a full citation "
-                        f"({c.key}): {verdict.reason}"
-                    ),
-                    notes=verdict.notes,
-                )
+        earlier = self.page_of_earlier(c, f"{volume} U.S. {inside_page}", page)
+        if earlier is not None:
+            return earlier
         label = inside.label() if inside is not None else f"{volume} U.S. {inside_page}"
         return self.make(
             c,
@@ -371,11 +367,26 @@ class _Judge:
             ),
         )
 
+    def page_of_earlier(self, c: FoundCitation, key: str, page: int) -> CitationVerdict | None:
+        """A nameless citation of a page inside the case at `key` that the document cited earlier: a pin cite
+        written as a full citation, with that citation's verdict; else None."""
+        if c.name or c.history:
+            return None
+        earlier = self.earlier_citation_of(key, c.index)
+        if earlier is None:
+            return None
+        verdict = self.verdicts[earlier]
+        reason = (
+            f"page {page} of {self.found[earlier].text}, cited earlier, written as a full citation ({c.key}): "
+            f"{verdict.reason}"
+        )
+        return CitationVerdict(c.text, c.span, verdict.verdict, verdict.case, reason, verdict.notes)
+
     def in_orders_section(self, c: FoundCitation) -> bool:
         """A U.S. Reports page after the volume's run of opinions (`caselaw.coverage.opinions_end`)."""
         if c.reporter != US or not (c.volume or "").isdigit() or not (c.page or "").isdigit():
             return False
-        end = self.reference.us_volume(int(c.volume or 0)).section_end
+        end = self.lookup.us_volume(int(c.volume or 0)).section_end
         return end is not None and int(c.page or 0) > end
 
     def earlier_citation_of(self, key: str, before: int) -> int | None:
@@ -397,9 +408,9 @@ class _Judge:
         notes: list[str | None] = [
             n for n in verdict.notes if n.startswith(("overruled", OVERRULING_SAID, "checked online"))
         ]
-        case = self.reference.case(verdict.case.case_id) if verdict.case else None
+        case = self.lookup.case(verdict.case.case_id) if verdict.case else None
         if target.page and target.page.isdigit():
-            notes.append(_pin_note(self.reference, target.reporter or "", target.volume or "", int(target.page), c.pin))
+            notes.append(_pin_note(self.lookup, target.reporter or "", target.volume or "", int(target.page), c.pin))
         return CitationVerdict(
             text=c.text,
             span=c.span,
@@ -410,9 +421,9 @@ class _Judge:
         )
 
 
-def verify_citations(found: Sequence[FoundCitation], reference: Reference) -> list[CitationVerdict]:
+def verify_citations(found: Sequence[FoundCitation], lookup: CaseLookup) -> list[CitationVerdict]:
     """Return one verdict per extracted citation, in the same order."""
-    return _Judge(reference, found).run()
+    return _Judge(lookup, found).run()
 
 
 def summarize(verdicts: Iterable[CitationVerdict]) -> dict[str, int]:

@@ -112,7 +112,7 @@ def check(
     from lexprobe.check.quotations import MAX_QUOTATIONS
     from lexprobe.check.quote_verdicts import QUOTE_PROBLEMS, check_quotations
     from lexprobe.check.render_html import CheckedDocument, render_html
-    from lexprobe.check.verify import MISMATCH, NOT_FOUND, VERDICTS, reference_for, summarize, verify_citations
+    from lexprobe.check.verify import MISMATCH, NOT_FOUND, VERDICTS, case_lookup_for, summarize, verify_citations
     from lexprobe.documents.errors import ExtractionError
     from lexprobe.documents.extract import extract_text
 
@@ -130,7 +130,7 @@ def check(
             raise BadInputError(safe_text(f"cannot read {display_name(exc.path)}: {exc.reason}")) from None
     case_db = open_case_db(db)
     logging.getLogger("eyecite").setLevel(logging.ERROR)
-    reference = reference_for(case_db)
+    lookup = case_lookup_for(case_db)
     documents: list[CheckedDocument] = []
     online_texts = None
     deadline = Deadline(online_timeout)
@@ -147,7 +147,7 @@ def check(
                 emoji=False,
             )
         found = extract_citations(text, _progress(path, len(text)))
-        verdicts = verify_citations(found, reference) if found else []
+        verdicts = verify_citations(found, lookup) if found else []
         if online and found:
             from lexprobe.check.online import refine_online
 

@@ -2,7 +2,7 @@
 (`lexprobe.caselaw.sources.opinions`) or as strings inside JSON records (`lexprobe.caselaw.sources.cap`,
 `lexprobe.caselaw.sources.courtlistener_api`).
 
-- Opinion files (`convert_markup`, `cap_xml_to_text`, `html_to_text`): CAP XML (a document whose root is
+- Opinion files (`convert_markup`, `cap_xml_to_text`): CAP XML (a document whose root is
   `<opinion>`, with or without an XML declaration) is read with the XML parser, everything else with the HTML
   parser; tags are dropped, entities unescaped (and once more for entities escaped twice in the source), block
   elements become paragraph breaks ("\\n\\n"), `<br>` a line break, and whitespace inside a paragraph collapses
@@ -12,12 +12,18 @@
 - Markup in JSON string fields (`parse_markup`, `element_text`, `markup_text`): parsed with lxml's HTML parser
   after any XML declaration; the text keeps a line break after each block element, with runs of blank lines
   reduced to one.
+- An opinion's HTML or XML as CourtListener's API gives it to `check --online` (`html_to_text`, the standard
+  library's `HTMLParser`, so no nesting depth loses text): tags dropped, block elements as line breaks, entities
+  decoded, scripts and styles left out, star paging kept as " *691 " (a star-pagination span or `<page-number>`,
+  its page read from its `label` or its text; another reporter's, `citation-index` other than 1, dropped) so pages
+  and pin cites can be checked. Hostile markup is only text: nothing of it is kept as markup.
 """
 
 from __future__ import annotations
 
 import html
 import re
+from html.parser import HTMLParser
 from typing import Any
 
 import lxml.html
@@ -75,12 +81,6 @@ def convert_markup(data: bytes) -> tuple[str, str | None]:
 def cap_xml_to_text(data: bytes) -> str:
     """Convert Harvard CAP XML bytes to clean text (raises `lxml.etree.XMLSyntaxError` if not well-formed)."""
     return _element_text(etree.fromstring(data, _XML_PARSER))
-
-
-def html_to_text(data: bytes) -> str:
-    """Convert CourtListener HTML bytes (UTF-8) to clean text."""
-    root = etree.fromstring(data, _HTML_PARSER)
-    return "" if root is None else _element_text(root)
 
 
 def _element_text(root: etree._Element) -> str:
@@ -230,3 +230,73 @@ def local_name(element: Any) -> str | None:
     if not isinstance(element.tag, str):
         return None
     return element.tag.rsplit("}", 1)[-1].rsplit(":", 1)[-1].lower()
+
+
+# --- CourtListener API opinion markup, star paging kept ----------------------------------------------------------
+
+_API_BLOCK_TAGS = frozenset(
+    "p div br li tr td th h1 h2 h3 h4 h5 h6 blockquote pre center section article table footnote opinion author"  # noqa: SIM905
+    " parties docketnumber headmatter".split()
+)
+_API_DROPPED_TAGS = frozenset(("script", "style", "head", "title", "template", "noscript"))
+_PAGE_NUMBER = re.compile(r"\d{1,5}")
+
+
+class _TextParser(HTMLParser):
+    """Collect the text of HTML or XML; star-pagination spans and <page-number> elements become " *691 "."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.dropped = 0  # depth inside script/style
+        self.page_tag: str | None = None  # the page element we are inside
+        self.page_nesting = 0  # open elements of its name inside it, itself included
+        self.page_wanted = False  # its page is still to be read from its text ("*691", "*Page 154")
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in _API_DROPPED_TAGS:
+            self.dropped += 1
+            return
+        if tag in _API_BLOCK_TAGS:
+            self.parts.append("\n")
+        if self.page_tag is not None:
+            self.page_nesting += tag == self.page_tag
+            return
+        values = {name: value or "" for name, value in attrs}
+        if tag == "page-number" or "star-pagination" in values.get("class", "").split():
+            self.page_tag, self.page_nesting = tag, 1
+            label = _PAGE_NUMBER.fullmatch(values.get("label", "").strip())
+            ours = values.get("citation-index", "1") in ("", "1")  # else another reporter's page
+            self.page_wanted = ours and label is None
+            self.parts.append(f" *{label.group()} " if ours and label is not None else " ")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in _API_DROPPED_TAGS:
+            self.dropped = max(0, self.dropped - 1)
+            return
+        if tag == self.page_tag:
+            self.page_nesting -= 1
+            if self.page_nesting == 0:
+                self.page_tag = None
+                self.parts.append(" ")
+        if tag in _API_BLOCK_TAGS:
+            self.parts.append("\n")
+
+    def handle_data(self, data: str) -> None:
+        if self.dropped:
+            return
+        if self.page_tag is None:
+            self.parts.append(data)
+        elif self.page_wanted and (page := _PAGE_NUMBER.search(data)) is not None:
+            self.parts.append(f" *{page.group()} ")
+            self.page_wanted = False
+
+
+def html_to_text(markup: str) -> str:
+    """The text of an opinion's HTML or XML (CourtListener's `html*` and `xml_harvard` fields): tags dropped,
+    block elements as line breaks, entities decoded, scripts and styles left out, star paging kept as " *691 "."""
+    parser = _TextParser()
+    parser.feed(markup)
+    parser.close()
+    lines = (" ".join(line.split()) for line in "".join(parser.parts).split("\n"))
+    return "\n".join(line for line in lines if line)

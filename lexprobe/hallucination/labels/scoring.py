@@ -20,12 +20,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import Any
 
 from lexprobe.caselaw.citations import REPORTER_GAP, parse_citations, scan_citation_keys
 from lexprobe.caselaw.judges import Judge, default_justices_path, load_justices
+from lexprobe.caselaw.opinion_parts import split_combined
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.hallucination.labels.abstention import (
     classify_refusal,
@@ -34,11 +36,20 @@ from lexprobe.hallucination.labels.abstention import (
     generic_rejection,
 )
 from lexprobe.hallucination.labels.answers import describes_decision, extract_existence
-from lexprobe.hallucination.labels.quotation import QuoteIndex, SeparateOpinion, split_opinion
+from lexprobe.hallucination.labels.quotation import QuoteIndex
 from lexprobe.hallucination.labels.score import Score
 
 #: A reference-based task's scorer: (answer, reference, context) -> Score.
 Scorer = Callable[[str, dict, "ScoringContext"], Score]
+
+
+@dataclass(frozen=True)
+class SeparateOpinion:
+    """A concurrence or dissent inside a combined opinion file: its `heading` ("Mr. Justice Stewart, dissenting")
+    and its text."""
+
+    heading: str
+    text: str
 
 
 class ScoringContext:
@@ -59,7 +70,7 @@ class ScoringContext:
         self._justices = list(justices) if justices is not None else None
         self._justices_path = justices_path
         self._quote_indexes: dict[str, QuoteIndex | None] = {}
-        self._separate: dict[str, list[SeparateOpinion]] = {}
+        self._separate: dict[str, list[SeparateOpinion]] = {}  # a combined file's concurrences and dissents
         self._majority: dict[str, str | None] = {}
         self._separate_indexes: dict[tuple[str, int], QuoteIndex] = {}
         self._cited_keys: dict[str, frozenset[str] | None] = {}
@@ -82,13 +93,13 @@ class ScoringContext:
         return self.db.opinion_text(str(opinion_id))
 
     def majority_text(self, opinion_id: str) -> str | None:
-        """Return an opinion's majority part (`quotation.split_opinion`: a combined file's concurrences and dissents
-        left out, the notes printed after them kept), or None when its text is unavailable. Cached."""
+        """Return an opinion's majority part (`opinion_parts.split_combined`: a combined file's concurrences and
+        dissents left out, the notes printed after them kept), or None when its text is unavailable. Cached."""
         if opinion_id not in self._majority:
-            text = self.opinion_text(opinion_id)
-            majority, separate = split_opinion(text) if text else ("", [])
-            self._majority[opinion_id] = majority or None
-            self._separate[opinion_id] = separate
+            text = self.opinion_text(opinion_id) or ""
+            majority, *separate = split_combined(text)
+            self._majority[opinion_id] = majority.text_of(text) or None
+            self._separate[opinion_id] = [SeparateOpinion(part.heading, part.text_of(text)) for part in separate]
         return self._majority[opinion_id]
 
     def quote_index(self, opinion_id: str) -> QuoteIndex | None:

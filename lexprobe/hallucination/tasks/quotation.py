@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from lexprobe.caselaw.quotations import MATCH_THRESHOLD
 from lexprobe.hallucination.labels.abstention import classify_refusal
-from lexprobe.hallucination.labels.quotation import MATCH_THRESHOLD, MIN_QUOTE_WORDS
+from lexprobe.hallucination.labels.quotation import MIN_QUOTE_WORDS
 from lexprobe.hallucination.labels.score import Score
 from lexprobe.hallucination.labels.scoring import ScoringContext, missing_reference, quoted, stance_score
 from lexprobe.hallucination.tasks.base import catalogued, reading_of

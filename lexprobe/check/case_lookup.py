@@ -1,4 +1,4 @@
-"""The case database as the citation checker reads it: `Reference`, read-only lookups on a `CaseDatabase` cached
+"""The case database as the citation checker reads it: `CaseLookup`, read-only lookups on a `CaseDatabase` cached
 for one database (citation keys, the facts of a case as `CaseFacts`, the first pages of a reporter volume, U.S.
 Reports coverage from `lexprobe.caselaw.coverage`), and `CaseSummary`, the database case a verdict names."""
 
@@ -11,7 +11,7 @@ from lexprobe.caselaw.case_names import display_name, names_match
 from lexprobe.caselaw.coverage import VolumeCoverage, uncovered_volume, us_coverage
 from lexprobe.caselaw.query import CaseDatabase
 
-#: Cases `Reference.names_like` asks `CaseDatabase.find_by_name` for before comparing names party by party: a name
+#: Cases `CaseLookup.names_like` asks `CaseDatabase.find_by_name` for before comparing names party by party: a name
 #: as common as "Nicholas v. United States" is one of dozens as close by rapidfuzz ("Nichols v. United States"), ranked
 #: by prominence, so a handful would often miss the case itself.
 NAME_CANDIDATES = 60
@@ -61,7 +61,7 @@ class CaseFacts:
         return ", ".join(parts) + (f" ({self.year})" if self.year else "")
 
 
-class Reference:
+class CaseLookup:
     """Read-only lookups on a `CaseDatabase`, cached for one database: citation keys, case facts, first pages of a
     reporter volume, and U.S. Reports coverage (`us_volume`)."""
 
