@@ -49,7 +49,7 @@ from lexprobe.caselaw.records import (
     SourceFilter,
     StreamedLoad,
 )
-from lexprobe.caselaw.sources.cap_cases import SOURCE, _CaseError, case_bundle, markup_opinions, parse_partial_date
+from lexprobe.caselaw.sources.cap_cases import SOURCE, CaseError, case_bundle, markup_opinions, parse_partial_date
 from lexprobe.caselaw.sources.cap_courts import court_place, resolve_cap_court, state_code
 from lexprobe.caselaw.sources.cap_inputs import CapUnit, Findings, plan, volume_key
 from lexprobe.caselaw.sources.cap_json import JsonItem, JsonProblem, read_values
@@ -272,7 +272,7 @@ class _Reader:
             return None
         try:
             bundle, problems = case_bundle(value, label, self.unresolved)
-        except _CaseError as exc:
+        except CaseError as exc:
             findings.add("case objects without an id")
             self._issue(location, f"malformed case object: {exc}")
             return None
