@@ -292,7 +292,7 @@ def test_junk_sources_fail_loudly_with_one_line(tmp_path):
     (junk / "opinion-clusters.csv").write_text(",".join(COLUMNS["opinion-clusters"]) + "\n")
     with pytest.raises(EmptySourceError, match=r"found 0 cluster rows"):
         list(bulk.load_files([junk], LoadOptions()).bundles)
-    (junk / "opinion-clusters.csv").write_bytes(b"\xc3\x28 garbage \x00\x81")  # (a UTF-16 file: test_i44_loaders)
+    (junk / "opinion-clusters.csv").write_bytes(b"\xc3\x28 garbage \x00\x81")  # (a UTF-16 file: test_loader_messages)
     with pytest.raises(BadInputError, match=r"opinion-clusters\.csv:1: unreadable .*utf-8"):
         list(bulk.load_files([junk], LoadOptions()).bundles)
 
