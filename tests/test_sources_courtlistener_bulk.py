@@ -19,6 +19,7 @@ from lexprobe.caselaw.sources import courtlistener_bulk as bulk
 from lexprobe.caselaw.sources.courtlistener_bulk_csv import MAX_ISSUES_PER_FILE, detect_dialect
 from lexprobe.caselaw.sources.courtlistener_bulk_export import COLUMNS, write_table
 from lexprobe.caselaw.sources.courtlistener_bulk_store import STORE_NAME
+from lexprobe.caselaw.sources.courtlistener_bulk_values import plain_author
 from lexprobe.errors import BadInputError
 
 NAME_10 = 'Smith v. "Jones" \\ Sons, Inc.'
@@ -328,7 +329,7 @@ def test_is_bulk_path_and_snapshot_choice(tmp_path):
     ],
 )
 def test_author_without_titles(raw, expected):
-    assert bulk.plain_author(raw) == expected
+    assert plain_author(raw) == expected
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,7 @@
 The database is written to a temporary file beside the target and renamed over it only when complete, so an
 interrupted build never leaves a half database (the previous one, if any, stays in place). The overruling links
 and overruled years are resolved in `lexprobe.caselaw.overrulings`, the other links in `build_links`; the report, the
-progress events and `BuildError` are `build_report` (re-exported here).
+progress events and `BuildError` are `build_report`.
 """
 
 from __future__ import annotations
@@ -38,9 +38,6 @@ from lexprobe.caselaw.schema import RULES_VERSION, SCHEMA
 from lexprobe.caselaw.sources import fowler, loc_overruled, opinions, scdb, songer, treatments
 
 __all__ = [
-    "BuildError",
-    "BuildProgress",
-    "BuildReport",
     "ExtraSource",
     "SourceSpec",
     "build_database",

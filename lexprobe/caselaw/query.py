@@ -17,7 +17,7 @@ from typing import TypeVar
 from lexprobe.caselaw.citations import citation_key
 from lexprobe.caselaw.opinion_index import INDEX_TABLES
 from lexprobe.caselaw.query_conditions import COVERAGE, FACT_CONDITIONS, LEVEL_FILTERS, LEVELS
-from lexprobe.caselaw.query_open import REQUIRED_TABLES, CaseDatabaseMissing, StaleCaseDatabase, open_read_only
+from lexprobe.caselaw.query_open import CaseDatabaseMissing, open_read_only
 from lexprobe.caselaw.stored import (
     AgreementPair,
     Case,
@@ -39,17 +39,7 @@ from lexprobe.caselaw.stored import (
 )
 from lexprobe.errors import StoreError
 
-__all__ = [
-    "COVERAGE",
-    "FACT_CONDITIONS",
-    "LEVELS",
-    "LEVEL_FILTERS",
-    "REQUIRED_TABLES",
-    "CaseDatabase",
-    "CaseDatabaseMissing",
-    "StaleCaseDatabase",
-    "case_database_is_current",
-]
+__all__ = ["CaseDatabase", "case_database_is_current"]
 
 #: A record type `CaseDatabase._rows` builds from query rows.
 R = TypeVar("R")

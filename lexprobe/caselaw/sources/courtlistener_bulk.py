@@ -42,10 +42,6 @@ from lexprobe.caselaw.records import (
     StreamedLoad,
 )
 from lexprobe.caselaw.sources.courtlistener_bulk_readers import (
-    CITATION_RANK,
-    REQUIRED,
-    USED,
-    VENDOR_RANK,
     BulkFile,
     CitationMapReader,
     CitationsReader,
@@ -59,25 +55,19 @@ from lexprobe.caselaw.sources.courtlistener_bulk_values import (
     cached_place,
     coarse_disposition,
     filed_date,
-    plain_author,
     sole_judge,
 )
 from lexprobe.caselaw.sources.opinions import MAJORITY_TYPES
 from lexprobe.errors import InputNotFoundError
 
 __all__ = [
-    "CITATION_RANK",
     "EXPECTED",
-    "REQUIRED",
     "SOURCE",
-    "USED",
-    "VENDOR_RANK",
     "BulkFile",
     "bulk_file",
     "coarse_disposition",
     "is_bulk_path",
     "load_files",
-    "plain_author",
 ]
 
 SOURCE = "courtlistener"
