@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the library is imported where used: the CLI reads DEMO_CASES for `lexprobe demo --help`
-    from lexprobe.caselaw.build import BuildProgress
+    from lexprobe.caselaw.build_report import BuildProgress
     from lexprobe.engine.cache import ResponseCache
     from lexprobe.engine.config import EngineConfig
     from lexprobe.hallucination.run.runner import ProfileResult, ProfileSettings

@@ -325,7 +325,7 @@ def test_exhausted_script_exits_2_naming_the_request(tmp_path: Path) -> None:
 def test_unreachable_server_stays_pending_with_exit_1(tmp_path: Path) -> None:
     """A transient failure that outlasts the retries is still 'pending; rerun to resume' (exit 1): here a server
     that drops every connection it accepts. (A port where nothing listens is refused at once, exit 2: issue 29,
-    item 7, tests/test_i29_damage.py.)"""
+    item 7, tests/test_damaged_inputs.py.)"""
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen()

@@ -1,10 +1,13 @@
-"""The import rules docs/architecture.md states, checked on every module of lexprobe/ (parsed with `ast`, never
-imported): (a) no import of a layer above, in the layer table the doc draws under "Data flows down this list;
+"""The import and size rules docs/architecture.md states, checked on every module of lexprobe/ (parsed with `ast`,
+never imported): (a) no import of a layer above, in the layer table the doc draws under "Data flows down this list;
 nothing imports a layer above it." (read from the doc, so the picture and the test cannot drift apart); (b) no
 import between `lexprobe.hallucination` and `lexprobe.investigation`, either way; (c) no circle among module-level
 imports (those under `if TYPE_CHECKING:` included; a function-level, lazy import may close a circle: the doc says
-why); (d) no Python module over 500 lines. Imports inside functions and `if TYPE_CHECKING:` blocks count for (a)
-and (b); relative imports are resolved against the importing module's package."""
+why); (d) no function or method over 60 lines (`FUNCTION_LINES_EXEMPT` names the few whose body is a data table or
+a template, each with its reason); (e) no import of a private name (`from m import _x`) from another module; (f) no
+`json_extract` (SQLite's JSON reader) in a module outside `lexprobe/engine/`, which owns the stored JSON's shape.
+Imports inside functions and `if TYPE_CHECKING:` blocks count for (a), (b) and (e); relative imports are resolved
+against the importing module's package."""
 
 from __future__ import annotations
 
@@ -18,7 +21,10 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "lexprobe"
 ARCHITECTURE = ROOT / "docs" / "architecture.md"
 LAYER_STATEMENT = "Data flows down this list; nothing imports a layer above it."
-MAX_LINES = 500
+MAX_FUNCTION_LINES = 60
+# "module:qualified.name" -> why its length is data, not logic (a table or a template read top to bottom).
+FUNCTION_LINES_EXEMPT: dict[str, str] = {}
+JSON_OWNER = "lexprobe.engine"
 DOMAINS = ("lexprobe.hallucination", "lexprobe.investigation")
 
 
@@ -89,11 +95,15 @@ def _walk(importer: str, nodes: list[ast.stmt], at_import_time: bool, found: lis
 
 
 @cache
+def trees() -> dict[str, ast.Module]:
+    return {name: ast.parse(path.read_text(encoding="utf-8"), filename=str(path)) for name, path in modules().items()}
+
+
+@cache
 def imports() -> tuple[Import, ...]:
     """Every lexprobe import of every module, module-level and function-level alike."""
     found: list[Import] = []
-    for name, path in modules().items():
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    for name, tree in trees().items():
         _walk(name, tree.body, True, found)
     return tuple(found)
 
@@ -222,11 +232,86 @@ def test_the_rules_see_relative_and_function_level_imports() -> None:
     assert len(modules()) > 100 and len(imports()) > 500  # the rules below are not checked on an empty tree
 
 
-def test_no_python_module_over_500_lines() -> None:
-    long = {}
-    for name, path in modules().items():
-        with path.open(encoding="utf-8") as handle:
-            count = sum(1 for _ in handle)
-        if count > MAX_LINES:
-            long[name] = count
+def long_functions(tree: ast.Module, limit: int) -> dict[str, int]:
+    """Every function and method of a parsed module over `limit` lines (from its `def` line to its last line,
+    nested functions counted inside the one that holds them too), by qualified name."""
+    long: dict[str, int] = {}
+
+    def visit(nodes: list[ast.stmt], prefix: str) -> None:
+        for node in nodes:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                name = f"{prefix}{node.name}"
+                size = (node.end_lineno or node.lineno) - node.lineno + 1
+                if not isinstance(node, ast.ClassDef) and size > limit:
+                    long[name] = size
+                visit(node.body, f"{name}.")
+            else:
+                for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+                    children = getattr(node, field, None)
+                    if isinstance(children, list):
+                        visit([c for c in children if isinstance(c, ast.AST)], prefix)
+
+    visit(tree.body, "")
+    return long
+
+
+def private_imports(tree: ast.Module) -> list[tuple[int, str]]:
+    """Each `from m import _x` of a parsed module (any depth, relative or absolute) as (line, "m._x");
+    dunder names (`__version__`) are public."""
+    return [
+        (node.lineno, f"{'.' * node.level}{node.module or ''}.{alias.name}")
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+        if alias.name.startswith("_") and not alias.name.startswith("__")
+    ]
+
+
+def test_the_size_and_privacy_rules_see_what_they_check() -> None:
+    source = (
+        "from .a import _x, __version__\n"
+        "def f():\n    from b import _y\n" + "    pass\n" * 60 + "class C:\n    def g(self):\n        pass\n"
+    )
+    tree = ast.parse(source)
+    assert private_imports(tree) == [(1, ".a._x"), (3, "b._y")]
+    assert long_functions(tree, 60) == {"f": 62}
+    assert long_functions(tree, 1) == {"f": 62, "C.g": 2}
+
+
+def test_no_function_over_60_lines() -> None:
+    """Split by concept: a function that does two things is two functions. A data table or a template is
+    exempt only by name in `FUNCTION_LINES_EXEMPT`, with its reason."""
+    long = {
+        f"{module}:{name}": size
+        for module, tree in trees().items()
+        for name, size in long_functions(tree, MAX_FUNCTION_LINES).items()
+        if f"{module}:{name}" not in FUNCTION_LINES_EXEMPT
+    }
     assert long == {}
+
+
+def test_the_exemptions_name_long_functions_that_exist() -> None:
+    present = {
+        f"{module}:{name}" for module, tree in trees().items() for name in long_functions(tree, MAX_FUNCTION_LINES)
+    }
+    assert sorted(set(FUNCTION_LINES_EXEMPT) - present) == []
+
+
+def test_no_import_of_a_private_name() -> None:
+    """A name starting with `_` belongs to its module: a module that needs it takes a public name, or the concept
+    moves into one module."""
+    wrong = [
+        f"{module}:{line} imports {name}" for module, tree in trees().items() for line, name in private_imports(tree)
+    ]
+    assert wrong == []
+
+
+def test_json_extract_only_in_the_engine() -> None:
+    """The engine writes the run store's JSON columns; reading inside them is its business, so a change of shape
+    is one package's change."""
+    wrong = [
+        module
+        for module, path in modules().items()
+        if not _within(module, JSON_OWNER) and "json_extract" in path.read_text(encoding="utf-8")
+    ]
+    assert wrong == []

@@ -179,7 +179,7 @@ async def test_official_openai_client_end_to_end(llama_server, model, spec):
 async def test_unreachable_server_that_never_answered_ends_the_run(tmp_path):
     """A server that refuses connections before it ever answered is a wrong URL or a server not started: the
     engine raises `ModelConfigError` naming the URL at once, without retrying (a refusal after an answer is
-    retried as transient: tests/test_i29_damage.py)."""
+    retried as transient: tests/test_damaged_inputs.py)."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]

@@ -17,6 +17,7 @@ import pytest
 
 from lexprobe.caselaw.records import CaseRecord, EmptySourceError, LoadResult
 from lexprobe.caselaw.sources import cap, courtlistener_api, scdb_release
+from lexprobe.caselaw.sources.cap_courts import court_place, resolve_cap_court
 from lexprobe.caselaw.sources.markup import markup_text
 
 FIXTURES = Path(__file__).parent / "fixtures" / "caselaw"
@@ -207,15 +208,15 @@ def test_cap_percentile_already_in_percent_is_kept(tmp_path: Path) -> None:
     ],
 )
 def test_court_place(court_id: str | None, when: str | None, expected: tuple[str | None, str | None]) -> None:
-    assert cap.court_place(court_id, when) == expected
+    assert court_place(court_id, when) == expected
 
 
 def test_resolve_cap_court_by_name_then_abbreviation() -> None:
-    assert cap.resolve_cap_court("United States District Court for the Southern District of New York") == "nysd"
-    assert cap.resolve_cap_court("Some Unlisted Name", "N.D. Cal.") == "cand"
-    assert cap.resolve_cap_court("Supreme Court of California", "Cal.") == "cal"
-    assert cap.resolve_cap_court("United States Bankruptcy Court for the Northern District of California") == "canb"
-    assert cap.resolve_cap_court("Court of Nowhere", None) is None
+    assert resolve_cap_court("United States District Court for the Southern District of New York") == "nysd"
+    assert resolve_cap_court("Some Unlisted Name", "N.D. Cal.") == "cand"
+    assert resolve_cap_court("Supreme Court of California", "Cal.") == "cal"
+    assert resolve_cap_court("United States Bankruptcy Court for the Northern District of California") == "canb"
+    assert resolve_cap_court("Court of Nowhere", None) is None
 
 
 # --- CourtListener API ----------------------------------------------------------------------------------------

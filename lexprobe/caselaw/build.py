@@ -3,7 +3,7 @@
 The database is written to a temporary file beside the target and renamed over it only when complete, so an
 interrupted build never leaves a half database (the previous one, if any, stays in place). The overruling links
 and overruled years are resolved in `lexprobe.caselaw.overrulings`, the other links in `build_links`; the report, the
-progress events and `BuildError` are `build_report` (re-exported here).
+progress events and `BuildError` are `build_report`.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-from lexprobe.caselaw.build_links import _attach_opinions, _resolve_edges, _resolve_treatments
+from lexprobe.caselaw.build_links import attach_opinions, resolve_edges, resolve_treatments
 from lexprobe.caselaw.build_report import BuildError, BuildProgress, BuildReport
 from lexprobe.caselaw.build_stream import CASE_COLUMNS, StreamCounts, StreamWriter, case_row
 from lexprobe.caselaw.merge import CaseMerger
@@ -38,9 +38,6 @@ from lexprobe.caselaw.schema import RULES_VERSION, SCHEMA
 from lexprobe.caselaw.sources import fowler, loc_overruled, opinions, scdb, songer, treatments
 
 __all__ = [
-    "BuildError",
-    "BuildProgress",
-    "BuildReport",
     "ExtraSource",
     "SourceSpec",
     "build_database",
@@ -142,9 +139,30 @@ def build_database(
     if missing:
         raise BuildError(f"missing source file(s): {', '.join(missing)} (set LEXPROBE_DATA or --source)")
     work_root = work_dir or default_work_dir(db_path)
-
     # the user's files first: a junk file fails before the offline data is read
-    extra_results: dict[str, LoadResult] = {}
+    extra_results, streams = _load_extras(extras, keep, work_root, progress, report)
+    results: dict[str, LoadResult] = {}
+    for name, path, loader, description in core_specs:
+        results[name] = _timed(name, description, lambda loader=loader, path=path: loader(path), progress, report)
+    results.update(extra_results)  # merged after the offline data, which is trusted first
+    extra_results.clear()  # `results` alone holds them, cleared once written (their memory is the streams')
+    merger = CaseMerger()
+    links = _merge(merger, results, progress, report)
+    _write_database(db_path, merger, links, results, streams, keep, progress, report)
+    for extra in extras:  # the build is complete: nothing is left to restart
+        shutil.rmtree(work_root / _safe_name(extra.name), ignore_errors=True)
+    if extras and work_root.is_dir() and not any(work_root.iterdir()):
+        work_root.rmdir()
+    report.elapsed_s = round(time.perf_counter() - started, 3)
+    return report
+
+
+def _load_extras(
+    extras: list[ExtraSource], keep: SourceFilter, work_root: Path, progress: BuildProgress, report: BuildReport
+) -> tuple[dict[str, LoadResult], list[tuple[ExtraSource, StreamedLoad]]]:
+    """Load the user's sources: a small load's cases filtered and kept in memory, a streamed load's first bundle
+    read now (so junk fails early) and the stream kept for the writing step."""
+    results: dict[str, LoadResult] = {}
     streams: list[tuple[ExtraSource, StreamedLoad]] = []
     for extra in extras:
         options = LoadOptions(
@@ -162,28 +180,52 @@ def build_database(
         if not kept:
             raise BuildError(_empty_message(extra, loaded.rows_read, len(loaded.cases)))
         loaded.cases = kept
-        extra_results[extra.name] = loaded
-    results: dict[str, LoadResult] = {}
-    for name, path, loader, description in core_specs:
-        results[name] = _timed(name, description, lambda loader=loader, path=path: loader(path), progress, report)
-    results.update(extra_results)  # merged after the offline data, which is trusted first
+        results[extra.name] = loaded
+    return results, streams
 
+
+@dataclass
+class _Links:
+    """The in-memory sources' rows linked to merged cases, ready to write."""
+
+    opinions: list[tuple]
+    overrulings: list[tuple]
+    treatments: list[tuple]
+    edges: list[tuple]
+
+
+def _merge(merger: CaseMerger, results: dict[str, LoadResult], progress: BuildProgress, report: BuildReport) -> _Links:
+    """Merge the in-memory sources' cases in order, then resolve their opinions, overrulings, treatments and edges
+    to the merged cases."""
     progress.step("merging")
-    merger = CaseMerger()
     for name, result in results.items():
         before = len(merger.cases)
         for record in result.cases:
             merger.add(record)
         report.cases_added[name] = len(merger.cases) - before
         report.cases_joined[name] = len(result.cases) - report.cases_added[name]
-    all_opinions = [op for r in results.values() for op in r.opinions]
     before = len(merger.cases)
-    opinion_rows = _attach_opinions(merger, all_opinions, report)
+    opinion_rows = attach_opinions(merger, [op for r in results.values() for op in r.opinions], report)
     report.cases_added["opinions"] = report.cases_added.get("opinions", 0) + len(merger.cases) - before
-    overruling_rows = resolve_overrulings(merger, [o for r in results.values() for o in r.overrulings], report)
-    treatment_rows = _resolve_treatments(merger, [t for r in results.values() for t in r.treatments], report)
-    edge_rows = _resolve_edges(merger, results, report)
+    return _Links(
+        opinion_rows,
+        resolve_overrulings(merger, [o for r in results.values() for o in r.overrulings], report),
+        resolve_treatments(merger, [t for r in results.values() for t in r.treatments], report),
+        resolve_edges(merger, results, report),
+    )
 
+
+def _write_database(
+    db_path: Path,
+    merger: CaseMerger,
+    links: _Links,
+    results: dict[str, LoadResult],
+    streams: list[tuple[ExtraSource, StreamedLoad]],
+    keep: SourceFilter,
+    progress: BuildProgress,
+    report: BuildReport,
+) -> None:
+    """Write the database to a temporary file beside `db_path` and rename it over the target once complete."""
     db_path.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_builds(db_path)
     tmp_path = db_path.with_name(f".{db_path.name}.{os.getpid()}.building")
@@ -192,11 +234,10 @@ def build_database(
         conn = _create(tmp_path)
         try:
             progress.step("writing")
-            _write_core_links(conn, opinion_rows, overruling_rows, treatment_rows, edge_rows, results)
-            for written in (all_opinions, opinion_rows, overruling_rows, treatment_rows, edge_rows):
+            _write_core_links(conn, links, results)
+            for written in (links.opinions, links.overrulings, links.treatments, links.edges):
                 written.clear()  # written out: their memory (opinion texts above all) is free for the streams
             results.clear()
-            extra_results.clear()
             if streams:
                 _stream(conn, stage_path, merger, streams, keep, progress, report)
             else:
@@ -212,12 +253,6 @@ def build_database(
     finally:
         tmp_path.unlink(missing_ok=True)
         stage_path.unlink(missing_ok=True)
-    for extra in extras:  # the build is complete: nothing is left to restart
-        shutil.rmtree(work_root / _safe_name(extra.name), ignore_errors=True)
-    if extras and work_root.is_dir() and not any(work_root.iterdir()):
-        work_root.rmdir()
-    report.elapsed_s = round(time.perf_counter() - started, 3)
-    return report
 
 
 def _as_extra(source: ExtraSource | tuple[str, Path, Loader]) -> ExtraSource:
@@ -348,21 +383,14 @@ def remove_stale_builds(db_path: Path) -> list[Path]:
     return removed
 
 
-def _write_core_links(
-    conn: sqlite3.Connection,
-    opinion_rows: list[tuple],
-    overruling_rows: list[tuple],
-    treatment_rows: list[tuple],
-    edge_rows: list[tuple],
-    results: dict[str, LoadResult],
-) -> None:
+def _write_core_links(conn: sqlite3.Connection, links: _Links, results: dict[str, LoadResult]) -> None:
     """Write what the in-memory sources link to cases (opinions, overrulings, treatments, edges) and their row
     issues; the cases themselves follow once every streamed source has had the chance to join them."""
     conn.execute("BEGIN")
-    conn.executemany("INSERT INTO opinions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", opinion_rows)
-    conn.executemany("INSERT INTO overrulings VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", overruling_rows)
-    conn.executemany("INSERT INTO treatments VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", treatment_rows)
-    conn.executemany("INSERT INTO citation_edges VALUES (?, ?, ?)", edge_rows)
+    conn.executemany("INSERT INTO opinions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", links.opinions)
+    conn.executemany("INSERT INTO overrulings VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", links.overrulings)
+    conn.executemany("INSERT INTO treatments VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", links.treatments)
+    conn.executemany("INSERT INTO citation_edges VALUES (?, ?, ?)", links.edges)
     conn.executemany(
         "INSERT INTO build_issues VALUES (?, ?, ?)",
         ((i.source, i.location, i.message) for r in results.values() for i in r.issues),

@@ -19,7 +19,7 @@ from lexprobe.caselaw.records import (
 SUPREME_COURT_REPORTERS = frozenset({"U.S.", "S. Ct.", "L. Ed.", "L. Ed. 2d", "U.S. LEXIS"})
 
 
-def _attach_opinions(merger: CaseMerger, records: list[OpinionRecord], report: BuildReport) -> list[tuple]:
+def attach_opinions(merger: CaseMerger, records: list[OpinionRecord], report: BuildReport) -> list[tuple]:
     """Join opinions to cases by their parallel citations; a case known only from its opinion is created, and a case
     an opinion joins takes the opinion's parallel citations it lacked (so an S. Ct. or L. Ed. citation of a case the
     other sources know only by its U.S. citation finds it).
@@ -74,7 +74,8 @@ def _attach_opinions(merger: CaseMerger, records: list[OpinionRecord], report: B
     return rows
 
 
-def _resolve_treatments(merger: CaseMerger, records: list[TreatmentRecord], report: BuildReport) -> list[tuple]:
+def resolve_treatments(merger: CaseMerger, records: list[TreatmentRecord], report: BuildReport) -> list[tuple]:
+    """Turn citator treatments named by citations into case-id rows (an unmatched side is None, and counted)."""
     rows = []
     unmatched = 0
     for rec in records:
@@ -89,7 +90,7 @@ def _resolve_treatments(merger: CaseMerger, records: list[TreatmentRecord], repo
     return rows
 
 
-def _resolve_edges(merger: CaseMerger, results: dict[str, LoadResult], report: BuildReport) -> list[tuple]:
+def resolve_edges(merger: CaseMerger, results: dict[str, LoadResult], report: BuildReport) -> list[tuple]:
     """Turn edges named by source ids ('fowler:123') or citations into case-id pairs."""
     rows = []
     unmatched = 0

@@ -2,10 +2,9 @@
 
 This is the only module that writes SQL against the case schema (`schema.SCHEMA`; `build.py` writes the file,
 `sampling.py` draws the stratified samples), with `query_conditions` (the SQL conditions of coverage, court levels
-and facts) and `query_open` (opening a built database read-only and refusing a damaged or stale one); their public
-names are re-exported here. Readers get frozen records (`stored.Case`, `stored.Overruling`, ...)
-and use them by attribute; `CaseDatabase.case` gathers them into the `stored.CaseDetail` `lexprobe data case`
-prints.
+and facts) and `query_open` (opening a built database read-only and refusing a damaged or stale one). Readers get
+frozen records (`stored.Case`, `stored.Overruling`, ...) and use them by attribute; `CaseDatabase.case` gathers them
+into the `stored.CaseDetail` `lexprobe data case` prints.
 """
 
 from __future__ import annotations
@@ -17,16 +16,8 @@ from typing import TypeVar
 
 from lexprobe.caselaw.citations import citation_key
 from lexprobe.caselaw.opinion_index import INDEX_TABLES
-from lexprobe.caselaw.query_conditions import (
-    _MAX_IN,
-    COVERAGE,
-    FACT_CONDITIONS,
-    LEVEL_FILTERS,
-    LEVELS,
-    _eligible,
-    _stratum_years,
-)
-from lexprobe.caselaw.query_open import REQUIRED_TABLES, CaseDatabaseMissing, StaleCaseDatabase, _open_read_only
+from lexprobe.caselaw.query_conditions import COVERAGE, FACT_CONDITIONS, LEVEL_FILTERS, LEVELS
+from lexprobe.caselaw.query_open import CaseDatabaseMissing, open_read_only
 from lexprobe.caselaw.stored import (
     AgreementPair,
     Case,
@@ -48,17 +39,7 @@ from lexprobe.caselaw.stored import (
 )
 from lexprobe.errors import StoreError
 
-__all__ = [
-    "COVERAGE",
-    "FACT_CONDITIONS",
-    "LEVELS",
-    "LEVEL_FILTERS",
-    "REQUIRED_TABLES",
-    "CaseDatabase",
-    "CaseDatabaseMissing",
-    "StaleCaseDatabase",
-    "case_database_is_current",
-]
+__all__ = ["CaseDatabase", "case_database_is_current"]
 
 #: A record type `CaseDatabase._rows` builds from query rows.
 R = TypeVar("R")
@@ -81,7 +62,7 @@ class CaseDatabase:
         if not Path(path).is_file():
             raise CaseDatabaseMissing(f"no case database at {path}: run `lexprobe data build` first")
         self.path = Path(path)
-        self.conn = _open_read_only(self.path)
+        self.conn = open_read_only(self.path)
         self.conn.row_factory = sqlite3.Row
         self._names: list[tuple[str, str, float]] | None = None
         self._strata: dict[tuple, dict[str, int]] = {}  # (level, years, require) -> `stratum_sizes`
@@ -492,9 +473,31 @@ class CaseDatabase:
         if not facts:
             return found
         columns = ", ".join(f"{FACT_CONDITIONS[name]} AS f{i}" for i, name in enumerate(facts))
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
+        for start in range(0, len(ids), _MAX_IN):
+            chunk = ids[start : start + _MAX_IN]
             marks = ", ".join("?" * len(chunk))
             for row in self.conn.execute(f"SELECT case_id, {columns} FROM cases WHERE case_id IN ({marks})", chunk):
                 found[row[0]] = {name for i, name in enumerate(facts) if row[i + 1]}
         return found
+
+
+#: The most values one `IN (...)` list of a query binds (far below SQLite's limit on parameters).
+_MAX_IN = 500
+
+
+def _stratum_years(strata: Sequence[str]) -> list[int]:
+    """Return the decision years of `strata` (every level's stratum ends with the year: "1954", "ca9-1954",
+    "NY-1954"), or [] when one of them does not end with a year."""
+    years = [stratum.rpartition("-")[2] for stratum in strata]
+    return sorted({int(year) for year in years}) if all(year.isdigit() for year in years) else []
+
+
+def _eligible(level: str, years: tuple[int, int] | None, require: Sequence[str]) -> tuple[str, list]:
+    """Return the WHERE clause (without the keyword) and parameters of a level's eligible cases."""
+    condition, _ = LEVEL_FILTERS[level]
+    clauses, params = ["level = ?", condition], [level]
+    if years is not None:
+        clauses.append("year BETWEEN ? AND ?")
+        params.extend(years)
+    clauses.extend(FACT_CONDITIONS[name] for name in require)
+    return " AND ".join(clauses), params

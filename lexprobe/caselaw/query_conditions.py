@@ -1,10 +1,8 @@
 """The SQL conditions `query.CaseDatabase` reads the case schema with: the court levels, the coverage columns of
 `lexprobe data info`, the cases each level samples from (`LEVEL_FILTERS`), the condition of each fact a task
-needs (`FACT_CONDITIONS`) and the WHERE clause of a level's eligible cases."""
+needs (`FACT_CONDITIONS`)."""
 
 from __future__ import annotations
-
-from collections.abc import Sequence
 
 LEVELS = ("scotus", "coa", "district")
 
@@ -48,25 +46,3 @@ FACT_CONDITIONS: dict[str, str] = {
     "never_overruled": "(overruled_year IS NULL AND NOT EXISTS (SELECT 1 FROM overrulings v"
     " WHERE v.overruled_case_id = cases.case_id))",
 }
-
-
-#: The most values one `IN (...)` list of a query binds (far below SQLite's limit on parameters).
-_MAX_IN = 500
-
-
-def _stratum_years(strata: Sequence[str]) -> list[int]:
-    """Return the decision years of `strata` (every level's stratum ends with the year: "1954", "ca9-1954",
-    "NY-1954"), or [] when one of them does not end with a year."""
-    years = [stratum.rpartition("-")[2] for stratum in strata]
-    return sorted({int(year) for year in years}) if all(year.isdigit() for year in years) else []
-
-
-def _eligible(level: str, years: tuple[int, int] | None, require: Sequence[str]) -> tuple[str, list]:
-    """Return the WHERE clause (without the keyword) and parameters of a level's eligible cases."""
-    condition, _ = LEVEL_FILTERS[level]
-    clauses, params = ["level = ?", condition], [level]
-    if years is not None:
-        clauses.append("year BETWEEN ? AND ?")
-        params.extend(years)
-    clauses.extend(FACT_CONDITIONS[name] for name in require)
-    return " AND ".join(clauses), params

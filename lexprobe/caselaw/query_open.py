@@ -20,7 +20,7 @@ REQUIRED_TABLES = ("cases", "case_citations", "facts")
 _REBUILD = "rebuild it with `lexprobe data build` or pass another --db"
 
 
-def _open_read_only(path: Path) -> sqlite3.Connection:
+def open_read_only(path: Path) -> sqlite3.Connection:
     """Open a built case database read-only; raises `StoreError` naming the file when it is damaged, truncated or
     not a case database at all."""
     from lexprobe.engine.sqlite_util import check_sqlite_header, store_error  # the SQLite error model, not the engine

@@ -1,6 +1,6 @@
 """The forms of the citation sentence `lexprobe.check.attribution` reads, each with an example and the citation its
 quotation is tied to: the table docs/check.md prints ("Quotations", "Which citation") and
-tests/test_i46_attribution.py checks row by row. An example's quotation is the first passage in quotation marks
+tests/test_check_attribution.py checks row by row. An example's quotation is the first passage in quotation marks
 (or the block quote) of its text; `source` is how the citation it belongs to begins, and `case` the name of the full
 citation that one stands for (itself, or the case an "Id.", short form or "supra" refers to); `source` None: the
 quotation is tied to no citation (not listed)."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from rich.progress import Progress
 
-from lexprobe.caselaw.build import BuildProgress
+from lexprobe.caselaw.build_report import BuildProgress
 from lexprobe.caselaw.records import LoadResult
 
 __all__ = ["RichBuildProgress"]

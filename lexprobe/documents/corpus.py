@@ -315,14 +315,7 @@ def extract_corpus(
     folder that cannot be written (read-only environment, full disk) is a warning: the texts stay in memory.
     """
     corpus_dir = Path(corpus_dir)
-    if not corpus_dir.is_dir():
-        raise NotADirectoryError(f"corpus folder not found: {corpus_dir}")
-    cache_dir = Path(cache_dir) if cache_dir is not None else corpus_dir.parent / "extracted"
-    if cache_dir.is_symlink():
-        raise BadInputError(
-            f"{cache_dir} is a symbolic link (to {shown(os.readlink(cache_dir))}); the extracted-text cache must be "
-            "a real folder: delete the link"
-        )
+    cache_dir = _cache_folder(corpus_dir, cache_dir)
     previous = _load_manifest(cache_dir, max_bytes)
     documents: dict[str, DocumentText] = {}
     warnings: list[str] = []
@@ -365,6 +358,20 @@ def extract_corpus(
     if writable:
         _write_manifest(cache_dir, max_bytes, result, previous)
     return result
+
+
+def _cache_folder(corpus_dir: Path, cache_dir: Path | None) -> Path:
+    """The extracted-text cache of `corpus_dir` (default `extracted/` beside it); raises for a corpus that is no
+    folder and for a cache folder that is a symbolic link."""
+    if not corpus_dir.is_dir():
+        raise NotADirectoryError(f"corpus folder not found: {corpus_dir}")
+    cache_dir = Path(cache_dir) if cache_dir is not None else corpus_dir.parent / "extracted"
+    if cache_dir.is_symlink():
+        raise BadInputError(
+            f"{cache_dir} is a symbolic link (to {shown(os.readlink(cache_dir))}); the extracted-text cache must be "
+            "a real folder: delete the link"
+        )
+    return cache_dir
 
 
 def _write_cache(cache_dir: Path, rel: str, data: bytes, warnings: list[str]) -> bool:

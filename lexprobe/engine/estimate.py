@@ -154,6 +154,18 @@ def estimate_run(
         with pinned_identities():  # one identity per model spec for the whole pass
             keys = [request.response_key() for request, _ in pending]
         hits = cache.get_many(keys)
+    _add_pending(models, prices, pending, keys, hits)
+    return _summed(len(unique), list(models.values()))
+
+
+def _add_pending(
+    models: dict[str, ModelEstimate],
+    prices: dict,
+    pending: list[tuple[Request, int]],
+    keys: list[str | None],
+    hits: dict,
+) -> None:
+    """Add each pending request to its model's share: a cache hit, or tokens and the most it may cost, `left` times."""
     # the greedy request of a question and its K samples share their messages (and so their token estimate) and
     # mostly their price: each is computed once per set of messages, and per (model, tokens)
     tokens_of: dict[tuple[int, ...], int] = {}  # by the ids of the messages (alive: `pending` holds them)
@@ -184,12 +196,15 @@ def estimate_run(
         for _ in range(left):  # added one by one, as a request at a time would: the same float sum
             total += cost
         share.max_cost_usd = total
-    shares = list(models.values())
+
+
+def _summed(requests: int, shares: list[ModelEstimate]) -> Estimate:
+    """The estimate of the whole run: the models' shares added up."""
     total_cost: float | None = 0.0
     for share in shares:
         total_cost = _add_cost(total_cost, share.max_cost_usd)
     return Estimate(
-        requests=len(unique),
+        requests=requests,
         already_done=sum(share.already_done for share in shares),
         cache_hits=sum(share.cache_hits for share in shares),
         to_send=sum(share.to_send for share in shares),

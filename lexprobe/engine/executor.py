@@ -47,7 +47,7 @@ from lexprobe.models.registry import check_model, open_model
 from lexprobe.models.types import Request, Response
 
 if TYPE_CHECKING:  # tenacity is imported when a request is sent: a run answered from the cache needs none of it
-    from tenacity import RetryCallState
+    from tenacity import AsyncRetrying, RetryCallState
 
 logger = logging.getLogger(__name__)
 
@@ -250,9 +250,32 @@ class Engine:
 
     async def _complete(self, model: Model, request: Request, summary: RunSummary, stop: asyncio.Event) -> None:
         """Send one request with retries; store its answer or record why it has none."""
+        timeout = model.timeout_for(self.config.timeout_s)
+        attempt_number = 0
+        try:
+            async for attempt in self._retrying(request, summary, stop):
+                with attempt:
+                    attempt_number = attempt.retry_state.attempt_number
+                    response = await self._reachable(request.model, self._attempt(model, request, timeout, stop))
+        except CallInterrupted:  # the run is stopping: the request stays pending, nothing is recorded
+            return
+        except ModelConfigError as exc:  # the model cannot answer anything: end the run
+            self._fatal = self._fatal or exc
+            stop.set()
+            self._record_failure(request, attempt_number, str(exc), True, summary, log=False)  # `run` raises it
+            return
+        except Exception as exc:  # one request's failure never ends the run
+            permanent = isinstance(exc, ModelError) and not isinstance(exc, TransientModelError)
+            error = str(exc) if isinstance(exc, ModelError) else f"{type(exc).__name__}: {exc}"
+            self._record_failure(request, attempt_number, error, permanent, summary)
+            return
+        self._record_answer(request, response, attempt_number, summary)
+
+    def _retrying(self, request: Request, summary: RunSummary, stop: asyncio.Event) -> AsyncRetrying:
+        """The retry loop of one request: transient errors retried with backoff, each retry logged and recorded; a
+        stop during a pause ends it with `CallInterrupted`."""
         from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt
 
-        timeout = model.timeout_for(self.config.timeout_s)
         request_id = request.request_id
 
         def record_retry(state: RetryCallState) -> None:
@@ -279,7 +302,7 @@ class Engine:
                 return
             raise CallInterrupted("stopped during a retry pause")
 
-        retrying = AsyncRetrying(
+        return AsyncRetrying(
             sleep=pause,
             stop=stop_after_attempt(self.config.max_retries + 1),
             wait=self._wait_seconds,
@@ -287,31 +310,16 @@ class Engine:
             before_sleep=record_retry,
             reraise=True,
         )
-        attempt_number = 0
-        try:
-            async for attempt in retrying:
-                with attempt:
-                    attempt_number = attempt.retry_state.attempt_number
-                    response = await self._reachable(request.model, self._attempt(model, request, timeout, stop))
-        except CallInterrupted:  # the run is stopping: the request stays pending, nothing is recorded
-            return
-        except ModelConfigError as exc:  # the model cannot answer anything: end the run
-            self._fatal = self._fatal or exc
-            stop.set()
-            self._record_failure(request, attempt_number, str(exc), True, summary, log=False)  # `run` raises it
-            return
-        except Exception as exc:  # one request's failure never ends the run
-            permanent = isinstance(exc, ModelError) and not isinstance(exc, TransientModelError)
-            error = str(exc) if isinstance(exc, ModelError) else f"{type(exc).__name__}: {exc}"
-            self._record_failure(request, attempt_number, error, permanent, summary)
-            return
+
+    def _record_answer(self, request: Request, response: Response, attempt_number: int, summary: RunSummary) -> None:
+        """Cache and store an answer with its `ok` telemetry row, and count it."""
         self.answered.add(request.model)
         if self.cache is not None:
             self.cache.put(request.response_key(), request.model, response)
         self.store.record_response(
-            request_id,
+            request.request_id,
             response,
-            TelemetryRow(request_id, request.model, attempt_number, "ok", None, response.latency_s),
+            TelemetryRow(request.request_id, request.model, attempt_number, "ok", None, response.latency_s),
         )
         summary.sent += 1
         summary.usage = summary.usage + response.usage

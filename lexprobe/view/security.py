@@ -23,7 +23,7 @@ CONTENT_SECURITY_POLICY = (
 )
 #: The static copy's policy, in a `<meta http-equiv>`: the server's without frame-ancestors (ignored in a meta
 #: element) and with no connection at all (the copy fetches nothing). Chromium counts the page's own file:// folder as
-#: 'self' for its scripts and style sheets (tests/test_i32_view_export.py opens a copy from disk under it).
+#: 'self' for its scripts and style sheets (tests/test_view_export.py opens a copy from disk under it).
 STATIC_CONTENT_SECURITY_POLICY = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'none'; "
     "font-src 'self'; base-uri 'none'; form-action 'none'"

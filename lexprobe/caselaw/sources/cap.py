@@ -30,8 +30,7 @@ Mapping:
 - a partial decision date ("1954-05", "1954") gives the year only; the raw text is kept in `extra`.
 - CAP has no disposition field; `disposition` stays None.
 
-This module reads the files; the mapping of one case object is `cap_cases`, the courts' places `cap_courts`;
-their public names are re-exported here.
+This module reads the files; the mapping of one case object is `cap_cases`, the courts' places `cap_courts`.
 """
 
 from __future__ import annotations
@@ -49,8 +48,7 @@ from lexprobe.caselaw.records import (
     SourceFilter,
     StreamedLoad,
 )
-from lexprobe.caselaw.sources.cap_cases import SOURCE, _CaseError, case_bundle, markup_opinions, parse_partial_date
-from lexprobe.caselaw.sources.cap_courts import court_place, resolve_cap_court, state_code
+from lexprobe.caselaw.sources.cap_cases import SOURCE, CaseError, case_bundle
 from lexprobe.caselaw.sources.cap_inputs import CapUnit, Findings, plan, volume_key
 from lexprobe.caselaw.sources.cap_json import JsonItem, JsonProblem, read_values
 
@@ -61,13 +59,8 @@ __all__ = [
     "PROGRESS_STEP",
     "SOURCE",
     "case_bundle",
-    "court_place",
     "load",
     "load_files",
-    "markup_opinions",
-    "parse_partial_date",
-    "resolve_cap_court",
-    "state_code",
 ]
 
 #: What a `--cap` path must hold, for the message when it holds no case.
@@ -272,7 +265,7 @@ class _Reader:
             return None
         try:
             bundle, problems = case_bundle(value, label, self.unresolved)
-        except _CaseError as exc:
+        except CaseError as exc:
             findings.add("case objects without an id")
             self._issue(location, f"malformed case object: {exc}")
             return None

@@ -16,7 +16,7 @@ from lexprobe.caselaw.records import (
     OpinionRecord,
 )
 from lexprobe.caselaw.sources.cap_authors import author_name
-from lexprobe.caselaw.sources.cap_courts import _CIRCUIT_OF_COURT, court_place, resolve_cap_court, state_code
+from lexprobe.caselaw.sources.cap_courts import CIRCUIT_OF_COURT, court_place, resolve_cap_court, state_code
 from lexprobe.caselaw.sources.markup import element_text, local_name, parse_markup
 
 SOURCE = "cap"
@@ -37,7 +37,7 @@ class _Opinion:
     text: str
 
 
-class _CaseError(ValueError):
+class CaseError(ValueError):
     """A case object that cannot become a record."""
 
 
@@ -50,12 +50,12 @@ def case_bundle(
 ) -> tuple[CaseBundle, list[str]]:
     """Map one CAP case object (either CAP format) to its bundle, with the messages of its problems (a court
     courts-db does not know, named once per `unresolved` set; a casebody without usable text).
-    Raises `_CaseError` for an object with no id."""
+    Raises `CaseError` for an object with no id."""
     unresolved = set() if unresolved is None else unresolved
     problems: list[str] = []
     case_id = case.get("id")
     if case_id is None or str(case_id).strip() == "":
-        raise _CaseError("no id")
+        raise CaseError("no id")
     source_id = str(case_id)
     court = _mapping(case.get("court"))
     jurisdiction = _mapping(case.get("jurisdiction"))
@@ -67,7 +67,7 @@ def case_bundle(
         unresolved.add(court_label)
         problems.append(f"court not found in courts-db: {court_label!r}")
     circuit, state = court_place(court_id, decision_date or date_raw)
-    if state is None and court_id != "scotus" and court_id not in _CIRCUIT_OF_COURT:
+    if state is None and court_id != "scotus" and court_id not in CIRCUIT_OF_COURT:
         state = state_code(_text(jurisdiction.get("name_long")) or _text(jurisdiction.get("name")))
     citations = _citations(case.get("citations"))
     opinions, problem = _opinions(case.get("casebody"))
@@ -93,30 +93,38 @@ def case_bundle(
         prominence=_prominence(case.get("analysis")),
         extra=extra,
     )
-    opinion_records = tuple(
+    return CaseBundle(record, _opinion_records(record, opinions, source_file), _edges(record, case)), problems
+
+
+def _opinion_records(case: CaseRecord, opinions: list[_Opinion], source_file: str) -> tuple[OpinionRecord, ...]:
+    """The case's opinions as records, numbered in the casebody's order."""
+    return tuple(
         OpinionRecord(
             source=SOURCE,
-            opinion_id=f"{SOURCE}:{source_id}:{index}",
-            cluster_id=source_id,
-            case_name=name,
-            citations=citations,
+            opinion_id=f"{SOURCE}:{case.source_id}:{index}",
+            cluster_id=case.source_id,
+            case_name=case.name,
+            citations=case.citations,
             opinion_type=_opinion_type(opinion.kind),
             is_majority=opinion.kind == "majority",
             author=author_name(opinion.author),
             text=opinion.text,
             source_file=source_file,
-            year=year,
+            year=case.year,
         )
         for index, opinion in enumerate(opinions)
     )
-    citing = f"{SOURCE}:{source_id}"
+
+
+def _edges(case: CaseRecord, raw: dict[str, Any]) -> tuple[CitationEdge, ...]:
+    """The case's `cites_to` as citation edges, each cited citation once, in order."""
+    citing = f"{SOURCE}:{case.source_id}"
     cited_seen: dict[str, None] = {}
-    for entry in _list(case.get("cites_to")):
+    for entry in _list(raw.get("cites_to")):
         cited = _text(entry.get("cite")) if isinstance(entry, dict) else None
         if cited:
             cited_seen.setdefault(cited)
-    edges = tuple(CitationEdge(SOURCE, citing, cited) for cited in cited_seen)
-    return CaseBundle(record, opinion_records, edges), problems
+    return tuple(CitationEdge(SOURCE, citing, cited) for cited in cited_seen)
 
 
 def parse_partial_date(text: str | None) -> tuple[str | None, int | None]:

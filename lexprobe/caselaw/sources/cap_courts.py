@@ -12,7 +12,7 @@ from typing import Any
 from lexprobe.caselaw import courts
 
 #: Federal courts of appeals → their circuits ("ca9" → "9", "cadc" → "dc").
-_CIRCUIT_OF_COURT: dict[str, str] = {court_id: circuit for circuit, court_id in courts.CIRCUIT_IDS.items()}
+CIRCUIT_OF_COURT: dict[str, str] = {court_id: circuit for circuit, court_id in courts.CIRCUIT_IDS.items()}
 
 #: The circuit each state's district courts appeal to today.
 _STATE_CIRCUITS: dict[str, str] = {
@@ -86,7 +86,7 @@ def court_place(court_id: str | None, when: str | None = None) -> tuple[str | No
         return None, None
     level = courts.court_level(court_id)
     if level == "coa":
-        return _CIRCUIT_OF_COURT[court_id], None
+        return CIRCUIT_OF_COURT[court_id], None
     if level == "district":
         state = courts.district_state(court_id)
         return (_circuit_of_state(state, when) if state else None), state

@@ -38,8 +38,7 @@ Fails loudly: a given path that holds no API object of the kinds above, or a set
 what was found there. A path that does not exist raises `FileNotFoundError`.
 
 This module reads the files; `courtlistener_api_objects` (what each object is), `courtlistener_api_values` (field
-values) and `courtlistener_api_join` (the join and its messages) hold the rest, and their public names are
-re-exported here.
+values) and `courtlistener_api_join` (the join and its messages) hold the rest.
 """
 
 from __future__ import annotations
@@ -61,27 +60,24 @@ from lexprobe.caselaw.records import (
     LoadResult,
     RowIssue,
 )
-from lexprobe.caselaw.sources.courtlistener_api_join import _finish, _PathTally, _refuse_junk
+from lexprobe.caselaw.sources.courtlistener_api_join import PathTally, join_collected, refuse_junk
 from lexprobe.caselaw.sources.courtlistener_api_objects import (
-    _KINDS,
     EXPECTED,
+    KINDS,
     SOURCE,
-    _cluster,
-    _Collected,
-    _Docket,
-    _opinion,
-    _other_kind,
-    _search_result,
+    Collected,
+    Docket,
     object_kind,
-    opinion_text,
+    other_kind,
+    read_cluster,
+    read_opinion,
+    read_search_result,
 )
 from lexprobe.caselaw.sources.courtlistener_api_values import (
-    _court_of,
-    _id_of,
-    _ids,
-    _text,
-    author_name,
-    disposition_of,
+    court_of,
+    id_of,
+    ids_of,
+    text_of,
 )
 from lexprobe.caselaw.sources.encoding import SNIFF_BYTES, wide_encoding, wide_encoding_message
 
@@ -92,12 +88,9 @@ __all__ = [
     "MAX_TOTAL_BYTES",
     "PROGRESS_LABEL",
     "SOURCE",
-    "author_name",
-    "disposition_of",
     "load",
     "load_files",
     "object_kind",
-    "opinion_text",
 ]
 
 PROGRESS_LABEL = "courtlistener API files"
@@ -134,12 +127,12 @@ def load(path: Path | str, court_id: str | None = None) -> LoadResult:
 
 def _load(paths: list[Path], options: LoadOptions, court_hint: str | None) -> LoadResult:
     result = LoadResult()
-    collected = _Collected()
-    tallies: list[_PathTally] = []
-    listing: list[tuple[_PathTally, Path]] = []
+    collected = Collected()
+    tallies: list[PathTally] = []
+    listing: list[tuple[PathTally, Path]] = []
     seen_files: set[Path] = set()
     for path in paths:
-        tally = _PathTally(path)
+        tally = PathTally(path)
         tallies.append(tally)
         for file in _data_files(path, tally):
             resolved = file.resolve()
@@ -149,15 +142,15 @@ def _load(paths: list[Path], options: LoadOptions, court_hint: str | None) -> Lo
     reader = _Reader(result, collected, options, total=sum(_size(file) for _, file in listing))
     for tally, file in listing:
         reader.read(file, tally)
-    _refuse_junk(tallies)
-    _finish(collected, court_hint, options, result, tallies)
+    refuse_junk(tallies)
+    join_collected(collected, court_hint, options, result, tallies)
     return result
 
 
 # --- finding the files -----------------------------------------------------------------------------------------
 
 
-def _data_files(path: Path, tally: _PathTally) -> list[Path]:
+def _data_files(path: Path, tally: PathTally) -> list[Path]:
     """The API files a given path stands for: itself, or every data file under the folder in path order."""
     if not path.exists():
         raise FileNotFoundError(errno.ENOENT, "no such file or folder", str(path))
@@ -216,7 +209,7 @@ def _size(file: Path) -> int:
 class _Reader:
     """Reads files into `collected`, within the size bounds, reporting progress in bytes of the files on disk."""
 
-    def __init__(self, result: LoadResult, collected: _Collected, options: LoadOptions, total: int) -> None:
+    def __init__(self, result: LoadResult, collected: Collected, options: LoadOptions, total: int) -> None:
         self.result = result
         self.collected = collected
         self.progress = options.progress
@@ -224,7 +217,7 @@ class _Reader:
         self.done = 0  # bytes of finished files
         self.read_bytes = 0  # decompressed bytes read so far, against MAX_TOTAL_BYTES
 
-    def read(self, file: Path, tally: _PathTally) -> None:
+    def read(self, file: Path, tally: PathTally) -> None:
         """Read one file; a problem with it becomes an issue (and a note for the empty-source message)."""
         try:
             with open(file, "rb") as raw, _decompressed(file, raw) as stream:
@@ -251,7 +244,7 @@ class _Reader:
                 "load sets this large from CourtListener's bulk CSV files instead"
             )
 
-    def _read_document(self, file: Path, stream: IO[bytes], tally: _PathTally) -> None:
+    def _read_document(self, file: Path, stream: IO[bytes], tally: PathTally) -> None:
         data = stream.read(MAX_DOCUMENT_BYTES + 1)
         if len(data) > MAX_DOCUMENT_BYTES:
             limit = MAX_DOCUMENT_BYTES // 1024**2
@@ -277,7 +270,7 @@ class _Reader:
             return
         self._take(value, str(file), str(file), tally)
 
-    def _read_sequence(self, file: Path, text: str, tally: _PathTally) -> None:
+    def _read_sequence(self, file: Path, text: str, tally: PathTally) -> None:
         """Read JSON values one after another in one text; each is located by the line it starts on."""
         decoder = json.JSONDecoder()
         position, line, counted_to = 0, 1, 0
@@ -294,7 +287,7 @@ class _Reader:
                 return
             self._take(value, f"{file}:{line}", str(file), tally)
 
-    def _read_lines(self, file: Path, stream: IO[bytes], raw: IO[bytes], tally: _PathTally) -> None:
+    def _read_lines(self, file: Path, stream: IO[bytes], raw: IO[bytes], tally: PathTally) -> None:
         lineno = 0
         while True:
             line = stream.readline(MAX_LINE_BYTES + 1)
@@ -322,7 +315,7 @@ class _Reader:
                 continue
             self._take_text(text, f"{file}:{lineno}", str(file), tally)
 
-    def _take_text(self, text: str, location: str, source_file: str, tally: _PathTally) -> None:
+    def _take_text(self, text: str, location: str, source_file: str, tally: PathTally) -> None:
         try:
             value = json.loads(text)
         except json.JSONDecodeError as exc:
@@ -330,7 +323,7 @@ class _Reader:
             return
         self._take(value, location, source_file, tally)
 
-    def _take(self, value: Any, location: str, source_file: str, tally: _PathTally) -> None:
+    def _take(self, value: Any, location: str, source_file: str, tally: PathTally) -> None:
         """Collect the objects of a page (`results`), of an array, or the value itself."""
         if isinstance(value, dict) and isinstance(value.get("results"), list):
             items = [(f"{location}:results[{i}]", item) for i, item in enumerate(value["results"])]
@@ -343,14 +336,14 @@ class _Reader:
             self.result.rows_read += 1
             kind = _collect(item, item_location, source_file, self.collected, self.result)
             tally.kinds[kind] += 1
-            if kind not in _KINDS:
+            if kind not in KINDS:
                 unknown.setdefault(kind, []).append(item_location)
         for kind, locations in unknown.items():  # one issue per kind of object this loader does not read
             more = f" (and {len(locations) - 1} more in this file)" if len(locations) > 1 else ""
             message = f"not a cluster, opinion, docket, court or search result: {_describe_kind(kind)}{more}"
             self.result.issues.append(RowIssue(SOURCE, locations[0], message))
 
-    def _problem(self, tally: _PathTally, location: str, message: str) -> None:
+    def _problem(self, tally: PathTally, location: str, message: str) -> None:
         self.result.rows_read += 1
         self.result.issues.append(RowIssue(SOURCE, location, message))
         if len(tally.problems) < 3:
@@ -369,35 +362,35 @@ def _describe_kind(kind: str) -> str:
     return f"an object of kind {kind!r}"
 
 
-def _collect(obj: Any, location: str, source_file: str, collected: _Collected, result: LoadResult) -> str:
-    """Collect one object; return its kind (one of `_KINDS`, or what it is instead)."""
+def _collect(obj: Any, location: str, source_file: str, collected: Collected, result: LoadResult) -> str:
+    """Collect one object; return its kind (one of `KINDS`, or what it is instead)."""
     if not isinstance(obj, dict):
         return "not an object"
     kind = object_kind(obj)
     if kind is None:
-        return _other_kind(obj)
+        return other_kind(obj)
     if kind == "courts":
-        court = _text(obj.get("id"))
+        court = text_of(obj.get("id"))
         if court:
-            collected.courts.setdefault(court, _text(obj.get("full_name")) or _text(obj.get("short_name")) or court)
+            collected.courts.setdefault(court, text_of(obj.get("full_name")) or text_of(obj.get("short_name")) or court)
         else:
             result.issues.append(RowIssue(SOURCE, location, "court object without an id"))
         return kind
-    object_id = _id_of(obj.get("cluster_id") if kind == "search" else obj.get("id"))
+    object_id = id_of(obj.get("cluster_id") if kind == "search" else obj.get("id"))
     if object_id is None:
         result.issues.append(RowIssue(SOURCE, location, f"{kind} object without an id"))
         return kind
     if kind == "dockets":
-        docket = _Docket(_court_of(obj), _text(obj.get("docket_number")), _ids(obj.get("clusters")))
+        docket = Docket(court_of(obj), text_of(obj.get("docket_number")), ids_of(obj.get("clusters")))
         collected.dockets.setdefault(object_id, docket)
     elif kind == "opinions":
-        opinion = _opinion(obj, object_id, source_file)
+        opinion = read_opinion(obj, object_id, source_file)
         if not opinion.text:
             result.issues.append(RowIssue(SOURCE, location, f"opinion {object_id} has no text"))
         elif object_id not in collected.opinions:
             collected.opinions[object_id] = opinion
     else:
-        maker = _cluster if kind == "clusters" else _search_result
+        maker = read_cluster if kind == "clusters" else read_search_result
         cluster = maker(obj, object_id, location, source_file)
         known = collected.clusters.setdefault(object_id, cluster)
         if known is not cluster:

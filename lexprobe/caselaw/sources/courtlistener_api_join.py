@@ -1,6 +1,6 @@
 """The join of the CourtListener API loader: clusters with their dockets' courts and their opinions, the filter,
 the issues naming what was missing, and the one-line `EmptySourceError` for paths that hold nothing usable. Part of
-`courtlistener_api`, which reads the files and calls `_refuse_junk` and `_finish`."""
+`courtlistener_api`, which reads the files and calls `refuse_junk` and `join_collected`."""
 
 from __future__ import annotations
 
@@ -18,13 +18,21 @@ from lexprobe.caselaw.records import (
 )
 from lexprobe.caselaw.sources.cap_cases import parse_partial_date
 from lexprobe.caselaw.sources.cap_courts import court_place
-from lexprobe.caselaw.sources.courtlistener_api_objects import _KINDS, EXPECTED, SOURCE, _Cluster, _Collected, _Opinion
+from lexprobe.caselaw.sources.courtlistener_api_objects import (
+    EXPECTED,
+    KINDS,
+    SOURCE,
+    Cluster,
+    Collected,
+    Docket,
+    Opinion,
+)
 from lexprobe.caselaw.sources.courtlistener_api_values import MAX_DISPOSITION_CHARS, disposition_of
 from lexprobe.caselaw.sources.opinions import MAJORITY_TYPES
 
 
 @dataclass
-class _PathTally:
+class PathTally:
     """What one given path (a file or a folder) held: the substance of an `EmptySourceError` message."""
 
     path: Path
@@ -35,13 +43,13 @@ class _PathTally:
 
     def recognized(self) -> int:
         """How many objects of the kinds this loader reads."""
-        return sum(self.kinds[kind] for kind in _KINDS)
+        return sum(self.kinds[kind] for kind in KINDS)
 
 
 # --- the join ------------------------------------------------------------------------------------------------
 
 
-def _refuse_junk(tallies: list[_PathTally]) -> None:
+def refuse_junk(tallies: list[PathTally]) -> None:
     """Raise `EmptySourceError` for the given paths that hold no API object of the kinds this loader reads."""
     junk = [tally for tally in tallies if tally.recognized() == 0]
     if junk:
@@ -49,7 +57,7 @@ def _refuse_junk(tallies: list[_PathTally]) -> None:
         raise EmptySourceError(f"{_names(junk)}: no CourtListener case read: expected {EXPECTED}; found {found}")
 
 
-def _found(tally: _PathTally) -> str:
+def _found(tally: PathTally) -> str:
     """What a path held, in a few words: "3 files, 0 JSON objects of those kinds: 12 objects of kind 'people'"."""
     if tally.files == 0:
         return f"a folder with no .json, .jsonl or .ndjson file ({tally.other_files} other file(s))"
@@ -71,74 +79,44 @@ def _plural_kind(kind: str, count: int) -> str:
     return f"{noun} of kind {kind!r}"
 
 
-def _names(tallies: list[_PathTally]) -> str:
+def _names(tallies: list[PathTally]) -> str:
     names = [str(tally.path) for tally in tallies]
     return ", ".join(names) if len(names) <= 3 else f"{', '.join(names[:3])} and {len(names) - 3} more"
 
 
-def _finish(
-    collected: _Collected,
+def join_collected(
+    collected: Collected,
     court_hint: str | None,
     options: LoadOptions,
     result: LoadResult,
-    tallies: list[_PathTally],
+    tallies: list[PathTally],
 ) -> None:
     """Join clusters with their dockets and opinions, apply the filter, and fill `result`."""
     if not collected.clusters:
-        kinds = Counter[str]()
-        for tally in tallies:
-            kinds.update({kind: tally.kinds[kind] for kind in _KINDS if tally.kinds[kind]})
-        read = ", ".join(f"{count} {kind}" for kind, count in kinds.items())
-        raise EmptySourceError(
-            f"{_names(tallies)}: no CourtListener case read: expected {EXPECTED}; found "
-            f"{sum(t.files for t in tallies)} file(s) with {read} but no cluster or search result "
-            "(the cases are the clusters: save the /clusters/ pages too)"
-        )
+        _refuse_no_cluster(tallies)
     docket_of = {cid: docket_id for docket_id, d in collected.dockets.items() for cid in d.cluster_ids}
     cluster_of = {oid: c.cluster_id for c in collected.clusters.values() for oid in c.sub_opinions}
-    by_cluster: dict[str, list[_Opinion]] = {}
+    by_cluster: dict[str, list[Opinion]] = {}
     for opinion in collected.opinions.values():
         cluster_id = opinion.cluster_id or cluster_of.get(opinion.opinion_id)
         by_cluster.setdefault(cluster_id or "", []).append(opinion)
 
     courtless: dict[str, list[str]] = {}  # source file → missing docket ids (or "?" for no docket reference)
     dropped = 0
-    kept: list[_Cluster] = []
+    kept: list[Cluster] = []
     for cluster in collected.clusters.values():
         docket_id = cluster.docket_id or docket_of.get(cluster.cluster_id)
         docket = collected.dockets.get(docket_id or "")
         court_id = cluster.court_id or (docket.court_id if docket else None) or court_hint
         if court_id is None:
             courtless.setdefault(cluster.source_file, []).append(docket_id or "?")
-        decision_date, year = parse_partial_date((cluster.date_filed or "")[:10])
+        _, year = parse_partial_date((cluster.date_filed or "")[:10])
         if not (options.filter.keeps_court(court_id) and options.filter.keeps_year(year)):
             dropped += 1
             continue
         kept.append(cluster)
-        circuit, state = court_place(court_id, decision_date)
         opinions = by_cluster.get(cluster.cluster_id, [])
-        majority = [op for op in opinions if _is_majority(op, opinions)]
-        disposition_raw = (cluster.disposition or "")[:MAX_DISPOSITION_CHARS] or None
-        result.cases.append(
-            CaseRecord(
-                source=SOURCE,
-                source_id=cluster.cluster_id,
-                court_id=court_id,
-                name=cluster.name,
-                citations=cluster.citations,
-                decision_date=decision_date,
-                year=year,
-                docket=cluster.docket_number or (docket.docket_number if docket else None),
-                author=next((op.author for op in majority if op.author), None),
-                disposition=disposition_of(disposition_raw),
-                disposition_raw=disposition_raw,
-                majority_votes=cluster.majority_votes,
-                minority_votes=cluster.minority_votes,
-                state=state,
-                circuit=circuit,
-                extra=_extra(cluster, collected.courts.get(court_id or "")),
-            )
-        )
+        result.cases.append(_case_record(cluster, docket, court_id, opinions, collected))
     for source_file, dockets in courtless.items():
         result.issues.append(RowIssue(SOURCE, source_file, _courtless_message(dockets, collected)))
 
@@ -154,7 +132,48 @@ def _finish(
         )
 
 
-def _courtless_message(docket_ids: list[str], collected: _Collected) -> str:
+def _refuse_no_cluster(tallies: list[PathTally]) -> None:
+    """Raise for a set of files with no cluster: what was found instead, and that the cases are the clusters."""
+    kinds = Counter[str]()
+    for tally in tallies:
+        kinds.update({kind: tally.kinds[kind] for kind in KINDS if tally.kinds[kind]})
+    read = ", ".join(f"{count} {kind}" for kind, count in kinds.items())
+    raise EmptySourceError(
+        f"{_names(tallies)}: no CourtListener case read: expected {EXPECTED}; found "
+        f"{sum(t.files for t in tallies)} file(s) with {read} but no cluster or search result "
+        "(the cases are the clusters: save the /clusters/ pages too)"
+    )
+
+
+def _case_record(
+    cluster: Cluster, docket: Docket | None, court_id: str | None, opinions: list[Opinion], collected: Collected
+) -> CaseRecord:
+    """One kept cluster as a case: its docket's number, its majority opinion's author, its place and disposition."""
+    decision_date, year = parse_partial_date((cluster.date_filed or "")[:10])
+    circuit, state = court_place(court_id, decision_date)
+    majority = [op for op in opinions if _is_majority(op, opinions)]
+    disposition_raw = (cluster.disposition or "")[:MAX_DISPOSITION_CHARS] or None
+    return CaseRecord(
+        source=SOURCE,
+        source_id=cluster.cluster_id,
+        court_id=court_id,
+        name=cluster.name,
+        citations=cluster.citations,
+        decision_date=decision_date,
+        year=year,
+        docket=cluster.docket_number or (docket.docket_number if docket else None),
+        author=next((op.author for op in majority if op.author), None),
+        disposition=disposition_of(disposition_raw),
+        disposition_raw=disposition_raw,
+        majority_votes=cluster.majority_votes,
+        minority_votes=cluster.minority_votes,
+        state=state,
+        circuit=circuit,
+        extra=_extra(cluster, collected.courts.get(court_id or "")),
+    )
+
+
+def _courtless_message(docket_ids: list[str], collected: Collected) -> str:
     """Why a file's clusters have no court: their dockets were not saved, were saved without a court, or are not
     named at all ("?")."""
     unsaved = sorted({d for d in docket_ids if d != "?" and d not in collected.dockets}, key=lambda d: (len(d), d))
@@ -170,7 +189,7 @@ def _courtless_message(docket_ids: list[str], collected: _Collected) -> str:
 
 
 def _add_opinions(
-    kept: list[_Cluster], by_cluster: dict[str, list[_Opinion]], collected: _Collected, result: LoadResult
+    kept: list[Cluster], by_cluster: dict[str, list[Opinion]], collected: Collected, result: LoadResult
 ) -> None:
     """Opinion records of the kept clusters, with their case's name, citations and year; orphans are reported."""
     for cluster in kept:
@@ -218,14 +237,14 @@ def _few(items: list[str], limit: int = 3) -> str:
     return ", ".join(items) if len(items) <= limit else f"{', '.join(items[:limit])} and {len(items) - limit} more"
 
 
-def _is_majority(opinion: _Opinion, siblings: list[_Opinion]) -> bool:
+def _is_majority(opinion: Opinion, siblings: list[Opinion]) -> bool:
     """Lead and unanimous opinions are majority opinions; a combined one only where its cluster has neither."""
     if opinion.opinion_type in MAJORITY_TYPES:
         return True
     return opinion.opinion_type == "combined" and not any(op.opinion_type in MAJORITY_TYPES for op in siblings)
 
 
-def _extra(cluster: _Cluster, court_name: str | None) -> tuple[tuple[str, str], ...]:
+def _extra(cluster: Cluster, court_name: str | None) -> tuple[tuple[str, str], ...]:
     facts = []
     if cluster.name_full and cluster.name_full != cluster.name:
         facts.append(("case_name_full", cluster.name_full))

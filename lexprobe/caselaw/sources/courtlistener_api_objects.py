@@ -9,14 +9,14 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from lexprobe.caselaw.sources.courtlistener_api_values import (
-    _citations,
-    _court_of,
-    _id_of,
-    _ids,
-    _int,
-    _list,
-    _text,
     author_name,
+    citations_of,
+    court_of,
+    id_of,
+    ids_of,
+    int_of,
+    list_of,
+    text_of,
 )
 from lexprobe.caselaw.sources.markup import markup_text
 from lexprobe.caselaw.sources.opinions import find_author, normalize_opinion_type
@@ -33,12 +33,12 @@ _TEXT_FIELDS = ("plain_text", "html_with_citations", "html", "html_lawbox", "htm
 _MARKUP_FIELDS = (*_TEXT_FIELDS[1:], "html_anon_2020")
 
 
-_KINDS = ("clusters", "opinions", "dockets", "courts", "search")
+KINDS = ("clusters", "opinions", "dockets", "courts", "search")
 _API_KIND = re.compile(r"/api/rest/v\d+/([a-z0-9-]+)/")
 
 
 @dataclass
-class _Cluster:
+class Cluster:
     """What the saved objects say about one cluster; filled from a cluster and/or a search result."""
 
     cluster_id: str
@@ -61,7 +61,7 @@ class _Cluster:
     minority_votes: int | None = None
     sub_opinions: tuple[str, ...] = ()
 
-    def absorb(self, other: _Cluster) -> None:
+    def absorb(self, other: Cluster) -> None:
         """Fill this cluster's empty fields from another description of the same cluster."""
         for item in fields(self):
             if getattr(self, item.name) in (None, "", ()):
@@ -69,7 +69,7 @@ class _Cluster:
 
 
 @dataclass(frozen=True)
-class _Opinion:
+class Opinion:
     opinion_id: str
     cluster_id: str | None
     opinion_type: str
@@ -79,24 +79,24 @@ class _Opinion:
 
 
 @dataclass(frozen=True)
-class _Docket:
+class Docket:
     court_id: str | None
     docket_number: str | None
     cluster_ids: tuple[str, ...]
 
 
 @dataclass
-class _Collected:
-    clusters: dict[str, _Cluster] = field(default_factory=dict)
-    opinions: dict[str, _Opinion] = field(default_factory=dict)
-    dockets: dict[str, _Docket] = field(default_factory=dict)
+class Collected:
+    clusters: dict[str, Cluster] = field(default_factory=dict)
+    opinions: dict[str, Opinion] = field(default_factory=dict)
+    dockets: dict[str, Docket] = field(default_factory=dict)
     courts: dict[str, str] = field(default_factory=dict)  # court id → full name
 
 
 def object_kind(obj: dict[str, Any]) -> str | None:
     """Return "clusters", "opinions", "dockets", "courts" or "search" for a v4 API object, or None."""
     uri = str(obj.get("resource_uri") or "")
-    for kind in _KINDS:
+    for kind in KINDS:
         if f"/{kind}/" in uri:
             return kind
     if uri:
@@ -112,7 +112,7 @@ def object_kind(obj: dict[str, Any]) -> str | None:
     return None
 
 
-def _other_kind(obj: dict[str, Any]) -> str:
+def other_kind(obj: dict[str, Any]) -> str:
     """A name for an object of a kind this loader does not read: its API endpoint ("people"), "API error" for a
     saved error answer ({"detail": "Invalid token."}), else "unrecognized"."""
     if set(obj) == {"detail"}:
@@ -121,64 +121,64 @@ def _other_kind(obj: dict[str, Any]) -> str:
     return match.group(1) if match else "unrecognized"
 
 
-def _cluster(obj: dict[str, Any], cluster_id: str, location: str, source_file: str) -> _Cluster:
+def read_cluster(obj: dict[str, Any], cluster_id: str, location: str, source_file: str) -> Cluster:
     docket = obj.get("docket")
     nested = docket if isinstance(docket, dict) else {}
-    return _Cluster(
+    return Cluster(
         cluster_id=cluster_id,
         location=location,
         source_file=source_file,
-        name=_text(obj.get("case_name")) or _text(obj.get("case_name_short")) or _text(obj.get("case_name_full")),
-        name_full=_text(obj.get("case_name_full")),
-        citations=_citations(obj.get("citations")),
-        date_filed=_text(obj.get("date_filed")),
-        docket_id=_id_of(obj.get("docket_id")) or _id_of(docket),
-        docket_number=_text(nested.get("docket_number")),
-        court_id=_court_of(nested) if nested else None,
-        judges=_text(obj.get("judges")),
-        scdb_id=_text(obj.get("scdb_id")),
-        precedential_status=_text(obj.get("precedential_status")),
-        citation_count=_text(obj.get("citation_count")),
-        disposition=_text(obj.get("disposition")),
+        name=text_of(obj.get("case_name")) or text_of(obj.get("case_name_short")) or text_of(obj.get("case_name_full")),
+        name_full=text_of(obj.get("case_name_full")),
+        citations=citations_of(obj.get("citations")),
+        date_filed=text_of(obj.get("date_filed")),
+        docket_id=id_of(obj.get("docket_id")) or id_of(docket),
+        docket_number=text_of(nested.get("docket_number")),
+        court_id=court_of(nested) if nested else None,
+        judges=text_of(obj.get("judges")),
+        scdb_id=text_of(obj.get("scdb_id")),
+        precedential_status=text_of(obj.get("precedential_status")),
+        citation_count=text_of(obj.get("citation_count")),
+        disposition=text_of(obj.get("disposition")),
         date_is_approximate=obj.get("date_filed_is_approximate") is True,
-        majority_votes=_int(obj.get("scdb_votes_majority")),
-        minority_votes=_int(obj.get("scdb_votes_minority")),
-        sub_opinions=_ids(obj.get("sub_opinions")),
+        majority_votes=int_of(obj.get("scdb_votes_majority")),
+        minority_votes=int_of(obj.get("scdb_votes_minority")),
+        sub_opinions=ids_of(obj.get("sub_opinions")),
     )
 
 
-def _search_result(obj: dict[str, Any], cluster_id: str, location: str, source_file: str) -> _Cluster:
+def read_search_result(obj: dict[str, Any], cluster_id: str, location: str, source_file: str) -> Cluster:
     strings = obj.get("citation") if isinstance(obj.get("citation"), list) else []
     vendor = [obj.get(key) for key in ("neutralCite", "lexisCite") if isinstance(obj.get(key), str)]
-    return _Cluster(
+    return Cluster(
         cluster_id=cluster_id,
         location=location,
         source_file=source_file,
-        name=_text(obj.get("caseName")) or _text(obj.get("caseNameFull")),
-        name_full=_text(obj.get("caseNameFull")),
-        citations=_citations([*strings, *vendor]),
-        date_filed=_text(obj.get("dateFiled")),
-        docket_id=_id_of(obj.get("docket_id")),
-        docket_number=_text(obj.get("docketNumber")),
-        court_id=_text(obj.get("court_id")),
-        judges=_text(obj.get("judge")),
-        scdb_id=_text(obj.get("scdb_id")),
-        precedential_status=_text(obj.get("status")),
-        citation_count=_text(obj.get("citeCount")),
-        sub_opinions=tuple(i for i in (_id_of(op) for op in _list(obj.get("opinions"))) if i),
+        name=text_of(obj.get("caseName")) or text_of(obj.get("caseNameFull")),
+        name_full=text_of(obj.get("caseNameFull")),
+        citations=citations_of([*strings, *vendor]),
+        date_filed=text_of(obj.get("dateFiled")),
+        docket_id=id_of(obj.get("docket_id")),
+        docket_number=text_of(obj.get("docketNumber")),
+        court_id=text_of(obj.get("court_id")),
+        judges=text_of(obj.get("judge")),
+        scdb_id=text_of(obj.get("scdb_id")),
+        precedential_status=text_of(obj.get("status")),
+        citation_count=text_of(obj.get("citeCount")),
+        sub_opinions=tuple(i for i in (id_of(op) for op in list_of(obj.get("opinions"))) if i),
     )
 
 
-def _opinion(obj: dict[str, Any], opinion_id: str, source_file: str) -> _Opinion:
+def read_opinion(obj: dict[str, Any], opinion_id: str, source_file: str) -> Opinion:
     cluster = obj.get("cluster_id") or obj.get("cluster")
     opinion_type = normalize_opinion_type(str(obj.get("type") or "").strip().lower()) or "unknown"
     text = opinion_text(obj)
     author = None
     if obj.get("per_curiam") is not True:
-        author = author_name(_text(obj.get("author_str")) or find_author(text, opinion_type))
-    return _Opinion(
+        author = author_name(text_of(obj.get("author_str")) or find_author(text, opinion_type))
+    return Opinion(
         opinion_id=opinion_id,
-        cluster_id=_id_of(cluster),
+        cluster_id=id_of(cluster),
         opinion_type=opinion_type,
         author=author,
         text=text,

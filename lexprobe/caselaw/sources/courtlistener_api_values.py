@@ -62,7 +62,7 @@ def disposition_of(text: str | None) -> Disposition | None:
     return "affirm" if affirmed else "reverse"
 
 
-def _citations(entries: Any) -> tuple[str, ...]:
+def citations_of(entries: Any) -> tuple[str, ...]:
     """Citation strings from v4 citation objects ({volume, reporter, page, type}) or plain strings, official
     reporters first and vendor cites last (stable within a rank)."""
     ranked: list[tuple[tuple[int, int], str]] = []
@@ -72,7 +72,7 @@ def _citations(entries: Any) -> tuple[str, ...]:
             ranked.append((_citation_rank(text, None), text))
         elif isinstance(entry, dict) and entry.get("volume") and entry.get("reporter") and entry.get("page"):
             text = " ".join(f"{entry['volume']} {entry['reporter']} {entry['page']}".split())
-            ranked.append((_citation_rank(text, _int(entry.get("type"))), text))
+            ranked.append((_citation_rank(text, int_of(entry.get("type"))), text))
     ranked.sort(key=lambda item: item[0])
     return tuple(dict.fromkeys(text for _, text in ranked))
 
@@ -88,44 +88,46 @@ def _citation_rank(text: str, citation_type: int | None) -> tuple[int, int]:
     return rank, 1 if _DC_APPELLATE.search(text) else 0
 
 
-def _court_of(docket: dict[str, Any]) -> str | None:
+def court_of(docket: dict[str, Any]) -> str | None:
     """The courts-db id of a docket: `court_id`, else the last part of its `court` URL."""
-    court = _text(docket.get("court_id"))
+    court = text_of(docket.get("court_id"))
     if court:
         return court
     value = docket.get("court")
     if isinstance(value, dict):
-        return _text(value.get("id"))
-    text = _text(value)
+        return text_of(value.get("id"))
+    text = text_of(value)
     if text is None:
         return None
     return text.rstrip("/").rsplit("/", 1)[-1] or None
 
 
-def _ids(value: Any) -> tuple[str, ...]:
+def ids_of(value: Any) -> tuple[str, ...]:
     """The ids of a list of API URLs or ids (a docket's `clusters`, a cluster's `sub_opinions`)."""
-    return tuple(i for i in (_id_of(item) for item in _list(value)) if i)
+    return tuple(i for i in (id_of(item) for item in list_of(value)) if i)
 
 
-def _id_of(value: Any) -> str | None:
+def id_of(value: Any) -> str | None:
     """An object id from an int, a digit string, an API URL (".../clusters/123/") or a nested object."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
         return str(value)
     if isinstance(value, dict):
-        return _id_of(value.get("id"))
+        return id_of(value.get("id"))
     if isinstance(value, str):
         match = re.search(r"(\d+)/?$", value.strip())
         return match.group(1) if match else None
     return None
 
 
-def _list(value: Any) -> list[Any]:
+def list_of(value: Any) -> list[Any]:
+    """The value when it is a list, else an empty one."""
     return value if isinstance(value, list) else []
 
 
-def _int(value: Any) -> int | None:
+def int_of(value: Any) -> int | None:
+    """An int from an int or a digit string (never a bool), else None."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
@@ -135,7 +137,8 @@ def _int(value: Any) -> int | None:
     return None
 
 
-def _text(value: Any) -> str | None:
+def text_of(value: Any) -> str | None:
+    """A scalar as stripped text, None when empty or an object or list."""
     if value is None or isinstance(value, dict | list):
         return None
     text = str(value).strip()

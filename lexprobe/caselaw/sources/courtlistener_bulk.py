@@ -42,42 +42,32 @@ from lexprobe.caselaw.records import (
     StreamedLoad,
 )
 from lexprobe.caselaw.sources.courtlistener_bulk_readers import (
-    CITATION_RANK,
-    REQUIRED,
-    USED,
-    VENDOR_RANK,
     BulkFile,
-    _CitationMapReader,
-    _CitationsReader,
-    _ClustersReader,
-    _CourtsReader,
-    _DocketsReader,
-    _OpinionsReader,
+    CitationMapReader,
+    CitationsReader,
+    ClustersReader,
+    CourtsReader,
+    DocketsReader,
+    OpinionsReader,
 )
 from lexprobe.caselaw.sources.courtlistener_bulk_store import KINDS, STORE_NAME, StagingStore, signature
 from lexprobe.caselaw.sources.courtlistener_bulk_values import (
-    _date,
-    _place,
-    _sole_judge,
+    cached_place,
     coarse_disposition,
-    plain_author,
+    filed_date,
+    sole_judge,
 )
 from lexprobe.caselaw.sources.opinions import MAJORITY_TYPES
 from lexprobe.errors import InputNotFoundError
 
 __all__ = [
-    "CITATION_RANK",
     "EXPECTED",
-    "REQUIRED",
     "SOURCE",
-    "USED",
-    "VENDOR_RANK",
     "BulkFile",
     "bulk_file",
     "coarse_disposition",
     "is_bulk_path",
     "load_files",
-    "plain_author",
 ]
 
 SOURCE = "courtlistener"
@@ -214,12 +204,12 @@ def _stage(store: StagingStore, files: list[BulkFile], options: LoadOptions, res
                 options.progress(f"{item.path.name} (read before, skipped)", size, size)
     store.clear(KINDS[first_changed:])
     readers = {
-        "courts": _CourtsReader,
-        "dockets": _DocketsReader,
-        "opinion-clusters": _ClustersReader,
-        "citations": _CitationsReader,
-        "opinions": _OpinionsReader,
-        "citation-map": _CitationMapReader,
+        "courts": CourtsReader,
+        "dockets": DocketsReader,
+        "opinion-clusters": ClustersReader,
+        "citations": CitationsReader,
+        "opinions": OpinionsReader,
+        "citation-map": CitationMapReader,
     }
     for kind in KINDS[first_changed:]:
         for item in by_kind[kind]:
@@ -321,8 +311,8 @@ def _bundle(
 ) -> tuple[CaseBundle, int]:
     (cluster_id, docket_id, court_id, docket_number, date_filed, name, name_full, judges, disposition_raw,
      status, scdb_id, citation_count, approximate, votes_majority, votes_minority) = row  # fmt: skip
-    decision_date, year = _date(date_filed)
-    circuit, state = _place(court_id, decision_date or (str(year) if year else None))
+    decision_date, year = filed_date(date_filed)
+    circuit, state = cached_place(court_id, decision_date or (str(year) if year else None))
     has_lead = any(op[2] in MAJORITY_TYPES for op in opinion_rows)
     opinions = tuple(
         OpinionRecord(
@@ -340,15 +330,8 @@ def _bundle(
         )
         for _, opinion_id, kind, author, _per_curiam, text, location in opinion_rows
     )
-    author = next((op.author for op in opinions if op.is_majority and op.author), None) or _sole_judge(judges)
-    citing = f"{SOURCE}:{cluster_id}"
-    refs: dict[str, None] = {}
-    missing = 0
-    for _, cited_cluster, kept, best in edge_rows:
-        if cited_cluster is None:
-            missing += 1
-        elif cited_cluster != cluster_id:
-            refs[f"{SOURCE}:{cited_cluster}" if kept is not None or best is None else best] = None
+    author = next((op.author for op in opinions if op.is_majority and op.author), None) or sole_judge(judges)
+    edges, missing = _edges(cluster_id, edge_rows)
     extra = [
         (key, str(value))
         for key, value in (
@@ -377,5 +360,18 @@ def _bundle(
         circuit=circuit,
         extra=tuple(extra),
     )
-    edges = tuple(CitationEdge(SOURCE, citing, ref) for ref in refs)
     return CaseBundle(case, opinions, edges), missing
+
+
+def _edges(cluster_id: int, edge_rows: list[tuple]) -> tuple[tuple[CitationEdge, ...], int]:
+    """A cluster's citation edges, each cited case once (by its cluster when kept, else its best citation), and the
+    number of references to no known cluster."""
+    citing = f"{SOURCE}:{cluster_id}"
+    refs: dict[str, None] = {}
+    missing = 0
+    for _, cited_cluster, kept, best in edge_rows:
+        if cited_cluster is None:
+            missing += 1
+        elif cited_cluster != cluster_id:
+            refs[f"{SOURCE}:{cited_cluster}" if kept is not None or best is None else best] = None
+    return tuple(CitationEdge(SOURCE, citing, ref) for ref in refs), missing

@@ -26,7 +26,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from lexprobe.caselaw.records import ProgressFn, RowIssue
 from lexprobe.caselaw.sources.encoding import SNIFF_BYTES, wide_encoding, wide_encoding_message
@@ -38,7 +38,6 @@ MAX_ISSUES_PER_FILE = 1000
 MAX_FIELD_CHARS = 256 * 1024 * 1024
 _SAMPLE_CHARS = 512 * 1024
 _PROGRESS_STEP = 4 * 1024 * 1024
-_ESCAPE_SINCE = "2025-01-23"
 _BACKTICK_SINCE = "2024-08-07"
 _DATE_IN_NAME = re.compile(r"(\d{4}-\d{2}-\d{2})")
 
@@ -198,34 +197,11 @@ def read_rows(
                 header = next(reader, None)
                 if header is None:
                     return
-                missing = [name for name in required if name not in header]
-                if missing:
-                    shown = ",".join(header[:8]) + (",..." if len(header) > 8 else "")
-                    raise BadInputError(
-                        f"{path}:1: not a CourtListener {_kind_word(path)} file: the header lacks "
-                        f"{', '.join(missing)} (found {shown[:200]!r})"
-                    )
-                width = len(header)
+                _check_header(path, header, required)
                 names = wanted if wanted is not None else tuple(header)
                 picks = [(name, header.index(name)) for name in names if name in header]
                 next_report = 0
-                while True:
-                    start = reader.line_num + 1  # a row's first line (a value may hold newlines)
-                    try:
-                        row = next(reader)
-                    except StopIteration:
-                        break
-                    except csv.Error as exc:
-                        report.add_issue(f"{path}:{start}", f"unreadable CSV row: {exc}")
-                        continue
-                    report.rows += 1
-                    if len(row) != width:
-                        report.add_issue(
-                            f"{path}:{start}",
-                            f"expected {width} fields (the header's), found {len(row)}: "
-                            f"the row's quoting does not match the file's ({report.dialect}) dialect",
-                        )
-                        continue
+                for start, row in _well_formed(reader, path, len(header), report):
                     yield start, {name: (row[index] or None) for name, index in picks}
                     if progress is not None and counting.count >= next_report:
                         progress(label, counting.count, size)
@@ -241,6 +217,40 @@ def read_rows(
         report.issues.append(
             RowIssue(SOURCE, str(path), f"{report.unlisted_issues:,} more malformed rows not listed one by one")
         )
+
+
+def _check_header(path: Path, header: list[str], required: tuple[str, ...]) -> None:
+    """Raise `BadInputError` naming the file when its header lacks a required column."""
+    missing = [name for name in required if name not in header]
+    if missing:
+        shown = ",".join(header[:8]) + (",..." if len(header) > 8 else "")
+        raise BadInputError(
+            f"{path}:1: not a CourtListener {_kind_word(path)} file: the header lacks "
+            f"{', '.join(missing)} (found {shown[:200]!r})"
+        )
+
+
+def _well_formed(reader: Any, path: Path, width: int, report: FileReport) -> Iterator[tuple[int, list[str]]]:
+    """Yield (first line number, fields) of each row as wide as the header; an unreadable or wrongly wide row is an
+    issue in `report` instead."""
+    while True:
+        start = reader.line_num + 1  # a row's first line (a value may hold newlines)
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            report.add_issue(f"{path}:{start}", f"unreadable CSV row: {exc}")
+            continue
+        report.rows += 1
+        if len(row) != width:
+            report.add_issue(
+                f"{path}:{start}",
+                f"expected {width} fields (the header's), found {len(row)}: "
+                f"the row's quoting does not match the file's ({report.dialect}) dialect",
+            )
+            continue
+        yield start, row
 
 
 def _kind_word(path: Path) -> str:

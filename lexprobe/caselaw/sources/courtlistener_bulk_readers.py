@@ -15,7 +15,7 @@ from lexprobe.caselaw.records import (
 from lexprobe.caselaw.sources.courtlistener_api_objects import opinion_text
 from lexprobe.caselaw.sources.courtlistener_bulk_csv import FileReport, read_rows
 from lexprobe.caselaw.sources.courtlistener_bulk_store import StagingStore, signature
-from lexprobe.caselaw.sources.courtlistener_bulk_values import _date, _int, plain_author
+from lexprobe.caselaw.sources.courtlistener_bulk_values import digits_int, filed_date, plain_author
 from lexprobe.caselaw.sources.opinions import normalize_opinion_type
 
 #: Columns each table must have (the rest of the export's columns are read by name when present).
@@ -109,13 +109,13 @@ class _TableReader:
         raise NotImplementedError
 
     def _id(self, row: dict[str, str | None], column: str, location: str, report: FileReport) -> int | None:
-        value = _int(row.get(column))
+        value = digits_int(row.get(column))
         if value is None:
             report.add_issue(location, f"{column} is {row.get(column)!r}, not a number")
         return value
 
 
-class _CourtsReader(_TableReader):
+class CourtsReader(_TableReader):
     kind = "courts"
 
     def row(self, row: dict[str, str | None], location: str, report: FileReport) -> None:
@@ -129,7 +129,7 @@ class _CourtsReader(_TableReader):
         self.batch.clear()
 
 
-class _DocketsReader(_TableReader):
+class DocketsReader(_TableReader):
     kind = "dockets"
 
     def row(self, row: dict[str, str | None], location: str, report: FileReport) -> None:
@@ -142,7 +142,7 @@ class _DocketsReader(_TableReader):
         self.batch.clear()
 
 
-class _ClustersReader(_TableReader):
+class ClustersReader(_TableReader):
     kind = "opinion-clusters"
 
     def __init__(self, store: StagingStore, options: LoadOptions) -> None:
@@ -158,15 +158,15 @@ class _ClustersReader(_TableReader):
         cluster_id = self._id(row, "id", location, report)
         if cluster_id is None:
             return
-        year = _date(row.get("date_filed"))[1]
+        year = filed_date(row.get("date_filed"))[1]
         if not self.options.filter.keeps_year(year):
             return
         name = row.get("case_name") or row.get("case_name_short") or row.get("case_name_full")
         self.batch.append((
-            cluster_id, _int(row.get("docket_id")), row.get("date_filed"), name, row.get("case_name_full"),
+            cluster_id, digits_int(row.get("docket_id")), row.get("date_filed"), name, row.get("case_name_full"),
             row.get("judges"), row.get("disposition"), row.get("precedential_status"), row.get("scdb_id"),
             row.get("citation_count"), row.get("date_filed_is_approximate") == "t",
-            _int(row.get("scdb_votes_majority")), _int(row.get("scdb_votes_minority")),
+            digits_int(row.get("scdb_votes_majority")), digits_int(row.get("scdb_votes_minority")),
         ))  # fmt: skip
 
     def flush(self) -> None:
@@ -181,7 +181,7 @@ class _ClustersReader(_TableReader):
         self.batch.clear()
 
 
-class _CitationsReader(_TableReader):
+class CitationsReader(_TableReader):
     kind = "citations"
 
     def __init__(self, store: StagingStore, options: LoadOptions) -> None:
@@ -196,7 +196,7 @@ class _CitationsReader(_TableReader):
         if not (volume and reporter and page):
             report.add_issue(location, "citation without a volume, reporter or page")
             return
-        rank = CITATION_RANK.get(_int(row.get("type")) or 0, _UNKNOWN_TYPE_RANK)
+        rank = CITATION_RANK.get(digits_int(row.get("type")) or 0, _UNKNOWN_TYPE_RANK)
         rank += 10 if " ".join(reporter.lower().split()) == _DC_APP_REPORTER else 0
         self.batch.append((cluster_id, rank, f"{volume.strip()} {reporter.strip()} {page.strip()}"))
 
@@ -217,7 +217,7 @@ class _CitationsReader(_TableReader):
         self.batch.clear()
 
 
-class _OpinionsReader(_TableReader):
+class OpinionsReader(_TableReader):
     kind = "opinions"
 
     def __init__(self, store: StagingStore, options: LoadOptions) -> None:
@@ -228,7 +228,7 @@ class _OpinionsReader(_TableReader):
         opinion_id = self._id(row, "id", location, report)
         if opinion_id is None:
             return
-        cluster_id = _int(row.get("cluster_id"))
+        cluster_id = digits_int(row.get("cluster_id"))
         kept = cluster_id is not None and self._kept(cluster_id)
         self.links.append((opinion_id, cluster_id, kept))
         if len(self.links) >= _BATCH_ROWS:
@@ -255,7 +255,7 @@ class _OpinionsReader(_TableReader):
         self.batch_chars = 0
 
 
-class _CitationMapReader(_TableReader):
+class CitationMapReader(_TableReader):
     kind = "citation-map"
 
     def __init__(self, store: StagingStore, options: LoadOptions) -> None:

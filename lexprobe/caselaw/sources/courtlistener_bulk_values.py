@@ -42,7 +42,7 @@ def plain_author(text: str | None) -> str | None:
     return name
 
 
-def _sole_judge(judges: str | None) -> str | None:
+def sole_judge(judges: str | None) -> str | None:
     """The cluster's `judges` as an author only when it names one person (a panel list names no author)."""
     if not judges or re.search(r",|;|\band\b|&", plain_author(judges) or ",", re.IGNORECASE):
         return None
@@ -68,7 +68,7 @@ def coarse_disposition(text: str | None) -> Disposition | None:
     return None
 
 
-def _date(text: str | None) -> tuple[str | None, int | None]:
+def filed_date(text: str | None) -> tuple[str | None, int | None]:
     """(ISO date, year) of a `date_filed` value; the common "YYYY-MM-DD" without a regular expression."""
     if text and len(text) >= 10 and text[4] == "-" and text[7] == "-":
         try:
@@ -83,7 +83,7 @@ def _date(text: str | None) -> tuple[str | None, int | None]:
 _SPLIT_YEARS = frozenset({"1929", "1981"})
 
 
-def _place(court_id: str | None, when: str | None) -> tuple[str | None, str | None]:
+def cached_place(court_id: str | None, when: str | None) -> tuple[str | None, str | None]:
     """`court_place`, cached by court and year (a court's circuit and state change at most at a split)."""
     if when and when[:4] in _SPLIT_YEARS:
         return court_place(court_id, when)
@@ -95,7 +95,8 @@ def _place_in_year(court_id: str | None, year: str | None) -> tuple[str | None, 
     return court_place(court_id, year)
 
 
-def _int(value: str | None) -> int | None:
+def digits_int(value: str | None) -> int | None:
+    """A CSV cell of digits as an int, else None."""
     if value is None:
         return None
     value = value.strip()

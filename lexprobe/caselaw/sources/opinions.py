@@ -186,21 +186,8 @@ def _load_file(
     data = _read_gzip(path, issues)
     if data is None:
         return None
-    decoded = data.decode("utf-8", errors="replace")
-    bad_sequences = decoded.count("\ufffd") - data.count("\ufffd".encode())
-    if bad_sequences:
-        issues.append(RowIssue(SOURCE, str(path), f"{bad_sequences} invalid UTF-8 sequences replaced with U+FFFD"))
-        data = decoded.encode("utf-8")
-    try:
-        markup = keep_star_pages(data) if page_marks else data
-        text, note = convert_markup(markup) if raw else (plain_text(decoded), None)
-    except (etree.XMLSyntaxError, etree.ParserError, ValueError) as exc:
-        issues.append(RowIssue(SOURCE, str(path), f"markup could not be parsed: {exc}"))
-        return None
-    if note:
-        issues.append(RowIssue(SOURCE, str(path), note))
-    if not text:
-        issues.append(RowIssue(SOURCE, str(path), "no text"))
+    text = _file_text(path, data, raw=raw, page_marks=page_marks, issues=issues)
+    if text is None:
         return None
     if len(info.opinion_ids) > 1:
         lost = ", ".join(info.opinion_ids[1:])
@@ -225,6 +212,28 @@ def _load_file(
         "source_file": location,
         "year": info.year,
     }
+
+
+def _file_text(path: Path, data: bytes, *, raw: bool, page_marks: bool, issues: list[RowIssue]) -> str | None:
+    """The opinion text of a file's bytes (invalid UTF-8 replaced, markup converted), or None after recording why
+    there is none."""
+    decoded = data.decode("utf-8", errors="replace")
+    bad_sequences = decoded.count("\ufffd") - data.count("\ufffd".encode())
+    if bad_sequences:
+        issues.append(RowIssue(SOURCE, str(path), f"{bad_sequences} invalid UTF-8 sequences replaced with U+FFFD"))
+        data = decoded.encode("utf-8")
+    try:
+        markup = keep_star_pages(data) if page_marks else data
+        text, note = convert_markup(markup) if raw else (plain_text(decoded), None)
+    except (etree.XMLSyntaxError, etree.ParserError, ValueError) as exc:
+        issues.append(RowIssue(SOURCE, str(path), f"markup could not be parsed: {exc}"))
+        return None
+    if note:
+        issues.append(RowIssue(SOURCE, str(path), note))
+    if not text:
+        issues.append(RowIssue(SOURCE, str(path), "no text"))
+        return None
+    return text
 
 
 def _read_gzip(path: Path, issues: list[RowIssue]) -> bytes | None:

@@ -63,9 +63,9 @@ class SheetRow:
         """Return the CSV cells of this row: no pair id, no judge verdict, empty label and notes."""
         return {
             "row_id": str(self.row_id),
-            "question": _cell(self.question),
-            "response_1": _cell(self.response_1),
-            "response_2": _cell(self.response_2),
+            "question": safe_cell(self.question),
+            "response_1": safe_cell(self.response_1),
+            "response_2": safe_cell(self.response_2),
             "coder_label": "",
             "notes": "",
         }
@@ -171,7 +171,7 @@ def text_digest(*parts: str) -> str:
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
 
 
-def _cell(text: str) -> str:
+def safe_cell(text: str) -> str:
     """Return `text` safe to open in a spreadsheet program: a leading formula character gets an apostrophe."""
     return "'" + text if text.startswith(_FORMULA_STARTS) else text
 
@@ -378,6 +378,19 @@ def find_key(sheets: list[Path]) -> Path:
     return first
 
 
+def check_sheets(coded: list[CodedSheet], key: LabelKey) -> None:
+    """Raise `BadInputError` when two filled sheets name the same coder or a sheet's row is not a row of the export
+    `key` describes."""
+    names = [sheet.coder for sheet in coded]
+    duplicates = sorted({name for name in names if names.count(name) > 1})
+    if duplicates:
+        raise BadInputError(
+            f"two sheets name the same coder {', '.join(duplicates)}: give each coder's file its own name"
+        )
+    for sheet in coded:
+        _check_against_key(sheet, key)
+
+
 def _check_against_key(sheet: CodedSheet, key: LabelKey) -> None:
     """Raise ValueError when a row of `sheet` is not a row of the export `key` describes."""
     for row in sheet.rows.values():
@@ -417,7 +430,8 @@ def compare(a: dict[int, str | None], b: dict[int, str | None]) -> dict[str, Any
     }
 
 
-def _coder_title(index: int, name: str) -> str:
+def coder_title(index: int, name: str) -> str:
+    """A coder as the agreement table names them: "Coder 2 (alice)"."""
     return f"Coder {index} ({name})"
 
 
@@ -432,14 +446,7 @@ def agreement_report(sheets: list[Path], key: Path | None = None) -> dict[str, A
         return reader_agreement(sheets, key)
     label_key = load_key(key)
     coded = [read_coded_sheet(path) for path in sheets]
-    names = [sheet.coder for sheet in coded]
-    duplicates = sorted({name for name in names if names.count(name) > 1})
-    if duplicates:
-        raise BadInputError(
-            f"two sheets name the same coder {', '.join(duplicates)}: give each coder's file its own name"
-        )
-    for sheet in coded:
-        _check_against_key(sheet, label_key)
+    check_sheets(coded, label_key)
     judge = {row_id: row.judge_verdict for row_id, row in label_key.rows.items()}
     rows: list[dict[str, Any]] = []
     for index, sheet in enumerate(coded, start=1):
@@ -453,7 +460,7 @@ def agreement_report(sheets: list[Path], key: Path | None = None) -> dict[str, A
         result |= {"note": "; ".join(notes) or None, "no_judge_verdict": no_verdict}
         rows.append(
             {
-                "coders": f"{_coder_title(index, sheet.coder)} vs. {label_key.judge}",
+                "coders": f"{coder_title(index, sheet.coder)} vs. {label_key.judge}",
                 "a": sheet.coder,
                 "b": label_key.judge,
             }
@@ -463,7 +470,7 @@ def agreement_report(sheets: list[Path], key: Path | None = None) -> dict[str, A
         result = compare(first.labels, second.labels)
         rows.append(
             {
-                "coders": f"{_coder_title(i, first.coder)} vs. {_coder_title(j, second.coder)}",
+                "coders": f"{coder_title(i, first.coder)} vs. {coder_title(j, second.coder)}",
                 "a": first.coder,
                 "b": second.coder,
             }

@@ -34,12 +34,12 @@ from lexprobe.hallucination.scorers.labelsheet import (
     KEY_FORMAT,
     KeyRow,
     LabelKey,
-    _cell,
-    _check_against_key,
-    _coder_title,
+    check_sheets,
+    coder_title,
     compare,
     key_path,
     read_coded_sheet,
+    safe_cell,
     text_digest,
 )
 from lexprobe.hallucination.scorers.model_reader import READER_ROLE, VALUE_WANTED, question_of
@@ -76,7 +76,7 @@ class ReaderRow:
 
     def blinded(self) -> dict[str, str]:
         """Return the CSV cells of this row: no request id, no reader decision, empty label and notes."""
-        return {"row_id": str(self.row_id), "question": _cell(self.question), "answer": _cell(self.answer),
+        return {"row_id": str(self.row_id), "question": safe_cell(self.question), "answer": safe_cell(self.answer),
                 "wanted": self.wanted, "coder_label": "", "notes": ""}  # fmt: skip
 
 
@@ -236,13 +236,7 @@ def reader_agreement(sheets: list[Path], key: Path) -> dict[str, Any]:
     "note" (and against the reader "no_reader_decision", coded rows whose reader reply was unreadable)."""
     label_key = load_reader_key(key)
     coded = [read_coded_sheet(path, VISIBLE, parse_code) for path in sheets]
-    names = [sheet.coder for sheet in coded]
-    duplicates = sorted({name for name in names if names.count(name) > 1})
-    if duplicates:
-        raise BadInputError(f"two sheets name the same coder {', '.join(duplicates)}: give each coder's file its own "
-                            "name")  # fmt: skip
-    for sheet in coded:
-        _check_against_key(sheet, label_key)
+    check_sheets(coded, label_key)
     reader = {row_id: row.judge_verdict for row_id, row in label_key.rows.items()}
     rows: list[dict[str, Any]] = []
     for index, sheet in enumerate(coded, start=1):
@@ -250,11 +244,11 @@ def reader_agreement(sheets: list[Path], key: Path) -> dict[str, Any]:
         unread = sum(1 for row_id, code in sheet.labels.items() if code is not None and reader.get(row_id, "") is None)
         notes = [result["note"]] + ([f"{unread} coded row(s) without a reader decision left out"] if unread else [])
         result |= {"note": "; ".join(note for note in notes if note) or None, "no_reader_decision": unread}
-        rows.append({"coders": f"{_coder_title(index, sheet.coder)} vs. {label_key.judge}", "a": sheet.coder,
+        rows.append({"coders": f"{coder_title(index, sheet.coder)} vs. {label_key.judge}", "a": sheet.coder,
                      "b": label_key.judge} | result)  # fmt: skip
     for (i, first), (j, second) in combinations(enumerate(coded, start=1), 2):
         result = compare(first.labels, _aligned(first.labels, second.labels))
-        rows.append({"coders": f"{_coder_title(i, first.coder)} vs. {_coder_title(j, second.coder)}",
+        rows.append({"coders": f"{coder_title(i, first.coder)} vs. {coder_title(j, second.coder)}",
                      "a": first.coder, "b": second.coder} | result)  # fmt: skip
     return {
         "check": READER_ROLE,

@@ -55,9 +55,6 @@ EXTRACTED_DIR = "extracted"
 DocumentFormat = Literal["pdf", "docx", "xlsx", "pptx", "txt"]
 
 
-SYNTHETIC_ROLES = (Role.signal, Role.pro_alternative, Role.refuting, Role.noise, Role.chaff)
-
-
 class HypothesisKind(StrEnum):
     """Which hypothesis of the DAG this is."""
 

@@ -375,29 +375,7 @@ def _check_roles(env: ParsedFile, report: ProblemReport) -> None:
                 "a merits document is a real exhibit and serves no target hypothesis",
             )
         elif doc.role in (Role.pro_alternative, Role.refuting):
-            if doc.target_hypothesis is None:
-                report.add(
-                    ENVIRONMENT_FILE,
-                    [*where, "target_hypothesis"],
-                    f"a {doc.role.value} document must name the alternative it serves",
-                )
-            elif target is not None and target.kind != HypothesisKind.alternative:
-                report.add(
-                    ENVIRONMENT_FILE,
-                    [*where, "target_hypothesis"],
-                    f"a {doc.role.value} document must target an alternative, not the {target.kind.value} "
-                    f"hypothesis {target.hypothesis_id!r}",
-                )
-            elif target is not None:
-                wanted = target.supporting_facts if doc.role == Role.pro_alternative else target.refuting_facts
-                side = "supporting" if doc.role == Role.pro_alternative else "refuting"
-                if wanted and not set(wanted).intersection(doc.facts):
-                    report.add(
-                        ENVIRONMENT_FILE,
-                        [*where, "facts"],
-                        f"carries none of the {side} facts of its target {target.hypothesis_id!r}",
-                        "warning",
-                    )
+            _check_alternative_document(doc, where, target, report)
         elif doc.role == Role.signal and hypotheses_known and not party_support.intersection(doc.facts):
             report.add(
                 ENVIRONMENT_FILE,
@@ -424,6 +402,36 @@ def _check_roles(env: ParsedFile, report: ProblemReport) -> None:
             )
         if doc.date is not None and not _is_iso_date(doc.date):
             report.add(ENVIRONMENT_FILE, [*where, "date"], f"{doc.date!r} is not an ISO date (YYYY-MM-DD)", "warning")
+
+
+def _check_alternative_document(
+    doc: environment.Document, where: list[str | int], target: Hypothesis | None, report: ProblemReport
+) -> None:
+    """A pro-alternative or refuting document names an alternative hypothesis and carries one of its facts of its
+    side."""
+    if doc.target_hypothesis is None:
+        report.add(
+            ENVIRONMENT_FILE,
+            [*where, "target_hypothesis"],
+            f"a {doc.role.value} document must name the alternative it serves",
+        )
+    elif target is not None and target.kind != HypothesisKind.alternative:
+        report.add(
+            ENVIRONMENT_FILE,
+            [*where, "target_hypothesis"],
+            f"a {doc.role.value} document must target an alternative, not the {target.kind.value} "
+            f"hypothesis {target.hypothesis_id!r}",
+        )
+    elif target is not None:
+        wanted = target.supporting_facts if doc.role == Role.pro_alternative else target.refuting_facts
+        side = "supporting" if doc.role == Role.pro_alternative else "refuting"
+        if wanted and not set(wanted).intersection(doc.facts):
+            report.add(
+                ENVIRONMENT_FILE,
+                [*where, "facts"],
+                f"carries none of the {side} facts of its target {target.hypothesis_id!r}",
+                "warning",
+            )
 
 
 def _is_iso_date(value: str) -> bool:

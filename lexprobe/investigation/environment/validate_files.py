@@ -106,7 +106,11 @@ def check_files(env_dir: Path, env: ParsedFile, report: ProblemReport, extract: 
             continue
         if not text.strip():
             report.add(shown, "", "extracted text is empty", "warning")
-    listed = {normal_path(doc.path) for _, doc in documents} | env.extra_paths
+    _check_unlisted(corpus, {normal_path(doc.path) for _, doc in documents} | env.extra_paths, report)
+
+
+def _check_unlisted(corpus: Path, listed: set[str], report: ProblemReport) -> None:
+    """Report the files of the corpus folder that no document lists (a symbolic link as an error)."""
     for relative in _corpus_files(corpus):
         if relative in listed:
             continue

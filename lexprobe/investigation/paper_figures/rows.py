@@ -1,6 +1,6 @@
 """The InvestigationWorlds reference rows: every number the paper's Section 4 text (and the investigation budget
 of its Appendix A) prints, typed by hand into `investigation_worlds.json`, each with where it is printed, the exact
-words it is printed in, and the paper's sample. `tests/test_i33_reference_iw_paper.py` checks them against the
+words it is printed in, and the paper's sample. `tests/test_reference_iw_paper.py` checks them against the
 paper's text. Values are as printed: percentages (33.3 means 33.3%), percentage points, counts."""
 
 from __future__ import annotations

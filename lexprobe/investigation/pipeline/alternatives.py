@@ -134,24 +134,7 @@ def _settle_one(
             out.dropped.append(Dropped(item=f"{alt_id}:{fact_id}", reason="fact id not in the fact table"))
     reused = list(dict.fromkeys(f for f in item.ground_fact_ids if f in known))
     refuting_ground = list(dict.fromkeys(f for f in item.ground_refuting_fact_ids if f in known))
-    supporting = [f"inj_{alt_id}_s{n}" for n, _ in enumerate(item.injected_supporting, start=1)]
-    refuting_injected = [f"inj_{alt_id}_r{n}" for n, _ in enumerate(item.injected_refuting, start=1)]
-    for ids, facts, polarity in (
-        (supporting, item.injected_supporting, "supports"),
-        (refuting_injected, item.injected_refuting, "refutes"),
-    ):
-        for fact_id, fact in zip(ids, facts, strict=True):
-            out.injected_facts.append(
-                InjectedFact(
-                    fact_id=fact_id,
-                    text=fact.text,
-                    polarity=polarity,
-                    hypothesis_id=alt_id,
-                    embedding=fact.embedding,
-                    doc_type_hint=fact.doc_type_hint.value,
-                    entity_hint=fact.entity_hint,
-                )
-            )
+    supporting, refuting_injected = _inject(alt_id, item, out)
     failures: dict[str, list[str]] = {
         "reuses_3_ground_facts": [] if len(reused) >= 3 else [f"reuses {len(reused)} known fact id(s); 3 needed"],
         "supporting_facts_are_new": [],
@@ -191,6 +174,29 @@ def _settle_one(
         )
     )
     return problems
+
+
+def _inject(alt_id: str, item: AlternativeDraft, out: AlternativesResult) -> tuple[list[str], list[str]]:
+    """Add an alternative's injected facts to `out` under new ids; return the supporting and the refuting ids."""
+    supporting = [f"inj_{alt_id}_s{n}" for n, _ in enumerate(item.injected_supporting, start=1)]
+    refuting_injected = [f"inj_{alt_id}_r{n}" for n, _ in enumerate(item.injected_refuting, start=1)]
+    for ids, facts, polarity in (
+        (supporting, item.injected_supporting, "supports"),
+        (refuting_injected, item.injected_refuting, "refutes"),
+    ):
+        for fact_id, fact in zip(ids, facts, strict=True):
+            out.injected_facts.append(
+                InjectedFact(
+                    fact_id=fact_id,
+                    text=fact.text,
+                    polarity=polarity,
+                    hypothesis_id=alt_id,
+                    embedding=fact.embedding,
+                    doc_type_hint=fact.doc_type_hint.value,
+                    entity_hint=fact.entity_hint,
+                )
+            )
+    return supporting, refuting_injected
 
 
 def settle_alternatives(

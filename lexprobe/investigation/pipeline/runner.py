@@ -149,25 +149,7 @@ def run_build(
             ctx.stage = stage.name
             label = f"[{stage.number:2d}/{len(all_stages)}] {stage.name}"
             input_hash = stage_input_hash(stage, ctx, previous)
-            path = out_dir / STAGES_DIR / stage.file_name
-            stored = read_stage_file(path, stage)
-            if stored is not None and stored[0] == input_hash:
-                output = stored[1]
-                result.skipped.append(stage.name)
-                log(f"{label}: up to date, skipped")
-            else:
-                path.unlink(missing_ok=True)
-                log(f"{label}: running")
-                started = time.perf_counter()
-                try:
-                    output = stage.run(ctx)
-                except StageError as exc:
-                    log(f"{label}: FAILED: {exc}")
-                    raise
-                seconds = time.perf_counter() - started
-                write_stage_file(path, stage, input_hash, output, seconds)
-                result.ran.append(stage.name)
-                log(f"{label}: done in {seconds:.1f}s -> {STAGES_DIR}/{stage.file_name}")
+            output = _stage_output(stage, ctx, input_hash, label, result)
             ctx.outputs[stage.name] = output
             result.outputs[stage.name] = output
             previous = digest([input_hash, output.model_dump(mode="json")])
@@ -177,3 +159,26 @@ def run_build(
         if own_llm:
             llm.close()
     return result
+
+
+def _stage_output(stage: Stage, ctx: StageContext, input_hash: str, label: str, result: BuildResult) -> BaseModel:
+    """A stage's output: its stored file when that was made from the same inputs, else a fresh run, written."""
+    path = ctx.out_dir / STAGES_DIR / stage.file_name
+    stored = read_stage_file(path, stage)
+    if stored is not None and stored[0] == input_hash:
+        result.skipped.append(stage.name)
+        ctx.log(f"{label}: up to date, skipped")
+        return stored[1]
+    path.unlink(missing_ok=True)
+    ctx.log(f"{label}: running")
+    started = time.perf_counter()
+    try:
+        output = stage.run(ctx)
+    except StageError as exc:
+        ctx.log(f"{label}: FAILED: {exc}")
+        raise
+    seconds = time.perf_counter() - started
+    write_stage_file(path, stage, input_hash, output, seconds)
+    result.ran.append(stage.name)
+    ctx.log(f"{label}: done in {seconds:.1f}s -> {STAGES_DIR}/{stage.file_name}")
+    return output

@@ -1,7 +1,7 @@
 """The viewer under attack (issue 44, items 1, 11-14): the Host header check of every lexprobe server, a damaged
 `view-index.sqlite` rebuilt, numbers beyond 64 bits in paths, a run deleted, replaced or changed while served,
 `view --out` into a file, a foreign folder or over an older copy, and every long text of the JSON cut the same way.
-Real scripted runs (tests/test_i32_view_fixtures.py), real SQLite, a real `lexprobe view` on loopback."""
+Real scripted runs (tests/test_view_fixtures.py), real SQLite, a real `lexprobe view` on loopback."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 from starlette.testclient import TestClient
-from test_i32_view_fixtures import Runs, cli, hallucination_runs, start_viewer, stop_viewer  # noqa: F401
+from test_view_fixtures import Runs, cli, hallucination_runs, start_viewer, stop_viewer  # noqa: F401
 
 from lexprobe.local_server import allowed_hosts
 from lexprobe.view.app import build_app, plan_view

@@ -2,7 +2,7 @@
 start-up); an answer is read through its language's phrase table (`language_phrases.toml`: es, pt, fr, de, it, zh,
 ja) into the English the rules read; names, citations and years read the same in any script, so a task whose value
 is one of them is never unscored for its language; "not English (<language>)" stays only where the task's value
-needs words and none of the answer's decisive words was read (those cases: tests/test_i29_phrasings.py).
+needs words and none of the answer's decisive words was read (those cases: tests/test_answer_phrasings.py).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Shared fixtures of the viewer tests (issue 32, part A): two real scripted hallucination runs made by the real
 CLI (one a yes-man, one answering with HTML, script, ANSI and bidi text), and a real `lexprobe view` server on a
-free loopback port. Imported by the tests/test_i32_view_*.py modules; holds no test of its own."""
+free loopback port. Imported by the tests/test_view_*.py modules; holds no test of its own."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from playwright.sync_api import expect
 from playwright_support import watched_page
-from test_i32_view_fixtures import Runs, cli, hallucination_runs  # noqa: F401
+from test_view_fixtures import Runs, cli, hallucination_runs  # noqa: F401
 from tool_requirements import needs_chromium
 
 from lexprobe.view.security import STATIC_CONTENT_SECURITY_POLICY

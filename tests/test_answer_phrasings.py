@@ -349,7 +349,7 @@ def test_answers_in_common_languages_are_read_from_their_phrasings(
 
 #: Answers to tasks whose value needs words, in a language whose phrasings the tables do not read (or one without a
 #: table): never guessed at. (Answers the tables now read, and tasks whose value reads in any script, are in
-#: tests/test_i45_language.py.)
+#: tests/test_answer_language.py.)
 UNREAD_FOREIGN: list[tuple[str, str, str]] = [
     ("false_dissent", "El caso existe, pero el juez Warren jamás expresó desacuerdo con la mayoría.", "Spanish"),
     ("false_dissent", "El juez Warren argumenta en la decisión mayoritaria, no en una minoritaria.", "Spanish"),

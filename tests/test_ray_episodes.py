@@ -5,7 +5,7 @@ One local Ray instance (`ray.init(num_cpus=2)`) serves the module; the commands 
 own processes. Checked: QA through Ray equals a local run; a worker SIGKILLed while its episode waits on a model
 call loses nothing (the episode goes again on another worker, replaying what was stored) and duplicates nothing,
 and the rerun sends nothing; a worker refuses an environment that is missing on its node or holds another corpus.
-The node without the sandbox is in `test_i31_ray_cluster.py` (it needs a node started with another environment).
+The node without the sandbox is in `test_ray_cluster.py` (it needs a node started with another environment).
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ from lexprobe.caselaw.sources import courtlistener_bulk as bulk
 from lexprobe.caselaw.sources.courtlistener_bulk_csv import MAX_ISSUES_PER_FILE, detect_dialect
 from lexprobe.caselaw.sources.courtlistener_bulk_export import COLUMNS, write_table
 from lexprobe.caselaw.sources.courtlistener_bulk_store import STORE_NAME
+from lexprobe.caselaw.sources.courtlistener_bulk_values import plain_author
 from lexprobe.errors import BadInputError
 
 NAME_10 = 'Smith v. "Jones" \\ Sons, Inc.'
@@ -292,7 +293,7 @@ def test_junk_sources_fail_loudly_with_one_line(tmp_path):
     (junk / "opinion-clusters.csv").write_text(",".join(COLUMNS["opinion-clusters"]) + "\n")
     with pytest.raises(EmptySourceError, match=r"found 0 cluster rows"):
         list(bulk.load_files([junk], LoadOptions()).bundles)
-    (junk / "opinion-clusters.csv").write_bytes(b"\xc3\x28 garbage \x00\x81")  # (a UTF-16 file: test_i44_loaders)
+    (junk / "opinion-clusters.csv").write_bytes(b"\xc3\x28 garbage \x00\x81")  # (a UTF-16 file: test_loader_messages)
     with pytest.raises(BadInputError, match=r"opinion-clusters\.csv:1: unreadable .*utf-8"):
         list(bulk.load_files([junk], LoadOptions()).bundles)
 
@@ -328,7 +329,7 @@ def test_is_bulk_path_and_snapshot_choice(tmp_path):
     ],
 )
 def test_author_without_titles(raw, expected):
-    assert bulk.plain_author(raw) == expected
+    assert plain_author(raw) == expected
 
 
 @pytest.mark.parametrize(

@@ -21,8 +21,8 @@ from starlette.middleware import Middleware
 from starlette.middleware.base import BaseHTTPMiddleware
 from starlette.responses import RedirectResponse
 from starlette.routing import Mount, Route
-from test_i32_runs_check import check_json
-from test_i32_runs_investigation import HOSTILE_NAME, runs  # noqa: F401 (the module's runs fixture)
+from test_view_runs_check import check_json
+from test_view_runs_investigation import HOSTILE_NAME, runs  # noqa: F401 (the module's runs fixture)
 from tool_requirements import needs_chromium
 
 from lexprobe.view.runs import export_static, sections

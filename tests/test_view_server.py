@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 from starlette.testclient import TestClient
-from test_i32_view_fixtures import (  # noqa: F401
+from test_view_fixtures import (  # noqa: F401
     Runs,
     cli,
     hallucination_runs,

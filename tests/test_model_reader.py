@@ -18,7 +18,7 @@ import pytest
 from playwright.sync_api import expect
 from playwright_support import watched_page
 from starlette.testclient import TestClient
-from test_i32_view_fixtures import start_viewer, stop_viewer
+from test_view_fixtures import start_viewer, stop_viewer
 from tool_requirements import needs_chromium
 
 from lexprobe.hallucination.labels.score import Score

@@ -11,7 +11,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from test_i32_view_fixtures import HOSTILE_ANSWER, Runs, cli, hallucination_runs  # noqa: F401
+from test_view_fixtures import HOSTILE_ANSWER, Runs, cli, hallucination_runs  # noqa: F401
 
 from lexprobe.errors import BadInputError
 from lexprobe.view.app import plan_view

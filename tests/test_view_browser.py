@@ -9,7 +9,7 @@ from pathlib import Path
 
 from playwright.sync_api import expect
 from playwright_support import watched_page
-from test_i32_view_fixtures import (  # noqa: F401
+from test_view_fixtures import (  # noqa: F401
     HOSTILE_ANSWER,
     Runs,
     Viewer,

@@ -2,7 +2,7 @@
 server (tests/batch_provider_server.py) gives the labels and report of the same answers sent one by one; a SIGKILL
 while polling and a rerun that submits nothing new; `lexprobe batch status`; `--dry-run --batch`; the report's count
 of answers that came by batch. The dry run's lines and the estimate of models without a batch API are in
-test_i31_batch.py."""
+test_batch_engine.py."""
 
 from __future__ import annotations
 

@@ -28,6 +28,7 @@ from lexprobe.caselaw.paths import data_root
 from lexprobe.caselaw.records import CaseBundle, EmptySourceError, LoadOptions, SourceFilter
 from lexprobe.caselaw.sources import cap, cap_json
 from lexprobe.caselaw.sources.cap_authors import author_name
+from lexprobe.caselaw.sources.cap_courts import court_place, resolve_cap_court
 from lexprobe.caselaw.sources.cap_inputs import natural_key
 
 REAL = data_root() / "formats" / "cap_static" / "a2d"
@@ -280,10 +281,10 @@ def test_real_volume_folder_gives_every_case_as_its_file_says() -> None:
 
 def test_dc_municipal_court_of_appeals_is_a_local_court_not_a_federal_one() -> None:
     court = real_cases()[0]["court"]
-    court_id = cap.resolve_cap_court(court["name"], court["name_abbreviation"])
+    court_id = resolve_cap_court(court["name"], court["name_abbreviation"])
     assert court_id == "dc"
     assert courts.court_level(court_id) is None  # neither "coa" nor "district"
-    assert cap.court_place(court_id, "1953-11-06") == (None, "DC")
+    assert court_place(court_id, "1953-11-06") == (None, "DC")
 
 
 def test_real_volume_zip_gives_the_same_cases_as_the_folder() -> None:
