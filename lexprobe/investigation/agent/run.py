@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from lexprobe.engine.cache import ResponseCache
 from lexprobe.engine.config import EngineConfig
@@ -17,8 +17,11 @@ from lexprobe.errors import Interrupted
 from lexprobe.investigation.agent.corpus_view import CorpusView
 from lexprobe.investigation.agent.episode import EPISODES_DIR, Episode, safe_name
 from lexprobe.investigation.agent.harness import HarnessSettings, episode_id
-from lexprobe.investigation.agent.run_unit import EpisodeUnit, RunUnit
+from lexprobe.investigation.agent.run_unit import EpisodeUnit, RunUnit, missing_sandbox
 from lexprobe.investigation.environment.corpus_digest import corpus_hash
+
+if TYPE_CHECKING:
+    from lexprobe.engine.ray_units import RayUnits
 
 T = TypeVar("T")
 J = TypeVar("J")
@@ -147,28 +150,42 @@ async def run_gated(
     reason) when it is given, for the command to exit 2 with.
 
     With `config.ray`, jobs that are `RunUnit`s (episodes, QA questions) run whole on Ray workers instead, their
-    tools and sandbox there, and this process stays the only writer of `store` (`ray_units.run_units_on_ray`).
+    tools and sandbox there, and this process stays the only writer of `store` (`engine.ray_units.RayUnits`, which
+    checks every worker first: the model, the version, the model file, the sandbox when the agent has the shell tool);
+    each result is saved into its run directory as it ends.
     """
-    if config.ray is not None and jobs and all(isinstance(job, RunUnit) for job in jobs):
-        from lexprobe.investigation.agent.ray_units import run_units_on_ray
-
-        return await run_units_on_ray(store, cache, config, jobs, concurrency, on_done, unit=unit,  # type: ignore[arg-type]
-                                      permanent_failures=permanent_failures)  # fmt: skip
-    engine = Engine(store, cache, config)
+    on_ray = config.ray is not None and bool(jobs) and all(isinstance(job, RunUnit) for job in jobs)
+    try:
+        runner = _ray_units(store, cache, config, jobs[0]) if on_ray else Engine(store, cache, config)  # type: ignore[arg-type]
+    except BaseException:
+        store.close()
+        raise
 
     async def run_one(job: Callable[[Engine], Awaitable[T]]) -> T:
-        return await job(engine)
+        if isinstance(runner, Engine):
+            return await job(runner)
+        result = await runner.run(job)  # type: ignore[arg-type]
+        job.save(result, Path(job.run_dir))  # type: ignore[attr-defined]
+        return result
 
     try:
-        outcomes = await gather_gated(jobs, concurrency, run_one, lambda: engine.stopping, engine.request_stop,
+        outcomes = await gather_gated(jobs, concurrency, run_one, lambda: runner.stopping, runner.request_stop,
                                       on_done)  # fmt: skip
     finally:
-        await engine.aclose()
+        await runner.aclose()
         store.close()
     results = settled_outcomes(outcomes, unit)
     if permanent_failures is not None:
-        permanent_failures.update(engine.permanent_failures)
+        permanent_failures.update(runner.permanent_failures)
     return results
+
+
+def _ray_units(store: RunStore, cache: ResponseCache | None, config: EngineConfig, first: RunUnit) -> RayUnits:
+    """The Ray workers that run a run's units (of `first`'s model), checking the sandbox when the agent has the shell
+    tool."""
+    from lexprobe.engine.ray_units import RayUnits
+
+    return RayUnits(store, cache, config, first.settings.model, missing_sandbox if first.settings.shell else None)
 
 
 async def gather_gated(
