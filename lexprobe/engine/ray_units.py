@@ -1,20 +1,14 @@
 """Whole units of work on Ray workers (`--ray` for investigation runs), this process the only writer of the store.
 
-**A unit** (an investigation episode, a QA question: `RemoteUnit`) is plain data that runs itself through an engine
-(`run_on_worker`); every model request it makes has an id starting `<name>|`. The unit runs on a Ray worker
-(`UnitWorker`: a `ray_executor.ModelWorker`, so one open model per worker, loaded once), through an `Engine` of its
-own over a `StreamingStore`: an in-memory run store seeded with the answers the run store already holds for the
-unit (`RunStore.answered_under`), so a resumed unit replays them and sends only what is missing, as a local rerun
-does. That store keeps every row written to it as an event; the driver (`RayUnits`) fetches the events (`events`, a
-long poll) and commits each as it arrives: every request, answer (with its `ok` row), retry and failure row, and the
-response cache's entries. The worker's engine reads no cache: a cached answer is replayed only by a local run.
-
-The driver uses `ray_executor.WorkerPool` (placement, the checks on every worker before the first unit, the least
-busy worker for each unit, replacement), keeps at most the caller's concurrency of units in flight, and has the face
-of an `Engine` to its caller (`stopping`, `request_stop`, `permanent_failures`, `aclose`). A worker that dies costs
-only the unit's calls in flight: their `retry` rows name the dead worker, the worker is replaced, and the unit runs
-again, replaying every answer that was committed. A unit whose worker dies more than `--max-retries` times ends the
-run (exit 1; rerun to resume). Ctrl-C asks every worker to stop its units at their next model call.
+A unit (`RemoteUnit`: an investigation episode, a QA question) is plain data that runs itself through an engine;
+every request it makes has an id starting `<name>|`. It runs on a `UnitWorker` (a `ModelWorker`: one open model per
+worker) through an `Engine` of its own over a `StreamingStore`, an in-memory store seeded with the answers the run
+store holds for the unit (so a resumed unit replays them, as a local rerun does) that keeps every row written to it
+as an event. The driver (`RayUnits`, on `ray_executor.WorkerPool`) fetches the events (a long poll) and commits each
+as it arrives: requests, answers with their `ok` rows, retry and failure rows, the response cache's entries (the
+workers' engines read no cache). A worker that dies costs only the unit's calls in flight: their `retry` rows name
+it, it is replaced, and the unit runs again, replaying what was committed; more than `--max-retries` deaths end the
+run (exit 1). Ctrl-C asks every worker to stop its units at their next model call.
 """
 
 from __future__ import annotations

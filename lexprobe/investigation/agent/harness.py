@@ -188,13 +188,9 @@ class Agent:
                 budget.check(step)
             except LimitsExceeded as spent:
                 tools_open = False
-                notice = self.settings.prompts.render(
-                    "budget_spent.j2",
-                    reason=str(spent),
-                    task=self.task,
-                    tool_budget=budget.tool_calls,
-                    turn_budget=budget.turns,
-                )
+                notice = self.settings.prompts.render("budget_spent.j2", reason=str(spent), task=self.task,
+                                                      tool_budget=budget.tool_calls,
+                                                      turn_budget=budget.turns)  # fmt: skip
                 self._say(messages, Message(role="user", content=notice))
             self.save()
         return ""
@@ -203,16 +199,11 @@ class Agent:
                   model: str | None = None) -> Response:  # fmt: skip
         """Send one request through the engine (or replay its stored answer); a judge's call (`model` given) is not
         counted in the agent's usage. Raises EpisodeFailed when the request stays unanswered."""
-        request = Request(
-            model=model or self.settings.model,
-            messages=tuple(messages),
-            tools=tools,
-            temperature=self.settings.temperature,
-            max_tokens=self.settings.max_tokens,
-            sample_index=self.episode.epoch,  # epochs are distinct samples unless the temperature is 0
-            id=request_id,
-            tags={"episode": self.episode.episode_id},
-        )
+        settings, episode = self.settings, self.episode
+        # epochs are distinct samples (`sample_index`) unless the temperature is 0
+        request = Request(model=model or settings.model, messages=tuple(messages), tools=tools,
+                          temperature=settings.temperature, max_tokens=settings.max_tokens,
+                          sample_index=episode.epoch, id=request_id, tags={"episode": episode.episode_id})  # fmt: skip
         # the agent's turns never wait for a batch (`--batch`): only a judge's single-turn call (`model`) may
         await self.engine.run([request], synchronous=model is None)
         response = self.engine.store.response(request_id)
@@ -223,7 +214,7 @@ class Agent:
             raise EpisodeFailed(f"no answer to {request_id} after retries; rerun the same command to resume")
         if model is None and request_id not in self._counted:
             self._counted.add(request_id)
-            usage, episode = response.usage, self.episode
+            usage = response.usage
             episode.input_tokens += usage.input_tokens
             episode.output_tokens += usage.output_tokens
             if episode.cost_usd is not None:
@@ -267,17 +258,8 @@ class Agent:
 class EpisodeRunner:
     """Runs one episode: Turn 1 with tools (an `Agent`), then Turn 2 without."""
 
-    def __init__(
-        self,
-        engine: Engine,
-        view: CorpusView,
-        settings: HarnessSettings,
-        epoch: int,
-        run_dir: Path,
-        episode_name: str | None = None,
-        *,
-        corpus_hash: str = "",
-    ) -> None:
+    def __init__(self, engine: Engine, view: CorpusView, settings: HarnessSettings, epoch: int, run_dir: Path,
+                 episode_name: str | None = None, *, corpus_hash: str = "") -> None:  # fmt: skip
         env = view.environment
         name = episode_name or episode_id(env.case.case_id, settings.model, epoch, env.ablation)
         self.agent = Agent(engine, view, settings, run_dir, name, epoch=epoch, corpus_hash=corpus_hash)

@@ -1,11 +1,6 @@
-"""How the agent's tools travel between lexprobe and the model: the two tool protocols of `HarnessSettings.protocol`.
-
-`native` passes the tools to the backend's own tool calling (every backend of lexprobe has it): the request offers
-the tool specs, the reply's tool calls are the calls, and each result goes back as a `tool` message. `text`
-describes the tools in a system message (`text_protocol.j2`) for models served without tool calling: the request
-offers no tools, the calls are the reply's `TOOL: {"name": ..., "arguments": {...}}` lines, and each result goes
-back as a user message. The harness's loop is the same for both; only these four steps differ.
-"""
+"""The two tool protocols of `HarnessSettings.protocol`: how the agent's tools travel between lexprobe and the model
+(`native`: the backend's tool calling, every backend of lexprobe has it; `text`: `TOOL: {"name": ..., "arguments":
+{...}}` lines). The harness's loop is the same for both; only these steps differ."""
 
 from __future__ import annotations
 
@@ -36,12 +31,13 @@ def parse_text_calls(text: str, step: int) -> tuple[ToolCall, ...]:
 
 @dataclass(frozen=True)
 class NativeTools:
-    """The backend's own tool calling."""
+    """The backend's own tool calling: the request offers the tools, the reply's tool calls are the calls, and each
+    result goes back as a `tool` message."""
 
     specs: tuple[ToolSpec, ...]
 
     def opening(self, prompt: str) -> list[Message]:
-        """The messages a tool-using turn starts with: the task prompt."""
+        """The messages a tool-using turn starts with."""
         return [Message(role="user", content=prompt)]
 
     def offered(self) -> tuple[ToolSpec, ...]:
@@ -62,40 +58,32 @@ class NativeTools:
 
 
 @dataclass(frozen=True)
-class TextTools:
-    """Tools described in the prompt and called with `TOOL:` lines."""
+class TextTools(NativeTools):
+    """For models served without tool calling: a system message describes the tools (`text_protocol.j2`), the request
+    offers none, the calls are the reply's `TOOL:` lines, and each result goes back as a user message."""
 
-    specs: tuple[ToolSpec, ...]
     prompts: PromptSet
 
     def opening(self, prompt: str) -> list[Message]:
-        """The protocol's description as a system message, then the task prompt."""
         protocol = self.prompts.render("text_protocol.j2", tools=list(self.specs))
-        return [Message(role="system", content=protocol), Message(role="user", content=prompt)]
+        return [Message(role="system", content=protocol), *super().opening(prompt)]
 
     def offered(self) -> tuple[ToolSpec, ...]:
-        """No tools through the backend: the prompt describes them."""
         return ()
 
     def calls(self, response: Response, step: int) -> tuple[ToolCall, ...]:
-        """The `TOOL:` lines of the reply (`parse_text_calls`)."""
         return parse_text_calls(response.text, step)
 
     def assistant(self, response: Response, calls: tuple[ToolCall, ...]) -> Message:
-        """The reply's text alone: its calls are in it."""
-        return Message(role="assistant", content=response.text)
+        return Message(role="assistant", content=response.text)  # its calls are in its text
 
     def result(self, call: ToolCall, output: str) -> Message:
-        """A user message naming the tool."""
         return Message(role="user", content=f"Result of {call.name}:\n{output}")
 
 
-ToolProtocol = NativeTools | TextTools
-
-
-def tool_protocol(name: str, specs: list[ToolSpec], prompts: PromptSet) -> ToolProtocol:
+def tool_protocol(name: str, specs: list[ToolSpec], prompts: PromptSet) -> NativeTools:
     """The protocol `name` (`native` or `text`) over the tools `specs`."""
     return TextTools(tuple(specs), prompts) if name == "text" else NativeTools(tuple(specs))
 
 
-__all__ = ["NativeTools", "TextTools", "ToolProtocol", "parse_text_calls", "tool_protocol"]
+__all__ = ["NativeTools", "TextTools", "parse_text_calls", "tool_protocol"]

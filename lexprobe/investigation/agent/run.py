@@ -169,8 +169,7 @@ async def run_gated(
         return result
 
     try:
-        outcomes = await gather_gated(jobs, concurrency, run_one, lambda: runner.stopping, runner.request_stop,
-                                      on_done)  # fmt: skip
+        outcomes = await gather_gated(jobs, concurrency, run_one, runner, on_done)
     finally:
         await runner.aclose()
         store.close()
@@ -189,28 +188,25 @@ def _ray_units(store: RunStore, cache: ResponseCache | None, config: EngineConfi
 
 
 async def gather_gated(
-    jobs: Sequence[J],
-    concurrency: int,
-    run_one: Callable[[J], Awaitable[T]],
-    stopping: Callable[[], bool],
-    stop_all: Callable[[], None],
+    jobs: Sequence[J], concurrency: int, run_one: Callable[[J], Awaitable[T]], runner: Engine | RayUnits,
     on_done: Callable[[T], None] | None,
-) -> list[T | BaseException]:
+) -> list[T | BaseException]:  # fmt: skip
     """Run `run_one` on each job, at most `concurrency` at a time, and return each job's result or exception in
-    order. A job not started once `stopping()` is true raises `Interrupted`; the first job that fails (but for
-    `Interrupted`) calls `stop_all()` so the others stop at their next model call; `on_done` sees each result."""
+    order. A job not started once `runner.stopping` raises `Interrupted`; the first job that fails (but for
+    `Interrupted`) calls `runner.request_stop()` so the others stop at their next model call; `on_done` sees each
+    result."""
     gate = asyncio.Semaphore(max(concurrency, 1))
 
     async def one(job: J) -> T:
         async with gate:
-            if stopping():
+            if runner.stopping:
                 raise Interrupted("not started")
             try:
                 result = await run_one(job)
             except Interrupted:
                 raise
             except BaseException:
-                stop_all()
+                runner.request_stop()
                 raise
             if on_done is not None:
                 on_done(result)
