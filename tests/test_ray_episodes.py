@@ -169,7 +169,6 @@ def test_a_worker_refuses_an_environment_missing_or_different_on_its_node(tmp_pa
     """The worker opens the environment itself: one absent at the driver's path, or one whose corpus hash differs
     from the driver's, is refused with a line saying which (the driver adds the node's name)."""
     from lexprobe.investigation.agent.harness import HarnessSettings
-    from lexprobe.investigation.agent.ray_worker import UnitWorker
     from lexprobe.investigation.agent.run_unit import EpisodeUnit
     from lexprobe.investigation.sample import build_sample_environment
     from lexprobe.models.errors import ModelConfigError
@@ -178,10 +177,9 @@ def test_a_worker_refuses_an_environment_missing_or_different_on_its_node(tmp_pa
     script = tmp_path / "agent.jsonl"
     script.write_text('{"text": "Summary."}\n')
     spec = f"scripted:{script}"
-    worker = UnitWorker(spec, None)
     unit = EpisodeUnit(env_dir=str(tmp_path / "elsewhere"), corpus_hash="abc", settings=HarnessSettings(model=spec),
                        name="e|x", run_dir=tmp_path / "run")  # fmt: skip
     with pytest.raises(ModelConfigError, match="elsewhere is not on this node: put every environment at the same"):
-        worker._view(unit)
+        unit.worker_view()
     with pytest.raises(ModelConfigError, match=r"holds another corpus on this node \(hash \w+ here, abc on the"):
-        worker._view(replace(unit, env_dir=str(env)))
+        replace(unit, env_dir=str(env)).worker_view()

@@ -14,15 +14,17 @@ per-actor concurrency) and each engine worker awaits its actor task's `ObjectRef
 `ray.wait`), so answers are committed in completion order, one transaction each, by the driver alone. An actor
 picks no request itself: the driver sends each to the actor with the fewest calls outstanding.
 
-Investigation episodes and QA questions run whole on the workers instead (their tools need the environment and the
-sandbox where the agent runs): `investigation.agent.ray_units` drives them with a pool of this module's
-`RayModel` (`worker_class`), and the driver still writes every row.
+The pool of actors (`WorkerPool`: sizing, placement, start checks, the least busy actor for each call, replacing a
+dead one) serves two kinds of work: `RayModel`'s single requests here, and whole units of work (investigation
+episodes and QA questions, whose tools need the environment and the sandbox where the agent runs) in `ray_units.py`,
+whose driver still writes every row.
 
 Faults: a worker that dies (its process killed, its node lost) fails the calls it held with a transient error, so
 the engine retries them exactly as a dropped connection (a `retry` telemetry row, then another actor); the dead
 actor is replaced by a fresh one. Each actor checks on start that its node can open the model (the package, the
 GGUF file at the same path) and that it runs the driver's lexprobe version and sees the same model file (the
-response cache keys on it); a node that fails a check ends the run naming the node.
+response cache keys on it), and passes the caller's `node_check` (the shell tool's sandbox); a node that fails a
+check ends the run naming the node.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ import logging
 import os
 import pickle
 import socket
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -125,10 +128,11 @@ class ModelWorker:
     """A Ray actor's state: one open model. Created with `ray.remote(ModelWorker)`; never raises from `__init__`
     (a problem is reported by `describe`, which names the node)."""
 
-    def __init__(self, spec: str, threads: int | None) -> None:
+    def __init__(self, spec: str, threads: int | None, node_check: Callable[[], str | None] | None = None) -> None:
         self.spec = spec
         self.model: Model | None = None
         self.problem: str | None = None
+        self.node_check = node_check  # what else the node needs: a function returning what is missing, or None
         try:
             check_model(spec)
             self.model = open_model(spec)
@@ -139,7 +143,8 @@ class ModelWorker:
             self.model.n_threads = threads  # type: ignore[attr-defined]
 
     def describe(self) -> dict[str, Any]:
-        """Return where this worker runs and what it serves: node, pid, lexprobe version, model identity, problem."""
+        """Return where this worker runs and what it serves: node, pid, lexprobe version, model identity, problem,
+        and what `node_check` found missing."""
         import ray
 
         return {
@@ -149,6 +154,7 @@ class ModelWorker:
             "version": _lexprobe_version(),
             "identity": model_identity(self.spec) if self.problem is None else None,
             "problem": self.problem,
+            "missing": self.node_check() if self.node_check is not None else None,
         }
 
     async def generate(self, request: Request) -> tuple[str, Any]:
@@ -170,7 +176,7 @@ class ModelWorker:
 
 
 @dataclass
-class _Slot:
+class Slot:
     """One actor of the pool: its handle, its start check, the calls it holds, and how many times it was
     replaced (so that several calls failing on one dead actor replace it once)."""
 
@@ -179,6 +185,24 @@ class _Slot:
     generation: int = 0
     outstanding: int = 0
     info: dict[str, Any] = field(default_factory=dict)
+
+
+class WorkerLost(TransientModelError):
+    """The worker holding a call died (its process killed, its node lost); it was replaced. Transient: the engine
+    retries the call as it would after a dropped connection."""
+
+
+def lost_errors() -> tuple[type[BaseException], ...]:
+    """The Ray errors that mean an actor or its node is gone."""
+    import ray.exceptions
+
+    return (ray.exceptions.RayActorError, ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError,
+            ray.exceptions.ObjectLostError)  # fmt: skip
+
+
+async def ray_result(ref: Any) -> Any:
+    """Await a Ray task's result (also a Ray Client ref, which has no `__await__`)."""
+    return await asyncio.wrap_future(ref.future())
 
 
 def _backend_class(parsed: ModelSpec) -> type[Model]:
@@ -202,27 +226,24 @@ def _default_concurrency(parsed: ModelSpec, inner: type[Model]) -> int:
     return inner.default_concurrency
 
 
-class RayModel(Model):
-    """`spec` served by a pool of Ray actors (see the module docstring). `default_concurrency` is the number of
-    calls the engine keeps in flight: actors x per-actor concurrency. `worker_class` is the actor's class (a
-    subclass of `ModelWorker`: the investigation's episode workers are one)."""
+class WorkerPool:
+    """Ray actors (`worker_class`: a `ModelWorker`), each with its own client of `spec` (see the module docstring).
+    `per_actor` calls run on each actor at once (`concurrency`, else the model's default); an actor takes
+    `max_concurrency` calls at once, `per_actor` and one for `describe` unless given."""
 
-    worker_class: type[ModelWorker] = ModelWorker
-
-    def __init__(self, spec: str, address: str, *, workers: int | None = None, concurrency: int | None = None):
-        parsed = check_model(spec)
-        super().__init__(parsed)
+    def __init__(self, spec: str, address: str, worker_class: type[ModelWorker] = ModelWorker, *,
+                 workers: int | None = None, concurrency: int | None = None, max_concurrency: int | None = None,
+                 node_check: Callable[[], str | None] | None = None) -> None:  # fmt: skip
+        self.spec = check_model(spec)
         join_ray(address)
         import ray
 
-        inner = _backend_class(parsed)
-        self.default_timeout_s = inner.default_timeout_s
-        self.embedded = parsed.backend == "local"
+        self.inner = _backend_class(self.spec)
         # The embedded model computes: one CPU per actor, and as many actors as the cluster has free CPUs. An
         # endpoint client only waits on its server: no CPU reserved, one actor per node.
-        self.cpus = 1 if self.embedded else 0
+        self.cpus = 1 if self.spec.backend == "local" else 0
         if workers is None:
-            if self.embedded:
+            if self.cpus:
                 workers = int(ray.available_resources().get("CPU", 1))
             else:
                 workers = sum(1 for node in ray.nodes() if node.get("Alive"))
@@ -234,40 +255,53 @@ class RayModel(Model):
         if self.cpus and workers == 0:
             raise ModelConfigError(f"{spec}: no free CPU in the Ray cluster for its workers (other workers hold all "
                                    f"{total}): use one spec for the model and its judge, or add nodes")  # fmt: skip
-        self.per_actor = concurrency or _default_concurrency(parsed, inner)
-        self.default_concurrency = self.size * self.per_actor
+        self.per_actor = concurrency or _default_concurrency(self.spec, self.inner)
+        self.max_concurrency = max_concurrency or max(2, self.per_actor + 1)
+        self.node_check = node_check
         self.identity = model_identity(spec)
-        self._remote = ray.remote(self.worker_class)
+        self._remote = ray.remote(worker_class)
         self._nodes = [node["NodeID"] for node in ray.nodes() if node.get("Alive")]
         self._started = 0
         self.slots = [self._start() for _ in range(self.size)]
         self._checked = False
         self._check_lock = asyncio.Lock()
 
-    def _start(self) -> _Slot:
+    def _start(self) -> Slot:
         actor = self._remote.options(
             num_cpus=self.cpus,
-            max_concurrency=self.max_concurrency(),
+            max_concurrency=self.max_concurrency,
             max_restarts=0,
             max_task_retries=0,
             scheduling_strategy=self._placement(),
-        ).remote(self.spec.raw, self.cpus or None)
+        ).remote(self.spec.raw, self.cpus or None, self.node_check)
         self._started += 1
-        return _Slot(actor, actor.describe.remote())
+        return Slot(actor, actor.describe.remote())
 
-    def max_concurrency(self) -> int:
-        """The calls one actor runs at once: its share of the calls in flight, and one more for `describe`."""
-        return max(2, self.per_actor + 1)
+    def _placement(self) -> Any:
+        """Where the next actor goes. The embedded model reserves a CPU, so Ray's SPREAD spreads it over the nodes'
+        free CPUs; an endpoint client reserves nothing, which SPREAD leaves on one node, so it is pinned to the
+        nodes alive when it starts, in turn."""
+        import ray
 
-    async def _check(self, slot: _Slot) -> None:
+        if not self.cpus:
+            self._nodes = [node["NodeID"] for node in ray.nodes() if node.get("Alive")] or self._nodes
+        if self.cpus or not self._nodes:
+            return "SPREAD"
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        # strict: a node that joined a moment ago is waited for, not skipped (soft affinity falls back to another node
+        # while the new node's resources are not yet known); a replacement takes the nodes alive then
+        return NodeAffinitySchedulingStrategy(node_id=self._nodes[self._started % len(self._nodes)], soft=False)
+
+    async def _check(self, slot: Slot) -> None:
         """Await `slot`'s start; raise `ModelConfigError` naming the node when it cannot serve this model as the
-        driver would."""
+        driver would, or lacks what `node_check` looks for."""
         if slot.info:
             return
         import ray.exceptions
 
         try:
-            info = await asyncio.wait_for(asyncio.wrap_future(slot.ready.future()), START_TIMEOUT_S)
+            info = await asyncio.wait_for(ray_result(slot.ready), START_TIMEOUT_S)
         except TimeoutError:
             raise ModelConfigError(
                 f"{self.spec.raw}: no Ray worker started within {START_TIMEOUT_S:g}s (does the cluster have "
@@ -286,73 +320,52 @@ class RayModel(Model):
         if info["identity"] != self.identity:
             raise ModelConfigError(f"{where} sees another model file than the driver ({info['identity']} there, "
                                    f"{self.identity} here)")  # fmt: skip
+        if info["missing"]:
+            raise ModelConfigError(f"{where}: {info['missing']}")
         slot.info = info
 
-    def _placement(self) -> Any:
-        """Where the next actor goes. The embedded model reserves a CPU, so Ray's SPREAD spreads it over the nodes'
-        free CPUs; an endpoint client reserves nothing, which SPREAD leaves on one node, so it is pinned to the
-        nodes alive when it starts, in turn."""
-        import ray
-
-        if not self.cpus:
-            self._nodes = [node["NodeID"] for node in ray.nodes() if node.get("Alive")] or self._nodes
-        if self.cpus or not self._nodes:
-            return "SPREAD"
-        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
-
-        # strict: a node that joined a moment ago is waited for, not skipped (soft affinity falls back to another node
-        # while the new node's resources are not yet known); a replacement takes the nodes alive then
-        return NodeAffinitySchedulingStrategy(node_id=self._nodes[self._started % len(self._nodes)], soft=False)
-
     async def workers(self) -> list[dict[str, Any]]:
-        """Return each actor's `describe()` record (node, pid, ...), once it has started."""
+        """Return each actor's `describe()` record (node, pid, ...), once it has started and passed its checks."""
         for slot in self.slots:
             await self._check(slot)
         return [dict(slot.info) for slot in self.slots]
 
-    async def generate(self, request: Request) -> Response:
-        """Send `request` to the actor with the fewest calls outstanding and return its answer; a worker that died
-        raises `TransientModelError` (the engine retries) and is replaced."""
-        import ray.exceptions
-
+    async def check_all(self) -> None:
+        """Before the first call: wait for every actor and check it (a bad node fails the run now), and log where
+        they run."""
         if not self._checked:
             async with self._check_lock:
                 if not self._checked:
-                    for slot in self.slots:  # the first call checks every worker: a bad node fails the run now
-                        await self._check(slot)
+                    logger.info("ray: %s", placement(await self.workers()))
                     self._checked = True
-                    logger.info("ray: %s", placement([slot.info for slot in self.slots]))
+
+    @contextlib.asynccontextmanager
+    async def lease(self) -> AsyncIterator[tuple[Any, dict[str, Any]]]:
+        """The actor with the fewest calls outstanding, started and checked, and its start report, for one call; a
+        worker that dies under the call is replaced and `WorkerLost` raised naming it."""
         slot = min(self.slots, key=lambda s: s.outstanding)
         generation = slot.generation
         slot.outstanding += 1
-        ref = None
         info = slot.info  # this call's worker: `_replace` gives the slot a new record when another call saw it die
         try:
             await self._check(slot)  # a replacement's start
             info = slot.info
-            ref = slot.actor.generate.remote(request)
-            status, value = await asyncio.wrap_future(ref.future())  # also a Ray Client ref, which has no __await__
-        except asyncio.CancelledError:
-            if ref is not None:
-                with contextlib.suppress(Exception):
-                    ray.cancel(ref)
-            raise
-        except ray.exceptions.TaskCancelledError:
-            raise CallInterrupted("the Ray task was cancelled") from None
-        except (ray.exceptions.RayActorError, ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError,
-                ray.exceptions.ObjectLostError) as exc:  # fmt: skip
+            yield slot.actor, info
+        except lost_errors() as exc:
             self._replace(slot, generation)
-            raise TransientModelError(f"Ray worker on {worker_place(info)} died ({type(exc).__name__})") from None
+            raise WorkerLost(f"Ray worker on {worker_place(info)} died ({type(exc).__name__})") from None
         finally:
             slot.outstanding -= 1
-        if status == "ok":
-            return value
-        error = unpack_error(*value)
-        if isinstance(error, ModelConfigError):  # the model does not load there: say where
-            raise ModelConfigError(f"{self.spec.raw}: Ray worker on node {info.get('node', 'unknown')}: {error}")
-        raise error
 
-    def _replace(self, slot: _Slot, generation: int) -> None:
+    def error(self, packed: tuple[str, str, Any], info: dict[str, Any]) -> BaseException:
+        """The error a worker (its start report `info`) sent back as `pack_error`, the node named when the model
+        does not load there."""
+        error = unpack_error(*packed)
+        if isinstance(error, ModelConfigError):
+            return ModelConfigError(f"{self.spec.raw}: Ray worker on node {info.get('node', 'unknown')}: {error}")
+        return error
+
+    def _replace(self, slot: Slot, generation: int) -> None:
         """Replace `slot`'s dead actor by a new one, unless another failed call already did."""
         if slot.generation != generation:
             return
@@ -363,10 +376,6 @@ class RayModel(Model):
         fresh = self._start()
         slot.actor, slot.ready, slot.info = fresh.actor, fresh.ready, {}
         slot.generation += 1
-
-    def interrupt(self) -> None:
-        """Nothing to do here: the engine cancels each call it abandons (Ctrl-C, a timeout), and `generate` cancels
-        that call's Ray task, which interrupts the worker's model as a local call would be."""
 
     async def aclose(self) -> None:
         """Release every worker's model, then end the actors."""
@@ -383,6 +392,50 @@ class RayModel(Model):
             with contextlib.suppress(Exception):
                 ray.kill(slot.actor, no_restart=True)
         self.slots = []
+
+
+class RayModel(Model):
+    """`spec` served by a `WorkerPool` of `ModelWorker`s, one request a call (see the module docstring).
+    `default_concurrency` is the number of calls the engine keeps in flight: actors x per-actor concurrency."""
+
+    def __init__(self, spec: str, address: str, *, workers: int | None = None, concurrency: int | None = None):
+        self.pool = WorkerPool(spec, address, workers=workers, concurrency=concurrency)
+        super().__init__(self.pool.spec)
+        self.default_timeout_s = self.pool.inner.default_timeout_s
+        self.default_concurrency = self.pool.size * self.pool.per_actor
+
+    async def workers(self) -> list[dict[str, Any]]:
+        """Each worker's start report (`WorkerPool.workers`)."""
+        return await self.pool.workers()
+
+    async def generate(self, request: Request) -> Response:
+        """Send `request` to the actor with the fewest calls outstanding and return its answer; a worker that died
+        raises `WorkerLost` (transient: the engine retries) and is replaced."""
+        import ray.exceptions
+
+        await self.pool.check_all()
+        try:
+            async with self.pool.lease() as (actor, info):
+                ref = actor.generate.remote(request)
+                try:
+                    status, value = await ray_result(ref)
+                except asyncio.CancelledError:
+                    with contextlib.suppress(Exception):
+                        ray.cancel(ref)
+                    raise
+        except ray.exceptions.TaskCancelledError:
+            raise CallInterrupted("the Ray task was cancelled") from None
+        if status == "ok":
+            return value
+        raise self.pool.error(value, info)
+
+    def interrupt(self) -> None:
+        """Nothing to do here: the engine cancels each call it abandons (Ctrl-C, a timeout), and `generate` cancels
+        that call's Ray task, which interrupts the worker's model as a local call would be."""
+
+    async def aclose(self) -> None:
+        """Release every worker's model, then end the actors."""
+        await self.pool.aclose()
 
 
 def open_ray_model(spec: str, address: str, *, workers: int | None = None, concurrency: int | None = None) -> Model:

@@ -16,7 +16,6 @@ command line, before the first episode starts) and recorded in each episode.
 from __future__ import annotations
 
 import logging
-import shutil
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -98,20 +97,6 @@ class CorpusView:
     @cached_property
     def _documents(self) -> dict[str, Document]:
         return {document.path: document for document in self.environment.documents}
-
-    def materialize(self, folder: Path) -> Path:
-        """Write every text under `folder/<corpus path>` (for the shell sandbox) and return `folder`.
-
-        The texts are written from memory (the checked texts, never links to cache files); rewritten from scratch
-        each time."""
-        folder = Path(folder)
-        if folder.exists():
-            shutil.rmtree(folder)
-        for path, text in self.texts.items():
-            target = folder / path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text, encoding="utf-8")
-        return folder
 
 
 def outside_documents(environment: Environment) -> list[str]:

@@ -1,8 +1,12 @@
-"""The two-turn investigation protocol (InvestigationWorlds, Section 3.1 and Appendix D.4).
+"""The investigating agent's loop (InvestigationWorlds, Section 3.1 and Appendix D.4) and the two-turn protocol.
 
-Turn 1: the investigation prompt with the tools enabled. The model calls tools until it writes a reply without a
-tool call (its summary). When the tool budget is spent, further calls in the same reply are denied (never run) and
-the model is told to write its summary; the turn budget (assistant replies in Turn 1) ends the loop the same way.
+`Agent` is the tool-using turn every task shares, in the shape of mini-swe-agent's `DefaultAgent`: ask the model,
+record its reply, run the calls it made, tell it the results, until it replies without a call. Two objects hold what
+varies: the tool protocol (`protocol.py`: native tool calling or `TOOL:` lines) and the `Budget` of tool calls and
+assistant replies, which raises `LimitsExceeded` once spent; the model is then told so (`budget_spent.j2`), further
+calls are denied (never run) and its next reply, with no tools offered, ends the turn. A task composes an `Agent`:
+`EpisodeRunner` (Turn 1, then Turn 2) here, `qa.runner.QARunner` (the answer, then the rubric judge).
+
 Turn 2: a new conversation holding only the model's own summary and the hypotheses, shuffled per episode with a
 recorded seed and labelled H1..Hn; no tools; verdicts A/B/C as a JSON array, parsed leniently, anything
 unreadable recorded as unparsed and never turned into a verdict; a reply that copies the prompt's example is flagged
@@ -11,33 +15,28 @@ unreadable recorded as unparsed and never turned into a verdict; a reply that co
 Every model call goes through the engine (cache, retries, telemetry in RUN_DIR/run.sqlite) with a deterministic id
 (`<episode>|t1|<step>`, `<episode>|t2`), and the episode record is saved after every step. Rerunning the same
 command replays the stored replies and recomputes the (deterministic) tool outputs, so a killed run resumes at the
-last completed step at no model cost.
-
-Tool protocols: `native` passes the tools to the backend's own tool calling (every backend of lexprobe has it); `text`
-describes them in the prompt and reads `TOOL: {"name": ..., "arguments": {...}}` lines from the reply, for models
-served without tool calling.
+last completed step at no model cost. Tools run in the `Toolbox` (the shell in its sandbox).
 """
 
 from __future__ import annotations
 
-import json
 import random
-import re
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from lexprobe.engine.executor import Engine
 from lexprobe.investigation.agent.corpus_view import CorpusView
-from lexprobe.investigation.agent.episode import Episode, HypothesisVerdict, ToolCallRecord
+from lexprobe.investigation.agent.episode import EPISODES_DIR, Episode, HypothesisVerdict, ToolCallRecord
 from lexprobe.investigation.agent.prompts import CORPUS_PATH, PromptSet, case_type, package_prompts
+from lexprobe.investigation.agent.protocol import tool_protocol
 from lexprobe.investigation.agent.tools import Toolbox, tool_specs
-from lexprobe.investigation.agent.verdict_example import copies_example
+from lexprobe.investigation.agent.verdict_example import NO_SUMMARY, copies_example
 from lexprobe.investigation.agent.verdicts import parse_verdicts
 from lexprobe.investigation.environment.format import Hypothesis
-from lexprobe.models.types import Message, Request, Response, ToolCall
+from lexprobe.models.types import Message, Request, Response, ToolCall, ToolSpec
 
-_TEXT_CALL = re.compile(r"^\s*TOOL:\s*(.+?)\s*$", re.MULTILINE)
 #: Budgets of Appendix A: the investigation's Turn 1 (both providers), and factual QA (the paper's Claude Agent SDK
 #: setting: 15 turns, 30 tool calls; its OpenAI Agents SDK setting is 50 turns, 30 tool calls).
 INVESTIGATION_TOOL_BUDGET, INVESTIGATION_TURN_BUDGET = 30, 25
@@ -75,9 +74,31 @@ class EpisodeFailed(RuntimeError):
     """A model call stayed unanswered after the engine's retries (the run can be resumed)."""
 
 
-def render_template(name: str, **variables: object) -> str:
-    """Render one of lexprobe's own prompt templates (a run renders its `HarnessSettings.prompts`)."""
-    return package_prompts().render(name, **variables)
+class LimitsExceeded(Exception):
+    """The tool or turn budget of the tool-using turn is spent; the message is the reason the model is told."""
+
+
+@dataclass
+class Budget:
+    """The tool calls and assistant replies a tool-using turn may take."""
+
+    tool_calls: int
+    turns: int
+    used: int = 0
+
+    def take(self) -> bool:
+        """Count one more tool call run; False (nothing counted) when none is left."""
+        if self.used >= self.tool_calls:
+            return False
+        self.used += 1
+        return True
+
+    def check(self, step: int) -> None:
+        """Raise `LimitsExceeded` once every tool call is used or reply `step` was the last turn."""
+        if self.used >= self.tool_calls:
+            raise LimitsExceeded(f"You have used all {self.tool_calls} tool calls.")
+        if step >= self.turns:
+            raise LimitsExceeded(f"You have used all {self.turns} turns.")
 
 
 def episode_id(case_id: str, model: str, epoch: int, level: str = "") -> str:
@@ -96,82 +117,93 @@ def shuffled(hypotheses: list[Hypothesis], seed: int, episode: str) -> list[Hypo
     return order
 
 
-def parse_text_calls(text: str, step: int) -> tuple[ToolCall, ...]:
-    """Return the `TOOL: {...}` calls of a text-protocol reply (malformed ones as calls with raw arguments)."""
-    calls = []
-    for index, match in enumerate(_TEXT_CALL.finditer(text or "")):
-        try:
-            payload = json.loads(match.group(1))
-            name, arguments = str(payload.get("name", "")), payload.get("arguments", {})
-            if not isinstance(arguments, dict):
-                raise ValueError("arguments is not an object")
-            calls.append(ToolCall(id=f"text_{step}_{index}", name=name, arguments=arguments))
-        except (ValueError, AttributeError):
-            calls.append(ToolCall(id=f"text_{step}_{index}", name="?", raw_arguments=match.group(1)))
-    return tuple(calls)
+class Agent:
+    """The tool-using turn of one episode or question, its record (`episode`) and every model call it makes."""
 
-
-class EpisodeRunner:
-    """Runs one episode: Turn 1 with tools, then Turn 2 without."""
-
-    task = "investigation"  # the `task` variable of budget_spent.j2 (the QA runner: "qa")
-
-    folder_name = "episodes"
-
-    def __init__(
-        self,
-        engine: Engine,
-        view: CorpusView,
-        settings: HarnessSettings,
-        epoch: int,
-        run_dir: Path,
-        episode_name: str | None = None,
-        *,
-        corpus_hash: str = "",
-    ) -> None:
+    def __init__(self, engine: Engine, view: CorpusView, settings: HarnessSettings, run_dir: Path, name: str, *,
+                 epoch: int = 0, corpus_hash: str = "", folder: str = EPISODES_DIR,
+                 task: str = "investigation") -> None:  # fmt: skip
         self.engine, self.view, self.settings, self.run_dir = engine, view, settings, run_dir
+        self.folder, self.task = folder, task  # where the record is saved; the `task` of budget_spent.j2
         env = view.environment
         self.toolbox = Toolbox(view, shell=settings.shell)
+        self.protocol = tool_protocol(settings.protocol, tool_specs(self.toolbox.shell_enabled), settings.prompts)
         self.episode = Episode(
-            episode_id=episode_name or episode_id(env.case.case_id, settings.model, epoch, env.ablation),
-            environment=env.case.case_id, corpus_hash=corpus_hash,
+            episode_id=name, environment=env.case.case_id, corpus_hash=corpus_hash,
             env_dir=str(view.env_dir), ablation=env.ablation, model=settings.model, epoch=epoch, seed=settings.seed,
             tool_budget=settings.tool_budget, turn_budget=settings.turn_budget, protocol=settings.protocol,
             shell_enabled=self.toolbox.shell_enabled, shell_note=self.toolbox.shell_disabled_reason or "",
             warnings=list(view.warnings),
         )  # fmt: skip
-        self._responses: set[str] = set()
+        self._counted: set[str] = set()  # the requests whose usage the episode holds
 
-    async def run(self) -> Episode:
-        """Run (or resume) both turns; returns the saved episode. Never raises for model failures: the episode is
-        saved with status `failed` and the reason."""
+    async def run(self, template: str, finish: Callable[[str], Awaitable[None]], **variables: object) -> Episode:
+        """Run (or resume) the tool-using turn on the prompt `template`, then `finish` with its final reply; return
+        the saved episode. Never raises for model failures: the episode is saved with status `failed` and the
+        reason."""
         started = time.perf_counter()
         try:
-            summary = await self._turn_one()
-            await self.finish(summary)
+            await finish(await self.solve(self.prompt(template, **variables)))
             self.episode.status = "complete"
         except EpisodeFailed as exc:
             self.episode.status, self.episode.error = "failed", str(exc)
         finally:
             self.toolbox.close()
             self.episode.wall_s = round(time.perf_counter() - started, 3)
-            self.episode.save(self.run_dir, self.folder_name)
+            self.save()
         return self.episode
 
-    async def _ask(self, request_id: str, messages: list[Message], tools: bool, model: str | None = None) -> Response:
+    def prompt(self, template: str, **variables: object) -> str:
+        """Render the task prompt `template` with the variables the Turn-1 and QA prompts share
+        (`prompts.PROMPT_VARIABLES`) and `variables`."""
+        settings = self.settings
+        return settings.prompts.render(
+            template, case_type=case_type(self.view.environment.case.category), exhibits_path=CORPUS_PATH,
+            tool_names=", ".join(self.toolbox.names), tool_budget=settings.tool_budget,
+            turn_budget=settings.turn_budget, tell_budget=settings.tell_budget, **variables,
+        )  # fmt: skip
+
+    async def solve(self, prompt: str) -> str:
+        """The tool-using turn: return the text of the reply that ends it (see the module docstring)."""
+        messages: list[Message] = []
+        for message in self.protocol.opening(prompt):
+            self._say(messages, message)
+        budget, tools_open = Budget(self.settings.tool_budget, self.settings.turn_budget), True
+        for step in range(1, self.settings.turn_budget + 2):
+            offered = self.protocol.offered() if tools_open else ()
+            response = await self.ask(f"{self.episode.episode_id}|t1|{step}", messages, offered)
+            self.episode.steps = step
+            calls = self.protocol.calls(response, step)
+            self._say(messages, self.protocol.assistant(response, calls))
+            if not calls or not tools_open:
+                for call in calls:  # asked for after the tools were closed: denied, never run
+                    self._deny(call, step)
+                self.episode.summary_truncated = response.finish_reason == "length"  # cut by the token cap
+                self.save()
+                return response.text
+            for call in calls:
+                output = self._execute(call, step) if budget.take() else self._deny(call, step)
+                self._say(messages, self.protocol.result(call, output))
+            try:
+                budget.check(step)
+            except LimitsExceeded as spent:
+                tools_open = False
+                notice = self.settings.prompts.render("budget_spent.j2", reason=str(spent), task=self.task,
+                                                      tool_budget=budget.tool_calls,
+                                                      turn_budget=budget.turns)  # fmt: skip
+                self._say(messages, Message(role="user", content=notice))
+            self.save()
+        return ""
+
+    async def ask(self, request_id: str, messages: list[Message], tools: tuple[ToolSpec, ...] = (),
+                  model: str | None = None) -> Response:  # fmt: skip
         """Send one request through the engine (or replay its stored answer); a judge's call (`model` given) is not
         counted in the agent's usage. Raises EpisodeFailed when the request stays unanswered."""
-        specs = tool_specs(self.toolbox.shell_enabled) if tools and self.settings.protocol == "native" else []
-        request = Request(
-            model=model or self.settings.model,
-            messages=tuple(messages),
-            tools=tuple(specs),
-            temperature=self.settings.temperature,
-            max_tokens=self.settings.max_tokens,
-            sample_index=self.episode.epoch,  # epochs are distinct samples unless the temperature is 0
-            id=request_id,
-            tags={"episode": self.episode.episode_id},
-        )
+        settings, episode = self.settings, self.episode
+        # epochs are distinct samples (`sample_index`) unless the temperature is 0
+        request = Request(model=model or settings.model, messages=tuple(messages), tools=tools,
+                          temperature=settings.temperature, max_tokens=settings.max_tokens,
+                          sample_index=episode.epoch, id=request_id, tags={"episode": episode.episode_id})  # fmt: skip
         # the agent's turns never wait for a batch (`--batch`): only a judge's single-turn call (`model`) may
         await self.engine.run([request], synchronous=model is None)
         response = self.engine.store.response(request_id)
@@ -180,90 +212,26 @@ class EpisodeRunner:
             if permanent is not None:  # retrying cannot help: say why, and do not promise a resume
                 raise EpisodeFailed(f"{request_id} failed permanently: {permanent}")
             raise EpisodeFailed(f"no answer to {request_id} after retries; rerun the same command to resume")
-        if model is None and request_id not in self._responses:
-            self._responses.add(request_id)
+        if model is None and request_id not in self._counted:
+            self._counted.add(request_id)
             usage = response.usage
-            self.episode.input_tokens += usage.input_tokens
-            self.episode.output_tokens += usage.output_tokens
-            if self.episode.cost_usd is not None:
-                self.episode.cost_usd = None if response.cost_usd is None else self.episode.cost_usd + response.cost_usd
+            episode.input_tokens += usage.input_tokens
+            episode.output_tokens += usage.output_tokens
+            if episode.cost_usd is not None:
+                episode.cost_usd = None if response.cost_usd is None else episode.cost_usd + response.cost_usd
         return response
 
-    def _record(self, message: Message) -> None:
+    def record(self, message: Message) -> None:
+        """Add `message` to the episode's transcript."""
         self.episode.transcript.append(message.model_dump(mode="json", exclude_defaults=True))
 
-    def task_prompt(self) -> str:
-        """Return the Turn-1 prompt (the investigation prompt; the QA runner asks its question instead)."""
-        return self.settings.prompts.render("investigate.j2", **self.prompt_context())
+    def save(self) -> None:
+        """Write the episode record into the run directory."""
+        self.episode.save(self.run_dir, self.folder)
 
-    def prompt_context(self) -> dict[str, object]:
-        """The variables the Turn-1 and QA prompts share (see `prompts.PROMPT_VARIABLES`)."""
-        settings = self.settings
-        return {
-            "case_type": case_type(self.view.environment.case.category),
-            "exhibits_path": CORPUS_PATH,
-            "tool_names": ", ".join(self.toolbox.names),
-            "tool_budget": settings.tool_budget,
-            "turn_budget": settings.turn_budget,
-            "tell_budget": settings.tell_budget,
-        }
-
-    def _first_prompt(self) -> list[Message]:
-        prompt = self.task_prompt()
-        messages = []
-        if self.settings.protocol == "text":
-            protocol = self.settings.prompts.render("text_protocol.j2", tools=tool_specs(self.toolbox.shell_enabled))
-            messages.append(Message(role="system", content=protocol))
-        messages.append(Message(role="user", content=prompt))
-        return messages
-
-    async def _turn_one(self) -> str:
-        messages = self._first_prompt()
-        for message in messages:
-            self._record(message)
-        used = 0
-        tools_open = True
-        for step in range(1, self.settings.turn_budget + 2):
-            response = await self._ask(f"{self.episode.episode_id}|t1|{step}", messages, tools_open)
-            self.episode.steps = step
-            calls = response.tool_calls if self.settings.protocol == "native" else parse_text_calls(response.text, step)
-            assistant = Message(role="assistant", content=response.text,
-                                tool_calls=calls if self.settings.protocol == "native" else ())  # fmt: skip
-            messages.append(assistant)
-            self._record(assistant)
-            if not calls or not tools_open:
-                for call in calls:  # asked for after the tools were closed: denied, never run
-                    self._deny(call, step)
-                self.episode.summary_truncated = response.finish_reason == "length"  # cut by the token cap
-                self.episode.save(self.run_dir, self.folder_name)
-                return response.text
-            results = []
-            for call in calls:
-                if used < self.settings.tool_budget:
-                    used += 1
-                    results.append((call, self._execute(call, step)))
-                else:
-                    results.append((call, self._deny(call, step)))
-            for call, output in results:
-                reply = (Message(role="tool", content=output, tool_call_id=call.id, name=call.name)
-                         if self.settings.protocol == "native"
-                         else Message(role="user", content=f"Result of {call.name}:\n{output}"))  # fmt: skip
-                messages.append(reply)
-                self._record(reply)
-            reason = None
-            if used >= self.settings.tool_budget:
-                reason = f"You have used all {self.settings.tool_budget} tool calls."
-            elif step >= self.settings.turn_budget:
-                reason = f"You have used all {self.settings.turn_budget} turns."
-            if reason:
-                tools_open = False
-                notice = Message(role="user", content=self.settings.prompts.render(
-                    "budget_spent.j2", reason=reason, task=self.task, tool_budget=self.settings.tool_budget,
-                    turn_budget=self.settings.turn_budget))  # fmt: skip
-                messages.append(notice)
-                self._record(notice)
-            self.episode.save(self.run_dir, self.folder_name)
-        return ""
+    def _say(self, messages: list[Message], message: Message) -> None:
+        messages.append(message)
+        self.record(message)
 
     def _deny(self, call: ToolCall, step: int) -> str:
         """Record a call that is not run because the budget is spent, and return what the model is told."""
@@ -286,28 +254,40 @@ class EpisodeRunner:
         ))  # fmt: skip
         return result.output
 
-    async def finish(self, summary: str) -> None:
-        """What follows Turn 1: the verdict turn (the QA runner grades the answer instead)."""
-        await self._turn_two(summary)
+
+class EpisodeRunner:
+    """Runs one episode: Turn 1 with tools (an `Agent`), then Turn 2 without."""
+
+    def __init__(self, engine: Engine, view: CorpusView, settings: HarnessSettings, epoch: int, run_dir: Path,
+                 episode_name: str | None = None, *, corpus_hash: str = "") -> None:  # fmt: skip
+        env = view.environment
+        name = episode_name or episode_id(env.case.case_id, settings.model, epoch, env.ablation)
+        self.agent = Agent(engine, view, settings, run_dir, name, epoch=epoch, corpus_hash=corpus_hash)
+
+    async def run(self) -> Episode:
+        """Run (or resume) both turns; returns the saved episode (`Agent.run`)."""
+        return await self.agent.run("investigate.j2", self._turn_two)
 
     async def _turn_two(self, summary: str) -> None:
-        self.episode.summary = summary
-        key = episode_id(self.episode.environment, self.settings.model, self.episode.epoch)  # level-free: same order
-        order = shuffled(self.view.environment.hypotheses, self.settings.seed, key)
+        agent = self.agent
+        episode, settings = agent.episode, agent.settings
+        episode.summary = summary
+        key = episode_id(episode.environment, settings.model, episode.epoch)  # level-free: same order
+        order = shuffled(agent.view.environment.hypotheses, settings.seed, key)
         items = [{"label": f"H{index}", "text": h.claim} for index, h in enumerate(order, start=1)]
-        prompt = self.settings.prompts.render("verdict.j2", summary=summary.strip() or "(no summary)",
-                                              hypotheses=items)  # fmt: skip
+        prompt = settings.prompts.render("verdict.j2", summary=summary.strip() or NO_SUMMARY,
+                                         hypotheses=items)  # fmt: skip
         message = Message(role="user", content=prompt)
-        self._record(message)
-        response = await self._ask(f"{self.episode.episode_id}|t2", [message], tools=False)
-        self._record(Message(role="assistant", content=response.text))
-        self.episode.verdict_reply = response.text
+        agent.record(message)
+        response = await agent.ask(f"{episode.episode_id}|t2", [message])
+        agent.record(Message(role="assistant", content=response.text))
+        episode.verdict_reply = response.text
         labels = [item["label"] for item in items]
         parsed = parse_verdicts(response.text, labels)
-        self.episode.verdicts = [
+        episode.verdicts = [
             HypothesisVerdict(label=label, hypothesis_id=h.hypothesis_id, kind=h.kind.value,
                               verdict=parsed.verdicts.get(label), reason=parsed.reasons.get(label, ""))
             for label, h in zip(labels, order, strict=True)
         ]  # fmt: skip
-        self.episode.unparsed = all(v.verdict is None for v in self.episode.verdicts)
-        self.episode.copied_example = copies_example(response.text, prompt, summary, labels)
+        episode.unparsed = all(v.verdict is None for v in episode.verdicts)
+        episode.copied_example = copies_example(response.text, prompt, summary, labels)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from lexprobe.engine.cache import ResponseCache
 from lexprobe.engine.config import EngineConfig
@@ -17,8 +17,11 @@ from lexprobe.errors import Interrupted
 from lexprobe.investigation.agent.corpus_view import CorpusView
 from lexprobe.investigation.agent.episode import EPISODES_DIR, Episode, safe_name
 from lexprobe.investigation.agent.harness import HarnessSettings, episode_id
-from lexprobe.investigation.agent.run_unit import EpisodeUnit, RunUnit
+from lexprobe.investigation.agent.run_unit import EpisodeUnit, RunUnit, missing_sandbox
 from lexprobe.investigation.environment.corpus_digest import corpus_hash
+
+if TYPE_CHECKING:
+    from lexprobe.engine.ray_units import RayUnits
 
 T = TypeVar("T")
 J = TypeVar("J")
@@ -147,53 +150,63 @@ async def run_gated(
     reason) when it is given, for the command to exit 2 with.
 
     With `config.ray`, jobs that are `RunUnit`s (episodes, QA questions) run whole on Ray workers instead, their
-    tools and sandbox there, and this process stays the only writer of `store` (`ray_units.run_units_on_ray`).
+    tools and sandbox there, and this process stays the only writer of `store` (`engine.ray_units.RayUnits`, which
+    checks every worker first: the model, the version, the model file, the sandbox when the agent has the shell tool);
+    each result is saved into its run directory as it ends.
     """
-    if config.ray is not None and jobs and all(isinstance(job, RunUnit) for job in jobs):
-        from lexprobe.investigation.agent.ray_units import run_units_on_ray
-
-        return await run_units_on_ray(store, cache, config, jobs, concurrency, on_done, unit=unit,  # type: ignore[arg-type]
-                                      permanent_failures=permanent_failures)  # fmt: skip
-    engine = Engine(store, cache, config)
+    on_ray = config.ray is not None and bool(jobs) and all(isinstance(job, RunUnit) for job in jobs)
+    try:
+        runner = _ray_units(store, cache, config, jobs[0]) if on_ray else Engine(store, cache, config)  # type: ignore[arg-type]
+    except BaseException:
+        store.close()
+        raise
 
     async def run_one(job: Callable[[Engine], Awaitable[T]]) -> T:
-        return await job(engine)
+        if isinstance(runner, Engine):
+            return await job(runner)
+        result = await runner.run(job)  # type: ignore[arg-type]
+        job.save(result, Path(job.run_dir))  # type: ignore[attr-defined]
+        return result
 
     try:
-        outcomes = await gather_gated(jobs, concurrency, run_one, lambda: engine.stopping, engine.request_stop,
-                                      on_done)  # fmt: skip
+        outcomes = await gather_gated(jobs, concurrency, run_one, runner, on_done)
     finally:
-        await engine.aclose()
+        await runner.aclose()
         store.close()
     results = settled_outcomes(outcomes, unit)
     if permanent_failures is not None:
-        permanent_failures.update(engine.permanent_failures)
+        permanent_failures.update(runner.permanent_failures)
     return results
 
 
+def _ray_units(store: RunStore, cache: ResponseCache | None, config: EngineConfig, first: RunUnit) -> RayUnits:
+    """The Ray workers that run a run's units (of `first`'s model), checking the sandbox when the agent has the shell
+    tool."""
+    from lexprobe.engine.ray_units import RayUnits
+
+    return RayUnits(store, cache, config, first.settings.model, missing_sandbox if first.settings.shell else None)
+
+
 async def gather_gated(
-    jobs: Sequence[J],
-    concurrency: int,
-    run_one: Callable[[J], Awaitable[T]],
-    stopping: Callable[[], bool],
-    stop_all: Callable[[], None],
+    jobs: Sequence[J], concurrency: int, run_one: Callable[[J], Awaitable[T]], runner: Engine | RayUnits,
     on_done: Callable[[T], None] | None,
-) -> list[T | BaseException]:
+) -> list[T | BaseException]:  # fmt: skip
     """Run `run_one` on each job, at most `concurrency` at a time, and return each job's result or exception in
-    order. A job not started once `stopping()` is true raises `Interrupted`; the first job that fails (but for
-    `Interrupted`) calls `stop_all()` so the others stop at their next model call; `on_done` sees each result."""
+    order. A job not started once `runner.stopping` raises `Interrupted`; the first job that fails (but for
+    `Interrupted`) calls `runner.request_stop()` so the others stop at their next model call; `on_done` sees each
+    result."""
     gate = asyncio.Semaphore(max(concurrency, 1))
 
     async def one(job: J) -> T:
         async with gate:
-            if stopping():
+            if runner.stopping:
                 raise Interrupted("not started")
             try:
                 result = await run_one(job)
             except Interrupted:
                 raise
             except BaseException:
-                stop_all()
+                runner.request_stop()
                 raise
             if on_done is not None:
                 on_done(result)

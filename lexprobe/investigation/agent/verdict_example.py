@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from lexprobe.investigation.agent.episode import Episode
-from lexprobe.investigation.agent.verdicts import _loads, _spans, parse_verdicts
+from lexprobe.investigation.agent.verdicts import json_values, parse_verdicts
 
 #: What `verdict.j2` is rendered with when the Turn-1 summary is empty (see harness.EpisodeRunner._turn_two).
 NO_SUMMARY = "(no summary)"
@@ -53,21 +53,6 @@ def _items(value: Any) -> list[Any]:
     return []
 
 
-def _values(text: str) -> list[Any]:
-    """Every JSON array or object in `text`, outermost spans only, in order."""
-    kept: list[str] = []
-    for span in _spans(text):  # longest first
-        if not any(span in other for other in kept):
-            kept.append(span)
-    values = []
-    for span in sorted(kept, key=text.find):
-        try:
-            values.append(_loads(span))
-        except ValueError:
-            continue
-    return values
-
-
 def example_text(prompt: str, summary: str) -> str:
     """The verdict prompt without the summary it shows (a summary's own JSON is the model's, not an example)."""
     return prompt.replace(summary.strip() or NO_SUMMARY, " ")
@@ -77,10 +62,10 @@ def copies_example(reply: str, prompt: str, summary: str, labels: Sequence[str])
     """True when the Turn-2 `reply` copies an example of the verdict `prompt` it answered (rules 1 and 2 of the
     module docstring); `summary` is the Turn-1 summary the prompt shows, `labels` the hypotheses' labels."""
     shown = example_text(prompt, summary)
-    examples = [items for items in map(_items, _values(shown)) if items]
+    examples = [items for items in map(_items, json_values(shown)) if items]
     if not examples or not (reply or "").strip():
         return False
-    replies = [set(_items(value)) for value in _values(reply)]
+    replies = [set(_items(value)) for value in json_values(reply)]
     if any(all(item in answer for item in example) for example in examples for answer in replies):
         return True
     example = {k: v for k, v in parse_verdicts(shown, labels).verdicts.items() if v is not None}

@@ -325,12 +325,19 @@ def _from_value(value: Any, collector: _Collector) -> None:
                     _from_value(inner, collector)
 
 
-def _outermost(text: str) -> list[str]:
+def json_values(text: str) -> list[Any]:
+    """Every JSON array or object in `text` (read with the repairs of `_loads`), outermost spans only, in order."""
     kept: list[str] = []
     for span in _spans(text):  # longest first: keep the spans not inside one already kept
         if not any(span in other for other in kept):
             kept.append(span)
-    return kept
+    values = []
+    for span in sorted(kept, key=text.find):
+        try:
+            values.append(_loads(span))
+        except ValueError:
+            continue
+    return values
 
 
 def _json_verdicts(text: str, labels: Sequence[str]) -> dict[str, tuple[Verdict | None, str]]:
@@ -338,11 +345,7 @@ def _json_verdicts(text: str, labels: Sequence[str]) -> dict[str, tuple[Verdict 
     after a draft)."""
     best: dict[str, tuple[Verdict | None, str]] = {}
     best_count = -1
-    for span in sorted(_outermost(text), key=text.find):
-        try:
-            value = _loads(span)
-        except ValueError:
-            continue
+    for value in json_values(text):
         collector = _Collector(labels)
         _from_value(value, collector)
         if collector.found and collector.readable >= best_count:

@@ -28,7 +28,7 @@ from lexprobe.engine.config import EngineConfig
 from lexprobe.engine.executor import Engine
 from lexprobe.investigation.agent.corpus_view import CorpusView
 from lexprobe.investigation.agent.episode import Episode, safe_name
-from lexprobe.investigation.agent.harness import EpisodeFailed, EpisodeRunner, HarnessSettings
+from lexprobe.investigation.agent.harness import Agent, HarnessSettings
 from lexprobe.investigation.agent.run import QA_KIND, open_run, run_gated
 from lexprobe.investigation.agent.run_unit import RunUnit
 from lexprobe.investigation.environment.format import Question
@@ -87,46 +87,33 @@ def qa_id(case_id: str, level: str, question_id: str, model: str) -> str:
     return f"{case_id}|{level}|{question_id}|{model}" if level else f"{case_id}|{question_id}|{model}"
 
 
-class QARunner(EpisodeRunner):
-    """A tool-using answer to one question, then the rubric judge."""
-
-    folder_name = QA_DIR
-    task = "qa"
+class QARunner:
+    """A tool-using answer to one question (an `Agent`), then the rubric judge."""
 
     def __init__(self, engine: Engine, view: CorpusView, settings: HarnessSettings, question: Question, run_dir: Path,
                  judge: str, corpus_hash: str = "") -> None:  # fmt: skip
         case_id = view.environment.case.case_id
-        super().__init__(engine, view, settings, 0, run_dir, qa_id(case_id, view.environment.ablation,
-                         question.question_id, settings.model), corpus_hash=corpus_hash)  # fmt: skip
-        self.question, self.judge = question, judge
-        self.record = QARecord(
-            qa_id=self.episode.episode_id,
-            question_id=question.question_id,
-            environment=case_id,
-            model=settings.model,
-            judge=judge,
-            episode=self.episode,
-        )
-
-    def task_prompt(self) -> str:
-        """The QA prompt: the question, the tools, the ANSWER: terminator."""
-        return self.settings.prompts.render("qa.j2", question=self.question.question, **self.prompt_context())
+        name = qa_id(case_id, view.environment.ablation, question.question_id, settings.model)
+        self.agent = Agent(engine, view, settings, run_dir, name, corpus_hash=corpus_hash, folder=QA_DIR, task="qa")
+        self.question, self.judge, self.run_dir = question, judge, run_dir
+        self.record = QARecord(qa_id=name, question_id=question.question_id, environment=case_id,
+                               model=settings.model, judge=judge, episode=self.agent.episode)  # fmt: skip
 
     async def finish(self, final_reply: str) -> None:
         """Read the answer and ask the judge for the rubric."""
-        record = self.record
+        record, agent = self.record, self.agent
         record.answer = extract_answer(final_reply)
         if record.answer is None:
             record.label, record.score, record.reason = "incorrect", 0.0, "no 'ANSWER:' line in the final reply"
-            if self.episode.summary_truncated:
+            if agent.episode.summary_truncated:
                 record.reason += " (the reply was cut by the output token cap)"
             return
         rubric = [item.text for item in self.question.rubric]
-        prompt = self.settings.prompts.render("rubric_judge.j2", question=self.question.question,
-                                              answer=self.question.answer, response=record.answer,
-                                              rubric_items=rubric)  # fmt: skip
-        reply = await self._ask(f"{self.episode.episode_id}|judge", [Message(role="user", content=prompt)],
-                                tools=False, model=self.judge)  # fmt: skip
+        prompt = agent.settings.prompts.render("rubric_judge.j2", question=self.question.question,
+                                               answer=self.question.answer, response=record.answer,
+                                               rubric_items=rubric)  # fmt: skip
+        reply = await agent.ask(f"{agent.episode.episode_id}|judge", [Message(role="user", content=prompt)],
+                                model=self.judge)  # fmt: skip
         record.judge_reply = reply.text
         record.grades = parse_grades(reply.text, len(rubric))
         if record.grades is None:
@@ -139,7 +126,7 @@ class QARunner(EpisodeRunner):
 
     async def run_question(self) -> QARecord:
         """Run the question (resuming stored steps) and save its record."""
-        episode = await self.run()
+        episode = await self.agent.run("qa.j2", self.finish, question=self.question.question)
         self.record.episode = episode
         if episode.status == "failed":  # a model call stayed unanswered: rerun to resume
             self.record.label, self.record.score, self.record.reason = "pending", None, episode.error
@@ -212,4 +199,4 @@ def load_qa_records(run_dir: Path) -> list[QARecord]:
     return [QARecord.model_validate_json(path.read_text(encoding="utf-8")) for path in sorted(folder.glob("*.qa.json"))]
 
 
-__all__ = ["EpisodeFailed", "QARecord", "extract_answer", "load_qa_records", "parse_grades", "run_qa"]
+__all__ = ["QARecord", "extract_answer", "load_qa_records", "parse_grades", "run_qa"]
