@@ -22,11 +22,11 @@ DEFAULT_PORT = 8765
 DEFAULT_LIMIT = 5_000
 
 
-def register(app: typer.Typer) -> None:
-    """Add the top-level `view` command to `app`."""
-    app.command("view")(view)
+#: The app holding the top-level `view` command (mounted without a name: its command is the root's).
+view_app = typer.Typer()
 
 
+@view_app.command("view")
 def view(
     paths: Annotated[
         list[Path],
