@@ -214,9 +214,7 @@ _AGREEMENT = re.compile(
     r"\bextended\b|\breaffirmed\b|\bapplied\s+the\s+(?:framework|rule|test|reasoning)\b|\bfollowed\b)",
     _FLAGS,
 )
-_LEAD_YES_NO = re.compile(
-    r"^\W*(?P<agree>yes|yeah|yep)\b|^\W*(?P<disagree>no|nope)\b(?!\s+(?:doubt|question))", _FLAGS
-)
+_LEAD_YES_NO = re.compile(r"^\W*(?P<agree>yes|yeah|yep)\b|^\W*(?P<disagree>no|nope)\b(?!\s+(?:doubt|question))", _FLAGS)
 
 
 def agreements(text: str) -> list[Candidate]:
