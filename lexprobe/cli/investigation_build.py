@@ -9,7 +9,6 @@ model spec).
 from __future__ import annotations
 
 import json
-import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -17,14 +16,12 @@ import typer
 
 from lexprobe.cli.options import ENGINE_DEFAULTS, EngineOptions, engine_options, json_flag
 from lexprobe.cli.output import err, out
-from lexprobe.errors import BadInputError, LexprobeError
-from lexprobe.investigation.environment.ladder import LADDER_HELP, canonical_level, parse_levels
+from lexprobe.errors import LexprobeError
+from lexprobe.investigation.environment.ladder import LADDER_HELP
 from lexprobe.investigation.pipeline.registry import STAGE_ORDER
-from lexprobe.models.registry import check_model
 from lexprobe.terminal import safe_markup, safe_text
 
 if TYPE_CHECKING:  # the pipeline is imported inside the command: `--help` needs none of it
-    from lexprobe.investigation.pipeline.context import BuildSettings
     from lexprobe.investigation.pipeline.runner import BuildResult
 
 
@@ -104,43 +101,17 @@ def build(
 
     Example: `lexprobe investigation build records/acme --generator openai/gpt-4o-mini --out envs/acme`
     """
-    from lexprobe.investigation.pipeline.context import SIZE_PRESETS, BuildSettings, StageError
+    from lexprobe.investigation.pipeline.context import StageError
+    from lexprobe.investigation.pipeline.from_options import build_settings, counts_line
     from lexprobe.investigation.pipeline.runner import run_build
 
-    if not record_dir.is_dir():
-        raise BadInputError(f"record folder not found: {record_dir}")
-    if stage is not None and stage not in STAGE_ORDER:
-        raise BadInputError(f"unknown stage {stage!r}; stages: {', '.join(STAGE_ORDER)}")
-    if size not in SIZE_PRESETS:
-        raise BadInputError(f"unknown size {size!r}; sizes: {', '.join(SIZE_PRESETS)}")
-    ablation = canonical_level(ablation)  # an unknown level: BadInputError
-    chosen = parse_levels(levels) if levels is not None else []
-    settings = BuildSettings(
-        generator=generator,
-        judge=judge,
-        ablation=ablation,  # type: ignore[arg-type]
-        levels=chosen,
-        case_id=case_id,
-        category=category,
-        fictional=fictional,
-        size=size,  # type: ignore[arg-type]
-        docs_per_role=docs_per_role,
-        signal_docs=signal,
-        pro_alternative_docs=pro_alternative,
-        refuting_docs=refuting,
-        noise_docs=noise,
-        chaff_docs=chaff,
-        shard_facts=shards,
-        regenerations=regenerations,
-        max_attempts=max_attempts,
-        max_tokens=max_tokens,
-        max_input_chars=max_input_chars,
-        context_tokens=context_tokens,
-        seed=seed,
-    )
-    for spec in dict.fromkeys([settings.generator, settings.judge_model]):
-        check_model(spec)
-    logging.getLogger("pypdf").setLevel(logging.ERROR)  # "Rotated text discovered" and the like, per page
+    settings = build_settings(
+        record_dir, stage, ablation=ablation, levels=levels, size=size, generator=generator, judge=judge,
+        case_id=case_id, category=category, fictional=fictional, docs_per_role=docs_per_role, signal_docs=signal,
+        pro_alternative_docs=pro_alternative, refuting_docs=refuting, noise_docs=noise, chaff_docs=chaff,
+        shard_facts=shards, regenerations=regenerations, max_attempts=max_attempts, max_tokens=max_tokens,
+        max_input_chars=max_input_chars, context_tokens=context_tokens, seed=seed,
+    )  # fmt: skip
     err.print(counts_line(settings), highlight=False)
     try:
         result = run_build(
@@ -151,15 +122,6 @@ def build(
             print(json.dumps({"status": "failed", "stage": exc.stage, "item": exc.item, "error": str(exc)}))
         raise LexprobeError(str(exc), exit_code=1) from None
     _print(result, as_json)
-
-
-def counts_line(settings: BuildSettings) -> str:
-    """Return the one-line summary of the documents a build plans per role (after --size and the count options)."""
-    return (
-        f"documents per role (--size {settings.size}): signal {settings.signal_count} + "
-        f"{settings.shard_count} shard fact(s); per alternative: pro-alternative {settings.pro_alternative_count}, "
-        f"refuting {settings.refuting_count}; noise {settings.noise_count}; chaff {settings.chaff_count}"
-    )
 
 
 def _print_sources_read(rows: list[dict]) -> None:
