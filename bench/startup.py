@@ -98,7 +98,7 @@ def main() -> None:
     db = options.db or default_db_path()
     if not db.is_file():
         raise SystemExit(f"no case database at {db}: run `lexprobe data build`")
-    sides: dict[str, Path | None] = {"this tree": None}
+    sides: dict[str, Path | None] = {"this tree": ROOT}  # the tree holding this script, not the installed one
     if options.base is not None:
         sides["base"] = options.base.resolve()
     with tempfile.TemporaryDirectory(prefix="lexprobe-startup-") as folder:
@@ -108,7 +108,7 @@ def main() -> None:
         fill = [*run_args, "--run-dir", str(work / "fill")]
         print("filling the response cache (60 answers of the embedded model, unless --cache holds them; not timed)...",
               file=sys.stderr)  # fmt: skip
-        _, _, expected = timed(fill, environment(None, cache), work)
+        _, _, expected = timed(fill, environment(ROOT, cache), work)
         rows = {
             "`lexprobe --help`": ["--help"],
             "dry run (60 requests, sends nothing)": [*run_args, "--dry-run"],
