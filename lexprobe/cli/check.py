@@ -50,49 +50,57 @@ def register(app: typer.Typer) -> None:
     app.command("check")(check)
 
 
+OnlineOpt = Annotated[
+    bool,
+    typer.Option(
+        "--online",
+        help="Ask CourtListener's citation lookup about citations the database cannot verify, and fetch the "
+        "opinion texts it lacks to check quotations (COURTLISTENER_API_TOKEN; answers cached in LEXPROBE_CACHE).",
+    ),
+]
+OnlineTimeoutOpt = Annotated[
+    float,
+    typer.Option(
+        "--online-timeout",
+        min=1.0,
+        metavar="SECONDS",
+        help="With --online: seconds all of CourtListener's requests may take together (lookups and opinion "
+        "texts); past it --online is skipped for the rest and the offline verdicts stand.",
+    ),
+]
+JudgeOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--judge",
+        metavar="MODEL",
+        help="Also ask this model (a spec as for --model: local, scripted:FILE, openai/...) whether each cited "
+        "opinion supports the sentence citing it, given the opinion's most relevant passages (BM25); each "
+        'judgement cached and labelled as the model\'s (docs/check.md, "Holdings and propositions").',
+    ),
+]
+JudgeTemplateOpt = Annotated[
+    Path | None,
+    typer.Option("--judge-template", metavar="FILE", help="A Jinja template replacing the judge's prompt."),
+]
+JudgeMaxOpt = Annotated[
+    int, typer.Option("--judge-max", min=1, help="With --judge: propositions judged per document at most.")
+]
+JudgeTimeoutOpt = Annotated[
+    float, typer.Option("--judge-timeout", min=1.0, help="With --judge: seconds per judge request.")
+]
+
+
 def check(
     files: Annotated[list[Path], typer.Argument(help="Documents to check: .txt, .md, .docx or .pdf.")],
     db: DbOpt = None,
     as_json: json_flag('Print {"citations": [...], "summary": {...}} (see docs/check.md).') = False,
     html: html_option("Also write the text with every citation highlighted to this file.") = None,
-    online: Annotated[
-        bool,
-        typer.Option(
-            "--online",
-            help="Ask CourtListener's citation lookup about citations the database cannot verify, and fetch the "
-            "opinion texts it lacks to check quotations (COURTLISTENER_API_TOKEN; answers cached in LEXPROBE_CACHE).",
-        ),
-    ] = False,
-    online_timeout: Annotated[
-        float,
-        typer.Option(
-            "--online-timeout",
-            min=1.0,
-            metavar="SECONDS",
-            help="With --online: seconds all of CourtListener's requests may take together (lookups and opinion "
-            "texts); past it --online is skipped for the rest and the offline verdicts stand.",
-        ),
-    ] = DEFAULT_ONLINE_TIMEOUT_S,
-    judge: Annotated[
-        str | None,
-        typer.Option(
-            "--judge",
-            metavar="MODEL",
-            help="Also ask this model (a spec as for --model: local, scripted:FILE, openai/...) whether each cited "
-            "opinion supports the sentence citing it, given the opinion's most relevant passages (BM25); each "
-            'judgement cached and labelled as the model\'s (docs/check.md, "Holdings and propositions").',
-        ),
-    ] = None,
-    judge_template: Annotated[
-        Path | None,
-        typer.Option("--judge-template", metavar="FILE", help="A Jinja template replacing the judge's prompt."),
-    ] = None,
-    judge_max: Annotated[
-        int, typer.Option("--judge-max", min=1, help="With --judge: propositions judged per document at most.")
-    ] = 50,
-    judge_timeout: Annotated[
-        float, typer.Option("--judge-timeout", min=1.0, help="With --judge: seconds per judge request.")
-    ] = 120.0,
+    online: OnlineOpt = False,
+    online_timeout: OnlineTimeoutOpt = DEFAULT_ONLINE_TIMEOUT_S,
+    judge: JudgeOpt = None,
+    judge_template: JudgeTemplateOpt = None,
+    judge_max: JudgeMaxOpt = 50,
+    judge_timeout: JudgeTimeoutOpt = 120.0,
 ) -> None:
     """Check every case citation in the documents (full citations, short forms, Id., supra) against the case
     database: verified, mismatch (name, year or page disagrees), not_found (no such case where the database is

@@ -38,36 +38,43 @@ COURTLISTENER_HELP = (
 )
 
 
+SourceOpt = Annotated[
+    Path | None, typer.Option(help="Folder of the public data (default: $LEXPROBE_DATA or ../shared/data).")
+]
+ScdbZipOpt = Annotated[
+    list[Path] | None, typer.Option("--scdb-zip", help="Also load an SCDB release zip, e.g. the Legacy file.")
+]
+CourtsOpt = Annotated[
+    str | None,
+    typer.Option(
+        help="Keep only these courts of the --cap/--courtlistener files, read while streaming: comma-separated "
+        "courts-db ids and levels (scotus, coa, district). Example: --courts coa,nysd"
+    ),
+]
+YearsOpt = Annotated[
+    str | None,
+    typer.Option(help="Keep only cases of the --cap/--courtlistener files decided in FROM-TO. Example: 1990-2005"),
+]
+WorkDirOpt = Annotated[
+    Path | None,
+    typer.Option(
+        help="Where loaders of large files keep their state, so that a restarted build skips finished files "
+        "(default: <db>.staging beside the database; removed after a successful build)."
+    ),
+]
+
+
 @data_app.command("build")
 def build(
-    source: Annotated[
-        Path | None, typer.Option(help="Folder of the public data (default: $LEXPROBE_DATA or ../shared/data).")
-    ] = None,
+    source: SourceOpt = None,
     db: DbOpt = None,
     overruled_edition: Annotated[str, typer.Option(help="Library of Congress table edition: 2025 or 2022.")] = "2025",
     cap_file: Annotated[list[Path] | None, typer.Option("--cap", help=CAP_HELP)] = None,
     courtlistener_file: Annotated[list[Path] | None, typer.Option("--courtlistener", help=COURTLISTENER_HELP)] = None,
-    scdb_zip: Annotated[
-        list[Path] | None, typer.Option("--scdb-zip", help="Also load an SCDB release zip, e.g. the Legacy file.")
-    ] = None,
-    courts: Annotated[
-        str | None,
-        typer.Option(
-            help="Keep only these courts of the --cap/--courtlistener files, read while streaming: comma-separated "
-            "courts-db ids and levels (scotus, coa, district). Example: --courts coa,nysd"
-        ),
-    ] = None,
-    years: Annotated[
-        str | None,
-        typer.Option(help="Keep only cases of the --cap/--courtlistener files decided in FROM-TO. Example: 1990-2005"),
-    ] = None,
-    work_dir: Annotated[
-        Path | None,
-        typer.Option(
-            help="Where loaders of large files keep their state, so that a restarted build skips finished files "
-            "(default: <db>.staging beside the database; removed after a successful build)."
-        ),
-    ] = None,
+    scdb_zip: ScdbZipOpt = None,
+    courts: CourtsOpt = None,
+    years: YearsOpt = None,
+    work_dir: WorkDirOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Load every source into one SQLite case database, atomically (a temporary file renamed when complete).

@@ -91,60 +91,67 @@ def task_data_notes(db: Path | None) -> dict[str, str]:
         database.close()
 
 
+LevelsOpt = Annotated[
+    str | None,
+    typer.Option(help=f"Comma list of court levels: {LEVELS_TEXT} (default scotus; all three with --design paper)."),
+]
+NOpt = Annotated[
+    int | None, typer.Option("--n", min=1, help="Cases sampled per level (default 100; 5,000 with --design paper).")
+]
+YearsOpt = Annotated[
+    str,
+    typer.Option(
+        help="Decision years sampled per level, inclusive: 'paper' (the study's: scotus=1794-2015, "
+        "coa=1895-2019, district=1932-2019), 'all', FROM-TO for every level, or LEVEL=FROM-TO,... (levels not "
+        "named keep the study's window; LEVEL=all lifts it)."
+    ),
+]
+CompleteCasesOpt = Annotated[
+    bool,
+    typer.Option(
+        "--complete-cases",
+        help="Sample only cases with every fact the requested tasks need (a name, majority author, disposition, "
+        "opinion text ...), as the study did, so every task asks the same cases.",
+    ),
+]
+DesignOpt = Annotated[
+    str | None,
+    typer.Option(
+        help="'paper': the study's design - 5,000 cases per level at all three levels, 100 for the reference-free "
+        "tasks, 5,000 doctrinal pairs, every overruled case, 1,000 for the contra-factual tasks, K = 10, zero- "
+        "and few-shot. Options given explicitly override it."
+    ),
+]
+JudgeOpt = Annotated[
+    str | None,
+    typer.Option(help="Judge for the reference-free tasks' contradiction check (default: the model under test)."),
+]
+SamplesOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--samples",
+        min=0,
+        help=f"Calibration samples K per question at temperature 1 (default {DEFAULT_SAMPLES}; confidence = share "
+        "agreeing with the greedy answer); the study's tasks with calibration only (not "
+        f"{', '.join(UNCALIBRATED_WITH_REFERENCE)}, nor the reference-free ones). "
+        "0 = no calibration.",
+    ),
+]
+
+
 @hallucination_app.command("run")
 @engine_options(dry_run=True, batch=True)
 def run(
     model: ModelOpt = "local",
     task_list: Annotated[str, typer.Option("--tasks", help="Comma list of task ids, or 'all'.")] = "all",
-    levels: Annotated[
-        str | None,
-        typer.Option(
-            help=f"Comma list of court levels: {LEVELS_TEXT} (default scotus; all three with --design paper)."
-        ),
-    ] = None,
+    levels: LevelsOpt = None,
     prompt_styles: Annotated[str | None, typer.Option(help="Comma list: zero, few (default both).")] = None,
-    n: Annotated[
-        int | None, typer.Option("--n", min=1, help="Cases sampled per level (default 100; 5,000 with --design paper).")
-    ] = None,
-    years: Annotated[
-        str,
-        typer.Option(
-            help="Decision years sampled per level, inclusive: 'paper' (the study's: scotus=1794-2015, "
-            "coa=1895-2019, district=1932-2019), 'all', FROM-TO for every level, or LEVEL=FROM-TO,... (levels not "
-            "named keep the study's window; LEVEL=all lifts it)."
-        ),
-    ] = "paper",
-    complete_cases: Annotated[
-        bool,
-        typer.Option(
-            "--complete-cases",
-            help="Sample only cases with every fact the requested tasks need (a name, majority author, disposition, "
-            "opinion text ...), as the study did, so every task asks the same cases.",
-        ),
-    ] = False,
-    design: Annotated[
-        str | None,
-        typer.Option(
-            help="'paper': the study's design - 5,000 cases per level at all three levels, 100 for the reference-free "
-            "tasks, 5,000 doctrinal pairs, every overruled case, 1,000 for the contra-factual tasks, K = 10, zero- "
-            "and few-shot. Options given explicitly override it."
-        ),
-    ] = None,
-    judge: Annotated[
-        str | None,
-        typer.Option(help="Judge for the reference-free tasks' contradiction check (default: the model under test)."),
-    ] = None,
-    samples: Annotated[
-        int | None,
-        typer.Option(
-            "--samples",
-            min=0,
-            help=f"Calibration samples K per question at temperature 1 (default {DEFAULT_SAMPLES}; confidence = share "
-            "agreeing with the greedy answer); the study's tasks with calibration only (not "
-            f"{', '.join(UNCALIBRATED_WITH_REFERENCE)}, nor the reference-free ones). "
-            "0 = no calibration.",
-        ),
-    ] = None,
+    n: NOpt = None,
+    years: YearsOpt = "paper",
+    complete_cases: CompleteCasesOpt = False,
+    design: DesignOpt = None,
+    judge: JudgeOpt = None,
+    samples: SamplesOpt = None,
     reader: Annotated[str | None, typer.Option("--reader", help=READER_HELP)] = None,
     seed: Annotated[int, typer.Option(help="Sampling seed.")] = 47,
     run_dir: run_dir_option("Run directory (resumable; rerun the same command to resume).") = Path(

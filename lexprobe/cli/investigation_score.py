@@ -42,51 +42,59 @@ def _definitions_line(dont_know_as_reject: bool, partial_verdicts: bool = False)
     )
 
 
+RunDirsOpt = Annotated[
+    list[Path], typer.Argument(help="Run directories holding episodes/*.json (several are pooled by model).")
+]
+EnvRootOpt = Annotated[
+    Path | None,
+    typer.Option("--env-root", help="Folder to look for the episodes' environments in (by env_dir or case id)."),
+]
+StrictRejectOpt = Annotated[
+    bool,
+    typer.Option(
+        "--strict-reject",
+        help='Count only "don\'t believe" as correct on the do-not-believe class '
+        '(default: "don\'t know" counts too, as not believing).',
+    ),
+]
+CompleteOnlyOpt = Annotated[
+    bool,
+    typer.Option(
+        "--complete-only",
+        help="Score only complete outputs: Turn 1 finished and every verdict readable (Section 4.1). The "
+        "number of complete outputs per model is shown either way.",
+    ),
+]
+ReferenceOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--reference",
+        help='Show published numbers beside yours: "paper" (InvestigationWorlds, Section 4), with the '
+        "difference, a test where both sides have counts and what differs in the design.",
+    ),
+]
+PartialVerdictsOpt = Annotated[
+    bool,
+    typer.Option(
+        "--partial-verdicts",
+        help="Count an episode that gave no readable verdict on some hypothesis other than h* as solved when the "
+        "rest solve it (a missing verdict counts as not believing). Default: every hypothesis needs a verdict, "
+        "as the paper scores complete outputs (Section 4.1).",
+    ),
+]
+
+
 def score(
-    run_dirs: Annotated[
-        list[Path], typer.Argument(help="Run directories holding episodes/*.json (several are pooled by model).")
-    ],
+    run_dirs: RunDirsOpt,
     as_json: json_flag("Print the scores as one JSON object.") = False,
     html: html_option(HTML_REPORT_HELP) = None,
-    env_root: Annotated[
-        Path | None,
-        typer.Option("--env-root", help="Folder to look for the episodes' environments in (by env_dir or case id)."),
-    ] = None,
+    env_root: EnvRootOpt = None,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap resamples.")] = 0,
     bootstrap: Annotated[int, typer.Option(min=0, help="Bootstrap resamples (0: no intervals).")] = 2000,
-    strict_reject: Annotated[
-        bool,
-        typer.Option(
-            "--strict-reject",
-            help='Count only "don\'t believe" as correct on the do-not-believe class '
-            '(default: "don\'t know" counts too, as not believing).',
-        ),
-    ] = False,
-    complete_only: Annotated[
-        bool,
-        typer.Option(
-            "--complete-only",
-            help="Score only complete outputs: Turn 1 finished and every verdict readable (Section 4.1). The "
-            "number of complete outputs per model is shown either way.",
-        ),
-    ] = False,
-    reference: Annotated[
-        str | None,
-        typer.Option(
-            "--reference",
-            help='Show published numbers beside yours: "paper" (InvestigationWorlds, Section 4), with the '
-            "difference, a test where both sides have counts and what differs in the design.",
-        ),
-    ] = None,
-    partial_verdicts: Annotated[
-        bool,
-        typer.Option(
-            "--partial-verdicts",
-            help="Count an episode that gave no readable verdict on some hypothesis other than h* as solved when the "
-            "rest solve it (a missing verdict counts as not believing). Default: every hypothesis needs a verdict, "
-            "as the paper scores complete outputs (Section 4.1).",
-        ),
-    ] = False,
+    strict_reject: StrictRejectOpt = False,
+    complete_only: CompleteOnlyOpt = False,
+    reference: ReferenceOpt = None,
+    partial_verdicts: PartialVerdictsOpt = False,
 ) -> None:
     """Score investigation runs: case solved (95% cluster-bootstrap CI), class accuracies, commitment, coverage.
 

@@ -25,38 +25,47 @@ DEFAULT_LIMIT = 5_000
 view_app = typer.Typer()
 
 
+PathsOpt = Annotated[
+    list[Path],
+    typer.Argument(help="Run directories (hallucination, investigation, QA) or `lexprobe check --json` files."),
+]
+HostOpt = Annotated[
+    str, typer.Option("--host", help="Address to listen on; anything but loopback shows the runs to the network.")
+]
+AllowHostsOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--allow-host",
+        help="Also answer requests addressed to this host name (repeatable); by "
+        "default only the --host address, localhost, 127.0.0.1 and [::1] are answered.",
+    ),
+]
+OutDirOpt = Annotated[
+    Path | None, typer.Option("--out", help="Write a static copy to this folder (opens from disk) instead.")
+]
+ForceOpt = Annotated[
+    bool,
+    typer.Option("--force", help="With --out: replace DIR even when it is no earlier copy (deletes its files)."),
+]
+LimitOpt = Annotated[
+    int, typer.Option("--limit", min=1, help="With --out: the most rows each list of the static copy holds.")
+]
+DbOpt = Annotated[
+    Path | None,
+    typer.Option("--db", help="Case database for case names (default: the cache's, when built; else citations)."),
+]
+
+
 @view_app.command("view")
 def view(
-    paths: Annotated[
-        list[Path],
-        typer.Argument(help="Run directories (hallucination, investigation, QA) or `lexprobe check --json` files."),
-    ],
+    paths: PathsOpt,
     port: Annotated[int, typer.Option("--port", min=0, max=65535, help="TCP port (0: any free port).")] = DEFAULT_PORT,
-    host: Annotated[
-        str, typer.Option("--host", help="Address to listen on; anything but loopback shows the runs to the network.")
-    ] = "127.0.0.1",
-    allow_hosts: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--allow-host",
-            help="Also answer requests addressed to this host name (repeatable); by "
-            "default only the --host address, localhost, 127.0.0.1 and [::1] are answered.",
-        ),
-    ] = None,
-    out_dir: Annotated[
-        Path | None, typer.Option("--out", help="Write a static copy to this folder (opens from disk) instead.")
-    ] = None,
-    force: Annotated[
-        bool,
-        typer.Option("--force", help="With --out: replace DIR even when it is no earlier copy (deletes its files)."),
-    ] = False,
-    limit: Annotated[
-        int, typer.Option("--limit", min=1, help="With --out: the most rows each list of the static copy holds.")
-    ] = DEFAULT_LIMIT,
-    db: Annotated[
-        Path | None,
-        typer.Option("--db", help="Case database for case names (default: the cache's, when built; else citations)."),
-    ] = None,
+    host: HostOpt = "127.0.0.1",
+    allow_hosts: AllowHostsOpt = None,
+    out_dir: OutDirOpt = None,
+    force: ForceOpt = False,
+    limit: LimitOpt = DEFAULT_LIMIT,
+    db: DbOpt = None,
     as_json: json_flag('Print {"url": ...} (or {"out": ...} with --out) as one JSON line.') = False,
 ) -> None:
     """Look at every answer and transcript of one or more runs in a browser: filter, sort, search and page on the
