@@ -140,3 +140,42 @@ def investigation_rows(summary: ScoreSummary) -> list[dict]:
         rows.append({"name": f"baseline: {name.replace('_', ' ')}", "n": "exact", **_verdict_cells(baseline),
                      "coverage": "–", "signal_recall": "–"})  # fmt: skip
     return rows
+
+
+def demo_styles(prompt_styles: str) -> tuple[str, ...]:
+    """The prompt styles of `--prompt-styles` (a comma list of zero, few); BadInputError for any other."""
+    from lexprobe.errors import BadInputError
+
+    styles = tuple(s.strip() for s in prompt_styles.split(",") if s.strip())
+    if not styles or set(styles) - {"zero", "few"}:
+        raise BadInputError(f"unknown prompt style(s) in {prompt_styles!r}; valid: zero, few")
+    return styles
+
+
+def write_demo_report(folder: Path, html: Path, styles: tuple[str, ...], cases: str, *, temporary: bool,
+                      investigation: ScoreSummary | None, investigation_notes: list[str]) -> None:  # fmt: skip
+    """Write the demo's HTML report of the runs in `folder`: the profile beside the paper's published rates (with
+    the design differences), and the investigation table. BadInputError when `html` cannot be written."""
+    from lexprobe.caselaw.judges import load_roster
+    from lexprobe.errors import BadInputError
+    from lexprobe.hallucination.paper_figures.compare import paper_comparison
+    from lexprobe.hallucination.profile.results import read_runs
+    from lexprobe.hallucination.profile.stats import profile
+    from lexprobe.hallucination.report.html import write_html_report  # matplotlib: imported only when needed
+
+    infos, units = read_runs([folder])
+    # the figures pool few-shot answers as the study's do; a zero-shot-only demo pools its zero-shot ones
+    stats = profile(units, load_roster(), prompt_style="few" if "few" in styles else "zero")
+    models = [info.as_row() for info in infos]
+    for row in models:
+        row["sample"] = cases  # how the cases were chosen, for the report's header
+        if temporary:
+            row["run_dir"] = "a temporary folder, removed after the demo"
+    reference = paper_comparison(stats, models, units)
+    try:
+        rows = investigation_rows(investigation) if investigation else None
+        write_html_report(html, models, stats, units, rows,
+                          coverage=[row for info in infos for row in info.coverage_rows()], paper=reference,
+                          investigation_notes=investigation_notes)  # fmt: skip
+    except OSError as exc:
+        raise BadInputError(f"cannot write {html}: {exc}") from None

@@ -218,3 +218,27 @@ def test_number_formatters_have_one_home(formatter: str, args: tuple, text: str)
 
     assert getattr(lexprobe.reporting.numbers, formatter)(*args) == text
     assert not hasattr(lexprobe.cli.output, formatter)
+
+
+def test_root_lists_every_command_in_order_and_runs_one() -> None:
+    root = typer.main.get_command(app)
+    assert list(root.commands) == [
+        "check",
+        "models",
+        "ask",
+        "demo",
+        "data",
+        "hallucination",
+        "investigation",
+        "batch",
+        "view",
+    ]
+    result = CliRunner().invoke(app, ["hallucination", "tasks", "--json"])
+    assert result.exit_code == 0, result.output
+    assert '"existence"' in result.stdout
+
+
+def test_an_unknown_command_is_a_usage_error_with_a_suggestion() -> None:
+    result = CliRunner().invoke(app, ["halucination"])
+    assert result.exit_code == 2
+    assert "hallucination" in result.output

@@ -1,5 +1,5 @@
 """The `lexprobe` console script (`cli.console_main`): the command's exit code and output, every file closed and
-every database connection's write-ahead log folded back at exit, although the exit frees no object one by one."""
+every database connection's write-ahead log folded back at exit."""
 
 from __future__ import annotations
 

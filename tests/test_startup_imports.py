@@ -103,16 +103,6 @@ COMMAND_MODULES = {
 }  # fmt: skip
 
 
-@pytest.mark.parametrize(("args", "own"), [(["hallucination", "run", "--help"], "hallucination"),
-                                           (["investigation", "run", "--help"], "investigation"),
-                                           (["check", "--help"], "check")])  # fmt: skip
-def test_a_command_imports_only_its_own_command_module(args: list[str], own: str, tmp_path: Path) -> None:
-    modules, _ = imported_modules(args, tmp_path)
-    for group, names in COMMAND_MODULES.items():
-        imported = [name for name in names if name in modules]
-        assert imported == (list(names) if group == own else []), group
-
-
 def test_root_help_still_lists_every_command(tmp_path: Path) -> None:
     modules, proc = imported_modules(["--help"], tmp_path)
     for name in ("check", "models", "ask", "demo", "data", "hallucination", "investigation"):

@@ -14,37 +14,19 @@ stderr and the exit code is 1.
 
 from __future__ import annotations
 
-import gc
 import logging
-import sys
-from collections.abc import Mapping
-from typing import Annotated, ClassVar
+from typing import Annotated
 
 import typer
 
-from lexprobe.cli.lazy_commands import CommandSource, LazyRootGroup, command_group, registered_commands
+from lexprobe.cli import batch, check, data, hallucination, investigation, toplevel, view
+from lexprobe.cli.handler import LexprobeGroup
 from lexprobe.cli.output import err, out
 
 __all__ = ["app", "console_main"]
 
-
-class RootGroup(LazyRootGroup):
-    """Every command and command group, wired in one place, in the order `lexprobe --help` lists them. Each is built
-    (its module imported) when it is looked up: a command pays only for its own module (`lazy_commands`)."""
-
-    sources: ClassVar[Mapping[str, CommandSource]] = {
-        "check": registered_commands("lexprobe.cli.check"),
-        **dict.fromkeys(("models", "ask", "demo"), registered_commands("lexprobe.cli.toplevel")),  # one source
-        "data": command_group("data", "lexprobe.cli.data", "data_app"),
-        "hallucination": command_group("hallucination", "lexprobe.cli.hallucination", "hallucination_app"),
-        "investigation": command_group("investigation", "lexprobe.cli.investigation", "investigation_app"),
-        "batch": command_group("batch", "lexprobe.cli.batch", "batch_app"),
-        "view": registered_commands("lexprobe.cli.view"),
-    }
-
-
 app = typer.Typer(
-    cls=RootGroup,
+    cls=LexprobeGroup,
     name="lexprobe",
     help=(
         "Measure what language models know about law and how well they investigate legal evidence.\n\n"
@@ -59,6 +41,16 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+# Every command and command group, in the order `lexprobe --help` lists them: Typer lists an app's own commands
+# before its groups, so `view` comes from a Typer without a name, whose commands are listed in its place.
+check.register(app)
+toplevel.register(app)
+for group, name in ((data.data_app, "data"), (hallucination.hallucination_app, "hallucination"),
+                    (investigation.investigation_app, "investigation"), (batch.batch_app, "batch")):  # fmt: skip
+    app.add_typer(group, name=name)
+app.add_typer(view.view_app)
 
 
 def version_callback(value: bool) -> None:
@@ -88,26 +80,5 @@ def main(
 
 
 def console_main() -> None:
-    """Run the `lexprobe` console script: the app, then an exit that does not free every object one by one.
-
-    CPython's exit frees each object the process still holds (tens of thousands: modules, classes, the option and
-    request models' validators) over repeated garbage collections, 50-100 ms at the end of every command here. So
-    once the command has finished (and its exit, error or interruption is no longer held: the exception chain of an
-    error exit keeps the command's frames, its open database connections among them, alive), garbage is collected
-    once, which closes every file and database connection nothing refers to any more, as the exit would, and what is
-    still reachable is frozen (`gc.freeze`): the exit's collections skip it and the kernel releases it with the
-    process. Exit handlers (the run-directory lock's), `weakref.finalize` callbacks and the flushing of stdout and
-    stderr run as before; the exit code is the command's. An exception other than an exit (a bug's traceback) takes
-    the ordinary way out.
-    """
-    from lexprobe.cli.options import bare_ray_means_local
-
-    sys.argv[1:] = bare_ray_means_local(sys.argv[1:])
-    code: int | str | None = 0
-    try:
-        app()
-    except SystemExit as stop:
-        code = stop.code
-    gc.collect()
-    gc.freeze()
-    sys.exit(code)
+    """Run the `lexprobe` console script."""
+    app()

@@ -13,19 +13,21 @@ valid UTF-8 as "\\xNN") on the terminal, in `--json` and in the `--html` page, w
 from __future__ import annotations
 
 import json
-import logging
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 from rich.text import Text
 
 from lexprobe.cli.options import DbOpt, html_option, json_flag, open_case_db
-from lexprobe.cli.output import err, out
+from lexprobe.cli.output import err, out, warning
 from lexprobe.errors import BadInputError
 from lexprobe.terminal import safe_markup, safe_text
+
+if TYPE_CHECKING:
+    from lexprobe.check.run_check import Note
 
 #: `--online-timeout`'s default: `lexprobe.check.deadline.DEFAULT_ONLINE_TIMEOUT_S`, written out here because importing
 #: `lexprobe.check` would load eyecite for every `--help` (a test keeps the two equal).
@@ -41,8 +43,6 @@ QUOTE_STYLES = {
     "unverifiable": "dim",
 }
 HOLDING_STYLES = {"supported": "green", "contradicted": "bold red", "not_supported": "yellow", "unjudged": "dim"}
-#: Documents longer than this report their progress on stderr.
-PROGRESS_CHARS = 100_000
 
 
 def register(app: typer.Typer) -> None:
@@ -50,49 +50,57 @@ def register(app: typer.Typer) -> None:
     app.command("check")(check)
 
 
+OnlineOpt = Annotated[
+    bool,
+    typer.Option(
+        "--online",
+        help="Ask CourtListener's citation lookup about citations the database cannot verify, and fetch the "
+        "opinion texts it lacks to check quotations (COURTLISTENER_API_TOKEN; answers cached in LEXPROBE_CACHE).",
+    ),
+]
+OnlineTimeoutOpt = Annotated[
+    float,
+    typer.Option(
+        "--online-timeout",
+        min=1.0,
+        metavar="SECONDS",
+        help="With --online: seconds all of CourtListener's requests may take together (lookups and opinion "
+        "texts); past it --online is skipped for the rest and the offline verdicts stand.",
+    ),
+]
+JudgeOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--judge",
+        metavar="MODEL",
+        help="Also ask this model (a spec as for --model: local, scripted:FILE, openai/...) whether each cited "
+        "opinion supports the sentence citing it, given the opinion's most relevant passages (BM25); each "
+        'judgement cached and labelled as the model\'s (docs/check.md, "Holdings and propositions").',
+    ),
+]
+JudgeTemplateOpt = Annotated[
+    Path | None,
+    typer.Option("--judge-template", metavar="FILE", help="A Jinja template replacing the judge's prompt."),
+]
+JudgeMaxOpt = Annotated[
+    int, typer.Option("--judge-max", min=1, help="With --judge: propositions judged per document at most.")
+]
+JudgeTimeoutOpt = Annotated[
+    float, typer.Option("--judge-timeout", min=1.0, help="With --judge: seconds per judge request.")
+]
+
+
 def check(
     files: Annotated[list[Path], typer.Argument(help="Documents to check: .txt, .md, .docx or .pdf.")],
     db: DbOpt = None,
     as_json: json_flag('Print {"citations": [...], "summary": {...}} (see docs/check.md).') = False,
     html: html_option("Also write the text with every citation highlighted to this file.") = None,
-    online: Annotated[
-        bool,
-        typer.Option(
-            "--online",
-            help="Ask CourtListener's citation lookup about citations the database cannot verify, and fetch the "
-            "opinion texts it lacks to check quotations (COURTLISTENER_API_TOKEN; answers cached in LEXPROBE_CACHE).",
-        ),
-    ] = False,
-    online_timeout: Annotated[
-        float,
-        typer.Option(
-            "--online-timeout",
-            min=1.0,
-            metavar="SECONDS",
-            help="With --online: seconds all of CourtListener's requests may take together (lookups and opinion "
-            "texts); past it --online is skipped for the rest and the offline verdicts stand.",
-        ),
-    ] = DEFAULT_ONLINE_TIMEOUT_S,
-    judge: Annotated[
-        str | None,
-        typer.Option(
-            "--judge",
-            metavar="MODEL",
-            help="Also ask this model (a spec as for --model: local, scripted:FILE, openai/...) whether each cited "
-            "opinion supports the sentence citing it, given the opinion's most relevant passages (BM25); each "
-            'judgement cached and labelled as the model\'s (docs/check.md, "Holdings and propositions").',
-        ),
-    ] = None,
-    judge_template: Annotated[
-        Path | None,
-        typer.Option("--judge-template", metavar="FILE", help="A Jinja template replacing the judge's prompt."),
-    ] = None,
-    judge_max: Annotated[
-        int, typer.Option("--judge-max", min=1, help="With --judge: propositions judged per document at most.")
-    ] = 50,
-    judge_timeout: Annotated[
-        float, typer.Option("--judge-timeout", min=1.0, help="With --judge: seconds per judge request.")
-    ] = 120.0,
+    online: OnlineOpt = False,
+    online_timeout: OnlineTimeoutOpt = DEFAULT_ONLINE_TIMEOUT_S,
+    judge: JudgeOpt = None,
+    judge_template: JudgeTemplateOpt = None,
+    judge_max: JudgeMaxOpt = 50,
+    judge_timeout: JudgeTimeoutOpt = 120.0,
 ) -> None:
     """Check every case citation in the documents (full citations, short forms, Id., supra) against the case
     database: verified, mismatch (name, year or page disagrees), not_found (no such case where the database is
@@ -106,83 +114,18 @@ def check(
     found wanting); 2: bad input.
     Example: `lexprobe check brief.pdf --html brief-check.html`
     """
-    from lexprobe.check.deadline import Deadline
-    from lexprobe.check.extract import extract_citations
     from lexprobe.check.names import display_name
-    from lexprobe.check.quotations import MAX_QUOTATIONS
-    from lexprobe.check.quote_verdicts import QUOTE_PROBLEMS, check_quotations
-    from lexprobe.check.render_html import CheckedDocument, render_html
-    from lexprobe.check.verify import MISMATCH, NOT_FOUND, VERDICTS, case_lookup_for, summarize, verify_citations
-    from lexprobe.documents.errors import ExtractionError
-    from lexprobe.documents.extract import extract_text
+    from lexprobe.check.render_html import render_html
+    from lexprobe.check.run_check import CheckSettings, check_documents, found_problems
+    from lexprobe.check.verify import VERDICTS, summarize
 
+    judged = None
     if judge is not None:
-        from lexprobe.check.holding_judge import load_template
-        from lexprobe.models.registry import check_model
+        from lexprobe.check.holdings import JudgeSettings
 
-        check_model(judge)  # an unusable judge fails before any work
-        load_template(judge_template)  # so does a template that does not compile
-    texts: list[tuple[Path, str]] = []
-    for path in files:
-        try:
-            texts.append((path, extract_text(path)))
-        except ExtractionError as exc:
-            raise BadInputError(safe_text(f"cannot read {display_name(exc.path)}: {exc.reason}")) from None
-    case_db = open_case_db(db)
-    logging.getLogger("eyecite").setLevel(logging.ERROR)
-    lookup = case_lookup_for(case_db)
-    documents: list[CheckedDocument] = []
-    online_texts = None
-    deadline = Deadline(online_timeout)
-    if online:
-        from lexprobe.check.online_texts import OnlineOpinionTexts
-
-        online_texts = OnlineOpinionTexts(deadline=deadline)
-    extracted: list[tuple[list, list]] = []
-    for path, text in texts:
-        if not text.strip():
-            err.print(
-                f"[yellow]warning:[/] {safe_markup(display_name(path))} has no text (a scanned PDF?)",
-                highlight=False,
-                emoji=False,
-            )
-        found = extract_citations(text, _progress(path, len(text)))
-        verdicts = verify_citations(found, lookup) if found else []
-        if online and found:
-            from lexprobe.check.online import refine_online
-
-            result = refine_online(found, verdicts, deadline=deadline)
-            verdicts = result.verdicts
-            if result.message:
-                err.print(safe_markup(result.message), highlight=False, soft_wrap=True, emoji=False)
-            elif result.asked:
-                err.print(
-                    f"[dim]{safe_markup(display_name(path))}: asked CourtListener about {result.asked} citation(s): "
-                    f"{result.cached} from the cache, {result.fetched} from the API[/]",
-                    highlight=False,
-                    emoji=False,
-                )
-        quotations = (
-            check_quotations(
-                text, found, verdicts, case_db, online_texts=online_texts,
-                on_skipped=lambda n, path=path: err.print(
-                    f"[yellow]warning:[/] {safe_markup(display_name(path))}: {n} quotation(s) past the first "
-                    f"{MAX_QUOTATIONS} not checked",
-                    highlight=False, emoji=False, soft_wrap=True,
-                ),
-            )
-            if found
-            else []
-        )  # fmt: skip
-        documents.append(CheckedDocument(display_name(path), text, verdicts, quotations))
-        extracted.append((found, verdicts))
-    if judge is not None:
-        documents = _judge(documents, extracted, case_db, judge, judge_template, judge_max, judge_timeout)
-
-    if online_texts is not None:
-        online_texts.close()
-        _report_online_texts(online_texts)
-    all_verdicts = [v for document in documents for v in document.verdicts]
+        judged = JudgeSettings(judge, judge_template, judge_max, judge_timeout)
+    settings = CheckSettings(online, online_timeout, judged)
+    documents = check_documents(files, lambda: open_case_db(db), settings, _print_note)
     if as_json:
         print(json.dumps(_json(documents, summarize, VERDICTS, judge)))
     else:
@@ -198,86 +141,16 @@ def check(
         err.print(
             f"[dim]HTML: {safe_markup(display_name(html.resolve()))}[/]", highlight=False, emoji=False, soft_wrap=True
         )
-    if any(v.verdict in (MISMATCH, NOT_FOUND) for v in all_verdicts):
+    if found_problems(documents):
         raise typer.Exit(1)
-    if any(q.verdict in QUOTE_PROBLEMS for document in documents for q in document.quotations):
-        raise typer.Exit(1)
-    if judge is not None:
-        from lexprobe.check.holdings import HOLDING_PROBLEMS
-
-        if any(h.verdict in HOLDING_PROBLEMS for document in documents for h in document.holdings):
-            raise typer.Exit(1)
 
 
-def _judge(documents, extracted, case_db, model: str, template: Path | None, limit: int, timeout: float):
-    """`--judge`: the documents with their holding verdicts (one engine run for all), and a line on stderr saying
-    how many were judged, how many came from the cache, and how many propositions were over `--judge-max`."""
-    import dataclasses
-
-    from lexprobe.check.holdings import CitedDocument, JudgeSettings, judge_holdings
-    from lexprobe.cli.options import engine_config
-    from lexprobe.engine.cache import ResponseCache
-
-    settings = JudgeSettings(model, template, limit, timeout)
-    config = engine_config(None, False, max_retries=2, timeout=timeout, progress=False)
-    cited = [
-        CitedDocument(document.text, found, verdicts)
-        for document, (found, verdicts) in zip(documents, extracted, strict=True)
-    ]
-    holdings = judge_holdings(cited, case_db, settings, config, ResponseCache())
-    items = [h for result in holdings for h in result.items]
-    asked = [h for h in items if h.passages]  # the ones with passages went to the judge (or its cache)
-    skipped = sum(result.skipped for result in holdings)
-    over = f"; {skipped} proposition(s) over --judge-max {limit} not judged" if skipped else ""
-    err.print(
-        f"[dim]judge {safe_markup(model)}: {len(asked)} of {len(items)} proposition(s) asked, "
-        f"{sum(1 for h in asked if h.cached)} answered from the cache, {sum(1 for h in items if h.judged)} given "
-        f"a verdict{over}[/]",
-        highlight=False,
-        emoji=False,
-        soft_wrap=True,
-    )
-    return [
-        dataclasses.replace(document, holdings=result.items, holdings_skipped=result.skipped)
-        for document, result in zip(documents, holdings, strict=True)
-    ]
-
-
-def _report_online_texts(online_texts) -> None:
-    """`--online`: the notes of the opinion-text step (why texts were not fetched), or how many were."""
-    for message in online_texts.messages:
-        err.print(safe_markup(message), highlight=False, soft_wrap=True, emoji=False)
-    if online_texts.fetched or online_texts.cached:
-        err.print(
-            f"[dim]opinion texts from CourtListener: {online_texts.fetched} fetched, {online_texts.cached} from the "
-            "cache[/]",
-            highlight=False,
-            emoji=False,
-        )
-
-
-def _progress(path: Path, total: int):
-    """A progress callback for long documents: a line on stderr at every quarter of the text."""
-    if total < PROGRESS_CHARS:
-        return None
-    from lexprobe.check.names import display_name
-
-    reported = {0}
-
-    def report(done: int, parsed_total: int) -> None:  # counts of the whitespace-collapsed text eyecite parses
-        quarter = done * 4 // max(parsed_total, 1)
-        if quarter not in reported:
-            reported.add(quarter)
-            share = done * total // max(parsed_total, 1)
-            err.print(
-                f"[dim]{safe_markup(display_name(path))}: {share:,} of {total:,} characters read[/]",
-                highlight=False,
-                emoji=False,
-            )
-
-    err.print(f"[dim]checking {safe_markup(display_name(path))} ({total:,} characters)...[/]", highlight=False,
-              emoji=False)  # fmt: skip
-    return report
+def _print_note(note: Note) -> None:
+    """A note of the check on stderr: a warning after a yellow "warning:", a dim one dimmed."""
+    if note.kind == "warning":
+        warning(note.text, soft_wrap=note.wrap)
+    else:
+        err.print(Text(safe_text(note.text), style=note.kind), highlight=False, soft_wrap=note.wrap)
 
 
 def _json(documents, summarize, verdicts_order, judge: str | None = None) -> dict:

@@ -38,87 +38,43 @@ COURTLISTENER_HELP = (
 )
 
 
-def _extra_sources(cap_paths: list[Path], courtlistener_paths: list[Path], scdb_zips: list[Path]) -> list:
-    """Return the build's user-supplied sources: all --cap paths read together, CourtListener bulk files together,
-    CourtListener API pages together, and each SCDB zip."""
-    from lexprobe.caselaw.build import ExtraSource
-
-    for path in [*cap_paths, *courtlistener_paths, *scdb_zips]:
-        if not path.exists():
-            raise BadInputError(f"not found: {path}")
-    extra = []
-    if cap_paths:
-        from lexprobe.caselaw.sources import cap
-
-        paths = tuple(cap_paths)
-        extra.append(ExtraSource("cap", paths, lambda o: cap.load_files(paths, o), _described("CAP", paths)))
-    if courtlistener_paths:
-        from lexprobe.caselaw.sources import courtlistener_api, courtlistener_bulk
-
-        bulk = tuple(p for p in courtlistener_paths if courtlistener_bulk.is_bulk_path(p))
-        api = tuple(p for p in courtlistener_paths if p not in bulk)
-        if bulk:
-            extra.append(
-                ExtraSource(
-                    "courtlistener-bulk",
-                    bulk,
-                    lambda o: courtlistener_bulk.load_files(bulk, o),
-                    _described("CourtListener bulk", bulk),
-                )
-            )
-        if api:
-            extra.append(
-                ExtraSource(
-                    "courtlistener-api",
-                    api,
-                    lambda o: courtlistener_api.load_files(api, o),
-                    _described("CourtListener API", api),
-                )
-            )
-    for path in scdb_zips:
-        from lexprobe.caselaw.sources import scdb_release
-
-        extra.append(
-            ExtraSource(f"scdb-zip:{path.name}", (path,), lambda o, p=path: scdb_release.load(p), f"SCDB zip {path}")
-        )
-    return extra
-
-
-def _described(what: str, paths: tuple[Path, ...]) -> str:
-    names = ", ".join(p.name for p in paths[:2]) + (f" and {len(paths) - 2} more" if len(paths) > 2 else "")
-    return f"{what} ({names})"
+SourceOpt = Annotated[
+    Path | None, typer.Option(help="Folder of the public data (default: $LEXPROBE_DATA or ../shared/data).")
+]
+ScdbZipOpt = Annotated[
+    list[Path] | None, typer.Option("--scdb-zip", help="Also load an SCDB release zip, e.g. the Legacy file.")
+]
+CourtsOpt = Annotated[
+    str | None,
+    typer.Option(
+        help="Keep only these courts of the --cap/--courtlistener files, read while streaming: comma-separated "
+        "courts-db ids and levels (scotus, coa, district). Example: --courts coa,nysd"
+    ),
+]
+YearsOpt = Annotated[
+    str | None,
+    typer.Option(help="Keep only cases of the --cap/--courtlistener files decided in FROM-TO. Example: 1990-2005"),
+]
+WorkDirOpt = Annotated[
+    Path | None,
+    typer.Option(
+        help="Where loaders of large files keep their state, so that a restarted build skips finished files "
+        "(default: <db>.staging beside the database; removed after a successful build)."
+    ),
+]
 
 
 @data_app.command("build")
 def build(
-    source: Annotated[
-        Path | None, typer.Option(help="Folder of the public data (default: $LEXPROBE_DATA or ../shared/data).")
-    ] = None,
+    source: SourceOpt = None,
     db: DbOpt = None,
     overruled_edition: Annotated[str, typer.Option(help="Library of Congress table edition: 2025 or 2022.")] = "2025",
     cap_file: Annotated[list[Path] | None, typer.Option("--cap", help=CAP_HELP)] = None,
     courtlistener_file: Annotated[list[Path] | None, typer.Option("--courtlistener", help=COURTLISTENER_HELP)] = None,
-    scdb_zip: Annotated[
-        list[Path] | None, typer.Option("--scdb-zip", help="Also load an SCDB release zip, e.g. the Legacy file.")
-    ] = None,
-    courts: Annotated[
-        str | None,
-        typer.Option(
-            help="Keep only these courts of the --cap/--courtlistener files, read while streaming: comma-separated "
-            "courts-db ids and levels (scotus, coa, district). Example: --courts coa,nysd"
-        ),
-    ] = None,
-    years: Annotated[
-        str | None,
-        typer.Option(help="Keep only cases of the --cap/--courtlistener files decided in FROM-TO. Example: 1990-2005"),
-    ] = None,
-    work_dir: Annotated[
-        Path | None,
-        typer.Option(
-            help="Where loaders of large files keep their state, so that a restarted build skips finished files "
-            "(default: <db>.staging beside the database; removed after a successful build)."
-        ),
-    ] = None,
+    scdb_zip: ScdbZipOpt = None,
+    courts: CourtsOpt = None,
+    years: YearsOpt = None,
+    work_dir: WorkDirOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Load every source into one SQLite case database, atomically (a temporary file renamed when complete).
@@ -134,31 +90,17 @@ def build(
     from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
-    from lexprobe.caselaw.build import build_database
-    from lexprobe.caselaw.build_filter import source_filter
+    from lexprobe.caselaw.build_plan import BuildOptions, plan_build
     from lexprobe.caselaw.overrulings import describe_overruling_years
-    from lexprobe.caselaw.paths import data_root, default_db_path
     from lexprobe.cli.data_progress import RichBuildProgress
 
-    if overruled_edition not in ("2025", "2022"):
-        raise BadInputError(f"--overruled-edition must be 2025 or 2022, not {overruled_edition!r}")
-    source_dir = source or data_root()
-    db_path = db or default_db_path()
-    keep = source_filter(courts, years)
-    extra = _extra_sources(cap_file or [], courtlistener_file or [], scdb_zip or [])
-    with Progress(
-        SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(), console=err
-    ) as progress:
-        # a source that cannot be read or yields no case: BuildError, a LexprobeError (one line, exit 2)
-        report = build_database(
-            source_dir,
-            db_path,
-            overruled_edition=overruled_edition,
-            extra_sources=extra,
-            progress=RichBuildProgress(progress),
-            source_filter=keep,
-            work_dir=work_dir,
-        )
+    options = BuildOptions(source, db, overruled_edition, cap_file or [], courtlistener_file or [], scdb_zip or [],
+                           courts, years, work_dir)  # fmt: skip
+    plan = plan_build(options)
+    columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=err) as progress:
+        report = plan.run(RichBuildProgress(progress))
+    db_path = plan.db_path
     if as_json:
         print(json.dumps(report.to_dict()))
         return

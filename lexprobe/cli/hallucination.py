@@ -23,14 +23,15 @@ from lexprobe.cli.options import (
     open_case_db,
     run_dir_option,
 )
-from lexprobe.cli.output import err, out
+from lexprobe.cli.output import err, out, warning
 from lexprobe.errors import BadInputError
 from lexprobe.hallucination.help_facts import DEFAULT_SAMPLES, READER_HELP, UNCALIBRATED_WITH_REFERENCE
 from lexprobe.terminal import safe_markup, safe_text
 
 if TYPE_CHECKING:
     from lexprobe.caselaw.query import CaseDatabase
-    from lexprobe.hallucination.run.runner import ProfileSettings
+    from lexprobe.hallucination.report.collect import CollectedReport
+    from lexprobe.hallucination.run.runner import ProfileResult, ProfileSettings
 
 hallucination_app = typer.Typer(
     cls=LexprobeGroup,
@@ -90,42 +91,52 @@ def task_data_notes(db: Path | None) -> dict[str, str]:
         database.close()
 
 
-def warn_sample_sizes(database: CaseDatabase, settings: ProfileSettings) -> None:
-    """Warn on stderr about each level with fewer eligible cases than `n` in its date window (and, with
-    `--complete-cases`, with every needed fact; the sample takes all of them); raise `BadInputError` when no level
-    has any case to sample."""
-    from lexprobe.caselaw.sampling import eligible_count, window_text
-    from lexprobe.hallucination.tasks.coverage import shared_needs
-
-    windows = settings.windows
-    available = {}
-    for level in settings.levels:
-        require = shared_needs(settings.tasks, level) if settings.complete_cases else ()
-        available[level] = eligible_count(database, level, windows[level], require)
-    n = settings.n
-    for level, count in available.items():
-        where = f"decided {window_text(windows[level])}" + (", complete cases" if settings.complete_cases else "")
-        if count == 0:
-            err.print(f"[yellow]warning:[/] no {level} case in {safe_markup(str(database.path))} passes the "
-                      f"sampling filter ({where}): nothing is asked at that level", highlight=False,
-                      soft_wrap=True)  # fmt: skip
-        elif count < n:
-            err.print(f"[yellow]warning:[/] --n {n:,} is more than the {count:,} eligible {level} cases ({where}): "
-                      f"sampling all {count:,}", highlight=False, soft_wrap=True)  # fmt: skip
-    if not any(available.values()):
-        raise BadInputError(f"no case to ask: {database.path} has no eligible case at level(s) "
-                            f"{', '.join(settings.levels)}")  # fmt: skip
-
-
-def mark_self_judged(rows: list[dict], self_judged: set[str], model: str | None = None) -> list[dict]:
-    """Add `self_judged` to JSON rate rows: true on a reference-free task's row whose model (the row's `model`, else
-    `model`) judged its own pairs."""
-    from lexprobe.hallucination.tasks import TASKS
-
-    for row in rows:
-        task = TASKS.get(row.get("task", ""))
-        row["self_judged"] = bool(task and task.reference_free and row.get("model", model) in self_judged)
-    return rows
+LevelsOpt = Annotated[
+    str | None,
+    typer.Option(help=f"Comma list of court levels: {LEVELS_TEXT} (default scotus; all three with --design paper)."),
+]
+NOpt = Annotated[
+    int | None, typer.Option("--n", min=1, help="Cases sampled per level (default 100; 5,000 with --design paper).")
+]
+YearsOpt = Annotated[
+    str,
+    typer.Option(
+        help="Decision years sampled per level, inclusive: 'paper' (the study's: scotus=1794-2015, "
+        "coa=1895-2019, district=1932-2019), 'all', FROM-TO for every level, or LEVEL=FROM-TO,... (levels not "
+        "named keep the study's window; LEVEL=all lifts it)."
+    ),
+]
+CompleteCasesOpt = Annotated[
+    bool,
+    typer.Option(
+        "--complete-cases",
+        help="Sample only cases with every fact the requested tasks need (a name, majority author, disposition, "
+        "opinion text ...), as the study did, so every task asks the same cases.",
+    ),
+]
+DesignOpt = Annotated[
+    str | None,
+    typer.Option(
+        help="'paper': the study's design - 5,000 cases per level at all three levels, 100 for the reference-free "
+        "tasks, 5,000 doctrinal pairs, every overruled case, 1,000 for the contra-factual tasks, K = 10, zero- "
+        "and few-shot. Options given explicitly override it."
+    ),
+]
+JudgeOpt = Annotated[
+    str | None,
+    typer.Option(help="Judge for the reference-free tasks' contradiction check (default: the model under test)."),
+]
+SamplesOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--samples",
+        min=0,
+        help=f"Calibration samples K per question at temperature 1 (default {DEFAULT_SAMPLES}; confidence = share "
+        "agreeing with the greedy answer); the study's tasks with calibration only (not "
+        f"{', '.join(UNCALIBRATED_WITH_REFERENCE)}, nor the reference-free ones). "
+        "0 = no calibration.",
+    ),
+]
 
 
 @hallucination_app.command("run")
@@ -133,55 +144,14 @@ def mark_self_judged(rows: list[dict], self_judged: set[str], model: str | None 
 def run(
     model: ModelOpt = "local",
     task_list: Annotated[str, typer.Option("--tasks", help="Comma list of task ids, or 'all'.")] = "all",
-    levels: Annotated[
-        str | None,
-        typer.Option(
-            help=f"Comma list of court levels: {LEVELS_TEXT} (default scotus; all three with --design paper)."
-        ),
-    ] = None,
+    levels: LevelsOpt = None,
     prompt_styles: Annotated[str | None, typer.Option(help="Comma list: zero, few (default both).")] = None,
-    n: Annotated[
-        int | None, typer.Option("--n", min=1, help="Cases sampled per level (default 100; 5,000 with --design paper).")
-    ] = None,
-    years: Annotated[
-        str,
-        typer.Option(
-            help="Decision years sampled per level, inclusive: 'paper' (the study's: scotus=1794-2015, "
-            "coa=1895-2019, district=1932-2019), 'all', FROM-TO for every level, or LEVEL=FROM-TO,... (levels not "
-            "named keep the study's window; LEVEL=all lifts it)."
-        ),
-    ] = "paper",
-    complete_cases: Annotated[
-        bool,
-        typer.Option(
-            "--complete-cases",
-            help="Sample only cases with every fact the requested tasks need (a name, majority author, disposition, "
-            "opinion text ...), as the study did, so every task asks the same cases.",
-        ),
-    ] = False,
-    design: Annotated[
-        str | None,
-        typer.Option(
-            help="'paper': the study's design - 5,000 cases per level at all three levels, 100 for the reference-free "
-            "tasks, 5,000 doctrinal pairs, every overruled case, 1,000 for the contra-factual tasks, K = 10, zero- "
-            "and few-shot. Options given explicitly override it."
-        ),
-    ] = None,
-    judge: Annotated[
-        str | None,
-        typer.Option(help="Judge for the reference-free tasks' contradiction check (default: the model under test)."),
-    ] = None,
-    samples: Annotated[
-        int | None,
-        typer.Option(
-            "--samples",
-            min=0,
-            help=f"Calibration samples K per question at temperature 1 (default {DEFAULT_SAMPLES}; confidence = share "
-            "agreeing with the greedy answer); the study's tasks with calibration only (not "
-            f"{', '.join(UNCALIBRATED_WITH_REFERENCE)}, nor the reference-free ones). "
-            "0 = no calibration.",
-        ),
-    ] = None,
+    n: NOpt = None,
+    years: YearsOpt = "paper",
+    complete_cases: CompleteCasesOpt = False,
+    design: DesignOpt = None,
+    judge: JudgeOpt = None,
+    samples: SamplesOpt = None,
     reader: Annotated[str | None, typer.Option("--reader", help=READER_HELP)] = None,
     seed: Annotated[int, typer.Option(help="Sampling seed.")] = 47,
     run_dir: run_dir_option("Run directory (resumable; rerun the same command to resume).") = Path(
@@ -200,89 +170,77 @@ def run(
     Example: `lexprobe hallucination run --model local --tasks existence,author --n 20 --samples 0 --run-dir runs/smol`
     (about 50 requests; add `--dry-run` to count requests, tokens and cost first).
     """
-    import asyncio
+    from lexprobe.cli.hallucination_tables import print_skipped
+    from lexprobe.hallucination.run.from_options import RunOptions, profile_settings, sample_warnings
+    from lexprobe.hallucination.run.runner import SELF_JUDGED_WARNING
 
-    from lexprobe.caselaw.sampling import parse_year_windows
-    from lexprobe.cli.hallucination_tables import print_coverage, print_readers, print_report, print_skipped
-    from lexprobe.engine.interrupt import RunInterrupted, stop_on_sigint
-    from lexprobe.hallucination.prompts.render import PROMPT_STYLES
-    from lexprobe.hallucination.report.summary import report_json
-    from lexprobe.hallucination.run.runner import (
-        SELF_JUDGED,
-        SELF_JUDGED_WARNING,
-        ProfileSettings,
-        design_settings,
-        run_profile,
-    )
-    from lexprobe.hallucination.tasks import resolve_tasks
-    from lexprobe.models.registry import check_model
-
-    dry_run = engine.dry_run
-    check_model(model, credentials=not dry_run)  # a dry run sends nothing: no API key needed
-    level_list, style_list, n_cases, k, task_n = design_settings(design, levels, prompt_styles, n, samples)
-    settings = ProfileSettings(
-        model=model,
-        tasks=resolve_tasks(task_list),
-        levels=level_list,
-        styles=style_list,
-        n=n_cases,
-        seed=seed,
-        judge=judge,
-        samples=k,
-        years=parse_year_windows(years, level_list),
-        complete_cases=complete_cases,
-        task_n=task_n,
-        design=design or "",
-        reader=reader,
-    )
-    for other in (judge, reader):
-        if other:
-            check_model(other, credentials=not dry_run)
-    bad_styles = [s for s in settings.styles if s not in PROMPT_STYLES]
-    if bad_styles or not settings.styles:
-        raise BadInputError(f"unknown prompt style(s) {bad_styles}; valid: zero, few")
+    options = RunOptions(model, task_list, levels, prompt_styles, n, years, complete_cases, design, judge, samples,
+                         reader, seed)  # fmt: skip
+    settings = profile_settings(options, credentials=not engine.dry_run)  # a dry run sends nothing: no API key needed
     database = open_case_db(db)
-    warn_sample_sizes(database, settings)
+    for line in sample_warnings(database, settings):
+        warning(line)
     if settings.self_judged and any(task.reference_free for task in settings.tasks):
-        err.print(f"[yellow]warning:[/] {SELF_JUDGED_WARNING}", highlight=False, soft_wrap=True)
-    config, cache = engine.config(), engine.cache()
-    try:  # a conflicting run directory, too few cases to fabricate from: a LexprobeError (one line, exit 2)
-        with stop_on_sigint():  # Ctrl-C: stop cleanly, keep what completed, exit 130
-            result = asyncio.run(run_profile(settings, database, run_dir, cache, config, dry_run=dry_run))
-    except RunInterrupted as exc:
-        err.print(exc.summary.one_line(), highlight=False)
-        raise
+        warning(SELF_JUDGED_WARNING)
+    result = _run_profile(settings, database, run_dir, engine)
     print_skipped(result.plan.skipped)
     if not result.plan.items:
         raise BadInputError("nothing to ask: every task was skipped at the chosen level(s) (reasons above)")
-    coverage = [row.to_dict() for row in result.plan.coverage]
     if result.estimate is not None:
         if reader:
             err.print("note: --reader: which answers the reader reads is known only once they are scored; its "
                       "requests are not in this estimate", highlight=False, soft_wrap=True)  # fmt: skip
         print(json.dumps(result.estimate.to_dict()) if as_json else safe_text(result.estimate.lines()))
         return
-    self_judged = {model} if settings.self_judged else set()
-    if as_json:
-        report = report_json(model, result.rows)
-        report["rows"] = mark_self_judged(report["rows"], self_judged, model)
-        engine_summary = result.summary.to_dict() if result.summary is not None else None  # with per-replica counts
-        print(json.dumps(report | {"judge": settings.judge_model, "self_judged": settings.self_judged,
-                                   "coverage": coverage, "samples": result.plan.samples, "reader": reader,
-                                   "readers": result.readers, "summary": engine_summary}))  # fmt: skip
-    else:
-        print_report(model, result.rows, self_judged=settings.self_judged)
-        print_coverage(coverage)
-        print_readers(result.readers)
-        if any(task.reference_free for task in settings.tasks):
-            judged = f" ({SELF_JUDGED}: the model judged its own pairs)" if settings.self_judged else ""
-            out.print(f"contradiction judge: {settings.judge_model}{judged}", highlight=False)
+    _print_run(result, settings, as_json)
     summary = result.summary
     if summary is not None:
         err.print(summary.one_line(), highlight=False)
         failure = summary.failure()  # exit 2 for a permanent failure, 1 while requests are pending
         if failure is not None:
             raise failure
+
+
+def _run_profile(settings: ProfileSettings, database: CaseDatabase, run_dir: Path, engine: EngineOptions):
+    """Run the profile (or, with --dry-run, estimate it); Ctrl-C stops cleanly, keeps what completed, exit 130."""
+    import asyncio
+
+    from lexprobe.engine.interrupt import RunInterrupted, stop_on_sigint
+    from lexprobe.hallucination.run.runner import run_profile
+
+    config, cache = engine.config(), engine.cache()
+    try:  # a conflicting run directory, too few cases to fabricate from: a LexprobeError (one line, exit 2)
+        with stop_on_sigint():
+            return asyncio.run(run_profile(settings, database, run_dir, cache, config, dry_run=engine.dry_run))
+    except RunInterrupted as exc:
+        err.print(exc.summary.one_line(), highlight=False)
+        raise
+
+
+def _print_run(result: ProfileResult, settings: ProfileSettings, as_json: bool) -> None:
+    """The rate table, coverage, readers and judge of a run (or all of it as one JSON object)."""
+    from lexprobe.cli.hallucination_tables import print_coverage, print_readers, print_report
+    from lexprobe.hallucination.report.summary import report_json
+    from lexprobe.hallucination.run.runner import SELF_JUDGED
+
+    model = settings.model
+    coverage = [row.to_dict() for row in result.plan.coverage]
+    if as_json:
+        report = report_json(model, result.rows)
+        from lexprobe.hallucination.report.collect import mark_self_judged
+
+        report["rows"] = mark_self_judged(report["rows"], {model} if settings.self_judged else set(), model)
+        engine_summary = result.summary.to_dict() if result.summary is not None else None  # with per-replica counts
+        print(json.dumps(report | {"judge": settings.judge_model, "self_judged": settings.self_judged,
+                                   "coverage": coverage, "samples": result.plan.samples, "reader": settings.reader,
+                                   "readers": result.readers, "summary": engine_summary}))  # fmt: skip
+        return
+    print_report(model, result.rows, self_judged=settings.self_judged)
+    print_coverage(coverage)
+    print_readers(result.readers)
+    if any(task.reference_free for task in settings.tasks):
+        judged = f" ({SELF_JUDGED}: the model judged its own pairs)" if settings.self_judged else ""
+        out.print(f"contradiction judge: {settings.judge_model}{judged}", highlight=False)
 
 
 @hallucination_app.command("report")
@@ -328,7 +286,34 @@ def report(
 
     Example: `lexprobe hallucination report runs/gpt runs/smol --html report.html`
     """
-    from lexprobe.caselaw.judges import load_roster
+    from lexprobe.hallucination.report.collect import ReportSettings, collect_report
+
+    collected = collect_report(run_dirs, ReportSettings(bins, holdout, seed, prompt_style, reference))
+    if html is not None:
+        _write_report_html(html, collected, viewer_url)
+    if as_json:
+        print(json.dumps(collected.to_json()))
+        return
+    _print_collected(collected)
+
+
+def _write_report_html(html: Path, collected: CollectedReport, viewer_url: str) -> None:
+    """`--html`: the report page (each model with its batch and reader counts), and a line on stderr naming it."""
+    from lexprobe.hallucination.report.html import write_html_report
+    from lexprobe.hallucination.report.readings import read_by
+
+    try:
+        with_batch = [model | counts | read_by(model["model"], collected.readers)
+                      for model, counts in zip(collected.models, collected.batched, strict=True)]  # fmt: skip
+        write_html_report(html, with_batch, collected.stats, collected.units, coverage=collected.coverage,
+                          viewer_url=viewer_url, paper=collected.reference)  # fmt: skip
+    except OSError as exc:
+        raise BadInputError(f"cannot write {html}: {exc}") from None
+    err.print(f"wrote {html}", highlight=False, soft_wrap=True)
+
+
+def _print_collected(collected: CollectedReport) -> None:
+    """The report's tables: rates (side by side for several runs), statistics, reference, coverage, readers."""
     from lexprobe.cli.hallucination_tables import (
         print_coverage,
         print_readers,
@@ -337,78 +322,26 @@ def report(
         print_side_by_side,
         print_statistics,
     )
-    from lexprobe.engine.batch.status import batch_count_lines, batch_counts
-    from lexprobe.hallucination.profile.results import read_runs
-    from lexprobe.hallucination.profile.stats import PROMPT_STYLE_SELECTIONS, profile
-    from lexprobe.hallucination.report.readings import read_by, reader_counts
-    from lexprobe.hallucination.report.summary import report_json, report_rows
+    from lexprobe.engine.batch.status import batch_count_lines
+    from lexprobe.hallucination.report.summary import report_rows
     from lexprobe.hallucination.run.runner import SELF_JUDGED
 
-    if prompt_style not in PROMPT_STYLE_SELECTIONS:
-        raise BadInputError(f"unknown --prompt-style {prompt_style!r}; valid: {', '.join(PROMPT_STYLE_SELECTIONS)}")
-    if reference not in REFERENCE_CHOICES:
-        raise BadInputError(f"unknown --reference {reference!r}; valid: {', '.join(REFERENCE_CHOICES)}")
-    try:
-        infos, units = read_runs(run_dirs)
-    except FileNotFoundError as exc:
-        raise BadInputError(str(exc)) from None
-    stats = profile(units, load_roster(), bins=bins, seed=seed, holdout=holdout, prompt_style=prompt_style)
-    models = [info.as_row() for info in infos]
-    self_judged = {row["model"] for row in models if row["self_judged"]}
-    mark_self_judged(stats["rates"], self_judged)
-    coverage = [row for info in infos for row in info.coverage_rows()]
-    batched = [batch_counts(info.run_dir) for info in infos]  # how many answers came by a provider's batch API
-    paper = reference_block(reference, stats, models, units)
-    readers = reader_counts(units)  # answers labelled by a --reader model
-    if html is not None:
-        from lexprobe.hallucination.report.html import write_html_report
-
-        try:
-            with_batch = [model | counts | read_by(model["model"], readers)
-                          for model, counts in zip(models, batched, strict=True)]  # fmt: skip
-            write_html_report(html, with_batch, stats, units, coverage=coverage, viewer_url=viewer_url,
-                              paper=paper)  # fmt: skip
-        except OSError as exc:
-            raise BadInputError(f"cannot write {html}: {exc}") from None
-        err.print(f"wrote {html}", highlight=False, soft_wrap=True)
-    if as_json:
-        single = {}
-        if len(infos) == 1:
-            single = report_json(infos[0].model, report_rows(units))
-            single["rows"] = mark_self_judged(single["rows"], self_judged, models[0]["model"])
-            single |= {"judge": models[0]["judge"], "self_judged": models[0]["self_judged"]}
-        extra = {"reference": paper} if paper is not None else {}
-        print(json.dumps(single | {"models": models} | stats | {"coverage": coverage, "batch": batched,
-                                                                 "readers": readers} | extra))  # fmt: skip
-        return
+    infos, models, stats = collected.infos, collected.models, collected.stats
     if len(infos) == 1:
-        print_report(infos[0].model, report_rows(units), self_judged=models[0]["self_judged"])
+        print_report(infos[0].model, report_rows(collected.units), self_judged=models[0]["self_judged"])
     else:
         print_side_by_side(stats["rates"], [info.label for info in infos])
     print_statistics(stats)
-    if paper is not None:
-        print_reference(paper)
-    print_coverage(coverage)
-    print_readers(readers, with_model=len(infos) > 1)
-    for line in batch_count_lines(batched):
+    if collected.reference is not None:
+        print_reference(collected.reference)
+    print_coverage(collected.coverage)
+    print_readers(collected.readers, with_model=len(infos) > 1)
+    for line in batch_count_lines(collected.batched):
         out.print(safe_text(line), highlight=False, markup=False)
     if any(row["lower_bound"] for row in stats["rates"]):
         for model in models:
             judged = f" ({SELF_JUDGED}: the model judged its own pairs)" if model["self_judged"] else ""
             out.print(f"contradiction judge for {model['model']}: {model['judge']}{judged}", highlight=False)
-
-
-#: `hallucination report --reference`: none, or the published estimates of the paper.
-REFERENCE_CHOICES = ("none", "paper")
-
-
-def reference_block(reference: str, stats: dict, models: list[dict], units: list) -> dict | None:
-    """Return the `reference` block of a report (`paper_comparison`) for `--reference paper`, None for none."""
-    if reference != "paper":
-        return None
-    from lexprobe.hallucination.paper_figures.compare import paper_comparison
-
-    return paper_comparison(stats, models, units)
 
 
 @hallucination_app.command("score-answers")
@@ -436,55 +369,25 @@ def score_answers(
 
     Example: `lexprobe hallucination score-answers answers.jsonl > scored.jsonl`
     """
-    from lexprobe.hallucination.scorers.external import LineError, read_answer_lines, score_lines
+    from lexprobe.hallucination.run.score_file import score_answer_file
+    from lexprobe.hallucination.scorers.external import LineError
 
-    if not file.is_file():
-        raise BadInputError(f"file not found: {safe_text(str(file))}")
-    if reader:
-        from lexprobe.models.registry import check_model
+    def emit(item: dict | LineError | str) -> None:  # a scored line on stdout; a bad line or a note on stderr
+        if isinstance(item, dict):
+            sys.stdout.write(json.dumps(item) + "\n")
+            return
+        shown = f"{name}:{item.line}: {safe_text(item.message)}" if isinstance(item, LineError) else item
+        err.print(shown, highlight=False, markup=False, soft_wrap=True)
 
-        check_model(reader)
-    database = open_case_db(db)
     name = safe_text(str(file))
-    scored = errors = 0
-    try:
-        handle = file.open("rb")
-    except OSError as exc:
-        raise BadInputError(f"cannot read {name}: {exc.strerror or exc}") from None
-    with handle:
-        codec, lines = read_answer_lines(handle)
-        if codec != "utf-8":
-            err.print(f"note: {name} starts with a {codec} byte-order mark: read as {codec} (save JSON Lines as UTF-8)",
-                      highlight=False, markup=False, soft_wrap=True)  # fmt: skip
-        store, reading, summary = None, None, None
-        if reader:  # the rules once, the answers they leave unscored to the reader, then every line with its reading
-            import asyncio
-
-            from lexprobe.hallucination.scorers.external_reader import read_unscored
-            from lexprobe.hallucination.scorers.model_reader import ReaderPass
-
-            lines = list(lines)
-            store, summary = asyncio.run(read_unscored(lines, database, reader, engine.cache(), engine.config()))
-            reading = ReaderPass(reader)
-        for result in score_lines(lines, database, reading, store):
-            if isinstance(result, LineError):
-                errors += 1
-                err.print(f"{name}:{result.line}: {safe_text(result.message)}", highlight=False, markup=False,
-                          soft_wrap=True)  # fmt: skip
-            else:
-                scored += 1
-                sys.stdout.write(json.dumps(result) + "\n")
+    result = score_answer_file(file, lambda: open_case_db(db), reader, lambda: (engine.cache(), engine.config()), emit)
     sys.stdout.flush()
-    if summary is not None and summary.total:
-        err.print(f"reader: {summary.one_line()}", highlight=False, markup=False, soft_wrap=True)
-        failure = summary.failure()  # a reader request left unanswered: its line kept the rules' label
-        if failure is not None:
-            raise failure
-    if errors:
-        raise BadInputError(f"{errors} bad line(s) in {name} were not scored (listed above); {scored} line(s) scored")
-    if not scored:
-        raise BadInputError(f"{name} holds no answer lines (empty input); expected one JSON object a line")
-    err.print(f"scored {scored} line(s) of {name}", highlight=False, markup=False, soft_wrap=True)
+    if result.summary is not None and result.summary.total:
+        err.print(f"reader: {result.summary.one_line()}", highlight=False, markup=False, soft_wrap=True)
+    failure = result.failure()
+    if failure is not None:
+        raise failure
+    err.print(f"scored {result.scored} line(s) of {name}", highlight=False, markup=False, soft_wrap=True)
 
 
 # `export-labels` and `agreement` live in their own module (lexprobe.cli.labels); listed after the commands above

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import typer
 from typer.core import TyperGroup
 
+from lexprobe.cli.options import bare_ray_means_local
 from lexprobe.cli.output import err
 from lexprobe.errors import LexprobeError
 from lexprobe.terminal import safe_markup
@@ -23,6 +24,10 @@ __all__ = ["LexprobeGroup"]
 
 class LexprobeGroup(TyperGroup):
     """The command group of every lexprobe Typer app: turns a `LexprobeError` into one line and its exit code."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        # Typer's parser has no option whose value may be left out: a bare `--ray` is given its `local` here
+        return super().parse_args(ctx, bare_ray_means_local(args))
 
     def invoke(self, ctx: click.Context) -> object:
         try:

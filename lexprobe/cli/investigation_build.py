@@ -9,7 +9,6 @@ model spec).
 from __future__ import annotations
 
 import json
-import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -17,14 +16,12 @@ import typer
 
 from lexprobe.cli.options import ENGINE_DEFAULTS, EngineOptions, engine_options, json_flag
 from lexprobe.cli.output import err, out
-from lexprobe.errors import BadInputError, LexprobeError
-from lexprobe.investigation.environment.ladder import LADDER_HELP, canonical_level, parse_levels
+from lexprobe.errors import LexprobeError
+from lexprobe.investigation.environment.ladder import LADDER_HELP
 from lexprobe.investigation.pipeline.registry import STAGE_ORDER
-from lexprobe.models.registry import check_model
 from lexprobe.terminal import safe_markup, safe_text
 
 if TYPE_CHECKING:  # the pipeline is imported inside the command: `--help` needs none of it
-    from lexprobe.investigation.pipeline.context import BuildSettings
     from lexprobe.investigation.pipeline.runner import BuildResult
 
 
@@ -33,65 +30,73 @@ def register(app: typer.Typer) -> None:
     app.command("build")(build)
 
 
+StageOpt = Annotated[
+    str | None, typer.Option(help=f"Run the stages up to and including this one ({', '.join(STAGE_ORDER)}).")
+]
+AblationOpt = Annotated[str, typer.Option(help=f"Corpus level of a one-level build, written at --out. {LADDER_HELP}")]
+LevelsOpt = Annotated[
+    str | None,
+    typer.Option(
+        help="Assemble several levels, one environment folder each (OUT/merits, OUT/pro_alternative, OUT/noise, "
+        "OUT/chaff50, OUT/chaff100): 'all' or a comma list such as 'merits,+noise'."
+    ),
+]
+SizeOpt = Annotated[
+    str,
+    typer.Option(
+        help="Preset of the per-role counts: 'small' (2 per role, 4 chaff, 1 shard fact) or 'paper' (section 4.2 "
+        "of the paper: 10 pro-alternative documents per alternative, 20 in all; 57 noise; 500 chaff at +chaff100, "
+        "250 at +chaff50; and, where the paper gives no number, 10 signal, 2 shard facts, 3 refuting per "
+        "alternative: about 600 documents). Any count option below overrides its preset value.",
+    ),
+]
+DocsPerRoleOpt = Annotated[
+    int | None,
+    typer.Option(min=0, help="Default of --signal, --pro-alternative, --refuting and --noise (preset: by --size)."),
+]
+ProAlternativeOpt = Annotated[
+    int | None, typer.Option(min=0, help="Pro-alternative documents per alternative (paper preset: 10, 20 in all).")
+]
+RefutingOpt = Annotated[int | None, typer.Option(min=0, help="Refuting documents per alternative (paper preset: 3).")]
+ShardsOpt = Annotated[
+    int | None, typer.Option(min=0, help="Pattern facts spread over 3-5 shard documents each (paper preset: 2).")
+]
+MaxInputCharsOpt = Annotated[
+    int | None,
+    typer.Option(
+        min=200,
+        help="Cap on the characters of each source that reach a model (default: none, every page is read in "
+        "chunks); with a cap the build report shows less than 100 % read.",
+    ),
+]
+ContextTokensOpt = Annotated[
+    int | None,
+    typer.Option(min=512, help="The generator's context window in tokens (default: the backend's): sets chunks."),
+]
+
+
 @engine_options(batch=True)
 def build(
     record_dir: Annotated[Path, typer.Argument(help="Folder of the record's filings (PDF or text files).")],
     out_dir: Annotated[Path, typer.Option("--out", help="Environment folder to build (resumable).")],
     generator: Annotated[str, typer.Option(help="Model spec that extracts, plans and writes.")] = "local",
     judge: Annotated[str | None, typer.Option(help="Model spec that judges (default: the generator).")] = None,
-    stage: Annotated[
-        str | None, typer.Option(help=f"Run the stages up to and including this one ({', '.join(STAGE_ORDER)}).")
-    ] = None,
-    ablation: Annotated[
-        str, typer.Option(help=f"Corpus level of a one-level build, written at --out. {LADDER_HELP}")
-    ] = "+chaff100",
-    levels: Annotated[
-        str | None,
-        typer.Option(
-            help="Assemble several levels, one environment folder each (OUT/merits, OUT/pro_alternative, OUT/noise, "
-            "OUT/chaff50, OUT/chaff100): 'all' or a comma list such as 'merits,+noise'."
-        ),
-    ] = None,
-    size: Annotated[
-        str,
-        typer.Option(
-            help="Preset of the per-role counts: 'small' (2 per role, 4 chaff, 1 shard fact) or 'paper' (section 4.2 "
-            "of the paper: 10 pro-alternative documents per alternative, 20 in all; 57 noise; 500 chaff at +chaff100, "
-            "250 at +chaff50; and, where the paper gives no number, 10 signal, 2 shard facts, 3 refuting per "
-            "alternative: about 600 documents). Any count option below overrides its preset value.",
-        ),
-    ] = "small",
-    docs_per_role: Annotated[
-        int | None,
-        typer.Option(min=0, help="Default of --signal, --pro-alternative, --refuting and --noise (preset: by --size)."),
-    ] = None,
+    stage: StageOpt = None,
+    ablation: AblationOpt = "+chaff100",
+    levels: LevelsOpt = None,
+    size: SizeOpt = "small",
+    docs_per_role: DocsPerRoleOpt = None,
     signal: Annotated[int | None, typer.Option(min=0, help="Signal documents (paper preset: 10).")] = None,
-    pro_alternative: Annotated[
-        int | None, typer.Option(min=0, help="Pro-alternative documents per alternative (paper preset: 10, 20 in all).")
-    ] = None,
-    refuting: Annotated[
-        int | None, typer.Option(min=0, help="Refuting documents per alternative (paper preset: 3).")
-    ] = None,
+    pro_alternative: ProAlternativeOpt = None,
+    refuting: RefutingOpt = None,
     noise: Annotated[int | None, typer.Option(min=0, help="Noise documents (paper preset: 57).")] = None,
     chaff: Annotated[int | None, typer.Option(min=0, help="Chaff documents at +chaff100 (paper preset: 500).")] = None,
-    shards: Annotated[
-        int | None, typer.Option(min=0, help="Pattern facts spread over 3-5 shard documents each (paper preset: 2).")
-    ] = None,
+    shards: ShardsOpt = None,
     regenerations: Annotated[int, typer.Option(min=0, help="Regenerations of a rejected document.")] = 3,
     max_attempts: Annotated[int, typer.Option(min=1, help="Requests per item until its output is valid.")] = 3,
     max_tokens: Annotated[int, typer.Option(min=16, help="Output tokens per request.")] = 2048,
-    max_input_chars: Annotated[
-        int | None,
-        typer.Option(
-            min=200,
-            help="Cap on the characters of each source that reach a model (default: none, every page is read in "
-            "chunks); with a cap the build report shows less than 100 % read.",
-        ),
-    ] = None,
-    context_tokens: Annotated[
-        int | None,
-        typer.Option(min=512, help="The generator's context window in tokens (default: the backend's): sets chunks."),
-    ] = None,
+    max_input_chars: MaxInputCharsOpt = None,
+    context_tokens: ContextTokensOpt = None,
     case_id: Annotated[str, typer.Option(help="Case id (default: the record folder's name).")] = "",
     category: Annotated[str, typer.Option(help="Federal case type, e.g. employment.")] = "",
     fictional: Annotated[bool, typer.Option("--fictional", help="Mark the record as fictional.")] = False,
@@ -104,43 +109,17 @@ def build(
 
     Example: `lexprobe investigation build records/acme --generator openai/gpt-4o-mini --out envs/acme`
     """
-    from lexprobe.investigation.pipeline.context import SIZE_PRESETS, BuildSettings, StageError
+    from lexprobe.investigation.pipeline.context import StageError
+    from lexprobe.investigation.pipeline.from_options import build_settings, counts_line
     from lexprobe.investigation.pipeline.runner import run_build
 
-    if not record_dir.is_dir():
-        raise BadInputError(f"record folder not found: {record_dir}")
-    if stage is not None and stage not in STAGE_ORDER:
-        raise BadInputError(f"unknown stage {stage!r}; stages: {', '.join(STAGE_ORDER)}")
-    if size not in SIZE_PRESETS:
-        raise BadInputError(f"unknown size {size!r}; sizes: {', '.join(SIZE_PRESETS)}")
-    ablation = canonical_level(ablation)  # an unknown level: BadInputError
-    chosen = parse_levels(levels) if levels is not None else []
-    settings = BuildSettings(
-        generator=generator,
-        judge=judge,
-        ablation=ablation,  # type: ignore[arg-type]
-        levels=chosen,
-        case_id=case_id,
-        category=category,
-        fictional=fictional,
-        size=size,  # type: ignore[arg-type]
-        docs_per_role=docs_per_role,
-        signal_docs=signal,
-        pro_alternative_docs=pro_alternative,
-        refuting_docs=refuting,
-        noise_docs=noise,
-        chaff_docs=chaff,
-        shard_facts=shards,
-        regenerations=regenerations,
-        max_attempts=max_attempts,
-        max_tokens=max_tokens,
-        max_input_chars=max_input_chars,
-        context_tokens=context_tokens,
-        seed=seed,
-    )
-    for spec in dict.fromkeys([settings.generator, settings.judge_model]):
-        check_model(spec)
-    logging.getLogger("pypdf").setLevel(logging.ERROR)  # "Rotated text discovered" and the like, per page
+    settings = build_settings(
+        record_dir, stage, ablation=ablation, levels=levels, size=size, generator=generator, judge=judge,
+        case_id=case_id, category=category, fictional=fictional, docs_per_role=docs_per_role, signal_docs=signal,
+        pro_alternative_docs=pro_alternative, refuting_docs=refuting, noise_docs=noise, chaff_docs=chaff,
+        shard_facts=shards, regenerations=regenerations, max_attempts=max_attempts, max_tokens=max_tokens,
+        max_input_chars=max_input_chars, context_tokens=context_tokens, seed=seed,
+    )  # fmt: skip
     err.print(counts_line(settings), highlight=False)
     try:
         result = run_build(
@@ -151,15 +130,6 @@ def build(
             print(json.dumps({"status": "failed", "stage": exc.stage, "item": exc.item, "error": str(exc)}))
         raise LexprobeError(str(exc), exit_code=1) from None
     _print(result, as_json)
-
-
-def counts_line(settings: BuildSettings) -> str:
-    """Return the one-line summary of the documents a build plans per role (after --size and the count options)."""
-    return (
-        f"documents per role (--size {settings.size}): signal {settings.signal_count} + "
-        f"{settings.shard_count} shard fact(s); per alternative: pro-alternative {settings.pro_alternative_count}, "
-        f"refuting {settings.refuting_count}; noise {settings.noise_count}; chaff {settings.chaff_count}"
-    )
 
 
 def _print_sources_read(rows: list[dict]) -> None:

@@ -276,44 +276,25 @@ def qa(
     from rich.table import Table
     from rich.text import Text
 
-    from lexprobe.engine.interrupt import stop_on_sigint
-    from lexprobe.engine.summary import permanent_failures_error
-    from lexprobe.investigation.qa.runner import run_qa
+    from lexprobe.investigation.qa.run_questions import check_qa_models, run_questions
 
-    judge_model = judge or model
-    check_model(model)
-    check_model(judge_model)
-    if engine.batch and engine.ray is not None:
-        raise BadInputError(
-            "--batch and --ray cannot be combined here: with --ray each question runs whole on a "
-            "Ray worker, its judge's call included, sent there one by one; drop one of them"
-        )
+    judge_model = check_qa_models(model, judge, batch=engine.batch, ray=engine.ray)
     settings = agent.settings(model, tool_budget=tool_budget, turn_budget=turn_budget)
     config = engine.config(progress=False)
-    permanent: dict[str, str] = {}
-    with stop_on_sigint():  # Ctrl-C: every question stops at its next step, exit 130
-        import asyncio  # on first use: `lexprobe --help` does not pay for it
-
-        records = asyncio.run(run_qa(env_dirs, settings, judge_model, run_dir,
-                                     engine.cache(), config,
-                                     concurrency=concurrency, permanent_failures=permanent))  # fmt: skip
+    qa_run = run_questions(env_dirs, settings, judge_model, run_dir, engine.cache(), config, concurrency)
     if as_json:
-        for record in records:
+        for record in qa_run.records:
             sys.stdout.write(json.dumps(record.model_dump(mode="json", exclude={"episode"})) + "\n")
     else:
         table = Table(title=Text(safe_text(f"factual QA: {model} (judge {judge_model})")))
         for column in ("question", "label", "score", "answer", "reason"):
             table.add_column(column)
-        for record in records:
+        for record in qa_run.records:
             score = "-" if record.score is None else f"{record.score:.2f}"
             cells = (record.question_id, record.label, score, (record.answer or "")[:80], record.reason)
             table.add_row(*(Text(safe_text(cell)) for cell in cells))  # model text: no markup, no escapes
         out.print(table)
-    scored = [r.score for r in records if r.score is not None]
-    unscored = sum(r.label == "unscored" for r in records)
-    mean = f"{sum(scored) / len(scored):.3f}" if scored else "-"
-    err.print(f"{len(records)} questions; mean rubric score {mean} over {len(scored)} graded; {unscored} unscored",
-              highlight=False)  # fmt: skip
-    failure = permanent_failures_error(permanent)  # exit 2: a rerun would fail the same way
+    err.print(qa_run.line(), highlight=False)
+    failure = qa_run.failure()
     if failure is not None:
         raise failure

@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from lexprobe.cli.options import HTML_REPORT_HELP, html_option, json_flag
 from lexprobe.cli.output import err, out
 from lexprobe.errors import BadInputError
+
+if TYPE_CHECKING:
+    from lexprobe.investigation.scoring.score_runs import ScoredRuns
 
 
 def register(app: typer.Typer) -> None:
@@ -27,7 +30,7 @@ def register(app: typer.Typer) -> None:
 
 
 def _definitions_line(dont_know_as_reject: bool, partial_verdicts: bool = False) -> str:
-    from lexprobe.investigation.scoring import DEFINITIONS
+    from lexprobe.investigation.scoring.metrics import DEFINITIONS
 
     reject = DEFINITIONS["reject_acc" if dont_know_as_reject else "reject_acc_strict"]
     solved = DEFINITIONS["case_solved_partial" if partial_verdicts else "case_solved"]
@@ -39,51 +42,59 @@ def _definitions_line(dont_know_as_reject: bool, partial_verdicts: bool = False)
     )
 
 
+RunDirsOpt = Annotated[
+    list[Path], typer.Argument(help="Run directories holding episodes/*.json (several are pooled by model).")
+]
+EnvRootOpt = Annotated[
+    Path | None,
+    typer.Option("--env-root", help="Folder to look for the episodes' environments in (by env_dir or case id)."),
+]
+StrictRejectOpt = Annotated[
+    bool,
+    typer.Option(
+        "--strict-reject",
+        help='Count only "don\'t believe" as correct on the do-not-believe class '
+        '(default: "don\'t know" counts too, as not believing).',
+    ),
+]
+CompleteOnlyOpt = Annotated[
+    bool,
+    typer.Option(
+        "--complete-only",
+        help="Score only complete outputs: Turn 1 finished and every verdict readable (Section 4.1). The "
+        "number of complete outputs per model is shown either way.",
+    ),
+]
+ReferenceOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--reference",
+        help='Show published numbers beside yours: "paper" (InvestigationWorlds, Section 4), with the '
+        "difference, a test where both sides have counts and what differs in the design.",
+    ),
+]
+PartialVerdictsOpt = Annotated[
+    bool,
+    typer.Option(
+        "--partial-verdicts",
+        help="Count an episode that gave no readable verdict on some hypothesis other than h* as solved when the "
+        "rest solve it (a missing verdict counts as not believing). Default: every hypothesis needs a verdict, "
+        "as the paper scores complete outputs (Section 4.1).",
+    ),
+]
+
+
 def score(
-    run_dirs: Annotated[
-        list[Path], typer.Argument(help="Run directories holding episodes/*.json (several are pooled by model).")
-    ],
+    run_dirs: RunDirsOpt,
     as_json: json_flag("Print the scores as one JSON object.") = False,
     html: html_option(HTML_REPORT_HELP) = None,
-    env_root: Annotated[
-        Path | None,
-        typer.Option("--env-root", help="Folder to look for the episodes' environments in (by env_dir or case id)."),
-    ] = None,
+    env_root: EnvRootOpt = None,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap resamples.")] = 0,
     bootstrap: Annotated[int, typer.Option(min=0, help="Bootstrap resamples (0: no intervals).")] = 2000,
-    strict_reject: Annotated[
-        bool,
-        typer.Option(
-            "--strict-reject",
-            help='Count only "don\'t believe" as correct on the do-not-believe class '
-            '(default: "don\'t know" counts too, as not believing).',
-        ),
-    ] = False,
-    complete_only: Annotated[
-        bool,
-        typer.Option(
-            "--complete-only",
-            help="Score only complete outputs: Turn 1 finished and every verdict readable (Section 4.1). The "
-            "number of complete outputs per model is shown either way.",
-        ),
-    ] = False,
-    reference: Annotated[
-        str | None,
-        typer.Option(
-            "--reference",
-            help='Show published numbers beside yours: "paper" (InvestigationWorlds, Section 4), with the '
-            "difference, a test where both sides have counts and what differs in the design.",
-        ),
-    ] = None,
-    partial_verdicts: Annotated[
-        bool,
-        typer.Option(
-            "--partial-verdicts",
-            help="Count an episode that gave no readable verdict on some hypothesis other than h* as solved when the "
-            "rest solve it (a missing verdict counts as not believing). Default: every hypothesis needs a verdict, "
-            "as the paper scores complete outputs (Section 4.1).",
-        ),
-    ] = False,
+    strict_reject: StrictRejectOpt = False,
+    complete_only: CompleteOnlyOpt = False,
+    reference: ReferenceOpt = None,
+    partial_verdicts: PartialVerdictsOpt = False,
 ) -> None:
     """Score investigation runs: case solved (95% cluster-bootstrap CI), class accuracies, commitment, coverage.
 
@@ -105,78 +116,34 @@ def score(
     Example: `lexprobe investigation score runs/haiku runs/sonnet --env-root envs --html scores.html`
     """
     from lexprobe.cli.investigation_tables import print_summary
+    from lexprobe.investigation.scoring.score_runs import ScoreSettings, score_runs
 
-    if reference is not None and reference != "paper":
-        raise BadInputError(f"unknown reference {reference!r}; the one reference is 'paper'")
-    from lexprobe.investigation.scoring import complete_episodes, coverage_points, summarize
-    from lexprobe.investigation.scoring.analyses import analyze, complete_outputs
-    from lexprobe.investigation.scoring.inputs import load_environments, read_runs
-
-    runs = read_runs(run_dirs)
-    every = [episode for _, episodes in runs for episode in episodes]
-    episodes, left_out = complete_episodes(every)
-    if not episodes:
-        raise BadInputError(
-            f"no complete episode to score in {', '.join(str(r) for r in run_dirs)} ({len(left_out)} running or failed)"
-        )
-    notes = []
-    if left_out:
-        notes.append(f"{len(left_out)} episode(s) running or failed were left out")
-    if complete_only:  # Section 4.1: only complete outputs (a partial reply would count as unsolved)
-        kept = complete_outputs(episodes)
-        if len(kept) < len(episodes):
-            notes.append(f"{len(episodes) - len(kept)} finished episode(s) without a complete output were left out "
-                         "(--complete-only)")  # fmt: skip
-        if not kept:
-            raise BadInputError(
-                f"no complete output to score in {', '.join(str(r) for r in run_dirs)} (--complete-only)"
-            )
-        episodes = kept
-    seen: set[tuple[str, str]] = set()
-    repeated = 0
-    for episode in episodes:
-        key = (episode.episode_id, episode.ablation)
-        repeated += key in seen
-        seen.add(key)
-    if repeated:
-        notes.append(f"{repeated} episode id(s) appear in more than one run directory; each copy is scored")
-    # refuses an episode whose level or corpus differs from its environment's: BadInputError, exit 2
-    environments, env_notes = load_environments(runs, env_root)
-    notes.extend(env_notes)
-    for note in notes:
-        line = note if note.startswith("warning: ") else f"note: {note}"
-        err.print(line, highlight=False, markup=False, soft_wrap=True)
-    summary = summarize(episodes, environments, replicates=bootstrap, seed=seed, dont_know_as_reject=not strict_reject,
-                        partial_verdicts=partial_verdicts)  # fmt: skip
-    summary.analyses = analyze(  # Section 4: complete outputs, shared cases, strategy, generators
-        every, episodes, environments, complete_only=complete_only, replicates=bootstrap, seed=seed,
-        partial_verdicts=partial_verdicts,
-    )  # fmt: skip
-    block = None
-    if reference == "paper":
-        from lexprobe.investigation.paper_figures.compare import paper_comparison
-
-        block = paper_comparison(summary, episodes)
+    settings = ScoreSettings(seed, bootstrap, strict_reject, complete_only, partial_verdicts, reference)
+    scored = score_runs(run_dirs, env_root, settings)
+    for note in scored.notes:
+        err.print(note if note.startswith("warning: ") else f"note: {note}", highlight=False, markup=False,
+                  soft_wrap=True)  # fmt: skip
     if html is not None:
-        from lexprobe.investigation.report.html import write_investigation_report
-
-        try:
-            write_investigation_report(
-                html,
-                summary,
-                runs=[str(r) for r in run_dirs],
-                points=coverage_points(episodes, environments),
-                notes=notes,
-                paper=block,
-            )
-        except OSError as exc:
-            raise BadInputError(f"cannot write {html}: {exc}") from None
-        err.print(f"wrote {html}", highlight=False, soft_wrap=True)
+        _write_html(html, scored, run_dirs)
     if as_json:
-        payload = summary.model_dump(mode="json")
-        if block is not None:
-            payload["reference"] = block
+        payload = scored.summary.model_dump(mode="json")
+        if scored.reference is not None:
+            payload["reference"] = scored.reference
         print(json.dumps(payload))
         return
-    print_summary(summary, reference=block)
+    print_summary(scored.summary, reference=scored.reference)
     out.print(_definitions_line(not strict_reject, partial_verdicts), highlight=False, soft_wrap=True)
+
+
+def _write_html(html: Path, scored: ScoredRuns, run_dirs: list[Path]) -> None:
+    """`--html`: the report page, and a line on stderr naming it."""
+    from lexprobe.investigation.report.html import write_investigation_report
+    from lexprobe.investigation.scoring.coverage import coverage_points
+
+    points = coverage_points(scored.episodes, scored.environments)
+    try:
+        write_investigation_report(html, scored.summary, runs=[str(r) for r in run_dirs], points=points,
+                                   notes=scored.notes, paper=scored.reference)  # fmt: skip
+    except OSError as exc:
+        raise BadInputError(f"cannot write {html}: {exc}") from None
+    err.print(f"wrote {html}", highlight=False, soft_wrap=True)

@@ -13,10 +13,11 @@ raw, even from a printer that forgot to escape it (escaping where the text is bu
 from __future__ import annotations
 
 from rich.console import Console
+from rich.text import Text
 
 from lexprobe.terminal import make_inert, safe_text
 
-__all__ = ["err", "literal", "out", "wide"]
+__all__ = ["err", "literal", "out", "warning", "wide"]
 
 out = make_inert(Console())
 err = make_inert(Console(stderr=True))
@@ -34,3 +35,8 @@ def wide(width: int = 160, console: Console | None = None) -> Console:
     if console.is_terminal:
         return console
     return make_inert(Console(width=max(console.width, width), stderr=console.stderr))
+
+
+def warning(text: str, *, soft_wrap: bool = True) -> None:
+    """Print `text` on stderr after a yellow "warning:", no markup read from it."""
+    err.print(Text.assemble(("warning:", "yellow"), " ", safe_text(text)), highlight=False, soft_wrap=soft_wrap)

@@ -13,20 +13,17 @@ import typer
 from lexprobe.cli.options import ENGINE_DEFAULTS, EngineOptions, ModelOpt, engine_options, json_flag
 from lexprobe.cli.output import err, out
 from lexprobe.demo import DEMO_CASES
-from lexprobe.errors import BadInputError, LexprobeError
+from lexprobe.errors import LexprobeError
 from lexprobe.models.registry import check_model, model_status
 from lexprobe.terminal import safe_text
 
 if TYPE_CHECKING:
     from lexprobe.engine.cache import ResponseCache
     from lexprobe.engine.config import EngineConfig
-    from lexprobe.engine.store import RunStore
-    from lexprobe.models.types import Request
+    from lexprobe.investigation.scoring.schema import ScoreSummary
 
 __all__ = ["ask", "demo", "models", "register"]
 
-#: The kind of run `lexprobe ask --run-dir` records (see `RunStore.claim`).
-ASK_KIND = "ask"
 #: The narrowest console on which `lexprobe models` prints spec, description and status as three columns.
 MODELS_THREE_COLUMNS = 110
 
@@ -97,59 +94,27 @@ def ask(
 
     Example: `lexprobe ask --model local --json "Who wrote Marbury v. Madison?"`
     """
-    from lexprobe.engine.estimate import dry_run_store, estimate_run
-    from lexprobe.engine.interrupt import RunInterrupted, stop_on_sigint
+    from lexprobe.engine.ask import ask_once, estimate_ask
+    from lexprobe.engine.interrupt import RunInterrupted
     from lexprobe.engine.progress import format_cost
-    from lexprobe.engine.store import RunStore
     from lexprobe.models.types import Request
 
-    dry_run = engine.dry_run
-    check_model(model, credentials=not dry_run)  # a dry run sends nothing: no API key needed
+    check_model(model, credentials=not engine.dry_run)  # a dry run sends nothing: no API key needed
+    request = Request.from_prompt(model, prompt, system=system, temperature=temperature, seed=seed,
+                                  max_tokens=max_tokens, sample_index=sample_index)  # fmt: skip
+    config, cache = engine.config(), engine.cache()
+    if engine.dry_run:  # a dry run writes nothing: it reads an existing run directory, creates none
+        estimate = estimate_ask(request, run_dir, cache)
+        print(json.dumps(estimate.to_dict()) if as_json else safe_text(estimate.one_line()))
+        return
     try:
-        request = Request.from_prompt(
-            model,
-            prompt,
-            system=system,
-            temperature=temperature,
-            seed=seed,
-            max_tokens=max_tokens,
-            sample_index=sample_index,
-        )
-        config, cache = engine.config(), engine.cache()
-        if dry_run:  # a dry run writes nothing: it reads an existing run directory, creates none
-            store = dry_run_store(run_dir)
-            store.check_claim(ASK_KIND, model)  # a run directory holds one kind of run of one model
-        else:
-            store = RunStore.open(run_dir) if run_dir else RunStore.in_memory()
-            if run_dir:
-                store.claim(ASK_KIND, model)
-        if dry_run:
-            estimate = estimate_run([request], store, cache)
-            print(json.dumps(estimate.to_dict()) if as_json else safe_text(estimate.one_line()))
-            return
-        with stop_on_sigint():  # Ctrl-C: the call stops cleanly, exit 130
-            import asyncio  # on first use: `lexprobe --help` does not pay for it
-
-            summary = asyncio.run(_run_once(store, cache, config, request))
-    except RunInterrupted as exc:
+        response = ask_once(request, run_dir, cache, config)
+    except RunInterrupted as exc:  # Ctrl-C: the call stopped cleanly, exit 130
         err.print(exc.summary.one_line(), highlight=False)
         raise
-    response = store.response(request.request_id)
-    if response is None:
-        if summary.permanent_errors:
-            raise BadInputError(f"the request failed permanently: {summary.permanent_errors[0].split(': ', 1)[-1]}")
-        reason = summary.errors[0].split(": ", 1)[-1] if summary.errors else "no answer"
-        raise LexprobeError(f"the request failed after {summary.retries} retries: {reason}; rerun to try again",
-                            exit_code=1)  # fmt: skip
     if as_json:
-        payload = {
-            "text": response.text,
-            "usage": response.usage.model_dump(),
-            "cost_usd": response.cost_usd,
-            "latency_s": response.latency_s,
-            "cached": response.cached,
-        }
-        print(json.dumps(payload))
+        print(json.dumps({"text": response.text, "usage": response.usage.model_dump(), "cost_usd": response.cost_usd,
+                          "latency_s": response.latency_s, "cached": response.cached}))  # fmt: skip
         return
     print(safe_text(response.text))  # the model's words; a control or bidi character shown as an escape
     usage = response.usage
@@ -158,16 +123,6 @@ def ask(
         f"{response.latency_s:.2f}s{', from cache' if response.cached else ''}[/]",
         highlight=False,
     )
-
-
-async def _run_once(store: RunStore, cache: ResponseCache | None, config: EngineConfig, request: Request):
-    from lexprobe.engine.executor import Engine
-
-    engine = Engine(store, cache, config)
-    try:
-        return await engine.run([request])
-    finally:
-        await engine.aclose()
 
 
 @engine_options()
@@ -199,28 +154,13 @@ def demo(
 
     Example: `lexprobe demo --html demo-report.html`
     """
-    from rich.text import Text
-
-    from lexprobe.caselaw.judges import load_roster
     from lexprobe.caselaw.paths import default_db_path
     from lexprobe.caselaw.query import case_database_is_current
-    from lexprobe.cli.hallucination_tables import print_report, print_skipped
-    from lexprobe.demo import demo_settings, ensure_case_database, run_demo, run_demo_investigation
-    from lexprobe.demo_notes import investigation_note, sample_note
-    from lexprobe.engine.interrupt import (
-        RunInterrupted,
-        Terminated,
-        sigterm_received,
-        stop_on_sigint,
-        stop_on_sigterm,
-    )
-    from lexprobe.hallucination.profile.results import read_runs
-    from lexprobe.hallucination.profile.stats import profile
+    from lexprobe.demo import demo_styles, ensure_case_database, write_demo_report
+    from lexprobe.engine.interrupt import stop_on_sigterm
 
     check_model(model)
-    styles = tuple(s.strip() for s in prompt_styles.split(",") if s.strip())
-    if not styles or set(styles) - {"zero", "few"}:
-        raise BadInputError(f"unknown prompt style(s) in {prompt_styles!r}; valid: zero, few")
+    styles = demo_styles(prompt_styles)
     db_path = default_db_path()
     if not case_database_is_current(db_path):
         err.print(f"[dim]building the case database at {db_path} (first run only)...[/]", highlight=False)
@@ -230,81 +170,90 @@ def demo(
     on_sigterm = stop_on_sigterm()
     on_sigterm.__enter__()
     folder = run_dir or Path(tempfile.mkdtemp(prefix="lexprobe-demo-"))
-    keep = not temporary
+    keep = [not temporary]  # set when an interrupted demo keeps its temporary folder to resume there
     try:
         config, cache = engine.config(), engine.cache()
-        where = f"a temporary folder {folder} (removed at the end; --run-dir keeps the runs)" if temporary else folder
-        err.print(f"[dim]profiling {model}; run directory {where}[/]", highlight=False)
-        settings = demo_settings(model, n, styles, samples)
-        try:
-            with stop_on_sigint():  # Ctrl-C: stop cleanly, print what is done, exit 130; rerun to resume
-                import asyncio  # on first use: `lexprobe --help` does not pay for it
-
-                result = asyncio.run(run_demo(folder, db_path, cache, config, settings))
-        except RunInterrupted as exc:
-            err.print(exc.summary.one_line(), highlight=False)
-            if sigterm_received():  # nobody there to resume: the temporary folder goes
-                raise Terminated() from None
-            keep = True  # kept on purpose, so that the demo can resume there
-            err.print(f"resume with: lexprobe demo --run-dir {folder}", highlight=False, soft_wrap=True)
-            raise
-        print_skipped(result.plan.skipped)
-        print_report(model, result.rows, self_judged=settings.self_judged)
-        cases = sample_note(result.plan, settings.seed, settings.task_n)
-        out.print(f"cases: {cases}", highlight=False, soft_wrap=True)
-        if result.summary is not None:
-            out.print(result.summary.one_line(), highlight=False, soft_wrap=True)
-            if not temporary:
-                out.print(f"Reprint this table with: lexprobe hallucination report {folder}", highlight=False,
-                          soft_wrap=True)  # fmt: skip
-            if not result.summary.complete:
-                raise LexprobeError("some demo requests failed: " + "; ".join(result.summary.errors), exit_code=1)
-        err.print("[dim]investigating the fictional sample environment (two turns)...[/]", highlight=False)
-        with stop_on_sigint():
-            import asyncio  # on first use: `lexprobe --help` does not pay for it
-
-            investigation, episodes = asyncio.run(run_demo_investigation(folder, model, cache, config))
-        for episode in episodes:
-            verdicts = " ".join(f"{v.label}={v.verdict or '?'}" for v in episode.verdicts)
-            out.print(f"investigation episode {episode.episode_id}: {episode.status}, "
-                      f"{sum(not c.denied for c in episode.tool_calls)} tool calls, verdicts {verdicts or '-'}",
-                      highlight=False, soft_wrap=True)  # fmt: skip
-        investigation_notes = [note for note in map(investigation_note, episodes) if note]
-        for note in investigation_notes:  # why there are no verdicts, and what to run instead (for the report too)
-            out.print(Text(note), highlight=False, soft_wrap=True)
-        if investigation:
-            record = investigation.models[0]
-            transcript = f" (transcript: lexprobe investigation show {folder / 'investigation'})" if keep else ""
-            out.print(f"case solved {record.case_solved or 0:.0f}; worst-class accuracy "
-                      f"{record.worst_class_acc or 0:.2f}; coverage {record.coverage or 0:.2f}{transcript}",
-                      highlight=False, soft_wrap=True)  # fmt: skip
-        infos, units = read_runs([folder])
-        # the figures pool few-shot answers as the study's do; a zero-shot-only demo pools its zero-shot ones
-        stats = profile(units, load_roster(), prompt_style="few" if "few" in styles else "zero")
-        models = [info.as_row() for info in infos]
-        for row in models:
-            row["sample"] = cases  # how the cases were chosen, for the report's header
-            if temporary:
-                row["run_dir"] = "a temporary folder, removed after the demo"
-        from lexprobe.demo import investigation_rows
-        from lexprobe.hallucination.paper_figures.compare import paper_comparison
-        from lexprobe.hallucination.report.html import write_html_report  # matplotlib: imported only when needed
-
-        # the paper's published rates beside the embedded model's, with the design differences spelled out
-        reference = paper_comparison(stats, models, units)
-        try:
-            rows = investigation_rows(investigation) if investigation else None
-            write_html_report(html, models, stats, units, rows,
-                              coverage=[row for info in infos for row in info.coverage_rows()], paper=reference,
-                              investigation_notes=investigation_notes)  # fmt: skip
-        except OSError as exc:
-            raise BadInputError(f"cannot write {html}: {exc}") from None
+        cases = _demo_profile(folder, db_path, model, (n, styles, samples), cache, config, temporary, keep)
+        investigation, notes = _demo_investigation(folder, model, cache, config, keep[0])
+        write_demo_report(folder, html, styles, cases, temporary=temporary, investigation=investigation,
+                          investigation_notes=notes)  # fmt: skip
         out.print(f"HTML report: {html.resolve()} (with the paper's reference rows)", highlight=False, soft_wrap=True)
     finally:
-        if not keep:
+        if not keep[0]:
             shutil.rmtree(folder, ignore_errors=True)
         on_sigterm.__exit__(None, None, None)
     if temporary:
         cached = " (the answers stay in the response cache, so a rerun is instant)" if cache is not None else ""
         err.print(f"[dim]the temporary run folder was removed; rerun with --run-dir DIR to keep the runs{cached}[/]",
                   highlight=False)  # fmt: skip
+
+
+def _demo_profile(folder: Path, db_path: Path, model: str, shape: tuple[int, tuple[str, ...], int],
+                  cache: ResponseCache | None, config: EngineConfig, temporary: bool,
+                  keep: list[bool]) -> str:  # fmt: skip
+    """The demo's profile of `model` (n cases, prompt styles, K samples) into `folder`, its tables printed; returns
+    how its cases were chosen. Ctrl-C keeps the folder to resume there (`keep`), SIGTERM removes it."""
+    import asyncio
+
+    from lexprobe.cli.hallucination_tables import print_report, print_skipped
+    from lexprobe.demo import demo_settings, run_demo
+    from lexprobe.demo_notes import sample_note
+    from lexprobe.engine.interrupt import RunInterrupted, Terminated, sigterm_received, stop_on_sigint
+
+    where = f"a temporary folder {folder} (removed at the end; --run-dir keeps the runs)" if temporary else folder
+    err.print(f"[dim]profiling {model}; run directory {where}[/]", highlight=False)
+    settings = demo_settings(model, *shape)
+    try:
+        with stop_on_sigint():  # Ctrl-C: stop cleanly, print what is done, exit 130; rerun to resume
+            result = asyncio.run(run_demo(folder, db_path, cache, config, settings))
+    except RunInterrupted as exc:
+        err.print(exc.summary.one_line(), highlight=False)
+        if sigterm_received():  # nobody there to resume: the temporary folder goes
+            raise Terminated() from None
+        keep[0] = True  # kept on purpose, so that the demo can resume there
+        err.print(f"resume with: lexprobe demo --run-dir {folder}", highlight=False, soft_wrap=True)
+        raise
+    print_skipped(result.plan.skipped)
+    print_report(model, result.rows, self_judged=settings.self_judged)
+    cases = sample_note(result.plan, settings.seed, settings.task_n)
+    out.print(f"cases: {cases}", highlight=False, soft_wrap=True)
+    if result.summary is not None:
+        out.print(result.summary.one_line(), highlight=False, soft_wrap=True)
+        if not temporary:
+            out.print(f"Reprint this table with: lexprobe hallucination report {folder}", highlight=False,
+                      soft_wrap=True)  # fmt: skip
+        if not result.summary.complete:
+            raise LexprobeError("some demo requests failed: " + "; ".join(result.summary.errors), exit_code=1)
+    return cases
+
+
+def _demo_investigation(folder: Path, model: str, cache: ResponseCache | None, config: EngineConfig,
+                        keep: bool) -> tuple[ScoreSummary | None, list[str]]:  # fmt: skip
+    """The demo's investigation episode on the fictional sample environment, printed; returns its scoring summary
+    and the notes on why it gave no verdicts (for the report too)."""
+    import asyncio
+
+    from rich.text import Text
+
+    from lexprobe.demo import run_demo_investigation
+    from lexprobe.demo_notes import investigation_note
+    from lexprobe.engine.interrupt import stop_on_sigint
+
+    err.print("[dim]investigating the fictional sample environment (two turns)...[/]", highlight=False)
+    with stop_on_sigint():
+        investigation, episodes = asyncio.run(run_demo_investigation(folder, model, cache, config))
+    for episode in episodes:
+        verdicts = " ".join(f"{v.label}={v.verdict or '?'}" for v in episode.verdicts)
+        out.print(f"investigation episode {episode.episode_id}: {episode.status}, "
+                  f"{sum(not c.denied for c in episode.tool_calls)} tool calls, verdicts {verdicts or '-'}",
+                  highlight=False, soft_wrap=True)  # fmt: skip
+    notes = [note for note in map(investigation_note, episodes) if note]
+    for note in notes:  # why there are no verdicts, and what to run instead
+        out.print(Text(note), highlight=False, soft_wrap=True)
+    if investigation:
+        record = investigation.models[0]
+        transcript = f" (transcript: lexprobe investigation show {folder / 'investigation'})" if keep else ""
+        out.print(f"case solved {record.case_solved or 0:.0f}; worst-class accuracy "
+                  f"{record.worst_class_acc or 0:.2f}; coverage {record.coverage or 0:.2f}{transcript}",
+                  highlight=False, soft_wrap=True)  # fmt: skip
+    return investigation, notes

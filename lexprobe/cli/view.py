@@ -15,49 +15,57 @@ import typer
 
 from lexprobe.cli.options import json_flag
 from lexprobe.cli.output import err
-from lexprobe.errors import BadInputError, InputNotFoundError
 from lexprobe.terminal import safe_text
 
 DEFAULT_PORT = 8765
 DEFAULT_LIMIT = 5_000
 
 
-def register(app: typer.Typer) -> None:
-    """Add the top-level `view` command to `app`."""
-    app.command("view")(view)
+#: The app holding the top-level `view` command (mounted without a name: its command is the root's).
+view_app = typer.Typer()
 
 
+PathsOpt = Annotated[
+    list[Path],
+    typer.Argument(help="Run directories (hallucination, investigation, QA) or `lexprobe check --json` files."),
+]
+HostOpt = Annotated[
+    str, typer.Option("--host", help="Address to listen on; anything but loopback shows the runs to the network.")
+]
+AllowHostsOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--allow-host",
+        help="Also answer requests addressed to this host name (repeatable); by "
+        "default only the --host address, localhost, 127.0.0.1 and [::1] are answered.",
+    ),
+]
+OutDirOpt = Annotated[
+    Path | None, typer.Option("--out", help="Write a static copy to this folder (opens from disk) instead.")
+]
+ForceOpt = Annotated[
+    bool,
+    typer.Option("--force", help="With --out: replace DIR even when it is no earlier copy (deletes its files)."),
+]
+LimitOpt = Annotated[
+    int, typer.Option("--limit", min=1, help="With --out: the most rows each list of the static copy holds.")
+]
+DbOpt = Annotated[
+    Path | None,
+    typer.Option("--db", help="Case database for case names (default: the cache's, when built; else citations)."),
+]
+
+
+@view_app.command("view")
 def view(
-    paths: Annotated[
-        list[Path],
-        typer.Argument(help="Run directories (hallucination, investigation, QA) or `lexprobe check --json` files."),
-    ],
+    paths: PathsOpt,
     port: Annotated[int, typer.Option("--port", min=0, max=65535, help="TCP port (0: any free port).")] = DEFAULT_PORT,
-    host: Annotated[
-        str, typer.Option("--host", help="Address to listen on; anything but loopback shows the runs to the network.")
-    ] = "127.0.0.1",
-    allow_hosts: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--allow-host",
-            help="Also answer requests addressed to this host name (repeatable); by "
-            "default only the --host address, localhost, 127.0.0.1 and [::1] are answered.",
-        ),
-    ] = None,
-    out_dir: Annotated[
-        Path | None, typer.Option("--out", help="Write a static copy to this folder (opens from disk) instead.")
-    ] = None,
-    force: Annotated[
-        bool,
-        typer.Option("--force", help="With --out: replace DIR even when it is no earlier copy (deletes its files)."),
-    ] = False,
-    limit: Annotated[
-        int, typer.Option("--limit", min=1, help="With --out: the most rows each list of the static copy holds.")
-    ] = DEFAULT_LIMIT,
-    db: Annotated[
-        Path | None,
-        typer.Option("--db", help="Case database for case names (default: the cache's, when built; else citations)."),
-    ] = None,
+    host: HostOpt = "127.0.0.1",
+    allow_hosts: AllowHostsOpt = None,
+    out_dir: OutDirOpt = None,
+    force: ForceOpt = False,
+    limit: LimitOpt = DEFAULT_LIMIT,
+    db: DbOpt = None,
     as_json: json_flag('Print {"url": ...} (or {"out": ...} with --out) as one JSON line.') = False,
 ) -> None:
     """Look at every answer and transcript of one or more runs in a browser: filter, sort, search and page on the
@@ -71,23 +79,11 @@ def view(
     `lexprobe view runs/gpt --port 9000`,
     `lexprobe view runs/gpt runs/inv --out shared-view --limit 2000` (a copy to zip and send; open index.html).
     """
-    try:
-        import starlette  # noqa: F401
-        import uvicorn  # noqa: F401
-    except ImportError:
-        raise BadInputError(
-            "lexprobe view needs starlette and uvicorn (pip install starlette==1.10.0 uvicorn==0.55.0, "
-            "or the 'local' extra, which brings them)"
-        ) from None
-    from lexprobe.view.app import build_app, plan_view
+    from lexprobe.view.app import build_app
+    from lexprobe.view.launch import serve, view_plan, view_sources
     from lexprobe.view.security import is_loopback
-    from lexprobe.view.sources import split_paths
 
-    for path in paths:
-        if not path.exists():
-            raise InputNotFoundError(safe_text(f"{path}: no such file or directory"))
-    case_db = _case_db(db)
-    hallucination, others = split_paths(list(paths))
+    sources = view_sources(paths, db)
 
     def notify(message: str) -> None:
         err.print(safe_text(message), highlight=False, markup=False, soft_wrap=True)
@@ -95,18 +91,11 @@ def view(
     if out_dir is not None:
         from lexprobe.view.export import export_static
 
-        written = export_static(
-            hallucination, others, out_dir, limit=limit, case_db=case_db, notify=notify, force=force
-        )
-        if as_json:
-            print(json.dumps(written))
-        else:
-            print(safe_text(str(written["index"])))
+        written = export_static(sources.hallucination, sources.others, out_dir, limit=limit, case_db=sources.case_db,
+                                notify=notify, force=force)  # fmt: skip
+        print(json.dumps(written) if as_json else safe_text(str(written["index"])))
         return
-    plan = plan_view(hallucination, others, case_db, notify=notify)
-    if plan.unrecognised:
-        path, reason = plan.unrecognised[0]
-        raise BadInputError(safe_text(f"{path}: {reason}"))
+    plan = view_plan(sources, notify)
     if not is_loopback(host):
         err.print(
             safe_text(f"warning: listening on {host}: anyone who can reach this machine can read these runs"),
@@ -114,53 +103,9 @@ def view(
             highlight=False,
             markup=False,
         )
-    serve(build_app(plan, host, tuple(allow_hosts or ())), host, port, as_json)
 
+    def ready(url: str) -> None:
+        print(json.dumps({"url": url}) if as_json else url, flush=True)
+        err.print("lexprobe view: Ctrl-C stops the viewer", highlight=False)
 
-def _case_db(db: Path | None) -> Path | None:
-    """Return the case database for case names: `--db` (which must exist), else the default one if built."""
-    from lexprobe.caselaw.paths import default_db_path
-
-    if db is not None:
-        if not db.is_file():
-            raise InputNotFoundError(safe_text(f"{db}: no such case database"))
-        return db
-    default = default_db_path()
-    return default if default.is_file() else None
-
-
-def serve(app, host: str, port: int, as_json: bool) -> None:
-    """Serve `app` with uvicorn until Ctrl-C; print the URL on stdout once it accepts connections."""
-    import uvicorn
-
-    class AnnouncingServer(uvicorn.Server):
-        async def startup(self, sockets=None) -> None:
-            await super().startup(sockets=sockets)
-            if self.should_exit:
-                return
-            bound = self.servers[0].sockets[0].getsockname()[1] if self.servers else port
-            shown = f"[{host}]" if ":" in host else host
-            url = f"http://{shown}:{bound}/"
-            print(json.dumps({"url": url}) if as_json else url, flush=True)
-            err.print("lexprobe view: Ctrl-C stops the viewer", highlight=False)
-
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False, lifespan="off")
-    server = AnnouncingServer(config)
-    server.run(sockets=[_listening_socket(host, port)])
-
-
-def _listening_socket(host: str, port: int):
-    """Return a socket bound to `host`:`port` (the server listens on it); `BadInputError` when it cannot be."""
-    import socket
-
-    sock = None
-    try:
-        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
-        sock = socket.socket(family, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host, port))
-    except OSError as exc:
-        if sock is not None:
-            sock.close()
-        raise BadInputError(safe_text(f"cannot listen on {host}:{port}: {exc.strerror or exc}")) from None
-    return sock
+    serve(build_app(plan, host, tuple(allow_hosts or ())), host, port, ready)

@@ -44,7 +44,6 @@ from typing import TYPE_CHECKING, Literal
 
 from lexprobe.caselaw.judges import normalize_name
 from lexprobe.hallucination.labels.language import to_english
-from lexprobe.lazy import lazy_pattern
 
 if TYPE_CHECKING:
     from lexprobe.hallucination.reader.stance import PhraseTable
@@ -70,20 +69,20 @@ def table(name: str, /, **params: str) -> PhraseTable:
 # --- text preparation -------------------------------------------------------------------------------------------
 
 _STRAIGHTEN = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "\u00a0": " "})
-_MARKUP = lazy_pattern(r"[*_`#>]+")
-_NEW_EXAMPLE = lazy_pattern(r"^(?:(?:case(?:\s*\d)?|question|examples?)\s*:|```|''')", _FLAGS)
-_ANSWER_PREFIX = lazy_pattern(r"^\s*(?:answer|a|response)\s*:\s*", _FLAGS)
+_MARKUP = re.compile(r"[*_`#>]+")
+_NEW_EXAMPLE = re.compile(r"^(?:(?:case(?:\s*\d)?|question|examples?)\s*:|```|''')", _FLAGS)
+_ANSWER_PREFIX = re.compile(r"^\s*(?:answer|a|response)\s*:\s*", _FLAGS)
 # words that end with a period without ending a sentence ("v.", "Mr.", "No. 12", "F. Supp.")
 _ABBREVIATIONS = frozenset(
     {"v", "vs", "mr", "mrs", "ms", "dr", "jr", "sr", "no", "nos", "co", "corp", "inc", "ltd", "st", "cir", "ct"}
     | {"supp", "ed", "cf", "al", "app", "dist", "art", "sec", "stat", "fed", "ch", "ex", "rev", "gen", "gov", "hon"}
     | {"prof", "messrs", "op", "id", "ibid", "approx"}
 )
-_SENTENCE_END = lazy_pattern(r"(?<=[.!?][\"')\]])\s+|(?<=[.!?])\s+|\n+")
-_PUNCTUATION = lazy_pattern(r"[\s,.!:;\u2013\u2014-]*")
+_SENTENCE_END = re.compile(r"(?<=[.!?][\"')\]])\s+|(?<=[.!?])\s+|\n+")
+_PUNCTUATION = re.compile(r"[\s,.!:;\u2013\u2014-]*")
 # where a clause ends: punctuation, a spaced dash, a parenthesis, or a word of table `clause_break`
 _CLAUSE_PUNCTUATION = r"\s*(?:[,;:]|\s[-\u2013\u2014]\s|\u2014)\s*"
-_TRAILING_HEDGE = lazy_pattern(r"(?:,|\bbut|\bthough|\balthough|\(|\s[-\u2013\u2014]|\u2014)\s*$", _FLAGS)
+_TRAILING_HEDGE = re.compile(r"(?:,|\bbut|\bthough|\balthough|\(|\s[-\u2013\u2014]|\u2014)\s*$", _FLAGS)
 _LAST_WORDS = 4  # how far back a negation reaches ("I don't think this case exists")
 #: How far (characters) the rules read around a cue: the clause or two after it, the words before it. Every rule
 #: reads a bounded window around each cue, so reading an answer is linear in its length.

@@ -26,7 +26,6 @@ from lexprobe.hallucination.labels.abstention import (
     split_sentences,
     table,
 )
-from lexprobe.lazy import lazy_pattern
 
 YEAR_MIN = 1700
 YEAR_MAX = 2030
@@ -44,9 +43,9 @@ def answer_text(answer: str) -> str:
 
 # --- yes / no ---------------------------------------------------------------------------------------------------
 
-_STANDALONE_YES_NO = lazy_pattern(r"\b(yes|no)\b(?=\s*(?:[.,;:!)\"\n\u2013\u2014]|\s-\s|$))", _FLAGS)
-_NON_WORDS = lazy_pattern(r"\W*")
-_BARE_END = lazy_pattern(r"\W*$|\s*[.,;:!\n]")
+_STANDALONE_YES_NO = re.compile(r"\b(yes|no)\b(?=\s*(?:[.,;:!)\"\n\u2013\u2014]|\s-\s|$))", _FLAGS)
+_NON_WORDS = re.compile(r"\W*")
+_BARE_END = re.compile(r"\W*$|\s*[.,;:!\n]")
 
 
 def extract_yes_no(answer: str) -> bool | None:
@@ -136,14 +135,14 @@ def describes_decision(answer: str) -> str | None:
 
 # --- year -------------------------------------------------------------------------------------------------------
 
-_REPORTER_CITATION = lazy_pattern(
+_REPORTER_CITATION = re.compile(
     r"\b\d{1,5}\s+(?:U\.\s?S\.(?:\s?C\.)?|S\.\s?Ct\.|L\.\s?Ed\.(?:\s?2d)?|F\.(?:\s?(?:2d|3d|4th))?|"
     r"F\.\s?Supp\.(?:\s?(?:2d|3d))?|[A-Z][\w.]*\s+LEXIS|WL)\s+\d{1,6}\b"
 )
-_SECTION = lazy_pattern(r"(?:§+|\bsections?|\bsec\.|\bU\.\s?S\.\s?C\.(?:\s?A\.)?)\s*\d+", _FLAGS)
-_YEAR = lazy_pattern(r"(?<![\d.,$])\b(\d{4})\b(?![\d,]\d)")
-_EITHER_YEAR = lazy_pattern(r"\d{4}\s*(?:,?\s*or|/)\s*(?:in\s+)?\d{4}", _FLAGS)
-_BARE_PARENTHETICAL = lazy_pattern(r"^\(\s*(?:[A-Za-z.\s]+\s)?\d{4}\s*\)$")
+_SECTION = re.compile(r"(?:§+|\bsections?|\bsec\.|\bU\.\s?S\.\s?C\.(?:\s?A\.)?)\s*\d+", _FLAGS)
+_YEAR = re.compile(r"(?<![\d.,$])\b(\d{4})\b(?![\d,]\d)")
+_EITHER_YEAR = re.compile(r"\d{4}\s*(?:,?\s*or|/)\s*(?:in\s+)?\d{4}", _FLAGS)
+_BARE_PARENTHETICAL = re.compile(r"^\(\s*(?:[A-Za-z.\s]+\s)?\d{4}\s*\)$")
 
 
 def _blank(match: re.Match[str]) -> str:

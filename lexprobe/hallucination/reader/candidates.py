@@ -26,8 +26,6 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from lexprobe.lazy import lazy_pattern
-
 _FLAGS = re.IGNORECASE
 
 
@@ -58,13 +56,13 @@ class VagueYear:
 
 YEAR_MIN = 1700
 YEAR_MAX = 2030
-_CITATION_NUMBERS = lazy_pattern(
+_CITATION_NUMBERS = re.compile(
     r"\b\d{1,5}\s+(?:U\.\s?S\.(?:\s?C\.)?|S\.\s?Ct\.|L\.\s?Ed\.(?:\s?2d)?|F\.(?:\s?(?:2d|3d|4th))?|"
     r"F\.\s?Supp\.(?:\s?(?:2d|3d))?|[A-Z][\w.]*\s+LEXIS|WL)\s+\d{1,6}\b"
     r"|(?:§+|\bsections?|\bsec\.|\bU\.\s?S\.\s?C\.(?:\s?A\.)?)\s*\d+",
     _FLAGS,
 )
-_YEAR = lazy_pattern(
+_YEAR = re.compile(
     r"(?P<vague>(?:\b(?:early|mid|late)[-\s]?|\bthe\s+)(?P<decade>\d{3}0)'?s\b|\b(?P<bare>\d{3}0)'?s\b"
     r"|\boctober\s+term,?\s+(?P<term>\d{4})\b)|(?<![\d.,$])\b(?P<year>\d{4})\b(?![\d,]\d)",
     _FLAGS,
@@ -102,7 +100,7 @@ def years(text: str) -> list[Candidate]:
 # --- courts -----------------------------------------------------------------------------------------------------
 
 _STATE_WORDS = r"[A-Za-z.]+(?:\s+[A-Za-z.]+){0,2}"
-_COURT = lazy_pattern(
+_COURT = re.compile(
     "|".join(
         (
             rf"(?:(?:united\s+states|u\.\s?s\.)\s+)?district\s+court\s*,?\s*(?:for|of|in)\s+(?:the\s+)?"
@@ -121,7 +119,7 @@ _COURT = lazy_pattern(
     ),
     _FLAGS,
 )
-_TRAILING_WORD = lazy_pattern(r"\s*\S+$")
+_TRAILING_WORD = re.compile(r"\s*\S+$")
 
 
 def _resolve(phrase: str, resolve: Callable[[str], str | None]) -> tuple[str, int] | None:
@@ -163,7 +161,7 @@ def courts(text: str, resolve: Callable[[str], str | None] | None = None) -> lis
 
 # --- citations --------------------------------------------------------------------------------------------------
 
-_COMMA_CITATION = lazy_pattern(
+_COMMA_CITATION = re.compile(
     r"\b(\d{1,5})\s*,\s*([A-Z][A-Za-z.]*(?:\s?[A-Z0-9][A-Za-z0-9.]*){0,3})\s*,?\s*(\d{1,6})\b(?!\s*,\s*\d)"
 )
 
@@ -185,7 +183,7 @@ def citations(text: str) -> list[Candidate]:
 # --- dispositions and agreement ---------------------------------------------------------------------------------
 
 _NEGATION = r"(?P<neg>\b(?:not|never|neither|nor)\s+(?:\w+\s+)?|n't\s+(?:\w+\s+)?)?"
-_DISPOSITION = lazy_pattern(
+_DISPOSITION = re.compile(
     rf"{_NEGATION}(?:(?P<affirm>\baffirm(?:s|ed|ing|ance)?\b|\bupheld\b|\buphold(?:s|ing)?\b)"
     r"|(?P<reverse>\brevers(?:e|es|ed|ing|al)\b|\bvacat(?:e|es|ed|ing|ur)\b|\bremand(?:s|ed|ing)?\b|"
     r"\boverturn(?:s|ed|ing)?\b|\bset\s+aside\b|\bsent\s+(?:it|the\s+case|the\s+matter)\s+back\b))"
@@ -209,16 +207,14 @@ def dispositions(text: str) -> list[Candidate]:
     return found
 
 
-_AGREEMENT = lazy_pattern(
+_AGREEMENT = re.compile(
     r"(?P<disagree>\bdisagree(?:s|d|ing|ment)?\b|\b(?:do|does|did)\s*(?:not|n't)\s+agree\b|\bin\s+conflict\b|"
     r"\binconsistent\s+with\b|\bconflicts?\s+with\b|\bcontradicts?\b|\brejected\b|\bat\s+odds\b)"
     r"|(?P<agree>(?<!dis)\bagree(?:s|d|ing|ment)?\b|\bconsistent\s+with\b|\bin\s+(?:line|accord|harmony)\s+with\b|"
     r"\bextended\b|\breaffirmed\b|\bapplied\s+the\s+(?:framework|rule|test|reasoning)\b|\bfollowed\b)",
     _FLAGS,
 )
-_LEAD_YES_NO = lazy_pattern(
-    r"^\W*(?P<agree>yes|yeah|yep)\b|^\W*(?P<disagree>no|nope)\b(?!\s+(?:doubt|question))", _FLAGS
-)
+_LEAD_YES_NO = re.compile(r"^\W*(?P<agree>yes|yeah|yep)\b|^\W*(?P<disagree>no|nope)\b(?!\s+(?:doubt|question))", _FLAGS)
 
 
 def agreements(text: str) -> list[Candidate]:
@@ -292,16 +288,16 @@ _NOT_NAME_WORDS = frozenset(
         "no",
     }
 )
-_TITLED = lazy_pattern(rf"\b(?i:{_TITLE})\s+(?P<name>{_NAME})")
-_BYLINE = lazy_pattern(r"\b(?P<name>[A-Z][A-Z'’-]{2,}(?:\s+[A-Z][A-Z'’-]{2,})?),\s+(?:C\.\s?J\.|J\.|JJ\.)")
-_BY = lazy_pattern(
+_TITLED = re.compile(rf"\b(?i:{_TITLE})\s+(?P<name>{_NAME})")
+_BYLINE = re.compile(r"\b(?P<name>[A-Z][A-Z'’-]{2,}(?:\s+[A-Z][A-Z'’-]{2,})?),\s+(?:C\.\s?J\.|J\.|JJ\.)")
+_BY = re.compile(
     rf"\b(?:written|authored|delivered|penned|announced|by)\s+(?:by\s+)?(?:(?i:the\s+)?(?i:{_TITLE})\s+)?(?P<name>{_NAME})"
 )
-_WROTE = lazy_pattern(rf"(?P<name>{_NAME})\s+(?:wrote|authored|delivered|penned)\b")
-_PER_CURIAM = lazy_pattern(r"\bper\s+curiam\b", _FLAGS)
-_CASE_NAME_EDGE = lazy_pattern(r"^\s+v\.?\s|^\s+vs\.?\s")
-_SHORT_CLAUSE = lazy_pattern(r"[^;:!?\n.—–]+(?:\.(?=\S)[^;:!?\n.—–]*)*")
-_HEDGE_LEAD = lazy_pattern(
+_WROTE = re.compile(rf"(?P<name>{_NAME})\s+(?:wrote|authored|delivered|penned)\b")
+_PER_CURIAM = re.compile(r"\bper\s+curiam\b", _FLAGS)
+_CASE_NAME_EDGE = re.compile(r"^\s+v\.?\s|^\s+vs\.?\s")
+_SHORT_CLAUSE = re.compile(r"[^;:!?\n.—–]+(?:\.(?=\S)[^;:!?\n.—–]*)*")
+_HEDGE_LEAD = re.compile(
     r"^(?:(?:probably|perhaps|maybe|likely|possibly|i\s+think|i\s+believe|i\s+guess|my\s+(?:best\s+)?guess\s+is|"
     r"it\s+(?:was|is|might\s+be|may\s+be|could\s+be)|that\s+(?:was|is)|the\s+(?:answer|author)\s+(?:is|was)|"
     r"answer|the\s+judge\s+(?:is|was))\b[\s,:]*)+",
@@ -386,8 +382,8 @@ def _merge(spans: list[tuple[int, int, str]]) -> Iterator[tuple[int, int, str]]:
 
 # --- quotations ------------------------------------------------------------------------------------------------
 
-_QUOTE_TAG = lazy_pattern(r"<quote>(.*?)(?:</quote>|$)", re.IGNORECASE | re.DOTALL)
-_QUOTED_SPAN = lazy_pattern(r"\"([^\"]+)\"|“([^”]+)”|«\s*([^»]+?)\s*»|„([^“”]+)[“”]")
+_QUOTE_TAG = re.compile(r"<quote>(.*?)(?:</quote>|$)", re.IGNORECASE | re.DOTALL)
+_QUOTED_SPAN = re.compile(r"\"([^\"]+)\"|“([^”]+)”|«\s*([^»]+?)\s*»|„([^“”]+)[“”]")
 
 
 def quotes(text: str) -> list[Candidate]:

@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import Literal
 
 from lexprobe.hallucination.reader.candidates import Candidate
-from lexprobe.lazy import lazy_pattern
 
 Role = Literal["answer", "aside", "plain"]
 PREDICATES = Path(__file__).with_name("predicates.toml")
@@ -35,12 +34,12 @@ _ABBREVIATED = "".join(
     rf"(?<!\b{word})"
     for word in ("v", "vs", "Co", "Corp", "Inc", "No", "Mr", "Mrs", "Ms", "St", "Jr", "Sr", "Ct", "Ed")
 )
-_CLAUSE_END = lazy_pattern(
+_CLAUSE_END = re.compile(
     rf"(?<=[a-z0-9)\]\"'*]){_ABBREVIATED}(?<!\b[A-Za-z])[.!?](?=\s+[^a-z\s])|[;\n]|\s[—–-]\s|—|(?<=[a-z])\?\s"
     r"|,(?=\s+(?:but|though|although|while|whereas|however)\b)|(?<=\))\.(?=\s)"
 )
-_LIST_SEPARATOR = lazy_pattern(r"^[\s,]*(?:(?:and|or|&|/|JJ\.|C\.\s?J\.|J\.)[\s,]*)*$", re.IGNORECASE)
-_DATING_PARENTHETICAL = lazy_pattern(r"[\w.]\s*\(\s*(?:[A-Za-z.]+\s+)?$")
+_LIST_SEPARATOR = re.compile(r"^[\s,]*(?:(?:and|or|&|/|JJ\.|C\.\s?J\.|J\.)[\s,]*)*$", re.IGNORECASE)
+_DATING_PARENTHETICAL = re.compile(r"[\w.]\s*\(\s*(?:[A-Za-z.]+\s+)?$")
 
 
 @dataclass(frozen=True)
@@ -200,7 +199,7 @@ def read_roles(text: str, task: str, found: list[Candidate]) -> list[Read]:
     return reads
 
 
-_LIST_LINE = lazy_pattern(r"^\s*(?:[-*•]|\d+[.)])\s+\S", re.MULTILINE)
+_LIST_LINE = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+\S", re.MULTILINE)
 
 
 def _description_aside(text: str, table: Table, read: Read) -> Read:
@@ -239,13 +238,13 @@ def _dates_a_case(text: str, candidate: Candidate) -> bool:
 
 # --- dispositions: the court each is asserted of ---------------------------------------------------------------
 
-_COURT_MENTION = lazy_pattern(
+_COURT_MENTION = re.compile(
     r"(?:(?:[A-Z][\w.'’]*|of|for|the|en|banc|appeals)\s+){0,6}?(?:Supreme\s+Court(?:\s+of(?:\s+(?:the|[A-Z][\w.]*))+)?|"
     r"Court\s+of\s+(?:Criminal\s+)?Appeals(?:\s+(?:for|of)\s+the\s+[\w.]+\s+Circuit)?|[\w.]+\s+Circuit|"
     r"[Dd]istrict\s+[Cc]ourt|[Tt]rial\s+[Cc]ourt|[Ll]ower\s+[Cc]ourt|[Cc]ourt\s+[Bb]elow|[Aa]ppeals\s+[Cc]ourt|"
     r"\bCourt\b|\bSCOTUS\b|\bpanel\b|\bjury\b)"
 )
-_PLUPERFECT = lazy_pattern(r"\bhad\s+(?:\w+\s+){0,2}$", re.IGNORECASE)
+_PLUPERFECT = re.compile(r"\bhad\s+(?:\w+\s+){0,2}$", re.IGNORECASE)
 
 
 def _rank(court: str) -> int:

@@ -1,0 +1,100 @@
+"""`lexprobe view`'s work: the paths sorted into sources, the case database for names, the viewer planned and served
+(uvicorn on a socket bound first, so a port in use is one line); the command only prints."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lexprobe.errors import BadInputError, InputNotFoundError
+from lexprobe.terminal import safe_text
+
+__all__ = ["ViewSources", "serve", "view_plan", "view_sources"]
+
+
+@dataclass(frozen=True)
+class ViewSources:
+    """What to show: hallucination run directories, every other path (part B's runs, check results), and the case
+    database for case names (None: citations only)."""
+
+    hallucination: list[Path]
+    others: list[Path]
+    case_db: Path | None
+
+
+def _case_db(db: Path | None) -> Path | None:
+    """Return the case database for case names: `--db` (which must exist), else the default one if built."""
+    from lexprobe.caselaw.paths import default_db_path
+
+    if db is not None:
+        if not db.is_file():
+            raise InputNotFoundError(safe_text(f"{db}: no such case database"))
+        return db
+    default = default_db_path()
+    return default if default.is_file() else None
+
+
+def view_sources(paths: list[Path], db: Path | None) -> ViewSources:
+    """The sources of `paths`. BadInputError when the server packages are missing, InputNotFoundError for a path
+    or `db` that does not exist."""
+    try:
+        import starlette  # noqa: F401
+        import uvicorn  # noqa: F401
+    except ImportError:
+        raise BadInputError(
+            "lexprobe view needs starlette and uvicorn (pip install starlette==1.10.0 uvicorn==0.55.0, "
+            "or the 'local' extra, which brings them)"
+        ) from None
+    from lexprobe.view.sources import split_paths
+
+    for path in paths:
+        if not path.exists():
+            raise InputNotFoundError(safe_text(f"{path}: no such file or directory"))
+    case_db = _case_db(db)
+    return ViewSources(*split_paths(list(paths)), case_db)
+
+
+def view_plan(sources: ViewSources, notify: Callable[[str], None]) -> Any:
+    """The viewer's plan of `sources` (`view.app.ViewPlan`); BadInputError naming the first path it cannot show."""
+    from lexprobe.view.app import plan_view
+
+    plan = plan_view(sources.hallucination, sources.others, sources.case_db, notify=notify)
+    if plan.unrecognised:
+        path, reason = plan.unrecognised[0]
+        raise BadInputError(safe_text(f"{path}: {reason}"))
+    return plan
+
+
+def serve(app: Any, host: str, port: int, on_ready: Callable[[str], None]) -> None:
+    """Serve `app` with uvicorn until Ctrl-C; `on_ready(url)` once it accepts connections."""
+    import uvicorn
+
+    class AnnouncingServer(uvicorn.Server):
+        async def startup(self, sockets: Any = None) -> None:
+            await super().startup(sockets=sockets)
+            if self.should_exit:
+                return
+            bound = self.servers[0].sockets[0].getsockname()[1] if self.servers else port
+            shown = f"[{host}]" if ":" in host else host
+            on_ready(f"http://{shown}:{bound}/")
+
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False, lifespan="off")
+    AnnouncingServer(config).run(sockets=[_listening_socket(host, port)])
+
+
+def _listening_socket(host: str, port: int) -> socket.socket:
+    """Return a socket bound to `host`:`port` (the server listens on it); `BadInputError` when it cannot be."""
+    sock = None
+    try:
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except OSError as exc:
+        if sock is not None:
+            sock.close()
+        raise BadInputError(safe_text(f"cannot listen on {host}:{port}: {exc.strerror or exc}")) from None
+    return sock
