@@ -75,69 +75,76 @@ def report_page(run_dirs: list[Path], viewer_url: str) -> tuple[str, str]:
 
 def hallucination_app(store: UnitStore) -> Starlette:
     """Return the sub-app over `store` (the runs' indexes)."""
-    run_dirs = [index.run_dir for index in store.indexes]
-    cached_report: dict[str, tuple[str, str]] = {}
+    pages = _Pages(store)
+    static = Path(__file__).with_name("static")
+    return Starlette(
+        routes=[
+            Route("/", pages.list_page),
+            Route("/api/facets", pages.api_facets),
+            Route("/api/units", pages.api_units),
+            Route("/api/unit/{run:id}/{uid:id}", pages.api_unit),
+            Route("/api/same", pages.api_same),
+            Route("/report/", pages.report),
+            Route("/report/report.css", pages.report_css),
+            Mount("/static", StaticFiles(directory=static), name="static"),
+        ],
+        exception_handlers={RunChangedError: error_response},
+    )
 
-    def list_page(request: Request) -> HTMLResponse:
+
+class _Pages:
+    """The sub-app's endpoints over one `UnitStore`; the report page is rendered once and kept."""
+
+    def __init__(self, store: UnitStore) -> None:
+        self.store = store
+        self.run_dirs = [index.run_dir for index in store.indexes]
+        self.cached_report: dict[str, tuple[str, str]] = {}
+
+    def list_page(self, request: Request) -> HTMLResponse:
         html = render_report("lexprobe.view.hallucination:units.html", title="Hallucination runs", root="../",
                              static_csp="", mode="server", notice="", data_files=[])  # fmt: skip
         return HTMLResponse(html)
 
-    def api_facets(request: Request) -> JSONResponse:
-        store.check()
-        return JSONResponse(visible(facets(store)))
+    def api_facets(self, request: Request) -> JSONResponse:
+        self.store.check()
+        return JSONResponse(visible(facets(self.store)))
 
-    def api_units(request: Request) -> JSONResponse:
+    def api_units(self, request: Request) -> JSONResponse:
         params: dict[str, list[str]] = {}
         for key, value in request.query_params.multi_items():
             params.setdefault(key, []).append(value)
         try:
-            return JSONResponse(visible(store.page(parse_query(params))))
+            return JSONResponse(visible(self.store.page(parse_query(params))))
         except BadInputError as exc:
             return _error(str(exc))
 
-    def api_unit(request: Request) -> JSONResponse:
+    def api_unit(self, request: Request) -> JSONResponse:
         run, uid = request.path_params["run"], request.path_params["uid"]
-        row = store.unit(run, uid)
+        row = self.store.unit(run, uid)
         if row is None:
             return _error(f"no unit {run}/{uid}", 404)
         try:
-            detail = unit_detail(store.indexes[run].run_dir, row["request_id"])
+            detail = unit_detail(self.store.indexes[run].run_dir, row["request_id"])
         except RunChangedError:
             raise
         except LexprobeError as exc:
             return _error(str(exc), 500)
         return JSONResponse(visible({"unit": row, "detail": detail}))
 
-    def api_same(request: Request) -> JSONResponse:
+    def api_same(self, request: Request) -> JSONResponse:
         key = request.query_params.get("key", "")
         if not key or len(key) > 1000:
             return _error("key must name one question (its item key)")
-        return JSONResponse(visible({"key": key, "rows": store.same_question(key)}))
+        return JSONResponse(visible({"key": key, "rows": self.store.same_question(key)}))
 
-    def report(request: Request) -> HTMLResponse:
-        store.check()
-        if "page" not in cached_report:
-            cached_report["page"] = report_page(run_dirs, "../../")
-        return HTMLResponse(cached_report["page"][0])
+    def _report(self) -> tuple[str, str]:
+        self.store.check()
+        if "page" not in self.cached_report:
+            self.cached_report["page"] = report_page(self.run_dirs, "../../")
+        return self.cached_report["page"]
 
-    def report_css(request: Request) -> Response:
-        store.check()
-        if "page" not in cached_report:
-            cached_report["page"] = report_page(run_dirs, "../../")
-        return Response(cached_report["page"][1], media_type="text/css")
+    def report(self, request: Request) -> HTMLResponse:
+        return HTMLResponse(self._report()[0])
 
-    static = Path(__file__).with_name("static")
-    return Starlette(
-        routes=[
-            Route("/", list_page),
-            Route("/api/facets", api_facets),
-            Route("/api/units", api_units),
-            Route("/api/unit/{run:id}/{uid:id}", api_unit),
-            Route("/api/same", api_same),
-            Route("/report/", report),
-            Route("/report/report.css", report_css),
-            Mount("/static", StaticFiles(directory=static), name="static"),
-        ],
-        exception_handlers={RunChangedError: error_response},
-    )
+    def report_css(self, request: Request) -> Response:
+        return Response(self._report()[1], media_type="text/css")
