@@ -16,8 +16,11 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
+
 
 _EDITORIAL = re.compile(
     r"\(\s*(?:emphasis|internal|citations?|footnotes?|alterations?|brackets?|quotation|some|ellipsis|punctuation)"
@@ -49,6 +52,8 @@ class Normalized:
 def normalize(text: str) -> Normalized:
     """Keep only the letters of `text`, lower-cased, with their offsets (digits, marks and spaces dropped, and
     references such as "post, at 252")."""
+    import numpy as np  # ~100 ms to import: only a command that checks quotations pays it
+
     blanked = _INTERNAL_REFERENCE.sub(lambda match: " " * len(match.group()), text)  # offsets unchanged
     codes = np.frombuffer(blanked.encode("utf-32-le"), dtype=np.uint32)
     upper = (codes >= 65) & (codes <= 90)
