@@ -160,7 +160,7 @@ def test_the_reader_is_asked_the_question_the_answer_and_the_value_wanted() -> N
     assert set(VALUE_WANTED) == set(SCORERS)  # every reference-based task says what it wants
     unit = Request.from_prompt("scripted:m.jsonl", "Who wrote the majority opinion in Brown v. Board?", id="u1",
                                tags={"task": "author"})  # fmt: skip
-    request = reader_request("openai/gpt-4o-mini", unit, "Hmm, I'd say the Chief wrote it: Earl Warren.")
+    request = reader_request("openai/gpt-4o-mini", unit, "author", "Hmm, I'd say the Chief wrote it: Earl Warren.")
     prompt = request.messages[-1].content
     assert "Who wrote the majority opinion in Brown v. Board?" in prompt
     assert "Hmm, I'd say the Chief wrote it: Earl Warren." in prompt
@@ -168,7 +168,9 @@ def test_the_reader_is_asked_the_question_the_answer_and_the_value_wanted() -> N
     assert request.temperature == 0.0 and request.schema_ == READER_SCHEMA and request.model == "openai/gpt-4o-mini"
     assert request.tags == {"role": "reader", "of": "u1", "task": "author"}
     assert request.request_id == f"u1|reader|{request.cache_key()[:12]}"
-    other = reader_request("anthropic/claude-sonnet-4-5", unit, "Hmm, I'd say the Chief wrote it: Earl Warren.")
+    other = reader_request(
+        "anthropic/claude-sonnet-4-5", unit, "author", "Hmm, I'd say the Chief wrote it: Earl Warren."
+    )
     assert other.request_id != request.request_id  # another reader is another request, not a conflict
     assert len(reader_prompt("author", "Q?", "a" * 50_000)) < 12_000  # a long answer is cut
 
