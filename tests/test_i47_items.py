@@ -1,0 +1,55 @@
+"""Issue 47, item 1: a hallucination item is stored once in the run store's `items` table; a run store written
+before that (every request carrying its item in its tags, no `items` table) is still read the same."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from lexprobe.engine.store import RunStore
+from lexprobe.hallucination.profile.results import read_units
+from lexprobe.hallucination.run.items import Item, store_items
+from lexprobe.models.types import Request, Response
+
+ITEM = Item("author|scotus|zero|c1", "author", "scotus", "zero", "scotus:347_U.S._483", "Who wrote Brown?",
+            {"author": "Earl Warren", "decided": "1954-05-17"}, 16, calibration_samples=1,
+            covariates={"year": "1954"})  # fmt: skip
+
+
+def _units(run_dir: Path) -> list:
+    store = RunStore.open_read_only(run_dir)
+    try:
+        return read_units(store, "m")
+    finally:
+        store.close()
+
+
+def test_an_item_is_stored_once_and_its_requests_carry_only_role_tags(tmp_path: Path) -> None:
+    store = RunStore.open(tmp_path / "new")
+    try:
+        requests = ITEM.requests("scripted:x")
+        assert [r.tags for r in requests] == [{}, {"role": "calibration", "of": ITEM.item_id}]
+        store.add_requests(requests)
+        assert store_items(store, [ITEM]) == 1 and store_items(store, [ITEM]) == 0
+        store.record_response(ITEM.item_id, Response(text="Earl Warren"))
+    finally:
+        store.close()
+    (unit,) = _units(tmp_path / "new")
+    assert (unit.task, unit.case_id, unit.year, unit.answer) == ("author", "scotus:347_U.S._483", 1954, "Earl Warren")
+    assert unit.reference == ITEM.reference
+
+
+def test_a_store_written_before_items_reads_its_items_from_the_tags(tmp_path: Path) -> None:
+    legacy = {"task": "author", "level": "scotus", "prompt_style": "zero", "case_id": "scotus:347_U.S._483",
+              "year": "1954", "reference": json.dumps(ITEM.reference)}  # fmt: skip
+    store = RunStore.open(tmp_path / "old")
+    try:
+        store.add_requests([Request.from_prompt("scripted:x", "Who wrote Brown?", id=ITEM.item_id, tags=legacy)])
+        store.record_response(ITEM.item_id, Response(text="Earl Warren"))
+        store.conn.execute("DROP TABLE items")
+        store.conn.commit()
+    finally:
+        store.close()
+    (unit,) = _units(tmp_path / "old")
+    assert (unit.task, unit.level, unit.case_id, unit.year) == ("author", "scotus", "scotus:347_U.S._483", 1954)
+    assert unit.reference == ITEM.reference
