@@ -9,10 +9,11 @@ from pathlib import Path
 from lexprobe.engine.store import RunStore
 from lexprobe.hallucination.profile.results import read_units
 from lexprobe.hallucination.run.items import Item, store_items
+from lexprobe.hallucination.tasks import TASKS
 from lexprobe.models.types import Request, Response
 
 ITEM = Item("author|scotus|zero|c1", "author", "scotus", "zero", "scotus:347_U.S._483", "Who wrote Brown?",
-            {"author": "Earl Warren", "decided": "1954-05-17"}, 16, calibration_samples=1,
+            TASKS["author"].reference_of({"author": "Earl Warren", "decided": "1954-05-17"}), 16, calibration_samples=1,
             covariates={"year": "1954"})  # fmt: skip
 
 
@@ -41,7 +42,7 @@ def test_an_item_is_stored_once_and_its_requests_carry_only_role_tags(tmp_path: 
 
 def test_a_store_written_before_items_reads_its_items_from_the_tags(tmp_path: Path) -> None:
     legacy = {"task": "author", "level": "scotus", "prompt_style": "zero", "case_id": "scotus:347_U.S._483",
-              "year": "1954", "reference": json.dumps(ITEM.reference)}  # fmt: skip
+              "year": "1954", "reference": json.dumps(ITEM.reference.as_json())}  # fmt: skip
     store = RunStore.open(tmp_path / "old")
     try:
         store.add_requests([Request.from_prompt("scripted:x", "Who wrote Brown?", id=ITEM.item_id, tags=legacy)])

@@ -19,7 +19,7 @@ exists (-> `hallucination`), and otherwise returns `unscored` with the reason - 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -36,9 +36,6 @@ from lexprobe.hallucination.labels.abstention import (
 from lexprobe.hallucination.labels.answers import describes_decision, extract_existence
 from lexprobe.hallucination.labels.quotation import QuoteIndex, SeparateOpinion, split_opinion
 from lexprobe.hallucination.labels.score import Score
-
-#: A reference-based task's scorer: (answer, reference, context) -> Score.
-Scorer = Callable[[str, dict, "ScoringContext"], Score]
 
 
 class ScoringContext:
@@ -181,10 +178,11 @@ def quoted(text: str, limit: int = 80) -> str:
     return repr(flat if len(flat) <= limit else flat[: limit - 3] + "...")
 
 
-def missing_reference(reference: dict, *keys: str) -> Score | None:
-    """Return an unscored score naming the first reference key that is missing or empty, else None."""
+def missing_reference(reference: object, *keys: str) -> Score | None:
+    """Return an unscored score naming the first field of a task's typed reference (`tasks/base.TaskReference`)
+    that is missing or empty, else None."""
     for key in keys:
-        if reference.get(key) in (None, "", []):
+        if getattr(reference, key, None) in (None, "", []):
             return Score("unscored", f"reference missing: no {key!r} in the reference")
     return None
 

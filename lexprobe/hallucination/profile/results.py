@@ -16,6 +16,7 @@ from lexprobe.engine.store import RUN_DB_NAME, RunStore
 from lexprobe.errors import BadInputError
 from lexprobe.hallucination.labels.score import CONFIDENCE_SCORER, REFERENCE_SCORER
 from lexprobe.hallucination.tasks import TASKS
+from lexprobe.hallucination.tasks.base import TaskReference
 from lexprobe.hallucination.tasks.item import item_of
 
 #: The kind of run a hallucination profile's run directory holds (see `RunStore.claim`).
@@ -41,7 +42,7 @@ class Unit:
     prominence: float | None = None
     court_id: str | None = None
     answer: str = ""
-    reference: dict = field(default_factory=dict)
+    reference: TaskReference = field(default_factory=TaskReference)  # the task's model, as its item holds it
     confidence: float | None = None
     reader: str | None = None  # the model whose reading gave the label (`--reader`), None for the rules' labels
     reader_decision: str | None = None  # answer | declined | no answer | unreadable (the reader's reply)

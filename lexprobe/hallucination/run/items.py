@@ -16,7 +16,7 @@ from lexprobe.engine.store import RunStore
 from lexprobe.hallucination.prompts.render import has_template, render_prompt
 from lexprobe.hallucination.scorers.calibration import CALIBRATION_TEMPERATURE
 from lexprobe.hallucination.scorers.judge import SAMPLE_TEMPERATURE, SAMPLES
-from lexprobe.hallucination.tasks import TaskSpec
+from lexprobe.hallucination.tasks.base import TaskReference, TaskSpec
 from lexprobe.hallucination.tasks.cases import SampledCase
 from lexprobe.hallucination.tasks.coverage import Coverage, shared_needs, task_coverage
 from lexprobe.hallucination.tasks.item import ItemRecord
@@ -33,7 +33,7 @@ class Item:
     prompt_style: str
     case_id: str | None
     prompt: str
-    reference: dict
+    reference: TaskReference  # the task's model (`TaskSpec.reference_type`), read from the draft's JSON
     max_tokens: int
 
     reference_free: bool = False
@@ -202,7 +202,7 @@ def plan_items(
                                 prompt_style=style,
                                 case_id=draft.case_id,
                                 prompt=render_prompt(task.template, style, level, draft.variables),
-                                reference=draft.reference,
+                                reference=task.reference_of(draft.reference),
                                 max_tokens=task.max_tokens,
                                 reference_free=task.reference_free,
                                 calibration_samples=samples if task.calibrated else 0,

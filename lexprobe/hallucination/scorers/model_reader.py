@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +33,7 @@ from lexprobe.hallucination.labels.score import Score
 from lexprobe.hallucination.labels.scoring import ScoringContext
 from lexprobe.hallucination.prompts.render import load_named_template
 from lexprobe.hallucination.scorers.by_task import SCORERS
+from lexprobe.hallucination.tasks.base import TaskReference
 from lexprobe.models.types import Request
 
 if TYPE_CHECKING:
@@ -153,10 +155,16 @@ def parse_reading(text: str) -> Reading | str:
 
 
 def reader_score(
-    reader: str, task: str, reply: str, rules: Score, reference: dict, context: ScoringContext
+    reader: str,
+    task: str,
+    reply: str,
+    rules: Score,
+    reference: TaskReference | Mapping[str, Any],
+    context: ScoringContext,
 ) -> tuple[Score, dict[str, Any]]:
     """Return the label the reader's `reply` gives an answer the rules scored `rules`, and the detail keys stored
-    with it (`reader`, `reader_decision`, `reader_value`, `rules`)."""
+    with it (`reader`, `reader_decision`, `reader_value`, `rules`); a value is scored against `reference` (typed, or
+    its JSON) by the task's scorer (`SCORERS`)."""
     reading = parse_reading(reply)
     keys: dict[str, Any] = {"reader": reader, "rules": rules.detail}
     by = f"read by {reader}:"
@@ -189,7 +197,7 @@ class ReaderPass:
         task: str,
         answer: str,
         rules: Score,
-        reference: dict,
+        reference: TaskReference | Mapping[str, Any],
         context: ScoringContext,
     ) -> tuple[Score, dict[str, Any], str | None]:
         """Return the label, the detail keys to store with it and the value read (None when there is none) of the

@@ -4,8 +4,14 @@ from __future__ import annotations
 
 from lexprobe.hallucination.labels.score import Score
 from lexprobe.hallucination.labels.scoring import compare_values
-from lexprobe.hallucination.tasks.base import ValueAnswer, catalogued, reading_of
+from lexprobe.hallucination.tasks.base import TaskReference, ValueAnswer, catalogued, reading_of
 from lexprobe.hallucination.tasks.cases import SampledCase
+
+
+class DispositionReference(TaskReference):
+    """What the court that decided the case did: affirm or reverse (the class its balanced rate is taken over)."""
+
+    disposition: str | None = None
 
 
 def _disposition_reference(case: SampledCase) -> dict | None:
@@ -27,4 +33,5 @@ TASK = catalogued(
     answer=ValueAnswer(
         "disposition", reading_of("disposition"), "single affirm/reverse disposition", judge=judge_disposition
     ),
+    reference_type=DispositionReference,
 )

@@ -1,6 +1,8 @@
 """The stored item: what every request of one question shares (its task, level, prompt style, case, the case's
 breakdown covariates and the reference answer), kept once per item in the run store's `items` table
-(`RunStore.add_items`, `items`, `item`) under the item's id, never in the requests' tags.
+(`RunStore.add_items`, `items`, `item`) under the item's id, never in the requests' tags. The reference is typed,
+its task's model (`TaskSpec.reference_type`); its JSON is the model's fields without a task key, read on load with
+the model of the item's task, so an older run's references load as they were written.
 
 An item's requests are the greedy request (its id is the item's), its calibration samples (tag `of`: the item's id)
 and, for a reference-free task, its two samples (tag `pair`: the item's id); the judge's and the model reader's
@@ -13,9 +15,11 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, field_serializer, model_validator
 
 from lexprobe.engine.store import RunStore
+from lexprobe.hallucination.tasks import TASKS
+from lexprobe.hallucination.tasks.base import TaskReference
 from lexprobe.models.types import Request
 
 __all__ = ["ItemRecord", "item_id_of", "item_of"]
@@ -31,7 +35,21 @@ class ItemRecord(BaseModel):
     prompt_style: str
     case_id: str = ""  # "" for an item about no case in the database (a fabricated one)
     covariates: dict[str, str] = {}  # year, circuit, prominence, court_id as text, empty values left out
-    reference: dict[str, Any] = {}
+    reference: TaskReference = TaskReference()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _typed_reference(cls, data: Any) -> Any:
+        """Read a reference given as JSON with the model of the item's task (a task no longer known: no fields)."""
+        if isinstance(data, Mapping) and isinstance(data.get("reference"), Mapping):
+            task = TASKS.get(data.get("task", ""))
+            reference = task.reference_of(data["reference"]) if task else TaskReference()
+            data = {**data, "reference": reference}
+        return data
+
+    @field_serializer("reference")
+    def _reference_json(self, reference: TaskReference) -> dict[str, Any]:
+        return reference.as_json()
 
     @classmethod
     def from_legacy_tags(cls, store: RunStore, request: Request) -> ItemRecord:
@@ -45,9 +63,11 @@ class ItemRecord(BaseModel):
             reference = json.loads(tags.pop("reference", "{}"))
         except (ValueError, TypeError):
             reference = None
-        if not isinstance(reference, dict):
-            raise store.damaged("requests", request.request_id, "body", "tag 'reference' is not a JSON object")
-        return cls(**fields, covariates=tags, reference=reference)
+        try:
+            return cls(**fields, covariates=tags, reference=reference)
+        except ValidationError:
+            why = f"is not a {fields['task']} reference" if isinstance(reference, dict) else "is not a JSON object"
+            raise store.damaged("requests", request.request_id, "body", f"tag 'reference' {why}") from None
 
 
 def item_id_of(request: Request) -> str:

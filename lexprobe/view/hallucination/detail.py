@@ -49,7 +49,7 @@ def _reference(store: RunStore, request: Request) -> dict:
     item_id = item_id_of(request)
     body = store.item(item_id)
     try:
-        return item_of(store, {item_id: body} if body is not None else {}, request).reference
+        return item_of(store, {item_id: body} if body is not None else {}, request).reference.as_json()
     except DamagedRowError:
         return {"unreadable": str(body if body is not None else request.tags.get("reference"))[:200]}
 
