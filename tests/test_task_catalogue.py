@@ -14,7 +14,7 @@ from lexprobe.hallucination.labels.answers import extract_year
 from lexprobe.hallucination.labels.score import Score
 from lexprobe.hallucination.labels.scoring import missing_reference, stance_score
 from lexprobe.hallucination.scorers.by_task import ScoringContext
-from lexprobe.hallucination.tasks import REGISTRY, TASKS, SampledCase
+from lexprobe.hallucination.tasks import REGISTRY, TASKS
 from lexprobe.hallucination.tasks.base import (
     CONTRA_FACTUAL_ZERO_SHOT,
     TaskReference,
@@ -24,6 +24,7 @@ from lexprobe.hallucination.tasks.base import (
     score_extracted,
     unscorable,
 )
+from lexprobe.hallucination.tasks.cases import SampledCase
 from lexprobe.hallucination.tasks.catalogue import CATALOGUE, load_catalogue
 from lexprobe.hallucination.tasks.false_dissent import DissentReference
 from lexprobe.hallucination.tasks.overruling_year import OverrulingYearReference

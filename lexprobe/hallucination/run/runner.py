@@ -30,7 +30,7 @@ from lexprobe.hallucination.scorers.by_task import ScoringContext
 from lexprobe.hallucination.scorers.calibration import DEFAULT_SAMPLES
 from lexprobe.hallucination.scorers.judge import judge_request
 from lexprobe.hallucination.scorers.model_reader import ReaderPass
-from lexprobe.hallucination.tasks import TaskSpec
+from lexprobe.hallucination.tasks.base import TaskSpec
 from lexprobe.models.types import Request
 
 #: What "the model judges itself" means wherever a rate of a reference-free task appears.

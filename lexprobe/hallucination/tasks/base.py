@@ -12,7 +12,6 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from lexprobe.caselaw.courts import COURT_LEVELS as LEVELS
-from lexprobe.caselaw.courts import LEVEL_ALIASES  # noqa: F401 - re-exported by tasks/__init__
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.hallucination.labels.answers import answer_text
 from lexprobe.hallucination.labels.score import Score
@@ -375,6 +374,3 @@ def catalogued(
     if reference is not None and not (row.has or row.lacks):
         raise ValueError(f"task {task_id}: a reference function needs a row with `has` or `lacks`")
     return TaskSpec(**row.spec_fields(), **behaviour)
-
-
-ALL = LEVELS
