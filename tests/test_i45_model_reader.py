@@ -37,6 +37,8 @@ from lexprobe.hallucination.scorers.model_reader import (
     reader_score,
 )
 from lexprobe.hallucination.scorers.reader_sheet import parse_code, same_code
+from lexprobe.hallucination.tasks.author import AuthorReference
+from lexprobe.hallucination.tasks.base import TaskReference
 from lexprobe.models.types import Request
 from lexprobe.view.app import build_app, plan_view
 
@@ -179,12 +181,12 @@ def test_a_decision_becomes_a_label_by_the_tasks_own_rules() -> None:
     context, rules = ScoringContext(None), Score("unscored", "no yes/no found in answer 'zorp'")
     reader = "scripted:reader.jsonl"
     score, keys = reader_score(reader, "existence", '{"decision": "answer", "value": "yes"}', rules,
-                               {"exists": True}, context)  # fmt: skip
+                               TaskReference(), context)  # fmt: skip
     assert score.label == "correct"
     assert score.detail == "read by scripted:reader.jsonl: value 'yes' -> answer says the case exists; it is real"
     assert keys == {"reader": reader, "reader_decision": "answer", "reader_value": "yes", "rules": rules.detail}
     score, _ = reader_score(reader, "author", '{"decision": "answer", "value": "Hugo Black"}', rules,
-                            {"author": "Earl Warren", "year": 1954}, context)  # fmt: skip
+                            AuthorReference(author="Earl Warren"), context)  # fmt: skip
     assert score.label == "hallucination" and score.detail.startswith("read by scripted:reader.jsonl: value 'Hugo")
     score, keys = reader_score(reader, "author", '{"decision": "declined", "value": null}', rules, {}, context)
     assert score == Score("abstain", "read by scripted:reader.jsonl: the answer declines to answer")

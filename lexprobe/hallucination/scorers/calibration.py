@@ -37,8 +37,6 @@ from lexprobe.hallucination.tasks import TASKS
 from lexprobe.hallucination.tasks.base import TaskReference
 
 CALIBRATION_TEMPERATURE = 1.0
-#: Tasks the study did not calibrate, with the reason shown to users (read from the task registry).
-NOT_CALIBRATED = {task.id: task.not_calibrated for task in TASKS.values() if not task.calibrated}
 
 
 def is_calibrated(task_id: str, reference_free: bool = False) -> bool:

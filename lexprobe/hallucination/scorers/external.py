@@ -277,7 +277,8 @@ def score_lines(
         if task not in SCORERS:
             yield LineError(line.line, f"unknown task {_shown(task)}; scorable: {', '.join(sorted(SCORERS))}")
             continue
-        reference, reason = reference_for(task, record, db)
+        found, reason = reference_for(task, record, db)
+        reference = TASKS[task].reference_of(found) if found is not None else None  # read once, typed, from here
         score = (
             SCORERS[task](record["answer"], reference, context)
             if reference is not None

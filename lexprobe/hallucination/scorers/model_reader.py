@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -155,16 +154,10 @@ def parse_reading(text: str) -> Reading | str:
 
 
 def reader_score(
-    reader: str,
-    task: str,
-    reply: str,
-    rules: Score,
-    reference: TaskReference | Mapping[str, Any],
-    context: ScoringContext,
+    reader: str, task: str, reply: str, rules: Score, reference: TaskReference, context: ScoringContext
 ) -> tuple[Score, dict[str, Any]]:
     """Return the label the reader's `reply` gives an answer the rules scored `rules`, and the detail keys stored
-    with it (`reader`, `reader_decision`, `reader_value`, `rules`); a value is scored against `reference` (typed, or
-    its JSON) by the task's scorer (`SCORERS`)."""
+    with it (`reader`, `reader_decision`, `reader_value`, `rules`)."""
     reading = parse_reading(reply)
     keys: dict[str, Any] = {"reader": reader, "rules": rules.detail}
     by = f"read by {reader}:"
@@ -197,7 +190,7 @@ class ReaderPass:
         task: str,
         answer: str,
         rules: Score,
-        reference: TaskReference | Mapping[str, Any],
+        reference: TaskReference,
         context: ScoringContext,
     ) -> tuple[Score, dict[str, Any], str | None]:
         """Return the label, the detail keys to store with it and the value read (None when there is none) of the

@@ -46,6 +46,4 @@ def author_truth(greedy: str, reference: AuthorReference) -> tuple[str, dict] | 
     return "author", {"author": name, "decided": reference.decided}
 
 
-TASK = catalogued(
-    "author", reference=_author_reference, score=score_author, extract=author_truth, reference_type=AuthorReference
-)
+TASK = catalogued("author", AuthorReference, reference=_author_reference, score=score_author, extract=author_truth)

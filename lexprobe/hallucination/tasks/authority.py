@@ -41,6 +41,4 @@ def score_authority(answer: str, reference: OpinionReference, context: ScoringCo
     return Score("hallucination", f"answer {key!r} is not cited in the majority opinion ({len(cited)} citations)")
 
 
-TASK = catalogued(
-    "authority", reference=majority_opinion_reference, score=score_authority, reference_type=OpinionReference
-)
+TASK = catalogued("authority", OpinionReference, reference=majority_opinion_reference, score=score_authority)

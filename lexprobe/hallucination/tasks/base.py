@@ -304,13 +304,8 @@ class ValueAnswer:
 
     def score(self, answer: str, reference: TaskReference, context: ScoringContext) -> Score:
         """Score an answer: its value against the reference's (`score_extracted`)."""
-        judge = None
-        if self.judge is not None:
-            judge_with = self.judge
-
-            def judge(value: Any) -> Score:
-                return judge_with(value, self.truth(getattr(reference, self.key)))
-
+        judge_with, key = self.judge, self.key
+        judge = None if judge_with is None else lambda value: judge_with(value, self.truth(getattr(reference, key)))
         return score_extracted(answer, reference, self.key, self.read, self.what, self.truth, judge)
 
 
@@ -351,16 +346,18 @@ def _cases_named(db: CaseDatabase, text: str) -> list[SampledCase]:
 
 def catalogued(
     task_id: str,
+    reference_type: type[TaskReference] = TaskReference,
     *,
     reference: Callable[[SampledCase], dict | None] | None = None,
     answer: ValueAnswer | None = None,
     **behaviour: Any,
 ) -> TaskSpec:
-    """Return the task `task_id`: its data from the catalogue (`tasks/catalogue.toml`) and its `behaviour` (builder,
-    lookup, score, extract, stance_agreement, reference_type). A task about one fact of each sampled case passes the
-    `reference` function giving that fact: its row's `has` makes the builder (`simple_builder`) and its `lacks` the
-    lookup (`case_lookup`), so a run's items and an answer scored outside a run share one reference. A task whose
-    answer is one value passes its `answer` (`ValueAnswer`), which gives the scorer and the answer extraction."""
+    """Return the task `task_id`: its data from the catalogue (`tasks/catalogue.toml`), the model of its reference
+    (`reference_type`) and its `behaviour` (builder, lookup, score, extract, stance_agreement). A task about one
+    fact of each sampled case passes the `reference` function giving that fact: its row's `has` makes the builder
+    (`simple_builder`) and its `lacks` the lookup (`case_lookup`), so a run's items and an answer scored outside a
+    run share one reference. A task whose answer is one value passes its `answer` (`ValueAnswer`), which gives the
+    scorer and the answer extraction."""
     row = CATALOGUE[task_id]
     if answer is not None:
         behaviour.update(score=answer.score, extract=value_truth(answer.read, task_id, answer.key))
@@ -373,4 +370,4 @@ def catalogued(
         behaviour[name] = make(reference, message)
     if reference is not None and not (row.has or row.lacks):
         raise ValueError(f"task {task_id}: a reference function needs a row with `has` or `lacks`")
-    return TaskSpec(**row.spec_fields(), **behaviour)
+    return TaskSpec(**row.spec_fields(), reference_type=reference_type, **behaviour)

@@ -58,9 +58,9 @@ def citation_truth(greedy: str, reference: CitationReference) -> tuple[str, dict
 
 TASK = catalogued(
     "citation",
+    CitationReference,
     builder=case_builder(_citations),
     lookup=_lookup_citation,
     score=score_citation,
     extract=citation_truth,
-    reference_type=CitationReference,
 )

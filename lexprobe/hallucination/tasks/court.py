@@ -52,8 +52,8 @@ def score_court(answer: str, reference: CourtReference, context: ScoringContext)
 
 TASK = catalogued(
     "court",
+    CourtReference,
     reference=_court_reference,
     score=score_court,
     extract=value_truth(_read, "court", "court_id"),
-    reference_type=CourtReference,
 )

@@ -28,10 +28,10 @@ def judge_disposition(value: str, truth: str) -> Score:
 
 TASK = catalogued(
     "disposition",
+    DispositionReference,
     reference=_disposition_reference,
     # affirm or reverse, of the court that decided the case; vacate and remand count as reverse (`reader`)
     answer=ValueAnswer(
         "disposition", reading_of("disposition"), "single affirm/reverse disposition", judge=judge_disposition
     ),
-    reference_type=DispositionReference,
 )

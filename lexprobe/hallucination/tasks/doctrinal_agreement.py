@@ -62,9 +62,9 @@ def _lookup_agreement(record: dict, db: CaseDatabase) -> tuple[dict | None, str 
 
 TASK = catalogued(
     "doctrinal_agreement",
+    AgreementReference,
     builder=_build_doctrinal_agreement,
     lookup=_lookup_agreement,
     # agree or disagree, as the treatment label says
     answer=ValueAnswer("agreement", reading_of("doctrinal_agreement"), "agree/disagree"),
-    reference_type=AgreementReference,
 )

@@ -46,9 +46,9 @@ def _lookup_fabricated(record: dict, db: CaseDatabase) -> tuple[dict | None, str
 
 TASK = catalogued(
     "fake_existence",
+    FabricatedReference,
     builder=_build_fake_existence,
     lookup=_lookup_fabricated,
     score=score_fake_existence,
     extract=existence_truth,
-    reference_type=FabricatedReference,
 )

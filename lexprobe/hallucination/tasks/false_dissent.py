@@ -100,9 +100,5 @@ def score_false_dissent(answer: str, reference: DissentReference, context: Scori
 
 
 TASK = catalogued(
-    "false_dissent",
-    builder=_build_false_dissent,
-    lookup=_lookup_dissenter,
-    score=score_false_dissent,
-    reference_type=DissentReference,
+    "false_dissent", DissentReference, builder=_build_false_dissent, lookup=_lookup_dissenter, score=score_false_dissent
 )

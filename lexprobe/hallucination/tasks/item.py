@@ -59,15 +59,12 @@ class ItemRecord(BaseModel):
         fields = {key: tags.pop(key, "") for key in ("task", "level", "prompt_style", "case_id")}
         for engine_tag in ("role", "of", "pair"):
             tags.pop(engine_tag, None)
+        reference = tags.pop("reference", "{}")
         try:
-            reference = json.loads(tags.pop("reference", "{}"))
-        except (ValueError, TypeError):
-            reference = None
-        try:
-            return cls(**fields, covariates=tags, reference=reference)
-        except ValidationError:
-            why = f"is not a {fields['task']} reference" if isinstance(reference, dict) else "is not a JSON object"
-            raise store.damaged("requests", request.request_id, "body", f"tag 'reference' {why}") from None
+            return cls(**fields, covariates=tags, reference=json.loads(reference))
+        except (ValueError, TypeError):  # not JSON, or not the JSON of the task's reference (ValidationError)
+            why = f"tag 'reference' is not the JSON object of a {fields['task']} reference"
+            raise store.damaged("requests", request.request_id, "body", why) from None
 
 
 def item_id_of(request: Request) -> str:

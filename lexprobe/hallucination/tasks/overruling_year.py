@@ -53,9 +53,9 @@ def judge_year(value: int | VagueYear, truth: int) -> Score:
 
 TASK = catalogued(
     "overruling_year",
+    OverrulingYearReference,
     reference=_overruling_reference,
     builder=_build_overruling_year,
     # exactly the year the case was overruled, as the answer gives it (`reader`: not the case's own year)
     answer=ValueAnswer("year", reading_of("overruling_year"), "year", truth=int, judge=judge_year),
-    reference_type=OverrulingYearReference,
 )

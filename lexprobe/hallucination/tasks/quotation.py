@@ -80,6 +80,4 @@ def score_quotation(answer: str, reference: OpinionReference, context: ScoringCo
                                   f"{MATCH_THRESHOLD:.0f}): {quoted(quote)}")  # fmt: skip
 
 
-TASK = catalogued(
-    "quotation", reference=majority_opinion_reference, score=score_quotation, reference_type=OpinionReference
-)
+TASK = catalogued("quotation", OpinionReference, reference=majority_opinion_reference, score=score_quotation)
