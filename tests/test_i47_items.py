@@ -10,6 +10,10 @@ from lexprobe.engine.store import RunStore
 from lexprobe.hallucination.profile.results import read_units
 from lexprobe.hallucination.run.items import Item, store_items
 from lexprobe.hallucination.tasks import TASKS
+from lexprobe.hallucination.tasks.author import AuthorReference
+from lexprobe.hallucination.tasks.base import TaskReference
+from lexprobe.hallucination.tasks.item import ItemRecord
+from lexprobe.hallucination.tasks.quotation import OpinionReference
 from lexprobe.models.types import Request, Response
 
 ITEM = Item("author|scotus|zero|c1", "author", "scotus", "zero", "scotus:347_U.S._483", "Who wrote Brown?",
@@ -54,3 +58,14 @@ def test_a_store_written_before_items_reads_its_items_from_the_tags(tmp_path: Pa
     (unit,) = _units(tmp_path / "old")
     assert (unit.task, unit.level, unit.case_id, unit.year) == ("author", "scotus", "scotus:347_U.S._483", 1954)
     assert unit.reference == ITEM.reference
+
+
+def test_a_stored_reference_is_read_with_its_tasks_model_and_written_back_as_it_was() -> None:
+    body = ITEM.record().model_dump_json()
+    assert json.loads(body)["reference"] == {"author": "Earl Warren", "decided": "1954-05-17"}  # no task key added
+    item = ItemRecord.model_validate_json(body)
+    assert isinstance(item.reference, AuthorReference) and item.reference.author == "Earl Warren"
+    # an older run's reference: a key no field names is ignored, an id written as a number is read as text
+    old = ItemRecord(task="quotation", level="scotus", prompt_style="zero", reference={"opinion_id": 7, "text": "x"})
+    assert old.reference == OpinionReference(opinion_id="7") and old.reference.as_json() == {"opinion_id": "7"}
+    assert TASKS["existence"].reference_of({}) == TaskReference()

@@ -75,7 +75,7 @@ __all__ = [  # with the selection constants the reports use (`lexprobe.hallucina
     "single_class_notes",
 ]
 
-#: Tasks whose headline figure is the class-balanced rate: task -> the reference key holding an item's class
+#: Tasks whose headline figure is the class-balanced rate: task -> the reference field holding an item's class
 #: (`TaskSpec.balanced_on` in the task registry).
 BALANCED_TASKS = {task.id: task.balanced_on for task in TASKS.values() if task.balanced_on}
 #: What a rate row of a balanced task says when its items have one class (the offline treatment data has only

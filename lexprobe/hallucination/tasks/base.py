@@ -41,7 +41,7 @@ class TaskReference(BaseModel):
     lookup, a greedy answer's truth), each None when the item lacks that fact (its scorer then says "reference
     missing"). The JSON has no task key: the item's task says which model reads it (`TaskSpec.reference_of`)."""
 
-    # Keys no field names are ignored, so the reference of an older run still loads.
+    # Keys no field names are ignored, so the reference of an older run still loads; an id written as a number reads.
     model_config = ConfigDict(frozen=True, extra="ignore", coerce_numbers_to_str=True)
 
     def as_json(self) -> dict[str, Any]:
@@ -49,7 +49,7 @@ class TaskReference(BaseModel):
         return self.model_dump(mode="json", exclude_unset=True)
 
 
-#: A reference-based task's scorer: (answer, the task's reference, context) -> Score.
+#: A reference-based task's scorer: (answer, the task's reference, context) -> Score (`Any`: each task's own model).
 Scorer = Callable[[str, Any, ScoringContext], Score]
 
 

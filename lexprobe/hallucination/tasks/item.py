@@ -42,7 +42,7 @@ class ItemRecord(BaseModel):
     def _typed_reference(cls, data: Any) -> Any:
         """Read a reference given as JSON with the model of the item's task (a task no longer known: no fields)."""
         if isinstance(data, Mapping) and isinstance(data.get("reference"), Mapping):
-            task = TASKS.get(data.get("task", ""))
+            task = TASKS.get(str(data.get("task")))
             reference = task.reference_of(data["reference"]) if task else TaskReference()
             data = {**data, "reference": reference}
         return data
