@@ -187,7 +187,7 @@ async def measure_fewshot(db: CaseDatabase, count: int, block: int, tasks: tuple
         await model.aclose()
     per_task = {}
     for task in tasks:
-        ids = [r.request_id for r in requests if r.tags.get("task") == task]
+        ids = [r.request_id for r in requests if r.request_id.split("|")[0] == task]
         spent = {name: sum(timings[name][i][0] for i in ids) for name in models}
         per_task[task] = {
             "prompts": len(ids),

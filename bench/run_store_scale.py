@@ -129,7 +129,7 @@ def write_store(run_dir: Path, settings, plan, target: int, missing: int, origin
     if originals is None:
         requests = [request for item in plan.items for request in item.requests(model)]
         pairs = [r for r in requests if r.tags.get("role") == "sample0"]
-        requests += [judge_request(model, r.tags["pair"], "x", "y", {**r.tags, "pair": r.tags["pair"]}) for r in pairs]
+        requests += [judge_request(model, r.tags["pair"], "x", "y", {"pair": r.tags["pair"]}) for r in pairs]
         originals = [(r, r.cache_key(), r.model_dump(mode="json", by_alias=True)) for r in requests]
     requests = [request for request, _, _ in originals]
     calibrated = {r.tags["of"] for r in requests if r.tags.get("role") == "calibration"}
@@ -149,6 +149,7 @@ def write_store(run_dir: Path, settings, plan, target: int, missing: int, origin
     copy, seq, now = 0, 0, time.time()
     while counts["responses"] < target:
         prefix = f"r{copy}:" if copy else ""
+        store.add_items({prefix + item.item_id: item.record().model_dump_json() for item in plan.items})
         batch_req, batch_resp, batch_tel, batch_score = [], [], [], []
         for request, key, body in originals:
             if counts["responses"] + len(batch_resp) >= target:

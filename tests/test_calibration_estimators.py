@@ -23,7 +23,11 @@ from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.hallucination.profile.calibration import calibration_rows
 from lexprobe.hallucination.profile.results import Unit
 from lexprobe.hallucination.profile.stats import SINGLE_CLASS_NOTE, breakdowns, rate_rows, single_class_notes
+from lexprobe.hallucination.tasks.disposition import DispositionReference
+from lexprobe.hallucination.tasks.doctrinal_agreement import AgreementReference
 from lexprobe.stats import balanced_rate_se, bin_edges, expected_calibration_error, strict_rate
+
+DISAGREE = AgreementReference(agreement="disagree")
 
 LEXPROBE = str(Path(sys.executable).with_name("lexprobe"))
 
@@ -116,7 +120,9 @@ def test_balanced_rate_standard_error_is_that_of_the_mean_of_class_rates() -> No
 
 def test_rate_rows_carry_balanced_and_strict_rates() -> None:
     def unit(label: str, cls: str, detail: str = "") -> Unit:
-        return Unit("m", "disposition", "scotus", "few", label, detail=detail, reference={"disposition": cls})
+        return Unit(
+            "m", "disposition", "scotus", "few", label, detail=detail, reference=DispositionReference(disposition=cls)
+        )
 
     units = [unit("correct", "affirm")] * 3 + [unit("hallucination", "reverse")]
     units += [unit("unscored", "reverse", "no single affirm/reverse disposition found in answer 'Yes'")]
@@ -132,7 +138,7 @@ def test_rate_rows_carry_balanced_and_strict_rates() -> None:
 
 
 def test_single_class_rows_say_so() -> None:
-    units = [Unit("m", "doctrinal_agreement", "scotus", "few", label, reference={"agreement": "disagree"})
+    units = [Unit("m", "doctrinal_agreement", "scotus", "few", label, reference=DISAGREE)
              for label in ("correct", "hallucination", "correct")]  # fmt: skip
     (row,) = rate_rows(units)
     assert row.classes == 1 and row.note == SINGLE_CLASS_NOTE and row.balanced_rate == pytest.approx(1 / 3)
@@ -164,7 +170,7 @@ def pooled_units() -> list[Unit]:
         units += [Unit("m", "existence", "scotus", style, label, year=1960, confidence=0.9) for _ in range(4)]
         units += [Unit("m", "court", "coa", style, label, circuit="ca9", year=1981)]
         units += [Unit("m", "court", "coa", style, label, circuit="ca2", year=1982)]
-        units += [Unit("m", "doctrinal_agreement", "scotus", style, label, reference={"agreement": "disagree"})]
+        units += [Unit("m", "doctrinal_agreement", "scotus", style, label, reference=DISAGREE)]
     units += [Unit("m", "central_holding", "scotus", "zero", "hallucination")]  # asked zero-shot only
     units += [Unit("m", "false_overruling", "scotus", "zero", "hallucination")]  # asked zero-shot only
     return units

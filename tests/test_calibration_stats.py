@@ -20,6 +20,7 @@ from lexprobe.hallucination.profile.stats import breakdowns, era_of, justice_bia
 from lexprobe.hallucination.run.items import Item
 from lexprobe.hallucination.scorers.by_task import ScoringContext
 from lexprobe.hallucination.scorers.calibration import Confidence, agrees, confidence, is_calibrated
+from lexprobe.hallucination.tasks import TASKS
 from lexprobe.stats import expected_calibration_error
 
 LEXPROBE = str(Path(sys.executable).with_name("lexprobe"))
@@ -51,7 +52,7 @@ CONTEXT = ScoringContext()
     ],
 )
 def test_agreement_is_judged_by_the_task_scorer(task: str, greedy: str, sample: str, expected: bool) -> None:
-    reference = {"decided": "1960-06-01"}
+    reference = TASKS[task].reference_of({"decided": "1960-06-01"})
     assert agrees(task, greedy, sample, reference, CONTEXT) is expected
 
 
@@ -83,7 +84,7 @@ def test_items_add_k_samples_at_temperature_one_with_distinct_seeds() -> None:
     assert {r.temperature for r in samples} == {1.0}
     assert len({r.seed for r in samples}) == 3 and len({r.cache_key() for r in samples}) == 3
     assert all(r.tags["role"] == "calibration" and r.tags["of"] == item.item_id for r in samples)
-    assert all(r.tags["year"] == "1954" for r in requests)
+    assert item.record().covariates["year"] == "1954"  # the covariates are the item's, stored once
 
 
 # --- statistics ----------------------------------------------------------------------------------------------------
@@ -93,6 +94,8 @@ def unit(task: str = "existence", label: str | None = "correct", **fields) -> Un
     fields.setdefault("model", "m")
     fields.setdefault("level", "scotus")
     fields.setdefault("prompt_style", "zero")
+    if "reference" in fields:  # the reference's JSON, read with the task's model as a stored item's is
+        fields["reference"] = TASKS[task].reference_of(fields["reference"])
     return Unit(task=task, label=label, **fields)
 
 

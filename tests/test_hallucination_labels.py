@@ -212,7 +212,7 @@ def references(db: CaseDatabase) -> dict[str, dict]:
     for task in REFERENCE_TASKS:
         reference, reason = TASKS[task].lookup(record_for(task, db), db)
         assert reference is not None, f"{task}: {reason}"
-        found[task] = reference
+        found[task] = TASKS[task].reference_of(reference)
     return found
 
 
@@ -375,7 +375,7 @@ def test_the_scan_reads_parenthesized_series() -> None:
 def test_authority_finds_reporters_with_digits(db: CaseDatabase, context: ScoringContext, case: str, answer: str):
     reference, reason = TASKS["authority"].lookup({"task": "authority", "case": case}, db)
     assert reference is not None, reason
-    score = TASKS["authority"].score(answer, reference, context)
+    score = TASKS["authority"].score(answer, TASKS["authority"].reference_of(reference), context)
     assert score.label == "correct", score.detail
 
 

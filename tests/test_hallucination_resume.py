@@ -35,7 +35,7 @@ def greedy_ids(run_dir: Path, task: str) -> list[str]:
     """The ids of the task's greedy (or sample0) requests, in plan order."""
     with sqlite3.connect(run_dir / "run.sqlite") as conn:
         rows = conn.execute("SELECT request_id, tags FROM requests ORDER BY seq").fetchall()
-    return [rid for rid, tags in rows if json.loads(tags).get("task") == task and json.loads(tags).get("role")
+    return [rid for rid, tags in rows if rid.split("|")[0] == task and json.loads(tags).get("role")
             in (None, "sample0")]  # fmt: skip
 
 

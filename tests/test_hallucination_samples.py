@@ -22,6 +22,7 @@ from lexprobe.errors import BadInputError
 from lexprobe.hallucination.run.items import plan_items
 from lexprobe.hallucination.tasks import TASKS
 from lexprobe.hallucination.tasks.coverage import BUILDER_DROPPED
+from lexprobe.hallucination.tasks.item import ItemRecord
 from lexprobe.models.pricing import price_for
 
 LEXPROBE = str(Path(sys.executable).with_name("lexprobe"))
@@ -38,13 +39,13 @@ def script(tmp_path: Path, text: str = "Yes") -> str:
 
 
 def asked(run_dir: Path) -> dict[str, set[str]]:
-    """Return the case ids each task asked about, read from the run store's request tags."""
+    """Return the case ids each task asked about, read from the run store's items."""
     store = RunStore.open_read_only(run_dir)
     try:
         by_task: dict[str, set[str]] = defaultdict(set)
-        for request in store.requests():
-            if request.tags.get("case_id"):
-                by_task[request.tags["task"]].add(request.tags["case_id"])
+        for item in (ItemRecord.model_validate_json(body) for body in store.items().values()):
+            if item.case_id:
+                by_task[item.task].add(item.case_id)
         return dict(by_task)
     finally:
         store.close()

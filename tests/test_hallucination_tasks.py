@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 import lexprobe
+from lexprobe.caselaw.courts import COURT_LEVELS as ALL
 from lexprobe.caselaw.paths import data_root
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.hallucination.labels.answers import extract_year
@@ -34,14 +35,16 @@ from lexprobe.hallucination.run.items import plan_items
 from lexprobe.hallucination.scorers.by_task import SCORERS, ScoringContext
 from lexprobe.hallucination.scorers.calibration import agrees, is_calibrated
 from lexprobe.hallucination.scorers.external import reference_for, score_lines
-from lexprobe.hallucination.tasks import REGISTRY, TASKS, SampledCase, TaskSpec, reference_free
+from lexprobe.hallucination.tasks import REGISTRY, TASKS, reference_free
 from lexprobe.hallucination.tasks.base import (
-    ALL,
     CONTRA_FACTUAL_ZERO_SHOT,
+    TaskReference,
+    TaskSpec,
     case_lookup,
     reference_free_builder,
     simple_builder,
 )
+from lexprobe.hallucination.tasks.cases import SampledCase
 
 LEXPROBE = str(Path(sys.executable).with_name("lexprobe"))
 PACKAGE = Path(lexprobe.__file__).parent
@@ -148,15 +151,19 @@ def _decision_year(case: SampledCase) -> dict | None:
     return {"year": case.year} if case.year else None
 
 
-def _score_decision_year(answer: str, reference: dict, context: ScoringContext) -> Score:
+class DecisionYearReference(TaskReference):
+    year: int | None = None
+
+
+def _score_decision_year(answer: str, reference: DecisionYearReference, context: ScoringContext) -> Score:
     step = missing_reference(reference, "year") or stance_score(answer)
     if step:
         return step
     year = extract_year(answer)
-    return nothing_found(answer, "year") if year is None else compare_values(year, int(reference["year"]), "year")
+    return nothing_found(answer, "year") if year is None else compare_values(year, int(reference.year), "year")
 
 
-def _decision_year_truth(greedy: str, reference: dict) -> tuple[str, dict] | None:
+def _decision_year_truth(greedy: str, reference: DecisionYearReference) -> tuple[str, dict] | None:
     year = extract_year(greedy)
     return None if year is None else ("decision_year", {"year": year})
 
@@ -174,6 +181,7 @@ DECISION_YEAR = TaskSpec(
     score=_score_decision_year,
     calibrated=True,
     extract=_decision_year_truth,
+    reference_type=DecisionYearReference,
 )
 
 

@@ -17,8 +17,12 @@ from lexprobe.caselaw.judges import load_justices
 from lexprobe.hallucination.profile.results import Unit
 from lexprobe.hallucination.profile.stats import profile
 from lexprobe.hallucination.report.html import figures, rate_tables, write_html_report
+from lexprobe.hallucination.tasks.author import AuthorReference
+from lexprobe.hallucination.tasks.disposition import DispositionReference
 
 LEXPROBE = str(Path(sys.executable).with_name("lexprobe"))
+MARSHALL = AuthorReference(author="John Marshall", decided="1810-03-16")
+AFFIRM = DispositionReference(disposition="affirm")
 
 
 def every_figure_units() -> list[Unit]:
@@ -32,11 +36,11 @@ def every_figure_units() -> list[Unit]:
                               confidence=(i % 5) / 4))  # fmt: skip
             units.append(Unit(model, "court", "coa", "few", label, circuit=f"ca{i % 11 + 1}", year=1990 + i % 10))
             units.append(Unit(model, "author", "scotus", "zero", label, answer="Justice Story" if wrong else
-                              "Chief Justice Marshall", reference={"author": "John Marshall", "decided": "1810-03-16"},
+                              "Chief Justice Marshall", reference=MARSHALL,
                               confidence=0.9))  # fmt: skip
             units.append(Unit(model, "central_holding", "scotus", "zero", "hallucination" if i % 4 == 0 else "correct"))
             units.append(Unit(model, "false_overruling", "scotus", "zero", label))
-            units.append(Unit(model, "disposition", "coa", "zero", label, reference={"disposition": "affirm"},
+            units.append(Unit(model, "disposition", "coa", "zero", label, reference=AFFIRM,
                               circuit="cadc"))  # fmt: skip
     return units
 

@@ -37,6 +37,8 @@ from lexprobe.hallucination.scorers.model_reader import (
     reader_score,
 )
 from lexprobe.hallucination.scorers.reader_sheet import parse_code, same_code
+from lexprobe.hallucination.tasks.author import AuthorReference
+from lexprobe.hallucination.tasks.base import TaskReference
 from lexprobe.models.types import Request
 from lexprobe.view.app import build_app, plan_view
 
@@ -160,7 +162,7 @@ def test_the_reader_is_asked_the_question_the_answer_and_the_value_wanted() -> N
     assert set(VALUE_WANTED) == set(SCORERS)  # every reference-based task says what it wants
     unit = Request.from_prompt("scripted:m.jsonl", "Who wrote the majority opinion in Brown v. Board?", id="u1",
                                tags={"task": "author"})  # fmt: skip
-    request = reader_request("openai/gpt-4o-mini", unit, "Hmm, I'd say the Chief wrote it: Earl Warren.")
+    request = reader_request("openai/gpt-4o-mini", unit, "author", "Hmm, I'd say the Chief wrote it: Earl Warren.")
     prompt = request.messages[-1].content
     assert "Who wrote the majority opinion in Brown v. Board?" in prompt
     assert "Hmm, I'd say the Chief wrote it: Earl Warren." in prompt
@@ -168,7 +170,9 @@ def test_the_reader_is_asked_the_question_the_answer_and_the_value_wanted() -> N
     assert request.temperature == 0.0 and request.schema_ == READER_SCHEMA and request.model == "openai/gpt-4o-mini"
     assert request.tags == {"role": "reader", "of": "u1", "task": "author"}
     assert request.request_id == f"u1|reader|{request.cache_key()[:12]}"
-    other = reader_request("anthropic/claude-sonnet-4-5", unit, "Hmm, I'd say the Chief wrote it: Earl Warren.")
+    other = reader_request(
+        "anthropic/claude-sonnet-4-5", unit, "author", "Hmm, I'd say the Chief wrote it: Earl Warren."
+    )
     assert other.request_id != request.request_id  # another reader is another request, not a conflict
     assert len(reader_prompt("author", "Q?", "a" * 50_000)) < 12_000  # a long answer is cut
 
@@ -177,12 +181,12 @@ def test_a_decision_becomes_a_label_by_the_tasks_own_rules() -> None:
     context, rules = ScoringContext(None), Score("unscored", "no yes/no found in answer 'zorp'")
     reader = "scripted:reader.jsonl"
     score, keys = reader_score(reader, "existence", '{"decision": "answer", "value": "yes"}', rules,
-                               {"exists": True}, context)  # fmt: skip
+                               TaskReference(), context)  # fmt: skip
     assert score.label == "correct"
     assert score.detail == "read by scripted:reader.jsonl: value 'yes' -> answer says the case exists; it is real"
     assert keys == {"reader": reader, "reader_decision": "answer", "reader_value": "yes", "rules": rules.detail}
     score, _ = reader_score(reader, "author", '{"decision": "answer", "value": "Hugo Black"}', rules,
-                            {"author": "Earl Warren", "year": 1954}, context)  # fmt: skip
+                            AuthorReference(author="Earl Warren"), context)  # fmt: skip
     assert score.label == "hallucination" and score.detail.startswith("read by scripted:reader.jsonl: value 'Hugo")
     score, keys = reader_score(reader, "author", '{"decision": "declined", "value": null}', rules, {}, context)
     assert score == Score("abstain", "read by scripted:reader.jsonl: the answer declines to answer")

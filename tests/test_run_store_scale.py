@@ -28,12 +28,13 @@ from lexprobe.engine.store import RunConflictError, RunStore, TelemetryRow
 from lexprobe.hallucination.labels.score import CONFIDENCE_SCORER, REFERENCE_SCORER
 from lexprobe.hallucination.profile.results import SKIPPED_ROLES, Unit, _number, read_units
 from lexprobe.hallucination.report.summary import pending_judge_requests, report_json, report_rows, score_run
-from lexprobe.hallucination.run.items import ItemPlan, plan_items
+from lexprobe.hallucination.run.items import ItemPlan, plan_items, store_items
 from lexprobe.hallucination.run.runner import estimate_plan, judge_estimates
 from lexprobe.hallucination.scorers.by_task import SCORERS, ScoringContext
 from lexprobe.hallucination.scorers.calibration import Confidence, confidence
 from lexprobe.hallucination.scorers.judge import judge_request, pair_label, verdict_label
 from lexprobe.hallucination.tasks import resolve_tasks
+from lexprobe.hallucination.tasks.item import item_of
 from lexprobe.models import identity
 from lexprobe.models.types import Message, Request, Response, ToolCall, ToolSpec, Usage
 
@@ -46,11 +47,14 @@ def reference_units(store: RunStore, model: str) -> list[Unit]:
     """The aggregation `read_units` replaced: every row loaded as objects, the skipped roles dropped after."""
     scores = store.scores()
     responses = store.responses()
+    items = store.items()
     units = []
     for request in store.requests():
-        tags = request.tags
-        if tags.get("role") in SKIPPED_ROLES:
+        if request.tags.get("role") in SKIPPED_ROLES:
             continue
+        item = item_of(store, items, request)
+        tags = {**item.covariates, "task": item.task, "level": item.level, "prompt_style": item.prompt_style,
+                "case_id": item.case_id}  # fmt: skip
         label, detail = scores.get((request.request_id, REFERENCE_SCORER), (None, {}))
         confidence = scores.get((request.request_id, CONFIDENCE_SCORER))
         answer = responses.get(request.request_id)
@@ -61,7 +65,7 @@ def reference_units(store: RunStore, model: str) -> list[Unit]:
                 case_id=tags.get("case_id", ""), year=_number(tags.get("year"), int),
                 circuit=tags.get("circuit") or None, prominence=_number(tags.get("prominence"), float),
                 court_id=tags.get("court_id") or None, answer=answer.text if answer else "",
-                reference=store.request_json_tag(request, "reference"),
+                reference=item.reference,
                 confidence=confidence[1].get("confidence") if confidence and confidence[0] == "measured" else None,
             )
         )  # fmt: skip
@@ -95,6 +99,7 @@ def realistic_store(
     try:
         store.set_meta("model", model)
         assert store.add_requests(requests) == len(requests)
+        store_items(store, plan.items)
         rng = random.Random(31)
 
         def answer(request: Request) -> tuple[str, Response, TelemetryRow]:
@@ -275,6 +280,7 @@ def reference_scores(store: RunStore, context: ScoringContext) -> dict[tuple[str
     """`score_run` as it was (every row loaded as objects), returning the scores it stored instead of storing them."""
     responses = store.responses()
     requests = store.requests()
+    items = store.items()
     samples: dict[str, list[str]] = defaultdict(list)
     expected: dict[str, int] = defaultdict(int)
     for request in requests:
@@ -284,7 +290,8 @@ def reference_scores(store: RunStore, context: ScoringContext) -> dict[tuple[str
                 samples[request.tags["of"]].append(responses[request.request_id].text)
     stored: dict[tuple[str, str], tuple[str, dict]] = {}
     for request in requests:
-        rid, task, role = request.request_id, request.tags.get("task"), request.tags.get("role", "")
+        rid, role = request.request_id, request.tags.get("role", "")
+        task, reference = item_of(store, items, request).task, item_of(store, items, request).reference
         if role == "sample0":
             pair = request.tags["pair"]
             answer_1, answer_2 = responses.get(rid), responses.get(f"{pair}#1")
@@ -295,12 +302,11 @@ def reference_scores(store: RunStore, context: ScoringContext) -> dict[tuple[str
         elif role or task not in SCORERS or rid not in responses:
             continue
         else:
-            score = SCORERS[task](responses[rid].text, store.request_json_tag(request, "reference"), context)
+            score = SCORERS[task](responses[rid].text, reference, context)
         if score is None:
             continue
         stored[(rid, REFERENCE_SCORER)] = (score.label, {"detail": score.detail})
         if expected.get(rid) and len(samples[rid]) == expected[rid]:
-            reference = store.request_json_tag(request, "reference")
             result = confidence(task, responses[rid].text, score, samples[rid], reference, context)
             stored[(rid, CONFIDENCE_SCORER)] = (
                 ("measured", {"confidence": result.value, "agree": result.agree, "k": result.k})

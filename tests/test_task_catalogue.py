@@ -14,23 +14,28 @@ from lexprobe.hallucination.labels.answers import extract_year
 from lexprobe.hallucination.labels.score import Score
 from lexprobe.hallucination.labels.scoring import missing_reference, stance_score
 from lexprobe.hallucination.scorers.by_task import ScoringContext
-from lexprobe.hallucination.tasks import REGISTRY, TASKS, SampledCase
+from lexprobe.hallucination.tasks import REGISTRY, TASKS
 from lexprobe.hallucination.tasks.base import (
     CONTRA_FACTUAL_ZERO_SHOT,
+    TaskReference,
     ValueAnswer,
     case_builder,
     catalogued,
     score_extracted,
     unscorable,
 )
+from lexprobe.hallucination.tasks.cases import SampledCase
 from lexprobe.hallucination.tasks.catalogue import CATALOGUE, load_catalogue
-from lexprobe.hallucination.tasks.quotation import opinion_text_step
+from lexprobe.hallucination.tasks.false_dissent import DissentReference
+from lexprobe.hallucination.tasks.overruling_year import OverrulingYearReference
+from lexprobe.hallucination.tasks.quotation import OpinionReference, opinion_text_step
 
 SNAPSHOT = json.loads((Path(__file__).parent / "fixtures" / "task_specs.json").read_text(encoding="utf-8"))
 DATA_FIELDS = ("id", "question", "template", "complexity", "max_tokens", "levels", "styles", "calibrated",
                "not_calibrated", "style_note", "needs", "population", "balanced_on")  # fmt: skip
 BEHAVIOUR = ("builder", "lookup", "score", "extract", "stance_agreement")
 CONTEXT = ScoringContext()
+NONE, YEAR, OPINION = TaskReference(), OverrulingYearReference(year=1954), OpinionReference(opinion_id="7")
 CASE = {"case_id": "c1", "name": "Roe v. Wade", "citation": "410 U.S. 113", "year": 1973, "overruled_year": None}
 
 
@@ -101,32 +106,34 @@ def test_load_catalogue_rejects_unknown_keys_and_repeated_ids() -> None:
 
 
 def test_unscorable_is_the_first_scoring_step() -> None:
-    assert unscorable("1954", {}, "year") == missing_reference({}, "year")
-    assert unscorable("I don't know.", {"year": 1954}, "year").label == "abstain"
+    assert unscorable("1954", NONE, "year") == missing_reference(NONE, "year")
+    assert unscorable("I don't know.", YEAR, "year").label == "abstain"
     rejects = "That premise is false: he never dissented."
-    assert unscorable(rejects, {"dissenter": "X"}, "dissenter", True) == stance_score(rejects, false_premise=True)
-    assert unscorable("1954", {"year": 1954}, "year") is None
+    assert unscorable(rejects, DissentReference(dissenter="X"), "dissenter", True) == stance_score(
+        rejects, false_premise=True
+    )
+    assert unscorable("1954", YEAR, "year") is None
 
 
 def test_score_extracted_reads_lazily_and_judges_or_compares() -> None:
     def never(answer: str) -> None:
         raise AssertionError("read before the first step")
 
-    assert score_extracted("", {"year": 1954}, "year", never, "year").detail == "empty answer"
-    assert score_extracted("It was 1954.", {"year": "1954"}, "year", extract_year, "year", truth=int).label == "correct"
-    assert score_extracted("long ago", {"year": 1954}, "year", extract_year, "year").label == "unscored"
+    assert score_extracted("", YEAR, "year", never, "year").detail == "empty answer"
+    assert score_extracted("It was 1954.", YEAR, "year", extract_year, "year", truth=int).label == "correct"
+    assert score_extracted("long ago", YEAR, "year", extract_year, "year").label == "unscored"
     judge = lambda year: Score("correct", str(year))  # noqa: E731
-    judged = score_extracted("In 1955.", {"year": 1954}, "year", extract_year, "year", judge=judge)
+    judged = score_extracted("In 1955.", YEAR, "year", extract_year, "year", judge=judge)
     assert judged == Score("correct", "1955")
 
 
 def test_value_answer_gives_the_scorer_and_the_calibration_truth() -> None:
     answer = ValueAnswer("year", extract_year, "year", truth=int)
-    assert answer.score("It was 1954.", {"year": "1954"}, CONTEXT).label == "correct"
+    assert answer.score("It was 1954.", YEAR, CONTEXT).label == "correct"
     task = TASKS["overruling_year"]
-    assert task.score is not None and task.score("Overruled in 1954.", {"year": "1954"}, CONTEXT).label == "correct"
-    assert task.extract is not None and task.extract("Overruled in 1954.", {}) == ("overruling_year", {"year": 1954})
-    assert task.extract("never", {}) is None
+    assert task.score is not None and task.score("Overruled in 1954.", YEAR, CONTEXT).label == "correct"
+    assert task.extract is not None and task.extract("Overruled in 1954.", NONE) == ("overruling_year", {"year": 1954})
+    assert task.extract("never", NONE) is None
 
 
 def test_case_builder_asks_about_named_cases_with_a_reference() -> None:
@@ -141,12 +148,12 @@ def test_case_builder_asks_about_named_cases_with_a_reference() -> None:
 
 def test_opinion_text_step_needs_the_reference_the_stance_and_the_text() -> None:
     stance = Score("abstain", "answer abstains")
-    assert opinion_text_step({}, stance, CONTEXT, lambda opinion: "text") == missing_reference({}, "opinion_id")
-    assert opinion_text_step({"opinion_id": 7}, stance, CONTEXT, lambda opinion: "text") == stance
-    no_db = opinion_text_step({"opinion_id": 7}, None, CONTEXT, lambda opinion: "text")
+    assert opinion_text_step(NONE, stance, CONTEXT, lambda opinion: "text") == missing_reference(NONE, "opinion_id")
+    assert opinion_text_step(OPINION, stance, CONTEXT, lambda opinion: "text") == stance
+    no_db = opinion_text_step(OPINION, None, CONTEXT, lambda opinion: "text")
     assert no_db == Score("unscored", "reference missing: no case database to read the opinion text from")
     with_db = ScoringContext(db=object())  # type: ignore[arg-type]
-    assert opinion_text_step({"opinion_id": 7}, None, with_db, lambda opinion: None) == Score(
+    assert opinion_text_step(OPINION, None, with_db, lambda opinion: None) == Score(
         "unscored", "reference missing: opinion 7 has no text in the case database"
     )
-    assert opinion_text_step({"opinion_id": 7}, None, with_db, lambda opinion: "text") is None
+    assert opinion_text_step(OPINION, None, with_db, lambda opinion: "text") is None

@@ -180,7 +180,7 @@ def test_every_long_text_of_the_json_is_cut_at_200000(hallucination_runs: Runs, 
     conn = sqlite3.connect(run / "run.sqlite")
     with conn:
         (request_id,) = conn.execute(
-            "SELECT request_id FROM requests WHERE json_extract(body, '$.tags.task') = 'existence' "
+            "SELECT request_id FROM requests WHERE request_id LIKE 'existence|%' "
             "AND json_extract(body, '$.tags.role') IS NULL ORDER BY seq LIMIT 1"
         ).fetchone()
         conn.execute("UPDATE responses SET body = json_set(body, '$.text', ?) WHERE request_id = ?",

@@ -1,4 +1,5 @@
-"""The run store: one SQLite file per run directory holding every request, response, score and telemetry row.
+"""The run store: one SQLite file per run directory holding every request, response, score and telemetry row, and
+the items a domain asks its requests about (`store_rows.py`).
 
 Every completed response is committed in its own transaction before the engine moves on, so killing the process
 at any moment loses nothing that had completed, and rerunning resumes with the requests that never completed.
@@ -23,6 +24,7 @@ from lexprobe.engine.run_claim import (  # re-exported: what `from lexprobe.engi
     settings_changes,
 )
 from lexprobe.engine.sqlite_util import DamagedRowError, connect, connect_read_only, transaction, translate_errors
+from lexprobe.engine.store_rows import ITEMS_SCHEMA, StoreRows
 from lexprobe.errors import StoreError
 from lexprobe.models.types import Request, Response
 
@@ -151,7 +153,7 @@ class TelemetryRow:
     latency_s: float | None
 
 
-class RunStore(RunClaim):
+class RunStore(RunClaim, StoreRows):
     """A run's SQLite file. Use `RunStore.open(run_dir)` to run (it takes the run directory's lock),
     `RunStore.open_read_only(run_dir)` to read a run (no lock; works in a read-only folder), or
     `RunStore.in_memory()` for one-off asks. Which kind of run and model the store holds, and the settings
@@ -172,7 +174,7 @@ class RunStore(RunClaim):
     @translate_errors
     def _create_schema(self) -> None:
         try:
-            self.conn.executescript(_SCHEMA)
+            self.conn.executescript(_SCHEMA + ITEMS_SCHEMA)
         except Exception:
             self.conn.close()
             raise
@@ -382,22 +384,6 @@ class RunStore(RunClaim):
     def parse_response(self, request_id: Any, body: Any) -> Response:
         """Parse one `responses.body`, raising `damaged` naming the row when it is not a stored response."""
         return self._response(request_id, body)
-
-    def request_json_tag(self, request: Request, tag: str, default: str = "{}") -> dict[str, Any]:
-        """Return the JSON object a request carries in its tag `tag` (a task's reference), `damaged` naming the
-        request's row when the tag holds anything else."""
-        return self.json_tag(request.request_id, request.tags, tag, default)
-
-    def json_tag(self, request_id: str, tags: dict[str, str], tag: str, default: str = "{}") -> dict[str, Any]:
-        """`request_json_tag` for the tags of the request `request_id`, as read from its stored body."""
-        try:
-            value = json.loads(tags.get(tag, default))
-        except (ValueError, TypeError) as exc:
-            reason = f"tag {tag!r} is not JSON ({_reason(exc)})"
-            raise self.damaged("requests", request_id, "body", reason) from None
-        if not isinstance(value, dict):
-            raise self.damaged("requests", request_id, "body", f"tag {tag!r} is not a JSON object")
-        return value
 
     @translate_errors
     def telemetry(self, request_id: str | None = None) -> list[TelemetryRow]:

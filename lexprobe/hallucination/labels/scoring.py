@@ -19,7 +19,7 @@ exists (-> `hallucination`), and otherwise returns `unscored` with the reason - 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -38,9 +38,6 @@ from lexprobe.hallucination.labels.abstention import (
 from lexprobe.hallucination.labels.answers import describes_decision, extract_existence
 from lexprobe.hallucination.labels.quotation import QuoteIndex
 from lexprobe.hallucination.labels.score import Score
-
-#: A reference-based task's scorer: (answer, reference, context) -> Score.
-Scorer = Callable[[str, dict, "ScoringContext"], Score]
 
 
 @dataclass(frozen=True)
@@ -192,10 +189,11 @@ def quoted(text: str, limit: int = 80) -> str:
     return repr(flat if len(flat) <= limit else flat[: limit - 3] + "...")
 
 
-def missing_reference(reference: dict, *keys: str) -> Score | None:
-    """Return an unscored score naming the first reference key that is missing or empty, else None."""
+def missing_reference(reference: object, *keys: str) -> Score | None:
+    """Return an unscored score naming the first field of a task's typed reference (`tasks/base.TaskReference`)
+    that is missing or empty, else None."""
     for key in keys:
-        if reference.get(key) in (None, "", []):
+        if getattr(reference, key, None) in (None, "", []):
             return Score("unscored", f"reference missing: no {key!r} in the reference")
     return None
 

@@ -16,6 +16,8 @@ from lexprobe.engine.store import RUN_DB_NAME, RunStore
 from lexprobe.errors import BadInputError
 from lexprobe.hallucination.labels.score import CONFIDENCE_SCORER, REFERENCE_SCORER
 from lexprobe.hallucination.tasks import TASKS
+from lexprobe.hallucination.tasks.base import TaskReference
+from lexprobe.hallucination.tasks.item import item_of
 
 #: The kind of run a hallucination profile's run directory holds (see `RunStore.claim`).
 RUN_KIND = "hallucination"
@@ -40,7 +42,7 @@ class Unit:
     prominence: float | None = None
     court_id: str | None = None
     answer: str = ""
-    reference: dict = field(default_factory=dict)
+    reference: TaskReference = field(default_factory=TaskReference)  # the task's model, as its item holds it
     confidence: float | None = None
     reader: str | None = None  # the model whose reading gave the label (`--reader`), None for the rules' labels
     reader_decision: str | None = None  # answer | declined | no answer | unreadable (the reader's reply)
@@ -123,24 +125,6 @@ def read_run(run_dir: Path) -> tuple[RunInfo, list[Unit]]:
     return RunInfo(Path(run_dir), model, model, settings.get("judge"), settings, coverage), units
 
 
-#: The role of a `requests` row (alias `q`) in SQL, read from its `tags` column (a copy of the body's tags): '' for
-#: none, NULL when the column is not JSON (such a row is read, and decided by its body).
-ROLE_SQL = "CASE WHEN json_valid(q.tags) THEN COALESCE(json_extract(q.tags, '$.role'), '') END"
-
-#: One row per request that is a unit (not a `SKIPPED_ROLES` request), in the order the requests were added, with
-#: its answer's body and its `reference` and `confidence` scores. Filtering on the role in SQL leaves the calibration
-#: samples, 90% of the rows, in the store. SQLite streams the rows: nothing is held but the sort.
-_UNIT_ROWS = f"""
-SELECT q.request_id, q.body, r.body, s.label, s.detail, c.label, c.detail
-FROM requests AS q
-LEFT JOIN responses AS r ON r.request_id = q.request_id
-LEFT JOIN scores AS s ON s.request_id = q.request_id AND s.scorer = ?
-LEFT JOIN scores AS c ON c.request_id = q.request_id AND c.scorer = ?
-WHERE {ROLE_SQL} IS NULL OR {ROLE_SQL} NOT IN ({", ".join(f"'{role}'" for role in SKIPPED_ROLES)})
-ORDER BY q.seq
-"""
-
-
 def _text(value: object) -> str | None:
     """Return a stored detail value that should be text, or None (absent, or of another type)."""
     return value if isinstance(value, str) and value else None
@@ -149,41 +133,32 @@ def _text(value: object) -> str | None:
 def read_units(store: RunStore, model: str) -> list[Unit]:
     """Return the scored (or pending) units of an open run store, one per question or reference-free pair.
 
-    One streamed SQL pass: only the unit requests' rows are read (each request body, answer and score it uses is
-    parsed and checked as `RunStore.requests`, `responses` and `scores` check them: `damaged` names a row that
-    cannot be read back); calibration samples, second samples and judge verdicts are left in the store, since
-    their outcome is already in the `confidence` and `reference` scores.
+    One streamed pass over the unit requests (`RunStore.rows`, each row checked as the store checks it), with each
+    unit's stored item (`tasks/item.py`); calibration samples, second samples and judge verdicts are left in the
+    store, since their outcome is already in the `confidence` and `reference` scores.
     """
     units = []
-    rows = store.conn.execute(_UNIT_ROWS, (REFERENCE_SCORER, CONFIDENCE_SCORER))
-    for request_id, body, answer_body, label, detail, confidence_label, confidence_detail in rows:
-        tags = store.parse_request(request_id, body).tags
-        if tags.get("role") in SKIPPED_ROLES:
-            continue
-        label, detail = (
-            store.score_value(request_id, REFERENCE_SCORER, label, detail) if label is not None else (None, {})
-        )
-        confidence = (
-            store.score_value(request_id, CONFIDENCE_SCORER, confidence_label, confidence_detail)
-            if confidence_label is not None
-            else None
-        )
-        answer = store.parse_response(request_id, answer_body).text if answer_body is not None else ""
+    items = store.items()
+    for row in store.rows(not_roles=SKIPPED_ROLES, scorers=(REFERENCE_SCORER, CONFIDENCE_SCORER)):
+        item = item_of(store, items, row.request)
+        label, detail = row.scores.get(REFERENCE_SCORER, (None, {}))
+        confidence = row.scores.get(CONFIDENCE_SCORER)
+        covariates = item.covariates
         units.append(
             Unit(
                 model=model,
-                task=tags.get("task", ""),
-                level=tags.get("level", ""),
-                prompt_style=tags.get("prompt_style", ""),
+                task=item.task,
+                level=item.level,
+                prompt_style=item.prompt_style,
                 label=label,
                 detail=str(detail.get("detail", "")),
-                case_id=tags.get("case_id", ""),
-                year=_number(tags.get("year"), int),
-                circuit=tags.get("circuit") or None,
-                prominence=_number(tags.get("prominence"), float),
-                court_id=tags.get("court_id") or None,
-                answer=answer,
-                reference=store.json_tag(request_id, tags, "reference"),
+                case_id=item.case_id,
+                year=_number(covariates.get("year"), int),
+                circuit=covariates.get("circuit") or None,
+                prominence=_number(covariates.get("prominence"), float),
+                court_id=covariates.get("court_id") or None,
+                answer=row.response.text if row.response is not None else "",
+                reference=item.reference,
                 confidence=confidence[1].get("confidence") if confidence and confidence[0] == "measured" else None,
                 reader=_text(detail.get("reader")),
                 reader_decision=_text(detail.get("reader_decision")),

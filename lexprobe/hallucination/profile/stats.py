@@ -47,6 +47,7 @@ from lexprobe.hallucination.profile.selection import (
 )
 from lexprobe.hallucination.reader.read import read_answer
 from lexprobe.hallucination.tasks import TASKS
+from lexprobe.hallucination.tasks.author import AuthorReference
 from lexprobe.stats import balanced_rate_se, hallucination_rate, strict_rate
 
 __all__ = [  # with the selection constants the reports use (`lexprobe.hallucination.profile.selection`)
@@ -74,7 +75,7 @@ __all__ = [  # with the selection constants the reports use (`lexprobe.hallucina
     "single_class_notes",
 ]
 
-#: Tasks whose headline figure is the class-balanced rate: task -> the reference key holding an item's class
+#: Tasks whose headline figure is the class-balanced rate: task -> the reference field holding an item's class
 #: (`TaskSpec.balanced_on` in the task registry).
 BALANCED_TASKS = {task.id: task.balanced_on for task in TASKS.values() if task.balanced_on}
 #: What a rate row of a balanced task says when its items have one class (the offline treatment data has only
@@ -199,9 +200,10 @@ def _balanced_fields(row: RateRow, group: list[Unit], key: str) -> None:
     with one class says so."""
     scored = [unit for unit in group if unit.scored]
     row.balanced_rate, row.balanced_se = balanced_rate_se(
-        [unit.label for unit in scored], [str(unit.reference.get(key)) for unit in scored]
+        [unit.label for unit in scored], [str(getattr(unit.reference, key, None)) for unit in scored]
     )
-    row.classes = len({str(unit.reference.get(key)) for unit in group if unit.reference.get(key) not in (None, "")})
+    classes = {getattr(unit.reference, key, None) for unit in group}
+    row.classes = len({str(value) for value in classes if value not in (None, "")})
     if row.classes == 1:
         row.note = SINGLE_CLASS_NOTE
 
@@ -288,11 +290,12 @@ def justice_bias(units: Iterable[Unit], roster: list[Judge]) -> list[JusticeCoun
     named: dict[str, Counter] = defaultdict(Counter)
     true: dict[str, Counter] = defaultdict(Counter)
     for unit in units:
-        if unit.task != "author" or unit.level != "scotus" or not unit.reference.get("author"):
+        reference = unit.reference
+        if not isinstance(reference, AuthorReference) or unit.level != "scotus" or not reference.author:
             continue
-        decided = _date(unit.reference.get("decided"))
-        truth = resolve_justice(unit.reference["author"], decided, roster) if roster else None
-        true[unit.model][truth.full_name if truth else unit.reference["author"]] += 1
+        decided = _date(reference.decided)
+        truth = resolve_justice(reference.author, decided, roster) if roster else None
+        true[unit.model][truth.full_name if truth else reference.author] += 1
         name = read_answer("author", answer_text(unit.answer), roster).value if unit.answer else None
         if name and name != "per curiam":
             resolved = resolve_justice(name, decided, roster) if roster else None

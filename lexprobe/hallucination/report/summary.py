@@ -11,17 +11,17 @@ class-balanced rate. The estimators are in `lexprobe.stats` and `profile_stats`.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator
 from dataclasses import asdict, dataclass, fields
 
 from lexprobe.engine.store import RunStore
 from lexprobe.hallucination.labels.score import CONFIDENCE_SCORER, REFERENCE_SCORER, Score
-from lexprobe.hallucination.profile.results import ROLE_SQL, Unit, read_units
+from lexprobe.hallucination.profile.results import Unit, read_units
 from lexprobe.hallucination.profile.stats import BALANCED_TASKS, rate_rows
 from lexprobe.hallucination.scorers.by_task import SCORERS, ScoringContext
 from lexprobe.hallucination.scorers.calibration import Confidence, confidence
 from lexprobe.hallucination.scorers.judge import judge_request, pair_label, verdict_label
 from lexprobe.hallucination.scorers.model_reader import READER_ROLE, ReaderPass
+from lexprobe.hallucination.tasks.item import item_of
 from lexprobe.models.types import Request, Response
 
 
@@ -55,56 +55,25 @@ class ReportRow:
         return self.rate, self.se, "rate"
 
 
-#: The requests whose role (`ROLE_SQL`) passes `{test}`, or cannot be read from the `tags` column (then the body
-#: decides), each with its answer's body, in the order they were added: a streamed pass that leaves every other row
-#: in the store.
-_ROLE_ROWS = f"""
-SELECT q.request_id, q.body, r.body
-FROM requests AS q LEFT JOIN responses AS r ON r.request_id = q.request_id
-WHERE {ROLE_SQL} IS NULL OR {ROLE_SQL} {{test}}
-ORDER BY q.seq
-"""
-
-#: The calibration samples' question (`of`, from the `tags` column; the body where that column is not JSON) and
-#: answer bodies, in the order they were added.
-_CALIBRATION_ROWS = f"""
-SELECT q.request_id, CASE WHEN json_valid(q.tags) THEN json_extract(q.tags, '$.of') END,
-       CASE WHEN json_valid(q.tags) THEN NULL ELSE q.body END, r.body
-FROM requests AS q LEFT JOIN responses AS r ON r.request_id = q.request_id
-WHERE {ROLE_SQL} IS NULL OR {ROLE_SQL} = 'calibration'
-ORDER BY q.seq
-"""
-
 #: Scores written per transaction by `score_run` (scores are recomputed from the answers on every run).
 SCORE_BATCH = 1000
-
-
-def _with_answers(store: RunStore, test: str) -> Iterator[tuple[Request, Response | None]]:
-    """Yield (request, its answer or None) for the requests whose role passes `test` (see `_ROLE_ROWS`); each row is
-    parsed and checked as `RunStore.requests` and `responses` check them."""
-    for request_id, body, answer in store.conn.execute(_ROLE_ROWS.format(test=test)):
-        request = store.parse_request(request_id, body)
-        yield request, store.parse_response(request_id, answer) if answer is not None else None
 
 
 def pending_judge_requests(store: RunStore, judge_model: str) -> list[Request]:
     """Return the judge requests for every answered sample pair whose samples do not abstain (reading only the
     samples' rows)."""
     partners: dict[str, dict[str, tuple[Request, Response | None]]] = {}
-    for request, answer in _with_answers(store, "LIKE 'sample%'"):
-        role = request.tags.get("role", "")
-        if role.startswith("sample"):
-            partners.setdefault(request.tags["pair"], {})[role] = (request, answer)
+    for row in store.rows(roles=("sample0", "sample1")):
+        partners.setdefault(row.request.tags["pair"], {})[row.role] = (row.request, row.response)
     judges = []
     for pair, members in partners.items():
         first, second = members.get("sample0"), members.get("sample1")
         if first is None or second is None:
             continue
-        (request, answer_1), answer_2 = first, second[1]
+        answer_1, answer_2 = first[1], second[1]
         if answer_1 is None or answer_2 is None or pair_label(answer_1.text, answer_2.text) is not None:
             continue
-        tags = {key: value for key, value in request.tags.items() if key not in ("role", "pair")}
-        judges.append(judge_request(judge_model, pair, answer_1.text, answer_2.text, tags | {"pair": pair}))
+        judges.append(judge_request(judge_model, pair, answer_1.text, answer_2.text, {"pair": pair}))
     return judges
 
 
@@ -124,70 +93,67 @@ def _calibration_samples(store: RunStore) -> tuple[dict[str, int], dict[str, lis
     """Return, per calibrated question, how many samples it has and the answers of those answered (in order)."""
     samples: dict[str, list[str]] = defaultdict(list)
     expected: dict[str, int] = defaultdict(int)
-    for request_id, of, body, answer in store.conn.execute(_CALIBRATION_ROWS):
-        if body is not None:  # the tags column is not JSON: the body says
-            tags = store.parse_request(request_id, body).tags
-            if tags.get("role") != "calibration":
-                continue
-            of = tags["of"]
+    for row in store.rows(roles=("calibration",)):
+        of = row.request.tags["of"]
         expected[of] += 1
-        if answer is not None:
-            samples[of].append(store.parse_response(request_id, answer).text)
+        if row.response is not None:
+            samples[of].append(row.response.text)
     return expected, samples
 
 
 def score_run(store: RunStore, context: ScoringContext, reader: ReaderPass | None = None) -> dict[str, Score]:
     """Score every answered item of a hallucination run, store each score, and return them by request id.
 
-    Reference-based items are scored by their task's scorer; a reference-free pair is scored on its `sample0`
-    request from the two samples and the judge's verdict (see `judge.py`). With a `reader` (`--reader`), an answer
-    the rules leave unscored is labelled by the reader's reading where the store holds one (`model_reader.py`; its
-    confidence is then measured against the value read), and the reader's requests still to send are collected in
-    `reader.unread`. Streamed: the calibration samples' answers are read once (their text only), then the questions
-    and pairs one by one; the scores are committed `SCORE_BATCH` at a time.
+    Reference-based items are scored by their task's scorer against their stored item's reference; a
+    reference-free pair is scored on its `sample0` request from the two samples and the judge's verdict (see
+    `judge.py`). With a `reader` (`--reader`), an answer the rules leave unscored is labelled by the reader's reading
+    where the store holds one (`model_reader.py`; its confidence is then measured against the value read), and the
+    reader's requests still to send are collected in `reader.unread`. Streamed: the calibration samples' answers are
+    read once (their text only), then the questions and pairs one by one; the scores are committed `SCORE_BATCH` at
+    a time.
     """
     expected, samples = _calibration_samples(store)
+    items = store.items()
     scores: dict[str, Score] = {}
     rows: list[tuple[str, str, str, dict]] = []
-    for request, answer in _with_answers(store, f"NOT IN ('calibration', 'sample1', 'judge', '{READER_ROLE}')"):
-        task = request.tags.get("task")
-        role = request.tags.get("role", "")
+    for row in store.rows(not_roles=("calibration", "sample1", "judge", READER_ROLE)):
+        request, answer = row.request, row.response
         keys: dict = {}
         greedy = answer.text if answer is not None else ""
-        if role == "sample0":
+        item = None  # a pair's score reads no item
+        if row.role == "sample0":
             score = _score_pair(store, request, answer)
-        elif role or task not in SCORERS or answer is None:
+        elif row.role or answer is None:
             continue
         else:
-            reference = store.request_json_tag(request, "reference")
-            score = SCORERS[task](answer.text, reference, context)
+            item = item_of(store, items, request)
+            if item.task not in SCORERS:
+                continue
+            score = SCORERS[item.task](answer.text, item.reference, context)
             if reader is not None:
-                score, keys, value = reader.apply(store, request, answer.text, score, reference, context)
+                score, keys, value = reader.apply(store, request, item.task, answer.text, score, item.reference,
+                                                  context)  # fmt: skip
                 greedy = value if value is not None else greedy
         if score is None:
             continue
         scores[request.request_id] = score
         rows.append((request.request_id, REFERENCE_SCORER, score.label, {"detail": score.detail} | keys))
         k = expected.get(request.request_id, 0)
-        if k and answer is not None and len(samples[request.request_id]) == k:
-            rows.append(_confidence_row(store, request, greedy, score, samples, context))
+        if item is not None and k and answer is not None and len(samples[request.request_id]) == k:
+            result = confidence(item.task, greedy, score, samples[request.request_id], item.reference, context)
+            rows.append(_confidence_row(request.request_id, result))
     for start in range(0, len(rows), SCORE_BATCH):
         store.record_scores(rows[start : start + SCORE_BATCH])
     return scores
 
 
-def _confidence_row(
-    store: RunStore, request: Request, greedy: str, score: Score, samples: dict[str, list[str]], context
-) -> tuple[str, str, str, dict]:
+def _confidence_row(request_id: str, result: Confidence | Score) -> tuple[str, str, str, dict]:
     """Return the greedy answer's confidence score row (scorer `confidence`: label `measured` with the share, or
     `unscored` with the reason the item has none)."""
-    reference = store.request_json_tag(request, "reference")
-    task = request.tags["task"]
-    result = confidence(task, greedy, score, samples[request.request_id], reference, context)
     if isinstance(result, Confidence):
         detail = {"confidence": result.value, "agree": result.agree, "k": result.k}
-        return request.request_id, CONFIDENCE_SCORER, "measured", detail
-    return request.request_id, CONFIDENCE_SCORER, "unscored", {"detail": result.detail}
+        return request_id, CONFIDENCE_SCORER, "measured", detail
+    return request_id, CONFIDENCE_SCORER, "unscored", {"detail": result.detail}
 
 
 def report_rows(units: list[Unit]) -> list[ReportRow]:

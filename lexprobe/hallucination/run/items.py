@@ -1,23 +1,25 @@
 """Turn sampled cases into rendered questions (`Item`s) and engine requests, deterministically.
 
 An item's id names its task, level, prompt style and case, so rerunning the same command produces the same ids and
-the engine resumes where it stopped. The reference answer travels in the request's tags (tags never change the
-cache key), so a run directory holds everything needed to score and report it later.
+the engine resumes where it stopped. What the item's requests share (task, level, style, case, covariates, the
+reference answer) is stored once per item in the run store (`tasks/item.py`, `store_items`), so a run directory
+holds everything needed to score and report it later.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.caselaw.sampling import SampleResult, YearWindow, sample_cases, subsample, window_text
+from lexprobe.engine.store import RunStore
 from lexprobe.hallucination.prompts.render import has_template, render_prompt
 from lexprobe.hallucination.scorers.calibration import CALIBRATION_TEMPERATURE
 from lexprobe.hallucination.scorers.judge import SAMPLE_TEMPERATURE, SAMPLES
-from lexprobe.hallucination.tasks import TaskSpec
+from lexprobe.hallucination.tasks.base import TaskReference, TaskSpec
 from lexprobe.hallucination.tasks.cases import SampledCase
 from lexprobe.hallucination.tasks.coverage import Coverage, shared_needs, task_coverage
+from lexprobe.hallucination.tasks.item import ItemRecord
 from lexprobe.models.types import Message, Request
 
 
@@ -31,22 +33,17 @@ class Item:
     prompt_style: str
     case_id: str | None
     prompt: str
-    reference: dict
+    reference: TaskReference  # the task's model (`TaskSpec.reference_type`), read from the draft's JSON
     max_tokens: int
 
     reference_free: bool = False
     calibration_samples: int = 0  # K answers at temperature 1 for the confidence of the greedy answer
     covariates: dict[str, str] = field(default_factory=dict)  # year, circuit, prominence, court_id (for breakdowns)
 
-    def tags(self) -> dict[str, str]:
-        """Return the bookkeeping tags every request of this item carries (covariates included)."""
-        return self.covariates | {
-            "task": self.task,
-            "level": self.level,
-            "prompt_style": self.prompt_style,
-            "case_id": self.case_id or "",
-            "reference": json.dumps(self.reference, sort_keys=True),
-        }
+    def record(self) -> ItemRecord:
+        """Return what the run store keeps of this item, once, in its `items` table (`RunStore.add_items`)."""
+        return ItemRecord(task=self.task, level=self.level, prompt_style=self.prompt_style, case_id=self.case_id or "",
+                          covariates=self.covariates, reference=self.reference)  # fmt: skip
 
     def requests(self, model: str) -> list[Request]:
         """Return the engine requests of this item: one greedy (temperature 0) request followed by its
@@ -54,8 +51,8 @@ class Item:
         reference-free task two samples at temperature 1 (`sample0` carries the pair's score, `sample1` is its
         partner).
 
-        The requests share one prompt message and one rendering of the tags (a paper-size plan has ~450,000
-        requests: a resumed run and a dry run rebuild them all)."""
+        The requests share one prompt message (a paper-size plan has ~450,000 requests: a resumed run and a dry run
+        rebuild them all); their tags are only the engine's role tags, the item itself is stored once (`record`)."""
         return self._requests(model, self._variants())
 
     def first_request(self, model: str) -> Request:
@@ -86,12 +83,16 @@ class Item:
 
     def _requests(self, model: str, variants: list[tuple[str, float, dict[str, str], dict[str, int]]]) -> list[Request]:
         messages = (Message(role="user", content=self.prompt),)
-        tags = self.tags()
         return [
             Request(model=model, messages=messages, temperature=temperature, max_tokens=self.max_tokens, id=id,
-                    tags=tags | extra if extra else tags, **params)
+                    tags=extra, **params)
             for id, temperature, extra, params in variants
         ]  # fmt: skip
+
+
+def store_items(store: RunStore, items: list[Item]) -> int:
+    """Write the stored record of every item to the run store (once per item id); return how many were new."""
+    return store.add_items({item.item_id: item.record().model_dump_json() for item in items})
 
 
 @dataclass
@@ -201,7 +202,7 @@ def plan_items(
                                 prompt_style=style,
                                 case_id=draft.case_id,
                                 prompt=render_prompt(task.template, style, level, draft.variables),
-                                reference=draft.reference,
+                                reference=task.reference_of(draft.reference),
                                 max_tokens=task.max_tokens,
                                 reference_free=task.reference_free,
                                 calibration_samples=samples if task.calibrated else 0,

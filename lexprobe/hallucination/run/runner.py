@@ -1,7 +1,7 @@
 """`lexprobe hallucination run`: sample, build items, send them through the engine at temperature 0, score, report.
 
-The run directory's SQLite store holds the requests (with each item's reference in its tags), the answers and the
-scores, so `lexprobe hallucination report RUN_DIR` can reprint the table later and a killed run resumes.
+The run directory's SQLite store holds the items (each with its reference, once), their requests, the answers and
+the scores, so `lexprobe hallucination report RUN_DIR` can reprint the table later and a killed run resumes.
 """
 
 from __future__ import annotations
@@ -24,13 +24,13 @@ from lexprobe.errors import BadInputError
 from lexprobe.hallucination.profile.results import RUN_KIND, is_self_judged, read_units
 from lexprobe.hallucination.report.readings import reader_counts
 from lexprobe.hallucination.report.summary import ReportRow, pending_judge_requests, report_rows, score_run
-from lexprobe.hallucination.run.items import Item, ItemPlan, plan_items
+from lexprobe.hallucination.run.items import Item, ItemPlan, plan_items, store_items
 from lexprobe.hallucination.run.resume import requests_to_run
 from lexprobe.hallucination.scorers.by_task import ScoringContext
 from lexprobe.hallucination.scorers.calibration import DEFAULT_SAMPLES
 from lexprobe.hallucination.scorers.judge import judge_request
 from lexprobe.hallucination.scorers.model_reader import ReaderPass
-from lexprobe.hallucination.tasks import TaskSpec
+from lexprobe.hallucination.tasks.base import TaskSpec
 from lexprobe.models.types import Request
 
 #: What "the model judges itself" means wherever a rate of a reference-free task appears.
@@ -240,6 +240,7 @@ async def run_profile(
         store.set_meta("skipped", plan.skipped)
         store.set_meta("coverage", [row.to_dict() for row in plan.coverage])
         store.set_meta("samples", plan.samples)
+        store_items(store, plan.items)
         from lexprobe.engine.executor import Engine  # here: a dry run never imports the executor and the clients
 
         store.set_meta("reader", settings.reader)

@@ -34,10 +34,9 @@ from lexprobe.hallucination.labels.final_answer import final_answer
 from lexprobe.hallucination.labels.score import Score
 from lexprobe.hallucination.scorers.by_task import SCORERS, ScoringContext
 from lexprobe.hallucination.tasks import TASKS
+from lexprobe.hallucination.tasks.base import TaskReference
 
 CALIBRATION_TEMPERATURE = 1.0
-#: Tasks the study did not calibrate, with the reason shown to users (read from the task registry).
-NOT_CALIBRATED = {task.id: task.not_calibrated for task in TASKS.values() if not task.calibrated}
 
 
 def is_calibrated(task_id: str, reference_free: bool = False) -> bool:
@@ -67,14 +66,14 @@ def _stance_key(answer: str) -> str | None:
     return None
 
 
-def same_stance(greedy: str, sample: str, reference: dict, context: ScoringContext) -> bool:
+def same_stance(greedy: str, sample: str, reference: TaskReference, context: ScoringContext) -> bool:
     """Agreement with a greedy answer that has no extractable value: both reject the premise or deny the case
     exists (the default `stance_agreement` of a calibrated task)."""
     stance = _stance_key(greedy)
     return stance is not None and _stance_key(sample) == stance
 
 
-def agrees(task: str, greedy: str, sample: str, reference: dict, context: ScoringContext) -> bool:
+def agrees(task: str, greedy: str, sample: str, reference: TaskReference, context: ScoringContext) -> bool:
     """Return whether `sample` gives the same answer as `greedy`, judged by the task's scorer with the greedy
     answer as the truth (see the module docstring for answers without an extractable value). Raises ValueError for
     a task that is not calibrated."""
@@ -90,7 +89,12 @@ def agrees(task: str, greedy: str, sample: str, reference: dict, context: Scorin
 
 
 def confidence(
-    task: str, greedy: str, greedy_score: Score, samples: Sequence[str], reference: dict, context: ScoringContext
+    task: str,
+    greedy: str,
+    greedy_score: Score,
+    samples: Sequence[str],
+    reference: TaskReference,
+    context: ScoringContext,
 ) -> Confidence | Score:
     """Return the greedy answer's confidence, or an `unscored` Score saying why the item has none (the greedy
     answer abstains or was not scored, or there are no samples)."""

@@ -277,7 +277,8 @@ def score_lines(
         if task not in SCORERS:
             yield LineError(line.line, f"unknown task {_shown(task)}; scorable: {', '.join(sorted(SCORERS))}")
             continue
-        reference, reason = reference_for(task, record, db)
+        found, reason = reference_for(task, record, db)
+        reference = TASKS[task].reference_of(found) if found is not None else None  # read once, typed, from here
         score = (
             SCORERS[task](record["answer"], reference, context)
             if reference is not None
@@ -286,7 +287,7 @@ def score_lines(
         keys: dict = {}
         if reader is not None and store is not None and reference is not None:
             unit = answer_unit(line.line, task, record)
-            score, keys, _ = reader.apply(store, unit, record["answer"], score, reference, context)
+            score, keys, _ = reader.apply(store, unit, task, record["answer"], score, reference, context)
         yield record | {"label": score.label, "detail": score.detail} | keys
 
 
@@ -301,4 +302,4 @@ def answer_unit(number: int, task: str, record: dict) -> Request:
     question = re.sub(r"\s*\([^)]*\)\s*$", "", TASKS[task].question)  # "(X wrote no dissent)" is not asked
     for part, name in _QUESTION_FIELDS.items():
         question = question.replace(part, str(record.get(name) or part.strip("{}")))
-    return Request.from_prompt("score-answers", question, id=f"line {number}", tags={"task": task})
+    return Request.from_prompt("score-answers", question, id=f"line {number}")

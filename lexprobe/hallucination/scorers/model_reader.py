@@ -32,6 +32,7 @@ from lexprobe.hallucination.labels.score import Score
 from lexprobe.hallucination.labels.scoring import ScoringContext
 from lexprobe.hallucination.prompts.render import load_named_template
 from lexprobe.hallucination.scorers.by_task import SCORERS
+from lexprobe.hallucination.tasks.base import TaskReference
 from lexprobe.models.types import Request
 
 if TYPE_CHECKING:
@@ -107,10 +108,9 @@ def reader_prompt(task: str, question: str, answer: str) -> str:
     return template.render(question=question.strip(), wanted=wanted, answer=answer.strip()[:READER_ANSWER_CHARS])
 
 
-def reader_request(reader: str, unit: Request, answer: str) -> Request:
-    """Return the temperature-0 request asking `reader` to read `answer`, the answer to the unit request `unit`;
-    its id is `<unit id>|reader|<first 12 of its cache key>`."""
-    task = unit.tags.get("task", "")
+def reader_request(reader: str, unit: Request, task: str, answer: str) -> Request:
+    """Return the temperature-0 request asking `reader` to read `answer`, the answer to the unit request `unit` of a
+    `task` question; its id is `<unit id>|reader|<first 12 of its cache key>`."""
     request = Request.from_prompt(
         reader,
         reader_prompt(task, question_of(unit), answer),
@@ -154,7 +154,7 @@ def parse_reading(text: str) -> Reading | str:
 
 
 def reader_score(
-    reader: str, task: str, reply: str, rules: Score, reference: dict, context: ScoringContext
+    reader: str, task: str, reply: str, rules: Score, reference: TaskReference, context: ScoringContext
 ) -> tuple[Score, dict[str, Any]]:
     """Return the label the reader's `reply` gives an answer the rules scored `rules`, and the detail keys stored
     with it (`reader`, `reader_decision`, `reader_value`, `rules`)."""
@@ -184,18 +184,25 @@ class ReaderPass:
     unread: list[Request] = field(default_factory=list)
 
     def apply(
-        self, store: RunStore, unit: Request, answer: str, rules: Score, reference: dict, context: ScoringContext
+        self,
+        store: RunStore,
+        unit: Request,
+        task: str,
+        answer: str,
+        rules: Score,
+        reference: TaskReference,
+        context: ScoringContext,
     ) -> tuple[Score, dict[str, Any], str | None]:
         """Return the label, the detail keys to store with it and the value read (None when there is none) of the
-        unit `unit`'s `answer`, which the rules scored `rules`. An answer the reader is not asked about
-        (`needs_reading`) keeps the rules' label; so does one whose reading is not in `store` yet, whose request
-        then joins `unread`."""
+        unit `unit`'s `answer` to a `task` question, which the rules scored `rules`. An answer the reader is not
+        asked about (`needs_reading`) keeps the rules' label; so does one whose reading is not in `store` yet, whose
+        request then joins `unread`."""
         if not needs_reading(rules, answer):
             return rules, {}, None
-        request = reader_request(self.model, unit, answer)
+        request = reader_request(self.model, unit, task, answer)
         reply = store.response(request.request_id)
         if reply is None:
             self.unread.append(request)
             return rules, {}, None
-        score, keys = reader_score(self.model, unit.tags.get("task", ""), reply.text, rules, reference, context)
+        score, keys = reader_score(self.model, task, reply.text, rules, reference, context)
         return score, keys, keys["reader_value"]

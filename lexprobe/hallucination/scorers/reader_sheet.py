@@ -43,6 +43,7 @@ from lexprobe.hallucination.scorers.labelsheet import (
     text_digest,
 )
 from lexprobe.hallucination.scorers.model_reader import READER_ROLE, VALUE_WANTED, question_of
+from lexprobe.hallucination.tasks.item import item_of
 
 READER_COLUMNS = ("row_id", "question", "answer", "wanted", "coder_label", "notes")
 #: The sheet's columns of text the key's digest covers.
@@ -121,13 +122,13 @@ def _read_rows(store: RunStore) -> tuple[list[tuple[str, str, str, str, str | No
     """Return (request id, question, answer, wanted, reader code) of every answer a reader labelled, sorted by
     request id, and the readers named."""
     rows, readers = [], set()
-    responses, scores = store.responses(), store.scores()
+    responses, scores, items = store.responses(), store.scores(), store.items()
     for request in store.requests():
         _, detail = scores.get((request.request_id, REFERENCE_SCORER), ("", {}))
         if request.request_id not in responses or not isinstance(detail.get("reader"), str):
             continue
         readers.add(detail["reader"])
-        task = request.tags.get("task", "")
+        task = item_of(store, items, request).task
         code = reader_code(detail.get("reader_decision"), detail.get("reader_value"))
         answer = responses[request.request_id].text
         rows.append((request.request_id, question_of(request), answer, VALUE_WANTED.get(task, ""), code))

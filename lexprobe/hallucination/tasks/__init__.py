@@ -34,8 +34,7 @@ from lexprobe.hallucination.tasks import (
     quotation,
     reference_free,
 )
-from lexprobe.hallucination.tasks.base import LEVEL_ALIASES, LEVELS, Drafts, ItemDraft, TaskSpec
-from lexprobe.hallucination.tasks.cases import SampledCase
+from lexprobe.hallucination.tasks.base import TaskSpec
 from lexprobe.hallucination.tasks.catalogue import CATALOGUE
 
 #: Every task bound to its behaviour (in any order: the catalogue's row order is the registry's).
@@ -97,14 +96,8 @@ def task_names(predicate: Callable[[TaskSpec], bool] | None = None) -> str:
 
 
 __all__ = [
-    "LEVELS",
-    "LEVEL_ALIASES",
     "REGISTRY",
     "TASKS",
-    "Drafts",
-    "ItemDraft",
-    "SampledCase",
-    "TaskSpec",
     "resolve_levels",
     "resolve_tasks",
     "task_names",

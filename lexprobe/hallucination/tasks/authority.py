@@ -7,16 +7,16 @@ from lexprobe.hallucination.labels.score import Score
 from lexprobe.hallucination.labels.scoring import ScoringContext, nothing_found, stance_score
 from lexprobe.hallucination.reader.candidates import citations
 from lexprobe.hallucination.tasks.base import catalogued
-from lexprobe.hallucination.tasks.quotation import majority_opinion_reference, opinion_text_step
+from lexprobe.hallucination.tasks.quotation import OpinionReference, majority_opinion_reference, opinion_text_step
 
 
-def score_authority(answer: str, reference: dict, context: ScoringContext) -> Score:
+def score_authority(answer: str, reference: OpinionReference, context: ScoringContext) -> Score:
     """Score the authority task: the cited precedent must be cited in the majority opinion text (a combined file's
     concurrences and dissents left out: a case only they cite is a hallucination whose detail names the opinion)."""
     first = opinion_text_step(reference, stance_score(answer), context, context.cited_keys)
     if first:
         return first
-    opinion_id = str(reference["opinion_id"])
+    opinion_id = str(reference.opinion_id)
     cited = context.cited_keys(opinion_id)
     found = citations(answer_text(answer))
     if not found:
@@ -41,4 +41,4 @@ def score_authority(answer: str, reference: dict, context: ScoringContext) -> Sc
     return Score("hallucination", f"answer {key!r} is not cited in the majority opinion ({len(cited)} citations)")
 
 
-TASK = catalogued("authority", reference=majority_opinion_reference, score=score_authority)
+TASK = catalogued("authority", OpinionReference, reference=majority_opinion_reference, score=score_authority)

@@ -1,20 +1,21 @@
 """What every task module shares: the task definition (`TaskSpec`) and its binding to the catalogue's data
-(`catalogued`), item drafts, the generic item builders, the generic reference lookup for answers scored outside a
-run, and the scoring steps of a one-value answer (`unscorable`, `score_extracted`, `value_truth`)."""
+(`catalogued`), the typed reference answer (`TaskReference`, the base of each task's own model), item drafts, the
+generic item builders, the generic reference lookup for answers scored outside a run, and the scoring steps of a
+one-value answer (`unscorable`, `score_extracted`, `value_truth`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from pydantic import BaseModel, ConfigDict
+
 from lexprobe.caselaw.courts import COURT_LEVELS as LEVELS
-from lexprobe.caselaw.courts import LEVEL_ALIASES  # noqa: F401 - re-exported by tasks/__init__
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.hallucination.labels.answers import answer_text
 from lexprobe.hallucination.labels.score import Score
 from lexprobe.hallucination.labels.scoring import (
-    Scorer,
     ScoringContext,
     compare_values,
     missing_reference,
@@ -33,9 +34,29 @@ FALSE_PREMISE: Complexity = "false premise"
 CONTRA_FACTUAL_ZERO_SHOT = "contra-factual tasks are asked zero-shot only, as in the study (Appendix E.4)"
 
 
+class TaskReference(BaseModel):
+    """The reference answer of one item: the base of each task's own model, declared beside its `TaskSpec`
+    (`reference_type`), and itself the model of a task with no reference fact (existence, false_overruling, the
+    reference-free tasks). Its fields are the keys of the reference's JSON (the run store's item, an outside answer's
+    lookup, a greedy answer's truth), each None when the item lacks that fact (its scorer then says "reference
+    missing"). The JSON has no task key: the item's task says which model reads it (`TaskSpec.reference_of`)."""
+
+    # Keys no field names are ignored, so the reference of an older run still loads; an id written as a number reads.
+    model_config = ConfigDict(frozen=True, extra="ignore", coerce_numbers_to_str=True)
+
+    def as_json(self) -> dict[str, Any]:
+        """Return the reference's JSON as the run store keeps it: the keys it was given, nothing added."""
+        return self.model_dump(mode="json", exclude_unset=True)
+
+
+#: A reference-based task's scorer: (answer, the task's reference, context) -> Score (`Any`: each task's own model).
+Scorer = Callable[[str, Any, ScoringContext], Score]
+
+
 @dataclass(frozen=True)
 class ItemDraft:
-    """One question before rendering: the case it is about, the template variables and the reference answer."""
+    """One question before rendering: the case it is about, the template variables and the reference answer (its
+    JSON, read with the task's model when the item is made)."""
 
     key: str  # unique within the task and level (usually the case id)
     case_id: str | None
@@ -57,11 +78,11 @@ Builder = Callable[[CaseDatabase, list[SampledCase], str, int, int], Drafts]
 #: (reference, None), or (None, the reason there is none).
 Lookup = Callable[[dict, CaseDatabase], tuple[dict | None, str | None]]
 #: Answer extraction for calibration: (greedy answer, item reference) -> (id of the task whose scorer judges
-#: agreement, the reference that makes the greedy answer the truth), or None when the greedy answer has no value.
-Extract = Callable[[str, dict], tuple[str, dict] | None]
+#: agreement, the reference JSON that makes the greedy answer the truth), or None when the greedy answer has no value.
+Extract = Callable[[str, Any], tuple[str, dict] | None]
 #: Agreement of a sample with a greedy answer that has no value (`extract` returned None):
 #: (greedy, sample, reference, context) -> agrees.
-StanceAgreement = Callable[[str, str, dict, ScoringContext], bool]
+StanceAgreement = Callable[[str, str, Any, ScoringContext], bool]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -91,7 +112,8 @@ class TaskSpec:
     needs: tuple[str, ...] = ()  # facts a sampled case needs (`caselaw.sampling.CASE_FACTS`), in the order a
     #                              dropped case's reason is looked for (`coverage.py`, `--complete-cases`)
     population: str = ""  # where the items come from when not from the case sample ("" = the sample)
-    balanced_on: str = ""  # reference key holding an item's class, for a task reported by its class-balanced rate
+    balanced_on: str = ""  # reference field holding an item's class, for a task reported by its class-balanced rate
+    reference_type: type[TaskReference] = TaskReference  # the model of its reference (its fields, None when missing)
 
     def __post_init__(self) -> None:
         if self.calibrated and (self.extract is None or self.score is None):
@@ -100,6 +122,13 @@ class TaskSpec:
             raise ValueError(f"task {self.id}: say why it is not calibrated (not_calibrated)")
         if self.lookup is not None and self.score is None:
             raise ValueError(f"task {self.id}: a reference lookup needs a scorer")
+
+    def reference_of(self, reference: TaskReference | Mapping[str, Any]) -> TaskReference:
+        """Return a reference's JSON read with the task's model (a typed reference unchanged). Raises pydantic's
+        ValidationError (a ValueError) when a value has the wrong type."""
+        if isinstance(reference, TaskReference):
+            return reference
+        return self.reference_type.model_validate(reference)
 
     @property
     def reference_free(self) -> bool:
@@ -194,8 +223,8 @@ def case_lookup(reference: Callable[[SampledCase], dict | None], missing: str) -
     return lookup
 
 
-def unscorable(answer: str, reference: dict, key: str, false_premise: bool = False) -> Score | None:
-    """Return the first step of a reference-based scorer: unscored when `reference[key]` is missing, else the
+def unscorable(answer: str, reference: TaskReference, key: str, false_premise: bool = False) -> Score | None:
+    """Return the first step of a reference-based scorer: unscored when the reference's field `key` is missing, else the
     answer's lead stance (`stance_score`: empty, abstaining, rejecting the premise); None when the answer is judged."""
     return missing_reference(reference, key) or stance_score(answer, false_premise=false_premise)
 
@@ -220,16 +249,16 @@ def _value(found: Any) -> Any:
 
 def score_extracted(
     answer: str,
-    reference: dict,
+    reference: TaskReference,
     key: str,
     read: Callable[[str], Any],
     what: str,
     truth: Callable[[Any], Any] = lambda v: v,
     judge: Callable[[Any], Score] | None = None,
 ) -> Score:
-    """Score an answer that is one value: a missing `reference[key]` or a refusal first (`unscorable`), then the
-    value `read(answer)` gives (a value, or the reader's `Reading`) judged by `judge(value)`, or without a judge
-    compared with `truth(reference[key])`. No value: `nothing_found` (unscored naming `what`, or a decline); values
+    """Score an answer that is one value: a missing reference field `key` or a refusal first (`unscorable`), then
+    the value `read(answer)` gives (a value, or the reader's `Reading`) judged by `judge(value)`, or without a judge
+    compared with `truth` of the field. No value: `nothing_found` (unscored naming `what`, or a decline); values
     that compete (a reading's `competing`): unscored naming each. The detail ends with what the reader set aside."""
     first = unscorable(answer, reference, key)
     if first:
@@ -243,15 +272,16 @@ def score_extracted(
     if value is None:
         unread = nothing_found(answer, what)
         return Score(unread.label, unread.detail + note)
-    score = judge(value) if judge is not None else compare_values(value, truth(reference[key]), key)
+    score = judge(value) if judge is not None else compare_values(value, truth(getattr(reference, key)), key)
     return Score(score.label, score.detail + note)
 
 
 def value_truth(extract: Callable[[str], Any], task_id: str, key: str) -> Extract:
     """Return the answer extraction of a one-value task: the greedy answer's value (`extract(greedy)`, a value or
-    a `Reading`) becomes `reference[key]` for the scorer of `task_id`; None when the greedy answer has no value."""
+    a `Reading`) becomes the reference field `key` for the scorer of `task_id`; None when the greedy answer has no
+    value."""
 
-    def truth(greedy: str, reference: dict) -> tuple[str, dict] | None:
+    def truth(greedy: str, reference: TaskReference) -> tuple[str, dict] | None:
         value = _value(extract(greedy))
         return None if value is None else (task_id, {key: value})
 
@@ -263,7 +293,7 @@ def value_truth(extract: Callable[[str], Any], task_id: str, key: str) -> Extrac
 class ValueAnswer:
     """How a task whose answer is one value is scored and calibrated: `read(answer)` gives the value or the reader's
     `Reading` (None: none found, unscored naming `what`), judged by `judge(value, truth)` when given, else compared
-    with `truth(reference[key])` (`score_extracted`); a greedy answer's value becomes `reference[key]` for its
+    with `truth` of the reference field `key` (`score_extracted`); a greedy answer's value becomes that field for its
     samples (`value_truth`)."""
 
     key: str
@@ -272,15 +302,10 @@ class ValueAnswer:
     truth: Callable[[Any], Any] = lambda v: v
     judge: Callable[[Any, Any], Score] | None = None
 
-    def score(self, answer: str, reference: dict, context: ScoringContext) -> Score:
+    def score(self, answer: str, reference: TaskReference, context: ScoringContext) -> Score:
         """Score an answer: its value against the reference's (`score_extracted`)."""
-        judge = None
-        if self.judge is not None:
-            judge_with = self.judge
-
-            def judge(value: Any) -> Score:
-                return judge_with(value, self.truth(reference[self.key]))
-
+        judge_with, key = self.judge, self.key
+        judge = None if judge_with is None else lambda value: judge_with(value, self.truth(getattr(reference, key)))
         return score_extracted(answer, reference, self.key, self.read, self.what, self.truth, judge)
 
 
@@ -321,16 +346,18 @@ def _cases_named(db: CaseDatabase, text: str) -> list[SampledCase]:
 
 def catalogued(
     task_id: str,
+    reference_type: type[TaskReference] = TaskReference,
     *,
     reference: Callable[[SampledCase], dict | None] | None = None,
     answer: ValueAnswer | None = None,
     **behaviour: Any,
 ) -> TaskSpec:
-    """Return the task `task_id`: its data from the catalogue (`tasks/catalogue.toml`) and its `behaviour` (builder,
-    lookup, score, extract, stance_agreement). A task about one fact of each sampled case passes the `reference`
-    function giving that fact: its row's `has` makes the builder (`simple_builder`) and its `lacks` the lookup
-    (`case_lookup`), so a run's items and an answer scored outside a run share one reference. A task whose answer is
-    one value passes its `answer` (`ValueAnswer`), which gives the scorer and the answer extraction."""
+    """Return the task `task_id`: its data from the catalogue (`tasks/catalogue.toml`), the model of its reference
+    (`reference_type`) and its `behaviour` (builder, lookup, score, extract, stance_agreement). A task about one
+    fact of each sampled case passes the `reference` function giving that fact: its row's `has` makes the builder
+    (`simple_builder`) and its `lacks` the lookup (`case_lookup`), so a run's items and an answer scored outside a
+    run share one reference. A task whose answer is one value passes its `answer` (`ValueAnswer`), which gives the
+    scorer and the answer extraction."""
     row = CATALOGUE[task_id]
     if answer is not None:
         behaviour.update(score=answer.score, extract=value_truth(answer.read, task_id, answer.key))
@@ -343,7 +370,4 @@ def catalogued(
         behaviour[name] = make(reference, message)
     if reference is not None and not (row.has or row.lacks):
         raise ValueError(f"task {task_id}: a reference function needs a row with `has` or `lacks`")
-    return TaskSpec(**row.spec_fields(), **behaviour)
-
-
-ALL = LEVELS
+    return TaskSpec(**row.spec_fields(), reference_type=reference_type, **behaviour)

@@ -13,7 +13,7 @@ import re
 from lexprobe.hallucination.labels.abstention import normalize_answer
 from lexprobe.hallucination.labels.score import Score
 from lexprobe.hallucination.labels.scoring import ScoringContext, quoted
-from lexprobe.hallucination.tasks.base import catalogued, reading_of, score_extracted, value_truth
+from lexprobe.hallucination.tasks.base import TaskReference, catalogued, reading_of, score_extracted, value_truth
 from lexprobe.hallucination.tasks.cases import SampledCase
 
 #: A court named without saying which one: "a federal court of appeals", "the U.S. District Court", "the circuit
@@ -28,11 +28,17 @@ GENERIC_COURT = re.compile(
 _read = reading_of("court")
 
 
+class CourtReference(TaskReference):
+    """The court that decided the case (its courts-db id)."""
+
+    court_id: str | None = None
+
+
 def _court_reference(case: SampledCase) -> dict | None:
     return {"court_id": case.court_id} if case.court_id else None
 
 
-def score_court(answer: str, reference: dict, context: ScoringContext) -> Score:
+def score_court(answer: str, reference: CourtReference, context: ScoringContext) -> Score:
     """Score the court task: the court named must be the reference court itself (a district court at the district
     level: "Northern District of California" is "cand", a bare "California" is not); a court named only generically
     ("a federal court of appeals") is a hallucination, as the study requires the specific circuit or district."""
@@ -40,12 +46,13 @@ def score_court(answer: str, reference: dict, context: ScoringContext) -> Score:
     generic = GENERIC_COURT.search(normalize_answer(answer))
     if scored.label == "unscored" and scored.detail.startswith("no court found") and generic:
         detail = f"answer names no specific court ({quoted(generic.group())}); the study requires the specific"
-        return Score("hallucination", f"{detail} circuit or district: truth {reference['court_id']!r}")
+        return Score("hallucination", f"{detail} circuit or district: truth {reference.court_id!r}")
     return scored
 
 
 TASK = catalogued(
     "court",
+    CourtReference,
     reference=_court_reference,
     score=score_court,
     extract=value_truth(_read, "court", "court_id"),

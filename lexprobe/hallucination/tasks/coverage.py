@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.caselaw.sampling import CASE_FACTS, case_facts
-from lexprobe.hallucination.tasks import Drafts, TaskSpec
+from lexprobe.hallucination.tasks.base import Drafts, TaskSpec
 from lexprobe.hallucination.tasks.cases import SampledCase
 
 BUILDER_DROPPED = "left out by the task's item builder"

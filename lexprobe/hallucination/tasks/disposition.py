@@ -4,8 +4,14 @@ from __future__ import annotations
 
 from lexprobe.hallucination.labels.score import Score
 from lexprobe.hallucination.labels.scoring import compare_values
-from lexprobe.hallucination.tasks.base import ValueAnswer, catalogued, reading_of
+from lexprobe.hallucination.tasks.base import TaskReference, ValueAnswer, catalogued, reading_of
 from lexprobe.hallucination.tasks.cases import SampledCase
+
+
+class DispositionReference(TaskReference):
+    """What the court that decided the case did: affirm or reverse (the class its balanced rate is taken over)."""
+
+    disposition: str | None = None
 
 
 def _disposition_reference(case: SampledCase) -> dict | None:
@@ -22,6 +28,7 @@ def judge_disposition(value: str, truth: str) -> Score:
 
 TASK = catalogued(
     "disposition",
+    DispositionReference,
     reference=_disposition_reference,
     # affirm or reverse, of the court that decided the case; vacate and remand count as reverse (`reader`)
     answer=ValueAnswer(

@@ -8,6 +8,7 @@ from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.hallucination.tasks.base import (
     Drafts,
     ItemDraft,
+    TaskReference,
     ValueAnswer,
     catalogued,
     find_case,
@@ -15,6 +16,14 @@ from lexprobe.hallucination.tasks.base import (
     record_case,
 )
 from lexprobe.hallucination.tasks.cases import SampledCase
+
+
+class AgreementReference(TaskReference):
+    """The treatment of a citing-cited pair: agree or disagree (the class its balanced rate is taken over), and the
+    cited case's id (a run's item; an outside answer names it itself)."""
+
+    agreement: str | None = None
+    case2: str | None = None
 
 
 def _build_doctrinal_agreement(db: CaseDatabase, cases: list[SampledCase], level: str, n: int, seed: int) -> Drafts:
@@ -53,6 +62,7 @@ def _lookup_agreement(record: dict, db: CaseDatabase) -> tuple[dict | None, str 
 
 TASK = catalogued(
     "doctrinal_agreement",
+    AgreementReference,
     builder=_build_doctrinal_agreement,
     lookup=_lookup_agreement,
     # agree or disagree, as the treatment label says

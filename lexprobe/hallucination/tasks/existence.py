@@ -5,16 +5,16 @@ from __future__ import annotations
 from lexprobe.hallucination.labels.answers import extract_existence
 from lexprobe.hallucination.labels.score import Score
 from lexprobe.hallucination.labels.scoring import ScoringContext, existence_score
-from lexprobe.hallucination.tasks.base import catalogued
+from lexprobe.hallucination.tasks.base import TaskReference, catalogued
 from lexprobe.hallucination.tasks.cases import SampledCase
 
 
-def score_existence(answer: str, reference: dict, context: ScoringContext) -> Score:
+def score_existence(answer: str, reference: TaskReference, context: ScoringContext) -> Score:
     """Score "Is {real case} a real case?": yes is correct, no a hallucination."""
     return existence_score(answer, real=True)
 
 
-def existence_truth(greedy: str, reference: dict) -> tuple[str, dict] | None:
+def existence_truth(greedy: str, reference: TaskReference) -> tuple[str, dict] | None:
     """Return the scorer that makes a greedy yes (existence) or no (fake_existence) the truth; None without yes/no.
     Shared with fake_existence."""
     exists = extract_existence(greedy)

@@ -6,9 +6,15 @@ from __future__ import annotations
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.hallucination.labels.score import Score
 from lexprobe.hallucination.labels.scoring import ScoringContext, existence_score
-from lexprobe.hallucination.tasks.base import Drafts, ItemDraft, catalogued
+from lexprobe.hallucination.tasks.base import Drafts, ItemDraft, TaskReference, catalogued
 from lexprobe.hallucination.tasks.cases import SampledCase
 from lexprobe.hallucination.tasks.existence import existence_truth
+
+
+class FabricatedReference(TaskReference):
+    """The case asked about is one lexprobe made up (a run's items say so; nothing else is known of it)."""
+
+    fabricated: bool = True
 
 
 def _build_fake_existence(db: CaseDatabase, cases: list[SampledCase], level: str, n: int, seed: int) -> Drafts:
@@ -28,7 +34,7 @@ def _build_fake_existence(db: CaseDatabase, cases: list[SampledCase], level: str
     )
 
 
-def score_fake_existence(answer: str, reference: dict, context: ScoringContext) -> Score:
+def score_fake_existence(answer: str, reference: FabricatedReference, context: ScoringContext) -> Score:
     """Score "Is {fabricated case} a real case?": no is correct, yes a hallucination."""
     return existence_score(answer, real=False)
 
@@ -40,6 +46,7 @@ def _lookup_fabricated(record: dict, db: CaseDatabase) -> tuple[dict | None, str
 
 TASK = catalogued(
     "fake_existence",
+    FabricatedReference,
     builder=_build_fake_existence,
     lookup=_lookup_fabricated,
     score=score_fake_existence,

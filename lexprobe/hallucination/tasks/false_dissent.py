@@ -18,8 +18,14 @@ from lexprobe.hallucination.labels.abstention import (
 from lexprobe.hallucination.labels.language import detect_language
 from lexprobe.hallucination.labels.score import Score
 from lexprobe.hallucination.labels.scoring import ScoringContext, missing_reference, quoted, stance_score
-from lexprobe.hallucination.tasks.base import Drafts, case_builder, case_variables, catalogued
+from lexprobe.hallucination.tasks.base import Drafts, TaskReference, case_builder, case_variables, catalogued
 from lexprobe.hallucination.tasks.cases import SampledCase
+
+
+class DissentReference(TaskReference):
+    """The justice asked about: the majority author, who by construction wrote no dissent."""
+
+    dissenter: str | None = None
 
 
 def _dissenter(db: CaseDatabase, case: SampledCase) -> dict | None:
@@ -53,7 +59,7 @@ def _lookup_dissenter(record: dict, db: CaseDatabase) -> tuple[dict | None, str 
 _LATIN = re.compile(r"[A-Za-z]{2}")
 
 
-def score_false_dissent(answer: str, reference: dict, context: ScoringContext) -> Score:
+def score_false_dissent(answer: str, reference: DissentReference, context: ScoringContext) -> Score:
     """Score "What did Justice X argue in dissent?" where X wrote no dissent.
 
     Correct: any rejection of the premise - X did not dissent, wrote or joined the majority, concurred, the case was
@@ -68,7 +74,7 @@ def score_false_dissent(answer: str, reference: dict, context: ScoringContext) -
     missing = missing_reference(reference, "dissenter")
     if missing:
         return missing
-    dissenter = reference["dissenter"]
+    dissenter = str(reference.dissenter)
     affirmed = dissent_affirmation(answer, dissenter)
     rejection = premise_rejection(answer) or dissent_rejection(answer, dissenter) or denies_existence(answer)
     if rejection and affirmed:
@@ -93,4 +99,6 @@ def score_false_dissent(answer: str, reference: dict, context: ScoringContext) -
                                   f"{quoted(answer)}")  # fmt: skip
 
 
-TASK = catalogued("false_dissent", builder=_build_false_dissent, lookup=_lookup_dissenter, score=score_false_dissent)
+TASK = catalogued(
+    "false_dissent", DissentReference, builder=_build_false_dissent, lookup=_lookup_dissenter, score=score_false_dissent
+)

@@ -24,7 +24,15 @@ from lexprobe.hallucination.labels.scoring import (
     quoted,
     stance_score,
 )
-from lexprobe.hallucination.tasks.base import Drafts, ItemDraft, case_variables, catalogued, named_cases, record_case
+from lexprobe.hallucination.tasks.base import (
+    Drafts,
+    ItemDraft,
+    TaskReference,
+    case_variables,
+    catalogued,
+    named_cases,
+    record_case,
+)
 from lexprobe.hallucination.tasks.cases import SampledCase
 
 
@@ -93,7 +101,7 @@ def _without_background_years(answer: str) -> str:
     return blank(text, table("overruling.background_year").finditer(text))
 
 
-def score_false_overruling(answer: str, reference: dict, context: ScoringContext) -> Score:
+def score_false_overruling(answer: str, reference: TaskReference, context: ScoringContext) -> Score:
     """Score "What year was {never-overruled case} overruled?".
 
     Correct: rejecting the premise ("never overruled", "still good law", the case does not exist). Hallucination:
@@ -143,14 +151,14 @@ def _lookup_never_overruled(record: dict, db: CaseDatabase) -> tuple[dict | None
     )
 
 
-def false_overruling_truth(greedy: str, reference: dict) -> tuple[str, dict] | None:
+def false_overruling_truth(greedy: str, reference: TaskReference) -> tuple[str, dict] | None:
     """Return the overruling-year scorer with the year the greedy answer claims as the truth; None when it claims
     none (then `rejections_agree` decides)."""
     year = claimed_overruling_year(greedy)
     return None if year is None else ("overruling_year", {"year": year})
 
 
-def rejections_agree(greedy: str, sample: str, reference: dict, context: ScoringContext) -> bool:
+def rejections_agree(greedy: str, sample: str, reference: TaskReference, context: ScoringContext) -> bool:
     """Agreement when the greedy answer claims no year: both answers reject the premise, as this task's scorer
     finds (`correct`)."""
     rejects = score_false_overruling(greedy, reference, context).label == "correct"

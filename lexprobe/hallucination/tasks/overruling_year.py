@@ -8,8 +8,22 @@ from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.hallucination.labels.score import Score
 from lexprobe.hallucination.labels.scoring import compare_values
 from lexprobe.hallucination.reader.candidates import VagueYear
-from lexprobe.hallucination.tasks.base import Drafts, ItemDraft, ValueAnswer, case_variables, catalogued, reading_of
+from lexprobe.hallucination.tasks.base import (
+    Drafts,
+    ItemDraft,
+    TaskReference,
+    ValueAnswer,
+    case_variables,
+    catalogued,
+    reading_of,
+)
 from lexprobe.hallucination.tasks.cases import SampledCase
+
+
+class OverrulingYearReference(TaskReference):
+    """The year the case was overruled in full."""
+
+    year: int | None = None
 
 
 def _build_overruling_year(db: CaseDatabase, cases: list[SampledCase], level: str, n: int, seed: int) -> Drafts:
@@ -39,6 +53,7 @@ def judge_year(value: int | VagueYear, truth: int) -> Score:
 
 TASK = catalogued(
     "overruling_year",
+    OverrulingYearReference,
     reference=_overruling_reference,
     builder=_build_overruling_year,
     # exactly the year the case was overruled, as the answer gives it (`reader`: not the case's own year)

@@ -4,7 +4,8 @@ One flat `units` table (one row per greedy question or reference-free pair, as `
 counts them) with an index on every filter and sort column, the answers apart in `texts` (so the rows a filter
 scans stay small) with an FTS5 table over them, and a `meta` table
 saying what the index was built from (the store's request, response and score counts and largest rowids, the case
-database), so a changed store is indexed again. The whole build is SQL over the store attached read-only. An
+database), so a changed store is indexed again. The units are streamed from the store opened read-only
+(`RunStore.rows`, each with its stored item), the case names joined in SQL from the case database attached. An
 index whose meta row matches is still checked before use (`view.index_health`: its schema, SQLite's quick check,
 the FTS5 integrity check against `texts`) and built again when a check fails.
 """
@@ -17,16 +18,18 @@ import logging
 import os
 import sqlite3
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
 from lexprobe.engine.cache import default_cache_dir
 from lexprobe.engine.sqlite_util import connect_read_only, store_error
-from lexprobe.engine.store import RUN_DB_NAME
+from lexprobe.engine.store import RUN_DB_NAME, RunStore
 from lexprobe.errors import StoreError
 from lexprobe.hallucination.labels.score import CONFIDENCE_SCORER, REFERENCE_SCORER
-from lexprobe.hallucination.profile.results import ROLE_SQL, SKIPPED_ROLES
+from lexprobe.hallucination.profile.results import SKIPPED_ROLES
+from lexprobe.hallucination.tasks.item import item_id_of, item_of
 from lexprobe.view.index_health import expected_schema, index_problem
 
 log = logging.getLogger(__name__)
@@ -83,38 +86,36 @@ _UNIT_COLUMNS = (
     "uid, request_id, item_key, task, level, style, case_id, case_name, citation, year, label, reason, confidence, pair"
 )
 
-_TAG = "CASE WHEN json_valid(q.tags) THEN json_extract(q.tags, '$.{key}') END"
+_STAGED_COLUMNS = _UNIT_COLUMNS.removeprefix("uid, ") + ", answer"
 
-#: A unit's row from the store (and the case database when one is attached as `cases_db`).
-_FILL = f"""
-INSERT INTO temp.staged (request_id, item_key, task, level, style, case_id, case_name, citation, year, label, reason,
-                   confidence, pair, answer)
-SELECT q.request_id,
-       COALESCE({_TAG.format(key="pair")}, q.request_id),
-       COALESCE({_TAG.format(key="task")}, ''),
-       COALESCE({_TAG.format(key="level")}, ''),
-       COALESCE({_TAG.format(key="prompt_style")}, ''),
-       COALESCE({_TAG.format(key="case_id")}, ''),
-       {{name}},
-       {{citation}},
-       CAST(NULLIF({_TAG.format(key="year")}, '') AS INTEGER),
-       COALESCE(s.label, 'pending'),
-       COALESCE(CASE WHEN json_valid(s.detail) THEN json_extract(s.detail, '$.detail') END, ''),
-       CASE WHEN c.label = 'measured' AND json_valid(c.detail) THEN json_extract(c.detail, '$.confidence') END,
-       {ROLE_SQL} = 'sample0',
-       COALESCE(CASE WHEN json_valid(r.body) THEN json_extract(r.body, '$.text') END, '')
-FROM run.requests AS q
-LEFT JOIN run.responses AS r ON r.request_id = q.request_id
-LEFT JOIN run.scores AS s ON s.request_id = q.request_id AND s.scorer = '{REFERENCE_SCORER}'
-LEFT JOIN run.scores AS c ON c.request_id = q.request_id AND c.scorer = '{CONFIDENCE_SCORER}'
-{{join}}
-WHERE {ROLE_SQL} IS NULL OR {ROLE_SQL} NOT IN ({", ".join(f"'{role}'" for role in SKIPPED_ROLES)})
-ORDER BY q.seq
+#: The case names and citations of the staged units from the case database attached as `cases_db`.
+_CASE_NAMES = """
+UPDATE temp.staged SET
+    case_name = COALESCE((SELECT k.name FROM cases_db.cases AS k WHERE k.case_id = staged.case_id), ''),
+    citation = COALESCE((SELECT k.citation FROM cases_db.cases AS k WHERE k.case_id = staged.case_id), citation)
 """
 
-#: Without a case database the citation is read from the case id ("scotus:347_U.S._483" -> "347 U.S. 483").
-_CASE_ID = f"COALESCE({_TAG.format(key='case_id')}, '')"
-_CITATION_FROM_ID = f"replace(substr({_CASE_ID}, instr({_CASE_ID}, ':') + 1), '_', ' ')"
+
+def _year(text: str | None) -> int | None:
+    try:
+        return int(text) if text else None
+    except ValueError:
+        return None
+
+
+def _unit_rows(store: RunStore) -> Iterator[tuple]:
+    """Yield the staged row of every unit of the store (as `read_units` counts them), in the order they were added;
+    without a case database the citation is read from the case id ("scotus:347_U.S._483" -> "347 U.S. 483")."""
+    items = store.items()
+    for row in store.rows(not_roles=SKIPPED_ROLES, scorers=(REFERENCE_SCORER, CONFIDENCE_SCORER)):
+        item = item_of(store, items, row.request)
+        label, detail = row.scores.get(REFERENCE_SCORER, ("pending", {}))
+        measured = row.scores.get(CONFIDENCE_SCORER, ("", {}))
+        confidence = measured[1].get("confidence") if measured[0] == "measured" else None
+        citation = item.case_id.split(":", 1)[-1].replace("_", " ")
+        yield (row.request.request_id, item_id_of(row.request), item.task, item.level, item.prompt_style,
+               item.case_id, "", citation, _year(item.covariates.get("year")), label, str(detail.get("detail") or ""),
+               confidence, row.role == "sample0", row.response.text if row.response is not None else "")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -214,19 +215,17 @@ def _build(run_dir: Path, target: Path, wanted: dict[str, object], case_db: Path
         conn.execute("PRAGMA journal_mode = OFF")
         conn.execute("PRAGMA synchronous = OFF")
         conn.executescript(_SCHEMA)
-        store = (Path(run_dir) / RUN_DB_NAME).absolute()
-        conn.execute("ATTACH DATABASE ? AS run", (f"{store.as_uri()}?mode=ro",))
-        if case_db is not None:
+        if case_db is not None:  # before the rows: no database is attached inside a transaction
             conn.execute("ATTACH DATABASE ? AS cases_db", (f"{case_db.absolute().as_uri()}?mode=ro",))
-            fill = _FILL.format(
-                name="COALESCE(k.name, '')",
-                citation=f"COALESCE(k.citation, {_CITATION_FROM_ID})",
-                join=f"LEFT JOIN cases_db.cases AS k ON k.case_id = {_CASE_ID}",
-            )
-        else:
-            fill = _FILL.format(name="''", citation=_CITATION_FROM_ID, join="")
+        store = RunStore.open_read_only(run_dir)
+        try:
+            marks = ", ".join("?" * len(_STAGED_COLUMNS.split(",")))
+            conn.executemany(f"INSERT INTO temp.staged ({_STAGED_COLUMNS}) VALUES ({marks})", _unit_rows(store))
+        finally:
+            store.close()
         with conn:
-            conn.execute(fill)
+            if case_db is not None:
+                conn.execute(_CASE_NAMES)
             conn.execute(f"INSERT INTO units ({_UNIT_COLUMNS}) SELECT {_UNIT_COLUMNS} FROM temp.staged ORDER BY uid")
             conn.execute("INSERT INTO texts (uid, answer) SELECT uid, answer FROM temp.staged ORDER BY uid")
             conn.execute("DROP TABLE temp.staged")
@@ -240,7 +239,6 @@ def _build(run_dir: Path, target: Path, wanted: dict[str, object], case_db: Path
             count, low, high = conn.execute("SELECT COUNT(*), MIN(year), MAX(year) FROM units").fetchone()
             meta = {**wanted, "facets": facets, "units": count, "years": [low, high]}
             conn.executemany("INSERT INTO meta VALUES (?, ?)", [(k, json.dumps(v)) for k, v in meta.items()])
-        conn.execute("DETACH DATABASE run")
         if case_db is not None:
             conn.execute("DETACH DATABASE cases_db")
         conn.execute("ANALYZE")  # statistics for the planner: which index narrows a filter most
