@@ -23,9 +23,9 @@ MAY_IMPORT: dict[str, set[str]] = {
     "tasks": {"labels", "reader", "help_facts"},
     "scorers": {"labels", "reader", "prompts", "tasks", "help_facts"},
     "profile": {"labels", "reader", "tasks"},
-    "reference": {"profile", "tasks"},
-    "report": {"labels", "reader", "tasks", "scorers", "profile", "reference"},
-    "run": {"help_facts", "labels", "reader", "prompts", "tasks", "scorers", "profile", "reference", "report"},
+    "paper_figures": {"profile", "tasks"},
+    "report": {"labels", "reader", "tasks", "scorers", "profile", "paper_figures"},
+    "run": {"help_facts", "labels", "reader", "prompts", "tasks", "scorers", "profile", "paper_figures", "report"},
 }
 PACKAGES = [name for name in MAY_IMPORT if (ROOT / name).is_dir()]
 

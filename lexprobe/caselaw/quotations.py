@@ -16,8 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rapidfuzz import fuzz
-
 #: Letters allowed between two segments of one quotation found exactly (an ellipsis may omit a page or two).
 SEGMENT_WINDOW = 6_000
 #: Letters of a segment given to the fuzzy matcher.
@@ -59,6 +57,8 @@ def fuzzy_span(segments: Sequence[str], letters: str) -> tuple[float, tuple[int,
     """The length-weighted similarity of the segments' closest passages, in order (each segment is looked for after
     the passage of the one before it), and the letter span from the first to the last; None when a segment has no
     passage at all alike."""
+    from rapidfuzz import fuzz  # imported by the first fuzzy match: a run replayed from the cache never needs it
+
     total = 0.0
     weight = 0
     first: int | None = None

@@ -120,22 +120,32 @@ def score(
 
     settings = ScoreSettings(seed, bootstrap, strict_reject, complete_only, partial_verdicts, reference)
     scored = score_runs(run_dirs, env_root, settings)
+    paper = _paper_block(reference, scored)
     for note in scored.notes:
         err.print(note if note.startswith("warning: ") else f"note: {note}", highlight=False, markup=False,
                   soft_wrap=True)  # fmt: skip
     if html is not None:
-        _write_html(html, scored, run_dirs)
+        _write_html(html, scored, run_dirs, paper)
     if as_json:
         payload = scored.summary.model_dump(mode="json")
-        if scored.reference is not None:
-            payload["reference"] = scored.reference
+        if paper is not None:
+            payload["reference"] = paper
         print(json.dumps(payload))
         return
-    print_summary(scored.summary, reference=scored.reference)
+    print_summary(scored.summary, reference=paper)
     out.print(_definitions_line(not strict_reject, partial_verdicts), highlight=False, soft_wrap=True)
 
 
-def _write_html(html: Path, scored: ScoredRuns, run_dirs: list[Path]) -> None:
+def _paper_block(reference: str | None, scored: ScoredRuns) -> dict | None:
+    """`--reference paper`: the paper's numbers beside the scores (None without it)."""
+    if reference != "paper":
+        return None
+    from lexprobe.investigation.paper_figures.compare import paper_comparison
+
+    return paper_comparison(scored.summary, scored.episodes)
+
+
+def _write_html(html: Path, scored: ScoredRuns, run_dirs: list[Path], paper: dict | None) -> None:
     """`--html`: the report page, and a line on stderr naming it."""
     from lexprobe.investigation.report.html import write_investigation_report
     from lexprobe.investigation.scoring.coverage import coverage_points
@@ -143,7 +153,7 @@ def _write_html(html: Path, scored: ScoredRuns, run_dirs: list[Path]) -> None:
     points = coverage_points(scored.episodes, scored.environments)
     try:
         write_investigation_report(html, scored.summary, runs=[str(r) for r in run_dirs], points=points,
-                                   notes=scored.notes, paper=scored.reference)  # fmt: skip
+                                   notes=scored.notes, paper=paper)  # fmt: skip
     except OSError as exc:
         raise BadInputError(f"cannot write {html}: {exc}") from None
     err.print(f"wrote {html}", highlight=False, soft_wrap=True)

@@ -185,28 +185,40 @@ def plan_items(
             drafts = task.builder(db, offered, level, limit if limit is not None else 10**9, seed)
             plan.coverage.append(task_coverage(db, task, level, offered, drafts))
             for style in styles:
-                if style not in task.styles:
-                    reason = task.style_note or f"{task.id} has no {style}-shot template"
+                if reason := _style_skipped(task, level, style, drafts):
                     plan.skipped.append((task.id, level, style, reason))
-                elif drafts is None or drafts.skipped:
-                    plan.skipped.append((task.id, level, style, drafts.skipped if drafts else "no builder"))
-                elif not has_template(task.template, style, level):
-                    plan.skipped.append((task.id, level, style, f"no {style}-shot examples written for {level}"))
                 else:
-                    for draft in drafts.items:
-                        plan.items.append(
-                            Item(
-                                item_id=f"{task.id}|{level}|{style}|{draft.key}",
-                                task=task.id,
-                                level=level,
-                                prompt_style=style,
-                                case_id=draft.case_id,
-                                prompt=render_prompt(task.template, style, level, draft.variables),
-                                reference=task.reference_of(draft.reference),
-                                max_tokens=task.max_tokens,
-                                reference_free=task.reference_free,
-                                calibration_samples=samples if task.calibrated else 0,
-                                covariates=case_covariates(db, draft.case_id, covariates),
-                            )
-                        )
+                    plan.items.extend(_items(db, task, level, style, drafts, samples, covariates))
     return plan
+
+
+def _style_skipped(task: TaskSpec, level: str, style: str, drafts) -> str | None:
+    """Why `task` asks nothing at `level` in `style` (None: it asks its drafts)."""
+    if style not in task.styles:
+        return task.style_note or f"{task.id} has no {style}-shot template"
+    if drafts is None or drafts.skipped:
+        return drafts.skipped if drafts else "no builder"
+    if not has_template(task.template, style, level):
+        return f"no {style}-shot examples written for {level}"
+    return None
+
+
+def _items(db: CaseDatabase, task: TaskSpec, level: str, style: str, drafts, samples: int,
+           covariates: dict[str, dict[str, str]]) -> list[Item]:  # fmt: skip
+    """The items of `task`'s drafts at `level` in `style`."""
+    return [
+        Item(
+            item_id=f"{task.id}|{level}|{style}|{draft.key}",
+            task=task.id,
+            level=level,
+            prompt_style=style,
+            case_id=draft.case_id,
+            prompt=render_prompt(task.template, style, level, draft.variables),
+            reference=task.reference_of(draft.reference),
+            max_tokens=task.max_tokens,
+            reference_free=task.reference_free,
+            calibration_samples=samples if task.calibrated else 0,
+            covariates=case_covariates(db, draft.case_id, covariates),
+        )
+        for draft in drafts.items
+    ]

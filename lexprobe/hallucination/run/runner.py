@@ -226,14 +226,7 @@ async def run_profile(
                 years=settings.windows, complete_cases=settings.complete_cases, task_n=settings.task_n,
             )  # fmt: skip
             if dry_run:
-                judges = judge_estimates(plan.items, settings.judge_model)
-                estimate = estimate_plan(plan.items, settings.model, judges, store, cache)
-                if config.batch:  # the batches' sizes need every request's body
-                    from lexprobe.engine.batch.estimate import batch_estimate
-
-                    requests = [request for item in plan.items for request in item.requests(settings.model)]
-                    estimate.batch = batch_estimate(estimate, requests + judges, store, cache)
-                return ProfileResult(plan, None, [], estimate)
+                return ProfileResult(plan, None, [], _estimate(plan, settings, store, cache, config))
             requests, settled = requests_to_run(store, plan.items, settings.model)  # a rerun: the unanswered
         store.claim(RUN_KIND, settings.model)
         store.set_meta("settings", settings.to_meta())
@@ -267,3 +260,16 @@ async def run_profile(
         return ProfileResult(plan, summary, report_rows(units), readers=reader_counts(units))
     finally:
         store.close()
+
+
+def _estimate(plan: ItemPlan, settings: ProfileSettings, store: RunStore, cache: ResponseCache | None,
+              config: EngineConfig) -> Estimate:  # fmt: skip
+    """A dry run's estimate of `plan`: requests, tokens and cost (with `--batch`, the batches' sizes too)."""
+    judges = judge_estimates(plan.items, settings.judge_model)
+    estimate = estimate_plan(plan.items, settings.model, judges, store, cache)
+    if config.batch:  # the batches' sizes need every request's body
+        from lexprobe.engine.batch.estimate import batch_estimate
+
+        requests = [request for item in plan.items for request in item.requests(settings.model)]
+        estimate.batch = batch_estimate(estimate, requests + judges, store, cache)
+    return estimate

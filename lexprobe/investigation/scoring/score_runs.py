@@ -1,11 +1,10 @@
 """`lexprobe investigation score`'s work: read run directories, keep the episodes to score, summarize and analyze
-them (Section 4), and the paper's reference block; the command only prints the result."""
+them (Section 4); the command adds the paper's numbers when asked and prints the result."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from lexprobe.errors import BadInputError
 from lexprobe.investigation.agent.episode import Episode
@@ -38,7 +37,6 @@ class ScoredRuns:
     episodes: list[Episode]
     environments: dict[str, LoadedEnvironment | None]
     notes: list[str]
-    reference: dict[str, Any] | None
 
 
 def _kept_episodes(run_dirs: list[Path], every: list[Episode], complete_only: bool) -> tuple[list[Episode], list[str]]:
@@ -80,9 +78,4 @@ def score_runs(run_dirs: list[Path], env_root: Path | None, settings: ScoreSetti
         every, episodes, environments, complete_only=settings.complete_only, replicates=settings.bootstrap,
         seed=settings.seed, partial_verdicts=settings.partial_verdicts,
     )  # fmt: skip
-    block = None
-    if settings.reference == "paper":
-        from lexprobe.investigation.paper_figures.compare import paper_comparison
-
-        block = paper_comparison(summary, episodes)
-    return ScoredRuns(summary, episodes, environments, notes, block)
+    return ScoredRuns(summary, episodes, environments, notes)
