@@ -47,8 +47,9 @@ from lexprobe.caselaw.build import build_database
 from lexprobe.caselaw.citations import eyecite_citations
 from lexprobe.caselaw.paths import data_root
 from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.check import check_text, extract_citations
+from lexprobe.check import check_text
 from lexprobe.check.case_lookup import CaseLookup
+from lexprobe.check.extract import extract_citations
 from lexprobe.check.layout import chunk_bounds, flatten, mask_line_numbers
 from lexprobe.check.resolve import Parsed
 from lexprobe.check.verify import verify_citations

@@ -24,7 +24,9 @@ import time
 from pathlib import Path
 
 from lexprobe.caselaw.paths import data_root
-from lexprobe.documents import DocType, DocumentContent, extract_corpus, render_document
+from lexprobe.documents.content import DocType, DocumentContent
+from lexprobe.documents.corpus import extract_corpus
+from lexprobe.documents.render import render_document
 
 FORMATS = ("pdf", "docx", "xlsx", "pptx", "txt")
 PEOPLE = ["Dana Whitfield", "Raj Patel", "Nancy Ross", "Kurt Struckhoff", "Lena Ortiz", "Marcus Hale", "Priya Shah"]

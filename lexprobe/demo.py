@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # the library is imported where used: the CLI reads DEMO_CASE
     from lexprobe.engine.cache import ResponseCache
     from lexprobe.engine.config import EngineConfig
     from lexprobe.hallucination.run.runner import ProfileResult, ProfileSettings
-    from lexprobe.investigation.scoring import BaselineSummary, ModelSummary, ScoreSummary
+    from lexprobe.investigation.scoring.schema import BaselineSummary, ModelSummary, ScoreSummary
 
 DEMO_CASES = 4
 DEMO_SEED = 47
@@ -99,8 +99,9 @@ async def run_demo_investigation(
     from lexprobe.investigation.agent.harness import HarnessSettings
     from lexprobe.investigation.agent.run import run_investigations
     from lexprobe.investigation.environment.format import load_environment
-    from lexprobe.investigation.sample import build_sample_environment
-    from lexprobe.investigation.scoring import complete_episodes, summarize
+    from lexprobe.investigation.sample.build import build_sample_environment
+    from lexprobe.investigation.scoring.metrics import complete_episodes
+    from lexprobe.investigation.scoring.summary import summarize
 
     env_dir = folder / "sample-environment"
     if not (env_dir / "environment.json").is_file():

@@ -370,7 +370,7 @@ def test_investigation_qa_batches_the_judge_and_never_the_agent(
 
     from lexprobe.investigation.agent.harness import HarnessSettings
     from lexprobe.investigation.qa.runner import run_qa
-    from lexprobe.investigation.sample import build_sample_environment
+    from lexprobe.investigation.sample.build import build_sample_environment
 
     server = provider_env
     env = build_sample_environment(tmp_path / "env", "merits")

@@ -29,10 +29,11 @@ from typer.testing import CliRunner
 from lexprobe.caselaw.case_names import name_score
 from lexprobe.caselaw.paths import data_root
 from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.check import CitationVerdict, check_text, extract_citations
+from lexprobe.check import check_text
+from lexprobe.check.extract import extract_citations
 from lexprobe.check.layout import mask_line_numbers
 from lexprobe.check.online import refine_online
-from lexprobe.check.verify import case_lookup_for, verify_citations
+from lexprobe.check.verify import CitationVerdict, case_lookup_for, verify_citations
 from lexprobe.cli.check import register
 from lexprobe.cli.handler import LexprobeGroup
 from lexprobe.documents.extract import extract_text

@@ -14,18 +14,12 @@ from pypdf import PdfReader, PdfWriter
 from reportlab.pdfgen import canvas
 
 from lexprobe.caselaw.paths import data_root
-from lexprobe.documents import (
-    RENDERERS,
-    DocumentContent,
-    ExtractionError,
-    extract,
-    extract_corpus,
-    extract_text,
-    page_count,
-    render_document,
-)
-from lexprobe.documents.corpus import MANIFEST, sha256_file
+from lexprobe.documents.content import DocumentContent
+from lexprobe.documents.corpus import MANIFEST, extract_corpus, sha256_file
+from lexprobe.documents.errors import ExtractionError
+from lexprobe.documents.extract import extract, extract_text, page_count
 from lexprobe.documents.numbers import format_number, parse_number
+from lexprobe.documents.render import RENDERERS, render_document
 from lexprobe.documents.render.style import house_style
 
 FORMATS = ("pdf", "docx", "xlsx", "pptx", "txt")

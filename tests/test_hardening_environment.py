@@ -23,7 +23,7 @@ from lexprobe.errors import BadInputError
 from lexprobe.investigation.agent.corpus_view import CorpusView
 from lexprobe.investigation.agent.tools import Toolbox
 from lexprobe.investigation.environment.validate import validate_environment
-from lexprobe.investigation.sample import build_sample_environment
+from lexprobe.investigation.sample.build import build_sample_environment
 
 SECRET = "HOST-SECRET-5f0c1e"
 LEXPROBE = str(Path(sys.executable).with_name("lexprobe"))

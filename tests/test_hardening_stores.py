@@ -25,7 +25,7 @@ from tool_requirements import require_read_only_mounts, run_with_read_only
 
 from lexprobe.engine.cache import ResponseCache
 from lexprobe.engine.lock import LOCK_NAME, RunDirLock
-from lexprobe.investigation.sample import build_sample_environment
+from lexprobe.investigation.sample.build import build_sample_environment
 from lexprobe.models.types import Request, Response, Usage
 
 LEXPROBE = str(Path(sys.executable).with_name("lexprobe"))

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from tool_requirements import needs_bwrap
 
-from lexprobe.investigation.sample import build_sample_environment
+from lexprobe.investigation.sample.build import build_sample_environment
 from lexprobe.terminal import safe_json, safe_markup, safe_text
 
 LEXPROBE = Path(sys.executable).with_name("lexprobe")

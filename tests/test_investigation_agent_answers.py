@@ -33,8 +33,10 @@ from lexprobe.investigation.agent.verdicts import parse_verdicts
 from lexprobe.investigation.environment.format import Environment, HypothesisKind, load_environment, save_environment
 from lexprobe.investigation.environment.validate import validate_environment
 from lexprobe.investigation.report.html import write_investigation_report
-from lexprobe.investigation.sample import build_sample_environment
-from lexprobe.investigation.scoring import coverage, score_verdicts, summarize
+from lexprobe.investigation.sample.build import build_sample_environment
+from lexprobe.investigation.scoring.coverage import coverage
+from lexprobe.investigation.scoring.metrics import score_verdicts
+from lexprobe.investigation.scoring.summary import summarize
 from lexprobe.investigation.shell.sandbox import refusal
 
 LEXPROBE = str(Path(sys.executable).with_name("lexprobe"))
@@ -351,7 +353,7 @@ def test_show_json_prints_json_only(sample_env: Path, tmp_path: Path) -> None:
 
 
 def test_figure_6_counts_a_copied_example_as_unparsed() -> None:
-    from lexprobe.investigation.scoring import verdict_transitions
+    from lexprobe.investigation.scoring.levels import verdict_transitions
 
     def at(level: str, copied: bool) -> Episode:
         return Episode(episode_id=f"c|{level}|m|e0", environment="c", env_dir=f"envs/{level}", ablation=level,

@@ -30,7 +30,7 @@ from lexprobe.investigation.environment.format import (
     save_environment,
 )
 from lexprobe.investigation.pipeline.runner import run_build
-from lexprobe.investigation.sample import build_sample_environment
+from lexprobe.investigation.sample.build import build_sample_environment
 from lexprobe.investigation.scoring.analyses import (
     POOLED,
     analyze,

@@ -21,8 +21,10 @@ from lexprobe.investigation.agent.harness import HarnessSettings
 from lexprobe.investigation.agent.run import run_investigations
 from lexprobe.investigation.agent.tools import MAX_OUTPUT_CHARS, Toolbox
 from lexprobe.investigation.environment.format import load_environment
-from lexprobe.investigation.sample import build_sample_environment
-from lexprobe.investigation.scoring import DEFINITIONS, coverage, opened_documents, seen_documents, summarize
+from lexprobe.investigation.sample.build import build_sample_environment
+from lexprobe.investigation.scoring.coverage import coverage, opened_documents, seen_documents
+from lexprobe.investigation.scoring.metrics import DEFINITIONS
+from lexprobe.investigation.scoring.summary import summarize
 from lexprobe.investigation.shell.shell_reads import shell_documents, split_command
 
 MARKER = "I15-SUMMARY"  # the summary text: the verdict turn (which quotes it) is answered by `when`

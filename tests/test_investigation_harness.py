@@ -17,7 +17,7 @@ from lexprobe.investigation.agent.episode import load_episodes
 from lexprobe.investigation.agent.harness import HarnessSettings, shuffled
 from lexprobe.investigation.agent.protocol import parse_text_calls
 from lexprobe.investigation.agent.run import run_investigations
-from lexprobe.investigation.sample import build_sample_environment
+from lexprobe.investigation.sample.build import build_sample_environment
 
 VERDICT_KEY = "give your view on each hypothesis"
 

@@ -36,8 +36,8 @@ from lexprobe.investigation.environment.ladder import (
 from lexprobe.investigation.environment.validate import errors_in, validate_environment
 from lexprobe.investigation.pipeline.context import RENDERED_DIR
 from lexprobe.investigation.pipeline.runner import run_build
-from lexprobe.investigation.sample import build_sample_environment, load_sample_case, select_documents
-from lexprobe.investigation.scoring import ablation_sort_key
+from lexprobe.investigation.sample.build import build_sample_environment, load_sample_case, select_documents
+from lexprobe.investigation.scoring.summary import ablation_sort_key
 
 SLUGS = ["merits", "pro_alternative", "noise", "chaff50", "chaff100"]
 EXHIBITS = ("exhibit_1_storage_agreement.txt", "exhibit_2_room4_log.txt", "exhibit_3_ortega_email.txt")

@@ -27,9 +27,9 @@ from lexprobe.investigation.agent.run import (
     run_investigations,
 )
 from lexprobe.investigation.environment.corpus_digest import corpus_hash
-from lexprobe.investigation.sample import build_sample_environment
-from lexprobe.investigation.scoring import score_episode
+from lexprobe.investigation.sample.build import build_sample_environment
 from lexprobe.investigation.scoring.levels import level_differences, level_transitions, verdict_transitions
+from lexprobe.investigation.scoring.metrics import score_episode
 
 CASE = "fictional-harlow-v-brightline"
 VERDICT_KEY = "give your view on each hypothesis"

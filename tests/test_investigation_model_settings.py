@@ -32,7 +32,7 @@ from lexprobe.hallucination.scorers.judge import judge_request
 from lexprobe.investigation.agent.corpus_view import CorpusView
 from lexprobe.investigation.agent.episode import Episode, load_episodes
 from lexprobe.investigation.agent.harness import EpisodeRunner, HarnessSettings
-from lexprobe.investigation.sample import build_sample_environment
+from lexprobe.investigation.sample.build import build_sample_environment
 from lexprobe.models.anthropic_messages import AnthropicModel, anthropic_default_max_tokens
 from lexprobe.models.openai_chat import OpenAIModel, is_reasoning_model
 from lexprobe.models.spec import parse_model_spec

@@ -24,7 +24,7 @@ from lexprobe.investigation.agent.run import run_investigations
 from lexprobe.investigation.agent.verdicts import parse_verdicts
 from lexprobe.investigation.environment.format import load_environment
 from lexprobe.investigation.qa.runner import run_qa
-from lexprobe.investigation.sample import build_sample_environment
+from lexprobe.investigation.sample.build import build_sample_environment
 
 VERDICT_KEY = "give your view on each hypothesis"
 SUMMARY = "Summary: the second lot used an unapproved capacitor (DOC-0001.pdf)."

@@ -13,7 +13,7 @@ from lexprobe.engine.config import EngineConfig
 from lexprobe.investigation.agent.harness import HarnessSettings
 from lexprobe.investigation.environment.format import load_environment
 from lexprobe.investigation.qa.runner import extract_answer, load_qa_records, parse_grades, run_qa
-from lexprobe.investigation.sample import build_sample_environment
+from lexprobe.investigation.sample.build import build_sample_environment
 
 
 @pytest.mark.parametrize(

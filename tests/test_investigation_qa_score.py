@@ -16,7 +16,7 @@ from lexprobe.cli.investigation import investigation_app
 from lexprobe.engine.config import EngineConfig
 from lexprobe.investigation.agent.harness import HarnessSettings
 from lexprobe.investigation.qa.runner import run_qa
-from lexprobe.investigation.sample import build_sample_environment
+from lexprobe.investigation.sample.build import build_sample_environment
 from lexprobe.investigation.scoring.qa import cluster_ratio_ci, same_model
 
 KEEP = ("q01", "q03", "q04")  # rubric items: 3, 2, 3

@@ -22,11 +22,7 @@ from lexprobe.investigation.environment.format import (
 )
 from lexprobe.investigation.environment.ladder import LEVELS as ABLATION_LEVELS
 from lexprobe.investigation.environment.validate import errors_in, validate_environment
-from lexprobe.investigation.sample import (
-    build_sample_environment,
-    load_sample_case,
-    select_documents,
-)
+from lexprobe.investigation.sample.build import build_sample_environment, load_sample_case, select_documents
 
 ALL_ROLES = set(Role)
 EXPECTED_COUNTS = {"merits": 14, "+pro_alternative": 18, "+noise": 30, "+chaff50": 34, "+chaff100": 38}

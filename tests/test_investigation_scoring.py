@@ -21,31 +21,24 @@ from lexprobe.investigation.agent.episode import Episode, HypothesisVerdict, Too
 from lexprobe.investigation.agent.verdicts import parse_verdicts, read_verdict
 from lexprobe.investigation.environment.format import CaseInfo, Document, Environment, save_environment
 from lexprobe.investigation.report.html import write_investigation_report
-from lexprobe.investigation.scoring import (
-    CoveragePoint,
-    RoleRecall,
-    ScoreSummary,
-    aggregate,
+from lexprobe.investigation.scoring.aggregates import aggregate, cluster_bootstrap_ci, paired_bootstrap
+from lexprobe.investigation.scoring.baselines import (
     always_reject_baseline,
-    average_ranks,
     baselines,
     believe_one_baseline,
-    class_accuracies,
-    cluster_bootstrap_ci,
+    uniform_random_baseline,
+)
+from lexprobe.investigation.scoring.coverage import (
     coverage,
     coverage_points,
     opened_documents,
-    paired_bootstrap,
-    ranking_correlation,
     role_recall_table,
-    score_episode,
-    score_verdicts,
-    spearman,
-    summarize,
     touched_documents,
-    uniform_random_baseline,
-    usage,
 )
+from lexprobe.investigation.scoring.metrics import class_accuracies, score_episode, score_verdicts
+from lexprobe.investigation.scoring.schema import CoveragePoint, RoleRecall, ScoreSummary
+from lexprobe.investigation.scoring.summary import summarize, usage
+from lexprobe.stats import average_ranks, ranking_correlation, spearman
 
 LABELS = ["H1", "H2", "H3", "H4"]
 KINDS = ("court_adopted", "court_rejected", "alternative", "alternative")

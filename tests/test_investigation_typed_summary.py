@@ -25,8 +25,11 @@ from lexprobe.investigation.agent.episode import Episode, HypothesisVerdict, loa
 from lexprobe.investigation.agent.harness import HarnessSettings
 from lexprobe.investigation.agent.run import run_investigations
 from lexprobe.investigation.environment.format import load_environment
-from lexprobe.investigation.sample import build_sample_environment
-from lexprobe.investigation.scoring import (
+from lexprobe.investigation.sample.build import build_sample_environment
+from lexprobe.investigation.scoring.aggregates import cluster_bootstrap_ci, paired_bootstrap
+from lexprobe.investigation.scoring.coverage import coverage_points, role_recall_table
+from lexprobe.investigation.scoring.metrics import complete_episodes, score_episode
+from lexprobe.investigation.scoring.schema import (
     BaselineSummary,
     Comparison,
     CoveragePoint,
@@ -34,14 +37,8 @@ from lexprobe.investigation.scoring import (
     ModelSummary,
     RoleRecall,
     ScoreSummary,
-    cluster_bootstrap_ci,
-    complete_episodes,
-    coverage_points,
-    paired_bootstrap,
-    role_recall_table,
-    score_episode,
-    summarize,
 )
+from lexprobe.investigation.scoring.summary import summarize
 from lexprobe.stats import (
     cluster_bootstrap_totals,
     cluster_sums,

@@ -141,7 +141,7 @@ def test_a_node_without_the_sandbox_ends_an_investigation_run_naming_the_node(tm
     an investigation run with the shell tool ends before any model call with exit 2, naming the node; with
     --no-shell the same run completes there."""
     skip_without_ray()
-    from lexprobe.investigation.sample import build_sample_environment
+    from lexprobe.investigation.sample.build import build_sample_environment
 
     scratch = Path(tempfile.mkdtemp(prefix="lxray-", dir="/tmp"))
     address, head = start_head(scratch, [], {"LEXPROBE_BWRAP": "/nonexistent/bwrap"})

@@ -50,7 +50,7 @@ def stored(run_dir: Path) -> tuple[dict[str, str], dict[str, int], list[tuple[st
 def test_qa_through_ray_matches_local(ray_address: str, tmp_path: Path) -> None:
     """Each question answered with its tools and graded by the judge on a Ray worker: the same records, stored
     answers and files in the run directory as a local run."""
-    from lexprobe.investigation.sample import build_sample_environment
+    from lexprobe.investigation.sample.build import build_sample_environment
 
     env = build_sample_environment(tmp_path / "env", "merits")
     agent, judge = tmp_path / "agent.jsonl", tmp_path / "judge.jsonl"
@@ -124,7 +124,7 @@ def test_killed_worker_loses_no_episode_step_and_rerun_sends_nothing(
     worker, replaying the steps already stored (never sent twice), each call in flight gets a `retry` row naming the
     dead worker's node, every request ends with one answer and one `ok` row, the episodes equal a run no worker died
     in, and a rerun sends nothing."""
-    from lexprobe.investigation.sample import build_sample_environment
+    from lexprobe.investigation.sample.build import build_sample_environment
 
     env = build_sample_environment(tmp_path / "env", "merits")
     spec = f"openai-compatible/agent@http://127.0.0.1:{agent_server.server_port}/v1"
@@ -170,7 +170,7 @@ def test_a_worker_refuses_an_environment_missing_or_different_on_its_node(tmp_pa
     from the driver's, is refused with a line saying which (the driver adds the node's name)."""
     from lexprobe.investigation.agent.harness import HarnessSettings
     from lexprobe.investigation.agent.run_unit import EpisodeUnit
-    from lexprobe.investigation.sample import build_sample_environment
+    from lexprobe.investigation.sample.build import build_sample_environment
     from lexprobe.models.errors import ModelConfigError
 
     env = build_sample_environment(tmp_path / "env", "merits")

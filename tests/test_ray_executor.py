@@ -117,7 +117,7 @@ def test_embedded_profile_through_ray_matches_local(ray_address: str, case_db_pa
 def test_investigation_episodes_through_ray_match_local(ray_address: str, tmp_path: Path) -> None:
     """An episode stays on the driver (its tools read the environment here) while each of its model calls goes to a
     Ray worker: the same steps, verdicts and stored answers as a local run."""
-    from lexprobe.investigation.sample import build_sample_environment
+    from lexprobe.investigation.sample.build import build_sample_environment
 
     env = build_sample_environment(tmp_path / "env", "merits")
     script = tmp_path / "agent.jsonl"

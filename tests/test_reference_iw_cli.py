@@ -21,7 +21,7 @@ from lexprobe.engine.config import EngineConfig
 from lexprobe.investigation.agent.harness import HarnessSettings
 from lexprobe.investigation.agent.run import run_investigations
 from lexprobe.investigation.paper_figures.rows import load_paper_figures
-from lexprobe.investigation.sample import build_sample_environment
+from lexprobe.investigation.sample.build import build_sample_environment
 
 VERDICT_KEY = "give your view on each hypothesis"
 #: the agent opens the corpus listing, writes a summary and gives a verdict on every hypothesis

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from lexprobe.cli import app as cli_app
 from lexprobe.investigation.agent.episode import load_episodes
 from lexprobe.investigation.environment.format import Document, load_environment, save_environment
-from lexprobe.investigation.sample import build_sample_environment
+from lexprobe.investigation.sample.build import build_sample_environment
 from lexprobe.investigation.scoring.coverage import coverage
 from lexprobe.investigation.scoring.metrics import score_episode
 from lexprobe.view.investigation.documents import MAX_SHOWN_CHARS

@@ -12,34 +12,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.check.case_lookup import CaseSummary
-from lexprobe.check.extract import FoundCitation, ProgressCallback, extract_citations
-from lexprobe.check.verify import (
-    MISMATCH,
-    NOT_FOUND,
-    UNVERIFIABLE,
-    VERDICTS,
-    VERIFIED,
-    CitationVerdict,
-    case_lookup_for,
-    summarize,
-    verify_citations,
-)
+from lexprobe.check.extract import ProgressCallback, extract_citations
+from lexprobe.check.verify import CitationVerdict, case_lookup_for, verify_citations
 
-__all__ = [
-    "MISMATCH",
-    "NOT_FOUND",
-    "UNVERIFIABLE",
-    "VERDICTS",
-    "VERIFIED",
-    "CaseSummary",
-    "CitationVerdict",
-    "FoundCitation",
-    "check_text",
-    "default_database",
-    "extract_citations",
-    "summarize",
-]
+__all__ = ["check_text", "default_database"]
 
 _default: dict[Path, CaseDatabase] = {}
 

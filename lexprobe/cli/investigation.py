@@ -261,7 +261,7 @@ def sample(
 
     Example: `lexprobe investigation sample --out envs/harlow --ablation merits`
     """
-    from lexprobe.investigation.sample import build_sample_environment
+    from lexprobe.investigation.sample.build import build_sample_environment
 
     try:
         path = build_sample_environment(out_dir, ablation, overwrite=force)  # an unknown level: BadInputError

@@ -23,7 +23,6 @@ A file that llama.cpp cannot load raises `ModelConfigError`: no request can be a
 from __future__ import annotations
 
 import asyncio
-import functools
 import json
 import os
 import threading
@@ -97,7 +96,6 @@ def reusable_prefix(cached: Sequence[int], trusted: int, tokens: Sequence[int], 
     return shared_prefix(cached[:limit], tokens[:limit]) // chunk * chunk
 
 
-@functools.cache
 class LlamaCppModel(Model):
     """`local`, `local/smollm2` and `local:PATH.gguf`. Weights load on the first call, not on construction."""
 

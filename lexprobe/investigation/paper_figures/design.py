@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from lexprobe.investigation.agent.episode import Episode
-from lexprobe.investigation.scoring import ablation_sort_key
+from lexprobe.investigation.scoring.summary import ablation_sort_key
 
 
 @dataclass

@@ -23,16 +23,16 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import PercentFormatter
 
 import lexprobe
-from lexprobe.investigation.scoring import (
-    DEFINITIONS,
+from lexprobe.investigation.scoring.metrics import DEFINITIONS
+from lexprobe.investigation.scoring.schema import (
     BaselineSummary,
     CoveragePoint,
     ModelSummary,
     RoleRecall,
     ScoreSummary,
     ScoringSettings,
-    ablation_sort_key,
 )
+from lexprobe.investigation.scoring.summary import ablation_sort_key
 from lexprobe.reporting.figures import INK, MUTED, PALETTE, bar_chart, new_figure
 from lexprobe.reporting.html import figure, write_report
 from lexprobe.reporting.numbers import pct

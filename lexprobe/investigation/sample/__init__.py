@@ -3,21 +3,3 @@
 `build_sample_environment` renders it into an environment directory at one ablation level (see `build`).
 
 May import: `lexprobe.investigation.environment`, `lexprobe.documents` (rendering)."""
-
-from lexprobe.investigation.sample.build import (
-    DEFAULT_ABLATION,
-    SampleCase,
-    SampleDocument,
-    build_sample_environment,
-    load_sample_case,
-    select_documents,
-)
-
-__all__ = [
-    "DEFAULT_ABLATION",
-    "SampleCase",
-    "SampleDocument",
-    "build_sample_environment",
-    "load_sample_case",
-    "select_documents",
-]
