@@ -435,15 +435,6 @@ class RunStore(RunClaim, StoreRows):
         return {"requests": total, "completed": done, "pending": total - done}
 
     @translate_errors
-    def record_score(self, request_id: str, scorer: str, label: str, detail: dict[str, Any]) -> None:
-        """Commit (or replace) the score one scorer gave one request."""
-        with transaction(self.conn) as conn:
-            conn.execute(
-                "INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?, ?)",
-                (request_id, scorer, label, json.dumps(detail, sort_keys=True), time.time()),
-            )
-
-    @translate_errors
     def record_scores(self, rows: Iterable[tuple[str, str, str, dict[str, Any]]]) -> None:
         """Commit (or replace) many (request id, scorer, label, detail) scores in one transaction."""
         now = time.time()

@@ -59,11 +59,6 @@ def is_cap_xml(data: bytes) -> bool:
     return _XML_START.match(data[:4096]) is not None
 
 
-def markup_to_text(data: bytes) -> str:
-    """Convert raw CourtListener HTML or Harvard CAP XML bytes to clean text with paragraph breaks."""
-    return convert_markup(data)[0]
-
-
 def convert_markup(data: bytes) -> tuple[str, str | None]:
     """Return (clean text, note): the note says when CAP XML was not well-formed and was read as HTML instead."""
     note = None

@@ -6,7 +6,7 @@ estimates differ (model, sample and environments, levels, budget, verdict rule).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 from lexprobe.investigation.agent.episode import Episode
 from lexprobe.investigation.paper_figures.design import UserDesign, user_designs
@@ -245,8 +245,3 @@ def paper_comparison(summary: ScoreSummary, episodes: Iterable[Episode] = ()) ->
             "differs.",
         ],
     }
-
-
-def paper_rows(block: dict, kinds: Sequence[str] = ("model", "baseline", "pool", "range")) -> list[dict]:
-    """The block's rows of the given kinds (the design rows, sample sizes and corpus sizes, left out by default)."""
-    return [row for row in block["rows"] if row["kind"] in kinds]
