@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from lexprobe.investigation.scoring.metrics import METRICS, EpisodeScore
+from lexprobe.investigation.scoring.schema import Comparison, MetricDifference
 from lexprobe.stats import (
     cluster_bootstrap_totals,
     cluster_sums,
@@ -91,7 +92,7 @@ def cluster_bootstrap_ci(
 
 @dataclass(frozen=True)
 class Aggregate:
-    """The verdict metrics of a group of episodes (definitions in the module docstring)."""
+    """The verdict metrics of a group of episodes (definitions: docs/investigation.md, "Scoring")."""
 
     n_episodes: int
     n_environments: int
@@ -175,3 +176,46 @@ def paired_bootstrap(
             ci, share = percentile_interval(deltas, level), share_above_zero(deltas)
         result[metric] = PairedDifference(metric, value_a, value_b, difference, ci, share)
     return len(shared), result
+
+
+def rounded(value: float | None, digits: int = 6) -> float | None:
+    """`value` rounded as the summary rounds its numbers (shares to 6 digits); None stays None."""
+    return None if value is None else round(value, digits)
+
+
+def rounded_interval(ci: tuple[float, float] | None) -> tuple[float, float] | None:
+    """An interval with both ends rounded to 6 digits; None stays None."""
+    return None if ci is None else (round(ci[0], 6), round(ci[1], 6))
+
+
+def metric_difference(d: PairedDifference) -> MetricDifference:
+    """One `PairedDifference` as the summary reports it, rounded."""
+    return MetricDifference(a=rounded(d.a), b=rounded(d.b), difference=rounded(d.difference),
+                            ci=rounded_interval(d.ci), share_above_zero=rounded(d.share_above_zero))  # fmt: skip
+
+
+def paired_comparison(
+    kind: str,
+    model: str | None,
+    pair: tuple[str, str],
+    side_a: Sequence[EpisodeScore],
+    side_b: Sequence[EpisodeScore],
+    *,
+    replicates: int = 2000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> Comparison:
+    """The `Comparison` of two sides already kept to the units both share (`paired_bootstrap` pairs them by
+    environment): b - a of case solved and worst-class accuracy, and how many episodes each side has."""
+    n_shared, diffs = paired_bootstrap(side_a, side_b, replicates=replicates, seed=seed, level=level)
+    return Comparison(
+        kind=kind,
+        model=model,
+        a=pair[0],
+        b=pair[1],
+        n_environments=n_shared,
+        n_episodes_a=len(side_a),
+        n_episodes_b=len(side_b),
+        case_solved=metric_difference(diffs["case_solved"]),
+        worst_class_acc=metric_difference(diffs["worst_class_acc"]),
+    )

@@ -33,8 +33,8 @@ import numpy as np
 from lexprobe.investigation.agent.episode import Episode
 from lexprobe.investigation.agent.verdict_example import episode_copies_example
 from lexprobe.investigation.environment.format import Environment
-from lexprobe.investigation.scoring.aggregates import cluster_bootstrap_ci, paired_bootstrap
-from lexprobe.investigation.scoring.coverage import Coverage, Environments, episode_coverages
+from lexprobe.investigation.scoring.aggregates import cluster_bootstrap_ci, paired_bootstrap, rounded, rounded_interval
+from lexprobe.investigation.scoring.coverage import Coverage, Environments, episode_coverages, mean_of
 from lexprobe.investigation.scoring.metrics import UNSPECIFIED, EpisodeScore, score_episode
 from lexprobe.investigation.scoring.schema import (
     Analyses,
@@ -108,17 +108,8 @@ def _unit(episode: Episode) -> tuple[str, str]:
 # --- commitment on shared cases, believing h* and an alternative ------------------------------------------------
 
 
-def _r(value: float | None) -> float | None:
-    """Round a share as the summary does (6 digits)."""
-    return None if value is None else round(value, 6)
-
-
-def _ri(ci: tuple[float, float] | None) -> tuple[float, float] | None:
-    return None if ci is None else (round(ci[0], 6), round(ci[1], 6))
-
-
 def _share(numerator: int, denominator: int) -> float | None:
-    return _r(numerator / denominator) if denominator else None
+    return rounded(numerator / denominator) if denominator else None
 
 
 def verdict_counts(model: str, scores: Sequence[EpisodeScore]) -> VerdictCounts:
@@ -220,10 +211,6 @@ def point_biserial(
     return r, ci
 
 
-def _mean(values: list[float]) -> float | None:
-    return sum(values) / len(values) if values else None
-
-
 def _correlation(model: str, variable: str, rows: list[tuple[float, bool, str]], **options) -> StrategyCorrelation:
     values, solved, clusters = [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows]
     r, ci = point_biserial(values, solved, clusters, **options)
@@ -232,10 +219,10 @@ def _correlation(model: str, variable: str, rows: list[tuple[float, bool, str]],
         variable=variable,
         n=len(rows),
         n_environments=len(set(clusters)),
-        r=_r(r),
-        ci=_ri(ci),
-        mean_solved=_r(_mean([v for v, s, _ in rows if s])),
-        mean_unsolved=_r(_mean([v for v, s, _ in rows if not s])),
+        r=rounded(r),
+        ci=rounded_interval(ci),
+        mean_solved=rounded(mean_of([v for v, s, _ in rows if s])),
+        mean_unsolved=rounded(mean_of([v for v, s, _ in rows if not s])),
     )
 
 
@@ -287,7 +274,7 @@ def _rate(generator: str, model: str, scores: list[EpisodeScore], replicates: in
         n_episodes=len(scores),
         n_cases=len({(s.environment, s.ablation) for s in scores}),
         case_solved=_share(sum(s.case_solved for s in scores), len(scores)),
-        case_solved_ci=_ri(cluster_bootstrap_ci(scores, replicates=replicates, seed=seed)),
+        case_solved_ci=rounded_interval(cluster_bootstrap_ci(scores, replicates=replicates, seed=seed)),
     )
 
 
@@ -302,10 +289,11 @@ def _pair(a: str, b: str, scores: dict[str, list[EpisodeScore]], models: list[st
         _, diffs = paired_bootstrap(side_a, side_b, ("case_solved",), **options)
         d = diffs["case_solved"]
         rates_a[model], rates_b[model] = d.a, d.b
-        rows.append(GeneratorModelPair(model=model, n_episodes_a=len(side_a), n_episodes_b=len(side_b), a=_r(d.a),
-                                       b=_r(d.b), difference=_r(d.difference), ci=_ri(d.ci)))  # fmt: skip
+        rows.append(GeneratorModelPair(model=model, n_episodes_a=len(side_a), n_episodes_b=len(side_b),
+                                       a=rounded(d.a), b=rounded(d.b), difference=rounded(d.difference),
+                                       ci=rounded_interval(d.ci)))  # fmt: skip
     rho = ranking_correlation(rates_a, rates_b)
-    return GeneratorPair(a=a, b=b, n_cases=len(units), n_models=len(rows), spearman_rho=_r(rho), models=rows)
+    return GeneratorPair(a=a, b=b, n_cases=len(units), n_models=len(rows), spearman_rho=rounded(rho), models=rows)
 
 
 def generator_robustness(

@@ -1,4 +1,8 @@
-"""The exact naive-policy baselines (uniform random verdicts, believe one at random, always reject)."""
+"""The exact naive-policy baselines (uniform random verdicts, believe one at random, always reject): the expected
+metrics of a verdict policy that reads nothing, over n hypotheses (one of them h*), as `BaselineSummary`s. Class
+accuracies and commitment are expectations; worst-class is the smaller expected class accuracy and committed
+accuracy the ratio of expected correct committed verdicts to expected committed verdicts (what the aggregates of many
+episodes converge to)."""
 
 from __future__ import annotations
 
@@ -6,20 +10,11 @@ from fractions import Fraction
 
 from lexprobe.investigation.scoring.schema import BaselineSummary
 
-# --- naive baselines (exact) -----------------------------------------------------------------------------------
 
-
-Baseline = BaselineSummary
-"""The expected metrics of a verdict policy that reads nothing, over n hypotheses (one of them h*), exact.
-Class accuracies and commitment are expectations; worst-class is the smaller expected class accuracy and committed
-accuracy the ratio of expected correct committed verdicts to expected committed verdicts (what the aggregates of many
-episodes converge to). The same model the typed summary carries (`schema.BaselineSummary`)."""
-
-
-def _baseline(name: str, description: str, n: int, values: dict[str, Fraction]) -> Baseline:
+def _baseline(name: str, description: str, n: int, values: dict[str, Fraction]) -> BaselineSummary:
     floats = {key: float(value) for key, value in values.items()}
     worst = min(floats["believe_acc"], floats["reject_acc"])
-    return Baseline(name=name, description=description, n_hypotheses=n, worst_class_acc=worst, **floats)
+    return BaselineSummary(name=name, description=description, n_hypotheses=n, worst_class_acc=worst, **floats)
 
 
 def _check_n(n: int) -> None:
@@ -27,7 +22,7 @@ def _check_n(n: int) -> None:
         raise ValueError(f"a case needs at least two hypotheses (h* and one other), not {n}")
 
 
-def uniform_random_baseline(n: int = 4, *, dont_know_as_reject: bool = True) -> Baseline:
+def uniform_random_baseline(n: int = 4, *, dont_know_as_reject: bool = True) -> BaselineSummary:
     """Each verdict drawn uniformly from {believe, reject, don't know}, independently.
 
     case solved = 1/3 * (2/3)^(n-1); believe acc = 1/3; reject acc = 2/3 (1/3 when only reject is correct);
@@ -43,7 +38,7 @@ def uniform_random_baseline(n: int = 4, *, dont_know_as_reject: bool = True) -> 
     })  # fmt: skip
 
 
-def believe_one_baseline(n: int = 4, *, dont_know_as_reject: bool = True) -> Baseline:
+def believe_one_baseline(n: int = 4, *, dont_know_as_reject: bool = True) -> BaselineSummary:
     """Believe one hypothesis chosen uniformly, reject the rest.
 
     case solved = 1/n; believe acc = 1/n; reject acc = (n-1)/n; commitment = 1; committed accuracy =
@@ -58,7 +53,7 @@ def believe_one_baseline(n: int = 4, *, dont_know_as_reject: bool = True) -> Bas
     })  # fmt: skip
 
 
-def always_reject_baseline(n: int = 4, *, dont_know_as_reject: bool = True) -> Baseline:
+def always_reject_baseline(n: int = 4, *, dont_know_as_reject: bool = True) -> BaselineSummary:
     """Reject every hypothesis: case solved 0, believe acc 0, reject acc 1, committed accuracy (n-1)/n."""
     _check_n(n)
     return _baseline("always_reject", "reject every hypothesis", n, {
@@ -70,7 +65,7 @@ def always_reject_baseline(n: int = 4, *, dont_know_as_reject: bool = True) -> B
     })  # fmt: skip
 
 
-def baselines(n: int = 4, *, dont_know_as_reject: bool = True) -> dict[str, Baseline]:
+def baselines(n: int = 4, *, dont_know_as_reject: bool = True) -> dict[str, BaselineSummary]:
     """The three naive policies of Section 4.1 for n hypotheses."""
     return {
         policy.name: policy

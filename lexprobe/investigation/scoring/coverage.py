@@ -46,11 +46,6 @@ def document_roles(documents: Documents) -> dict[str, str]:
     return {str(key): str(value) for key, value in documents.items()}
 
 
-def call_documents(call: ToolCallRecord) -> tuple[list[str], list[str]]:
-    """The corpus paths one call opened and those it only saw (see the module docstring for old records)."""
-    return call.opened_and_seen()
-
-
 def supports_adopted(documents: Environment, doc_id: str) -> bool:
     """Whether the signal document `doc_id` supports h* (the court-adopted hypothesis): it targets h*, or it names no
     target and carries one of h*'s supporting facts. True for every signal document of an environment without h*."""
@@ -101,7 +96,7 @@ def episode_documents(episode: Episode, documents: Documents, *, reads_only: boo
     for call in episode.tool_calls:
         if call.denied:
             continue
-        opened_paths, seen_paths = call_documents(call)
+        opened_paths, seen_paths = call.opened_and_seen()
         if reads_only and call.name != "read":
             opened_paths = []
         opened |= _ids(call, opened_paths, roles, by_path)

@@ -24,9 +24,9 @@ from collections.abc import Sequence
 from lexprobe.investigation.agent.episode import Episode
 from lexprobe.investigation.agent.verdict_example import episode_copies_example
 from lexprobe.investigation.environment.ladder import canonical_level, level_sort_key
-from lexprobe.investigation.scoring.aggregates import PairedDifference, paired_bootstrap
+from lexprobe.investigation.scoring.aggregates import paired_comparison, rounded
 from lexprobe.investigation.scoring.metrics import UNSPECIFIED, EpisodeScore
-from lexprobe.investigation.scoring.schema import Comparison, MetricDifference, VerdictTransitions
+from lexprobe.investigation.scoring.schema import Comparison, VerdictTransitions
 
 __all__ = ["ALL_MODELS", "VERDICTS", "VerdictTransitions", "consecutive_levels", "level_difference",
            "level_differences", "level_name", "level_transitions", "verdict_transitions"]  # fmt: skip
@@ -54,16 +54,6 @@ def consecutive_levels(levels: set[str] | Sequence[str]) -> list[tuple[str, str]
 # --- Figure 5: paired level differences ---------------------------------------------------------------------------
 
 
-def _r(value: float | None) -> float | None:
-    return None if value is None else round(value, 6)
-
-
-def _difference(d: PairedDifference) -> MetricDifference:
-    ci = None if d.ci is None else (round(d.ci[0], 6), round(d.ci[1], 6))
-    return MetricDifference(a=_r(d.a), b=_r(d.b), difference=_r(d.difference), ci=ci,
-                            share_above_zero=_r(d.share_above_zero))  # fmt: skip
-
-
 def level_difference(
     scores: Sequence[EpisodeScore],
     model: str,
@@ -85,18 +75,8 @@ def level_difference(
         return None
     side_a = [s for s in side_a if s.environment in shared]
     side_b = [s for s in side_b if s.environment in shared]
-    n_shared, diffs = paired_bootstrap(side_a, side_b, replicates=replicates, seed=seed, level=level)
-    return Comparison(
-        kind="ablation",
-        model=model,
-        a=level_a,
-        b=level_b,
-        n_environments=n_shared,
-        n_episodes_a=len(side_a),
-        n_episodes_b=len(side_b),
-        case_solved=_difference(diffs["case_solved"]),
-        worst_class_acc=_difference(diffs["worst_class_acc"]),
-    )
+    return paired_comparison("ablation", model, (level_a, level_b), side_a, side_b, replicates=replicates, seed=seed,
+                             level=level)  # fmt: skip
 
 
 def level_differences(
@@ -163,8 +143,8 @@ def verdict_transitions(
         counts=counts,
         believe_a=believe_a,
         believe_b=believe_b,
-        share_believe_a=_r(believe_a / n) if n else None,
-        share_believe_b=_r(believe_b / n) if n else None,
+        share_believe_a=rounded(believe_a / n) if n else None,
+        share_believe_b=rounded(believe_b / n) if n else None,
         to_believe=counts["reject"]["believe"] + counts["dont_know"]["believe"],
     )
 

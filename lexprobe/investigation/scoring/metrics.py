@@ -76,7 +76,7 @@ def class_accuracies(
     verdicts: Sequence[HypothesisVerdict], *, dont_know_as_reject: bool = True
 ) -> tuple[float | None, float | None]:
     """Return (believe-class accuracy, do-not-believe-class accuracy) of one episode; None for a class the episode
-    has no hypothesis of. See the module docstring for `dont_know_as_reject`."""
+    has no hypothesis of. `dont_know_as_reject`: docs/investigation.md, "Scoring"."""
     believe = [_correct(v, dont_know_as_reject) for v in verdicts if _adopted(v)]
     reject = [_correct(v, dont_know_as_reject) for v in verdicts if not _adopted(v)]
     return (sum(believe) / len(believe) if believe else None, sum(reject) / len(reject) if reject else None)
@@ -84,7 +84,7 @@ def class_accuracies(
 
 @dataclass(frozen=True)
 class EpisodeScore:
-    """The verdict metrics of one episode (definitions in the module docstring)."""
+    """The verdict metrics of one episode (definitions: docs/investigation.md, "Scoring")."""
 
     episode_id: str
     model: str

@@ -2,8 +2,8 @@
 command's tables, its `--json` (`ScoreSummary.model_dump(mode="json")`) and its HTML report read, by attribute.
 
 Shares are floats in [0, 1] rounded to 6 digits, None where undefined (no episode, no verdict of the class, no
-known corpus); intervals are [low, high] lists in JSON. Definitions of every metric: the `scoring` package
-docstring and docs/investigation.md ("Scoring").
+known corpus); intervals are [low, high] lists in JSON. Definitions of every metric: docs/investigation.md
+("Scoring").
 
 Adding a result: add a field with a default (None, an empty list or dict, `Field(default_factory=...)`) to the
 model it belongs to (a per-group number to `GroupSummary`, which `ModelSummary` and the per-level cells share; a

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from lexprobe.investigation.agent.episode import Episode
 from lexprobe.investigation.environment.ladder import level_sort_key
-from lexprobe.investigation.scoring.aggregates import PairedDifference, aggregate, paired_bootstrap
+from lexprobe.investigation.scoring.aggregates import aggregate, paired_comparison, rounded, rounded_interval
 from lexprobe.investigation.scoring.baselines import baselines
 from lexprobe.investigation.scoring.coverage import (
     Coverage,
@@ -24,7 +24,6 @@ from lexprobe.investigation.scoring.schema import (
     Comparison,
     CostSummary,
     GroupSummary,
-    MetricDifference,
     ModelSummary,
     ScoreSummary,
     ScoringSettings,
@@ -39,7 +38,7 @@ from lexprobe.investigation.scoring.schema import (
 
 
 def usage(episodes: Sequence[Episode]) -> Usage:
-    """Sum and average the telemetry of episodes (see the module docstring for what counts)."""
+    """Sum and average the telemetry of episodes (what counts: docs/investigation.md, "Scoring", usage)."""
     n = len(episodes)
     costs = [e.cost_usd for e in episodes if e.cost_usd is not None]
     calls = [sum(not c.denied for c in e.tool_calls) for e in episodes]
@@ -72,14 +71,6 @@ def ablation_sort_key(level: str) -> tuple[int, str]:
     return level_sort_key(level)
 
 
-def _r(value: float | None, digits: int = 6) -> float | None:
-    return None if value is None else round(value, digits)
-
-
-def _interval(ci: tuple[float, float] | None) -> tuple[float, float] | None:
-    return None if ci is None else (round(ci[0], 6), round(ci[1], 6))
-
-
 def group_summary(
     episodes: Sequence[Episode],
     scores: Sequence[EpisodeScore],
@@ -93,49 +84,30 @@ def group_summary(
     used = usage(episodes)
     return GroupSummary(
         n_episodes=stats.n_episodes,
-        case_solved=_r(stats.case_solved),
-        case_solved_ci=_interval(stats.case_solved_ci),
-        believe_acc=_r(stats.believe_acc),
-        reject_acc=_r(stats.reject_acc),
-        worst_class_acc=_r(stats.worst_class_acc),
-        commit_rate=_r(stats.commit_rate),
-        committed_acc=_r(stats.committed_acc),
-        coverage=_r(mean_of(c.coverage for c in coverages if c is not None)),
-        signal_recall=_r(mean_of(c.signal_recall for c in coverages if c is not None)),
-        seen_share=_r(mean_of(c.seen_share for c in coverages if c is not None)),
-        cost_usd=CostSummary(mean=_r(used.cost_usd_mean), total=_r(used.cost_usd_total), unknown=used.cost_unknown),
+        case_solved=rounded(stats.case_solved),
+        case_solved_ci=rounded_interval(stats.case_solved_ci),
+        believe_acc=rounded(stats.believe_acc),
+        reject_acc=rounded(stats.reject_acc),
+        worst_class_acc=rounded(stats.worst_class_acc),
+        commit_rate=rounded(stats.commit_rate),
+        committed_acc=rounded(stats.committed_acc),
+        coverage=rounded(mean_of(c.coverage for c in coverages if c is not None)),
+        signal_recall=rounded(mean_of(c.signal_recall for c in coverages if c is not None)),
+        seen_share=rounded(mean_of(c.seen_share for c in coverages if c is not None)),
+        cost_usd=CostSummary(
+            mean=rounded(used.cost_usd_mean), total=rounded(used.cost_usd_total), unknown=used.cost_unknown
+        ),
         tokens=TokenSummary(
-            input=TokenCount(mean=_r(used.input_tokens_mean, 2), total=used.input_tokens_total),
-            output=TokenCount(mean=_r(used.output_tokens_mean, 2), total=used.output_tokens_total),
+            input=TokenCount(mean=rounded(used.input_tokens_mean, 2), total=used.input_tokens_total),
+            output=TokenCount(mean=rounded(used.output_tokens_mean, 2), total=used.output_tokens_total),
         ),
         tool_calls=ToolCallSummary(
-            mean=_r(used.tool_calls_mean, 4),
+            mean=rounded(used.tool_calls_mean, 4),
             total=used.tool_calls_total,
-            denied_mean=_r(used.denied_mean, 4),
+            denied_mean=rounded(used.denied_mean, 4),
             denied_total=used.denied_total,
         ),
-        wall_s=WallTime(mean=_r(used.wall_s_mean, 3), total=round(used.wall_s_total, 3)),
-    )
-
-
-def _difference(d: PairedDifference) -> MetricDifference:
-    return MetricDifference(a=_r(d.a), b=_r(d.b), difference=_r(d.difference), ci=_interval(d.ci),
-                            share_above_zero=_r(d.share_above_zero))  # fmt: skip
-
-
-def _comparison(
-    kind: str, pair: tuple[str, str], model: str | None, n_shared: int, diffs: dict[str, PairedDifference], counts
-) -> Comparison:
-    return Comparison(
-        kind=kind,
-        model=model,
-        a=pair[0],
-        b=pair[1],
-        n_environments=n_shared,
-        n_episodes_a=counts[0],
-        n_episodes_b=counts[1],
-        case_solved=_difference(diffs["case_solved"]),
-        worst_class_acc=_difference(diffs["worst_class_acc"]),
+        wall_s=WallTime(mean=rounded(used.wall_s_mean, 3), total=round(used.wall_s_total, 3)),
     )
 
 
@@ -153,10 +125,9 @@ def comparisons(
         units = {(s.environment, s.ablation) for s in side_a} & {(s.environment, s.ablation) for s in side_b}
         side_a = [s for s in side_a if (s.environment, s.ablation) in units]
         side_b = [s for s in side_b if (s.environment, s.ablation) in units]
-        if not units:
-            continue
-        shared, diffs = paired_bootstrap(side_a, side_b, replicates=replicates, seed=seed, level=level)
-        result.append(_comparison("models", (model_a, model_b), None, shared, diffs, (len(side_a), len(side_b))))
+        if units:
+            result.append(paired_comparison("models", None, (model_a, model_b), side_a, side_b, replicates=replicates,
+                                            seed=seed, level=level))  # fmt: skip
     result.extend(level_differences(scores, replicates=replicates, seed=seed, level=level))  # Figure 5: one place
     return result
 
@@ -198,7 +169,9 @@ def model_summaries(
 def baseline_summaries(n_hypotheses: int, *, dont_know_as_reject: bool = True) -> dict[str, BaselineSummary]:
     """The exact naive baselines (Section 4.1) for `n_hypotheses`, rounded as the rest of the summary."""
     return {
-        name: b.model_copy(update={key: _r(value) for key, value in b.model_dump().items() if isinstance(value, float)})
+        name: b.model_copy(
+            update={key: rounded(value) for key, value in b.model_dump().items() if isinstance(value, float)}
+        )
         for name, b in baselines(n_hypotheses, dont_know_as_reject=dont_know_as_reject).items()
     }
 
