@@ -20,8 +20,8 @@ import pytest
 from tool_requirements import in_ci
 
 from lexprobe.caselaw.paths import papers_root
+from lexprobe.investigation.paper_figures.compare import proportion_se, two_proportion_z, two_sided_z
 from lexprobe.investigation.paper_figures.rows import PaperRow, load_paper_figures
-from lexprobe.investigation.paper_figures.ztest import proportion_se, two_proportion_z, two_sided_z
 
 SECTIONS = {  # the heading each covered section starts at (a line of its own)
     "4.1 Investigation": r"4\.1\s+Investigation",

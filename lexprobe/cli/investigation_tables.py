@@ -79,7 +79,7 @@ def _print_scores(console: Console, summary: ScoreSummary, reference: dict | Non
             "",
         )
     if reference is not None:  # the paper's numbers as extra grey rows, each with its section and sample
-        from lexprobe.investigation.paper_figures.lines import paper_lines
+        from lexprobe.investigation.paper_figures.compare import paper_lines
 
         for line in paper_lines(reference):
             cells = [line["cells"].get(metric, "") if metric else "" for metric in _SCORE_METRICS]

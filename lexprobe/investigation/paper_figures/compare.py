@@ -1,18 +1,21 @@
 """`investigation score --reference paper`: the paper's rows beside the user's scores. For every user number that
 measures what a paper row measures (same metric; for the ablation rows the same pair of levels), one comparison:
 the difference in percentage points, a two-sided z-test where both sides have counts (the paper prints no standard
-errors, so rows without counts get "no s.e. or count printed: no test"), and the design notes that say how the two
-estimates differ (model, sample and environments, levels, budget, verdict rule)."""
+errors, so rows without counts get "no s.e. or count printed: no test"; no scipy: the normal tail is `math.erfc`),
+and the design notes that say how the two estimates differ (model, sample and environments, levels, budget, verdict
+rule; `UserDesign`: what a user's scored episodes were, per model). `paper_lines` groups the paper's per-model numbers
+as score-table lines, shown as extra (grey) rows under the user's in the terminal and the HTML report."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 
 from lexprobe.investigation.agent.episode import Episode
-from lexprobe.investigation.paper_figures.design import UserDesign, user_designs
 from lexprobe.investigation.paper_figures.rows import PaperFigures, PaperRow, load_paper_figures
-from lexprobe.investigation.paper_figures.ztest import two_proportion_z
 from lexprobe.investigation.scoring.schema import ModelSummary, ScoreSummary
+from lexprobe.investigation.scoring.summary import ablation_sort_key
 
 METRIC_LABELS = {
     "case_solved": "case solved",
@@ -32,6 +35,69 @@ MODEL_METRICS = ("case_solved", "worst_class_acc", "commit_rate", "committed_acc
 NO_TEST = "no s.e. or count printed: no test"
 EXACT = "both are exact expectations of the same naive policy: no sampling error, no test"
 PAPER_HYPOTHESES = 4  # Section 3.1: {h_p, h_d, h_1, h_2}
+
+
+def proportion_se(successes: int, trials: int) -> float | None:
+    """Standard error sqrt(p (1 - p) / n) of successes / trials, None when trials is 0."""
+    if trials <= 0:
+        return None
+    p = successes / trials
+    return math.sqrt(p * (1 - p) / trials)
+
+
+def two_sided_z(difference: float, se_a: float, se_b: float) -> tuple[float, float] | None:
+    """z = d / sqrt(se_a^2 + se_b^2) and its two-sided normal p-value; None when both errors are 0."""
+    spread = math.sqrt(se_a**2 + se_b**2)
+    if spread == 0:
+        return None
+    z = difference / spread
+    return z, math.erfc(abs(z) / math.sqrt(2))
+
+
+def two_proportion_z(k_a: int, n_a: int, k_b: int, n_b: int) -> tuple[float, float] | None:
+    """Two-sided z-test of k_a/n_a - k_b/n_b from the counts (unpooled errors); None when it cannot be computed:
+    an empty side, or a share of 0 or 1 on either side (whose estimated standard error is 0)."""
+    se_a, se_b = proportion_se(k_a, n_a), proportion_se(k_b, n_b)
+    if not se_a or not se_b:
+        return None
+    return two_sided_z(k_a / n_a - k_b / n_b, se_a, se_b)
+
+
+@dataclass
+class UserDesign:
+    """One model's scored episodes: counts, levels, budgets (tool calls, turns)."""
+
+    model: str
+    n_episodes: int = 0
+    environments: set[str] = field(default_factory=set)
+    levels: set[str] = field(default_factory=set)
+    budgets: set[tuple[int, int]] = field(default_factory=set)
+
+    @property
+    def n_environments(self) -> int:
+        """Distinct (case, level) environments the model ran."""
+        return len(self.environments)
+
+    def level_text(self) -> str:
+        """The levels in words: "merits, +pro_alternative", or "unspecified"."""
+        names = sorted((level or "unspecified" for level in self.levels), key=ablation_sort_key)
+        return ", ".join(names) or "unspecified"
+
+    def budget_text(self) -> str:
+        """The budgets in words: "5 tool calls / 5 turns" (several joined by "; ")."""
+        return "; ".join(f"{tools} tool calls / {turns} turns" for tools, turns in sorted(self.budgets)) or "unknown"
+
+
+def user_designs(episodes: Iterable[Episode]) -> dict[str, UserDesign]:
+    """Group scored episodes by model into `UserDesign`s."""
+    designs: dict[str, UserDesign] = {}
+    for episode in episodes:
+        design = designs.setdefault(episode.model, UserDesign(episode.model))
+        design.n_episodes += 1
+        design.environments.add(f"{episode.environment}|{episode.ablation}")
+        design.levels.add(episode.ablation)
+        design.budgets.add((episode.tool_budget, episode.turn_budget))
+    return designs
 
 
 def _pct(value: float | None) -> float | None:
@@ -245,3 +311,28 @@ def paper_comparison(summary: ScoreSummary, episodes: Iterable[Episode] = ()) ->
             "differs.",
         ],
     }
+
+
+_LABELS = {"uniform_random": "baseline uniform random", "believe_one": "baseline believe one at random",
+           "always_reject": "baseline always reject"}  # fmt: skip
+
+
+def paper_lines(block: dict) -> list[dict]:
+    """Lines {"label", "subject", "sample", "where", "n", "cells": {metric: shown}} from a `reference` block's
+    model and baseline rows (the generator rows of Section 4.4 and the ranges are left to the full list)."""
+    lines: dict[tuple[str, str], dict] = {}
+    for row in block["rows"]:
+        if row["kind"] not in ("model", "baseline") or row.get("generator") or row["metric"] not in (
+            *MODEL_METRICS, "believe_acc", "reject_acc"):  # fmt: skip
+            continue
+        key = (row["subject"], row["sample"])
+        label = f"paper: {_LABELS.get(row['subject'], row['subject'])}"
+        line = lines.setdefault(key, {"label": label, "subject": row["subject"], "sample": row["sample"],
+                                      "where": set(), "n": row.get("n_cases"), "cells": {}})  # fmt: skip
+        line["where"].add(row["section"].split(" ", 1)[0])
+        line["cells"][row["metric"]] = row["shown"]
+    result = []
+    for line in lines.values():
+        line["where"] = "§" + ", §".join(sorted(line["where"]))
+        result.append(line)
+    return result

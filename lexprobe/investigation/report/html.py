@@ -294,7 +294,7 @@ def write_investigation_report(
     summary's; `notes` are shown as caveats (missing environments, left-out episodes); `paper` (the block of
     `lexprobe.investigation.paper_figures.compare.paper_comparison`, or None) adds the paper's rows. Raises OSError
     when the page cannot be written."""
-    from lexprobe.investigation.paper_figures.lines import paper_lines
+    from lexprobe.investigation.paper_figures.compare import paper_lines
 
     settings = settings or summary.settings
     strict = settings is not None and not settings.dont_know_as_reject
