@@ -104,15 +104,11 @@ def outside_documents(environment: Environment) -> list[str]:
     (absolute, `..`, backslashes, empty: `validate_files.corpus_path_problem`). Such a document is never read and
     never shown to the agent: it is left out of the run, which goes on with the others."""
     return [
-        f"document {shown(document.doc_id)}: path {shown(document.path)!r} {problem}; left out of the run (never read)"
+        f"document {shown(document.doc_id)}: path {shown(document.path)!r} is refused ({problem}); left out of the "
+        "run (never read)"
         for document in environment.documents
-        if (problem := _path_problem(document.path))
+        if (problem := corpus_path_problem(document.path))
     ]
-
-
-def _path_problem(path: str) -> str | None:
-    problem = corpus_path_problem(path)
-    return None if problem is None else f"is refused ({problem})"
 
 
 def _refuse_linked_folder(env_dir: Path, name: str) -> None:

@@ -62,12 +62,9 @@ class HarnessSettings:
 
     def to_meta(self) -> dict:
         """JSON-ready settings for the run store."""
-        keys = ("model", "tool_budget", "turn_budget", "seed", "protocol", "shell", "temperature", "max_tokens")
-        return {key: getattr(self, key) for key in keys} | self.prompt_meta()
-
-    def prompt_meta(self) -> dict:
-        """The prompt settings of the run store: whether the budget is told, and the digest of the prompt set."""
-        return {"tell_budget": self.tell_budget, "prompts": self.prompts.digest}
+        keys = ("model", "tool_budget", "turn_budget", "seed", "protocol", "shell", "temperature", "max_tokens",
+                "tell_budget")  # fmt: skip
+        return {key: getattr(self, key) for key in keys} | {"prompts": self.prompts.digest}  # the prompt set's digest
 
 
 class EpisodeFailed(RuntimeError):

@@ -43,7 +43,6 @@ ADDED_ROLES: dict[AblationLevel, frozenset[Role]] = {
     "+chaff50": frozenset({Role.chaff}),
     "+chaff100": frozenset({Role.chaff}),
 }
-_CHAFF_SHARE: dict[AblationLevel, float] = {"+chaff50": 0.5, "+chaff100": 1.0}
 _ALIASES: dict[str, AblationLevel] = {
     "+pro_alt": "+pro_alternative",
     "pro_alt": "+pro_alternative",
@@ -97,11 +96,6 @@ def roles_at(level: str) -> frozenset[Role]:
     return frozenset(roles)
 
 
-def chaff_share(level: str) -> float:
-    """Return the share of the chaff a level holds: 0, 0.5 or 1. ValueError for an unknown level."""
-    return _CHAFF_SHARE.get(canonical_level(level), 0.0)
-
-
 def _chaff_rank(document: LadderDocument, seed: int) -> tuple[str, str]:
     key = f"{seed}:{document.series or document.doc_id}"
     return hashlib.sha256(key.encode("utf-8")).hexdigest(), document.doc_id
@@ -118,12 +112,9 @@ def select(documents: Sequence[D], level: str, seed: int = 0) -> list[D]:
     """Return the documents of the corpus at ablation `level`, in input order.
 
     `seed` picks the `+chaff50` half (`chaff_half`). Raises ValueError for an unknown level."""
-    canonical = canonical_level(level)
-    roles = roles_at(canonical) - {Role.chaff}
-    share = chaff_share(canonical)
-    if share >= 1:
-        roles = roles | {Role.chaff}
-    kept_chaff = chaff_half(documents, seed) if 0 < share < 1 else set()
+    half = canonical_level(level) == "+chaff50"  # only the seeded half of the chaff
+    roles = roles_at(level) - ({Role.chaff} if half else set())
+    kept_chaff = chaff_half(documents, seed) if half else set()
     return [d for d in documents if d.role in roles or d.doc_id in kept_chaff]
 
 

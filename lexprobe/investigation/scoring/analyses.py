@@ -26,7 +26,7 @@ Definitions (docs/investigation.md, "Scoring"):
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -56,18 +56,14 @@ POOLED = "all models"
 # --- complete outputs ------------------------------------------------------------------------------------------
 
 
-def turn_one_finished(episode: Episode) -> bool:
-    """True when the episode ran to the end (status complete) with a non-empty Turn-1 summary that the token limit
-    did not cut (`summary_truncated`, where the episode records it)."""
-    truncated = bool(getattr(episode, "summary_truncated", False))
-    return episode.status == "complete" and bool(episode.summary.strip()) and not truncated
-
-
 def complete_output(episode: Episode) -> bool:
-    """True when Turn 1 finished and every hypothesis got a readable verdict (Section 4.1's complete output), and
-    the Turn-2 reply did not copy the prompt's example (`verdict_example`)."""
+    """True when Turn 1 finished (status complete, a non-empty summary the token limit did not cut) and every
+    hypothesis got a readable verdict (Section 4.1's complete output), and the Turn-2 reply did not copy the prompt's
+    example (`verdict_example`)."""
     return (
-        turn_one_finished(episode)
+        episode.status == "complete"
+        and bool(episode.summary.strip())
+        and not episode.summary_truncated
         and not episode.unparsed
         and bool(episode.verdicts)
         and all(v.verdict is not None for v in episode.verdicts)
@@ -262,11 +258,6 @@ def strategy_correlations(
 # --- generator robustness -------------------------------------------------------------------------------------
 
 
-def generator_of(documents: Environment | Mapping[str, str] | None) -> str:
-    """The generator an environment records ('' when it records none or only its roles are known)."""
-    return documents.case.generator if isinstance(documents, Environment) else ""
-
-
 def _rate(generator: str, model: str, scores: list[EpisodeScore], replicates: int, seed: int) -> GeneratorRate:
     return GeneratorRate(
         generator=generator,
@@ -310,7 +301,8 @@ def generator_robustness(
     scores: dict[str, list[EpisodeScore]] = {}
     unrecorded = 0
     for episode in episodes:
-        generator = generator_of((environments or {}).get(episode.env_dir))
+        documents = (environments or {}).get(episode.env_dir)  # no generator when only its roles are known
+        generator = documents.case.generator if isinstance(documents, Environment) else ""
         if not generator:
             unrecorded += 1
             continue

@@ -127,10 +127,6 @@ def _same_level(a: str, b: str) -> bool:
         return a == b
 
 
-def _short(digest: str) -> str:
-    return digest[:12]
-
-
 def check_episodes(runs: Runs, loaded: dict[str, LoadedEnvironment | None]) -> list[str]:
     """Refuse a complete episode whose ablation level or corpus hash differs from its environment's (BadInputError,
     one line naming the episode, the environment folder and what differs); return the warnings for episodes that
@@ -157,8 +153,8 @@ def check_episodes(runs: Runs, loaded: dict[str, LoadedEnvironment | None]) -> l
                 no_corpus.add(str(env.folder))
             elif episode.corpus_hash != env.corpus_hash:
                 raise BadInputError(
-                    f"episode {episode.episode_id!r} ran on corpus {_short(episode.corpus_hash)} but {env.folder} "
-                    f"now holds corpus {_short(env.corpus_hash)} (its documents changed since the run)"
+                    f"episode {episode.episode_id!r} ran on corpus {episode.corpus_hash[:12]} but {env.folder} "
+                    f"now holds corpus {env.corpus_hash[:12]} (its documents changed since the run)"
                 )
     return _warnings(unhashed, unlevelled, no_corpus)
 

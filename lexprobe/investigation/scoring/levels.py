@@ -28,9 +28,6 @@ from lexprobe.investigation.scoring.aggregates import paired_comparison, rounded
 from lexprobe.investigation.scoring.metrics import UNSPECIFIED, EpisodeScore
 from lexprobe.investigation.scoring.schema import Comparison, VerdictTransitions
 
-__all__ = ["ALL_MODELS", "VERDICTS", "VerdictTransitions", "consecutive_levels", "level_difference",
-           "level_differences", "level_name", "level_transitions", "verdict_transitions"]  # fmt: skip
-
 VERDICTS = ("believe", "reject", "dont_know")
 ALL_MODELS = "all models"
 

@@ -127,12 +127,8 @@ def same_model(a: str, b: str) -> bool:
         left, right = parse_model_spec(a), parse_model_spec(b)
     except ModelConfigError:
         return False
-    return (left.backend, left.name, left.path, left.base_url) == (
-        right.backend,
-        right.name,
-        right.path,
-        right.base_url,
-    )
+    fields = ("backend", "name", "path", "base_url")
+    return [getattr(left, name) for name in fields] == [getattr(right, name) for name in fields]
 
 
 def check_judge(records: Sequence[tuple[Path, QARecord]], judge: str) -> None:

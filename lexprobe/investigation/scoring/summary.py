@@ -4,6 +4,7 @@ comparisons, baselines, usage and recall by role."""
 from __future__ import annotations
 
 import itertools
+import statistics
 from collections.abc import Sequence
 
 from lexprobe.investigation.agent.episode import Episode
@@ -134,13 +135,8 @@ def comparisons(
 
 def modal_hypothesis_count(episodes: Sequence[Episode], default: int = 4) -> int:
     """The most common number of hypotheses per episode (the smallest on a tie), `default` without episodes."""
-    counts: dict[int, int] = {}
-    for episode in episodes:
-        if episode.verdicts:
-            counts[len(episode.verdicts)] = counts.get(len(episode.verdicts), 0) + 1
-    if not counts:
-        return default
-    return max(sorted(counts), key=lambda n: counts[n])
+    counts = [len(episode.verdicts) for episode in episodes if episode.verdicts]
+    return min(statistics.multimode(counts)) if counts else default
 
 
 def model_summaries(
