@@ -2,7 +2,7 @@
 from a LOCAL copy into lexprobe environment directories. Nothing here touches the network: the table is read with
 `datasets` from local files with HF_DATASETS_OFFLINE=1.
 
-ASSUMED LAYOUT (the real one could not be inspected offline; verify it against a download and adapt `_ALIASES`,
+ASSUMED LAYOUT (the real one could not be inspected offline; verify it against a download and adapt `_COLUMNS`,
 `_KIND_LABELS`, `_ROLE_LABELS` and `_row_to_environment`):
 
     DATASET_DIR/
@@ -263,34 +263,9 @@ def _import_row(path: Path, index: int, raw: dict[str, Any], out: Path, *, extra
 
 def _row_to_environment(row: _Row) -> tuple[Environment, QuestionSet, dict[str, Path | bytes]]:
     r = row.row
-    try:
-        case = CaseInfo(
-            case_id=row.case_id,
-            name=_get(r, "case_name", "name", default=""),
-            court=_get(r, "court", default=""),
-            docket=_get(r, "docket", default=""),
-            category=_get(r, "category", default=""),
-            dispositive_question=_get(r, "dispositive_question", default=""),
-            disposition=_get(r, "disposition", default=""),
-            source=_get(r, "source", default=f"{DATASET_NAME} (local copy at {row.path})"),
-        )
-    except ValueError as exc:
-        raise row.error("case", _first_error(exc)) from None
-    entities = [
-        _build(
-            row,
-            where,
-            Entity,
-            {
-                "entity_id": _get(e, "entity_id", "id"),
-                "name": _get(e, "name"),
-                "kind": _get(e, "kind", default="other"),
-                "aliases": _get(e, "aliases", default=[]),
-                "description": _get(e, "description", default=""),
-            },
-        )
-        for where, e in row.items("entities")
-    ]
+    source = _get(r, "source", default=f"{DATASET_NAME} (local copy at {row.path})")
+    case = _build(row, "case", CaseInfo, r, case_id=row.case_id, source=source)
+    entities = [_build(row, where, Entity, e) for where, e in row.items("entities")]
     facts = [_fact(row, where, f) for where, f in row.items("facts")]
     hypotheses = [_hypothesis(row, where, h) for where, h in row.items("hypotheses")]
     documents: list[Document] = []
@@ -304,6 +279,61 @@ def _row_to_environment(row: _Row) -> tuple[Environment, QuestionSet, dict[str, 
     return env, QuestionSet(questions=questions), files
 
 
+#: Per model, the fields read from a row's columns: (the column names, the first one set wins; the default). The
+#: other fields are given to `_build` (ids with a generated default, labels read through the label tables, ...).
+_COLUMNS: dict[type, dict[str, tuple[tuple[str, ...], Any]]] = {
+    CaseInfo: {
+        "name": (("case_name", "name"), ""),
+        "court": (("court",), ""),
+        "docket": (("docket",), ""),
+        "category": (("category",), ""),
+        "dispositive_question": (("dispositive_question",), ""),
+        "disposition": (("disposition",), ""),
+    },
+    Entity: {
+        "entity_id": (("entity_id", "id"), None),
+        "name": (("name",), None),
+        "kind": (("kind",), "other"),
+        "aliases": (("aliases",), []),
+        "description": (("description",), ""),
+    },
+    Fact: {
+        "fact_id": (("fact_id", "id"), None),
+        "text": (("text", "proposition"), None),
+        "citation": (("citation",), ""),
+        "highlight": (("highlight", "highlight_text"), ""),
+    },
+    Hypothesis: {
+        "hypothesis_id": (("hypothesis_id", "id"), None),
+        "claim": (("claim",), None),
+        "supporting_facts": (("supporting_facts", "supporting_fact_ids"), []),
+        "refuting_facts": (("refuting_facts", "refuting_fact_ids"), []),
+        "party": (("party",), ""),
+    },
+    SubClaim: {
+        "label": (("label", "sub_claim", "text"), ""),
+        "facts": (("facts", "supporting_fact_ids", "fact_ids"), []),
+        "ruling": (("ruling", "judge_ruling"), None),
+        "rationale": (("rationale", "rationale_quote"), ""),
+    },
+    Document: {
+        "doc_type": (("doc_type",), "other"),
+        "author": (("author",), None),
+        "mentions": (("mentions",), []),
+        "facts": (("facts", "fact_ids"), []),
+        "target_hypothesis": (("target_hypothesis", "target"), None),
+        "series": (("series",), None),
+        "title": (("title",), ""),
+    },
+    RubricItem: {"text": (("text",), None), "fact_id": (("fact_id",), None)},
+    Question: {
+        "question": (("question",), None),
+        "answer": (("answer",), None),
+        "facts": (("facts", "fact_ids"), []),
+    },
+}
+
+
 def _first_error(exc: Exception) -> str:
     errors = getattr(exc, "errors", None)
     if callable(errors):
@@ -312,9 +342,11 @@ def _first_error(exc: Exception) -> str:
     return str(exc)
 
 
-def _build(row: _Row, where: str, model: type, values: dict[str, Any]) -> Any:
+def _build(row: _Row, where: str, model: type, item: dict[str, Any], **given: Any) -> Any:
+    """`model` from `item`'s columns (`_COLUMNS`) and the `given` fields; an error names the row and `where`."""
+    values = {field: _get(item, *names, default=default) for field, (names, default) in _COLUMNS[model].items()}
     try:
-        return model.model_validate(values)
+        return model.model_validate(values | given)
     except ValueError as exc:
         raise row.error(where, _first_error(exc)) from None
 
@@ -335,37 +367,12 @@ def _fact(row: _Row, where: str, f: dict[str, Any]) -> Fact:
     if source is None:
         source = "injected" if str(_get(f, "type", default="")).startswith("injected") else "opinion"
     source = _label(row, f"{where}.source", source, {s: s for s in _FACT_SOURCES}, "fact source")
-    return _build(
-        row,
-        where,
-        Fact,
-        {
-            "fact_id": _get(f, "fact_id", "id"),
-            "text": _get(f, "text", "proposition"),
-            "source": source,
-            "disputed": bool(_get(f, "disputed", default=False)),
-            "citation": _get(f, "citation", default=""),
-            "highlight": _get(f, "highlight", "highlight_text", default=""),
-        },
-    )
+    return _build(row, where, Fact, f, source=source, disputed=bool(_get(f, "disputed", default=False)))
 
 
 def _hypothesis(row: _Row, where: str, h: dict[str, Any]) -> Hypothesis:
     kind = _label(row, f"{where}.kind", _get(h, "kind", "label"), _KIND_LABELS, "hypothesis kind")
-    return _build(
-        row,
-        where,
-        Hypothesis,
-        {
-            "hypothesis_id": _get(h, "hypothesis_id", "id"),
-            "kind": kind,
-            "claim": _get(h, "claim"),
-            "sub_claims": _sub_claims(row, where, h),
-            "supporting_facts": _get(h, "supporting_facts", "supporting_fact_ids", default=[]),
-            "refuting_facts": _get(h, "refuting_facts", "refuting_fact_ids", default=[]),
-            "party": _get(h, "party", default=""),
-        },
-    )
+    return _build(row, where, Hypothesis, h, kind=kind, sub_claims=_sub_claims(row, where, h))
 
 
 def _sub_claims(row: _Row, where: str, h: dict[str, Any]) -> list[SubClaim]:
@@ -378,14 +385,8 @@ def _sub_claims(row: _Row, where: str, h: dict[str, Any]) -> list[SubClaim]:
             item = {"label": item}
         if not isinstance(item, dict):
             raise row.error(here, "a sub-claim is a string or {sub_claim_id, label, facts, ruling, rationale}")
-        values = {
-            "sub_claim_id": _get(item, "sub_claim_id", "id", default=f"{hypothesis_id}_{k}"),
-            "label": _get(item, "label", "sub_claim", "text", default=""),
-            "facts": _get(item, "facts", "supporting_fact_ids", "fact_ids", default=[]),
-            "ruling": _get(item, "ruling", "judge_ruling"),
-            "rationale": _get(item, "rationale", "rationale_quote", default=""),
-        }
-        sub_claims.append(_build(row, here, SubClaim, values))
+        sub_claim_id = _get(item, "sub_claim_id", "id", default=f"{hypothesis_id}_{k}")
+        sub_claims.append(_build(row, here, SubClaim, item, sub_claim_id=sub_claim_id))
     return sub_claims
 
 
@@ -421,25 +422,8 @@ def _document(row: _Row, where: str, d: dict[str, Any], taken: dict[str, Path | 
         raise row.error(f"{where}.filename", f"{filename!r}: unsupported format (one of {', '.join(FORMATS)})")
     if filename in taken:
         raise row.error(f"{where}.filename", f"{filename!r} is used by two documents")
-    document = _build(
-        row,
-        where,
-        Document,
-        {
-            "doc_id": doc_id,
-            "path": filename,
-            "format": suffix,
-            "doc_type": _get(d, "doc_type", default="other"),
-            "date": _iso(_get(d, "date")),
-            "author": _get(d, "author"),
-            "mentions": _get(d, "mentions", default=[]),
-            "role": role,
-            "facts": _get(d, "facts", "fact_ids", default=[]),
-            "target_hypothesis": _get(d, "target_hypothesis", "target"),
-            "series": _get(d, "series"),
-            "title": _get(d, "title", default=""),
-        },
-    )
+    document = _build(row, where, Document, d, doc_id=doc_id, path=filename, format=suffix,
+                      date=_iso(_get(d, "date")), role=role)  # fmt: skip
     return document, content
 
 
@@ -449,29 +433,9 @@ def _question(row: _Row, where: str, index: int, q: dict[str, Any]) -> Question:
         if isinstance(item, str):
             rubric.append(RubricItem(item_id=f"r{j + 1}", text=item))
         elif isinstance(item, dict):
-            rubric.append(
-                _build(
-                    row,
-                    f"{where}.rubric[{j}]",
-                    RubricItem,
-                    {
-                        "item_id": _get(item, "item_id", "id", default=f"r{j + 1}"),
-                        "text": _get(item, "text"),
-                        "fact_id": _get(item, "fact_id"),
-                    },
-                )
-            )
+            item_id = _get(item, "item_id", "id", default=f"r{j + 1}")
+            rubric.append(_build(row, f"{where}.rubric[{j}]", RubricItem, item, item_id=item_id))
         else:
             raise row.error(f"{where}.rubric[{j}]", "a rubric item is a string or {item_id, text}")
-    return _build(
-        row,
-        where,
-        Question,
-        {
-            "question_id": _get(q, "question_id", "id", default=f"q{index + 1:03d}"),
-            "question": _get(q, "question"),
-            "answer": _get(q, "answer"),
-            "rubric": rubric,
-            "facts": _get(q, "facts", "fact_ids", default=[]),
-        },
-    )
+    question_id = _get(q, "question_id", "id", default=f"q{index + 1:03d}")
+    return _build(row, where, Question, q, question_id=question_id, rubric=rubric)
