@@ -169,7 +169,7 @@ def test_a_worker_refuses_an_environment_missing_or_different_on_its_node(tmp_pa
     """The worker opens the environment itself: one absent at the driver's path, or one whose corpus hash differs
     from the driver's, is refused with a line saying which (the driver adds the node's name)."""
     from lexprobe.investigation.agent.harness import HarnessSettings
-    from lexprobe.investigation.agent.run_unit import EpisodeUnit
+    from lexprobe.investigation.agent.run import EpisodeUnit
     from lexprobe.investigation.sample.build import build_sample_environment
     from lexprobe.models.errors import ModelConfigError
 

@@ -29,8 +29,7 @@ from lexprobe.engine.executor import Engine
 from lexprobe.investigation.agent.corpus_view import CorpusView
 from lexprobe.investigation.agent.episode import Episode, safe_name
 from lexprobe.investigation.agent.harness import Agent, HarnessSettings
-from lexprobe.investigation.agent.run import QA_KIND, open_run, run_gated
-from lexprobe.investigation.agent.run_unit import RunUnit
+from lexprobe.investigation.agent.run import QA_KIND, RunUnit, open_run, run_gated
 from lexprobe.investigation.environment.format import Question
 from lexprobe.models.types import Message
 
