@@ -14,8 +14,7 @@ from lexprobe.engine.cache import ResponseCache
 from lexprobe.engine.config import EngineConfig
 from lexprobe.engine.store import RunStore
 from lexprobe.investigation.agent.episode import load_episodes
-from lexprobe.investigation.agent.harness import HarnessSettings, shuffled
-from lexprobe.investigation.agent.protocol import parse_text_calls
+from lexprobe.investigation.agent.harness import HarnessSettings, parse_text_calls, shuffled
 from lexprobe.investigation.agent.run import run_investigations
 from lexprobe.investigation.sample.build import build_sample_environment
 

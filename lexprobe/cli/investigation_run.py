@@ -276,7 +276,7 @@ def qa(
     from rich.table import Table
     from rich.text import Text
 
-    from lexprobe.investigation.qa.run_questions import check_qa_models, run_questions
+    from lexprobe.investigation.qa.runner import check_qa_models, run_questions
 
     judge_model = check_qa_models(model, judge, batch=engine.batch, ray=engine.ray)
     settings = agent.settings(model, tool_budget=tool_budget, turn_budget=turn_budget)

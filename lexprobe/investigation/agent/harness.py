@@ -2,7 +2,8 @@
 
 `Agent` is the tool-using turn every task shares, in the shape of mini-swe-agent's `DefaultAgent`: ask the model,
 record its reply, run the calls it made, tell it the results, until it replies without a call. Two objects hold what
-varies: the tool protocol (`protocol.py`: native tool calling or `TOOL:` lines) and the `Budget` of tool calls and
+varies: the tool protocol (`tool_protocol`: native tool calling, or `TOOL: {"name": ..., "arguments": {...}}` lines
+for models served without tool calling) and the `Budget` of tool calls and
 assistant replies, which raises `LimitsExceeded` once spent; the model is then told so (`budget_spent.j2`), further
 calls are denied (never run) and its next reply, with no tools offered, ends the turn. A task composes an `Agent`:
 `EpisodeRunner` (Turn 1, then Turn 2) here, `qa.runner.QARunner` (the answer, then the rubric judge).
@@ -20,7 +21,9 @@ last completed step at no model cost. Tools run in the `Toolbox` (the shell in i
 
 from __future__ import annotations
 
+import json
 import random
+import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -30,12 +33,13 @@ from lexprobe.engine.executor import Engine
 from lexprobe.investigation.agent.corpus_view import CorpusView
 from lexprobe.investigation.agent.episode import EPISODES_DIR, Episode, HypothesisVerdict, ToolCallRecord
 from lexprobe.investigation.agent.prompts import CORPUS_PATH, PromptSet, case_type, package_prompts
-from lexprobe.investigation.agent.protocol import tool_protocol
 from lexprobe.investigation.agent.tools import Toolbox, tool_specs
 from lexprobe.investigation.agent.verdict_example import NO_SUMMARY, copies_example
 from lexprobe.investigation.agent.verdicts import parse_verdicts
 from lexprobe.investigation.environment.format import Hypothesis
 from lexprobe.models.types import Message, Request, Response, ToolCall, ToolSpec
+
+_TEXT_CALL = re.compile(r"^\s*TOOL:\s*(.+?)\s*$", re.MULTILINE)
 
 #: Budgets of Appendix A: the investigation's Turn 1 (both providers), and factual QA (the paper's Claude Agent SDK
 #: setting: 15 turns, 30 tool calls; its OpenAI Agents SDK setting is 50 turns, 30 tool calls).
@@ -65,6 +69,78 @@ class HarnessSettings:
         keys = ("model", "tool_budget", "turn_budget", "seed", "protocol", "shell", "temperature", "max_tokens",
                 "tell_budget")  # fmt: skip
         return {key: getattr(self, key) for key in keys} | {"prompts": self.prompts.digest}  # the prompt set's digest
+
+
+def parse_text_calls(text: str, step: int) -> tuple[ToolCall, ...]:
+    """Return the `TOOL: {...}` calls of a text-protocol reply (malformed ones as calls with raw arguments)."""
+    calls = []
+    for index, match in enumerate(_TEXT_CALL.finditer(text or "")):
+        try:
+            payload = json.loads(match.group(1))
+            name, arguments = str(payload.get("name", "")), payload.get("arguments", {})
+            if not isinstance(arguments, dict):
+                raise ValueError("arguments is not an object")
+            calls.append(ToolCall(id=f"text_{step}_{index}", name=name, arguments=arguments))
+        except (ValueError, AttributeError):
+            calls.append(ToolCall(id=f"text_{step}_{index}", name="?", raw_arguments=match.group(1)))
+    return tuple(calls)
+
+
+@dataclass(frozen=True)
+class NativeTools:
+    """The backend's own tool calling: the request offers the tools, the reply's tool calls are the calls, and each
+    result goes back as a `tool` message."""
+
+    specs: tuple[ToolSpec, ...]
+
+    def opening(self, prompt: str) -> list[Message]:
+        """The messages a tool-using turn starts with."""
+        return [Message(role="user", content=prompt)]
+
+    def offered(self) -> tuple[ToolSpec, ...]:
+        """The tools a request offers while the budget lasts."""
+        return self.specs
+
+    def calls(self, response: Response, step: int) -> tuple[ToolCall, ...]:
+        """The tool calls of the model's reply at `step`."""
+        return response.tool_calls
+
+    def assistant(self, response: Response, calls: tuple[ToolCall, ...]) -> Message:
+        """The model's reply as the conversation holds it."""
+        return Message(role="assistant", content=response.text, tool_calls=calls)
+
+    def result(self, call: ToolCall, output: str) -> Message:
+        """What the model is told a call returned."""
+        return Message(role="tool", content=output, tool_call_id=call.id, name=call.name)
+
+
+@dataclass(frozen=True)
+class TextTools(NativeTools):
+    """For models served without tool calling: a system message describes the tools (`text_protocol.j2`), the request
+    offers none, the calls are the reply's `TOOL:` lines, and each result goes back as a user message."""
+
+    prompts: PromptSet
+
+    def opening(self, prompt: str) -> list[Message]:
+        protocol = self.prompts.render("text_protocol.j2", tools=list(self.specs))
+        return [Message(role="system", content=protocol), *super().opening(prompt)]
+
+    def offered(self) -> tuple[ToolSpec, ...]:
+        return ()
+
+    def calls(self, response: Response, step: int) -> tuple[ToolCall, ...]:
+        return parse_text_calls(response.text, step)
+
+    def assistant(self, response: Response, calls: tuple[ToolCall, ...]) -> Message:
+        return Message(role="assistant", content=response.text)  # its calls are in its text
+
+    def result(self, call: ToolCall, output: str) -> Message:
+        return Message(role="user", content=f"Result of {call.name}:\n{output}")
+
+
+def tool_protocol(name: str, specs: list[ToolSpec], prompts: PromptSet) -> NativeTools:
+    """The protocol `name` (`native` or `text`) over the tools `specs`."""
+    return TextTools(tuple(specs), prompts) if name == "text" else NativeTools(tuple(specs))
 
 
 class EpisodeFailed(RuntimeError):
