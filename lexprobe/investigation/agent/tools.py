@@ -81,48 +81,33 @@ class ToolResult:
         return list(dict.fromkeys([*self.opened, *self.seen]))
 
 
+def _spec(name: str, description: str, properties: dict[str, dict], required: str) -> ToolSpec:
+    """One tool whose arguments are an object of `properties`, of which `required` must be given."""
+    schema = {"type": "object", "properties": properties, "required": [required]}
+    return ToolSpec(name=name, description=description, parameters=schema)
+
+
 def tool_specs(shell_enabled: bool = True) -> list[ToolSpec]:
     """Return the JSON-schema descriptions of the tools (without `shell` when it is disabled)."""
+    read = {
+        "path": {"type": "string", "description": "Document path, e.g. emails/0001.pdf"},
+        "offset": {"type": "integer", "description": "First line (1-based).", "default": 1},
+        "limit": {"type": "integer", "description": f"Lines (max {MAX_READ_LINES}).", "default": 200},
+    }
+    grep = {
+        "pattern": {"type": "string"},
+        "path": {"type": "string", "description": "Folder or document to search.", "default": "."},
+    }
     specs = [
-        ToolSpec(
-            name="read",
-            description="Read a document's text with line numbers. Paths are relative to the corpus.",
-            parameters={
-                "type": "object",
-                "properties": {
-                    "path": {"type": "string", "description": "Document path, e.g. emails/0001.pdf"},
-                    "offset": {"type": "integer", "description": "First line (1-based).", "default": 1},
-                    "limit": {"type": "integer", "description": f"Lines (max {MAX_READ_LINES}).", "default": 200},
-                },
-                "required": ["path"],
-            },
-        ),
-        ToolSpec(
-            name="glob",
-            description="List document paths matching a pattern (* within a folder, ** across folders).",
-            parameters={"type": "object", "properties": {"pattern": {"type": "string"}}, "required": ["pattern"]},
-        ),
-        ToolSpec(
-            name="grep",
-            description="Search documents for a regular expression; returns path:line: text with context.",
-            parameters={
-                "type": "object",
-                "properties": {
-                    "pattern": {"type": "string"},
-                    "path": {"type": "string", "description": "Folder or document to search.", "default": "."},
-                },
-                "required": ["pattern"],
-            },
-        ),
-    ]
+        _spec("read", "Read a document's text with line numbers. Paths are relative to the corpus.", read, "path"),
+        _spec("glob", "List document paths matching a pattern (* within a folder, ** across folders).",
+              {"pattern": {"type": "string"}}, "pattern"),
+        _spec("grep", "Search documents for a regular expression; returns path:line: text with context.", grep,
+              "pattern"),
+    ]  # fmt: skip
     if shell_enabled:
-        specs.append(
-            ToolSpec(
-                name="shell",
-                description="Run a read-only shell command (grep, sed -n, head, wc, ls, ...) in the corpus folder.",
-                parameters={"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]},
-            )
-        )
+        specs.append(_spec("shell", "Run a read-only shell command (grep, sed -n, head, wc, ls, ...) in the corpus "
+                           "folder.", {"command": {"type": "string"}}, "command"))  # fmt: skip
     return specs
 
 
