@@ -184,19 +184,13 @@ async def run_investigations(
     meta = settings.to_meta()
     store, views, hashes = open_run(env_dirs, run_dir, RUN_KIND, settings.model, "investigation_settings", meta)
     jobs = [
-        _episode_job(view, settings, epoch, run_dir, digest)
+        EpisodeUnit(env_dir=str(view.env_dir), corpus_hash=digest, settings=settings, run_dir=run_dir, view=view,
+                    name=resumed_episode_id(run_dir, view, settings.model, epoch), epoch=epoch)
         for view, digest in zip(views, hashes, strict=True)
         for epoch in range(settings.epochs)
-    ]
+    ]  # fmt: skip
     return await run_gated(store, cache, config, jobs, concurrency, on_episode, unit="episode(s)",
                            permanent_failures=permanent_failures)  # fmt: skip
-
-
-def _episode_job(view: CorpusView, settings: HarnessSettings, epoch: int, run_dir: Path, digest: str) -> EpisodeUnit:
-    """The unit of one episode: its id (`resumed_episode_id`) fixed now, the runner built when it starts."""
-    name = resumed_episode_id(run_dir, view, settings.model, epoch)
-    return EpisodeUnit(env_dir=str(view.env_dir), corpus_hash=digest, settings=settings, name=name, run_dir=run_dir,
-                       view=view, epoch=epoch)  # fmt: skip
 
 
 def resumed_episode_id(run_dir: Path, view: CorpusView, model: str, epoch: int) -> str:

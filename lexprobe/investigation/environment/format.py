@@ -123,14 +123,6 @@ class SubClaim(_Model):
     rationale: str = Field(default="", description="Verified opinion quote giving the ruling's reason (may be empty).")
 
 
-def upgrade_sub_claims(hypothesis_id: str, sub_claims: list[Any]) -> list[Any]:
-    """Return `sub_claims` with each string (schema version 1) made a sub-claim `<hypothesis_id>_<k>` (k from 1)."""
-    return [
-        {"sub_claim_id": f"{hypothesis_id}_{k}", "label": item} if isinstance(item, str) else item
-        for k, item in enumerate(sub_claims, start=1)
-    ]
-
-
 class Hypothesis(_Model):
     """One reading of the case: a claim, its sub-claims, and the facts that support and refute it."""
 
@@ -145,11 +137,14 @@ class Hypothesis(_Model):
     @model_validator(mode="before")
     @classmethod
     def _version_1_sub_claims(cls, data: Any) -> Any:
-        """Accept version-1 sub-claims (strings) by making them sub-claim objects without facts or ruling."""
+        """Accept version-1 sub-claims (strings) by making them sub-claim objects `<hypothesis_id>_<k>` (k from 1)
+        without facts or ruling."""
         if isinstance(data, dict) and isinstance(data.get("sub_claims"), list):
             hypothesis_id = data.get("hypothesis_id")
             prefix = hypothesis_id if isinstance(hypothesis_id, str) else "h"
-            data = {**data, "sub_claims": upgrade_sub_claims(prefix, data["sub_claims"])}
+            upgraded = [{"sub_claim_id": f"{prefix}_{k}", "label": item} if isinstance(item, str) else item
+                        for k, item in enumerate(data["sub_claims"], start=1)]  # fmt: skip
+            data = {**data, "sub_claims": upgraded}
         return data
 
 

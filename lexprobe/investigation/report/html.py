@@ -32,7 +32,6 @@ from lexprobe.investigation.scoring.schema import (
     ScoreSummary,
     ScoringSettings,
 )
-from lexprobe.investigation.scoring.summary import ablation_sort_key
 from lexprobe.reporting.figures import INK, MUTED, PALETTE, bar_chart, new_figure
 from lexprobe.reporting.html import figure, write_report
 from lexprobe.reporting.numbers import pct
@@ -196,9 +195,9 @@ def strategy_chart(models: list[ModelSummary], points: list[CoveragePoint], bloc
     return fig
 
 
-def ablation_chart(models: list[ModelSummary], baselines: Baselines) -> Figure:
-    """Case solved by ablation level, one line per model with 95% intervals, baselines as reference lines."""
-    levels = sorted({level for m in models for level in m.by_ablation}, key=ablation_sort_key)
+def ablation_chart(models: list[ModelSummary], baselines: Baselines, levels: list[str]) -> Figure:
+    """Case solved by `levels` (the summary's, in the ladder's order), one line per model with 95% intervals,
+    baselines as reference lines."""
     fig, ax = new_figure(width=max(6.5, 2.5 + 1.1 * len(levels)))
     xs = np.arange(len(levels), dtype=float)
     for index, model in enumerate(models):
@@ -262,14 +261,14 @@ def figures(
                 f"is uniform retrieval.{strategy_marks}",
             )
         )
-    if len(summary.levels()) > 1:
+    if len(levels := summary.levels()) > 1:
         counts = "; ".join(
             f"{m.model} {level}: n={cell.n_episodes}" for m in models for level, cell in m.by_ablation.items()
         )
         result.append(
             figure(
                 "Case solved by ablation level (cf. Figure 5)",
-                lambda: ablation_chart(models, baselines),
+                lambda: ablation_chart(models, baselines, levels),
                 f"Cumulative corpus levels ({counts}). Whiskers: 95% cluster-bootstrap intervals per level; paired "
                 "differences between consecutive levels are in the comparisons table.",
             )

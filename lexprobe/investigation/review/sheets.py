@@ -338,7 +338,7 @@ def read_review_sheets(env_dir: Path, sheets: list[Path]) -> ReviewReport:
     rows = [_stage_row(stage, [v for v in verdicts if v.stage == stage]) for stage in stages]
     rows = [row for row in rows if row.n]
     rows.append(_stage_row(ALL_STAGES, verdicts))
-    pairs = [_pair_row(a, b, verdicts) for a, b in combinations(sorted(reviewers), 2)]
+    pairs = [PairRow((a, b), *_pair_kappa(a, b, verdicts)) for a, b in combinations(sorted(reviewers), 2)]
     return ReviewReport(env.case.case_id, reviewers, blank, rows, pairs, verdicts)
 
 
@@ -461,8 +461,3 @@ def _pair_kappa(a: str, b: str, verdicts: list[Verdict]) -> tuple[int, float | N
     left, right = [first[i] for i in items], [second[i] for i in items]
     agreement = sum(x == y for x, y in zip(left, right, strict=True)) / len(items)
     return len(items), agreement, cohen_kappa(left, right)
-
-
-def _pair_row(a: str, b: str, verdicts: list[Verdict]) -> PairRow:
-    n, agreement, kappa = _pair_kappa(a, b, verdicts)
-    return PairRow((a, b), n, agreement, kappa)

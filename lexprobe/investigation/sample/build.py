@@ -47,7 +47,6 @@ from lexprobe.investigation.environment.format import (
 )
 from lexprobe.investigation.environment.ladder import DEFAULT_LEVEL, canonical_level, select
 
-DEFAULT_ABLATION = DEFAULT_LEVEL
 _PACKAGE = "lexprobe.investigation.sample"
 
 
@@ -85,12 +84,9 @@ def _read(name: str) -> dict[str, Any]:
     return json.loads(resources.files(_PACKAGE).joinpath(name).read_text(encoding="utf-8"))
 
 
-def _seed(doc_id: str) -> int:
-    return zlib.crc32(doc_id.encode("utf-8"))
-
-
 @cache
-def _load() -> SampleCase:
+def load_sample_case() -> SampleCase:
+    """Return the sample case (all documents, every role) from the package data; cached, treat as read-only."""
     data, docs, questions = _read("case.json"), _read("documents.json"), _read("questions.json")
     defaults: dict[str, list[str]] = data["key_phrases"]
     raw_docs = docs["documents"]
@@ -115,7 +111,7 @@ def _load() -> SampleCase:
             title=content.title or content.subject,
         )
         phrases = {fact_id: list(overrides.get(fact_id, defaults.get(fact_id, []))) for fact_id in raw["facts"]}
-        documents.append(SampleDocument(annotation, content, _seed(raw["doc_id"]), phrases))
+        documents.append(SampleDocument(annotation, content, zlib.crc32(raw["doc_id"].encode("utf-8")), phrases))
     return SampleCase(
         case=CaseInfo.model_validate(data["case"]),
         entities=[Entity.model_validate(e) for e in data["entities"]],
@@ -127,19 +123,14 @@ def _load() -> SampleCase:
     )
 
 
-def load_sample_case() -> SampleCase:
-    """Return the sample case (all documents, every role) from the package data; cached, treat as read-only."""
-    return _load()
-
-
-def select_documents(case: SampleCase, ablation: str = DEFAULT_ABLATION) -> list[SampleDocument]:
+def select_documents(case: SampleCase, ablation: str = DEFAULT_LEVEL) -> list[SampleDocument]:
     """Return the documents of one ablation level (`lexprobe.investigation.environment.ladder.select`, seed 0), in data
     order. Raises ValueError for an unknown level."""
     kept = {doc.doc_id for doc in select([d.document for d in case.documents], ablation)}
     return [doc for doc in case.documents if doc.document.doc_id in kept]
 
 
-def build_sample_environment(out_dir: Path, ablation: str = DEFAULT_ABLATION, *, overwrite: bool = False) -> Path:
+def build_sample_environment(out_dir: Path, ablation: str = DEFAULT_LEVEL, *, overwrite: bool = False) -> Path:
     """Render the sample environment at `ablation` into `out_dir` and return `out_dir`.
 
     Writes corpus/ (every document of the level, rendered deterministically), environment.json and questions.json

@@ -24,10 +24,11 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError
 
 from lexprobe.errors import BadInputError
 from lexprobe.investigation.qa.runner import QA_DIR, QARecord
+from lexprobe.investigation.scoring.schema import Record
 from lexprobe.models.errors import ModelConfigError
 from lexprobe.models.spec import parse_model_spec
 from lexprobe.reporting.html import write_report
@@ -50,10 +51,8 @@ QA_DEFINITIONS: dict[str, str] = {
 }
 
 
-class QAModelScore(BaseModel):
+class QAModelScore(Record):
     """The factual-QA scores of one model (definitions in `QA_DEFINITIONS`)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     model: str
     judge: str
@@ -70,10 +69,8 @@ class QAModelScore(BaseModel):
     fully_correct_ci: tuple[float, float] | None
 
 
-class QASummary(BaseModel):
+class QASummary(Record):
     """`investigation qa-score`'s result: one row per model, the judge, the bootstrap settings and notes."""
-
-    model_config = ConfigDict(extra="forbid")
 
     judge: str
     run_dirs: list[str]

@@ -21,7 +21,6 @@ from lexprobe.investigation.scoring.coverage import (
 from lexprobe.investigation.scoring.levels import level_differences, level_transitions
 from lexprobe.investigation.scoring.metrics import EpisodeScore, score_episode, verdict_rule
 from lexprobe.investigation.scoring.schema import (
-    BaselineSummary,
     Comparison,
     CostSummary,
     GroupSummary,
@@ -162,16 +161,6 @@ def model_summaries(
     return result
 
 
-def baseline_summaries(n_hypotheses: int, *, dont_know_as_reject: bool = True) -> dict[str, BaselineSummary]:
-    """The exact naive baselines (Section 4.1) for `n_hypotheses`, rounded as the rest of the summary."""
-    return {
-        name: b.model_copy(
-            update={key: rounded(value) for key, value in b.model_dump().items() if isinstance(value, float)}
-        )
-        for name, b in baselines(n_hypotheses, dont_know_as_reject=dont_know_as_reject).items()
-    }
-
-
 def summarize(
     episodes: Sequence[Episode],
     environments: Environments | None = None,
@@ -194,7 +183,10 @@ def summarize(
     n = n_hypotheses or modal_hypothesis_count(episodes)
     return ScoreSummary(
         models=model_summaries(episodes, scores, coverages, replicates=replicates, seed=seed),
-        baselines=baseline_summaries(n, dont_know_as_reject=dont_know_as_reject),
+        baselines={  # the exact naive baselines (Section 4.1), rounded as the rest of the summary
+            name: b.model_copy(update={key: rounded(v) for key, v in b.model_dump().items() if isinstance(v, float)})
+            for name, b in baselines(n, dont_know_as_reject=dont_know_as_reject).items()
+        },
         comparisons=comparisons(scores, replicates=replicates, seed=seed),
         unparsed=sum(score.unparsed for score in scores),
         copied_example=sum(score.copied_example for score in scores),
