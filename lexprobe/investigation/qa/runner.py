@@ -244,15 +244,3 @@ def run_questions(env_dirs: list[Path], settings: HarnessSettings, judge: str, r
         records = asyncio.run(run_qa(env_dirs, settings, judge, run_dir, cache, config, concurrency=concurrency,
                                      permanent_failures=permanent))  # fmt: skip
     return QARun(records, permanent)
-
-
-__all__ = [
-    "QARecord",
-    "QARun",
-    "check_qa_models",
-    "extract_answer",
-    "load_qa_records",
-    "parse_grades",
-    "run_qa",
-    "run_questions",
-]
