@@ -53,15 +53,10 @@ def _items(value: Any) -> list[Any]:
     return []
 
 
-def example_text(prompt: str, summary: str) -> str:
-    """The verdict prompt without the summary it shows (a summary's own JSON is the model's, not an example)."""
-    return prompt.replace(summary.strip() or NO_SUMMARY, " ")
-
-
 def copies_example(reply: str, prompt: str, summary: str, labels: Sequence[str]) -> bool:
     """True when the Turn-2 `reply` copies an example of the verdict `prompt` it answered (rules 1 and 2 of the
     module docstring); `summary` is the Turn-1 summary the prompt shows, `labels` the hypotheses' labels."""
-    shown = example_text(prompt, summary)
+    shown = prompt.replace(summary.strip() or NO_SUMMARY, " ")  # a summary's own JSON is the model's, not an example
     examples = [items for items in map(_items, json_values(shown)) if items]
     if not examples or not (reply or "").strip():
         return False
@@ -101,4 +96,4 @@ def episode_copies_example(episode: Episode) -> bool:
     return copies_example(episode.verdict_reply, prompt, episode.summary, labels)
 
 
-__all__ = ["NO_SUMMARY", "copies_example", "episode_copies_example", "example_text", "turn_two_prompt"]
+__all__ = ["NO_SUMMARY", "copies_example", "episode_copies_example", "turn_two_prompt"]

@@ -89,10 +89,6 @@ class ParsedVerdicts:
         return not self.unparsed
 
 
-def _norm_text(value: str) -> str:
-    return " ".join(value.translate(_APOSTROPHES).lower().split())
-
-
 def _word_verdict(text: str) -> tuple[Verdict | None, str]:
     """Read a verdict word at the start of `text`; return it and the rest of the text (case kept)."""
     text = text.translate(_APOSTROPHES).lstrip(_STRIP + "([")
@@ -148,7 +144,7 @@ def _clean_reason(text: str) -> str:
 
 
 def _label_key(text: str) -> str:
-    cleaned = _norm_text(text).strip(_STRIP + "()[]#")
+    cleaned = " ".join(text.translate(_APOSTROPHES).lower().split()).strip(_STRIP + "()[]#")
     match = _LABEL.match(cleaned)
     return f"h{int(match.group(1))}" if match else cleaned
 
