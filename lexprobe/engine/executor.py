@@ -101,9 +101,9 @@ class Engine:
             if self.config.ray is None:
                 self.models[spec] = open_model(spec)
             else:  # the calls run on Ray workers; this process still commits every answer (`ray_executor.py`)
-                from lexprobe.engine.ray_executor import open_ray_model
+                from lexprobe.engine.ray_executor import RayModel
 
-                self.models[spec] = open_ray_model(
+                self.models[spec] = RayModel(
                     spec, self.config.ray, workers=self.config.ray_workers, concurrency=self.config.concurrency
                 )
         return self.models[spec]

@@ -66,21 +66,23 @@ def _lexprobe_version() -> str:
     return str(lexprobe.__version__)
 
 
+#: The errors a worker sends back as plain data, the most specific first: (kind, type, the keyword its detail is).
+PACKED_ERRORS: tuple[tuple[str, type[BaseException], str | None], ...] = (
+    ("unreachable", UnreachableError, "url"),
+    ("transient", TransientModelError, "retry_after_s"),
+    ("interrupted", CallInterrupted, None),
+    ("config", ModelConfigError, None),
+    ("final", ModelError, None),
+    ("timeout", TimeoutError, None),
+)
+
+
 def pack_error(exc: BaseException) -> tuple[str, str, Any]:
     """Return a worker's failure as plain data (kind, message, detail) that `unpack_error` turns back into the same
     lexprobe error on the driver (their constructors take keywords that pickling drops)."""
-    if isinstance(exc, UnreachableError):
-        return ("unreachable", str(exc), exc.url)
-    if isinstance(exc, TransientModelError):
-        return ("transient", str(exc), exc.retry_after_s)
-    if isinstance(exc, CallInterrupted):
-        return ("interrupted", str(exc), None)
-    if isinstance(exc, ModelConfigError):
-        return ("config", str(exc), None)
-    if isinstance(exc, ModelError):
-        return ("final", str(exc), None)
-    if isinstance(exc, TimeoutError):
-        return ("timeout", str(exc), None)
+    for kind, error_type, keyword in PACKED_ERRORS:
+        if isinstance(exc, error_type):
+            return (kind, str(exc), getattr(exc, keyword) if keyword else None)
     try:
         pickle.loads(pickle.dumps(exc))
     except Exception:  # an exception that does not survive pickling travels as its text
@@ -90,20 +92,11 @@ def pack_error(exc: BaseException) -> tuple[str, str, Any]:
 
 def unpack_error(kind: str, message: str, detail: Any) -> BaseException:
     """Return the exception `pack_error` described."""
-    if kind == "unreachable":
-        return UnreachableError(message, url=detail)
-    if kind == "transient":
-        return TransientModelError(message, retry_after_s=detail)
-    if kind == "interrupted":
-        return CallInterrupted(message)
-    if kind == "config":
-        return ModelConfigError(message)
-    if kind == "final":
-        return ModelError(message)
-    if kind == "timeout":
-        return TimeoutError(message)
     if kind == "exception":
         return detail
+    for packed, error_type, keyword in PACKED_ERRORS:
+        if packed == kind:
+            return error_type(message, **({keyword: detail} if keyword else {}))
     return RuntimeError(message)
 
 
@@ -436,8 +429,3 @@ class RayModel(Model):
     async def aclose(self) -> None:
         """Release every worker's model, then end the actors."""
         await self.pool.aclose()
-
-
-def open_ray_model(spec: str, address: str, *, workers: int | None = None, concurrency: int | None = None) -> Model:
-    """Return `spec` served by Ray actors at `address` (see `RayModel`)."""
-    return RayModel(spec, address, workers=workers, concurrency=concurrency)

@@ -107,7 +107,7 @@ class BatchProvider:
     def _response(
         self, text: str, calls: tuple, finish: Any, usage: Usage, latency_s: float, served_by: str | None
     ) -> Response:
-        """The same `Response` as `normalize.finished_response`, with the cost at the batch price."""
+        """The same `Response` as `base.finished_response`, with the cost at the batch price."""
         return Response(
             text=text,
             tool_calls=calls,
