@@ -134,10 +134,6 @@ class ResponseCache:
         logger.warning("the response cache %s held %d damaged answer(s) (not a stored response); dropped them%s, "
                        "their requests are asked again", self.path, len(keys), kept)  # fmt: skip
 
-    def get(self, key: str) -> Response | None:
-        """Return the cached response for `key`, or None."""
-        return self.get_many([key]).get(key)
-
     def put(self, key: str, model: str, response: Response) -> None:
         """Store `response` under `key` (first answer wins; a concurrent duplicate is ignored)."""
         row = (key, model, response.model_dump_json(), time.time())

@@ -28,12 +28,6 @@ def _needs_package(module: str, extra_hint: str) -> str | None:
     return None
 
 
-def _needs_env(var: str) -> str | None:
-    if not os.environ.get(var):
-        return f"{var} is not set"
-    return None
-
-
 def _local_problem(spec: ModelSpec) -> str | None:
     problem = _needs_package("llama_cpp", "pip install 'lexprobe[local]'")
     if problem:
@@ -83,8 +77,8 @@ class Backend:
     def missing(self, spec: ModelSpec, *, credentials: bool = True) -> str | None:
         """Return why `spec` cannot be used now, or None; the API key counts only when `credentials` is True."""
         problem = self.problem(spec)
-        if problem is None and credentials and self.key_env:
-            problem = _needs_env(self.key_env)
+        if problem is None and credentials and self.key_env and not os.environ.get(self.key_env):
+            problem = f"{self.key_env} is not set"
         return problem
 
 

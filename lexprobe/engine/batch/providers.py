@@ -66,8 +66,8 @@ class BatchProvider:
 
     max_requests: int = 50_000
     max_bytes: int = 200 * 1024 * 1024
-    #: Bytes each entry adds besides its own JSON (a newline in a JSONL file, a comma in a JSON array).
-    separator_bytes: int = 1
+
+    client: Any  # the SDK's async client
 
     def __init__(self, spec: ModelSpec) -> None:
         self.spec = spec
@@ -103,6 +103,7 @@ class BatchProvider:
 
     async def aclose(self) -> None:
         """Close the SDK client."""
+        await self.client.close()
 
     def _response(
         self, text: str, calls: tuple, finish: Any, usage: Usage, latency_s: float, served_by: str | None
@@ -120,10 +121,8 @@ class BatchProvider:
 
 
 class OpenAIBatches(BatchProvider):
-    """`openai/MODEL` and `openai-compatible/MODEL@URL`: the Batch API (files + batches)."""
+    """`openai/MODEL` and `openai-compatible/MODEL@URL`: the Batch API (files + batches), at the default limits."""
 
-    max_requests = 50_000
-    max_bytes = 200 * 1024 * 1024
     terminal = frozenset({"completed", "expired", "cancelled", "failed"})
 
     def __init__(self, spec: ModelSpec) -> None:
@@ -206,10 +205,6 @@ class OpenAIBatches(BatchProvider):
         from lexprobe.models.openai_chat import classify_openai_error
 
         return classify_openai_error(exc)
-
-    async def aclose(self) -> None:
-        """Close the HTTP client."""
-        await self.client.close()
 
 
 def _openai_line(text: bytes, where: str) -> ItemResult:
@@ -365,10 +360,6 @@ class AnthropicBatches(BatchProvider):
         from lexprobe.models.anthropic_messages import classify_anthropic_error
 
         return classify_anthropic_error(exc)
-
-    async def aclose(self) -> None:
-        """Close the HTTP client."""
-        await self.client.close()
 
 
 def batchable(spec: str) -> bool:
