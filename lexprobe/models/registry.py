@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lexprobe.models.embedded import embedded_model_path
 from lexprobe.models.errors import ModelConfigError
+from lexprobe.models.identity import embedded_model_path
 from lexprobe.models.spec import SPEC_FORMS, ModelSpec, parse_model_spec
 
 if TYPE_CHECKING:

@@ -1,14 +1,7 @@
 """Send a run's pending single-turn requests through provider batch APIs and store the answers as ordinary
-responses (same cache keys, usage and cost fields; cost at the batch price; telemetry event `batch`).
-
-Per model: batches left open by an earlier run are resumed first (polled again; one never created is looked for
-on the provider, then created with the same custom ids: `ledger`), the requests in none of them go into new
-batches split at the provider's limits, and every open batch is polled with a doubling wait until it ends. Its
-results are committed in the order they come; an item that expired, errored, was cancelled or has no result
-becomes pending again and goes into a new batch, at most `MAX_ROUNDS` batches per request in one command (the
-reason is kept in `batch_items` and the telemetry; a request still unanswered then is counted `failed`, and a rerun
-tries again). A stop (Ctrl-C) ends the waiting: what was collected is committed, the batches stay open, and the
-rerun resumes polling them.
+responses (same cache keys, usage and cost fields; cost at the batch price; telemetry event `batch`). How batches are
+resumed, polled, collected and resubmitted (at most `MAX_ROUNDS` per request in one command): docs/scale.md,
+"Provider batch APIs".
 """
 
 from __future__ import annotations
