@@ -20,7 +20,7 @@ from pathlib import Path
 
 import httpx
 
-from lexprobe.models.embedded import embedded_model_path
+from lexprobe.models.identity import embedded_model_path
 
 _PROMPT = re.compile(r"prompt eval time =\s*([\d.]+) ms /\s*(\d+) tokens")
 _EVAL = re.compile(r"\beval time =\s*([\d.]+) ms /\s*(\d+) runs")

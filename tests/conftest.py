@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from lexprobe.models.embedded import embedded_model_path
+from lexprobe.models.identity import embedded_model_path
 
 #: needs_chromium / needs_bwrap / needs_tesseract: skip without the tool here, fail under CI=true; `ray_address`:
 #: one local Ray instance per module for the Ray tests.

@@ -16,14 +16,13 @@ from pathlib import Path
 import pytest
 from batch_provider_server import BatchProviderServer
 
-from lexprobe.engine.batch.estimate import batch_estimate
 from lexprobe.engine.batch.ledger import BatchLedger
 from lexprobe.engine.batch.providers import AnthropicBatches, OpenAIBatches, open_provider, split_batches
 from lexprobe.engine.batch.runner import MAX_ROUNDS
 from lexprobe.engine.batch.status import batch_count_lines, batch_status
 from lexprobe.engine.cache import ResponseCache
 from lexprobe.engine.config import EngineConfig
-from lexprobe.engine.estimate import estimate_run
+from lexprobe.engine.estimate import batch_estimate, estimate_run
 from lexprobe.engine.executor import Engine
 from lexprobe.engine.store import RunStore
 from lexprobe.engine.summary import RunSummary

@@ -31,9 +31,8 @@ from lexprobe.engine.executor import Engine
 from lexprobe.engine.store import RunStore
 from lexprobe.engine.summary import RequestsFailed, RequestsPending, RunSummary
 from lexprobe.investigation.sample.build import build_sample_environment
-from lexprobe.models.embedded import embedded_model_path
 from lexprobe.models.errors import ModelConfigError
-from lexprobe.models.identity import embedded_fingerprint, model_identity
+from lexprobe.models.identity import embedded_fingerprint, embedded_model_path, model_identity
 from lexprobe.models.types import Request
 
 LEXPROBE = str(Path(sys.executable).with_name("lexprobe"))

@@ -1,4 +1,5 @@
-"""`lexprobe.models.normalize`: the SDK-error mapping and the Response every backend builds (table-driven)."""
+"""`errors.classify_sdk_error` and `base.finished_response`: the SDK-error mapping and the Response every backend
+builds (table-driven)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from lexprobe.models.errors import ModelError, TransientModelError
-from lexprobe.models.normalize import classify_sdk_error, finished_response
+from lexprobe.models.base import finished_response
+from lexprobe.models.errors import ModelError, TransientModelError, classify_sdk_error
 from lexprobe.models.types import Usage
 
 

@@ -13,7 +13,6 @@ from lexprobe.errors import BadInputError, LexprobeError
 if TYPE_CHECKING:
     from lexprobe.engine.cache import ResponseCache
     from lexprobe.engine.config import EngineConfig
-    from lexprobe.engine.summary import RunSummary
     from lexprobe.models.types import Request, Response
 
 __all__ = ["ASK_KIND", "ask_once", "estimate_ask"]
@@ -32,15 +31,14 @@ def estimate_ask(request: Request, run_dir: Path | None, cache: ResponseCache | 
 def ask_once(request: Request, run_dir: Path | None, cache: ResponseCache | None, config: EngineConfig) -> Response:
     """The answer to `request` (from the cache, the run directory or the model). Ctrl-C stops the call cleanly
     (`RunInterrupted`); BadInputError for a permanent failure, LexprobeError (exit 1) when retries ran out."""
-    import asyncio
-
+    from lexprobe.engine.executor import run_requests
     from lexprobe.engine.interrupt import stop_on_sigint
 
     store = RunStore.open(run_dir) if run_dir else RunStore.in_memory()
     if run_dir:
         store.claim(ASK_KIND, request.model)
     with stop_on_sigint():
-        summary = asyncio.run(_run_once(store, cache, config, request))
+        summary = run_requests([request], store, cache, config)
     response = store.response(request.request_id)
     if response is None:
         if summary.permanent_errors:
@@ -49,13 +47,3 @@ def ask_once(request: Request, run_dir: Path | None, cache: ResponseCache | None
         raise LexprobeError(f"the request failed after {summary.retries} retries: {reason}; rerun to try again",
                             exit_code=1)  # fmt: skip
     return response
-
-
-async def _run_once(store: RunStore, cache: ResponseCache | None, config: EngineConfig, request: Request) -> RunSummary:
-    from lexprobe.engine.executor import Engine
-
-    engine = Engine(store, cache, config)
-    try:
-        return await engine.run([request])
-    finally:
-        await engine.aclose()

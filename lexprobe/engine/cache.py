@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from lexprobe.engine.sqlite_util import CorruptStoreError, connect, store_error, transaction
+from lexprobe.engine.sqlite_util import CorruptStoreError, connect, select_in, store_error, transaction
 from lexprobe.errors import StoreError
 
 if TYPE_CHECKING:  # `default_cache_dir` is read at start-up (the case database lives in the cache folder)
@@ -113,15 +113,11 @@ class ResponseCache:
 
         found: dict[str, Response] = {}
         damaged: list[str] = []
-        for start in range(0, len(keys), 500):
-            chunk = keys[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            rows = self.conn.execute(f"SELECT key, body FROM responses WHERE key IN ({marks})", chunk).fetchall()
-            for key, body in rows:
-                try:
-                    found[key] = as_cache_hit(Response.model_validate_json(body))
-                except (ValidationError, ValueError, TypeError):
-                    damaged.append(key)
+        for key, body in select_in(self.conn, "SELECT key, body FROM responses WHERE key IN ({marks})", keys):
+            try:
+                found[key] = as_cache_hit(Response.model_validate_json(body))
+            except (ValidationError, ValueError, TypeError):
+                damaged.append(key)
         if damaged:
             self._drop(damaged)
         return found
@@ -137,10 +133,6 @@ class ResponseCache:
             kept = ""
         logger.warning("the response cache %s held %d damaged answer(s) (not a stored response); dropped them%s, "
                        "their requests are asked again", self.path, len(keys), kept)  # fmt: skip
-
-    def get(self, key: str) -> Response | None:
-        """Return the cached response for `key`, or None."""
-        return self.get_many([key]).get(key)
 
     def put(self, key: str, model: str, response: Response) -> None:
         """Store `response` under `key` (first answer wins; a concurrent duplicate is ignored)."""

@@ -1,5 +1,6 @@
 """`--dry-run`: how many requests a job would send, how many tokens, and what that would cost, in total and per
-model (a hallucination profile's judge requests are priced at the judge's model). Sends nothing."""
+model (a hallucination profile's judge requests are priced at the judge's model); with `--batch`, the batches the
+pending requests make and their cost at the batch price. Sends nothing and imports no SDK."""
 
 from __future__ import annotations
 
@@ -8,16 +9,20 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from lexprobe.engine.cache import ResponseCache
 from lexprobe.engine.store import RUN_DB_NAME, RunStore
 from lexprobe.models.identity import pinned_identities
-from lexprobe.models.pricing import cost_usd, price_for
+from lexprobe.models.pricing import BATCH_DISCOUNT, cost_usd, price_for
 from lexprobe.models.registry import check_model
+from lexprobe.models.spec import parse_model_spec
 from lexprobe.models.types import Request, Usage
 
 #: Rough characters per token of English text, for estimates only.
 CHARS_PER_TOKEN = 4
+#: Bytes a provider's batch entry adds to a request's JSON (custom id, method, url, params wrapper), an upper bound.
+ENTRY_OVERHEAD_BYTES = 200
 
 
 def estimate_input_tokens(request: Request) -> int:
@@ -68,7 +73,7 @@ class Estimate:
     max_output_tokens: int
     max_cost_usd: float | None
     by_model: list[ModelEstimate] = field(default_factory=list)
-    batch: dict | None = None  # with --batch: batches, requests and cost at the batch price (`engine.batch.estimate`)
+    batch: dict | None = None  # with --batch: batches, requests and cost at the batch price (`batch_estimate`)
 
     def to_dict(self) -> dict:
         """Return the estimate as JSON-ready data."""
@@ -87,8 +92,6 @@ class Estimate:
         """Return the total line followed by one line per model."""
         lines = [self.one_line(), *(model.one_line() for model in self.by_model)]
         if self.batch is not None:
-            from lexprobe.engine.batch.estimate import batch_lines
-
             lines += batch_lines(self.batch)
         return "\n".join(lines)
 
@@ -213,3 +216,57 @@ def _summed(requests: int, shares: list[ModelEstimate]) -> Estimate:
         max_cost_usd=total_cost,
         by_model=shares,
     )
+
+
+def batch_estimate(
+    estimate: Estimate, requests: Sequence[Request], store: RunStore | None, cache: ResponseCache | None
+) -> dict[str, Any]:
+    """Return the batch part of a dry run of `requests` (already estimated in `estimate`): per model with a batch
+    API, the requests to send, the batches they make and the cost at the batch price; the requests that stay
+    synchronous (models without a batch API)."""
+    from lexprobe.engine.batch.providers import BATCH_BACKENDS, AnthropicBatches, OpenAIBatches, split_batches
+
+    done = store.completed_ids() if store is not None else set()
+    unique = {request.request_id: request for request in requests if request.request_id not in done}
+    pending = list(unique.values())
+    hits = cache.get_many([request.response_key() for request in pending]) if cache is not None else {}
+    sizes: dict[str, list[int]] = {}
+    for request in pending:
+        if request.response_key() not in hits:
+            sizes.setdefault(request.model, []).append(len(request.model_dump_json()) + ENTRY_OVERHEAD_BYTES)
+    rows, synchronous = [], 0
+    total_batches, total_requests, total_cost = 0, 0, 0.0
+    for share in estimate.by_model:
+        backend = parse_model_spec(share.model).backend
+        if backend not in BATCH_BACKENDS:
+            synchronous += share.to_send
+            continue
+        limits = AnthropicBatches if backend == "anthropic" else OpenAIBatches
+        batches = len(split_batches(sizes.get(share.model, []), limits.max_requests, limits.max_bytes))
+        discount = BATCH_DISCOUNT.get(backend)
+        cost = None if share.max_cost_usd is None or discount is None else share.max_cost_usd * discount
+        rows.append({"model": share.model, "requests": share.to_send, "batches": batches, "max_cost_usd": cost})
+        total_batches += batches
+        total_requests += share.to_send
+        total_cost = _add_cost(total_cost, cost)
+    return {
+        "batches": total_batches,
+        "requests": total_requests,
+        "max_cost_usd": total_cost,
+        "synchronous": synchronous,
+        "by_model": rows,
+    }
+
+
+def batch_lines(batch: dict[str, Any]) -> list[str]:
+    """The dry run's batch lines."""
+    cost = "unknown (no batch price for a model)" if batch["max_cost_usd"] is None else f"${batch['max_cost_usd']:.4f}"
+    lines = [
+        f"batch: {batch['requests']:,} requests in {batch['batches']:,} batch(es), at most {cost} at the batch price"
+        f"; {batch['synchronous']:,} request(s) of models without a batch API stay synchronous"
+    ]
+    for row in batch["by_model"]:
+        row_cost = "unknown" if row["max_cost_usd"] is None else f"${row['max_cost_usd']:.4f}"
+        name, count, batches = row["model"], row["requests"], row["batches"]
+        lines.append(f"  {name}: {count:,} requests, {batches:,} batch(es), at most {row_cost}")
+    return lines

@@ -101,9 +101,9 @@ class Engine:
             if self.config.ray is None:
                 self.models[spec] = open_model(spec)
             else:  # the calls run on Ray workers; this process still commits every answer (`ray_executor.py`)
-                from lexprobe.engine.ray_executor import open_ray_model
+                from lexprobe.engine.ray_executor import RayModel
 
-                self.models[spec] = open_ray_model(
+                self.models[spec] = RayModel(
                     spec, self.config.ray, workers=self.config.ray_workers, concurrency=self.config.concurrency
                 )
         return self.models[spec]
@@ -189,33 +189,18 @@ class Engine:
             return requests
         keys = [request.response_key() for request in requests]
         hits = self.cache.get_many(keys)
-        misses = []
-        batch: list[tuple[str, Response, TelemetryRow]] = []
-        for request, key in zip(requests, keys, strict=True):
-            response = hits.get(key)
-            if response is None:
-                misses.append(request)
-                continue
-            batch.append(
-                (
-                    request.request_id,
-                    response,
-                    TelemetryRow(request.request_id, request.model, 0, "cache_hit", None, 0.0),
-                )
-            )
-            if len(batch) >= REPLAY_BATCH:
-                self._commit_replays(batch, summary)
-                batch = []
-        self._commit_replays(batch, summary)
-        return misses
-
-    def _commit_replays(self, batch: list[tuple[str, Response, TelemetryRow]], summary: RunSummary) -> None:
-        if not batch:
-            return
-        self.store.record_responses(batch)
-        summary.cache_hits += len(batch)
-        for _, response, _ in batch:
-            self.progress.advance(response)
+        rows = [
+            (request.request_id, hits[key], TelemetryRow(request.request_id, request.model, 0, "cache_hit", None, 0.0))
+            for request, key in zip(requests, keys, strict=True)
+            if key in hits
+        ]
+        for start in range(0, len(rows), REPLAY_BATCH):
+            batch = rows[start : start + REPLAY_BATCH]
+            self.store.record_responses(batch)
+            summary.cache_hits += len(batch)
+            for _, response, _ in batch:
+                self.progress.advance(response)
+        return [request for request, key in zip(requests, keys, strict=True) if key not in hits]
 
     async def _run_model(self, spec: str, requests: list[Request], summary: RunSummary, stop: asyncio.Event) -> None:
         model = self.model(spec)

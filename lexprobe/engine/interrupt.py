@@ -26,7 +26,6 @@ import signal
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from itertools import count
 
 from lexprobe.engine.summary import RunSummary
 from lexprobe.errors import Interrupted
@@ -41,30 +40,23 @@ class StopRequest:
     """A process-wide flag that Ctrl-C sets, with listeners (running engines) woken when it is set."""
 
     def __init__(self) -> None:
-        self._requested = False
-        self._listeners: dict[int, Callable[[], None]] = {}
-        self._ids = count()
-
-    @property
-    def requested(self) -> bool:
-        """True once a stop was requested (until `reset`)."""
-        return self._requested
+        self.requested = False  # True once a stop was requested (until `reset`)
+        self._listeners: set[Callable[[], None]] = set()
 
     def request(self) -> None:
         """Set the flag and call every listener (each must be safe to call from a signal handler)."""
-        self._requested = True
-        for listener in list(self._listeners.values()):
+        self.requested = True
+        for listener in list(self._listeners):
             listener()
 
     def reset(self) -> None:
         """Clear the flag (at the start of a command)."""
-        self._requested = False
+        self.requested = False
 
     def subscribe(self, listener: Callable[[], None]) -> Callable[[], None]:
         """Call `listener` when a stop is requested; returns the function that unsubscribes it."""
-        key = next(self._ids)
-        self._listeners[key] = listener
-        return lambda: self._listeners.pop(key, None)
+        self._listeners.add(listener)
+        return lambda: self._listeners.discard(listener)
 
 
 STOP = StopRequest()

@@ -1,30 +1,12 @@
-"""Model calls on a Ray cluster's workers (`--ray ADDRESS`); the driver stays the only writer of the run store.
+"""Model calls on a Ray cluster's workers (`--ray ADDRESS`; docs/scale.md, "A Ray cluster"): the driver stays the
+only writer of the run store.
 
-**The unit of work is one request** (`Request` in, `Response` out): a hallucination item's greedy answer, each
-of its calibration samples, each contradiction-judge pair, a factual-QA answer or its rubric judgement, one
-and one construction-stage call. The engine on the driver does everything else
-exactly as in a local run: it skips what the store already holds, replays cache hits, retries with the same
-backoff, writes the cache and commits each answer to the run store as it arrives, with the same telemetry rows.
-So a run through Ray resumes, stores and reports exactly as a local one, and the two can resume each other.
-
-How: `RayModel` is a `Model` whose `generate` sends the request to one of a pool of Ray actors (`ModelWorker`),
-each holding its own client of the real model (the embedded llama.cpp model is loaded once per actor; an endpoint
-client is opened once per actor). The engine's worker pool on the driver bounds the calls in flight (actors x
-per-actor concurrency) and each engine worker awaits its actor task's `ObjectRef` (Ray's asyncio form of
-`ray.wait`), so answers are committed in completion order, one transaction each, by the driver alone. An actor
-picks no request itself: the driver sends each to the actor with the fewest calls outstanding.
-
-The pool of actors (`WorkerPool`: sizing, placement, start checks, the least busy actor for each call, replacing a
-dead one) serves two kinds of work: `RayModel`'s single requests here, and whole units of work (investigation
-episodes and QA questions, whose tools need the environment and the sandbox where the agent runs) in `ray_units.py`,
-whose driver still writes every row.
-
-Faults: a worker that dies (its process killed, its node lost) fails the calls it held with a transient error, so
-the engine retries them exactly as a dropped connection (a `retry` telemetry row, then another actor); the dead
-actor is replaced by a fresh one. Each actor checks on start that its node can open the model (the package, the
-GGUF file at the same path) and that it runs the driver's lexprobe version and sees the same model file (the
-response cache keys on it), and passes the caller's `node_check` (the shell tool's sandbox); a node that fails a
-check ends the run naming the node.
+`WorkerPool` is the pool of Ray actors (`ModelWorker`, one open model client each, checked on start: node, lexprobe
+version, model file, the caller's `node_check`): its sizing and placement, the least busy actor for each call, a dead
+actor replaced. It serves `RayModel`, the `Model` the engine opens under `EngineConfig.ray`, whose unit of work is one
+request (the engine on the driver keeps the store, the cache, retries and telemetry exactly as in a local run), and
+`ray_units.RayUnits`, whole units of work. A worker that dies fails the calls it held with `WorkerLost`, a transient
+error the engine retries as a dropped connection.
 """
 
 from __future__ import annotations
@@ -66,21 +48,23 @@ def _lexprobe_version() -> str:
     return str(lexprobe.__version__)
 
 
+#: The errors a worker sends back as plain data, the most specific first: (kind, type, the keyword its detail is).
+PACKED_ERRORS: tuple[tuple[str, type[BaseException], str | None], ...] = (
+    ("unreachable", UnreachableError, "url"),
+    ("transient", TransientModelError, "retry_after_s"),
+    ("interrupted", CallInterrupted, None),
+    ("config", ModelConfigError, None),
+    ("final", ModelError, None),
+    ("timeout", TimeoutError, None),
+)
+
+
 def pack_error(exc: BaseException) -> tuple[str, str, Any]:
     """Return a worker's failure as plain data (kind, message, detail) that `unpack_error` turns back into the same
     lexprobe error on the driver (their constructors take keywords that pickling drops)."""
-    if isinstance(exc, UnreachableError):
-        return ("unreachable", str(exc), exc.url)
-    if isinstance(exc, TransientModelError):
-        return ("transient", str(exc), exc.retry_after_s)
-    if isinstance(exc, CallInterrupted):
-        return ("interrupted", str(exc), None)
-    if isinstance(exc, ModelConfigError):
-        return ("config", str(exc), None)
-    if isinstance(exc, ModelError):
-        return ("final", str(exc), None)
-    if isinstance(exc, TimeoutError):
-        return ("timeout", str(exc), None)
+    for kind, error_type, keyword in PACKED_ERRORS:
+        if isinstance(exc, error_type):
+            return (kind, str(exc), getattr(exc, keyword) if keyword else None)
     try:
         pickle.loads(pickle.dumps(exc))
     except Exception:  # an exception that does not survive pickling travels as its text
@@ -90,20 +74,11 @@ def pack_error(exc: BaseException) -> tuple[str, str, Any]:
 
 def unpack_error(kind: str, message: str, detail: Any) -> BaseException:
     """Return the exception `pack_error` described."""
-    if kind == "unreachable":
-        return UnreachableError(message, url=detail)
-    if kind == "transient":
-        return TransientModelError(message, retry_after_s=detail)
-    if kind == "interrupted":
-        return CallInterrupted(message)
-    if kind == "config":
-        return ModelConfigError(message)
-    if kind == "final":
-        return ModelError(message)
-    if kind == "timeout":
-        return TimeoutError(message)
     if kind == "exception":
         return detail
+    for packed, error_type, keyword in PACKED_ERRORS:
+        if packed == kind:
+            return error_type(message, **({keyword: detail} if keyword else {}))
     return RuntimeError(message)
 
 
@@ -436,8 +411,3 @@ class RayModel(Model):
     async def aclose(self) -> None:
         """Release every worker's model, then end the actors."""
         await self.pool.aclose()
-
-
-def open_ray_model(spec: str, address: str, *, workers: int | None = None, concurrency: int | None = None) -> Model:
-    """Return `spec` served by Ray actors at `address` (see `RayModel`)."""
-    return RayModel(spec, address, workers=workers, concurrency=concurrency)

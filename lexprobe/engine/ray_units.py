@@ -206,7 +206,8 @@ class RayUnits:
 
     async def _on(self, actor: Any, info: dict[str, Any], unit: RemoteUnit[T], pending: dict[str, Request]) -> T:
         """Run `unit` on `actor` (its start report `info`) and commit its events until it ends."""
-        answered = self.store.answered_under(f"{unit.name}|")
+        stored = self.store.requests_under(f"{unit.name}|")
+        answered = [(request, answer) for request, answer in stored if answer is not None]
         await ray_result(actor.start.remote(unit, answered, self.worker_config))
         stop_sent = False
         while True:

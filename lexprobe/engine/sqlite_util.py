@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 import os
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -16,10 +16,8 @@ from lexprobe.errors import StoreError
 F = TypeVar("F", bound=Callable[..., Any])
 
 _CORRUPT = {"SQLITE_CORRUPT", "SQLITE_NOTADB"}
-_READ_ONLY = {"SQLITE_READONLY", "SQLITE_PERM", "SQLITE_AUTH"}
-_CANT_OPEN = {"SQLITE_CANTOPEN"}
-_FULL = {"SQLITE_FULL"}
-_BUSY = {"SQLITE_BUSY", "SQLITE_LOCKED"}
+#: Values bound per query by `select_in` (below SQLite's limit of bound parameters).
+LOOKUP_CHUNK = 500
 
 
 class CorruptStoreError(StoreError):
@@ -48,10 +46,10 @@ def error_kind(exc: BaseException) -> str:
     for kind, names, words in (
         # "could not decode to utf-8": a text value whose bytes were overwritten (Python's sqlite3 reading it)
         ("corrupt", _CORRUPT, ("malformed", "not a database", "could not decode to utf-8")),
-        ("read_only", _READ_ONLY, ("readonly", "read-only")),
-        ("cant_open", _CANT_OPEN, ("unable to open",)),
-        ("full", _FULL, ("disk is full",)),
-        ("busy", _BUSY, ("database is locked",)),
+        ("read_only", {"SQLITE_READONLY", "SQLITE_PERM", "SQLITE_AUTH"}, ("readonly", "read-only")),
+        ("cant_open", {"SQLITE_CANTOPEN"}, ("unable to open",)),
+        ("full", {"SQLITE_FULL"}, ("disk is full",)),
+        ("busy", {"SQLITE_BUSY", "SQLITE_LOCKED"}, ("database is locked",)),
     ):
         if base in names or any(word in text for word in words):
             return kind
@@ -182,6 +180,14 @@ def check_sqlite_header(path: Path | str, *, hint: str = "") -> None:
     raise CorruptStoreError(
         f"{path} is damaged or not an SQLite database ({reason}){'; ' + hint if hint else ''}", path, reason
     )
+
+
+def select_in(conn: sqlite3.Connection, sql: str, values: Sequence[Any]) -> Iterator[Any]:
+    """Yield the rows of `sql`, whose `{marks}` stands for the placeholders of `values`, run on `values` in chunks of
+    `LOOKUP_CHUNK` (indexed lookups, not a scan)."""
+    for start in range(0, len(values), LOOKUP_CHUNK):
+        chunk = values[start : start + LOOKUP_CHUNK]
+        yield from conn.execute(sql.format(marks=",".join("?" * len(chunk))), chunk)
 
 
 class transaction:

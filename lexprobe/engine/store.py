@@ -23,7 +23,14 @@ from lexprobe.engine.run_claim import (  # re-exported: what `from lexprobe.engi
     RunConflictError,
     settings_changes,
 )
-from lexprobe.engine.sqlite_util import DamagedRowError, connect, connect_read_only, transaction, translate_errors
+from lexprobe.engine.sqlite_util import (
+    DamagedRowError,
+    connect,
+    connect_read_only,
+    select_in,
+    transaction,
+    translate_errors,
+)
 from lexprobe.engine.store_rows import ITEMS_SCHEMA, StoreRows
 from lexprobe.errors import StoreError
 from lexprobe.models.types import Request, Response
@@ -86,9 +93,6 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 #: tries again), a failure retrying cannot fix (exit 2), a cache hit, an answer that came by a provider's batch API.
 EVENTS = ("ok", "retry", "failed", "failed_permanent", "cache_hit", "batch")
 
-
-#: Ids looked up per query by `add_requests` (below SQLite's limit of bound parameters).
-_LOOKUP_CHUNK = 500
 
 _INSERT_RESPONSE = "INSERT OR IGNORE INTO responses VALUES (?, ?, ?, ?, ?, ?, ?)"
 
@@ -222,7 +226,7 @@ class RunStore(RunClaim, StoreRows):
         """Record `requests` (idempotently) and return how many were new.
 
         Set-based, for the hundreds of thousands of requests a resumed paper-size run re-plans: the ids already
-        stored are looked up in chunks of `_LOOKUP_CHUNK` and the new rows written with one `executemany`, in one
+        stored are looked up in chunks (`select_in`) and the new rows written with one `executemany`, in one
         transaction. Raises `RunConflictError` when an id already in the run (or twice in `requests`) names a
         request with different content; nothing is written then.
         """
@@ -232,17 +236,8 @@ class RunStore(RunClaim, StoreRows):
             seen = unique.setdefault(request.request_id, (request, key))
             if seen[1] != key:
                 raise self._conflict(request.request_id)
-        ids = list(unique)
         with transaction(self.conn) as conn:
-            stored: dict[str, str] = {}
-            for start in range(0, len(ids), _LOOKUP_CHUNK):
-                chunk = ids[start : start + _LOOKUP_CHUNK]
-                marks = ",".join("?" * len(chunk))
-                sql = f"SELECT request_id, cache_key FROM requests WHERE request_id IN ({marks})"
-                stored.update(conn.execute(sql, chunk))
-            for request_id in ids:  # the first conflict in the order given is named
-                if request_id in stored and stored[request_id] != unique[request_id][1]:
-                    raise self._conflict(request_id)
+            stored = self._check_keys(conn, {request_id: key for request_id, (_, key) in unique.items()})
             (next_seq,) = conn.execute("SELECT COALESCE(MAX(seq), -1) + 1 FROM requests").fetchone()
             now = time.time()
             new = [(request_id, *value) for request_id, value in unique.items() if request_id not in stored]
@@ -258,16 +253,16 @@ class RunStore(RunClaim, StoreRows):
     def check_keys(self, keys: Mapping[str, str]) -> None:
         """Raise `RunConflictError` naming the first id of `keys` (in its order) that the store holds with another
         cache key than `keys` gives it; ids the store does not hold are left alone. Reads only."""
-        ids = list(keys)
-        stored: dict[str, str] = {}
-        for start in range(0, len(ids), _LOOKUP_CHUNK):
-            chunk = ids[start : start + _LOOKUP_CHUNK]
-            marks = ",".join("?" * len(chunk))
-            sql = f"SELECT request_id, cache_key FROM requests WHERE request_id IN ({marks})"
-            stored.update(self.conn.execute(sql, chunk))
+        self._check_keys(self.conn, keys)
+
+    def _check_keys(self, conn: Any, keys: Mapping[str, str]) -> dict[str, str]:
+        """`check_keys` on `conn`; return the cache key the store holds for each id of `keys` it holds."""
+        sql = "SELECT request_id, cache_key FROM requests WHERE request_id IN ({marks})"
+        stored = dict(select_in(conn, sql, list(keys)))
         for request_id, key in keys.items():
             if request_id in stored and stored[request_id] != key:
                 raise self._conflict(request_id)
+        return stored
 
     def _conflict(self, request_id: str) -> RunConflictError:
         return RunConflictError(
@@ -284,14 +279,8 @@ class RunStore(RunClaim, StoreRows):
     def completed_among(self, request_ids: Iterable[str]) -> set[str]:
         """Return those of `request_ids` that have a response: indexed lookups in chunks, not a read of every
         response (a resumed paper-size run hands the engine a few hundred requests beside a million answers)."""
-        ids = list(request_ids)
-        found: set[str] = set()
-        for start in range(0, len(ids), _LOOKUP_CHUNK):
-            chunk = ids[start : start + _LOOKUP_CHUNK]
-            marks = ",".join("?" * len(chunk))
-            sql = f"SELECT request_id FROM responses WHERE request_id IN ({marks})"
-            found.update(row[0] for row in self.conn.execute(sql, chunk))
-        return found
+        sql = "SELECT request_id FROM responses WHERE request_id IN ({marks})"
+        return {row[0] for row in select_in(self.conn, sql, list(request_ids))}
 
     @translate_errors
     def record_response(self, request_id: str, response: Response, telemetry: TelemetryRow | None = None) -> None:
@@ -337,36 +326,17 @@ class RunStore(RunClaim, StoreRows):
             reason,
         )
 
-    def _response(self, request_id: Any, body: Any) -> Response:
-        """Parse one `responses.body`, raising `damaged` naming the row when it is not a stored response."""
-        try:
-            return Response.model_validate_json(body)
-        except (ValidationError, ValueError, TypeError) as exc:
-            raise self.damaged("responses", request_id, "body", f"not a stored response ({_reason(exc)})") from None
-
     @translate_errors
     def response(self, request_id: str) -> Response | None:
         """Return the stored response of `request_id`, or None when it has none yet."""
         row = self.conn.execute("SELECT body FROM responses WHERE request_id = ?", (request_id,)).fetchone()
-        return self._response(request_id, row[0]) if row else None
+        return self.parse_response(request_id, row[0]) if row else None
 
     @translate_errors
     def responses(self) -> dict[str, Response]:
         """Return every stored response by request id (`damaged` for a row that cannot be read back)."""
         rows = self.conn.execute("SELECT request_id, body FROM responses")
-        return {request_id: self._response(request_id, body) for request_id, body in rows}
-
-    @translate_errors
-    def answered_under(self, prefix: str) -> list[tuple[Request, Response]]:
-        """Return every answered request whose id starts with `prefix` and ends there with a `|` (an episode's
-        `<id>|`: its steps and its verdict turn), with its answer, in the order the requests were added. An
-        indexed range of ids, not a scan."""
-        if not prefix.endswith("|"):
-            raise ValueError(f"prefix {prefix!r} must end with '|'")
-        sql = ("SELECT q.request_id, q.body, r.body FROM requests q JOIN responses r USING (request_id) "
-               "WHERE q.request_id >= ? AND q.request_id < ? ORDER BY q.seq")  # fmt: skip
-        rows = self.conn.execute(sql, (prefix, prefix[:-1] + "}"))
-        return [(self.parse_request(rid, request), self._response(rid, response)) for rid, request, response in rows]
+        return {request_id: self.parse_response(request_id, body) for request_id, body in rows}
 
     @translate_errors
     def requests(self) -> list[Request]:
@@ -383,7 +353,10 @@ class RunStore(RunClaim, StoreRows):
 
     def parse_response(self, request_id: Any, body: Any) -> Response:
         """Parse one `responses.body`, raising `damaged` naming the row when it is not a stored response."""
-        return self._response(request_id, body)
+        try:
+            return Response.model_validate_json(body)
+        except (ValidationError, ValueError, TypeError) as exc:
+            raise self.damaged("responses", request_id, "body", f"not a stored response ({_reason(exc)})") from None
 
     @translate_errors
     def telemetry(self, request_id: str | None = None) -> list[TelemetryRow]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 
 from lexprobe.errors import EXIT_PENDING, LexprobeError
 from lexprobe.models.replica_stats import ReplicaCount, counts_text, merge_counts
@@ -66,19 +66,10 @@ class RunSummary:
 
     def absorb(self, other: RunSummary) -> None:
         """Add the counts of a later engine run of the same job (e.g. the judge requests after the samples)."""
-        self.total += other.total
-        self.already_done += other.already_done
-        self.cache_hits += other.cache_hits
-        self.sent += other.sent
-        self.batched += other.batched
-        self.failed += other.failed
-        self.failed_permanent += other.failed_permanent
-        self.retries += other.retries
-        self.usage = self.usage + other.usage
+        for item in fields(self):
+            if item.name not in ("cost_usd", "replicas"):  # the counts, usage and error lists add up
+                setattr(self, item.name, getattr(self, item.name) + getattr(other, item.name))
         self.add_cost(other.cost_usd)
-        self.elapsed_s += other.elapsed_s
-        self.errors += other.errors
-        self.permanent_errors += other.permanent_errors
         self.replicas = merge_counts(self.replicas, other.replicas)
 
     def to_dict(self) -> dict:

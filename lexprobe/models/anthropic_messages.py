@@ -23,9 +23,8 @@ import anthropic
 from anthropic.types import Message as AnthropicMessage
 
 from lexprobe.models.answer_shape import anthropic_message, decode_json
-from lexprobe.models.base import Model
-from lexprobe.models.errors import ModelError
-from lexprobe.models.normalize import classify_sdk_error, finished_response
+from lexprobe.models.base import Model, finished_response
+from lexprobe.models.errors import ModelError, classify_sdk_error
 from lexprobe.models.spec import ModelSpec
 from lexprobe.models.types import FinishReason, Message, Request, Response, ToolCall, Usage
 

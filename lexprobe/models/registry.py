@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lexprobe.models.embedded import embedded_model_path
 from lexprobe.models.errors import ModelConfigError
+from lexprobe.models.identity import embedded_model_path
 from lexprobe.models.spec import SPEC_FORMS, ModelSpec, parse_model_spec
 
 if TYPE_CHECKING:
@@ -25,12 +25,6 @@ if TYPE_CHECKING:
 def _needs_package(module: str, extra_hint: str) -> str | None:
     if importlib.util.find_spec(module) is None:
         return f"Python package {module!r} is not installed ({extra_hint})"
-    return None
-
-
-def _needs_env(var: str) -> str | None:
-    if not os.environ.get(var):
-        return f"{var} is not set"
     return None
 
 
@@ -83,8 +77,8 @@ class Backend:
     def missing(self, spec: ModelSpec, *, credentials: bool = True) -> str | None:
         """Return why `spec` cannot be used now, or None; the API key counts only when `credentials` is True."""
         problem = self.problem(spec)
-        if problem is None and credentials and self.key_env:
-            problem = _needs_env(self.key_env)
+        if problem is None and credentials and self.key_env and not os.environ.get(self.key_env):
+            problem = f"{self.key_env} is not set"
         return problem
 
 

@@ -1,23 +1,11 @@
-"""Replicas of one model on several OpenAI-compatible servers: `openai-compatible/MODEL@URL1,URL2,...`.
+"""Replicas of one model on several OpenAI-compatible servers: `openai-compatible/MODEL@URL1,URL2,...` (docs/scale.md,
+"Replicated OpenAI-compatible servers").
 
-`ReplicaRouter` holds one `OpenAIModel` client per URL and sends each request to the replica with the fewest
-requests outstanding (ties: the one that has had fewer, then the first listed), never more than the per-replica
-concurrency (`--concurrency` counts per replica; the engine keeps replicas x that in flight).
-
-A replica that fails - the connection refused or reset, no answer within the time limit, HTTP 5xx, an HTTP 200
-whose body is not a chat completion (`answer_shape.MalformedAnswerError`) - is counted in its errors and marked down
-(1 s after its first failure in a row, doubling up to `DOWN_MAX_S`) and the request is sent again at once to another
-replica; the engine's retries are not involved. Only when every replica has failed this request does its last error
-reach the engine, which retries it with its own backoff. When every replica not yet tried is down, the one that
-comes back first is tried anyway. A rate limit (429) or another 4xx answer is no fault of the replica: it goes to
-the engine as it would from a single server.
-
-The engine's rule that a server refusing connections before it ever answered is a wrong URL (`ModelConfigError`)
-applies to the model as a whole: the router raises `UnreachableError` only when every replica refused this request,
-so one URL pointing at nothing never fails a run while another replica answers.
-
-The time limit (`--timeout`, default 120 s) applies to each attempt on a replica (`timeout_for`), so a replica that
-hangs is left after that long and the request goes to another.
+`ReplicaRouter` holds one `OpenAIModel` client per URL and sends each request to the replica with the fewest requests
+outstanding, never more than the per-replica concurrency. A replica that fails (refused, reset, timed out, 5xx, an
+answer that is not a chat completion) is counted, marked down (1 s, doubling up to `DOWN_MAX_S`) and the request goes
+to another replica at once; only when every replica failed it does its last error reach the engine (an
+`UnreachableError` only when every replica refused). A 429 or another 4xx goes to the engine as from one server.
 """
 
 from __future__ import annotations

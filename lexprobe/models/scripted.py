@@ -54,15 +54,6 @@ def _parse_turn(raw: Any, where: str, turn: int) -> tuple[str, tuple[ToolCall, .
     return text, tuple(calls)
 
 
-def load_script(path: Path) -> list[tuple[str, tuple[ToolCall, ...]]]:
-    """Read and validate a script file; returns its positional turns in order (see `load_script_lines` for the
-    `when` lines too).
-
-    Raises `ModelConfigError` naming the file and line of the first malformed line.
-    """
-    return [(text, calls) for text, calls, when in load_script_lines(path) if when is None]
-
-
 def load_script_lines(path: Path) -> list[tuple[str, tuple[ToolCall, ...], str | None]]:
     """Read and validate a script file; returns (text, tool calls, when) per line, in order.
 

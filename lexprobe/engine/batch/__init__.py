@@ -5,5 +5,5 @@ Batches or an OpenAI-compatible server's batch endpoints instead of one call eac
 request in it in the run store (tables `batches`, `batch_items`), written before the provider is asked to create
 the batch, so a rerun after a crash resumes polling and never submits a request twice; `providers` speaks each
 provider's batch endpoints through its official SDK; `status` reads the ledger for `lexprobe batch status` and the
-reports; `estimate` prices a dry run at the batch price.
+reports (`engine.estimate.batch_estimate` prices a dry run at the batch price).
 """

@@ -14,7 +14,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from lexprobe.engine.sqlite_util import transaction
+from lexprobe.engine.sqlite_util import select_in, transaction
 from lexprobe.engine.store import RunStore
 
 SCHEMA = """
@@ -44,9 +44,6 @@ CREATE TABLE IF NOT EXISTS batch_items (
 CREATE INDEX IF NOT EXISTS batch_items_request ON batch_items(request_id);
 CREATE INDEX IF NOT EXISTS batch_items_batch ON batch_items(local_id);
 """
-
-#: Item states: in a batch not collected yet; answered (its response is stored); not answered, and why.
-ITEM_STATES = ("submitted", "succeeded", "errored", "expired", "canceled", "missing")
 
 
 @dataclass(frozen=True)
@@ -144,7 +141,9 @@ class BatchLedger:
             )
 
     def set_items(self, rows: list[tuple[str, str | None, str]]) -> None:
-        """Record (state, reason, custom id) of many items in one transaction."""
+        """Record (state, reason, custom id) of many items in one transaction. An item is `submitted` (in a batch not
+        collected yet), `succeeded` (its response is stored), or not answered: `errored`, `expired`, `canceled`,
+        `missing`."""
         with transaction(self.conn) as conn:
             conn.executemany("UPDATE batch_items SET state = ?, reason = ? WHERE custom_id = ?", rows)
 
@@ -174,17 +173,9 @@ class BatchLedger:
 
     def round_of(self, request_ids: list[str]) -> int:
         """The next submission round of a group of requests: one more than the most batches any of them was in."""
-        most = 0
-        for start in range(0, len(request_ids), 500):
-            chunk = request_ids[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            (count,) = self.conn.execute(
-                f"SELECT COALESCE(MAX(n), 0) FROM (SELECT COUNT(*) AS n FROM batch_items WHERE request_id IN ({marks}) "
-                "GROUP BY request_id)",
-                chunk,
-            ).fetchone()
-            most = max(most, count)
-        return most + 1
+        sql = ("SELECT COALESCE(MAX(n), 0) FROM (SELECT COUNT(*) AS n FROM batch_items WHERE request_id IN ({marks}) "
+               "GROUP BY request_id)")  # fmt: skip
+        return max((count for (count,) in select_in(self.conn, sql, request_ids)), default=0) + 1
 
     def last_reasons(self) -> dict[str, str]:
         """Request id -> the reason its latest unanswered item gave (for the report of exhausted requests)."""

@@ -1,16 +1,7 @@
-"""Each provider's batch endpoints through its official SDK: build the entries, create, find again, poll, read
-results, and turn a result into the same `Response` the synchronous backend would have stored.
-
-OpenAI (and an `openai-compatible/` server with the same endpoints): the entries are a JSONL file uploaded with
-`files.create(purpose="batch")`, then `batches.create(endpoint="/v1/chat/completions", completion_window="24h")`
-with the local batch id in its `metadata`, which is how a batch whose id was never recorded is found again
-(`batches.list`). Results are the output and error files (`files.content`), in any order.
-
-Anthropic: `messages.batches.create(requests=...)`; a batch has no metadata, so one whose id was never recorded is
-found by listing the batches created since the intent was written (`messages.batches.list`, newest first) and
-taking one with the same number of requests that no other local batch holds; it is verified when it ends: its
-results' custom ids carry the local batch id (`ledger.custom_id`), and an item with no result of its own is
-`missing` and submitted again.
+"""Each provider's batch endpoints through its official SDK: build the entries, create, find again (OpenAI by the local
+id in the batch's metadata; Anthropic, which has none, by its count and creation time, verified by the custom ids of
+its results: docs/scale.md, "Provider batch APIs"), poll, read results, and turn a result into the same `Response` the
+synchronous backend would have stored.
 """
 
 from __future__ import annotations
@@ -66,8 +57,8 @@ class BatchProvider:
 
     max_requests: int = 50_000
     max_bytes: int = 200 * 1024 * 1024
-    #: Bytes each entry adds besides its own JSON (a newline in a JSONL file, a comma in a JSON array).
-    separator_bytes: int = 1
+
+    client: Any  # the SDK's async client
 
     def __init__(self, spec: ModelSpec) -> None:
         self.spec = spec
@@ -103,11 +94,12 @@ class BatchProvider:
 
     async def aclose(self) -> None:
         """Close the SDK client."""
+        await self.client.close()
 
     def _response(
         self, text: str, calls: tuple, finish: Any, usage: Usage, latency_s: float, served_by: str | None
     ) -> Response:
-        """The same `Response` as `normalize.finished_response`, with the cost at the batch price."""
+        """The same `Response` as `base.finished_response`, with the cost at the batch price."""
         return Response(
             text=text,
             tool_calls=calls,
@@ -120,10 +112,8 @@ class BatchProvider:
 
 
 class OpenAIBatches(BatchProvider):
-    """`openai/MODEL` and `openai-compatible/MODEL@URL`: the Batch API (files + batches)."""
+    """`openai/MODEL` and `openai-compatible/MODEL@URL`: the Batch API (files + batches), at the default limits."""
 
-    max_requests = 50_000
-    max_bytes = 200 * 1024 * 1024
     terminal = frozenset({"completed", "expired", "cancelled", "failed"})
 
     def __init__(self, spec: ModelSpec) -> None:
@@ -206,10 +196,6 @@ class OpenAIBatches(BatchProvider):
         from lexprobe.models.openai_chat import classify_openai_error
 
         return classify_openai_error(exc)
-
-    async def aclose(self) -> None:
-        """Close the HTTP client."""
-        await self.client.close()
 
 
 def _openai_line(text: bytes, where: str) -> ItemResult:
@@ -314,8 +300,8 @@ class AnthropicBatches(BatchProvider):
         return batch.id, batch.processing_status
 
     async def find(self, local_id: str, created_after: float, count: int, known: set[str]) -> str | None:
-        """A batch created since the intent, of `count` requests, that no other local batch holds (the rule of the
-        module docstring)."""
+        """A batch created since the intent, of `count` requests, that no other local batch holds (the rule of
+        docs/scale.md)."""
         found: list[tuple[float, str]] = []
         async for batch in self.client.messages.batches.list(limit=100):
             created = batch.created_at.timestamp()
@@ -365,10 +351,6 @@ class AnthropicBatches(BatchProvider):
         from lexprobe.models.anthropic_messages import classify_anthropic_error
 
         return classify_anthropic_error(exc)
-
-    async def aclose(self) -> None:
-        """Close the HTTP client."""
-        await self.client.close()
 
 
 def batchable(spec: str) -> bool:

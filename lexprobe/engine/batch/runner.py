@@ -1,20 +1,15 @@
 """Send a run's pending single-turn requests through provider batch APIs and store the answers as ordinary
-responses (same cache keys, usage and cost fields; cost at the batch price; telemetry event `batch`).
-
-Per model: batches left open by an earlier run are resumed first (polled again; one never created is looked for
-on the provider, then created with the same custom ids: `ledger`), the requests in none of them go into new
-batches split at the provider's limits, and every open batch is polled with a doubling wait until it ends. Its
-results are committed in the order they come; an item that expired, errored, was cancelled or has no result
-becomes pending again and goes into a new batch, at most `MAX_ROUNDS` batches per request in one command (the
-reason is kept in `batch_items` and the telemetry; a request still unanswered then is counted `failed`, and a rerun
-tries again). A stop (Ctrl-C) ends the waiting: what was collected is committed, the batches stay open, and the
-rerun resumes polling them.
+responses (same cache keys, usage and cost fields; cost at the batch price; telemetry event `batch`). How batches are
+resumed, polled, collected and resubmitted (at most `MAX_ROUNDS` per request in one command): docs/scale.md,
+"Provider batch APIs".
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
+import json
 import logging
 import os
 import time
@@ -27,12 +22,12 @@ from lexprobe.engine.batch.ledger import BatchLedger, BatchRow
 from lexprobe.engine.batch.providers import (
     BatchPoll,
     BatchProvider,
+    ItemResult,
     batchable,
     entry_bytes,
     open_provider,
     split_batches,
 )
-from lexprobe.engine.batch.results import Mark, ResultTally, listed
 from lexprobe.engine.store import TelemetryRow
 from lexprobe.engine.summary import RunSummary
 from lexprobe.errors import LexprobeError
@@ -52,6 +47,87 @@ DEFAULT_POLL_S = 30.0
 POLL_GROWTH_CAP = 20
 #: Answers committed per transaction while a batch's results are read.
 COMMIT_CHUNK = 500
+
+
+#: An item's new (state, reason, custom id).
+Mark = tuple[str, str | None, str]
+
+
+#: Reasons or custom ids one line names before "and N more".
+LISTED = 3
+
+
+def listed(parts: list[str]) -> str:
+    """`parts` joined with "; ", the first `LISTED` of them."""
+    more = len(parts) - LISTED
+    return "; ".join(parts[:LISTED]) + (f"; and {more} more" if more > 0 else "")
+
+
+class ResultTally:
+    """What one ended batch's results said, item by item (`_ModelBatches._collect`): the first outcome of each custom
+    id (the one kept), the result lines whose custom id could not be read, and the duplicates (a second result for one
+    custom id, with the same answer or another: reported on stderr and in the batch's note and item reason, never
+    stored)."""
+
+    def __init__(self) -> None:
+        self.first: dict[str, tuple[str, str | None, str, str]] = {}  # custom id -> (outcome, reason, where, digest)
+        self.unreadable: list[str] = []
+        self.duplicates: dict[str, list[tuple[str, bool]]] = {}  # custom id -> [(where, differs from the first)]
+
+    @staticmethod
+    def digest(result: ItemResult) -> str:
+        """A fingerprint of a result's outcome and answer (to tell a repeated result from a different one)."""
+        text = json.dumps([result.outcome, result.payload, result.reason], sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def duplicate(self, result: ItemResult) -> bool:
+        """True (and recorded) when `result` is a second result for a custom id already seen."""
+        first = self.first.get(result.custom_id)
+        if first is None:
+            return False
+        self.duplicates.setdefault(result.custom_id, []).append((result.where, self.digest(result) != first[3]))
+        return True
+
+    def keep(self, result: ItemResult, outcome: str, reason: str | None) -> None:
+        """Record the first result of its custom id, and the outcome it was given."""
+        self.first[result.custom_id] = (outcome, reason, result.where, self.digest(result))
+
+    def counts(self) -> tuple[int, int]:
+        """(succeeded, failed) among the kept outcomes."""
+        succeeded = sum(1 for outcome, *_ in self.first.values() if outcome == "succeeded")
+        return succeeded, len(self.first) - succeeded
+
+    def what(self, custom_id: str) -> str:
+        """One line on the results of a duplicated custom id, and which is kept."""
+        where, others = self.first[custom_id][2], self.duplicates[custom_id]
+        differ = "different answers" if any(differs for _, differs in others) else "the same answer"
+        places = ", ".join(place for place in (where, *(w for w, _ in others)) if place)
+        kept = f" ({where})" if where else ""
+        return f"{custom_id} has {len(others) + 1} results ({places}) with {differ}: the first{kept} is kept"
+
+    def duplicate_marks(self) -> list[Mark]:
+        """The kept items' marks again, their reason naming the duplicates."""
+        marks: list[Mark] = []
+        for custom_id in self.duplicates:
+            outcome, reason, _, _ = self.first[custom_id]
+            marks.append((outcome, "; ".join(part for part in (reason, self.what(custom_id)) if part), custom_id))
+        return marks
+
+    def note(self) -> str:
+        """The batch's note on duplicates ("" when none)."""
+        if not self.duplicates:
+            return ""
+        return f"duplicate results for {len(self.duplicates)} custom id(s), the first kept: " + listed(
+            [self.what(custom_id) for custom_id in self.duplicates]
+        )
+
+    def warnings(self, missing: int) -> list[str]:
+        """The warnings for stderr: each duplicate, and the unreadable lines."""
+        lines = [f"duplicate result: {self.what(custom_id)}" for custom_id in self.duplicates]
+        if self.unreadable:
+            lines.append(f"{len(self.unreadable)} result line(s) could not be read ({listed(self.unreadable)}): "
+                         f"the {missing} item(s) without a result go into a new batch")  # fmt: skip
+        return lines
 
 
 def poll_seconds(configured: float | None) -> float:
@@ -234,7 +310,7 @@ class _ModelBatches:
     async def _collect(self, batch: _Open, poll: BatchPoll) -> None:
         """Commit the answers of an ended batch in the order they come; mark what has none. A result line that
         could not be read fails its item (or, when its custom id cannot be read either, the items left without a
-        result); a second result for one custom id is reported and the first kept (`results.ResultTally`)."""
+        result); a second result for one custom id is reported and the first kept (`ResultTally`)."""
         assert self.provider is not None and batch.provider_id is not None
         latency = max(0.0, time.time() - (batch.row.submitted_at or batch.row.created_at))
         results = ResultTally()

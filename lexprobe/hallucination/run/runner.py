@@ -268,7 +268,7 @@ def _estimate(plan: ItemPlan, settings: ProfileSettings, store: RunStore, cache:
     judges = judge_estimates(plan.items, settings.judge_model)
     estimate = estimate_plan(plan.items, settings.model, judges, store, cache)
     if config.batch:  # the batches' sizes need every request's body
-        from lexprobe.engine.batch.estimate import batch_estimate
+        from lexprobe.engine.estimate import batch_estimate
 
         requests = [request for item in plan.items for request in item.requests(settings.model)]
         estimate.batch = batch_estimate(estimate, requests + judges, store, cache)
