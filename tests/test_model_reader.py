@@ -25,7 +25,6 @@ from lexprobe.hallucination.labels.score import Score
 from lexprobe.hallucination.labels.scoring import ScoringContext
 from lexprobe.hallucination.profile.results import SKIPPED_ROLES
 from lexprobe.hallucination.scorers.by_task import SCORERS
-from lexprobe.hallucination.scorers.labelsheet import parse_code, same_code
 from lexprobe.hallucination.scorers.model_reader import (
     READER_ROLE,
     READER_SCHEMA,
@@ -37,6 +36,7 @@ from lexprobe.hallucination.scorers.model_reader import (
     reader_request,
     reader_score,
 )
+from lexprobe.hallucination.scorers.reader_sheet import parse_code, same_code
 from lexprobe.hallucination.tasks.author import AuthorReference
 from lexprobe.hallucination.tasks.base import TaskReference
 from lexprobe.models.types import Request

@@ -1,6 +1,6 @@
 """`lexprobe hallucination export-labels` / `agreement`: validate the contradiction judge (the study's Appendix C),
-or the model reader of `run --reader`, against human coders. Thin: parse, call hallucination/scorers/labelsheet.py,
-print. `register(app)` adds both commands to a Typer app."""
+or the model reader of `run --reader`, against human coders. Thin: parse, call hallucination/scorers/labelsheet.py
+(reader_sheet.py), print. `register(app)` adds both commands to a Typer app."""
 
 from __future__ import annotations
 
@@ -51,20 +51,20 @@ def export_labels(
     Example: `lexprobe hallucination export-labels runs/gpt4o --n 100 --out labels/sheet.csv`
     """
     from lexprobe.engine.store import RUN_DB_NAME, RunStore
-    from lexprobe.hallucination.scorers import labelsheet
+    from lexprobe.hallucination.scorers.labelsheet import export_label_sheet, key_path, write_label_sheet
+    from lexprobe.hallucination.scorers.reader_sheet import export_reader_sheet
 
     if check not in CHECKS:
         raise BadInputError(f"unknown --check {check!r}; valid: {', '.join(CHECKS)}")
     if not (run_dir / RUN_DB_NAME).is_file():
         raise BadInputError(f"{run_dir} is not a run directory (no {RUN_DB_NAME})")
-    key = labelsheet.key_path(out_file)
+    key = key_path(out_file)
     existing = [str(path) for path in (out_file, key) if path.exists()]
     if existing and not force:
         raise BadInputError(f"{' and '.join(existing)} already exist(s) and may hold coders' labels; pass --force")
     store = RunStore.open_read_only(run_dir)  # reading: no lock, works on a read-only run directory
     try:
-        export = labelsheet.export_reader_sheet if check == "reader" else labelsheet.export_label_sheet
-        sheet = export(store, n, seed)
+        sheet = export_reader_sheet(store, n, seed) if check == "reader" else export_label_sheet(store, n, seed)
     except BadInputError as exc:
         raise BadInputError(f"{run_dir}: {exc}") from None
     finally:
@@ -78,7 +78,7 @@ def export_labels(
         err.print(f"[yellow]warning:[/] {escape(str(run_dir))} has only {found}; the sheet holds all of them, not {n}",
                   highlight=False, soft_wrap=True)  # fmt: skip
     try:
-        labelsheet.write_label_sheet(sheet, out_file)
+        write_label_sheet(sheet, out_file)
     except OSError as exc:
         raise BadInputError(f"cannot write {out_file}: {exc.strerror or exc}") from None
     print(safe_text(f"{out_file}: {len(sheet.rows)} rows ({who}; key: {key}, keep it from the coders)"))

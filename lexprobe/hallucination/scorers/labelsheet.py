@@ -1,12 +1,12 @@
-"""Check the contradiction judge (the study's Appendix C, "Intercoder reliability") and the model reader
-(`--reader`, `model_reader.py`) against human coders: blinded coding sheets with a sidecar key, and Cohen's kappa
-of every coder against the judge (reader) and of every pair of coders.
+"""Validate the contradiction judge against human coders (the study's Appendix C, "Intercoder reliability"):
+`export_label_sheet` draws a seeded sample of judged pairs and `write_label_sheet` writes a blinded CSV sheet and
+its sidecar key (`<sheet>.key.json`: the pair ids and the judge's verdicts, kept from the coders); each coder fills
+`coder_label` (yes: consistent, no: contradiction); `agreement_table` gives Cohen's kappa of every coder against the
+judge and of every pair of coders. docs/hallucination.md, "Validating the judge", says how.
 
-docs/hallucination.md says how ("Validating the judge"; "Checking the reader" for the reader's sheets, whose key
-says `"check": "reader"`). The key stores a digest of each row's visible text (whitespace-normalized), so a sheet
-from another export is refused even when its row ids happen to exist in the key. Two reader codes agree when they
-are the same decision, or both values and one's words (lower case, full stops dropped) are the other's or a run of
-them (`same_code`).
+The key stores a digest of each row's visible text (whitespace-normalized), so a sheet from another export is
+refused even when its row ids happen to exist in the key. The model reader's decisions are checked the same way, on
+sheets of their own (`reader_sheet.py`), written, keyed and compared here.
 """
 
 from __future__ import annotations
@@ -15,48 +15,30 @@ import csv
 import hashlib
 import json
 import random
-import re
-import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lexprobe.engine.store import RunStore
 from lexprobe.errors import BadInputError
-from lexprobe.hallucination.labels.score import REFERENCE_SCORER
 from lexprobe.hallucination.scorers.judge import parse_verdict
-from lexprobe.hallucination.scorers.model_reader import READER_ROLE, VALUE_WANTED, question_of
-from lexprobe.hallucination.tasks.item import item_of
+from lexprobe.hallucination.scorers.model_reader import READER_ROLE, question_of
 from lexprobe.models.types import Request
 from lexprobe.stats import cohen_kappa
 
+if TYPE_CHECKING:
+    from lexprobe.hallucination.scorers.reader_sheet import ReaderSheet
+
 SHEET_COLUMNS = ("row_id", "question", "response_1", "response_2", "coder_label", "notes")
-READER_COLUMNS = ("row_id", "question", "answer", "wanted", "coder_label", "notes")
-#: The reader's sheet's columns of text the key's digest covers.
-VISIBLE = ("question", "answer", "wanted")
 KEY_SUFFIX = ".key.json"
 KEY_FORMAT = "lexprobe-label-key/1"
 #: What a coder may write in `coder_label` (case-insensitive, surrounding spaces ignored) and what it means.
 LABEL_ALIASES = {"yes": "yes", "y": "yes", "consistent": "yes", "no": "no", "n": "no", "contradiction": "no"}
-DECLINED = "declined"
-NO_ANSWER = "no answer"
-#: What a coder of the reader's sheet may write for the two decisions without a value (case-insensitive).
-CODE_ALIASES = {
-    "declined": DECLINED,
-    "decline": DECLINED,
-    "declines": DECLINED,
-    "abstain": DECLINED,
-    "abstains": DECLINED,
-    "no answer": NO_ANSWER,
-    "no_answer": NO_ANSWER,
-    "none": NO_ANSWER,
-}
 #: Cells starting with one of these are read as formulas by spreadsheet programs; they are written with a leading
 #: apostrophe (the usual CSV-injection guard), which the digest ignores.
 _FORMULA_STARTS = ("=", "+", "-", "@")
-_WORD = re.compile(r"\w+")
 
 
 @dataclass(frozen=True)
@@ -85,28 +67,6 @@ class SheetRow:
         """Return what the key keeps of this row: the pair, the judge's verdict and a digest of the visible text."""
         digest = text_digest(self.question, self.response_1, self.response_2)
         return {"pair": self.pair, "judge_verdict": self.judge_verdict, "digest": digest}
-
-
-@dataclass(frozen=True)
-class ReaderRow:
-    """One read answer on a reader's sheet: what coders see, plus the request id and the reader's code (key only)."""
-
-    row_id: int
-    request_id: str
-    question: str
-    answer: str
-    wanted: str
-    reader_code: str | None  # the value, "declined", "no answer"; None for an unreadable reply
-
-    def blinded(self) -> dict[str, str]:
-        """Return the CSV cells of this row: no request id, no reader decision, empty label and notes."""
-        return {"row_id": str(self.row_id), "question": safe_cell(self.question), "answer": safe_cell(self.answer),
-                "wanted": self.wanted, "coder_label": "", "notes": ""}  # fmt: skip
-
-    def key_entry(self) -> dict[str, Any]:
-        """Return what the key keeps of this row: the request, the reader's code and a digest of the visible text."""
-        digest = text_digest(self.question, self.answer, self.wanted)
-        return {"request_id": self.request_id, "reader_code": self.reader_code, "digest": digest}
 
 
 @dataclass
@@ -147,23 +107,6 @@ class LabelSheet(CodingSheet):
             "judged_pairs": self.judged_pairs,
             "rows": {str(row.row_id): row.key_entry() for row in self.rows},
         }
-
-
-@dataclass
-class ReaderSheet(CodingSheet):
-    """An exported sheet of the decisions of `reader` on `read_answers` answers it read."""
-
-    reader: str
-    read_answers: int
-    columns = READER_COLUMNS
-
-    def key(self, sheet_name: str | None = None) -> dict[str, Any]:
-        """Return the sidecar key: run, reader, seed and, per row id, the request, the reader's code and a digest."""
-        return {
-            "format": KEY_FORMAT, "check": READER_ROLE, "sheet": sheet_name, "run_dir": self.run_dir,
-            "model": self.model, "reader": self.reader, "seed": self.seed, "requested": self.requested,
-            "read_answers": self.read_answers, "rows": {str(row.row_id): row.key_entry() for row in self.rows},
-        }  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -267,24 +210,7 @@ def _judged_rows(store: RunStore) -> tuple[list[tuple[str, str, str, str, str | 
     return rows, judge_models
 
 
-def _read_rows(store: RunStore) -> tuple[list[tuple[str, str, str, str, str | None]], set[str]]:
-    """Return (request id, question, answer, wanted, reader code) of every answer a reader labelled, sorted by
-    request id, and the readers named."""
-    rows, readers = [], set()
-    responses, scores, items = store.responses(), store.scores(), store.items()
-    for request in store.requests():
-        _, detail = scores.get((request.request_id, REFERENCE_SCORER), ("", {}))
-        if request.request_id not in responses or not isinstance(detail.get("reader"), str):
-            continue
-        readers.add(detail["reader"])
-        task = item_of(store, items, request).task
-        code = reader_code(detail.get("reader_decision"), detail.get("reader_value"))
-        answer = responses[request.request_id].text
-        rows.append((request.request_id, question_of(request), answer, VALUE_WANTED.get(task, ""), code))
-    return sorted(rows), readers
-
-
-def _drawn(store: RunStore, n: int, seed: int, found: list[tuple], nothing: str) -> dict[str, Any]:
+def drawn(store: RunStore, n: int, seed: int, found: list[tuple], nothing: str) -> dict[str, Any]:
     """Return the fields every sheet shares, its rows drawn from `found` (raising `BadInputError(nothing)` when it
     is empty): `n` of them sampled with `random.Random(seed)`, all when there are fewer."""
     if n < 1:
@@ -312,21 +238,10 @@ def export_label_sheet(store: RunStore, n: int, seed: int) -> LabelSheet:
     judged, judge_models = _judged_rows(store)
     nothing = ("the run has no judged pairs (reference-free tasks whose two samples got a judge verdict); "
                "run `lexprobe hallucination run` with a reference-free task first")  # fmt: skip
-    fields = _drawn(store, n, seed, judged, nothing)
+    fields = drawn(store, n, seed, judged, nothing)
     fields["rows"] = [SheetRow(index, *row) for index, row in enumerate(fields["rows"], start=1)]
     judge = (store.get_meta("settings") or {}).get("judge") or ", ".join(sorted(judge_models)) or "judge"
     return LabelSheet(**fields, judge=judge, judged_pairs=len(judged))
-
-
-def export_reader_sheet(store: RunStore, n: int, seed: int) -> ReaderSheet:
-    """Draw `n` of the answers a reader labelled in the run in `store` for human coding and return the sheet (not
-    yet written): ordered by request id, sampled with `random.Random(seed)`, row ids 1..n in the sample's order; all
-    of them when the run has fewer (`short`). Raises `BadInputError` when `n` < 1 or no answer was read."""
-    read, readers = _read_rows(store)
-    nothing = "no answer in the run was read by a model reader; run `lexprobe hallucination run --reader MODEL` first"
-    fields = _drawn(store, n, seed, read, nothing)
-    fields["rows"] = [ReaderRow(index, *row) for index, row in enumerate(fields["rows"], start=1)]
-    return ReaderSheet(**fields, reader=", ".join(sorted(readers)), read_answers=len(read))
 
 
 def write_label_sheet(sheet: LabelSheet | ReaderSheet, path: Path) -> Path:
@@ -354,23 +269,6 @@ def parse_label(value: str) -> str | None:
             "or leave it blank"
         )
     return LABEL_ALIASES[cleaned]
-
-
-def reader_code(decision: Any, value: Any) -> str | None:
-    """Return the code a reader's stored decision stands for on a sheet: the value, "declined", "no answer"; None
-    for an unreadable reply."""
-    if decision == "answer" and isinstance(value, str) and value.strip():
-        return " ".join(value.split())
-    return decision if decision in (DECLINED, NO_ANSWER) else None
-
-
-def parse_code(cell: str) -> str | None:
-    """Return a coder's code on a reader's sheet: "declined" or "no answer" (`CODE_ALIASES`), else the value as
-    written (spaces collapsed, a spreadsheet's leading apostrophe dropped); None for a blank cell."""
-    text = " ".join(cell.split()).lstrip("'").strip()
-    if not text:
-        return None
-    return CODE_ALIASES.get(text.lower(), text)
 
 
 def read_coded_sheet(
@@ -531,29 +429,6 @@ def coder_title(index: int, name: str) -> str:
     return f"Coder {index} ({name})"
 
 
-def _words(code: str) -> list[str]:
-    """Return a code's words, lower case, full stops dropped first ("U.S." is "us")."""
-    return _WORD.findall(unicodedata.normalize("NFKC", code).casefold().replace(".", ""))
-
-
-def same_code(a: str, b: str) -> bool:
-    """Return whether two codes agree: the same decision, or two values one of whose words (`_words`) are the other's
-    or a run of them."""
-    if a in (DECLINED, NO_ANSWER) or b in (DECLINED, NO_ANSWER):
-        return a == b
-    short, long = sorted((_words(a), _words(b)), key=len)
-    if not short:
-        return a.strip() == b.strip()
-    return any(long[start : start + len(short)] == short for start in range(len(long) - len(short) + 1))
-
-
-def _aligned(a: dict[int, str | None], b: dict[int, str | None]) -> dict[int, str | None]:
-    """Return `b` with each code that agrees with `a`'s on the same row (`same_code`) written as `a`'s, so the
-    categories kappa counts are the codes that agree."""
-    return {row: a[row] if code is not None and a.get(row) is not None and same_code(a[row], code) else code
-            for row, code in b.items()}  # fmt: skip
-
-
 def _as_labelled(a: dict[int, str | None], b: dict[int, str | None]) -> dict[int, str | None]:
     """Return `b` as it is: a judge's sheet's labels are compared as written."""
     return b
@@ -567,8 +442,10 @@ def agreement_report(sheets: list[Path], key: Path | None = None) -> dict[str, A
         raise BadInputError("give at least one filled sheet")
     label_key = load_key(key if key is not None else find_key(sheets))
     if label_key.reader:  # a sheet of the model reader's decisions (`export-labels --check reader`)
+        from lexprobe.hallucination.scorers.reader_sheet import VISIBLE, aligned, parse_code  # it imports this module
+
         coded = [read_coded_sheet(path, VISIBLE, parse_code) for path in sheets]
-        align, missing, counted = _aligned, "a reader decision", "no_reader_decision"
+        align, missing, counted = aligned, "a reader decision", "no_reader_decision"
     else:
         coded = [read_coded_sheet(path) for path in sheets]
         align, missing, counted = _as_labelled, "a judge verdict", "no_judge_verdict"
