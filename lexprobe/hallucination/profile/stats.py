@@ -2,7 +2,7 @@
 rate), breakdowns, the justice-bias table, contra-factual rates and calibration, computed from scored units
 (`results.py`); every estimator is named in the output (`estimator_names`). docs/hallucination.md defines them
 ("Every rate is named where it appears", "Statistics and breakdowns"). The calibration lives in `calibration.py`,
-the prompt-style selection and the row order in `selection.py`; `profile()` puts everything together.
+the prompt-style selection and the row order in `results.py`; `profile()` puts everything together.
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from lexprobe.caselaw.judges import Judge, resolve_justice
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.hallucination.labels.answers import answer_text
 from lexprobe.hallucination.labels.scoring import as_date
-from lexprobe.hallucination.profile.results import Unit
-from lexprobe.hallucination.profile.selection import (
+from lexprobe.hallucination.profile.results import (
     FALSE_PREMISE,
     LEVEL_ORDER,
     PROMPT_STYLE_SELECTIONS,
+    Unit,
     in_prompt_style,
     row_order,
     true_premise_reference_based,
@@ -31,7 +31,7 @@ from lexprobe.hallucination.tasks import TASKS
 from lexprobe.hallucination.tasks.author import AuthorReference
 from lexprobe.stats import balanced_rate_se, hallucination_rate, strict_rate
 
-__all__ = [  # with the selection constants the reports use (`lexprobe.hallucination.profile.selection`)
+__all__ = [  # with the selection constants the reports use (`lexprobe.hallucination.profile.results`)
     "BALANCED_TASKS",
     "CIRCUIT_FIRST_YEAR",
     "COMPLEXITY_ORDER",

@@ -243,7 +243,7 @@ def score_lines(
     """Yield each input line scored (the input object plus `label` and `detail`), or a `LineError`.
 
     `lines` are text lines (numbered from 1) or the output of `read_answer_lines`; blank lines are skipped. With a
-    `reader` (`score-answers --reader`, `external_reader.py`) an answer the rules leave unscored is labelled by the
+    `reader` (`score-answers --reader`, `run/score_file.py`) an answer the rules leave unscored is labelled by the
     reader's reading where `store` holds one (the line then also carries `reader`, `reader_decision`,
     `reader_value` and `rules`), and the reader's requests still to send are collected in `reader.unread`.
     """

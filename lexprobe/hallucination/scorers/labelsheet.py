@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, ClassVar
 
 from lexprobe.engine.store import RunStore
 from lexprobe.errors import BadInputError
@@ -27,9 +27,6 @@ from lexprobe.hallucination.scorers.judge import parse_verdict
 from lexprobe.hallucination.scorers.model_reader import READER_ROLE, question_of
 from lexprobe.models.types import Request
 from lexprobe.stats import cohen_kappa
-
-if TYPE_CHECKING:
-    from lexprobe.hallucination.scorers.reader_sheet import ReaderSheet
 
 SHEET_COLUMNS = ("row_id", "question", "response_1", "response_2", "coder_label", "notes")
 KEY_SUFFIX = ".key.json"
@@ -79,6 +76,11 @@ class CodingSheet:
     model: str | None
     seed: int
     requested: int
+    columns: ClassVar[tuple[str, ...]] = ()
+
+    def key(self, sheet_name: str | None = None) -> dict[str, Any]:
+        """Return the sidecar key (what each kind of sheet keeps of its rows, `<sheet>.key.json`)."""
+        raise NotImplementedError
 
     @property
     def short(self) -> bool:
@@ -244,7 +246,7 @@ def export_label_sheet(store: RunStore, n: int, seed: int) -> LabelSheet:
     return LabelSheet(**fields, judge=judge, judged_pairs=len(judged))
 
 
-def write_label_sheet(sheet: LabelSheet | ReaderSheet, path: Path) -> Path:
+def write_label_sheet(sheet: CodingSheet, path: Path) -> Path:
     """Write the blinded sheet (the judge's or the reader's) to `path` (UTF-8 CSV with a header row) and its key to
     `<path>.key.json`; return the key's path. Existing files are overwritten (the CLI refuses unless asked)."""
     path.parent.mkdir(parents=True, exist_ok=True)
