@@ -1,8 +1,32 @@
-"""The part of a model's reply that is its answer, before any task reads it (`read_reply`): reasoning parts dropped
-(`<think>` blocks, "Reasoning:" ... "Final answer:"), markdown tables and JSON objects read as prose, `**bold**`
-dropped, and what is read bounded (`MAX_REPLY_CHARS`, `MAX_ANSWER_CHARS`; a cut reading says so in
-`Reading.cut_note`). A reply that only reasons has no final answer (`NO_FINAL_ANSWER`): the scorers leave it
-`unscored`. The rules are docs/hallucination.md's "How a reply is read". Reading is idempotent.
+"""The part of a model's reply that is its answer, before any task reads it.
+
+Today's models often think aloud before they answer (`<think>...</think>`, "Reasoning:" ... "Final answer:") and
+format answers as markdown tables or JSON objects. The study scores the response's answer, so every scorer reads the
+text `final_answer` returns: only the final answer of a reply that has a reasoning part, and tables and JSON objects
+read as prose. The rules (docs/hallucination.md, "How a reply is read"):
+
+- Reasoning in tags: `<think>`, `<thinking>`, `<reasoning>`, `<reflection>`, `<scratchpad>` and `<analysis>` blocks
+  are dropped; a closing tag with no opening one (a chat template that opened the block in the prompt) drops
+  everything before it; an opening tag that is never closed makes the rest of the reply reasoning.
+- Reasoning sections: a reply that opens with a "Reasoning:", "Thinking:", "Analysis:", "Thought process:" (or
+  "## Reasoning", "**Analysis**") heading is reasoning up to its answer heading.
+- The answer heading: "Final answer:", "**Final Answer**", "## Final answer", "The final answer is" anywhere (the
+  last one counts), and after a reasoning part also "Answer:", "Conclusion:" or "In conclusion," at the start of a
+  line (the first one after the reasoning counts). Without a reasoning part a bare "Answer:" is not a heading
+  (a few-shot continuation such as "Reverse\\n\\nCase: ...\\nAnswer: Affirm" is not the reply's answer).
+- A reply with a reasoning part and no answer after it is "reasoning only": `final_answer` gives "" and
+  `no_final_answer` the reason ("reasoning only, no final answer"), so the scorers leave it `unscored` instead of
+  scoring a candidate the reasoning only considered.
+- A markdown table reads as "header: cell." sentences (a two-column table of several rows as "left: right."); a
+  JSON object (the whole reply, or a ```json fence) as "key: value." sentences, with an `answer`/`final_answer`
+  field taken alone and `reasoning`-like fields dropped. What is parsed is bounded (`MAX_JSON_CHARS`,
+  `MAX_JSON_DEPTH`, `MAX_ITEMS`, `MAX_TABLE_ROWS`): anything larger stays as text.
+- `**bold**` and `__bold__` markers are dropped.
+- What is read is bounded, so a huge reply cannot stall a run: the first `MAX_REPLY_CHARS` characters of a reply are
+  read for its final answer, and the scorers read the first `MAX_ANSWER_CHARS` characters of that answer. A cut
+  reading says so (`Reading.cut_note`), and the scorers add the note to the label's detail.
+
+`final_answer` is idempotent: a text it returns reads back as itself.
 """
 
 from __future__ import annotations

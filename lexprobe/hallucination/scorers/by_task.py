@@ -1,11 +1,18 @@
 """The scorers of every reference-based task, by task id: `SCORERS[task](answer, reference, context) -> Score`, the
-reference typed (the task's `TaskSpec.reference_type`) or its JSON, read with the task's model here, once, before
-the task's scorer sees it. A read-only view of the task registry (`hallucination/tasks`): each scorer is its task's
-`score` field; a reference-free task has none.
+reference typed (the task's `TaskSpec.reference_type`) or its JSON (a stored item's, an outside answer's lookup, a
+greedy answer's truth, a benchmark's row), read with the task's model here, once, before the task's scorer sees it.
 
-Every scorer looked up here reads the reply's final answer (`final_answer.read_reply`), and an answer in another
-language through its phrase table, unscored where its decisive words cannot be read
-(`language.unreadable_language`); docs/hallucination.md, "How a reply is read", gives the rules.
+A read-only view of the task registry (`hallucination/tasks`): each scorer is its task's `score` field, defined in
+the task's module; the shared steps and the stance rules are in `scoring.py`. A reference-free task has no scorer.
+
+Every scorer looked up here reads the reply's final answer (`final_answer.read_reply`: reasoning parts dropped,
+tables and JSON read as prose; a reply that only reasons is `unscored`, "reasoning only, no final answer"), and an
+answer in another language is read through its phrase table (`language.to_english`); where the task's value needs words
+(yes/no, a court, a disposition, agree/disagree, a rejection) and none of the answer's decisive words could be read,
+it is `unscored` with the reason (`language.unreadable_language`: "not English (Spanish)") instead of being guessed
+at. A task whose value reads the same in any script (a name, a citation, a year, a quotation) is never unscored for
+its language. A final answer is read up to `final_answer.MAX_ANSWER_CHARS` characters (a reply up to
+`MAX_REPLY_CHARS`), and a label read from a cut answer says so in its detail.
 """
 
 from __future__ import annotations

@@ -1,8 +1,24 @@
 """The model reader (`--reader MODEL`): a model asked what an answer gives as its answer, for the answers the rules
-leave unscored for want of a reading (`needs_reading`). Off by default. docs/hallucination.md ("The model reader")
-says what it is asked (`VALUE_WANTED`, `READER_SCHEMA`, template `templates/answer_reader.j2`), how its decision
-becomes a label (`reader_score`: "answer" scored by the task's own scorer, "declined" `abstain`, "no answer" and
-an unreadable reply `unscored`), what the stored score keeps, and how its requests (role `reader`) are cached.
+leave unscored.
+
+Off by default: the rules alone are the offline default. With a reader, a reference-based answer whose rule label is
+`unscored` for want of a reading (`needs_reading`: not "reference missing", not "empty answer") is shown to the
+reader model with the question as it was asked and what kind of value the task wants (`VALUE_WANTED`), at
+temperature 0 with a JSON schema (`READER_SCHEMA`, template `templates/answer_reader.j2`). The reader replies
+`{"decision": "answer" | "declined" | "no answer", "value": string | null}` and `reader_score` turns that into the
+answer's label:
+
+- "answer": the value is scored by the task's own scorer (`SCORERS[task](value, reference, context)`), so the
+  comparison rules are the task's ("1954", "Earl Warren", "affirmed", "yes", the quotation);
+- "declined": `abstain`;
+- "no answer": stays `unscored`;
+- a reply that is not such an object: stays `unscored`, its detail saying the reader's reply was unreadable.
+
+Every such label's detail starts "read by MODEL:", and the score's stored detail carries `reader`, `reader_decision`
+(`unreadable` for a reply that could not be read), `reader_value` and `rules` (what the rules said). The reader's
+requests are ordinary engine requests (role `reader`, id `<unit id>|reader|<key prefix>`, so another reader model or
+prompt gets another id): they are stored in the run store and the response cache, and a resumed or repeated run
+does not ask again. Reference-free tasks and calibration samples are never read.
 """
 
 from __future__ import annotations
