@@ -52,7 +52,7 @@ def export_labels(
     """
     from lexprobe.engine.store import RUN_DB_NAME, RunStore
     from lexprobe.hallucination.scorers.labelsheet import export_label_sheet, key_path, write_label_sheet
-    from lexprobe.hallucination.scorers.reader_sheet import export_reader_sheet, write_reader_sheet
+    from lexprobe.hallucination.scorers.reader_sheet import export_reader_sheet
 
     if check not in CHECKS:
         raise BadInputError(f"unknown --check {check!r}; valid: {', '.join(CHECKS)}")
@@ -78,7 +78,7 @@ def export_labels(
         err.print(f"[yellow]warning:[/] {escape(str(run_dir))} has only {found}; the sheet holds all of them, not {n}",
                   highlight=False, soft_wrap=True)  # fmt: skip
     try:
-        (write_reader_sheet if check == "reader" else write_label_sheet)(sheet, out_file)
+        write_label_sheet(sheet, out_file)
     except OSError as exc:
         raise BadInputError(f"cannot write {out_file}: {exc.strerror or exc}") from None
     print(safe_text(f"{out_file}: {len(sheet.rows)} rows ({who}; key: {key}, keep it from the coders)"))

@@ -59,7 +59,7 @@ def comparison_rows(paper: dict) -> list[dict]:
         what = f"{paper['quantities'].get(quantity, quantity)}: {task.replace('_', ' ')}"
         rows.append({
             "model": model, "what": what, "level": level or "–", "style": style or "–",
-            "yours": _value(yours["value"], yours["se"]), "n": yours["n"],
+            "yours": estimate_text(yours["value"], yours["se"]), "n": yours["n"],
             "paper": [{"model": c["paper"]["model"], "printed": c["paper"]["printed"],
                        "difference": f"{c['difference']:+.3f}", "test": c["test"]} for c in group],
             "where": _where(first).replace(f" / {first['model']}", ""), "design": group[0]["design"],
@@ -67,7 +67,8 @@ def comparison_rows(paper: dict) -> list[dict]:
     return rows
 
 
-def _value(value: float | None, se: float | None) -> str:
+def estimate_text(value: float | None, se: float | None = None) -> str:
+    """Return an estimate as a report prints it: "0.125", with its s.e. "0.125 (0.010)", "–" for none."""
     if value is None:
         return "–"
     return f"{value:.3f}" if se is None else f"{value:.3f} ({se:.3f})"

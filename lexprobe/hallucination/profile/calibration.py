@@ -12,8 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lexprobe.hallucination.profile.results import Unit
-from lexprobe.hallucination.profile.selection import in_prompt_style, row_order, true_premise_reference_based
+from lexprobe.hallucination.profile.results import Unit, in_prompt_style, row_order, true_premise_reference_based
 from lexprobe.stats import apply_platt, bin_groups, bootstrap_se, expected_calibration_error, platt_scale
 
 ECE_WIDTH = "width bins, plug-in (authors' code: uncertainty-calibration get_ece; bins (i/K, (i+1)/K])"

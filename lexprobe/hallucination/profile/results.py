@@ -16,7 +16,7 @@ from lexprobe.engine.store import RUN_DB_NAME, RunStore
 from lexprobe.errors import BadInputError
 from lexprobe.hallucination.labels.score import CONFIDENCE_SCORER, REFERENCE_SCORER
 from lexprobe.hallucination.tasks import TASKS
-from lexprobe.hallucination.tasks.base import TaskReference
+from lexprobe.hallucination.tasks.base import FALSE_PREMISE, TaskReference
 from lexprobe.hallucination.tasks.item import item_of
 
 #: The kind of run a hallucination profile's run directory holds (see `RunStore.claim`).
@@ -180,3 +180,38 @@ def read_runs(run_dirs: list[Path]) -> tuple[list[RunInfo], list[Unit]]:
         infos.append(info)
         all_units.extend(units)
     return infos, all_units
+
+
+#: The answers the pooled figures and the pooled ECE use, by `--prompt-style`: "few" (the study's choice: the
+#: few-shot answers, and the zero-shot answers of tasks the study asks zero-shot only), "zero", or "all".
+PROMPT_STYLE_SELECTIONS = ("few", "zero", "all")
+LEVEL_ORDER = ("scotus", "coa", "district")
+
+
+def row_order(key: tuple[str, str, str, str]) -> tuple:
+    """Return the sort key of a (model, task, level, prompt style) row: task registry order, level, zero-shot first."""
+    model, task, level, style = key
+    task_index = list(TASKS).index(task) if task in TASKS else len(TASKS)
+    level_index = LEVEL_ORDER.index(level) if level in LEVEL_ORDER else len(LEVEL_ORDER)
+    return (task_index, level_index, style != "zero", model)
+
+
+def true_premise_reference_based(unit: Unit) -> bool:
+    """The units the study's pooled figures use: reference-based tasks with a true premise."""
+    return not unit.reference_free and unit.complexity != FALSE_PREMISE
+
+
+def in_prompt_style(unit: Unit, selection: str) -> bool:
+    """Whether a unit belongs to the answers `selection` (see `PROMPT_STYLE_SELECTIONS`) picks for the pooled
+    figures: "few" takes the few-shot answers, and the zero-shot answers of a task the study asks zero-shot only
+    (reference-free and contra-factual tasks, which Figures 1 and 7 show); "zero" the zero-shot answers; "all"
+    every answer. Raises ValueError on another selection."""
+    if selection == "all":
+        return True
+    if selection == "zero":
+        return unit.prompt_style == "zero"
+    if selection == "few":
+        spec = TASKS.get(unit.task)
+        zero_only = spec is not None and "few" not in spec.styles
+        return unit.prompt_style == "few" or (zero_only and unit.prompt_style == "zero")
+    raise ValueError(f"prompt style must be one of {', '.join(PROMPT_STYLE_SELECTIONS)}, not {selection!r}")

@@ -1,28 +1,8 @@
-"""The statistics of a hallucination profile (the study's Section 4): rate tables, breakdowns, the justice-bias
-table, contra-factual rates and calibration, computed from scored units (`results.py`).
-
-Estimators (named in every output):
-- rate: hallucinations / scored answers, abstentions counted as non-hallucinations, unscored answers left out;
-  standard error sqrt(p(1-p)/n);
-- strict rate: the study's Eq. 1 as written, unscored answers counted as hallucinations (answers unscored for want
-  of a reference are still left out: there is no truth to compare with); not computed for reference-free tasks,
-  whose unscored pairs are judge verdicts without a yes/no, not answers;
-- balanced rate (disposition, doctrinal agreement; the headline figure of those tasks, as in the study's tables):
-  the mean of the per-class rates, the class being the true answer (affirm / reverse, agree / disagree), so always
-  answering the majority class scores 0.5; s.e. of that mean of per-class binomial rates. A row whose items have
-  one class only says so (`note`): its balanced rate is the raw rate and is not comparable with the paper;
-- reference-free tasks: contradiction rate between two samples, a lower bound on the true rate (Eq. 2);
-- breakdowns (the study's Figures 1-5, 7) and the pooled calibration (Figure 8, pooled ECE) use one prompt style,
-  few-shot by default as in the study (`PROMPT_STYLE_SELECTIONS`); they pool the reference-based tasks with a true
-  premise (Figures 2-5); the complexity breakdown (Figure 1) also shows the high-complexity reference-free tasks,
-  marked as lower bounds, and leaves doctrinal agreement out; the circuit breakdown (Figure 3) uses cases decided
-  after 1981; the false-premise tasks are reported apart (contra-factual bias, Figure 7);
-- calibration: ECE with `width` bins + plug-in estimator (the authors' code) and `mass` bins + debiased estimator
-  (the paper's text; Kumar et al. 2019), bootstrap standard errors (seeded), and Platt-rescaled ECE on a held-out
-  split (see `lexprobe.stats`).
-
-The calibration lives in `lexprobe.hallucination.profile.calibration`, the prompt-style selection and the row order
-in `lexprobe.hallucination.profile.selection`; `profile()` puts everything together.
+"""The statistics of a hallucination profile (the study's Section 4): rate tables (rate, strict rate, balanced
+rate), breakdowns, the justice-bias table, contra-factual rates and calibration, computed from scored units
+(`results.py`); every estimator is named in the output (`estimator_names`). docs/hallucination.md defines them
+("Every rate is named where it appears", "Statistics and breakdowns"). The calibration lives in `calibration.py`,
+the prompt-style selection and the row order in `results.py`; `profile()` puts everything together.
 """
 
 from __future__ import annotations
@@ -36,11 +16,12 @@ from datetime import date
 from lexprobe.caselaw.judges import Judge, resolve_justice
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.hallucination.labels.answers import answer_text
-from lexprobe.hallucination.profile.results import Unit
-from lexprobe.hallucination.profile.selection import (
+from lexprobe.hallucination.labels.scoring import as_date
+from lexprobe.hallucination.profile.results import (
     FALSE_PREMISE,
     LEVEL_ORDER,
     PROMPT_STYLE_SELECTIONS,
+    Unit,
     in_prompt_style,
     row_order,
     true_premise_reference_based,
@@ -50,7 +31,7 @@ from lexprobe.hallucination.tasks import TASKS
 from lexprobe.hallucination.tasks.author import AuthorReference
 from lexprobe.stats import balanced_rate_se, hallucination_rate, strict_rate
 
-__all__ = [  # with the selection constants the reports use (`lexprobe.hallucination.profile.selection`)
+__all__ = [  # with the selection constants the reports use (`lexprobe.hallucination.profile.results`)
     "BALANCED_TASKS",
     "CIRCUIT_FIRST_YEAR",
     "COMPLEXITY_ORDER",
@@ -293,7 +274,7 @@ def justice_bias(units: Iterable[Unit], roster: list[Judge]) -> list[JusticeCoun
         reference = unit.reference
         if not isinstance(reference, AuthorReference) or unit.level != "scotus" or not reference.author:
             continue
-        decided = _date(reference.decided)
+        decided = as_date(reference.decided)
         truth = resolve_justice(reference.author, decided, roster) if roster else None
         true[unit.model][truth.full_name if truth else reference.author] += 1
         name = read_answer("author", answer_text(unit.answer), roster).value if unit.answer else None
@@ -305,13 +286,6 @@ def justice_bias(units: Iterable[Unit], roster: list[Judge]) -> list[JusticeCoun
         for justice in sorted(set(named[model]) | set(true[model])):
             rows.append(JusticeCount(model, justice, named[model][justice], true[model][justice]))
     return rows
-
-
-def _date(value: object) -> date | None:
-    try:
-        return date.fromisoformat(str(value)[:10]) if value else None
-    except ValueError:
-        return None
 
 
 def profile(

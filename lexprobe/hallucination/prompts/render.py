@@ -101,22 +101,18 @@ def compile_template(source: str) -> PlainTemplate | Template:
     return PlainTemplate.parse(source) or _environment().from_string(source)
 
 
-@cache
 def load_template(template_task: str, style: str) -> PlainTemplate | Template:
     """Return the compiled template `<task>_<style>.j2`; raises TemplateMissing when there is none."""
-    name = f"{template_task}_{style}.j2"
-    path = resources.files("lexprobe.hallucination") / "templates" / name
-    if not path.is_file():
-        raise TemplateMissing(f"no {style}-shot template for {template_task}")
-    return compile_template(path.read_text(encoding="utf-8"))
+    return load_named_template(f"{template_task}_{style}", f"no {style}-shot template for {template_task}")
 
 
 @cache
-def load_named_template(name: str) -> PlainTemplate | Template:
-    """Return the compiled template `templates/<name>.j2` (e.g. the contradiction judge's); raises TemplateMissing."""
+def load_named_template(name: str, missing: str = "") -> PlainTemplate | Template:
+    """Return the compiled template `templates/<name>.j2` (e.g. the contradiction judge's); raises TemplateMissing
+    (`missing`, else "no template NAME") when there is none."""
     path = resources.files("lexprobe.hallucination") / "templates" / f"{name}.j2"
     if not path.is_file():
-        raise TemplateMissing(f"no template {name}")
+        raise TemplateMissing(missing or f"no template {name}")
     return compile_template(path.read_text(encoding="utf-8"))
 
 

@@ -10,6 +10,7 @@ from collections.abc import Collection
 from pathlib import Path
 
 import lexprobe
+from lexprobe.hallucination.paper_figures.html import estimate_text
 from lexprobe.hallucination.profile.results import Unit
 from lexprobe.hallucination.profile.stats import (
     BALANCED_TASKS,
@@ -34,12 +35,6 @@ TABLE_GROUPS = (
     ("high", "High complexity tasks (cf. Table 5); reference-free rates are lower bounds"),
     ("false premise", "Contra-factual tasks (cf. Table 6)"),
 )
-
-
-def _fmt(rate: float | None, se: float | None = None) -> str:
-    if rate is None:
-        return "–"
-    return f"{rate:.3f}" if se is None else f"{rate:.3f} ({se:.3f})"
 
 
 def viewer_link(viewer_url: str, row: dict) -> str:
@@ -100,11 +95,11 @@ def rate_cell(row: dict | None, *, self_judged: bool = False) -> dict:
     if row is None:
         return {"text": "–", "raw": "", "strict": "", "n": None, "unscored": 0, "note": "", "self_judged": False}
     balanced = row["task"] in BALANCED_TASKS
-    headline = _fmt(row["balanced_rate"], row["balanced_se"]) + " balanced" if balanced else ""
+    headline = estimate_text(row["balanced_rate"], row["balanced_se"]) + " balanced" if balanced else ""
     return {
-        "text": headline or _fmt(row["rate"], row["se"]),
-        "raw": _fmt(row["rate"], row["se"]) if balanced else "",
-        "strict": _fmt(row["strict_rate"], row["strict_se"]) if row["strict_rate"] is not None else "",
+        "text": headline or estimate_text(row["rate"], row["se"]),
+        "raw": estimate_text(row["rate"], row["se"]) if balanced else "",
+        "strict": estimate_text(row["strict_rate"], row["strict_se"]) if row["strict_rate"] is not None else "",
         "n": row["n"],
         "unscored": row["unscored"],
         "note": row["note"],
@@ -304,10 +299,12 @@ def summary_cards(names: list[str], stats: dict, units: list[Unit]) -> list[dict
     return [
         {
             "model": name,
-            "rate": _fmt(pooled[name]["rate"], pooled[name]["se"]) if name in pooled else "–",
+            "rate": estimate_text(pooled[name]["rate"], pooled[name]["se"]) if name in pooled else "–",
             "n": pooled[name]["n"] if name in pooled else 0,
-            "ece_width": _fmt(ece[name]["ece_width"], ece[name]["ece_width_se"]) if name in ece else "–",
-            "ece_mass": _fmt(ece[name]["ece_mass_debiased"], ece[name]["ece_mass_debiased_se"]) if name in ece else "–",
+            "ece_width": estimate_text(ece[name]["ece_width"], ece[name]["ece_width_se"]) if name in ece else "–",
+            "ece_mass": estimate_text(ece[name]["ece_mass_debiased"], ece[name]["ece_mass_debiased_se"])
+            if name in ece
+            else "–",
             "ece_n": ece[name]["n"] if name in ece else 0,
             "unscored": sum(u.label == "unscored" for u in units if u.model == name),
             "pending": sum(u.label is None for u in units if u.model == name),
@@ -355,5 +352,5 @@ def write_html_report(
         investigation=list(investigation or []),
         investigation_notes=list(investigation_notes or []),
         coverage=coverage_rows(coverage or []),
-        fmt=_fmt,
+        fmt=estimate_text,
     )

@@ -10,14 +10,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lexprobe.errors import BadInputError, LexprobeError
-from lexprobe.hallucination.scorers.external import LineError, read_answer_lines, score_lines
+from lexprobe.hallucination.scorers.external import AnswerLine, LineError, read_answer_lines, score_lines
 from lexprobe.terminal import safe_text
 
 if TYPE_CHECKING:
     from lexprobe.caselaw.query import CaseDatabase
+    from lexprobe.engine.cache import ResponseCache
+    from lexprobe.engine.config import EngineConfig
+    from lexprobe.engine.store import RunStore
     from lexprobe.engine.summary import RunSummary
 
-__all__ = ["AnswerFileScore", "score_answer_file"]
+__all__ = ["AnswerFileScore", "read_unscored", "score_answer_file"]
 
 
 @dataclass
@@ -70,7 +73,6 @@ def score_answer_file(file: Path, open_db: Callable[[], CaseDatabase], reader: s
         if reader:  # the rules once, the answers they leave unscored to the reader, then every line with its reading
             import asyncio
 
-            from lexprobe.hallucination.scorers.external_reader import read_unscored
             from lexprobe.hallucination.scorers.model_reader import ReaderPass
 
             lines = list(lines)
@@ -83,3 +85,34 @@ def score_answer_file(file: Path, open_db: Callable[[], CaseDatabase], reader: s
                 result.scored += 1
             emit(scored)
     return result
+
+
+async def read_unscored(
+    lines: list[str | AnswerLine | LineError],
+    db: CaseDatabase,
+    reader: str,
+    cache: ResponseCache | None,
+    config: EngineConfig,
+) -> tuple[RunStore, RunSummary]:
+    """Send every answer of `lines` that the rules leave unscored to the model reader `reader` (through the engine,
+    `cache` first) and return the in-memory store holding the readings (`RunStore.in_memory`: it lives as long as
+    the command; the shared response cache means scoring the same file again asks the reader nothing), and the
+    engine's summary. The caller then scores the lines again with the readings in that store."""
+    from lexprobe.engine.store import RunStore
+    from lexprobe.engine.summary import RunSummary
+    from lexprobe.hallucination.scorers.model_reader import ReaderPass
+
+    store = RunStore.in_memory()
+    first = ReaderPass(reader)
+    for _ in score_lines(lines, db, first, store):
+        pass
+    if not first.unread:
+        return store, RunSummary()
+    from lexprobe.engine.executor import Engine  # here: a file the rules read whole imports no client
+
+    engine = Engine(store, cache, config)
+    try:
+        summary = await engine.run(first.unread)
+    finally:
+        await engine.aclose()
+    return store, summary

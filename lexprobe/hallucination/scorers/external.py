@@ -28,6 +28,7 @@ from lexprobe.errors import BadInputError
 from lexprobe.hallucination.labels.score import Score
 from lexprobe.hallucination.scorers.by_task import SCORERS, ScoringContext
 from lexprobe.hallucination.tasks import TASKS
+from lexprobe.hallucination.tasks.base import shown
 from lexprobe.models.types import Request
 
 if TYPE_CHECKING:
@@ -38,7 +39,6 @@ MAX_LINE_BYTES = 1 << 20  # 1 MiB: an answer line is a few KB; a longer line is 
 MAX_DEPTH = 32  # an answer line is a flat object; deeper nesting is refused before `json.loads` recurses
 MAX_DIGITS = 100  # numbers carry no meaning here; a long one is refused before int() spends quadratic time
 _CHUNK_BYTES = 1 << 16
-_SHOWN_CHARS = 60  # longest piece of an untrusted value quoted in an error message
 
 # byte-order mark -> codec, longest first (the UTF-32 LE mark begins with the UTF-16 LE one)
 _BOMS: tuple[tuple[bytes, str], ...] = (
@@ -71,12 +71,6 @@ class AnswerLine:
 class _NumberTooLong(ValueError):
     def __init__(self, digits: int) -> None:
         super().__init__(f"a number with {digits:,} characters (at most {MAX_DIGITS} allowed)")
-
-
-def _shown(value: object) -> str:
-    """Return `value` quoted for a message: repr (control characters escaped), cut to `_SHOWN_CHARS`."""
-    text = repr(value)
-    return text if len(text) <= _SHOWN_CHARS else text[: _SHOWN_CHARS - 3] + "..."
 
 
 def detect_encoding(head: bytes) -> tuple[str, int]:
@@ -218,11 +212,11 @@ def unreadable_field(record: dict) -> str | None:
     for key, value in record.items():
         for text in (key, value) if isinstance(value, str) else (key,):
             if "\0" in text:
-                return f"field {_shown(key)} holds a NUL character; not text"
+                return f"field {shown(key)} holds a NUL character; not text"
             try:
                 text.encode("utf-8")
             except UnicodeEncodeError as exc:
-                return f"field {_shown(key)} holds a lone surrogate ({text[exc.start]!r}); not text"
+                return f"field {shown(key)} holds a lone surrogate ({text[exc.start]!r}); not text"
     return None
 
 
@@ -249,7 +243,7 @@ def score_lines(
     """Yield each input line scored (the input object plus `label` and `detail`), or a `LineError`.
 
     `lines` are text lines (numbered from 1) or the output of `read_answer_lines`; blank lines are skipped. With a
-    `reader` (`score-answers --reader`, `external_reader.py`) an answer the rules leave unscored is labelled by the
+    `reader` (`score-answers --reader`, `run/score_file.py`) an answer the rules leave unscored is labelled by the
     reader's reading where `store` holds one (the line then also carries `reader`, `reader_decision`,
     `reader_value` and `rules`), and the reader's requests still to send are collected in `reader.unread`.
     """
@@ -275,7 +269,7 @@ def score_lines(
             continue
         task = record["task"]
         if task not in SCORERS:
-            yield LineError(line.line, f"unknown task {_shown(task)}; scorable: {', '.join(sorted(SCORERS))}")
+            yield LineError(line.line, f"unknown task {shown(task)}; scorable: {', '.join(sorted(SCORERS))}")
             continue
         found, reason = reference_for(task, record, db)
         reference = TASKS[task].reference_of(found) if found is not None else None  # read once, typed, from here

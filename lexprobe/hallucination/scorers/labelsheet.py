@@ -1,23 +1,12 @@
-"""Validate the contradiction judge against human coders (the study's Appendix C, "Intercoder reliability").
+"""Validate the contradiction judge against human coders (the study's Appendix C, "Intercoder reliability"):
+`export_label_sheet` draws a seeded sample of judged pairs and `write_label_sheet` writes a blinded CSV sheet and
+its sidecar key (`<sheet>.key.json`: the pair ids and the judge's verdicts, kept from the coders); each coder fills
+`coder_label` (yes: consistent, no: contradiction); `agreement_table` gives Cohen's kappa of every coder against the
+judge and of every pair of coders. docs/hallucination.md, "Validating the judge", says how.
 
-The study had two authors recode 100 judged pairs by hand and reported Cohen's kappa for each coder against GPT 4
-and for the two coders against each other (Appendix Table 2). This module does the same for any run:
-
-1. `export_label_sheet` draws a seeded sample of judged pairs (pairs whose judge request has a response; pairs
-   where a sample abstains are never judged, so they are never on the sheet) and `write_label_sheet` writes a
-   blinded CSV sheet: an opaque `row_id`, the question, the two sampled answers, and empty `coder_label` and
-   `notes` columns. Neither the pair id nor the judge's verdict is on the sheet; both go to a sidecar key file
-   (`<sheet>.key.json`), which must stay away from the coders.
-2. Each coder fills `coder_label` in a copy of the sheet with `yes` (the answers are consistent) or `no` (they
-   contradict each other), the judge's own yes/no question; blank rows count as not coded.
-3. `agreement_table` reads the filled sheets (one per coder, the coder named by the file's stem) and the key and
-   returns Cohen's kappa and raw agreement for every coder against the judge and every pair of coders, each on the
-   rows both sides labelled. Rows where the judge gave no parseable verdict are left out of judge comparisons and
-   counted.
-
-The key stores a digest of each row's question and answers (whitespace-normalized), so a sheet from another export
-is refused even when its row ids happen to exist in the key. The model reader's decisions are checked the same way,
-on sheets of their own (`reader_sheet.py`; `agreement_report` hands their keys to it).
+The key stores a digest of each row's visible text (whitespace-normalized), so a sheet from another export is
+refused even when its row ids happen to exist in the key. The model reader's decisions are checked the same way, on
+sheets of their own (`reader_sheet.py`), written, keyed and compared here.
 """
 
 from __future__ import annotations
@@ -30,11 +19,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from lexprobe.engine.store import RunStore
 from lexprobe.errors import BadInputError
 from lexprobe.hallucination.scorers.judge import parse_verdict
+from lexprobe.hallucination.scorers.model_reader import READER_ROLE, question_of
 from lexprobe.models.types import Request
 from lexprobe.stats import cohen_kappa
 
@@ -50,13 +40,13 @@ _FORMULA_STARTS = ("=", "+", "-", "@")
 
 @dataclass(frozen=True)
 class SheetRow:
-    """One pair on a label sheet: what coders see, plus the pair id and judge verdict that go to the key only."""
+    """One pair on a judge's sheet: what coders see, plus the pair id and judge verdict that go to the key only."""
 
     row_id: int
+    pair: str
     question: str
     response_1: str
     response_2: str
-    pair: str
     judge_verdict: str | None  # "yes" (consistent), "no" (contradiction), None (no parseable verdict)
 
     def blinded(self) -> dict[str, str]:
@@ -70,28 +60,41 @@ class SheetRow:
             "notes": "",
         }
 
-    def digest(self) -> str:
-        """Return the fingerprint of the row's visible text that the key keeps (see `text_digest`)."""
-        return text_digest(self.question, self.response_1, self.response_2)
+    def key_entry(self) -> dict[str, Any]:
+        """Return what the key keeps of this row: the pair, the judge's verdict and a digest of the visible text."""
+        digest = text_digest(self.question, self.response_1, self.response_2)
+        return {"pair": self.pair, "judge_verdict": self.judge_verdict, "digest": digest}
 
 
 @dataclass
-class LabelSheet:
-    """An exported sheet: its rows and where they came from. `len(rows) < requested` when the run had fewer
-    judged pairs than were asked for (all of them are then on the sheet)."""
+class CodingSheet:
+    """An exported sheet: its rows and where they came from. `len(rows) < requested` when the run had fewer judged
+    pairs (read answers) than were asked for (all of them are then on the sheet)."""
 
-    rows: list[SheetRow]
+    rows: list[Any]
     run_dir: str | None
     model: str | None
-    judge: str
     seed: int
     requested: int
-    judged_pairs: int
+    columns: ClassVar[tuple[str, ...]] = ()
+
+    def key(self, sheet_name: str | None = None) -> dict[str, Any]:
+        """Return the sidecar key (what each kind of sheet keeps of its rows, `<sheet>.key.json`)."""
+        raise NotImplementedError
 
     @property
     def short(self) -> bool:
-        """True when the run had fewer judged pairs than requested."""
+        """True when the run had fewer judged pairs (read answers) than requested."""
         return len(self.rows) < self.requested
+
+
+@dataclass
+class LabelSheet(CodingSheet):
+    """An exported sheet of the judge's verdicts on `judged_pairs` judged pairs."""
+
+    judge: str
+    judged_pairs: int
+    columns = SHEET_COLUMNS
 
     def key(self, sheet_name: str | None = None) -> dict[str, Any]:
         """Return the sidecar key: run, judge, seed and, per row id, the pair, the judge's verdict and a digest."""
@@ -104,16 +107,13 @@ class LabelSheet:
             "seed": self.seed,
             "requested": self.requested,
             "judged_pairs": self.judged_pairs,
-            "rows": {
-                str(row.row_id): {"pair": row.pair, "judge_verdict": row.judge_verdict, "digest": row.digest()}
-                for row in self.rows
-            },
+            "rows": {str(row.row_id): row.key_entry() for row in self.rows},
         }
 
 
 @dataclass(frozen=True)
 class KeyRow:
-    """What the key knows about one row id."""
+    """What the key knows about one row id (`judge_verdict`: on a reader's key, the reader's code)."""
 
     pair: str
     judge_verdict: str | None
@@ -122,11 +122,12 @@ class KeyRow:
 
 @dataclass(frozen=True)
 class LabelKey:
-    """A loaded key file."""
+    """A loaded key file (`judge`: on a reader's key, the reader; `reader`: whether it is one)."""
 
     path: Path
     judge: str
     rows: dict[int, KeyRow]
+    reader: bool = False
 
 
 @dataclass(frozen=True)
@@ -134,7 +135,7 @@ class CodedRow:
     """One row of a filled sheet."""
 
     row_id: int
-    label: str | None  # "yes", "no", or None when left blank
+    label: str | None  # "yes", "no" (the reader's sheet: a code), or None when left blank
     line: int  # the line of the file where the row starts
     digest: str
 
@@ -181,12 +182,6 @@ def key_path(sheet: Path) -> Path:
     return sheet.with_name(sheet.name + KEY_SUFFIX)
 
 
-def _question(request: Request) -> str:
-    """Return the question a sample request asked: its last user message."""
-    users = [message.content for message in request.messages if message.role == "user"]
-    return users[-1] if users else ""
-
-
 def _judged_rows(store: RunStore) -> tuple[list[tuple[str, str, str, str, str | None]], set[str]]:
     """Return (pair, question, answer 1, answer 2, judge verdict) for every pair with a judge response, sorted by
     pair id, and the models the judge requests name."""
@@ -213,8 +208,25 @@ def _judged_rows(store: RunStore) -> tuple[list[tuple[str, str, str, str, str | 
             continue
         verdict = parse_verdict(responses[f"{pair}|judge"].text)
         label = None if verdict is None else ("yes" if verdict else "no")
-        rows.append((pair, _question(first), answer_1.text, answer_2.text, label))
+        rows.append((pair, question_of(first), answer_1.text, answer_2.text, label))
     return rows, judge_models
+
+
+def drawn(store: RunStore, n: int, seed: int, found: list[tuple], nothing: str) -> dict[str, Any]:
+    """Return the fields every sheet shares, its rows drawn from `found` (raising `BadInputError(nothing)` when it
+    is empty): `n` of them sampled with `random.Random(seed)`, all when there are fewer."""
+    if n < 1:
+        raise BadInputError(f"n must be at least 1, not {n}")
+    if not found:
+        raise BadInputError(nothing)
+    settings = store.get_meta("settings") or {}
+    return {
+        "rows": random.Random(seed).sample(found, min(n, len(found))),
+        "run_dir": None if str(store.path) == ":memory:" else str(Path(store.path).parent),
+        "model": settings.get("model") or store.get_meta("model"),
+        "seed": seed,
+        "requested": n,
+    }
 
 
 def export_label_sheet(store: RunStore, n: int, seed: int) -> LabelSheet:
@@ -225,41 +237,21 @@ def export_label_sheet(store: RunStore, n: int, seed: int) -> LabelSheet:
     judged pairs, all of them are taken (`LabelSheet.short` is then True). Raises ValueError when `n` < 1 or the
     run has no judged pair.
     """
-    if n < 1:
-        raise BadInputError(f"n must be at least 1, not {n}")
     judged, judge_models = _judged_rows(store)
-    if not judged:
-        raise BadInputError(
-            "the run has no judged pairs (reference-free tasks whose two samples got a judge verdict); "
-            "run `lexprobe hallucination run` with a reference-free task first"
-        )
-    picked = random.Random(seed).sample(judged, min(n, len(judged)))
-    settings = store.get_meta("settings") or {}
-    judge = settings.get("judge") or ", ".join(sorted(judge_models)) or "judge"
-    run_dir = None if str(store.path) == ":memory:" else str(Path(store.path).parent)
-    rows = [
-        SheetRow(
-            row_id=index, question=question, response_1=answer_1, response_2=answer_2, pair=pair, judge_verdict=verdict
-        )
-        for index, (pair, question, answer_1, answer_2, verdict) in enumerate(picked, start=1)
-    ]
-    return LabelSheet(
-        rows=rows,
-        run_dir=run_dir,
-        model=settings.get("model") or store.get_meta("model"),
-        judge=judge,
-        seed=seed,
-        requested=n,
-        judged_pairs=len(judged),
-    )
+    nothing = ("the run has no judged pairs (reference-free tasks whose two samples got a judge verdict); "
+               "run `lexprobe hallucination run` with a reference-free task first")  # fmt: skip
+    fields = drawn(store, n, seed, judged, nothing)
+    fields["rows"] = [SheetRow(index, *row) for index, row in enumerate(fields["rows"], start=1)]
+    judge = (store.get_meta("settings") or {}).get("judge") or ", ".join(sorted(judge_models)) or "judge"
+    return LabelSheet(**fields, judge=judge, judged_pairs=len(judged))
 
 
-def write_label_sheet(sheet: LabelSheet, path: Path) -> Path:
-    """Write the blinded sheet to `path` (UTF-8 CSV with a header row) and its key to `<path>.key.json`; return the
-    key's path. Existing files are overwritten (the CLI refuses unless asked)."""
+def write_label_sheet(sheet: CodingSheet, path: Path) -> Path:
+    """Write the blinded sheet (the judge's or the reader's) to `path` (UTF-8 CSV with a header row) and its key to
+    `<path>.key.json`; return the key's path. Existing files are overwritten (the CLI refuses unless asked)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", encoding="utf-8", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=SHEET_COLUMNS)
+        writer = csv.DictWriter(handle, fieldnames=sheet.columns)
         writer.writeheader()
         for row in sheet.rows:
             writer.writerow(row.blinded())
@@ -339,26 +331,30 @@ def read_coded_sheet(
 
 
 def load_key(path: Path) -> LabelKey:
-    """Read a key written by `write_label_sheet`; raises ValueError naming the file when it is not one."""
+    """Read a key written by `write_label_sheet`, the judge's or the reader's (`"check": "reader"`: each row's
+    `judge_verdict` holds the reader's code); raises ValueError naming the file when it is not one."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise BadInputError(f"{path}: cannot read the key ({exc.strerror or exc})") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise BadInputError(f"{path}: not a label key (invalid JSON: {exc})") from None
+    reader = isinstance(data, dict) and data.get("check") == READER_ROLE
+    what, source, verdict_field = ("reader label key", "request_id", "reader_code") if reader else (
+        "label key", "pair", "judge_verdict")  # fmt: skip
     if not isinstance(data, dict) or not isinstance(data.get("rows"), dict):
-        raise BadInputError(f"{path}: not a label key (no 'rows' object); keys are written by `export-labels`")
+        hint = "" if reader else "; keys are written by `export-labels`"
+        raise BadInputError(f"{path}: not a {what} (no 'rows' object){hint}")
     rows: dict[int, KeyRow] = {}
     for raw_id, entry in data["rows"].items():
-        if not str(raw_id).isdigit() or not isinstance(entry, dict):
-            raise BadInputError(f"{path}: not a label key (row {raw_id!r} is malformed)")
-        verdict = entry.get("judge_verdict")
-        if verdict not in ("yes", "no", None):
+        verdict = entry.get(verdict_field) if isinstance(entry, dict) else 0
+        if not str(raw_id).isdigit() or not isinstance(entry, dict) or not isinstance(verdict, (str, type(None))):
+            raise BadInputError(f"{path}: not a {what} (row {raw_id!r} is malformed)")
+        if not reader and verdict not in ("yes", "no", None):
             raise BadInputError(f"{path}: row {raw_id}: judge_verdict must be yes, no or null, not {verdict!r}")
-        rows[int(raw_id)] = KeyRow(
-            pair=str(entry.get("pair", "")), judge_verdict=verdict, digest=str(entry.get("digest", ""))
-        )
-    return LabelKey(path=path, judge=str(data.get("judge") or "judge"), rows=rows)
+        rows[int(raw_id)] = KeyRow(str(entry.get(source, "")), verdict, str(entry.get("digest", "")))
+    checked = str(data.get("reader" if reader else "judge") or ("reader" if reader else "judge"))
+    return LabelKey(path=path, judge=checked, rows=rows, reader=reader)
 
 
 def find_key(sheets: list[Path]) -> Path:
@@ -435,49 +431,42 @@ def coder_title(index: int, name: str) -> str:
     return f"Coder {index} ({name})"
 
 
+def _as_labelled(a: dict[int, str | None], b: dict[int, str | None]) -> dict[int, str | None]:
+    """Return `b` as it is: a judge's sheet's labels are compared as written."""
+    return b
+
+
 def agreement_report(sheets: list[Path], key: Path | None = None) -> dict[str, Any]:
-    """Return {"judge", "key", "coders", "rows"} for filled sheets of one export (see `agreement_table`)."""
+    """Return {"judge", "key", "coders", "rows"} for filled sheets of one export (see `agreement_table`); for a
+    reader's sheets {"check": "reader", "reader", ...}, each row against the reader with "no_reader_decision" (coded
+    rows whose reader reply was unreadable) instead of "no_judge_verdict"."""
     if not sheets:
         raise BadInputError("give at least one filled sheet")
-    key = key if key is not None else find_key(sheets)
-    from lexprobe.hallucination.scorers.reader_sheet import is_reader_key, reader_agreement  # it imports this module
+    label_key = load_key(key if key is not None else find_key(sheets))
+    if label_key.reader:  # a sheet of the model reader's decisions (`export-labels --check reader`)
+        from lexprobe.hallucination.scorers.reader_sheet import VISIBLE, aligned, parse_code  # it imports this module
 
-    if is_reader_key(key):  # a sheet of the model reader's decisions (`export-labels --check reader`)
-        return reader_agreement(sheets, key)
-    label_key = load_key(key)
-    coded = [read_coded_sheet(path) for path in sheets]
+        coded = [read_coded_sheet(path, VISIBLE, parse_code) for path in sheets]
+        align, missing, counted = aligned, "a reader decision", "no_reader_decision"
+    else:
+        coded = [read_coded_sheet(path) for path in sheets]
+        align, missing, counted = _as_labelled, "a judge verdict", "no_judge_verdict"
     check_sheets(coded, label_key)
-    judge = {row_id: row.judge_verdict for row_id, row in label_key.rows.items()}
+    truth = {row_id: row.judge_verdict for row_id, row in label_key.rows.items()}
     rows: list[dict[str, Any]] = []
     for index, sheet in enumerate(coded, start=1):
-        result = compare(sheet.labels, judge)
-        no_verdict = sum(
-            1 for row_id, label in sheet.labels.items() if label is not None and judge.get(row_id, "") is None
-        )
-        notes = [result["note"]] if result["note"] else []
-        if no_verdict:
-            notes.append(f"{no_verdict} coded row(s) without a judge verdict left out")
-        result |= {"note": "; ".join(notes) or None, "no_judge_verdict": no_verdict}
-        rows.append(
-            {
-                "coders": f"{coder_title(index, sheet.coder)} vs. {label_key.judge}",
-                "a": sheet.coder,
-                "b": label_key.judge,
-            }
-            | result
-        )
+        result = compare(truth, align(truth, sheet.labels))
+        left_out = sum(1 for row_id, code in sheet.labels.items() if code is not None and truth.get(row_id, "") is None)
+        notes = [result["note"]] + ([f"{left_out} coded row(s) without {missing} left out"] if left_out else [])
+        result |= {"note": "; ".join(note for note in notes if note) or None, counted: left_out}
+        rows.append({"coders": f"{coder_title(index, sheet.coder)} vs. {label_key.judge}", "a": sheet.coder,
+                     "b": label_key.judge} | result)  # fmt: skip
     for (i, first), (j, second) in combinations(enumerate(coded, start=1), 2):
-        result = compare(first.labels, second.labels)
-        rows.append(
-            {
-                "coders": f"{coder_title(i, first.coder)} vs. {coder_title(j, second.coder)}",
-                "a": first.coder,
-                "b": second.coder,
-            }
-            | result
-        )
-    return {
-        "judge": label_key.judge,
+        result = compare(first.labels, align(first.labels, second.labels))
+        rows.append({"coders": f"{coder_title(i, first.coder)} vs. {coder_title(j, second.coder)}",
+                     "a": first.coder, "b": second.coder} | result)  # fmt: skip
+    checked = {"check": READER_ROLE, "reader": label_key.judge} if label_key.reader else {"judge": label_key.judge}
+    return checked | {
         "key": str(label_key.path),
         "coders": [
             {"coder": sheet.coder, "sheet": str(sheet.path), "coded": sheet.coded, "rows": len(label_key.rows)}
