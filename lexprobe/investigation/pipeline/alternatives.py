@@ -22,10 +22,9 @@ from lexprobe.investigation.pipeline.context import StageContext
 from lexprobe.investigation.pipeline.entities import EntityTable
 from lexprobe.investigation.pipeline.facts import FactTable
 from lexprobe.investigation.pipeline.hypotheses import PartyDags, Ruling, adopted_or_stop
-from lexprobe.investigation.pipeline.llm import Ask, ask_one
+from lexprobe.investigation.pipeline.llm import Ask, ask_one, render_prompt
 from lexprobe.investigation.pipeline.opinion import Dropped, OpinionResult
 from lexprobe.investigation.pipeline.registry import LLM_SETTINGS, stage
-from lexprobe.investigation.pipeline.templates import render_prompt
 
 Embedding = Literal["direct", "pattern", "either"]
 

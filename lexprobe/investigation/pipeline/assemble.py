@@ -65,8 +65,7 @@ from lexprobe.investigation.pipeline.hypotheses import Ruling
 from lexprobe.investigation.pipeline.ingest import IngestResult
 from lexprobe.investigation.pipeline.opinion import OpinionResult
 from lexprobe.investigation.pipeline.planning import all_specs
-from lexprobe.investigation.pipeline.reading import reading_report
-from lexprobe.investigation.pipeline.record import case_id, neutral_doc_id
+from lexprobe.investigation.pipeline.reading import case_id, neutral_doc_id, reading_report
 from lexprobe.investigation.pipeline.registry import stage
 from lexprobe.investigation.pipeline.truth import hypotheses_and_facts, questions_from_stubs
 

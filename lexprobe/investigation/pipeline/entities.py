@@ -29,12 +29,11 @@ from lexprobe.investigation.environment.format import Entity
 from lexprobe.investigation.pipeline.context import StageContext
 from lexprobe.investigation.pipeline.facts import map_chunk_chars
 from lexprobe.investigation.pipeline.ingest import IngestResult, SourceDocument
-from lexprobe.investigation.pipeline.llm import Ask, ask_json, ask_one
+from lexprobe.investigation.pipeline.llm import Ask, ask_json, ask_one, render_prompt
 from lexprobe.investigation.pipeline.opinion import Dropped, snake_id
 from lexprobe.investigation.pipeline.reading import SourceRead, chunk_chars, chunk_item, chunks, part_label, read_source
 from lexprobe.investigation.pipeline.registry import stage
 from lexprobe.investigation.pipeline.rules import DocCategory
-from lexprobe.investigation.pipeline.templates import render_prompt
 
 EntityKind = Literal["person", "organization", "instrument", "artifact", "place", "other"]
 

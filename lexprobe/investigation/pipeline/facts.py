@@ -30,13 +30,12 @@ from rapidfuzz import fuzz
 from lexprobe.investigation.pipeline import reading
 from lexprobe.investigation.pipeline.context import StageContext, StageError
 from lexprobe.investigation.pipeline.ingest import SourceDocument
-from lexprobe.investigation.pipeline.llm import Ask, ask_json
+from lexprobe.investigation.pipeline.llm import Ask, ask_json, render_prompt
 from lexprobe.investigation.pipeline.opinion import Dropped, OpinionResult, snake_id
 from lexprobe.investigation.pipeline.reading import SourceRead
 from lexprobe.investigation.pipeline.registry import stage
 from lexprobe.investigation.pipeline.rules import DocCategory
 from lexprobe.investigation.pipeline.souf import SoufResult, filer_of, map_chunk_chars
-from lexprobe.investigation.pipeline.templates import render_prompt
 
 # --- ground_facts ---------------------------------------------------------------------------------------------
 

@@ -40,12 +40,11 @@ from lexprobe.documents.render import render_document
 from lexprobe.investigation.environment.format import DocumentFormat, Role
 from lexprobe.investigation.pipeline.context import RENDERED_DIR, STAGES_DIR, StageContext
 from lexprobe.investigation.pipeline.entities import EntityTable
-from lexprobe.investigation.pipeline.llm import Ask, ask_json
+from lexprobe.investigation.pipeline.llm import Ask, ask_json, render_prompt, templates_digest
 from lexprobe.investigation.pipeline.planning import DocSpec, all_specs, similar_title, title_key
-from lexprobe.investigation.pipeline.record import case_id, neutral_doc_id
+from lexprobe.investigation.pipeline.reading import case_id, neutral_doc_id
 from lexprobe.investigation.pipeline.registry import LLM_SETTINGS, stage
 from lexprobe.investigation.pipeline.runner import digest, write_atomic
-from lexprobe.investigation.pipeline.templates import render_prompt, templates_digest
 
 CHECKPOINT_DIR = "generate"  # OUT/stages/generate/<spec_id>.json: one checkpoint per finished spec
 TEMPLATES = ("generate_document", "judge_document")

@@ -34,7 +34,7 @@ from lexprobe.investigation.pipeline.context import StageContext, StageError
 from lexprobe.investigation.pipeline.facts import FactTable
 from lexprobe.investigation.pipeline.highlight import find_quote
 from lexprobe.investigation.pipeline.ingest import SourceDocument
-from lexprobe.investigation.pipeline.llm import Ask, ask_json, ask_one
+from lexprobe.investigation.pipeline.llm import Ask, ask_json, ask_one, render_prompt
 from lexprobe.investigation.pipeline.opinion import (
     Dropped,
     OpinionResult,
@@ -45,7 +45,6 @@ from lexprobe.investigation.pipeline.opinion import (
 from lexprobe.investigation.pipeline.reading import Chunk, SourceRead, chunk_asks, chunk_chars, chunks, read_source
 from lexprobe.investigation.pipeline.registry import stage
 from lexprobe.investigation.pipeline.rules import DocCategory
-from lexprobe.investigation.pipeline.templates import render_prompt
 
 Party = Literal["plaintiff", "defendant"]
 PARTIES: tuple[Party, Party] = ("plaintiff", "defendant")

@@ -18,7 +18,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from lexprobe.investigation.pipeline.context import StageContext, StageError
-from lexprobe.investigation.pipeline.llm import Ask, ask_json
+from lexprobe.investigation.pipeline.llm import Ask, ask_json, render_prompt
 from lexprobe.investigation.pipeline.registry import stage
 from lexprobe.investigation.pipeline.rules import (
     CORPUS_CATEGORIES,
@@ -29,7 +29,6 @@ from lexprobe.investigation.pipeline.rules import (
     filing_party,
     title_candidates,
 )
-from lexprobe.investigation.pipeline.templates import render_prompt
 
 RECORD_SUFFIXES = (".pdf", ".txt", ".md", ".docx", ".xlsx", ".pptx")
 CLASSIFY_EXCERPT_CHARS = 2500

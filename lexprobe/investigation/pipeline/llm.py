@@ -1,4 +1,5 @@
-"""How stages talk to models: schema-constrained requests, validated answers, bounded retries.
+"""How stages talk to models: prompts rendered from the Jinja2 templates in `templates/` (StrictUndefined: a missing
+variable is an error), schema-constrained requests, validated answers, bounded retries.
 
 A stage asks through `ask_json(ctx, asks, Model)`: each `Ask` becomes an `LLMCall` carrying the JSON schema of
 `Model` (`Model.model_json_schema()`), the answer is parsed and validated with pydantic and, optionally, checked
@@ -13,17 +14,23 @@ real build (lexprobe.investigation.pipeline.engine_source), a small scripted cla
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
 from typing import Any, Literal, TypeVar
 
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from pydantic import BaseModel, ValidationError
+from pydantic_core import to_jsonable_python
 
 from lexprobe.investigation.pipeline.context import StageContext, StageError, truncate
 
 T = TypeVar("T", bound=BaseModel)
+TEMPLATE_DIR = Path(__file__).with_name("templates")
 LLMRole = Literal["generator", "judge"]
 
 SYSTEM_PROMPT = (
@@ -62,6 +69,43 @@ class Ask:
     prompt: str
     role: LLMRole = "generator"
     schema: dict[str, Any] | None = None  # this item's own schema (default: the one `ask_json` derives)
+
+
+@cache
+def _environment() -> Environment:
+    env = Environment(
+        loader=FileSystemLoader(str(TEMPLATE_DIR)),
+        undefined=StrictUndefined,
+        autoescape=False,
+        keep_trailing_newline=False,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["tojson"] = to_json
+    return env
+
+
+def to_json(value: Any) -> str:
+    """Return `value` (pydantic models and lists of them included) as compact, stable JSON for a prompt."""
+    return json.dumps(to_jsonable_python(value), ensure_ascii=False, sort_keys=False, separators=(", ", ": "))
+
+
+def render_prompt(name: str, **variables: Any) -> str:
+    """Return the prompt `templates/<name>.j2` rendered with `variables`.
+
+    Raises jinja2.TemplateNotFound for an unknown name and jinja2.UndefinedError for a missing variable.
+    """
+    return _environment().get_template(f"{name}.j2").render(**variables).strip() + "\n"
+
+
+def templates_digest(names: tuple[str, ...]) -> str:
+    """Return a digest of the named templates' text and every shared partial (`_*.j2`), for input hashes."""
+    digest = hashlib.sha256()
+    partials = sorted(p.stem for p in TEMPLATE_DIR.glob("_*.j2"))
+    for name in (*names, *partials):
+        digest.update(name.encode())
+        digest.update((TEMPLATE_DIR / f"{name}.j2").read_bytes())
+    return digest.hexdigest()
 
 
 class OutputInvalid(ValueError):

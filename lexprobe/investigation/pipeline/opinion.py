@@ -31,12 +31,19 @@ from pydantic import BaseModel, Field
 from lexprobe.investigation.pipeline.context import StageContext, StageError
 from lexprobe.investigation.pipeline.highlight import find_quote, page_of
 from lexprobe.investigation.pipeline.ingest import SourceDocument
-from lexprobe.investigation.pipeline.llm import ask_json
-from lexprobe.investigation.pipeline.reading import Chunk, SourceRead, chunk_asks, chunk_chars, chunks, read_source
-from lexprobe.investigation.pipeline.record import require, with_page_markers
+from lexprobe.investigation.pipeline.llm import ask_json, render_prompt
+from lexprobe.investigation.pipeline.reading import (
+    Chunk,
+    SourceRead,
+    chunk_asks,
+    chunk_chars,
+    chunks,
+    read_source,
+    require,
+    with_page_markers,
+)
 from lexprobe.investigation.pipeline.registry import stage
 from lexprobe.investigation.pipeline.rules import DocCategory
-from lexprobe.investigation.pipeline.templates import render_prompt
 
 
 class OpinionFactDraft(BaseModel):

@@ -41,10 +41,9 @@ from lexprobe.investigation.pipeline.alternatives import AlternativesResult
 from lexprobe.investigation.pipeline.context import COUNT_SETTINGS, BuildSettings, StageContext
 from lexprobe.investigation.pipeline.entities import EntityTable
 from lexprobe.investigation.pipeline.facts import FactTable
-from lexprobe.investigation.pipeline.llm import Ask, ask_json, output_schema, with_array_size
+from lexprobe.investigation.pipeline.llm import Ask, ask_json, output_schema, render_prompt, with_array_size
 from lexprobe.investigation.pipeline.opinion import Dropped
 from lexprobe.investigation.pipeline.registry import LLM_SETTINGS, stage
-from lexprobe.investigation.pipeline.templates import render_prompt
 
 CHAFF_PER_REQUEST = 8  # specifications per planning request, every role
 TITLE_SIMILARITY = 92  # rapidfuzz ratio (0-100) at which two normalized titles count as near-identical

@@ -1,4 +1,5 @@
-"""Whole-record reading: long sources are read in chunks sized by the model's context, and every read is recorded.
+"""Whole-record reading: long sources are read in chunks sized by the model's context, and every read is recorded;
+the record's documents by category (`require`: a clear StageError for a missing one), with page markers.
 
 Rules:
 - Chunk size: `chunk_chars(settings)` characters of source text per request: (context tokens - `max_tokens`) x 3
@@ -19,6 +20,7 @@ Rules:
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,8 +28,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from lexprobe.investigation.pipeline.context import BuildSettings, StageContext
+from lexprobe.investigation.pipeline.context import BuildSettings, StageContext, StageError
+from lexprobe.investigation.pipeline.ingest import IngestResult, SourceDocument
 from lexprobe.investigation.pipeline.llm import Ask
+from lexprobe.investigation.pipeline.rules import DocCategory
 
 #: Characters per token assumed when sizing chunks (English legal prose runs at about 4; 3 leaves room).
 CHARS_PER_TOKEN = 3
@@ -170,29 +174,18 @@ def part_label(text: str, chunk: Chunk) -> str:
     return f"characters {chunk.start + 1}-{chunk.end} of {len(text)} ({part})"
 
 
-def read_of(ctx: StageContext, source: Any, stage: str, chars_read: int) -> SourceRead:
-    """Return the record of stage `stage` reading `chars_read` characters of record file `source` (a
-    SourceDocument); the count is clamped to the source's length."""
-    chars = source.chars or len(ctx.text_of(source.source_id))
-    return SourceRead(
-        source_id=source.source_id,
-        filename=source.filename,
-        stage=stage,
-        chars=chars,
-        chars_read=max(0, min(chars_read, chars)),
-    )
-
-
-def read_source(ctx: StageContext, source: Any, stage: str) -> tuple[str, SourceRead]:
+def read_source(ctx: StageContext, source: SourceDocument, stage: str) -> tuple[str, SourceRead]:
     """Return record file `source`'s text with page markers, cut only by the user's cap, and the record of reading
-    it (the whole source unless capped)."""
-    from lexprobe.investigation.pipeline.record import with_page_markers
-
-    full = with_page_markers(ctx.text_of(source.source_id))
+    it (the whole source unless capped; the count is clamped to the source's length)."""
+    raw = ctx.text_of(source.source_id)
+    full = with_page_markers(raw)
     text = cap(full, ctx.settings)
-    chars = source.chars or len(full)
-    read = chars if len(text) == len(full) else len(text)
-    return text, read_of(ctx, source, stage, read)
+    chars = source.chars or len(raw)
+    chars_read = chars if len(text) == len(full) else min(len(text), chars)
+    read = SourceRead(
+        source_id=source.source_id, filename=source.filename, stage=stage, chars=chars, chars_read=chars_read
+    )
+    return text, read
 
 
 def reading_report(outputs: dict[str, BaseModel]) -> list[dict[str, Any]]:
@@ -219,3 +212,44 @@ def reading_report(outputs: dict[str, BaseModel]) -> list[dict[str, Any]]:
 
 def _row(filename: str, category: str, chars: int) -> dict[str, Any]:
     return {"filename": filename, "category": category, "chars": chars, "chars_read": 0, "share": 0.0, "stages": []}
+
+
+_PAGE_HEADING = re.compile(r"^## Page (\d+)$", re.M)
+
+
+def with_page_markers(text: str) -> str:
+    """Return extracted text with each "## Page N" heading written as a "[PAGE N]" marker."""
+    return _PAGE_HEADING.sub(r"[PAGE \1]", text)
+
+
+def require(ctx: StageContext, category: DocCategory, what: str) -> list[SourceDocument]:
+    """Return the record's readable documents of `category`; raises StageError saying what is missing.
+
+    The message names sealed placeholders that stand in for the missing document, if any, and says how to fix it.
+    """
+    ingest: IngestResult = ctx.output("ingest")
+    found = ingest.of(category)
+    if found:
+        return found
+    sealed = [d.filename for d in ingest.of(DocCategory.sealed_placeholder) if d.stands_for == category.value]
+    unread = [d.filename for d in ingest.documents if d.error]
+    detail = f"the record has no {what}"
+    if sealed:
+        detail += f" (only a sealed placeholder: {', '.join(sealed)})"
+    if unread:
+        detail += f"; {len(unread)} file(s) could not be read ({', '.join(unread[:3])})"
+    detail += (
+        f". The pipeline will not invent it: add the {what} to the record folder (PDF or text) and rerun; "
+        "finished stages are kept"
+    )
+    raise StageError(ctx.stage, "record", detail)
+
+
+def case_id(ctx: StageContext) -> str:
+    """Return the environment's case id: the `case_id` setting, else the record folder's name as a slug."""
+    return ctx.settings.case_id or re.sub(r"[^a-z0-9]+", "-", ctx.record_dir.resolve().name.lower()).strip("-")
+
+
+def neutral_doc_id(case: str, key: str) -> str:
+    """Return a corpus document id that reveals nothing (not the role, not the source): `doc_` + a hash."""
+    return "doc_" + hashlib.sha1(f"{case}/{key}".encode()).hexdigest()[:10]

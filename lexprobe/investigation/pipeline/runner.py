@@ -40,8 +40,8 @@ from lexprobe.investigation.pipeline.context import (
     StageError,
     stderr_log,
 )
+from lexprobe.investigation.pipeline.llm import templates_digest
 from lexprobe.investigation.pipeline.registry import STAGE_ORDER, Stage, stages
-from lexprobe.investigation.pipeline.templates import templates_digest
 
 
 @dataclass

@@ -41,13 +41,11 @@ from pydantic import BaseModel, Field
 from lexprobe.investigation.pipeline import reading
 from lexprobe.investigation.pipeline.context import BuildSettings, StageContext, StageError
 from lexprobe.investigation.pipeline.ingest import SourceDocument
-from lexprobe.investigation.pipeline.llm import Ask, ask_json
+from lexprobe.investigation.pipeline.llm import Ask, ask_json, render_prompt
 from lexprobe.investigation.pipeline.opinion import Dropped
-from lexprobe.investigation.pipeline.reading import SourceRead
-from lexprobe.investigation.pipeline.record import require
+from lexprobe.investigation.pipeline.reading import SourceRead, require
 from lexprobe.investigation.pipeline.registry import stage
 from lexprobe.investigation.pipeline.rules import DocCategory
-from lexprobe.investigation.pipeline.templates import render_prompt
 
 Party = Literal["plaintiff", "defendant"]
 OTHER_PARTY: dict[str, Party] = {"plaintiff": "defendant", "defendant": "plaintiff"}
