@@ -35,14 +35,8 @@ from lexprobe.investigation.pipeline.facts import FactTable
 from lexprobe.investigation.pipeline.highlight import find_quote
 from lexprobe.investigation.pipeline.ingest import SourceDocument
 from lexprobe.investigation.pipeline.llm import Ask, ask_json, ask_one, render_prompt
-from lexprobe.investigation.pipeline.opinion import (
-    Dropped,
-    OpinionResult,
-    opinion_chunks,
-    opinion_document,
-    opinion_source,
-)
-from lexprobe.investigation.pipeline.reading import Chunk, SourceRead, chunk_asks, chunk_chars, chunks, read_source
+from lexprobe.investigation.pipeline.opinion import Dropped, OpinionResult, opinion_document
+from lexprobe.investigation.pipeline.reading import SourceRead, fitted_asks, read_source
 from lexprobe.investigation.pipeline.registry import stage
 from lexprobe.investigation.pipeline.rules import DocCategory
 
@@ -189,15 +183,8 @@ def party_dags(ctx: StageContext) -> PartyDags:
         text, party_reads = _briefs_text(ctx, own) if own else ("", [])
         reads += [r for r in party_reads if r.source_id not in {x.source_id for x in reads}]
         fields = {"party": party, "court": court, "facts": facts}
-        overhead = len(render_prompt("party_dag", brief_text="", part="", **fields)) + 1_000
         if text:
-            parts = chunks(text, chunk_chars(ctx.settings, overhead))
-            party_asks = chunk_asks(
-                party,
-                text,
-                parts,
-                lambda chunk, part, fields=fields: render_prompt("party_dag", brief_text=chunk, part=part, **fields),
-            )
+            party_asks = fitted_asks(ctx.settings, party, text, "party_dag", "brief_text", **fields)
         else:
             fallback = "(none: write the single-group fallback)"
             party_asks = [Ask(party, render_prompt("party_dag", brief_text=fallback, part="", **fields))]
@@ -383,32 +370,30 @@ def ruling(ctx: StageContext) -> Ruling:
     is saved as split. Raises StageError when no consistent ruling comes back."""
     dags: PartyDags = ctx.output("party_dags")
     table: FactTable = ctx.output("ground_facts")
-    document = opinion_document(ctx)
-    _, full = opinion_source(ctx)
+    document, full = opinion_document(ctx)
     text, read = read_source(ctx, document, "ruling")
     fields = {
         "plaintiff": dags.plaintiff,
         "defendant": dags.defendant,
         "facts": [{"id": f.fact_id, "text": f.text} for f in table.facts],
     }
-    parts = opinion_chunks(ctx, text, "ruling", **fields)
+    asks = fitted_asks(ctx.settings, "ruling", text, "ruling", "opinion_text", **fields)
 
     def check(item: str, draft: RulingDraft, attempt: int) -> list[str]:
         return settle_ruling(draft, dags, full)[1]
 
-    if len(parts) == 1:
-        prompt = render_prompt("ruling", opinion_text=text, part="", **fields)
-        draft = ask_one(ctx, Ask("ruling", prompt), RulingDraft, check=check)
+    if len(asks) == 1:
+        draft = ask_one(ctx, asks[0], RulingDraft, check=check)
         dropped: list[Dropped] = []
     else:
-        draft, dropped = _ruling_by_parts(ctx, text, parts, fields, full)
+        draft, dropped = _ruling_by_parts(ctx, asks, full)
     result, problems = settle_ruling(draft, dags, full)
     if problems:
         raise StageError(
             "ruling", "ruling", "the parts of the opinion, read together, contradict: " + "; ".join(problems)
         )
     result.dropped[:0] = dropped
-    result.chunks, result.reads = len(parts), [read]
+    result.chunks, result.reads = len(asks), [read]
     ctx.log(
         f"  ruling: {result.disposition}; "
         + ("split ruling (no single court-adopted hypothesis)" if result.split else
@@ -417,14 +402,9 @@ def ruling(ctx: StageContext) -> Ruling:
     return result
 
 
-def _ruling_by_parts(
-    ctx: StageContext, text: str, parts: list[Chunk], fields: dict[str, object], full: str
-) -> tuple[RulingDraft, list[Dropped]]:
-    asks = chunk_asks(
-        "ruling", text, parts, lambda chunk, part: render_prompt("ruling", opinion_text=chunk, part=part, **fields)
-    )
+def _ruling_by_parts(ctx: StageContext, asks: list[Ask], full: str) -> tuple[RulingDraft, list[Dropped]]:
     drafts = [d for d in ask_json(ctx, asks, RulingPartDraft) if d is not None]
     try:
         return merge_ruling_parts(drafts, full)
     except ValueError as exc:
-        raise StageError("ruling", "ruling", f"{exc}; the opinion was read in {len(parts)} parts") from None
+        raise StageError("ruling", "ruling", f"{exc}; the opinion was read in {len(asks)} parts") from None

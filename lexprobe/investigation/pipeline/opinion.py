@@ -31,17 +31,8 @@ from pydantic import BaseModel, Field
 from lexprobe.investigation.pipeline.context import StageContext, StageError
 from lexprobe.investigation.pipeline.highlight import find_quote, page_of
 from lexprobe.investigation.pipeline.ingest import SourceDocument
-from lexprobe.investigation.pipeline.llm import ask_json, render_prompt
-from lexprobe.investigation.pipeline.reading import (
-    Chunk,
-    SourceRead,
-    chunk_asks,
-    chunk_chars,
-    chunks,
-    read_source,
-    require,
-    with_page_markers,
-)
+from lexprobe.investigation.pipeline.llm import ask_json
+from lexprobe.investigation.pipeline.reading import SourceRead, fitted_asks, read_source, require, with_page_markers
 from lexprobe.investigation.pipeline.registry import stage
 from lexprobe.investigation.pipeline.rules import DocCategory
 
@@ -299,22 +290,11 @@ def merge_drafts(drafts: list[OpinionDraft]) -> tuple[OpinionDraft, list[Dropped
     return merged, dropped
 
 
-def opinion_document(ctx: StageContext) -> SourceDocument:
-    """Return the record's opinion: the longest one when the record has several."""
+def opinion_document(ctx: StageContext) -> tuple[SourceDocument, str]:
+    """Return the record's opinion (the longest one when the record has several) and its page-marked text."""
     documents = require(ctx, DocCategory.opinion, "opinion deciding the motion")
-    return max(documents, key=lambda d: d.chars)
-
-
-def opinion_source(ctx: StageContext) -> tuple[str, str]:
-    """Return (source id, page-marked text) of the opinion: the longest one when the record has several."""
-    chosen = opinion_document(ctx)
-    return chosen.source_id, with_page_markers(ctx.text_of(chosen.source_id))
-
-
-def opinion_chunks(ctx: StageContext, text: str, template: str, **fields: object) -> list[Chunk]:
-    """Return the chunks `text` is read in by prompt `template` (sized by the model's context less the prompt)."""
-    overhead = len(render_prompt(template, opinion_text="", part="", **fields)) + 1_000
-    return chunks(text, chunk_chars(ctx.settings, overhead))
+    chosen = max(documents, key=lambda d: d.chars)
+    return chosen, with_page_markers(ctx.text_of(chosen.source_id))
 
 
 def not_summary_judgment(document: SourceDocument, reason: str) -> StageError:
@@ -332,21 +312,18 @@ def not_summary_judgment(document: SourceDocument, reason: str) -> StageError:
 def opinion(ctx: StageContext) -> OpinionResult:
     """Extract and verify the opinion's facts, arguments and question stubs, reading every chunk of it. Raises
     StageError (see module)."""
-    document = opinion_document(ctx)
-    source_id, full = document.source_id, with_page_markers(ctx.text_of(document.source_id))
+    document, full = opinion_document(ctx)
+    source_id = document.source_id
     if not _MENTIONS_SUMMARY_JUDGMENT.search(full):
         raise not_summary_judgment(document, "it never mentions summary judgment (nor Rule 56)")
     text, read = read_source(ctx, document, "opinion")
-    parts = opinion_chunks(ctx, text, "opinion")
+    asks = fitted_asks(ctx.settings, source_id, text, "opinion", "opinion_text")
 
     def check(item: str, draft: OpinionDraft, attempt: int) -> list[str]:
         if not draft.facts or verify_opinion(draft, full, source_id).facts:
             return []
         return [f"none of the {len(draft.facts)} highlight_text quotes occurs in the opinion; copy them exactly"]
 
-    asks = chunk_asks(
-        source_id, text, parts, lambda chunk, part: render_prompt("opinion", opinion_text=chunk, part=part)
-    )
     drafts = [d for d in ask_json(ctx, asks, OpinionDraft, check=check) if d is not None]
     draft, duplicates = merge_drafts(drafts)
     if draft.ruling_kind != "summary_judgment_opinion":
@@ -355,9 +332,9 @@ def opinion(ctx: StageContext) -> OpinionResult:
     if not result.facts:
         raise not_summary_judgment(document, "no fact the court relies on could be found in it (a bare order?)")
     result.dropped[:0] = duplicates
-    result.ruling_kind, result.chunks, result.reads = draft.ruling_kind, len(parts), [read]
+    result.ruling_kind, result.chunks, result.reads = draft.ruling_kind, len(asks), [read]
     ctx.log(
-        f"  opinion: {len(result.facts)} facts verified from {len(parts)} part(s), {read.chars_read:,}/{read.chars:,} "
+        f"  opinion: {len(result.facts)} facts verified from {len(asks)} part(s), {read.chars_read:,}/{read.chars:,} "
         f"characters read, {len(result.dropped)} item(s) dropped"
     )
     return result

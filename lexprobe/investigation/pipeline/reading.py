@@ -30,7 +30,7 @@ from pydantic import BaseModel, Field
 
 from lexprobe.investigation.pipeline.context import BuildSettings, StageContext, StageError
 from lexprobe.investigation.pipeline.ingest import IngestResult, SourceDocument
-from lexprobe.investigation.pipeline.llm import Ask
+from lexprobe.investigation.pipeline.llm import Ask, render_prompt
 from lexprobe.investigation.pipeline.rules import DocCategory
 
 #: Characters per token assumed when sizing chunks (English legal prose runs at about 4; 3 leaves room).
@@ -94,6 +94,13 @@ def chunk_chars(settings: BuildSettings, overhead_chars: int = 6_000) -> int:
     prompt's `overhead_chars`, at least MIN_CHUNK_CHARS."""
     room = (context_tokens(settings) - settings.max_tokens) * CHARS_PER_TOKEN - overhead_chars
     return max(MIN_CHUNK_CHARS, room)
+
+
+def map_chunk_chars(settings: BuildSettings, output_share: float, overhead_chars: int = 6_000) -> int:
+    """Return the characters of source text per extraction request: `chunk_chars`, bounded so that what
+    the part yields (about `output_share` of its characters) fits the output limit `max_tokens`."""
+    by_output = int(settings.max_tokens * CHARS_PER_TOKEN / max(output_share, 0.01))
+    return max(MIN_CHUNK_CHARS, min(chunk_chars(settings, overhead_chars), by_output))
 
 
 def cap(text: str, settings: BuildSettings) -> str:
@@ -188,6 +195,45 @@ def read_source(ctx: StageContext, source: SourceDocument, stage: str) -> tuple[
     return text, read
 
 
+def read_in_parts(
+    ctx: StageContext,
+    sources: list[SourceDocument],
+    stage: str,
+    size: int,
+    template: str,
+    item: str = "{}",
+    **fields: Any,
+) -> tuple[list[Ask], list[SourceDocument], list[SourceRead]]:
+    """Return one request per chunk (at most `size` characters) of each source, read whole for `stage`: item
+    `chunk_item(item.format(source_id), chunk)`, prompt `template` given the source's `filename` and `filer`, the
+    chunk's `part` label, the `parts` count and `text`, and `fields`; also the source of each request, and the reads."""
+    asks, owners, reads = [], [], []
+    for doc in sources:
+        text, read = read_source(ctx, doc, stage)
+        reads.append(read)
+        for chunk in chunks(text, size):
+            label = part_label(text, chunk)
+            variables = {"filename": doc.filename, "filer": filer_of(doc), "parts": chunk.count, **fields}
+            prompt = render_prompt(template, part=label, text=chunk.text, **variables)
+            asks.append(Ask(chunk_item(item.format(doc.source_id), chunk), prompt))
+            owners.append(doc)
+    return asks, owners, reads
+
+
+def fitted_asks(
+    settings: BuildSettings, item: str, text: str, template: str, text_field: str, **fields: Any
+) -> list[Ask]:
+    """Return the requests (`chunk_asks`) that read `text` with prompt `template`, given each chunk as `text_field`,
+    its `part` label and `fields`: one per chunk, chunks sized by the model's context less the prompt."""
+    overhead = len(render_prompt(template, part="", **{text_field: ""}, **fields)) + 1_000
+    parts = chunks(text, chunk_chars(settings, overhead))
+
+    def prompt(chunk: str, part: str) -> str:
+        return render_prompt(template, part=part, **{text_field: chunk}, **fields)
+
+    return chunk_asks(item, text, parts, prompt)
+
+
 def reading_report(outputs: dict[str, BaseModel]) -> list[dict[str, Any]]:
     """Return, per readable record file (ingest order), what reached a model: filename, category, chars, chars_read
     (the most any stage read), share (chars_read / chars) and the stages that read it (none: share 0)."""
@@ -215,6 +261,17 @@ def _row(filename: str, category: str, chars: int) -> dict[str, Any]:
 
 
 _PAGE_HEADING = re.compile(r"^## Page (\d+)$", re.M)
+
+
+_TITLE_PARTY = re.compile(r"\W*(plaintiff|defendant)s?['\u2019]?s?\b", re.I)
+
+
+def filer_of(doc: SourceDocument) -> str:
+    """Return the party that filed `doc`: ingest's `party`, else the possessive opening its title, else ''."""
+    if doc.party:
+        return doc.party
+    match = _TITLE_PARTY.match(doc.title or "")
+    return match.group(1).lower() if match else ""
 
 
 def with_page_markers(text: str) -> str:

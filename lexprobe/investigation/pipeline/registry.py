@@ -35,7 +35,6 @@ STAGE_ORDER = (
 STAGE_MODULES = (
     "ingest",
     "opinion",
-    "souf",
     "facts",
     "hypotheses",
     "entities",
