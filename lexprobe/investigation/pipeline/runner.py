@@ -1,24 +1,19 @@
-"""Run the construction stages in order, saving each output as OUT/stages/<nn>_<name>.json.
+"""Run the construction stages in order, saving each output as OUT/stages/<nn>_<name>.json, after checking the
+build's options (`build_settings`).
 
-Resumption: each stage file stores the stage's *input hash*: a digest of the stage's version, the build settings
-it reads, its prompt templates, its external inputs (for `ingest`: every record file's name, size and SHA-256)
-and the input and output hashes of the stage before it (a chain, so a change anywhere upstream reaches every later
-stage). A stage whose file holds the current input hash is skipped and its saved output reused; any other stage
-runs, and then so does every stage after it whose input hash changes in turn. A killed build therefore resumes
-at the first unfinished stage, and the LLM answers of a half-finished stage come back from the run store
-(OUT/run/) or the shared response cache without being paid for again.
-
-`until=NAME` (the CLI's `--stage NAME`) runs the stages up to and including NAME: earlier stages run only if they
-are unfinished or out of date, so with an up-to-date build it runs just NAME.
-
-A stage that fails raises StageError: its own (stale) file has been removed, the files of the stages before it
-stay, and the next run resumes there.
+Resumption (docs/investigation.md, "Resumption"): each stage file stores the stage's input hash, a digest of its
+version, the settings it reads, its templates, its external inputs (for `ingest`: every record file's name, size
+and SHA-256) and the hashes of the stage before it (a chain); a stage whose file holds the current hash is skipped
+and its output reused. `until=NAME` (`--stage NAME`) runs the stages up to and including NAME. A stage that fails
+raises StageError: its own (stale) file has been removed, the files of the stages before it stay, and the next run
+resumes there; the answers a half-finished stage already got come back from the run store (OUT/run/).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import time
 from collections.abc import Callable
@@ -32,8 +27,10 @@ from pydantic import BaseModel, ValidationError
 from lexprobe.engine.cache import ResponseCache
 from lexprobe.engine.config import EngineConfig
 from lexprobe.errors import BadInputError
+from lexprobe.investigation.environment.ladder import canonical_level, parse_levels
 from lexprobe.investigation.pipeline.context import (
     RUN_DIR,
+    SIZE_PRESETS,
     STAGES_DIR,
     BuildSettings,
     StageContext,
@@ -112,6 +109,37 @@ def write_stage_file(path: Path, stage: Stage, input_hash: str, output: BaseMode
         "output": output.model_dump(mode="json"),
     }
     write_atomic(path, json.dumps(record, indent=2, ensure_ascii=False) + "\n")
+
+
+def build_settings(record_dir: Path, stage: str | None, *, ablation: str, levels: str | None, size: str,
+                   **fields: Any) -> BuildSettings:  # fmt: skip
+    """The settings of a build of `record_dir` up to `stage` (None: every stage), `fields` the other
+    `BuildSettings` fields. BadInputError for a missing folder, an unknown stage, size or level; a model error for
+    an unusable generator or judge."""
+    from lexprobe.models.registry import check_model
+
+    if not record_dir.is_dir():
+        raise BadInputError(f"record folder not found: {record_dir}")
+    if stage is not None and stage not in STAGE_ORDER:
+        raise BadInputError(f"unknown stage {stage!r}; stages: {', '.join(STAGE_ORDER)}")
+    if size not in SIZE_PRESETS:
+        raise BadInputError(f"unknown size {size!r}; sizes: {', '.join(SIZE_PRESETS)}")
+    level = canonical_level(ablation)  # an unknown level: BadInputError
+    chosen = parse_levels(levels) if levels is not None else []
+    settings = BuildSettings(ablation=level, levels=chosen, size=size, **fields)  # type: ignore[arg-type]
+    for spec in dict.fromkeys([settings.generator, settings.judge_model]):
+        check_model(spec)
+    logging.getLogger("pypdf").setLevel(logging.ERROR)  # "Rotated text discovered" and the like, per page
+    return settings
+
+
+def counts_line(settings: BuildSettings) -> str:
+    """Return the one-line summary of the documents a build plans per role (after --size and the count options)."""
+    return (
+        f"documents per role (--size {settings.size}): signal {settings.signal_count} + "
+        f"{settings.shard_count} shard fact(s); per alternative: pro-alternative {settings.pro_alternative_count}, "
+        f"refuting {settings.refuting_count}; noise {settings.noise_count}; chaff {settings.chaff_count}"
+    )
 
 
 def run_build(
