@@ -35,7 +35,6 @@ ablation level the build asks for (`BuildSettings.assembled_levels`), validate e
 from __future__ import annotations
 
 import errno
-import importlib
 import os
 import re
 import shutil
@@ -309,18 +308,6 @@ def extraction_problems(corpus_text: Any) -> list[str]:
     return lines
 
 
-def run_validator(env_dir: Path, corpus_text: Any = None) -> list[str] | None:
-    """Return the validator's problems with `env_dir` as text, or None when
-    lexprobe.investigation.environment.validate is not installed. With `corpus_text` (the level's extraction) files
-    are not extracted again: its problems are used."""
-    try:
-        module = importlib.import_module("lexprobe.investigation.environment.validate")
-    except ImportError:
-        return None
-    problems = module.validate_environment(env_dir, extract=corpus_text is None)
-    return [str(problem) for problem in problems] + (extraction_problems(corpus_text) if corpus_text else [])
-
-
 @stage(
     "assemble",
     output=BuildReport,
@@ -423,15 +410,16 @@ def build_report(
     )
 
 
-def validate_levels(ctx: StageContext, folders: dict[str, Path], extraction: dict[Path, Any]) -> list[str] | None:
-    """Return every level's validator problems (prefixed with the level's folder when there are several)."""
+def validate_levels(ctx: StageContext, folders: dict[str, Path], extraction: dict[Path, Any]) -> list[str]:
+    """Return every level's validator problems (prefixed with the level's folder when there are several); files are
+    not extracted again: the problems of the level's `extraction` are used."""
+    from lexprobe.investigation.environment.validate import validate_environment
+
     found: list[str] = []
     for level_dir in folders.values():
-        problems = run_validator(level_dir, extraction.get(level_dir))
-        if problems is None:
-            return None
+        problems = [str(p) for p in validate_environment(level_dir, extract=False)]
         prefix = f"{level_dir.name}/" if ctx.settings.levels else ""
-        found += [prefix + line for line in problems]
+        found += [prefix + line for line in problems + extraction_problems(extraction[level_dir])]
     return found
 
 

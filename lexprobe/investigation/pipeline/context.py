@@ -41,6 +41,15 @@ def truncate(text: str, limit: int) -> str:
     return text[:limit] + f"... [{len(text) - limit} more characters]"
 
 
+def unique_id(base: str, taken: set[str]) -> str:
+    """Return `base`, else `base_2`, `base_3`, ...: the first that is not in `taken` (and add it there)."""
+    candidate, n = base, 2
+    while candidate in taken:
+        candidate, n = f"{base}_{n}", n + 1
+    taken.add(candidate)
+    return candidate
+
+
 def _count_property(name: str, doc: str) -> property:
     """Return a read-only property of BuildSettings that resolves count `name` (`BuildSettings.count`)."""
 

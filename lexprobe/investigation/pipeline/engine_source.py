@@ -21,7 +21,7 @@ from lexprobe.engine.store import RunStore
 from lexprobe.engine.summary import RunSummary
 from lexprobe.investigation.pipeline.context import BuildSettings
 from lexprobe.investigation.pipeline.llm import Answer, LLMCall
-from lexprobe.models.types import Request
+from lexprobe.models.types import Request, Response
 
 
 def build_request(call: LLMCall, settings: BuildSettings) -> Request:
@@ -85,29 +85,16 @@ class EngineTextSource:
     def usage(self) -> dict[str, Any]:
         """Return tokens, cost and request counts of the whole build so far (every run), in total and per stage."""
         responses = self.store.responses()
-        stages: dict[str, dict[str, Any]] = defaultdict(
-            lambda: {"requests": 0, "input_tokens": 0, "output_tokens": 0, "cost_usd": 0.0}
-        )
+        by_stage: dict[str, list[Response | None]] = defaultdict(list)
         for request in self.store.requests():
-            row = stages[request.tags.get("stage", "?")]
-            row["requests"] += 1
-            response = responses.get(request.request_id)
-            if response is None:
-                continue
-            row["input_tokens"] += response.usage.input_tokens
-            row["output_tokens"] += response.usage.output_tokens
-            if row["cost_usd"] is not None:
-                row["cost_usd"] = None if response.cost_usd is None else row["cost_usd"] + response.cost_usd
-        total = {"requests": 0, "input_tokens": 0, "output_tokens": 0, "cost_usd": 0.0}
-        for row in stages.values():
-            for key in ("requests", "input_tokens", "output_tokens"):
-                total[key] += row[key]
-            if total["cost_usd"] is not None:
-                total["cost_usd"] = None if row["cost_usd"] is None else total["cost_usd"] + row["cost_usd"]
+            by_stage[request.tags.get("stage", "?")].append(responses.get(request.request_id))
+        stages = {name: _usage_row(answers) for name, answers in by_stage.items()}
+        total = {key: sum(row[key] for row in stages.values()) for key in ("requests", "input_tokens", "output_tokens")}
+        total["cost_usd"] = _cost([row["cost_usd"] for row in stages.values()])
         counts = self.store.counts()
         return {
             "total": total,
-            "stages": dict(stages),
+            "stages": stages,
             "pending": counts["pending"],
             "telemetry_rows": len(self.store.telemetry()),
         }
@@ -119,3 +106,19 @@ class EngineTextSource:
         finally:
             self.loop.close()
             self.store.close()
+
+
+def _cost(costs: list[float | None]) -> float | None:
+    """Return the sum of `costs` (from 0.0, in order), or None when any is unknown."""
+    return None if None in costs else sum(costs, 0.0)  # type: ignore[arg-type]
+
+
+def _usage_row(responses: list[Response | None]) -> dict[str, Any]:
+    """Return the requests, tokens and cost of one stage's requests (None: not answered)."""
+    answered = [r for r in responses if r is not None]
+    return {
+        "requests": len(responses),
+        "input_tokens": sum(r.usage.input_tokens for r in answered),
+        "output_tokens": sum(r.usage.output_tokens for r in answered),
+        "cost_usd": _cost([r.cost_usd for r in answered]),
+    }

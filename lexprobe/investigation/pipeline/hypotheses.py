@@ -31,7 +31,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from lexprobe.investigation.pipeline.context import StageContext, StageError
-from lexprobe.investigation.pipeline.facts import FactTable
+from lexprobe.investigation.pipeline.facts import OTHER_PARTY, FactTable, Party
 from lexprobe.investigation.pipeline.highlight import find_quote
 from lexprobe.investigation.pipeline.ingest import SourceDocument
 from lexprobe.investigation.pipeline.llm import Ask, ask_json, ask_one, render_prompt
@@ -40,7 +40,6 @@ from lexprobe.investigation.pipeline.reading import SourceRead, fitted_asks, rea
 from lexprobe.investigation.pipeline.registry import stage
 from lexprobe.investigation.pipeline.rules import DocCategory
 
-Party = Literal["plaintiff", "defendant"]
 PARTIES: tuple[Party, Party] = ("plaintiff", "defendant")
 HYPOTHESIS_ID = {"plaintiff": "hp", "defendant": "hd"}
 SPLIT = "split"
@@ -272,10 +271,6 @@ def adopted_or_stop(ruling: Ruling, stage: str, dags: PartyDags | None = None) -
     )
 
 
-def _other(party: str) -> str:
-    return "defendant" if party == "plaintiff" else "plaintiff"
-
-
 def settle_ruling(draft: RulingDraft, dags: PartyDags, opinion_text: str) -> tuple[Ruling, list[str]]:
     """Return the ruling with every sub-claim covered and quotes verified, and the contradictions found.
 
@@ -309,7 +304,7 @@ def settle_ruling(draft: RulingDraft, dags: PartyDags, opinion_text: str) -> tup
             problems.append(f"adopted_party is split but the motion was {draft.disposition} and only {only} has "
                             "accepted sub-claims: name the party whose account the court adopted")  # fmt: skip
     else:
-        other = _other(adopted)
+        other = OTHER_PARTY[adopted]
         if "rejected" in verdicts[adopted] and "accepted" not in verdicts[adopted]:
             problems.append(f"adopted_party is {adopted} but none of {adopted}'s sub-claims is accepted")
         if verdicts[other] and all(v == "accepted" for v in verdicts[other]):
@@ -319,7 +314,7 @@ def settle_ruling(draft: RulingDraft, dags: PartyDags, opinion_text: str) -> tup
         adopted_party=adopted,  # type: ignore[arg-type]
         sub_claim_rulings=[rulings[i] for i in ids],
         adopted_hypothesis="" if adopted == SPLIT else HYPOTHESIS_ID[adopted],
-        rejected_hypothesis="" if adopted == SPLIT else HYPOTHESIS_ID[_other(adopted)],
+        rejected_hypothesis="" if adopted == SPLIT else HYPOTHESIS_ID[OTHER_PARTY[adopted]],
         dropped=dropped,
     )
     return ruling, problems

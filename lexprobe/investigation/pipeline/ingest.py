@@ -17,7 +17,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from lexprobe.investigation.pipeline.context import StageContext, StageError
+from lexprobe.investigation.pipeline.context import StageContext, StageError, unique_id
 from lexprobe.investigation.pipeline.llm import Ask, ask_json, render_prompt
 from lexprobe.investigation.pipeline.registry import stage
 from lexprobe.investigation.pipeline.rules import (
@@ -106,12 +106,7 @@ def record_fingerprint(ctx: StageContext) -> list[tuple[str, int, str]]:
 
 def source_id_for(relative: str, taken: set[str]) -> str:
     """Return a stable id for a record file: its path without suffix in [a-z0-9_], unique among `taken`."""
-    base = re.sub(r"[^a-z0-9]+", "_", relative.lower().rsplit(".", 1)[0]).strip("_") or "file"
-    candidate, n = base, 2
-    while candidate in taken:
-        candidate, n = f"{base}_{n}", n + 1
-    taken.add(candidate)
-    return candidate
+    return unique_id(re.sub(r"[^a-z0-9]+", "_", relative.lower().rsplit(".", 1)[0]).strip("_") or "file", taken)
 
 
 def _extract(path: Path) -> tuple[str, str | None]:
@@ -127,13 +122,9 @@ def _extract(path: Path) -> tuple[str, str | None]:
 
 
 def _apply(doc: SourceDocument, decision: RuleDecision, by: Literal["rule", "model"]) -> None:
-    doc.category, doc.doc_kind, doc.rule, doc.reason = (
-        decision.category,
-        decision.doc_kind,
-        decision.rule,
-        decision.reason,
-    )
-    doc.stands_for, doc.decided_by = decision.stands_for, by
+    for name, value in vars(decision).items():  # category, doc_kind, rule, reason, stands_for
+        setattr(doc, name, value)
+    doc.decided_by = by
 
 
 @stage("ingest", output=IngestResult, templates=("ingest_classify",), external=record_fingerprint)

@@ -28,7 +28,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from lexprobe.investigation.pipeline.context import StageContext, StageError
+from lexprobe.investigation.pipeline.context import StageContext, StageError, unique_id
 from lexprobe.investigation.pipeline.highlight import find_quote, page_of
 from lexprobe.investigation.pipeline.ingest import SourceDocument
 from lexprobe.investigation.pipeline.llm import ask_json
@@ -149,11 +149,7 @@ class OpinionResult(BaseModel):
 def snake_id(prefix: str, raw: str, taken: set[str]) -> str:
     """Return `prefix` + an UPPER_SNAKE version of `raw` that is not in `taken` (and add it there)."""
     body = re.sub(r"[^A-Z0-9]+", "_", raw.upper().removeprefix(prefix.upper())).strip("_") or "ITEM"
-    candidate, n = f"{prefix}{body}", 2
-    while candidate in taken:
-        candidate, n = f"{prefix}{body}_{n}", n + 1
-    taken.add(candidate)
-    return candidate
+    return unique_id(f"{prefix}{body}", taken)
 
 
 def verify_opinion(draft: OpinionDraft, opinion_text: str, source_id: str) -> OpinionResult:
@@ -216,17 +212,9 @@ def _merge_branches(into: list[Branch], branches: list[Branch], taken: set[str])
         if same is not None:
             same.sources.extend(branch.sources)
             continue
-        branch.id = _unique(branch.id, taken)
+        branch.id = unique_id(branch.id, taken)
         into.append(branch)
         by_label[_norm(branch.label)] = branch
-
-
-def _unique(raw: str, taken: set[str]) -> str:
-    candidate, n = raw, 2
-    while candidate in taken:
-        candidate, n = f"{raw}_{n}", n + 1
-    taken.add(candidate)
-    return candidate
 
 
 def merge_drafts(drafts: list[OpinionDraft]) -> tuple[OpinionDraft, list[Dropped]]:
@@ -268,7 +256,7 @@ def merge_drafts(drafts: list[OpinionDraft]) -> tuple[OpinionDraft, list[Dropped
                 _merge_branches(same.branches, argument.branches, taken_branches)
                 same.note = same.note or argument.note
                 continue
-            argument.id = _unique(argument.id, taken_args)
+            argument.id = unique_id(argument.id, taken_args)
             branches, argument.branches = argument.branches, []
             _merge_branches(argument.branches, branches, taken_branches)
             arguments.append(argument)

@@ -38,11 +38,12 @@ from rapidfuzz import fuzz, process
 from lexprobe.documents.content import DocType, parse_iso
 from lexprobe.investigation.environment.format import DocumentFormat, Role
 from lexprobe.investigation.pipeline.alternatives import AlternativesResult
-from lexprobe.investigation.pipeline.context import COUNT_SETTINGS, BuildSettings, StageContext
+from lexprobe.investigation.pipeline.context import COUNT_SETTINGS, StageContext
 from lexprobe.investigation.pipeline.entities import EntityTable
 from lexprobe.investigation.pipeline.facts import FactTable
 from lexprobe.investigation.pipeline.llm import Ask, ask_json, output_schema, render_prompt, with_array_size
 from lexprobe.investigation.pipeline.opinion import Dropped
+from lexprobe.investigation.pipeline.reading import chunk_chars
 from lexprobe.investigation.pipeline.registry import LLM_SETTINGS, stage
 
 CHAFF_PER_REQUEST = 8  # specifications per planning request, every role
@@ -198,15 +199,6 @@ def role_groups(ctx: StageContext) -> list[RoleGroup]:
     return [g for g in groups if g.count > 0]
 
 
-def exhibit_budget(settings: BuildSettings) -> int:
-    """Return the characters of exhibit annotations the planner's prompt may hold: one chunk of source text."""
-    try:
-        from lexprobe.investigation.pipeline.reading import chunk_chars
-    except ImportError:  # the chunked-reading module is absent
-        return getattr(settings, "max_input_chars", None) or 24000
-    return chunk_chars(settings)
-
-
 def exhibit_notes(annotations: list[Any], budget: int) -> tuple[list[dict[str, Any]], int]:
     """Return the exhibits' annotations (title, doc_type, date, author, mentions, summary where there is one) that
     fit in `budget` characters of JSON, in record order, and how many were left out."""
@@ -239,7 +231,7 @@ def _context(ctx: StageContext) -> dict:
 
 
 def _planner_context(ctx: StageContext) -> dict:
-    exhibits, left_out = exhibit_notes(ctx.output("exhibits").exhibits, exhibit_budget(ctx.settings))
+    exhibits, left_out = exhibit_notes(ctx.output("exhibits").exhibits, chunk_chars(ctx.settings))
     if left_out:
         ctx.log(f"  doc_plans: {left_out} exhibit annotation(s) left out of the planner's prompt (budget)")
     return _context(ctx) | {"exhibits": exhibits, "exhibits_left_out": left_out}
@@ -305,7 +297,7 @@ def doc_plans(ctx: StageContext) -> DocPlan:
     clashing = _clashing_batches(groups, drafts)
     if clashing:
         kept = [s.title for g in groups if g.item not in clashing for s in drafts[g.item].specs]
-        budget = exhibit_budget(ctx.settings) // 3
+        budget = chunk_chars(ctx.settings) // 3
         taken = {item: _taken_list(clashes, kept, budget) for item, clashes in clashing.items()}
         ctx.log(f"  doc_plans: {len(clashing)} batch(es) reuse titles of other batches; planning them again")
         again = [by_item[item] for item in clashing]
