@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from lexprobe.caselaw.paths import data_root
-from lexprobe.investigation.pipeline.highlight import find_quote
+from lexprobe.investigation.pipeline.opinion import find_quote
 
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 MARSHALL = data_root() / "sj_records" / "marshall_v_northrop"

@@ -62,12 +62,11 @@ from lexprobe.investigation.environment.format import (
     save_environment,
 )
 from lexprobe.investigation.environment.ladder import level_slug, select
-from lexprobe.investigation.pipeline.alternatives import AlternativesResult
 from lexprobe.investigation.pipeline.context import RENDERED_DIR, StageContext, StageError
 from lexprobe.investigation.pipeline.entities import EntityTable
 from lexprobe.investigation.pipeline.facts import OTHER_PARTY, FactTable, GroundFact
 from lexprobe.investigation.pipeline.generate import GenerationResult, Rejection
-from lexprobe.investigation.pipeline.hypotheses import PartyDags, PartyHypothesis, Ruling
+from lexprobe.investigation.pipeline.hypotheses import AlternativesResult, PartyDags, PartyHypothesis, Ruling
 from lexprobe.investigation.pipeline.ingest import IngestResult
 from lexprobe.investigation.pipeline.opinion import OpinionResult, QuestionStub
 from lexprobe.investigation.pipeline.planning import all_specs

@@ -3,7 +3,7 @@
 The whole opinion is read (page markers "[PAGE N]" from the PDF's pages): a long one in chunks sized by the
 model's context (`reading.py`), one request per chunk, each told which part ("pages X-Y of N") it reads and that the
 other parts are read separately. Each answer (an `OpinionDraft` for its part) returns facts, each with a verbatim
-highlight quote. Code then looks every highlight up in the FULL opinion text (`highlight.find_quote`: whitespace,
+highlight quote. Code then looks every highlight up in the FULL opinion text (`find_quote`: whitespace,
 quote marks, dashes and line-break hyphenation are forgiven, nothing else) and drops the facts whose quote is not
 there, recording each drop; the page number is taken from where the quote was found. Question stubs that point
 only at dropped or unknown facts are dropped too. A chunk answer with facts none of which is found is refused and
@@ -24,17 +24,119 @@ without facts, something else), or when no fact of it is verified. A record with
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from lexprobe.investigation.pipeline.context import StageContext, StageError, unique_id
-from lexprobe.investigation.pipeline.highlight import find_quote, page_of
 from lexprobe.investigation.pipeline.ingest import SourceDocument
 from lexprobe.investigation.pipeline.llm import ask_json
 from lexprobe.investigation.pipeline.reading import SourceRead, fitted_asks, read_source, require, with_page_markers
 from lexprobe.investigation.pipeline.registry import stage
 from lexprobe.investigation.pipeline.rules import DocCategory
+
+MIN_QUOTE_WORDS = 4
+
+_QUOTES = str.maketrans(
+    {
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201a": "'",
+        "\u201b": "'",
+        "\u2032": "'",
+        "\u0060": "'",
+        "\u00b4": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u201e": '"',
+        "\u201f": '"',
+        "\u2033": '"',
+        "\u00ab": '"',
+        "\u00bb": '"',
+        "\u2010": "-",
+        "\u2011": "-",
+        "\u2012": "-",
+        "\u2013": "-",
+        "\u2014": "-",
+        "\u2015": "-",
+        "\u2212": "-",
+        "\u00ad": "",  # soft hyphen
+        "\u00a0": " ",
+    }
+)
+_WHITESPACE = re.compile(r"\s+")
+_PAGE_MARK = re.compile(r"\[PAGE (\d+)\]")
+
+
+def normalize_quote_text(text: str) -> str:
+    """Return `text` with quotes and dashes unified and whitespace collapsed."""
+    return _WHITESPACE.sub(" ", text.translate(_QUOTES)).strip()
+
+
+def _compact(text: str) -> tuple[str, list[int]]:
+    """Return `text` without whitespace and hyphens, and for each kept character its index in `text`."""
+    kept, where = [], []
+    for index, char in enumerate(text):
+        if char.isspace() or char == "-":
+            continue
+        kept.append(char)
+        where.append(index)
+    return "".join(kept), where
+
+
+@dataclass(frozen=True)
+class QuoteMatch:
+    """Where a quote was found: character offsets in the *normalized* source, and how it matched."""
+
+    start: int
+    end: int
+    how: str  # "exact" or "compact"
+
+
+def find_quote(quote: str, source: str) -> QuoteMatch | None:
+    """Return where `quote` occurs in `source` after normalization, or None when it does not occur.
+
+    Models copy quotes imperfectly in ways that do not change the words; this forgives exactly these and nothing
+    else (no case folding, no paraphrase): both texts are normalized (`normalize_quote_text`: typographic quotes
+    straight, every dash '-', whitespace runs one space) and the quote is looked up; failing that, both are compared
+    without whitespace and hyphens, so that 'well-\\nknown', 'well- known' and 'wellknown' meet. Page markers
+    `[PAGE n]` are ignored (a quote may span a page break); a quote shorter than `MIN_QUOTE_WORDS` words never
+    matches.
+    """
+    if len(quote.split()) < MIN_QUOTE_WORDS:
+        return None
+    wanted = normalize_quote_text(quote)
+    text = normalize_quote_text(_PAGE_MARK.sub(" ", source))
+    found = text.find(wanted)
+    if found >= 0:
+        return QuoteMatch(found, found + len(wanted), "exact")
+    compact_text, where = _compact(text)
+    compact_quote, _ = _compact(wanted)
+    if not compact_quote:
+        return None
+    found = compact_text.find(compact_quote)
+    if found < 0:
+        return None
+    return QuoteMatch(where[found], where[found + len(compact_quote) - 1] + 1, "compact")
+
+
+def page_of(quote: str, source: str) -> int | None:
+    """Return the number of the `[PAGE n]` section of `source` that holds `quote`, or None.
+
+    None also when the source has no page markers or the quote is not found.
+    """
+    if not _PAGE_MARK.search(source):
+        return None
+    pages = re.split(r"(\[PAGE \d+\])", source)
+    number = None
+    for part in pages:
+        marker = _PAGE_MARK.fullmatch(part)
+        if marker:
+            number = int(marker.group(1))
+        elif number is not None and find_quote(quote, part):
+            return number
+    return None
 
 
 class OpinionFactDraft(BaseModel):
@@ -116,7 +218,7 @@ class OpinionFact(BaseModel):
     cited_exhibit: str | None = None
     highlight: str
     opinion_page: int | None = None
-    match: str = Field(description="exact | compact (see lexprobe.investigation.pipeline.highlight)")
+    match: str = Field(description="exact | compact (see `find_quote`)")
 
 
 class Dropped(BaseModel):

@@ -37,10 +37,10 @@ from rapidfuzz import fuzz, process
 
 from lexprobe.documents.content import DocType, parse_iso
 from lexprobe.investigation.environment.format import DocumentFormat, Role
-from lexprobe.investigation.pipeline.alternatives import AlternativesResult
 from lexprobe.investigation.pipeline.context import COUNT_SETTINGS, StageContext
 from lexprobe.investigation.pipeline.entities import EntityTable
 from lexprobe.investigation.pipeline.facts import FactTable
+from lexprobe.investigation.pipeline.hypotheses import AlternativesResult
 from lexprobe.investigation.pipeline.llm import Ask, ask_json, output_schema, render_prompt, with_array_size
 from lexprobe.investigation.pipeline.opinion import Dropped
 from lexprobe.investigation.pipeline.reading import chunk_chars
