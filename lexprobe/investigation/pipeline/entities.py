@@ -27,7 +27,7 @@ from pydantic import BaseModel, Field
 from lexprobe.documents.content import DocType, parse_iso
 from lexprobe.investigation.environment.format import Entity
 from lexprobe.investigation.pipeline.context import StageContext
-from lexprobe.investigation.pipeline.ingest import IngestResult, SourceDocument
+from lexprobe.investigation.pipeline.ingest import DocCategory, IngestResult, SourceDocument
 from lexprobe.investigation.pipeline.llm import Ask, ask_json, ask_one, render_prompt
 from lexprobe.investigation.pipeline.opinion import Dropped, snake_id
 from lexprobe.investigation.pipeline.reading import (
@@ -41,7 +41,6 @@ from lexprobe.investigation.pipeline.reading import (
     read_source,
 )
 from lexprobe.investigation.pipeline.registry import stage
-from lexprobe.investigation.pipeline.rules import DocCategory
 
 EntityKind = Literal["person", "organization", "instrument", "artifact", "place", "other"]
 

@@ -40,7 +40,7 @@ from pydantic import BaseModel, Field
 from rapidfuzz import fuzz
 
 from lexprobe.investigation.pipeline.context import StageContext, StageError
-from lexprobe.investigation.pipeline.ingest import SourceDocument
+from lexprobe.investigation.pipeline.ingest import DocCategory, SourceDocument
 from lexprobe.investigation.pipeline.llm import Ask, ask_json, render_prompt
 from lexprobe.investigation.pipeline.opinion import Dropped, OpinionResult, snake_id
 from lexprobe.investigation.pipeline.reading import (
@@ -52,7 +52,6 @@ from lexprobe.investigation.pipeline.reading import (
     require,
 )
 from lexprobe.investigation.pipeline.registry import stage
-from lexprobe.investigation.pipeline.rules import DocCategory
 
 Party = Literal["plaintiff", "defendant"]
 OTHER_PARTY: dict[str, Party] = {"plaintiff": "defendant", "defendant": "plaintiff"}

@@ -41,12 +41,11 @@ from lexprobe.documents.content import DocType
 from lexprobe.investigation.pipeline.context import StageContext, StageError
 from lexprobe.investigation.pipeline.entities import EntityTable
 from lexprobe.investigation.pipeline.facts import OTHER_PARTY, FactTable, Party
-from lexprobe.investigation.pipeline.ingest import SourceDocument
+from lexprobe.investigation.pipeline.ingest import DocCategory, SourceDocument
 from lexprobe.investigation.pipeline.llm import Ask, ask_json, ask_one, render_prompt
 from lexprobe.investigation.pipeline.opinion import Dropped, OpinionResult, find_quote, opinion_document
 from lexprobe.investigation.pipeline.reading import SourceRead, fitted_asks, read_source
 from lexprobe.investigation.pipeline.registry import LLM_SETTINGS, stage
-from lexprobe.investigation.pipeline.rules import DocCategory
 
 PARTIES: tuple[Party, Party] = ("plaintiff", "defendant")
 HYPOTHESIS_ID = {"plaintiff": "hp", "defendant": "hd"}

@@ -9,7 +9,7 @@ answer was refused appended to the prompt). When an item never gets a valid answ
 `StageError` naming the stage, the item and the last output.
 
 `ctx.llm` is anything with `complete(calls) -> answers` (one answer per call, in order): `EngineTextSource` in a
-real build (lexprobe.investigation.pipeline.engine_source), a small scripted class in tests.
+real build (lexprobe.investigation.pipeline.runner), a small scripted class in tests.
 """
 
 from __future__ import annotations

@@ -30,11 +30,10 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from lexprobe.investigation.pipeline.context import StageContext, StageError, unique_id
-from lexprobe.investigation.pipeline.ingest import SourceDocument
+from lexprobe.investigation.pipeline.ingest import DocCategory, SourceDocument
 from lexprobe.investigation.pipeline.llm import ask_json
 from lexprobe.investigation.pipeline.reading import SourceRead, fitted_asks, read_source, require, with_page_markers
 from lexprobe.investigation.pipeline.registry import stage
-from lexprobe.investigation.pipeline.rules import DocCategory
 
 MIN_QUOTE_WORDS = 4
 
