@@ -461,17 +461,7 @@ def hypotheses_and_facts(ctx: StageContext) -> tuple[list[Hypothesis], list[Fact
                 refuting_facts=[*alt.refuting_ground, *alt.refuting_injected],
             )
         )
-    facts = [
-        Fact(
-            fact_id=f.fact_id,
-            text=f.text,
-            source=f.source,
-            disputed=f.disputed,
-            citation=f.citation,
-            highlight=f.highlight,
-        )
-        for f in table.facts
-    ]
+    facts = [Fact.model_validate(f.model_dump(include=set(Fact.model_fields))) for f in table.facts]
     facts += [
         Fact(fact_id=f.fact_id, text=f.text, source="injected", citation=f"synthetic ({f.polarity} {f.hypothesis_id})")
         for f in alts.injected_facts

@@ -545,19 +545,9 @@ def _settle_one(
             ContractCheck(hypothesis_id=alt_id, check=check, passed=not details, by="code", detail="; ".join(details))
         )
         problems.extend(f"{alt_id}: {detail}" for detail in details)
-    out.alternatives.append(
-        Alternative(
-            hypothesis_id=alt_id,
-            claim=item.claim,
-            sub_claims=item.sub_claims,
-            ground_fact_ids=reused,
-            supporting_facts=supporting,
-            refuting_ground=refuting_ground,
-            refuting_injected=refuting_injected,
-            why_plausible=item.why_plausible,
-            why_refuted=item.why_refuted,
-        )
-    )
+    ids = {"ground_fact_ids": reused, "supporting_facts": supporting, "refuting_ground": refuting_ground}
+    told = item.model_dump(include={"claim", "sub_claims", "why_plausible", "why_refuted"})
+    out.alternatives.append(Alternative(hypothesis_id=alt_id, refuting_injected=refuting_injected, **ids, **told))
     return problems
 
 
@@ -570,17 +560,8 @@ def _inject(alt_id: str, item: AlternativeDraft, out: AlternativesResult) -> tup
         (refuting_injected, item.injected_refuting, "refutes"),
     ):
         for fact_id, fact in zip(ids, facts, strict=True):
-            out.injected_facts.append(
-                InjectedFact(
-                    fact_id=fact_id,
-                    text=fact.text,
-                    polarity=polarity,
-                    hypothesis_id=alt_id,
-                    embedding=fact.embedding,
-                    doc_type_hint=fact.doc_type_hint.value,
-                    entity_hint=fact.entity_hint,
-                )
-            )
+            placed = {"fact_id": fact_id, "polarity": polarity, "hypothesis_id": alt_id}
+            out.injected_facts.append(InjectedFact(**placed, **fact.model_dump(mode="json")))
     return supporting, refuting_injected
 
 

@@ -290,16 +290,8 @@ def verify_opinion(draft: OpinionDraft, opinion_text: str, source_id: str) -> Op
             else:
                 dropped.append(Dropped(item=stub.id, reason="question stub points at no verified fact"))
         source.question_stubs = stubs
-    return OpinionResult(
-        source_id=source_id,
-        case=draft.case,
-        citation=draft.citation,
-        court=draft.court,
-        story=draft.story,
-        facts=facts,
-        arguments=arguments,
-        dropped=dropped,
-    )
+    caption = draft.model_dump(include={"case", "citation", "court", "story"})
+    return OpinionResult(source_id=source_id, facts=facts, arguments=arguments, dropped=dropped, **caption)
 
 
 def _norm(text: str) -> str:

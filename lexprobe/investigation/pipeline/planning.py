@@ -341,21 +341,17 @@ def _collect(ctx: StageContext, groups: list[RoleGroup], drafts: dict[str, DocPl
                 reason = f"unknown entity id {spec.author_entity!r}"
                 plan.dropped.append(Dropped(item=f"{spec_id}.author_entity", reason=reason))
             series = re.sub(r"[^a-z0-9]+", "_", spec.series.lower()).strip("_") or "series"
+            planned = spec.model_dump(include={"target_fact", "format", "title", "date_from", "date_to", "brief"})
             plan.specs.append(
                 DocSpec(
+                    **planned,
                     spec_id=spec_id,
                     role=group.role,
-                    target_fact=spec.target_fact,
                     fact_text=group.targets.get(spec.target_fact or "", ""),
                     target_hypothesis=group.hypothesis,
                     doc_type=spec.doc_type.value,
-                    format=spec.format,
-                    title=spec.title,
                     author_entity=author,
-                    date_from=spec.date_from,
-                    date_to=spec.date_to,
                     series=f"{group.item.split(':')[0].split('#')[0]}:{series}",
-                    brief=spec.brief,
                 )
             )
     return plan
