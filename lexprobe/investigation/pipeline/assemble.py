@@ -65,11 +65,10 @@ from lexprobe.investigation.environment.ladder import level_slug, select
 from lexprobe.investigation.pipeline.context import RENDERED_DIR, StageContext, StageError
 from lexprobe.investigation.pipeline.entities import EntityTable
 from lexprobe.investigation.pipeline.facts import OTHER_PARTY, FactTable, GroundFact
-from lexprobe.investigation.pipeline.generate import GenerationResult, Rejection
+from lexprobe.investigation.pipeline.generate import GenerationResult, Rejection, all_specs
 from lexprobe.investigation.pipeline.hypotheses import AlternativesResult, PartyDags, PartyHypothesis, Ruling
 from lexprobe.investigation.pipeline.ingest import IngestResult
 from lexprobe.investigation.pipeline.opinion import OpinionResult, QuestionStub
-from lexprobe.investigation.pipeline.planning import all_specs
 from lexprobe.investigation.pipeline.reading import case_id, neutral_doc_id, reading_report
 from lexprobe.investigation.pipeline.registry import stage
 

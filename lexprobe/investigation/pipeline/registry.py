@@ -38,7 +38,6 @@ STAGE_MODULES = (
     "facts",
     "hypotheses",
     "entities",
-    "planning",
     "generate",
     "assemble",
 )
