@@ -115,9 +115,9 @@ class BuildSettings(BaseModel):
         return self.judge_model if role == "judge" else self.generator
 
     def count(self, name: str) -> int:
-        """Return the resolved count `name` (a key of SIZE_PRESETS[size]): the explicit field when set, then (for
-        the four per-role counts) `docs_per_role`, then the size preset."""
-        explicit = getattr(self, _COUNT_FIELDS[name])
+        """Return the resolved count `name` (a key of SIZE_PRESETS[size]): the explicit field (`<name>_docs`,
+        `shard_facts` for shards) when set, then (for the four per-role counts) `docs_per_role`, then the preset."""
+        explicit = getattr(self, "shard_facts" if name == "shards" else f"{name}_docs")
         if explicit is None and name in _PER_ROLE:
             explicit = self.docs_per_role
         return SIZE_PRESETS[self.size][name] if explicit is None else explicit
@@ -137,14 +137,6 @@ class BuildSettings(BaseModel):
 SIZE_PRESETS: dict[str, dict[str, int]] = {
     "small": {"signal": 2, "pro_alternative": 2, "refuting": 2, "noise": 2, "chaff": 4, "shards": 1},
     "paper": {"signal": 10, "pro_alternative": 10, "refuting": 3, "noise": 57, "chaff": 500, "shards": 2},
-}
-_COUNT_FIELDS = {
-    "signal": "signal_docs",
-    "pro_alternative": "pro_alternative_docs",
-    "refuting": "refuting_docs",
-    "noise": "noise_docs",
-    "chaff": "chaff_docs",
-    "shards": "shard_facts",
 }
 _PER_ROLE = ("signal", "pro_alternative", "refuting", "noise")
 #: Settings (resolved counts) that change what `doc_plans` plans; in its input hash.

@@ -42,7 +42,6 @@ Anything still undecided goes to the generator model.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass, replace
 from enum import StrEnum
@@ -51,6 +50,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from lexprobe.documents.confined import sha256_file
 from lexprobe.investigation.pipeline.context import StageContext, StageError, unique_id
 from lexprobe.investigation.pipeline.llm import Ask, ask_json, render_prompt
 from lexprobe.investigation.pipeline.registry import stage
@@ -398,14 +398,11 @@ def record_files(record_dir: Path) -> list[Path]:
     return found
 
 
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def record_fingerprint(ctx: StageContext) -> list[tuple[str, int, str]]:
     """Return (relative path, size, SHA-256) of every record file: the ingest stage's external input."""
     return [
-        (p.relative_to(ctx.record_dir).as_posix(), p.stat().st_size, _sha256(p)) for p in record_files(ctx.record_dir)
+        (p.relative_to(ctx.record_dir).as_posix(), p.stat().st_size, sha256_file(p))
+        for p in record_files(ctx.record_dir)
     ]
 
 
@@ -444,7 +441,10 @@ def ingest(ctx: StageContext) -> IngestResult:
     for path in files:
         relative = path.relative_to(ctx.record_dir).as_posix()
         doc = SourceDocument(
-            source_id=source_id_for(relative, taken), filename=relative, sha256=_sha256(path), size=path.stat().st_size
+            source_id=source_id_for(relative, taken),
+            filename=relative,
+            sha256=sha256_file(path),
+            size=path.stat().st_size,
         )
         text, doc.error = _extract(path)
         result.documents.append(doc)

@@ -49,7 +49,6 @@ class LLMCall:
     prompt: str
     schema: dict[str, Any]
     attempt: int = 0
-    system: str = SYSTEM_PROMPT
     max_tokens: int = 2048
 
 

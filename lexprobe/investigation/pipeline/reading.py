@@ -153,12 +153,6 @@ def chunk_asks(
     return [Ask(chunk_item(item, c), prompt(c.text, part_label(text, c) if label else "")) for c in parts]
 
 
-def page_count(text: str) -> int:
-    """Return the number of the last "[PAGE N]" marker in `text` (0 when it has none)."""
-    pages = [int(m.group(1)) for m in _PAGE_MARKER.finditer(text)]
-    return max(pages, default=0)
-
-
 def page_span(text: str, chunk: Chunk) -> tuple[int, int] | None:
     """Return the first and last page `chunk` of `text` covers (by its "[PAGE N]" markers), or None without any."""
     before = [m for m in _PAGE_MARKER.finditer(text, 0, chunk.start)]
@@ -176,7 +170,8 @@ def part_label(text: str, chunk: Chunk) -> str:
     span = page_span(text, chunk)
     if span:
         pages = f"page {span[0]}" if span[0] == span[1] else f"pages {span[0]}-{span[1]}"
-        return f"{pages} of {page_count(text)} ({part})"
+        last = max((int(m.group(1)) for m in _PAGE_MARKER.finditer(text)), default=0)
+        return f"{pages} of {last} ({part})"
     return f"characters {chunk.start + 1}-{chunk.end} of {len(text)} ({part})"
 
 

@@ -42,7 +42,7 @@ from lexprobe.investigation.pipeline.context import (
     StageError,
     stderr_log,
 )
-from lexprobe.investigation.pipeline.llm import Answer, LLMCall, templates_digest
+from lexprobe.investigation.pipeline.llm import SYSTEM_PROMPT, Answer, LLMCall, templates_digest
 from lexprobe.investigation.pipeline.registry import STAGE_ORDER, Stage, stages
 from lexprobe.models.types import Request, Response
 
@@ -221,7 +221,7 @@ def build_request(call: LLMCall, settings: BuildSettings) -> Request:
     request = Request.from_prompt(
         settings.model_for(call.role),
         call.prompt,
-        system=call.system,
+        system=SYSTEM_PROMPT,
         temperature=0.0 if call.attempt == 0 else settings.retry_temperature,
         max_tokens=call.max_tokens,
         sample_index=call.attempt,
