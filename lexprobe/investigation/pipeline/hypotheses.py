@@ -186,14 +186,11 @@ def party_dags(ctx: StageContext) -> PartyDags:
     for party in PARTIES:
         own = [b for b in briefs if b.party == party] or [b for b in briefs if not b.party]
         brief_ids[party] = [b.source_id for b in own]
-        text, party_reads = _briefs_text(ctx, own) if own else ("", [])
+        fallback = ("(none: write the single-group fallback)", [])  # one request, no part label
+        text, party_reads = _briefs_text(ctx, own) if own else fallback
         reads += [r for r in party_reads if r.source_id not in {x.source_id for x in reads}]
         fields = {"party": party, "court": court, "facts": facts}
-        if text:
-            party_asks = fitted_asks(ctx.settings, party, text, "party_dag", "brief_text", **fields)
-        else:
-            fallback = "(none: write the single-group fallback)"
-            party_asks = [Ask(party, render_prompt("party_dag", brief_text=fallback, part="", **fields))]
+        party_asks = fitted_asks(ctx.settings, party, text, "party_dag", "brief_text", **fields)
         asks += party_asks
         owners += [party] * len(party_asks)
 
