@@ -1,6 +1,6 @@
 """A deterministic scripted generator and judge for the construction pipeline (no network, no model).
 
-`ScriptedBuilder` is a TextSource (`complete(calls) -> answers`, see lexprobe.investigation.pipeline.llm) that
+`ScriptedBuilder` is a TextSource (`complete(calls) -> answers`, see lexprobe.investigation.pipeline.context) that
 answers every stage's calls with JSON that passes the stage's schema and code checks, so that a whole build can
 run in seconds and its cost can be measured apart from any model.
 
@@ -36,7 +36,7 @@ from typing import Any
 
 from rapidfuzz import fuzz, process
 
-from lexprobe.investigation.pipeline.llm import Answer, LLMCall
+from lexprobe.investigation.pipeline.context import Answer, LLMCall
 
 PREFERRED_ENUM = (
     "summary_judgment",

@@ -18,6 +18,7 @@ import pytest
 from reportlab.pdfgen import canvas
 from test_investigation_pipeline import CAPTION, SMALL, FakeLLM, canned_answers, quiet, write_record
 
+from lexprobe.investigation.pipeline.context import LLMCall
 from lexprobe.investigation.pipeline.facts import (
     GroundFactDraft,
     ResponsePartDraft,
@@ -25,7 +26,6 @@ from lexprobe.investigation.pipeline.facts import (
     merge_slices,
     merge_souf,
 )
-from lexprobe.investigation.pipeline.llm import LLMCall
 from lexprobe.investigation.pipeline.runner import run_build
 
 FILLER = (

@@ -26,9 +26,8 @@ from pydantic import BaseModel, Field
 
 from lexprobe.documents.content import DocType, parse_iso
 from lexprobe.investigation.environment.format import Entity
-from lexprobe.investigation.pipeline.context import StageContext
+from lexprobe.investigation.pipeline.context import Ask, StageContext, ask_json, ask_one, render_prompt
 from lexprobe.investigation.pipeline.ingest import DocCategory, IngestResult, SourceDocument
-from lexprobe.investigation.pipeline.llm import Ask, ask_json, ask_one, render_prompt
 from lexprobe.investigation.pipeline.opinion import Dropped, snake_id
 from lexprobe.investigation.pipeline.reading import (
     SourceRead,

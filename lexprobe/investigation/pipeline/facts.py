@@ -39,9 +39,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 from rapidfuzz import fuzz
 
-from lexprobe.investigation.pipeline.context import StageContext, StageError
+from lexprobe.investigation.pipeline.context import Ask, StageContext, StageError, ask_json, render_prompt
 from lexprobe.investigation.pipeline.ingest import DocCategory, SourceDocument
-from lexprobe.investigation.pipeline.llm import Ask, ask_json, render_prompt
 from lexprobe.investigation.pipeline.opinion import Dropped, OpinionResult, snake_id
 from lexprobe.investigation.pipeline.reading import (
     SourceRead,

@@ -45,18 +45,21 @@ from rapidfuzz import fuzz, process
 from lexprobe.documents.content import DocType, DocumentContent, parse_iso
 from lexprobe.documents.render import render_document
 from lexprobe.investigation.environment.format import DocumentFormat, Role
-from lexprobe.investigation.pipeline.context import COUNT_SETTINGS, RENDERED_DIR, STAGES_DIR, StageContext
-from lexprobe.investigation.pipeline.entities import EntityTable
-from lexprobe.investigation.pipeline.facts import FactTable
-from lexprobe.investigation.pipeline.hypotheses import AlternativesResult
-from lexprobe.investigation.pipeline.llm import (
+from lexprobe.investigation.pipeline.context import (
+    COUNT_SETTINGS,
+    RENDERED_DIR,
+    STAGES_DIR,
     Ask,
+    StageContext,
     ask_json,
     output_schema,
     render_prompt,
     templates_digest,
     with_array_size,
 )
+from lexprobe.investigation.pipeline.entities import EntityTable
+from lexprobe.investigation.pipeline.facts import FactTable
+from lexprobe.investigation.pipeline.hypotheses import AlternativesResult
 from lexprobe.investigation.pipeline.opinion import Dropped
 from lexprobe.investigation.pipeline.reading import case_id, chunk_chars, neutral_doc_id
 from lexprobe.investigation.pipeline.registry import LLM_SETTINGS, stage

@@ -38,11 +38,10 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from lexprobe.documents.content import DocType
-from lexprobe.investigation.pipeline.context import StageContext, StageError
+from lexprobe.investigation.pipeline.context import Ask, StageContext, StageError, ask_json, ask_one, render_prompt
 from lexprobe.investigation.pipeline.entities import EntityTable
 from lexprobe.investigation.pipeline.facts import OTHER_PARTY, FactTable, Party
 from lexprobe.investigation.pipeline.ingest import DocCategory, SourceDocument
-from lexprobe.investigation.pipeline.llm import Ask, ask_json, ask_one, render_prompt
 from lexprobe.investigation.pipeline.opinion import Dropped, OpinionResult, find_quote, opinion_document
 from lexprobe.investigation.pipeline.reading import SourceRead, fitted_asks, read_source
 from lexprobe.investigation.pipeline.registry import LLM_SETTINGS, stage

@@ -51,8 +51,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from lexprobe.documents.confined import sha256_file
-from lexprobe.investigation.pipeline.context import StageContext, StageError, unique_id
-from lexprobe.investigation.pipeline.llm import Ask, ask_json, render_prompt
+from lexprobe.investigation.pipeline.context import Ask, StageContext, StageError, ask_json, render_prompt, unique_id
 from lexprobe.investigation.pipeline.registry import stage
 
 

@@ -29,9 +29,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from lexprobe.investigation.pipeline.context import StageContext, StageError, unique_id
+from lexprobe.investigation.pipeline.context import StageContext, StageError, ask_json, unique_id
 from lexprobe.investigation.pipeline.ingest import DocCategory, SourceDocument
-from lexprobe.investigation.pipeline.llm import ask_json
 from lexprobe.investigation.pipeline.reading import SourceRead, fitted_asks, read_source, require, with_page_markers
 from lexprobe.investigation.pipeline.registry import stage
 

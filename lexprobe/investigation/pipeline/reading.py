@@ -28,9 +28,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from lexprobe.investigation.pipeline.context import BuildSettings, StageContext, StageError
+from lexprobe.investigation.pipeline.context import Ask, BuildSettings, StageContext, StageError, render_prompt
 from lexprobe.investigation.pipeline.ingest import DocCategory, IngestResult, SourceDocument
-from lexprobe.investigation.pipeline.llm import Ask, render_prompt
 
 #: Characters per token assumed when sizing chunks (English legal prose runs at about 4; 3 leaves room).
 CHARS_PER_TOKEN = 3

@@ -37,12 +37,15 @@ from lexprobe.investigation.pipeline.context import (
     RUN_DIR,
     SIZE_PRESETS,
     STAGES_DIR,
+    SYSTEM_PROMPT,
+    Answer,
     BuildSettings,
+    LLMCall,
     StageContext,
     StageError,
     stderr_log,
+    templates_digest,
 )
-from lexprobe.investigation.pipeline.llm import SYSTEM_PROMPT, Answer, LLMCall, templates_digest
 from lexprobe.investigation.pipeline.registry import STAGE_ORDER, Stage, stages
 from lexprobe.models.types import Request, Response
 
