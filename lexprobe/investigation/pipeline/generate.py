@@ -211,10 +211,8 @@ def role_groups(ctx: StageContext) -> list[RoleGroup]:
         groups += batched(RoleGroup(f"pro_alternative:{alt_id}", Role.pro_alternative, alt_id, supporting, pro))
         groups += batched(RoleGroup(f"refuting:{alt_id}", Role.refuting, alt_id, refuters, refuting))
     groups += batched(RoleGroup("noise", Role.noise, None, {}, settings.noise_count))
-    chaff = settings.chaff_count
-    for k in range(math.ceil(chaff / CHAFF_PER_REQUEST)):
-        count = min(CHAFF_PER_REQUEST, chaff - k * CHAFF_PER_REQUEST)
-        groups.append(RoleGroup(f"chaff:{k + 1}", Role.chaff, None, {}, count))
+    chaff = batched(RoleGroup("chaff", Role.chaff, None, {}, settings.chaff_count))
+    groups += [replace(g, item=f"chaff:{k}") for k, g in enumerate(chaff, start=1)]  # chaff:1, chaff:2, ...
     return [g for g in groups if g.count > 0]
 
 
