@@ -436,6 +436,7 @@ def ingest(ctx: StageContext) -> IngestResult:
         raise StageError("ingest", str(ctx.record_dir), f"no {'/'.join(RECORD_SUFFIXES)} files in the record folder")
     result = IngestResult(record_dir=str(ctx.record_dir))
     texts: dict[str, str] = {}
+    rules: dict[str, RuleDecision | None] = {}
     taken: set[str] = set()
     for path in files:
         relative = path.relative_to(ctx.record_dir).as_posix()
@@ -457,13 +458,13 @@ def ingest(ctx: StageContext) -> IngestResult:
         doc.chars, doc.party = len(text), filing_party(text)
         titles = title_candidates(text)
         doc.title = titles[0] if titles else ""
-        decision = classify_by_rules(Path(relative).name, text)
+        rules[doc.source_id] = decision = classify_by_rules(Path(relative).name, text)
         if decision:
             _apply(doc, decision, "rule")
     readable = [d for d in result.documents if d.error is None]
     if not readable:
         raise StageError("ingest", str(ctx.record_dir), "no record file could be read")
-    changed = apply_family_rules({Path(d.filename).name: (texts[d.source_id], _decision_of(d)) for d in readable})
+    changed = apply_family_rules({Path(d.filename).name: (texts[d.source_id], rules[d.source_id]) for d in readable})
     for doc in readable:
         if Path(doc.filename).name in changed:
             _apply(doc, changed[Path(doc.filename).name], "rule")
@@ -474,12 +475,6 @@ def ingest(ctx: StageContext) -> IngestResult:
     for warning in result.warnings:
         ctx.log(f"  ingest: warning: {warning}")
     return result
-
-
-def _decision_of(doc: SourceDocument) -> RuleDecision | None:
-    if doc.category is None:
-        return None
-    return RuleDecision(doc.category, doc.doc_kind, doc.rule, doc.reason, doc.stands_for)
 
 
 def _classify_with_model(ctx: StageContext, undecided: list[SourceDocument], texts: dict[str, str]) -> None:
