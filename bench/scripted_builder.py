@@ -1,6 +1,6 @@
 """A deterministic scripted generator and judge for the construction pipeline (no network, no model).
 
-`ScriptedBuilder` is a TextSource (`complete(calls) -> answers`, see lexprobe.investigation.pipeline.llm) that
+`ScriptedBuilder` is a TextSource (`complete(calls) -> answers`, see lexprobe.investigation.pipeline.context) that
 answers every stage's calls with JSON that passes the stage's schema and code checks, so that a whole build can
 run in seconds and its cost can be measured apart from any model.
 
@@ -13,7 +13,7 @@ How an answer is made:
    are VERBATIM sentences of the opinion text found in the prompt; statement facts are the numbered facts found in
    the prompt; fact ids, sub-claim ids, entity ids and targets are taken from the ids listed in the prompt; the
    ruling adopts the defendant (the written-for-the-test opinion grants the defendants' motion); alternatives meet
-   the contract of pipeline/alternatives.py; doc plans hold exactly the schema's number of specs with targets
+   the contract of pipeline/hypotheses.py; doc plans hold exactly the schema's number of specs with targets
    from the prompt's list and ISO dates in order; documents are dated inside their window, free of exercise
    vocabulary and varied (title words, sentences, figures and names all drawn from a RNG seeded by the spec id).
 3. The judge (role "judge", any stage) accepts: booleans true, verdict "accept", no reasons.
@@ -36,7 +36,7 @@ from typing import Any
 
 from rapidfuzz import fuzz, process
 
-from lexprobe.investigation.pipeline.llm import Answer, LLMCall
+from lexprobe.investigation.pipeline.context import Answer, LLMCall
 
 PREFERRED_ENUM = (
     "summary_judgment",

@@ -392,9 +392,8 @@ def test_investigation_qa_batches_the_judge_and_never_the_agent(
 def test_the_construction_pipelines_calls_go_by_batch(provider_env: BatchProviderServer, tmp_path: Path) -> None:
     """`investigation build --batch`: a stage's calls (`EngineTextSource.complete`, what every generation and judging
     stage sends) go in one batch each, the answers back in call order."""
-    from lexprobe.investigation.pipeline.context import BuildSettings
-    from lexprobe.investigation.pipeline.engine_source import EngineTextSource
-    from lexprobe.investigation.pipeline.llm import LLMCall
+    from lexprobe.investigation.pipeline.context import BuildSettings, LLMCall
+    from lexprobe.investigation.pipeline.runner import EngineTextSource
 
     schema = {"type": "object", "properties": {"answer": {"type": "string"}}}
     settings = BuildSettings(generator=OPENAI, judge=ANTHROPIC)

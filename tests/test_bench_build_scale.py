@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from lexprobe.caselaw.paths import data_root
-from lexprobe.investigation.pipeline.highlight import find_quote
+from lexprobe.investigation.pipeline.opinion import find_quote
 
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 MARSHALL = data_root() / "sj_records" / "marshall_v_northrop"
@@ -88,8 +88,8 @@ def test_written_for_the_test_opinion_is_long_and_its_quotes_are_verbatim() -> N
 
 def test_scripted_builder_answers_follow_the_schema_and_the_prompt() -> None:
     from lexprobe.documents.content import DocumentContent
-    from lexprobe.investigation.pipeline.llm import LLMCall, output_schema, with_array_size
-    from lexprobe.investigation.pipeline.planning import DocPlanDraft
+    from lexprobe.investigation.pipeline.context import LLMCall, output_schema, with_array_size
+    from lexprobe.investigation.pipeline.generate import DocPlanDraft
 
     scripted = bench_module("scripted_builder")
     builder = scripted.ScriptedBuilder(["The committee met on March 3, 2012 and reviewed every fund in the lineup."],

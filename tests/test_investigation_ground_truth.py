@@ -30,16 +30,16 @@ from lexprobe.investigation.environment.format import (
 )
 from lexprobe.investigation.environment.hf_dataset import import_hf_case
 from lexprobe.investigation.environment.validate import Problem, errors_in, validate_environment
-from lexprobe.investigation.pipeline.context import StageContext, StageError
-from lexprobe.investigation.pipeline.facts import FactTable, GroundFact
-from lexprobe.investigation.pipeline.opinion import Argument, Branch, OpinionResult, QuestionStub, SourceRef
-from lexprobe.investigation.pipeline.runner import run_build
-from lexprobe.investigation.pipeline.truth import (
+from lexprobe.investigation.pipeline.assemble import (
     checkable_statement,
     hypotheses_and_facts,
     questions_from_stubs,
     sketch_only,
 )
+from lexprobe.investigation.pipeline.context import StageContext, StageError
+from lexprobe.investigation.pipeline.facts import FactTable, GroundFact
+from lexprobe.investigation.pipeline.opinion import Argument, Branch, OpinionResult, QuestionStub, SourceRef
+from lexprobe.investigation.pipeline.runner import run_build
 
 # --- a small hand-written environment, as a version-1 file ----------------------------------------------------
 

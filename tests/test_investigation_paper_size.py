@@ -33,10 +33,15 @@ from lexprobe.cli.handler import LexprobeGroup
 from lexprobe.cli.investigation_build import register
 from lexprobe.investigation.environment.format import load_environment
 from lexprobe.investigation.environment.validate import errors_in, validate_environment
-from lexprobe.investigation.pipeline.context import RENDERED_DIR, SIZE_PRESETS, STAGES_DIR, BuildSettings
-from lexprobe.investigation.pipeline.generate import CHECKPOINT_DIR
-from lexprobe.investigation.pipeline.llm import Answer, LLMCall
-from lexprobe.investigation.pipeline.planning import exhibit_notes
+from lexprobe.investigation.pipeline.context import (
+    RENDERED_DIR,
+    SIZE_PRESETS,
+    STAGES_DIR,
+    Answer,
+    BuildSettings,
+    LLMCall,
+)
+from lexprobe.investigation.pipeline.generate import CHECKPOINT_DIR, exhibit_notes
 from lexprobe.investigation.pipeline.runner import run_build
 
 

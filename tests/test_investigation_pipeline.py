@@ -31,17 +31,20 @@ from lexprobe.engine.store import RunStore
 from lexprobe.investigation.environment.format import Document, Role, load_environment
 from lexprobe.investigation.environment.ladder import select as select_documents
 from lexprobe.investigation.environment.validate import errors_in, validate_environment
-from lexprobe.investigation.pipeline.alternatives import AlternativesDraft, settle_alternatives
-from lexprobe.investigation.pipeline.context import RENDERED_DIR, STAGES_DIR, BuildSettings, StageContext, StageError
-from lexprobe.investigation.pipeline.engine_source import EngineTextSource
-from lexprobe.investigation.pipeline.highlight import find_quote, page_of
-from lexprobe.investigation.pipeline.hypotheses import PartyDagDraft, repair_dag
-from lexprobe.investigation.pipeline.ingest import ClassificationDraft
-from lexprobe.investigation.pipeline.llm import Answer, LLMCall
-from lexprobe.investigation.pipeline.opinion import OpinionDraft, verify_opinion
+from lexprobe.investigation.pipeline.context import (
+    RENDERED_DIR,
+    STAGES_DIR,
+    Answer,
+    BuildSettings,
+    LLMCall,
+    StageContext,
+    StageError,
+)
+from lexprobe.investigation.pipeline.hypotheses import AlternativesDraft, PartyDagDraft, repair_dag, settle_alternatives
+from lexprobe.investigation.pipeline.ingest import ClassificationDraft, DocCategory, classify_by_rules
+from lexprobe.investigation.pipeline.opinion import OpinionDraft, find_quote, page_of, verify_opinion
 from lexprobe.investigation.pipeline.registry import STAGE_ORDER, stages
-from lexprobe.investigation.pipeline.rules import DocCategory, classify_by_rules
-from lexprobe.investigation.pipeline.runner import run_build
+from lexprobe.investigation.pipeline.runner import EngineTextSource, run_build
 
 # --- the fictional record -------------------------------------------------------------------------------------
 

@@ -18,10 +18,15 @@ import pytest
 from reportlab.pdfgen import canvas
 from test_investigation_pipeline import CAPTION, SMALL, FakeLLM, canned_answers, quiet, write_record
 
-from lexprobe.investigation.pipeline.facts import GroundFactDraft, merge_slices
-from lexprobe.investigation.pipeline.llm import LLMCall
+from lexprobe.investigation.pipeline.context import LLMCall
+from lexprobe.investigation.pipeline.facts import (
+    GroundFactDraft,
+    ResponsePartDraft,
+    StatementPartDraft,
+    merge_slices,
+    merge_souf,
+)
 from lexprobe.investigation.pipeline.runner import run_build
-from lexprobe.investigation.pipeline.souf import ResponsePartDraft, StatementPartDraft, merge_souf
 
 FILLER = (
     "Counsel's index of the declarations, deposition excerpts and business records filed with this statement, "

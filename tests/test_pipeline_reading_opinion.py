@@ -27,9 +27,8 @@ from test_investigation_pipeline import (
     write_record,
 )
 
-from lexprobe.investigation.pipeline.context import STAGES_DIR, TEXT_DIR, BuildSettings, StageError
+from lexprobe.investigation.pipeline.context import STAGES_DIR, TEXT_DIR, BuildSettings, LLMCall, StageError
 from lexprobe.investigation.pipeline.hypotheses import PartyDags, RulingDraft, settle_ruling
-from lexprobe.investigation.pipeline.llm import LLMCall
 from lexprobe.investigation.pipeline.opinion import OpinionDraft, merge_drafts
 from lexprobe.investigation.pipeline.reading import (
     MIN_CHUNK_CHARS,

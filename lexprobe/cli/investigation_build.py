@@ -110,8 +110,7 @@ def build(
     Example: `lexprobe investigation build records/acme --generator openai/gpt-4o-mini --out envs/acme`
     """
     from lexprobe.investigation.pipeline.context import StageError
-    from lexprobe.investigation.pipeline.from_options import build_settings, counts_line
-    from lexprobe.investigation.pipeline.runner import run_build
+    from lexprobe.investigation.pipeline.runner import build_settings, counts_line, run_build
 
     settings = build_settings(
         record_dir, stage, ablation=ablation, levels=levels, size=size, generator=generator, judge=judge,

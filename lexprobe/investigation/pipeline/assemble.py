@@ -24,7 +24,9 @@ ablation level the build asks for (`BuildSettings.assembled_levels`), validate e
 - extracted/: the largest level's corpus is extracted once (`lexprobe.documents.corpus.extract_corpus`); every
   other level's cache is seeded with (hard links of) those texts and that manifest, so its own `extract_corpus`
   only hashes its files and finds them cached.
-- questions.json: `truth.questions_from_stubs`, the same at every level.
+- Hypotheses and facts (`hypotheses_and_facts`) and questions.json (`questions_from_stubs`, the same at every
+  level): the ground truth docs/investigation.md ("Environment format") describes, from the stage outputs. A ruling
+  that adopts no single party raises StageError rather than pick a winner (the build should have stopped before).
 - `lexprobe.investigation.environment.validate.validate_environment` checks each level (without extracting again: the
   extraction's errors and empty texts are added from the extraction itself); its problems go into the report,
   prefixed with the level's folder when there are several.
@@ -33,7 +35,6 @@ ablation level the build asks for (`BuildSettings.assembled_levels`), validate e
 from __future__ import annotations
 
 import errno
-import importlib
 import os
 import re
 import shutil
@@ -51,26 +52,28 @@ from lexprobe.investigation.environment.format import (
     CaseInfo,
     Document,
     Environment,
+    Fact,
     Hypothesis,
     HypothesisKind,
+    Question,
     QuestionSet,
+    RubricItem,
+    SubClaim,
     save_environment,
 )
 from lexprobe.investigation.environment.ladder import level_slug, select
-from lexprobe.investigation.pipeline.context import RENDERED_DIR, StageContext
+from lexprobe.investigation.pipeline.context import RENDERED_DIR, StageContext, StageError
 from lexprobe.investigation.pipeline.entities import EntityTable
-from lexprobe.investigation.pipeline.facts import FactTable
-from lexprobe.investigation.pipeline.generate import GenerationResult, Rejection
-from lexprobe.investigation.pipeline.hypotheses import Ruling
+from lexprobe.investigation.pipeline.facts import OTHER_PARTY, FactTable, GroundFact
+from lexprobe.investigation.pipeline.generate import GenerationResult, Rejection, all_specs
+from lexprobe.investigation.pipeline.hypotheses import AlternativesResult, PartyDags, PartyHypothesis, Ruling
 from lexprobe.investigation.pipeline.ingest import IngestResult
-from lexprobe.investigation.pipeline.opinion import OpinionResult
-from lexprobe.investigation.pipeline.planning import all_specs
-from lexprobe.investigation.pipeline.reading import reading_report
-from lexprobe.investigation.pipeline.record import case_id, neutral_doc_id
+from lexprobe.investigation.pipeline.opinion import OpinionResult, QuestionStub
+from lexprobe.investigation.pipeline.reading import case_id, neutral_doc_id, reading_report
 from lexprobe.investigation.pipeline.registry import stage
-from lexprobe.investigation.pipeline.truth import hypotheses_and_facts, questions_from_stubs
 
 BUILD_REPORT = "build_report.json"
+SKETCH_SUFFIX = "_sketch"
 _SUFFIX_FORMAT = {".pdf": "pdf", ".docx": "docx", ".xlsx": "xlsx", ".pptx": "pptx", ".txt": "txt", ".md": "txt"}
 _NO_LINK = {errno.EXDEV, errno.EPERM, errno.EMLINK, errno.ENOTSUP, errno.EACCES}
 
@@ -303,18 +306,6 @@ def extraction_problems(corpus_text: Any) -> list[str]:
     return lines
 
 
-def run_validator(env_dir: Path, corpus_text: Any = None) -> list[str] | None:
-    """Return the validator's problems with `env_dir` as text, or None when
-    lexprobe.investigation.environment.validate is not installed. With `corpus_text` (the level's extraction) files
-    are not extracted again: its problems are used."""
-    try:
-        module = importlib.import_module("lexprobe.investigation.environment.validate")
-    except ImportError:
-        return None
-    problems = module.validate_environment(env_dir, extract=corpus_text is None)
-    return [str(problem) for problem in problems] + (extraction_problems(corpus_text) if corpus_text else [])
-
-
 @stage(
     "assemble",
     output=BuildReport,
@@ -417,13 +408,157 @@ def build_report(
     )
 
 
-def validate_levels(ctx: StageContext, folders: dict[str, Path], extraction: dict[Path, Any]) -> list[str] | None:
-    """Return every level's validator problems (prefixed with the level's folder when there are several)."""
+def validate_levels(ctx: StageContext, folders: dict[str, Path], extraction: dict[Path, Any]) -> list[str]:
+    """Return every level's validator problems (prefixed with the level's folder when there are several); files are
+    not extracted again: the problems of the level's `extraction` are used."""
+    from lexprobe.investigation.environment.validate import validate_environment
+
     found: list[str] = []
     for level_dir in folders.values():
-        problems = run_validator(level_dir, extraction.get(level_dir))
-        if problems is None:
-            return None
+        problems = [str(p) for p in validate_environment(level_dir, extract=False)]
         prefix = f"{level_dir.name}/" if ctx.settings.levels else ""
-        found += [prefix + line for line in problems]
+        found += [prefix + line for line in problems + extraction_problems(extraction[level_dir])]
     return found
+
+
+def hypotheses_and_facts(ctx: StageContext) -> tuple[list[Hypothesis], list[Fact]]:
+    """Return the hypothesis DAG (party hypotheses by the ruling, then the alternatives) and every fact.
+
+    Raises StageError when the ruling adopts neither party alone (a split ruling has no court-adopted hypothesis).
+    """
+    table: FactTable = ctx.output("ground_facts")
+    dags: PartyDags = ctx.output("party_dags")
+    ruling: Ruling = ctx.output("ruling")
+    alts: AlternativesResult = ctx.output("alternatives")
+    adopted_party = str(ruling.adopted_party)
+    if adopted_party not in OTHER_PARTY:
+        raise StageError(
+            "assemble",
+            "ruling",
+            f"the ruling adopts {adopted_party!r}, not one party: no single court-adopted hypothesis can be "
+            "assembled (a split ruling is recorded as split and never given a winner)",
+        )
+    adopted = dags.of(adopted_party)
+    rejected = dags.of(OTHER_PARTY[adopted_party])
+    hypotheses = [
+        party_hypothesis(adopted, HypothesisKind.court_adopted, ruling),
+        party_hypothesis(
+            rejected,
+            HypothesisKind.court_rejected,
+            ruling,
+            refuting_facts=[f for f in adopted.supporting_facts if f not in rejected.supporting_facts],
+        ),
+    ]
+    for alt in alts.alternatives:
+        hypotheses.append(
+            Hypothesis(
+                hypothesis_id=alt.hypothesis_id,
+                kind=HypothesisKind.alternative,
+                claim=alt.claim,
+                sub_claims=unruled_sub_claims(alt.hypothesis_id, alt.sub_claims),
+                supporting_facts=[*alt.ground_fact_ids, *alt.supporting_facts],
+                refuting_facts=[*alt.refuting_ground, *alt.refuting_injected],
+            )
+        )
+    facts = [Fact.model_validate(f.model_dump(include=set(Fact.model_fields))) for f in table.facts]
+    facts += [
+        Fact(fact_id=f.fact_id, text=f.text, source="injected", citation=f"synthetic ({f.polarity} {f.hypothesis_id})")
+        for f in alts.injected_facts
+    ]
+    return hypotheses, facts
+
+
+def party_hypothesis(
+    hypothesis: PartyHypothesis, kind: HypothesisKind, ruling: Ruling, refuting_facts: list[str] | None = None
+) -> Hypothesis:
+    """Return a party hypothesis of the DAG: its claim, its sub-claims with the court's rulings, its facts."""
+    return Hypothesis(
+        hypothesis_id=hypothesis.hypothesis_id,
+        kind=kind,
+        claim=hypothesis.claim,
+        sub_claims=party_sub_claims(hypothesis, ruling),
+        supporting_facts=hypothesis.supporting_facts,
+        refuting_facts=refuting_facts or [],
+        party=hypothesis.party,
+    )
+
+
+def party_sub_claims(hypothesis: PartyHypothesis, ruling: Ruling) -> list[SubClaim]:
+    """Return a party hypothesis's sub-claims with their fact ids and the court's ruling and rationale on each."""
+    rulings = {r.sub_claim_id: r for r in ruling.sub_claim_rulings}
+    sub_claims = []
+    for sub in hypothesis.sub_claims:
+        entry = rulings.get(sub.sub_claim_id)
+        sub_claims.append(
+            SubClaim(
+                sub_claim_id=sub.sub_claim_id,
+                label=sub.label,
+                facts=list(sub.supporting_facts),
+                ruling=entry.ruling if entry else None,
+                rationale=entry.rationale_quote if entry else "",
+            )
+        )
+    return sub_claims
+
+
+def unruled_sub_claims(hypothesis_id: str, labels: list[str]) -> list[SubClaim]:
+    """Return sub-claims `<hypothesis_id>_<k>` (k from 1) for labels the court never ruled on (alternatives)."""
+    return [SubClaim(sub_claim_id=f"{hypothesis_id}_{k}", label=label) for k, label in enumerate(labels, start=1)]
+
+
+# Sentence-initial words lower-cased after "States that" (any other first word may be a name and is kept).
+_LEADING_WORDS = frozenset((
+    "a", "an", "the", "on", "in", "at", "by", "during", "after", "before", "from", "between", "when", "while",
+    "each", "every", "no", "all", "some", "about", "roughly", "approximately", "nearly", "over", "under", "its",
+    "his", "her", "their", "this", "that", "these", "those", "it", "they", "he", "she", "there", "one", "two",
+))  # fmt: skip
+
+
+def checkable_statement(text: str) -> str:
+    """Return a fact's text as a rubric statement: "States that <text>" (a leading function word lower-cased,
+    names and other capitalised words kept)."""
+    text = " ".join(text.split()).rstrip()
+    first = text.split(" ", 1)[0]
+    if first.lower() in _LEADING_WORDS and first[:1].isupper() and first[1:] == first[1:].lower():
+        text = first.lower() + text[len(first) :]
+    if not re.search(r"[.!?]$", text):
+        text += "."
+    return f"States that {text}"
+
+
+def rubric_for(stub: QuestionStub, facts: list[GroundFact]) -> list[RubricItem]:
+    """Return one rubric item per ground fact the stub rests on, or a single `_sketch` item from its answer
+    sketch when it rests on none."""
+    if not facts:
+        sketch = " ".join(stub.answer_sketch.split())
+        return [RubricItem(item_id=f"{stub.id}{SKETCH_SUFFIX}", text=f"Gives, in substance, the answer: {sketch}")]
+    return [
+        RubricItem(item_id=f"{stub.id}_{k}", text=checkable_statement(fact.text), fact_id=fact.fact_id)
+        for k, fact in enumerate(facts, start=1)
+    ]
+
+
+def questions_from_stubs(opinion: OpinionResult, table: FactTable) -> QuestionSet:
+    """Return one factual-QA question per question stub: the ground facts its opinion facts became, its sketch as
+    the answer and one rubric item per ground fact (see the module docstring)."""
+    questions, seen = [], set()
+    for stub in opinion.stubs():
+        if stub.id in seen:
+            continue
+        seen.add(stub.id)
+        facts = [f for f in table.facts if set(f.sources) & set(stub.fact_ids)]
+        questions.append(
+            Question(
+                question_id=stub.id,
+                question=stub.question,
+                answer=stub.answer_sketch,
+                rubric=rubric_for(stub, facts),
+                facts=[f.fact_id for f in facts],
+            )
+        )
+    return QuestionSet(questions=questions)
+
+
+def sketch_only(questions: QuestionSet) -> list[str]:
+    """Return the ids of questions whose rubric rests on no ground fact (the `_sketch` item), for a build report."""
+    return [q.question_id for q in questions.questions if any(r.item_id.endswith(SKETCH_SUFFIX) for r in q.rubric)]

@@ -26,15 +26,20 @@ from pydantic import BaseModel, Field
 
 from lexprobe.documents.content import DocType, parse_iso
 from lexprobe.investigation.environment.format import Entity
-from lexprobe.investigation.pipeline.context import StageContext
-from lexprobe.investigation.pipeline.facts import map_chunk_chars
-from lexprobe.investigation.pipeline.ingest import IngestResult, SourceDocument
-from lexprobe.investigation.pipeline.llm import Ask, ask_json, ask_one
+from lexprobe.investigation.pipeline.context import Ask, StageContext, ask_json, ask_one, render_prompt
+from lexprobe.investigation.pipeline.ingest import DocCategory, IngestResult, SourceDocument
 from lexprobe.investigation.pipeline.opinion import Dropped, snake_id
-from lexprobe.investigation.pipeline.reading import SourceRead, chunk_chars, chunk_item, chunks, part_label, read_source
+from lexprobe.investigation.pipeline.reading import (
+    SourceRead,
+    chunk_chars,
+    chunk_item,
+    chunks,
+    map_chunk_chars,
+    part_label,
+    read_in_parts,
+    read_source,
+)
 from lexprobe.investigation.pipeline.registry import stage
-from lexprobe.investigation.pipeline.rules import DocCategory
-from lexprobe.investigation.pipeline.templates import render_prompt
 
 EntityKind = Literal["person", "organization", "instrument", "artifact", "place", "other"]
 
@@ -146,20 +151,7 @@ def entities(ctx: StageContext) -> EntityTable:
     ingest: IngestResult = ctx.output("ingest")
     sources = [*ingest.corpus_documents, *ingest.of(DocCategory.opinion, DocCategory.statement_of_facts)]
     size = map_chunk_chars(ctx.settings, output_share=0.25)
-    asks, owners, reads = [], [], []
-    for doc in sources:
-        text, read = read_source(ctx, doc, "entities")
-        reads.append(read)
-        for chunk in chunks(text, size):
-            prompt = render_prompt(
-                "entity_mentions",
-                filename=doc.filename,
-                part=part_label(text, chunk),
-                parts=chunk.count,
-                text=chunk.text,
-            )
-            asks.append(Ask(chunk_item(doc.source_id, chunk), prompt))
-            owners.append(doc)
+    asks, owners, reads = read_in_parts(ctx, sources, "entities", size, "entity_mentions")
     names = collect_names(owners, [d for d in ask_json(ctx, asks, MentionsDraft) if d is not None])
     if not names:
         return EntityTable(entities=[], reads=reads)

@@ -1,42 +1,360 @@
-"""Stage `ground_facts`: the canonical fact table, from the opinion, the statements of facts (stage `souf`,
-`lexprobe.investigation.pipeline.souf`) and the briefs.
+"""Stages `souf` (the statements of facts and their responses, fact by fact) and `ground_facts` (the canonical fact
+table, from the opinion, the statements of facts and the briefs). docs/investigation.md ("Whole records: chunked
+reading") describes both; the rules code adds:
 
-`ground_facts` rules:
-- Briefs are read whole: a map over each brief's chunks extracts the factual assertions it makes, with their
-  record citations (ids `brief:<source_id>:<n>`, numbered in reading order; repeats from the overlap between parts
-  are dropped).
-- The table request (reduce) gets compact lists, never raw text: the opinion facts (`op_...`), the statement facts
-  (`souf:<number>`, with status and movant) and the brief facts. When the lists do not fit one request
-  (`chunk_chars`), they are cut into disjoint slices asked separately ("table", "table#s2", ...); the slices'
-  tables are concatenated with fact keys made unique, and a fact whose text nearly equals (rapidfuzz token-sort
-  ratio >= 95) one from an earlier slice is merged into it (sources joined).
+`souf`:
+- A record with neither a statement of facts nor a response (as the Marshall filings, where they are sealed) stops
+  here with a StageError that names the placeholder.
+- Pairing: statements are grouped by their filer (ingest's `party`, else the possessive that opens the title:
+  "DEFENDANT'S STATEMENT ..."), each group paired with the responses the other party filed; with at most one filing
+  party known, everything is one group. A response of unknown party joins the one group still without a response,
+  if there is exactly one.
+- Map: each filing in chunks of at most `reading.map_chunk_chars` characters (the facts a part yields are about as
+  long as the part itself, and must fit the output limit).
+- Reduce, by fact number within a group: a disputed fact with no reason is marked "(the response gives no
+  reason)"; a number repeated inside one part's answer, and a number with no text anywhere, are dropped. All of
+  these are recorded in `dropped`. Cross-motion prefixes: "P-12", "D-12"; "D2-12" for a second defendant group.
+
+`ground_facts`:
+- Brief assertions get ids `brief:<source_id>:<n>` in reading order; repeats from the overlap between parts are
+  dropped. When the source lists do not fit one request (`chunk_chars`) they are asked as disjoint slices ("table",
+  "table#s2", ...); a fact whose text nearly equals (rapidfuzz token-sort ratio >= 95) one from an earlier slice is
+  merged into it (sources joined).
 - Code keeps only source references that exist (unknown ones are dropped and recorded), drops facts left without
   a source, and derives each fact's source kind (opinion, else rsouf when a statement fact is disputed, else souf,
   else brief), dispute flag, citations and verified opinion highlight from its sources.
 
-The stage records what it read (`reads`): every source whole unless the user capped `max_input_chars`.
+Both stages record what they read (`reads`): every source whole unless the user capped `max_input_chars`.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import re
+from collections import Counter
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 from rapidfuzz import fuzz
 
-from lexprobe.investigation.pipeline import reading
-from lexprobe.investigation.pipeline.context import StageContext, StageError
-from lexprobe.investigation.pipeline.ingest import SourceDocument
-from lexprobe.investigation.pipeline.llm import Ask, ask_json
+from lexprobe.investigation.pipeline.context import Ask, StageContext, StageError, ask_json, render_prompt
+from lexprobe.investigation.pipeline.ingest import DocCategory, SourceDocument
 from lexprobe.investigation.pipeline.opinion import Dropped, OpinionResult, snake_id
-from lexprobe.investigation.pipeline.reading import SourceRead
+from lexprobe.investigation.pipeline.reading import (
+    SourceRead,
+    chunk_chars,
+    filer_of,
+    map_chunk_chars,
+    read_in_parts,
+    require,
+)
 from lexprobe.investigation.pipeline.registry import stage
-from lexprobe.investigation.pipeline.rules import DocCategory
-from lexprobe.investigation.pipeline.souf import SoufResult, filer_of, map_chunk_chars
-from lexprobe.investigation.pipeline.templates import render_prompt
+
+Party = Literal["plaintiff", "defendant"]
+OTHER_PARTY: dict[str, Party] = {"plaintiff": "defendant", "defendant": "plaintiff"}
+NO_REASON = "(the response gives no reason)"
+
+
+# --- souf: the models' answers --------------------------------------------------------------------------------
+
+
+class StatementFactDraft(BaseModel):
+    """One numbered fact as a part of the statement of facts states it."""
+
+    number: str
+    text: str
+    cited_exhibit: str | None
+    page: int | None = None
+
+
+class StatementPartDraft(BaseModel):
+    """The numbered facts of one part of a statement of facts."""
+
+    movant: Party
+    facts: list[StatementFactDraft] = Field(max_length=150)
+
+
+class ResponseFactDraft(BaseModel):
+    """One numbered paragraph of the response: the fact it restates and its answer."""
+
+    number: str
+    text: str
+    status: Literal["undisputed", "disputed"]
+    dispute_reason: str
+    cited_exhibit: str | None
+
+
+class ResponsePartDraft(BaseModel):
+    """The answered facts of one part of a response to a statement of facts."""
+
+    movant: Party
+    facts: list[ResponseFactDraft] = Field(max_length=150)
+
+
+# --- souf: the stage's output ---------------------------------------------------------------------------------
+
+
+class SoufFact(BaseModel):
+    """One numbered fact of a statement with the response's answer."""
+
+    number: str = Field(description='As printed ("12"), prefixed by its group when there are several ("D-12").')
+    text: str
+    status: Literal["undisputed", "disputed"]
+    dispute_reason: str
+    cited_exhibit: str | None
+    page: int | None = None
+    statement: str = Field(default="", description="The key of its statement group ('' with a single group).")
+    movant: Party | None = None
+
+
+class StatementGroup(BaseModel):
+    """One statement of facts (its files) paired with the other party's response(s)."""
+
+    key: str = Field(description='Prefix of the group\'s fact numbers ("P", "D"); "" when the record has one group.')
+    movant: Party
+    statement_ids: list[str]
+    response_ids: list[str]
+    response_as_statement: bool = Field(default=False, description="No statement: the response was read as both.")
+
+
+class SoufResult(BaseModel):
+    """The `souf` stage's output."""
+
+    movant: Party = Field(description="The movant of the first statement group.")
+    facts: list[SoufFact]
+    statement_ids: list[str]
+    response_ids: list[str]
+    statements: list[StatementGroup] = Field(default_factory=list)
+    dropped: list[Dropped] = Field(default_factory=list)
+    reads: list[SourceRead] = Field(default_factory=list)
+
+
+# --- souf: pairing --------------------------------------------------------------------------------------------
+
+Pair = tuple[list[SourceDocument], list[SourceDocument]]
+_PartAsk = tuple[int, Ask]  # a statement group's index, one request of its parts
+
+
+def pair_filings(statements: list[SourceDocument], responses: list[SourceDocument]) -> list[Pair]:
+    """Return (statements, responses) per statement group (see the module rules); a group without statements is
+    a response read as both."""
+    by_party: dict[str, list[SourceDocument]] = {}
+    for doc in statements:
+        by_party.setdefault(filer_of(doc), []).append(doc)
+    if not statements:
+        by_responder: dict[str, list[SourceDocument]] = {}
+        for doc in responses:
+            by_responder.setdefault(filer_of(doc), []).append(doc)
+        if len(by_responder) <= 1:
+            return [([], responses)]
+        return [([], docs) for docs in by_responder.values()]
+    if len(by_party) == 1:
+        return [(statements, responses)]
+    groups: list[Pair] = []
+    for party, docs in by_party.items():
+        answers = [r for r in responses if party and filer_of(r) == OTHER_PARTY[party]]
+        groups.append((docs, answers))
+    paired = {r.source_id for _, answers in groups for r in answers}
+    for response in (r for r in responses if r.source_id not in paired):
+        waiting = [g for g in groups if g[0] and not g[1]]
+        if not filer_of(response) and len(waiting) == 1:
+            waiting[0][1].append(response)
+        else:
+            groups.append(([], [response]))
+    return groups
+
+
+def group_movant(pair: Pair, parts: Sequence[StatementPartDraft | ResponsePartDraft]) -> Party:
+    """Return a group's movant: its statements' filer, else the party its responses answer, else the parts' vote."""
+    statements, responses = pair
+    filers = {filer_of(d) for d in statements} - {""}
+    if len(filers) == 1:
+        return filers.pop()  # type: ignore[return-value]
+    responders = {filer_of(d) for d in responses} - {""}
+    if len(responders) == 1:
+        return OTHER_PARTY[responders.pop()]
+    votes = Counter(part.movant for part in parts)
+    return votes.most_common(1)[0][0] if votes else "defendant"
+
+
+def group_keys(movants: list[Party]) -> list[str]:
+    """Return each group's number prefix: '' for a single group, else "P"/"D" ("D2" for a second defendant group)."""
+    if len(movants) < 2:
+        return [""] * len(movants)
+    keys, seen = [], Counter()
+    for movant in movants:
+        letter = movant[0].upper()
+        seen[letter] += 1
+        keys.append(letter if seen[letter] == 1 else f"{letter}{seen[letter]}")
+    return keys
+
+
+# --- souf: reduce ---------------------------------------------------------------------------------------------
+
+
+def fact_number(raw: str) -> str:
+    """Return a fact number as printed, without paragraph signs, "No." and a trailing period."""
+    number = re.sub(r"^(?:\u00b6+|no\.|para(?:graph)?\.?)\s*", "", raw.strip(), flags=re.I)
+    return number.strip().rstrip(".").strip()
+
+
+@dataclass
+class _Entry:
+    number: str
+    text: str = ""
+    restated: str = ""
+    cited: str | None = None
+    cited_by_response: str | None = None
+    page: int | None = None
+    disputed: bool = False
+    reasons: list[str] = field(default_factory=list)
+
+
+def merge_souf(
+    statement_parts: Sequence[StatementPartDraft], response_parts: Sequence[ResponsePartDraft], item: str = "souf"
+) -> tuple[list[SoufFact], list[Dropped]]:
+    """Return one group's facts merged by number from its parts' answers (see the module rules), and what was
+    dropped. `item` prefixes the dropped items."""
+    entries: dict[str, _Entry] = {}
+    dropped: list[Dropped] = []
+    for fact, entry in _numbered(statement_parts, entries, item, dropped):
+        if len(fact.text.strip()) > len(entry.text):
+            entry.text = fact.text.strip()
+        entry.cited = entry.cited or fact.cited_exhibit
+        entry.page = entry.page or fact.page
+    for fact, entry in _numbered(response_parts, entries, item, dropped):
+        if len(fact.text.strip()) > len(entry.restated):
+            entry.restated = fact.text.strip()
+        entry.cited_by_response = entry.cited_by_response or fact.cited_exhibit
+        if fact.status == "disputed":
+            entry.disputed = True
+            reason = fact.dispute_reason.strip()
+            if reason and reason not in entry.reasons:
+                entry.reasons.append(reason)
+    facts = []
+    for entry in entries.values():
+        text = entry.text or entry.restated
+        if not text:
+            dropped.append(Dropped(item=f"{item}:{entry.number}", reason="no text for the fact in any part"))
+            continue
+        reason = " ".join(entry.reasons)
+        if entry.disputed and not reason:
+            reason = NO_REASON
+            dropped.append(Dropped(item=f"{item}:{entry.number}", reason="disputed without a reason; marked"))
+        facts.append(
+            SoufFact(
+                number=entry.number,
+                text=text,
+                status="disputed" if entry.disputed else "undisputed",
+                dispute_reason=reason,
+                cited_exhibit=entry.cited or entry.cited_by_response,
+                page=entry.page,
+            )
+        )
+    return facts, dropped
+
+
+def _numbered(
+    parts: Sequence[StatementPartDraft | ResponsePartDraft],
+    entries: dict[str, _Entry],
+    item: str,
+    dropped: list[Dropped],
+) -> Iterator[tuple[Any, _Entry]]:
+    """Yield each fact of `parts` (numbers repeated inside one part dropped) with the entry of its number."""
+    for part in parts:
+        for fact in _unique(part.facts, item, dropped):
+            number = fact_number(fact.number)
+            yield fact, entries.setdefault(number, _Entry(number))
+
+
+def _unique(facts: Sequence[StatementFactDraft | ResponseFactDraft], item: str, dropped: list[Dropped]) -> list:
+    """Return the facts of one part's answer with numbers repeated inside it (and empty numbers) dropped."""
+    seen, kept = set(), []
+    for fact in facts:
+        number = fact_number(fact.number)
+        if not number or number in seen:
+            dropped.append(Dropped(item=f"{item}:{number or '?'}", reason="duplicate or empty fact number in one part"))
+            continue
+        seen.add(number)
+        kept.append(fact)
+    return kept
+
+
+# --- souf: the stage ------------------------------------------------------------------------------------------
+
+
+def _part_asks(ctx: StageContext, pairs: list[Pair]) -> tuple[list[_PartAsk], list[_PartAsk], list[SourceRead]]:
+    """Return the statement-part and response-part requests of every group (its index, the request), and the
+    reads."""
+    size = map_chunk_chars(ctx.settings, output_share=1.0)
+    statement_asks: list[_PartAsk] = []
+    response_asks: list[_PartAsk] = []
+    reads: list[SourceRead] = []
+    for index, (statements, responses) in enumerate(pairs):
+        for kind, template, docs, target in (
+            ("statement", "souf", statements, statement_asks),
+            ("response", "souf_response", responses, response_asks),
+        ):
+            asks, _, kind_reads = read_in_parts(ctx, docs, "souf", size, template, kind + "@{}", as_both=not statements)
+            reads += kind_reads
+            target += [(index, ask) for ask in asks]
+    return statement_asks, response_asks, reads
+
+
+@stage("souf", output=SoufResult, templates=("souf", "souf_response"), version=2)
+def souf(ctx: StageContext) -> SoufResult:
+    """Read every statement of facts and response whole, in parts, and merge their facts by number per statement
+    group (module rules). Raises StageError when the record has neither, or when no numbered fact is found."""
+    ingest = ctx.output("ingest")
+    statements = ingest.of(DocCategory.statement_of_facts)
+    if not statements and not ingest.of(DocCategory.response_to_statement):
+        require(ctx, DocCategory.statement_of_facts, "statement of undisputed facts")
+    responses = require(ctx, DocCategory.response_to_statement, "response to the statement of facts")
+    pairs = pair_filings(statements, responses)
+    statement_asks, response_asks, reads = _part_asks(ctx, pairs)
+    statement_parts = ask_json(ctx, [ask for _, ask in statement_asks], StatementPartDraft)
+    response_parts = ask_json(ctx, [ask for _, ask in response_asks], ResponsePartDraft)
+    by_group: list[tuple[list[StatementPartDraft], list[ResponsePartDraft]]] = [([], []) for _ in pairs]
+    for (group, _), answer in zip(statement_asks, statement_parts, strict=True):
+        by_group[group][0].append(answer)  # type: ignore[arg-type]
+    for (group, _), answer in zip(response_asks, response_parts, strict=True):
+        by_group[group][1].append(answer)  # type: ignore[arg-type]
+    movants = [group_movant(pair, [*s, *r]) for pair, (s, r) in zip(pairs, by_group, strict=True)]
+    keys = group_keys(movants)
+    facts, dropped, groups = [], [], []
+    for pair, (s_parts, r_parts), movant, key in zip(pairs, by_group, movants, keys, strict=True):
+        # a response read as both documents: its parts give the text (restated) and the answers
+        group_facts, group_dropped = merge_souf(s_parts, r_parts, f"souf:{key}" if key else "souf")
+        prefix = f"{key}-" if key else ""
+        facts.extend(
+            f.model_copy(update={"number": prefix + f.number, "statement": key, "movant": movant}) for f in group_facts
+        )
+        dropped.extend(group_dropped)
+        groups.append(
+            StatementGroup(
+                key=key,
+                movant=movant,
+                statement_ids=[d.source_id for d in pair[0]],
+                response_ids=[d.source_id for d in pair[1]],
+                response_as_statement=not pair[0],
+            )
+        )
+    if not facts:
+        files = ", ".join(d.filename for d in [*statements, *responses])
+        raise StageError("souf", "statement", f"no numbered fact was found in {files}")
+    ctx.log(f"  souf: {len(facts)} facts from {len(groups)} statement group(s), {len(dropped)} item(s) dropped")
+    return SoufResult(
+        movant=movants[0],
+        facts=facts,
+        statement_ids=[d.source_id for d in statements],
+        response_ids=[d.source_id for d in responses],
+        statements=groups,
+        dropped=dropped,
+        reads=reads,
+    )
+
 
 # --- ground_facts ---------------------------------------------------------------------------------------------
 
@@ -158,20 +476,7 @@ def build_fact_table(
 def _brief_facts(ctx: StageContext, briefs: list[SourceDocument]) -> tuple[list[BriefFact], list[SourceRead]]:
     """Read every brief whole, in parts, and return the factual assertions found (ids in reading order)."""
     size = map_chunk_chars(ctx.settings, output_share=0.3)
-    asks, owners, reads = [], [], []
-    for doc in briefs:
-        text, read = reading.read_source(ctx, doc, "ground_facts")
-        reads.append(read)
-        for chunk in reading.chunks(text, size):
-            prompt = render_prompt(
-                "brief_facts",
-                filename=doc.filename,
-                filer=filer_of(doc),
-                part=reading.part_label(text, chunk),
-                text=chunk.text,
-            )
-            asks.append(Ask(reading.chunk_item(f"brief@{doc.source_id}", chunk), prompt))
-            owners.append(doc)
+    asks, owners, reads = read_in_parts(ctx, briefs, "ground_facts", size, "brief_facts", "brief@{}")
     found: list[BriefFact] = []
     seen: dict[str, set[str]] = {}
     for doc, part in zip(owners, ask_json(ctx, asks, BriefPartDraft), strict=True):
@@ -257,7 +562,7 @@ def ground_facts(ctx: StageContext) -> FactTable:
     souf_result: SoufResult = ctx.output("souf")
     briefs = ctx.output("ingest").of(DocCategory.brief)
     brief_facts, reads = _brief_facts(ctx, briefs)
-    slices = source_slices(opinion, souf_result, brief_facts, reading.chunk_chars(ctx.settings))
+    slices = source_slices(opinion, souf_result, brief_facts, chunk_chars(ctx.settings))
     asks = [
         Ask(
             "table" if n == 1 else f"table#s{n}",

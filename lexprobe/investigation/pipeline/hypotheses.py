@@ -1,5 +1,5 @@
-"""Stages `party_dags` (the plaintiff's and the defendant's hypothesis DAGs) and `ruling` (which one the court
-adopted, or that the ruling is split).
+"""Stages `party_dags` (the plaintiff's and the defendant's hypothesis DAGs), `ruling` (which one the court
+adopted, or that the ruling is split) and `alternatives` (two synthetic alternative hypotheses).
 
 A party DAG is a claim with sub-claims, each listing fact ids of the canonical table. The model reads the party's
 briefs IN FULL (a long brief in chunks sized by the model's context: one request per chunk, each returning the
@@ -22,32 +22,30 @@ Split rulings: a ruling whose adopted party is "split", or a granted_in_part dis
 accepted sub-claims, is saved as split (every sub-claim's ruling kept; `adopted_hypothesis` and
 `rejected_hypothesis` are ""), never forced to a winner. Stages that need one court-adopted account call
 `adopted_or_stop(ruling, stage)`, which stops the build there with the reason.
+
+`alternatives`: two synthetic alternative hypotheses, each checked against the paper's contract: first by code
+(docs/investigation.md, "What code checks"; unknown fact ids are dropped and recorded first, and an answer failing a
+check is refused and asked again), then by the judge model, per alternative, as a JSON verdict (additive,
+refutable, factual, distinct; any "false" refuses the answer with the judge's reasons). Every check's result is
+kept in the output.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from lexprobe.investigation.pipeline.context import StageContext, StageError
-from lexprobe.investigation.pipeline.facts import FactTable
-from lexprobe.investigation.pipeline.highlight import find_quote
-from lexprobe.investigation.pipeline.ingest import SourceDocument
-from lexprobe.investigation.pipeline.llm import Ask, ask_json, ask_one
-from lexprobe.investigation.pipeline.opinion import (
-    Dropped,
-    OpinionResult,
-    opinion_chunks,
-    opinion_document,
-    opinion_source,
-)
-from lexprobe.investigation.pipeline.reading import Chunk, SourceRead, chunk_asks, chunk_chars, chunks, read_source
-from lexprobe.investigation.pipeline.registry import stage
-from lexprobe.investigation.pipeline.rules import DocCategory
-from lexprobe.investigation.pipeline.templates import render_prompt
+from lexprobe.documents.content import DocType
+from lexprobe.investigation.pipeline.context import Ask, StageContext, StageError, ask_json, ask_one, render_prompt
+from lexprobe.investigation.pipeline.entities import EntityTable
+from lexprobe.investigation.pipeline.facts import OTHER_PARTY, FactTable, Party
+from lexprobe.investigation.pipeline.ingest import DocCategory, SourceDocument
+from lexprobe.investigation.pipeline.opinion import Dropped, OpinionResult, find_quote, opinion_document
+from lexprobe.investigation.pipeline.reading import SourceRead, fitted_asks, read_source
+from lexprobe.investigation.pipeline.registry import LLM_SETTINGS, stage
 
-Party = Literal["plaintiff", "defendant"]
 PARTIES: tuple[Party, Party] = ("plaintiff", "defendant")
 HYPOTHESIS_ID = {"plaintiff": "hp", "defendant": "hd"}
 SPLIT = "split"
@@ -187,21 +185,11 @@ def party_dags(ctx: StageContext) -> PartyDags:
     for party in PARTIES:
         own = [b for b in briefs if b.party == party] or [b for b in briefs if not b.party]
         brief_ids[party] = [b.source_id for b in own]
-        text, party_reads = _briefs_text(ctx, own) if own else ("", [])
+        fallback = ("(none: write the single-group fallback)", [])  # one request, no part label
+        text, party_reads = _briefs_text(ctx, own) if own else fallback
         reads += [r for r in party_reads if r.source_id not in {x.source_id for x in reads}]
         fields = {"party": party, "court": court, "facts": facts}
-        overhead = len(render_prompt("party_dag", brief_text="", part="", **fields)) + 1_000
-        if text:
-            parts = chunks(text, chunk_chars(ctx.settings, overhead))
-            party_asks = chunk_asks(
-                party,
-                text,
-                parts,
-                lambda chunk, part, fields=fields: render_prompt("party_dag", brief_text=chunk, part=part, **fields),
-            )
-        else:
-            fallback = "(none: write the single-group fallback)"
-            party_asks = [Ask(party, render_prompt("party_dag", brief_text=fallback, part="", **fields))]
+        party_asks = fitted_asks(ctx.settings, party, text, "party_dag", "brief_text", **fields)
         asks += party_asks
         owners += [party] * len(party_asks)
 
@@ -286,10 +274,6 @@ def adopted_or_stop(ruling: Ruling, stage: str, dags: PartyDags | None = None) -
     )
 
 
-def _other(party: str) -> str:
-    return "defendant" if party == "plaintiff" else "plaintiff"
-
-
 def settle_ruling(draft: RulingDraft, dags: PartyDags, opinion_text: str) -> tuple[Ruling, list[str]]:
     """Return the ruling with every sub-claim covered and quotes verified, and the contradictions found.
 
@@ -323,7 +307,7 @@ def settle_ruling(draft: RulingDraft, dags: PartyDags, opinion_text: str) -> tup
             problems.append(f"adopted_party is split but the motion was {draft.disposition} and only {only} has "
                             "accepted sub-claims: name the party whose account the court adopted")  # fmt: skip
     else:
-        other = _other(adopted)
+        other = OTHER_PARTY[adopted]
         if "rejected" in verdicts[adopted] and "accepted" not in verdicts[adopted]:
             problems.append(f"adopted_party is {adopted} but none of {adopted}'s sub-claims is accepted")
         if verdicts[other] and all(v == "accepted" for v in verdicts[other]):
@@ -333,7 +317,7 @@ def settle_ruling(draft: RulingDraft, dags: PartyDags, opinion_text: str) -> tup
         adopted_party=adopted,  # type: ignore[arg-type]
         sub_claim_rulings=[rulings[i] for i in ids],
         adopted_hypothesis="" if adopted == SPLIT else HYPOTHESIS_ID[adopted],
-        rejected_hypothesis="" if adopted == SPLIT else HYPOTHESIS_ID[_other(adopted)],
+        rejected_hypothesis="" if adopted == SPLIT else HYPOTHESIS_ID[OTHER_PARTY[adopted]],
         dropped=dropped,
     )
     return ruling, problems
@@ -384,32 +368,30 @@ def ruling(ctx: StageContext) -> Ruling:
     is saved as split. Raises StageError when no consistent ruling comes back."""
     dags: PartyDags = ctx.output("party_dags")
     table: FactTable = ctx.output("ground_facts")
-    document = opinion_document(ctx)
-    _, full = opinion_source(ctx)
+    document, full = opinion_document(ctx)
     text, read = read_source(ctx, document, "ruling")
     fields = {
         "plaintiff": dags.plaintiff,
         "defendant": dags.defendant,
         "facts": [{"id": f.fact_id, "text": f.text} for f in table.facts],
     }
-    parts = opinion_chunks(ctx, text, "ruling", **fields)
+    asks = fitted_asks(ctx.settings, "ruling", text, "ruling", "opinion_text", **fields)
 
     def check(item: str, draft: RulingDraft, attempt: int) -> list[str]:
         return settle_ruling(draft, dags, full)[1]
 
-    if len(parts) == 1:
-        prompt = render_prompt("ruling", opinion_text=text, part="", **fields)
-        draft = ask_one(ctx, Ask("ruling", prompt), RulingDraft, check=check)
+    if len(asks) == 1:
+        draft = ask_one(ctx, asks[0], RulingDraft, check=check)
         dropped: list[Dropped] = []
     else:
-        draft, dropped = _ruling_by_parts(ctx, text, parts, fields, full)
+        draft, dropped = _ruling_by_parts(ctx, asks, full)
     result, problems = settle_ruling(draft, dags, full)
     if problems:
         raise StageError(
             "ruling", "ruling", "the parts of the opinion, read together, contradict: " + "; ".join(problems)
         )
     result.dropped[:0] = dropped
-    result.chunks, result.reads = len(parts), [read]
+    result.chunks, result.reads = len(asks), [read]
     ctx.log(
         f"  ruling: {result.disposition}; "
         + ("split ruling (no single court-adopted hypothesis)" if result.split else
@@ -418,14 +400,246 @@ def ruling(ctx: StageContext) -> Ruling:
     return result
 
 
-def _ruling_by_parts(
-    ctx: StageContext, text: str, parts: list[Chunk], fields: dict[str, object], full: str
-) -> tuple[RulingDraft, list[Dropped]]:
-    asks = chunk_asks(
-        "ruling", text, parts, lambda chunk, part: render_prompt("ruling", opinion_text=chunk, part=part, **fields)
-    )
+def _ruling_by_parts(ctx: StageContext, asks: list[Ask], full: str) -> tuple[RulingDraft, list[Dropped]]:
     drafts = [d for d in ask_json(ctx, asks, RulingPartDraft) if d is not None]
     try:
         return merge_ruling_parts(drafts, full)
     except ValueError as exc:
-        raise StageError("ruling", "ruling", f"{exc}; the opinion was read in {len(parts)} parts") from None
+        raise StageError("ruling", "ruling", f"{exc}; the opinion was read in {len(asks)} parts") from None
+
+
+Embedding = Literal["direct", "pattern", "either"]
+
+
+class InjectedFactDraft(BaseModel):
+    """A new fact an alternative brings into the world."""
+
+    text: str
+    embedding: Embedding
+    doc_type_hint: DocType
+    entity_hint: str
+
+
+class AlternativeDraft(BaseModel):
+    """One alternative as the model writes it."""
+
+    claim: str
+    sub_claims: list[str] = Field(max_length=5)
+    ground_fact_ids: list[str] = Field(min_length=3, max_length=12)
+    injected_supporting: list[InjectedFactDraft] = Field(min_length=1, max_length=5)
+    injected_refuting: list[InjectedFactDraft] = Field(max_length=4)
+    ground_refuting_fact_ids: list[str] = Field(max_length=6)
+    why_plausible: str
+    why_refuted: str
+
+
+class AlternativesDraft(BaseModel):
+    """Exactly two alternatives."""
+
+    alternatives: list[AlternativeDraft] = Field(min_length=2, max_length=2)
+
+
+class AlternativeVerdict(BaseModel):
+    """The judge's verdict on one alternative."""
+
+    additive: bool
+    refutable: bool
+    factual: bool
+    distinct: bool
+    reasons: list[str] = Field(max_length=6)
+
+
+class InjectedFact(BaseModel):
+    """An injected fact with its id: it supports or refutes one alternative."""
+
+    fact_id: str
+    text: str
+    polarity: Literal["supports", "refutes"]
+    hypothesis_id: str
+    embedding: Embedding = "either"
+    doc_type_hint: str = "other"
+    entity_hint: str = ""
+
+
+class Alternative(BaseModel):
+    """One checked alternative hypothesis."""
+
+    hypothesis_id: str
+    claim: str
+    sub_claims: list[str] = Field(default_factory=list)
+    ground_fact_ids: list[str]
+    supporting_facts: list[str] = Field(description="Injected supporting fact ids.")
+    refuting_ground: list[str] = Field(default_factory=list)
+    refuting_injected: list[str] = Field(default_factory=list)
+    why_plausible: str = ""
+    why_refuted: str = ""
+
+
+class ContractCheck(BaseModel):
+    """One contract point checked on one alternative of the accepted answer."""
+
+    hypothesis_id: str
+    check: str
+    passed: bool
+    by: Literal["code", "judge"]
+    detail: str = ""
+
+
+class AlternativesResult(BaseModel):
+    """The `alternatives` stage's output."""
+
+    alternatives: list[Alternative]
+    injected_facts: list[InjectedFact]
+    checks: list[ContractCheck] = Field(default_factory=list)
+    dropped: list[Dropped] = Field(default_factory=list)
+    refusals: list[Dropped] = Field(default_factory=list, description="Earlier answers refused, and why.")
+
+
+def _norm(text: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def _similar(a: str, b: str, threshold: float = 0.8) -> bool:
+    left, right = set(_norm(a).split()), set(_norm(b).split())
+    return bool(left and right) and len(left & right) / len(left | right) >= threshold
+
+
+def _settle_one(
+    index: int, item: AlternativeDraft, table: FactTable, dags: PartyDags, out: AlternativesResult
+) -> list[str]:
+    """Add alternative number `index` (ids, injected facts, code checks) to `out`; return its violations."""
+    alt_id, known, problems = f"alt_{index}", table.ids(), []
+    ground_texts = {_norm(f.text): f.fact_id for f in table.facts}
+    for fact_id in [*item.ground_fact_ids, *item.ground_refuting_fact_ids]:
+        if fact_id not in known:
+            out.dropped.append(Dropped(item=f"{alt_id}:{fact_id}", reason="fact id not in the fact table"))
+    reused = list(dict.fromkeys(f for f in item.ground_fact_ids if f in known))
+    refuting_ground = list(dict.fromkeys(f for f in item.ground_refuting_fact_ids if f in known))
+    supporting, refuting_injected = _inject(alt_id, item, out)
+    failures: dict[str, list[str]] = {
+        "reuses_3_ground_facts": [] if len(reused) >= 3 else [f"reuses {len(reused)} known fact id(s); 3 needed"],
+        "supporting_facts_are_new": [],
+        "has_refuter": [] if refuting_injected or refuting_ground else ["no refuting fact (injected or table id)"],
+        "support_and_refuters_disjoint": [
+            f"facts {sorted(set(reused) & set(refuting_ground))} are both reused as support and refuters"
+        ]
+        if set(reused) & set(refuting_ground)
+        else [],
+        "distinct_from_parties": [
+            f"the claim restates the {party}'s claim"
+            for party in ("plaintiff", "defendant")
+            if _similar(item.claim, dags.of(party).claim)
+        ],
+    }
+    for fact in item.injected_supporting:
+        restated = ground_texts.get(_norm(fact.text))
+        if restated or any(_similar(fact.text, r.text, 0.95) for r in item.injected_refuting):
+            what = f"restates table fact {restated}" if restated else "is also given as a refuting fact"
+            failures["supporting_facts_are_new"].append(f"injected supporting fact {fact.text[:80]!r} {what}")
+    for check, details in failures.items():
+        out.checks.append(
+            ContractCheck(hypothesis_id=alt_id, check=check, passed=not details, by="code", detail="; ".join(details))
+        )
+        problems.extend(f"{alt_id}: {detail}" for detail in details)
+    ids = {"ground_fact_ids": reused, "supporting_facts": supporting, "refuting_ground": refuting_ground}
+    told = item.model_dump(include={"claim", "sub_claims", "why_plausible", "why_refuted"})
+    out.alternatives.append(Alternative(hypothesis_id=alt_id, refuting_injected=refuting_injected, **ids, **told))
+    return problems
+
+
+def _inject(alt_id: str, item: AlternativeDraft, out: AlternativesResult) -> tuple[list[str], list[str]]:
+    """Add an alternative's injected facts to `out` under new ids; return the supporting and the refuting ids."""
+    supporting = [f"inj_{alt_id}_s{n}" for n, _ in enumerate(item.injected_supporting, start=1)]
+    refuting_injected = [f"inj_{alt_id}_r{n}" for n, _ in enumerate(item.injected_refuting, start=1)]
+    for ids, facts, polarity in (
+        (supporting, item.injected_supporting, "supports"),
+        (refuting_injected, item.injected_refuting, "refutes"),
+    ):
+        for fact_id, fact in zip(ids, facts, strict=True):
+            placed = {"fact_id": fact_id, "polarity": polarity, "hypothesis_id": alt_id}
+            out.injected_facts.append(InjectedFact(**placed, **fact.model_dump(mode="json")))
+    return supporting, refuting_injected
+
+
+def settle_alternatives(
+    draft: AlternativesDraft, table: FactTable, dags: PartyDags
+) -> tuple[AlternativesResult, list[str]]:
+    """Return the alternatives with ids and unknown fact ids dropped, and the contract violations found."""
+    result, problems = AlternativesResult(alternatives=[], injected_facts=[]), []
+    for index, item in enumerate(draft.alternatives, start=1):
+        problems.extend(_settle_one(index, item, table, dags, result))
+    if len(draft.alternatives) == 2 and _similar(draft.alternatives[0].claim, draft.alternatives[1].claim):
+        problems.append("the two alternatives are near-duplicates; explore different angles")
+    return result, problems
+
+
+@stage(
+    "alternatives",
+    output=AlternativesResult,
+    settings=(*LLM_SETTINGS, "judge"),
+    templates=("alternatives", "alternative_judge"),
+)
+def alternatives(ctx: StageContext) -> AlternativesResult:
+    """Generate and check two alternatives. Raises StageError when no answer meets the contract."""
+    table: FactTable = ctx.output("ground_facts")
+    dags: PartyDags = ctx.output("party_dags")
+    ruling: Ruling = ctx.output("ruling")
+    adopted_or_stop(ruling, "alternatives", dags)  # a split ruling has no court-adopted account to build around
+    entity_table: EntityTable = ctx.output("entities")
+    opinion: OpinionResult = ctx.output("opinion")
+    facts = [{"id": f.fact_id, "text": f.text} for f in table.facts]
+    prompt = render_prompt(
+        "alternatives",
+        story=opinion.story,
+        ruling={"disposition": ruling.disposition, "adopted": ruling.adopted_party, "summary": ruling.summary},
+        plaintiff=dags.plaintiff,
+        defendant=dags.defendant,
+        entities=[{"id": e.entity_id, "name": e.name, "kind": e.kind} for e in entity_table.entities],
+        facts=facts,
+    )
+    refusals: list[Dropped] = []
+    verdicts: dict[int, list[ContractCheck]] = {}
+
+    def check(item: str, draft: AlternativesDraft, attempt: int) -> list[str]:
+        result, problems = settle_alternatives(draft, table, dags)
+        if not problems:
+            problems, verdicts[attempt] = judge_alternatives(ctx, result, dags, facts, attempt)
+        refusals.extend(Dropped(item=f"attempt {attempt + 1}", reason=p) for p in problems)
+        return problems
+
+    draft = ask_one(ctx, Ask("alternatives", prompt), AlternativesDraft, check=check)
+    result, _ = settle_alternatives(draft, table, dags)
+    result.checks.extend(verdicts[max(verdicts)])
+    result.refusals = refusals
+    return result
+
+
+def judge_alternatives(
+    ctx: StageContext, result: AlternativesResult, dags: PartyDags, facts: list[dict], attempt: int
+) -> tuple[list[str], list[ContractCheck]]:
+    """Ask the judge about each alternative; return the problems it found and its checks."""
+    problems, checks = [], []
+    for alternative in result.alternatives:
+        injected = [f for f in result.injected_facts if f.hypothesis_id == alternative.hypothesis_id]
+        shown = alternative.model_dump() | {"injected_facts": [f.model_dump() for f in injected]}
+        prompt = render_prompt(
+            "alternative_judge",
+            alternative=shown,
+            plaintiff_claim=dags.plaintiff.claim,
+            defendant_claim=dags.defendant.claim,
+            facts=facts,
+        )
+        item = f"{alternative.hypothesis_id}@{attempt}"
+        verdict = ask_one(ctx, Ask(item, prompt, role="judge"), AlternativeVerdict)
+        reasons = "; ".join(verdict.reasons) or "no reason given"
+        for name in ("additive", "refutable", "factual", "distinct"):
+            passed = getattr(verdict, name)
+            detail = "" if passed else reasons
+            checks.append(
+                ContractCheck(
+                    hypothesis_id=alternative.hypothesis_id, check=name, passed=passed, by="judge", detail=detail
+                )
+            )
+            if not passed:
+                problems.append(f"{alternative.hypothesis_id}: the judge finds it not {name}: {reasons}")
+    return problems, checks

@@ -3,7 +3,7 @@
 The whole opinion is read (page markers "[PAGE N]" from the PDF's pages): a long one in chunks sized by the
 model's context (`reading.py`), one request per chunk, each told which part ("pages X-Y of N") it reads and that the
 other parts are read separately. Each answer (an `OpinionDraft` for its part) returns facts, each with a verbatim
-highlight quote. Code then looks every highlight up in the FULL opinion text (`highlight.find_quote`: whitespace,
+highlight quote. Code then looks every highlight up in the FULL opinion text (`find_quote`: whitespace,
 quote marks, dashes and line-break hyphenation are forgiven, nothing else) and drops the facts whose quote is not
 there, recording each drop; the page number is taken from where the quote was found. Question stubs that point
 only at dropped or unknown facts are dropped too. A chunk answer with facts none of which is found is refused and
@@ -24,19 +24,117 @@ without facts, something else), or when no fact of it is verified. A record with
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from lexprobe.investigation.pipeline.context import StageContext, StageError
-from lexprobe.investigation.pipeline.highlight import find_quote, page_of
-from lexprobe.investigation.pipeline.ingest import SourceDocument
-from lexprobe.investigation.pipeline.llm import ask_json
-from lexprobe.investigation.pipeline.reading import Chunk, SourceRead, chunk_asks, chunk_chars, chunks, read_source
-from lexprobe.investigation.pipeline.record import require, with_page_markers
+from lexprobe.investigation.pipeline.context import StageContext, StageError, ask_json, unique_id
+from lexprobe.investigation.pipeline.ingest import DocCategory, SourceDocument
+from lexprobe.investigation.pipeline.reading import SourceRead, fitted_asks, read_source, require, with_page_markers
 from lexprobe.investigation.pipeline.registry import stage
-from lexprobe.investigation.pipeline.rules import DocCategory
-from lexprobe.investigation.pipeline.templates import render_prompt
+
+MIN_QUOTE_WORDS = 4
+
+_QUOTES = str.maketrans(
+    {
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201a": "'",
+        "\u201b": "'",
+        "\u2032": "'",
+        "\u0060": "'",
+        "\u00b4": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u201e": '"',
+        "\u201f": '"',
+        "\u2033": '"',
+        "\u00ab": '"',
+        "\u00bb": '"',
+        "\u2010": "-",
+        "\u2011": "-",
+        "\u2012": "-",
+        "\u2013": "-",
+        "\u2014": "-",
+        "\u2015": "-",
+        "\u2212": "-",
+        "\u00ad": "",  # soft hyphen
+        "\u00a0": " ",
+    }
+)
+_WHITESPACE = re.compile(r"\s+")
+_PAGE_MARK = re.compile(r"\[PAGE (\d+)\]")
+
+
+def normalize_quote_text(text: str) -> str:
+    """Return `text` with quotes and dashes unified and whitespace collapsed."""
+    return _WHITESPACE.sub(" ", text.translate(_QUOTES)).strip()
+
+
+def _compact(text: str) -> tuple[str, list[int]]:
+    """Return `text` without whitespace and hyphens, and for each kept character its index in `text`."""
+    kept, where = [], []
+    for index, char in enumerate(text):
+        if char.isspace() or char == "-":
+            continue
+        kept.append(char)
+        where.append(index)
+    return "".join(kept), where
+
+
+@dataclass(frozen=True)
+class QuoteMatch:
+    """Where a quote was found: character offsets in the *normalized* source, and how it matched."""
+
+    start: int
+    end: int
+    how: str  # "exact" or "compact"
+
+
+def find_quote(quote: str, source: str) -> QuoteMatch | None:
+    """Return where `quote` occurs in `source` after normalization, or None when it does not occur.
+
+    Models copy quotes imperfectly in ways that do not change the words; this forgives exactly these and nothing
+    else (no case folding, no paraphrase): both texts are normalized (`normalize_quote_text`: typographic quotes
+    straight, every dash '-', whitespace runs one space) and the quote is looked up; failing that, both are compared
+    without whitespace and hyphens, so that 'well-\\nknown', 'well- known' and 'wellknown' meet. Page markers
+    `[PAGE n]` are ignored (a quote may span a page break); a quote shorter than `MIN_QUOTE_WORDS` words never
+    matches.
+    """
+    if len(quote.split()) < MIN_QUOTE_WORDS:
+        return None
+    wanted = normalize_quote_text(quote)
+    text = normalize_quote_text(_PAGE_MARK.sub(" ", source))
+    found = text.find(wanted)
+    if found >= 0:
+        return QuoteMatch(found, found + len(wanted), "exact")
+    compact_text, where = _compact(text)
+    compact_quote, _ = _compact(wanted)
+    if not compact_quote:
+        return None
+    found = compact_text.find(compact_quote)
+    if found < 0:
+        return None
+    return QuoteMatch(where[found], where[found + len(compact_quote) - 1] + 1, "compact")
+
+
+def page_of(quote: str, source: str) -> int | None:
+    """Return the number of the `[PAGE n]` section of `source` that holds `quote`, or None.
+
+    None also when the source has no page markers or the quote is not found.
+    """
+    if not _PAGE_MARK.search(source):
+        return None
+    pages = re.split(r"(\[PAGE \d+\])", source)
+    number = None
+    for part in pages:
+        marker = _PAGE_MARK.fullmatch(part)
+        if marker:
+            number = int(marker.group(1))
+        elif number is not None and find_quote(quote, part):
+            return number
+    return None
 
 
 class OpinionFactDraft(BaseModel):
@@ -118,7 +216,7 @@ class OpinionFact(BaseModel):
     cited_exhibit: str | None = None
     highlight: str
     opinion_page: int | None = None
-    match: str = Field(description="exact | compact (see lexprobe.investigation.pipeline.highlight)")
+    match: str = Field(description="exact | compact (see `find_quote`)")
 
 
 class Dropped(BaseModel):
@@ -151,11 +249,7 @@ class OpinionResult(BaseModel):
 def snake_id(prefix: str, raw: str, taken: set[str]) -> str:
     """Return `prefix` + an UPPER_SNAKE version of `raw` that is not in `taken` (and add it there)."""
     body = re.sub(r"[^A-Z0-9]+", "_", raw.upper().removeprefix(prefix.upper())).strip("_") or "ITEM"
-    candidate, n = f"{prefix}{body}", 2
-    while candidate in taken:
-        candidate, n = f"{prefix}{body}_{n}", n + 1
-    taken.add(candidate)
-    return candidate
+    return unique_id(f"{prefix}{body}", taken)
 
 
 def verify_opinion(draft: OpinionDraft, opinion_text: str, source_id: str) -> OpinionResult:
@@ -195,16 +289,8 @@ def verify_opinion(draft: OpinionDraft, opinion_text: str, source_id: str) -> Op
             else:
                 dropped.append(Dropped(item=stub.id, reason="question stub points at no verified fact"))
         source.question_stubs = stubs
-    return OpinionResult(
-        source_id=source_id,
-        case=draft.case,
-        citation=draft.citation,
-        court=draft.court,
-        story=draft.story,
-        facts=facts,
-        arguments=arguments,
-        dropped=dropped,
-    )
+    caption = draft.model_dump(include={"case", "citation", "court", "story"})
+    return OpinionResult(source_id=source_id, facts=facts, arguments=arguments, dropped=dropped, **caption)
 
 
 def _norm(text: str) -> str:
@@ -218,17 +304,9 @@ def _merge_branches(into: list[Branch], branches: list[Branch], taken: set[str])
         if same is not None:
             same.sources.extend(branch.sources)
             continue
-        branch.id = _unique(branch.id, taken)
+        branch.id = unique_id(branch.id, taken)
         into.append(branch)
         by_label[_norm(branch.label)] = branch
-
-
-def _unique(raw: str, taken: set[str]) -> str:
-    candidate, n = raw, 2
-    while candidate in taken:
-        candidate, n = f"{raw}_{n}", n + 1
-    taken.add(candidate)
-    return candidate
 
 
 def merge_drafts(drafts: list[OpinionDraft]) -> tuple[OpinionDraft, list[Dropped]]:
@@ -270,7 +348,7 @@ def merge_drafts(drafts: list[OpinionDraft]) -> tuple[OpinionDraft, list[Dropped
                 _merge_branches(same.branches, argument.branches, taken_branches)
                 same.note = same.note or argument.note
                 continue
-            argument.id = _unique(argument.id, taken_args)
+            argument.id = unique_id(argument.id, taken_args)
             branches, argument.branches = argument.branches, []
             _merge_branches(argument.branches, branches, taken_branches)
             arguments.append(argument)
@@ -292,22 +370,11 @@ def merge_drafts(drafts: list[OpinionDraft]) -> tuple[OpinionDraft, list[Dropped
     return merged, dropped
 
 
-def opinion_document(ctx: StageContext) -> SourceDocument:
-    """Return the record's opinion: the longest one when the record has several."""
+def opinion_document(ctx: StageContext) -> tuple[SourceDocument, str]:
+    """Return the record's opinion (the longest one when the record has several) and its page-marked text."""
     documents = require(ctx, DocCategory.opinion, "opinion deciding the motion")
-    return max(documents, key=lambda d: d.chars)
-
-
-def opinion_source(ctx: StageContext) -> tuple[str, str]:
-    """Return (source id, page-marked text) of the opinion: the longest one when the record has several."""
-    chosen = opinion_document(ctx)
-    return chosen.source_id, with_page_markers(ctx.text_of(chosen.source_id))
-
-
-def opinion_chunks(ctx: StageContext, text: str, template: str, **fields: object) -> list[Chunk]:
-    """Return the chunks `text` is read in by prompt `template` (sized by the model's context less the prompt)."""
-    overhead = len(render_prompt(template, opinion_text="", part="", **fields)) + 1_000
-    return chunks(text, chunk_chars(ctx.settings, overhead))
+    chosen = max(documents, key=lambda d: d.chars)
+    return chosen, with_page_markers(ctx.text_of(chosen.source_id))
 
 
 def not_summary_judgment(document: SourceDocument, reason: str) -> StageError:
@@ -325,21 +392,18 @@ def not_summary_judgment(document: SourceDocument, reason: str) -> StageError:
 def opinion(ctx: StageContext) -> OpinionResult:
     """Extract and verify the opinion's facts, arguments and question stubs, reading every chunk of it. Raises
     StageError (see module)."""
-    document = opinion_document(ctx)
-    source_id, full = document.source_id, with_page_markers(ctx.text_of(document.source_id))
+    document, full = opinion_document(ctx)
+    source_id = document.source_id
     if not _MENTIONS_SUMMARY_JUDGMENT.search(full):
         raise not_summary_judgment(document, "it never mentions summary judgment (nor Rule 56)")
     text, read = read_source(ctx, document, "opinion")
-    parts = opinion_chunks(ctx, text, "opinion")
+    asks = fitted_asks(ctx.settings, source_id, text, "opinion", "opinion_text")
 
     def check(item: str, draft: OpinionDraft, attempt: int) -> list[str]:
         if not draft.facts or verify_opinion(draft, full, source_id).facts:
             return []
         return [f"none of the {len(draft.facts)} highlight_text quotes occurs in the opinion; copy them exactly"]
 
-    asks = chunk_asks(
-        source_id, text, parts, lambda chunk, part: render_prompt("opinion", opinion_text=chunk, part=part)
-    )
     drafts = [d for d in ask_json(ctx, asks, OpinionDraft, check=check) if d is not None]
     draft, duplicates = merge_drafts(drafts)
     if draft.ruling_kind != "summary_judgment_opinion":
@@ -348,9 +412,9 @@ def opinion(ctx: StageContext) -> OpinionResult:
     if not result.facts:
         raise not_summary_judgment(document, "no fact the court relies on could be found in it (a bare order?)")
     result.dropped[:0] = duplicates
-    result.ruling_kind, result.chunks, result.reads = draft.ruling_kind, len(parts), [read]
+    result.ruling_kind, result.chunks, result.reads = draft.ruling_kind, len(asks), [read]
     ctx.log(
-        f"  opinion: {len(result.facts)} facts verified from {len(parts)} part(s), {read.chars_read:,}/{read.chars:,} "
+        f"  opinion: {len(result.facts)} facts verified from {len(asks)} part(s), {read.chars_read:,}/{read.chars:,} "
         f"characters read, {len(result.dropped)} item(s) dropped"
     )
     return result

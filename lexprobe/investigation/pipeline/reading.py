@@ -1,4 +1,5 @@
-"""Whole-record reading: long sources are read in chunks sized by the model's context, and every read is recorded.
+"""Whole-record reading: long sources are read in chunks sized by the model's context, and every read is recorded;
+the record's documents by category (`require`: a clear StageError for a missing one), with page markers.
 
 Rules:
 - Chunk size: `chunk_chars(settings)` characters of source text per request: (context tokens - `max_tokens`) x 3
@@ -19,6 +20,7 @@ Rules:
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,8 +28,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from lexprobe.investigation.pipeline.context import BuildSettings, StageContext
-from lexprobe.investigation.pipeline.llm import Ask
+from lexprobe.investigation.pipeline.context import Ask, BuildSettings, StageContext, StageError, render_prompt
+from lexprobe.investigation.pipeline.ingest import DocCategory, IngestResult, SourceDocument
 
 #: Characters per token assumed when sizing chunks (English legal prose runs at about 4; 3 leaves room).
 CHARS_PER_TOKEN = 3
@@ -92,6 +94,13 @@ def chunk_chars(settings: BuildSettings, overhead_chars: int = 6_000) -> int:
     return max(MIN_CHUNK_CHARS, room)
 
 
+def map_chunk_chars(settings: BuildSettings, output_share: float, overhead_chars: int = 6_000) -> int:
+    """Return the characters of source text per extraction request: `chunk_chars`, bounded so that what
+    the part yields (about `output_share` of its characters) fits the output limit `max_tokens`."""
+    by_output = int(settings.max_tokens * CHARS_PER_TOKEN / max(output_share, 0.01))
+    return max(MIN_CHUNK_CHARS, min(chunk_chars(settings, overhead_chars), by_output))
+
+
 def cap(text: str, settings: BuildSettings) -> str:
     """Return `text` cut to `settings.max_input_chars` when the user set that cap, else the whole text."""
     limit = settings.max_input_chars
@@ -143,12 +152,6 @@ def chunk_asks(
     return [Ask(chunk_item(item, c), prompt(c.text, part_label(text, c) if label else "")) for c in parts]
 
 
-def page_count(text: str) -> int:
-    """Return the number of the last "[PAGE N]" marker in `text` (0 when it has none)."""
-    pages = [int(m.group(1)) for m in _PAGE_MARKER.finditer(text)]
-    return max(pages, default=0)
-
-
 def page_span(text: str, chunk: Chunk) -> tuple[int, int] | None:
     """Return the first and last page `chunk` of `text` covers (by its "[PAGE N]" markers), or None without any."""
     before = [m for m in _PAGE_MARKER.finditer(text, 0, chunk.start)]
@@ -166,33 +169,62 @@ def part_label(text: str, chunk: Chunk) -> str:
     span = page_span(text, chunk)
     if span:
         pages = f"page {span[0]}" if span[0] == span[1] else f"pages {span[0]}-{span[1]}"
-        return f"{pages} of {page_count(text)} ({part})"
+        last = max((int(m.group(1)) for m in _PAGE_MARKER.finditer(text)), default=0)
+        return f"{pages} of {last} ({part})"
     return f"characters {chunk.start + 1}-{chunk.end} of {len(text)} ({part})"
 
 
-def read_of(ctx: StageContext, source: Any, stage: str, chars_read: int) -> SourceRead:
-    """Return the record of stage `stage` reading `chars_read` characters of record file `source` (a
-    SourceDocument); the count is clamped to the source's length."""
-    chars = source.chars or len(ctx.text_of(source.source_id))
-    return SourceRead(
-        source_id=source.source_id,
-        filename=source.filename,
-        stage=stage,
-        chars=chars,
-        chars_read=max(0, min(chars_read, chars)),
-    )
-
-
-def read_source(ctx: StageContext, source: Any, stage: str) -> tuple[str, SourceRead]:
+def read_source(ctx: StageContext, source: SourceDocument, stage: str) -> tuple[str, SourceRead]:
     """Return record file `source`'s text with page markers, cut only by the user's cap, and the record of reading
-    it (the whole source unless capped)."""
-    from lexprobe.investigation.pipeline.record import with_page_markers
-
-    full = with_page_markers(ctx.text_of(source.source_id))
+    it (the whole source unless capped; the count is clamped to the source's length)."""
+    raw = ctx.text_of(source.source_id)
+    full = with_page_markers(raw)
     text = cap(full, ctx.settings)
-    chars = source.chars or len(full)
-    read = chars if len(text) == len(full) else len(text)
-    return text, read_of(ctx, source, stage, read)
+    chars = source.chars or len(raw)
+    chars_read = chars if len(text) == len(full) else min(len(text), chars)
+    read = SourceRead(
+        source_id=source.source_id, filename=source.filename, stage=stage, chars=chars, chars_read=chars_read
+    )
+    return text, read
+
+
+def read_in_parts(
+    ctx: StageContext,
+    sources: list[SourceDocument],
+    stage: str,
+    size: int,
+    template: str,
+    item: str = "{}",
+    **fields: Any,
+) -> tuple[list[Ask], list[SourceDocument], list[SourceRead]]:
+    """Return one request per chunk (at most `size` characters) of each source, read whole for `stage`: item
+    `chunk_item(item.format(source_id), chunk)`, prompt `template` given the source's `filename` and `filer`, the
+    chunk's `part` label, the `parts` count and `text`, and `fields`; also the source of each request, and the reads."""
+    asks, owners, reads = [], [], []
+    for doc in sources:
+        text, read = read_source(ctx, doc, stage)
+        reads.append(read)
+        for chunk in chunks(text, size):
+            label = part_label(text, chunk)
+            variables = {"filename": doc.filename, "filer": filer_of(doc), "parts": chunk.count, **fields}
+            prompt = render_prompt(template, part=label, text=chunk.text, **variables)
+            asks.append(Ask(chunk_item(item.format(doc.source_id), chunk), prompt))
+            owners.append(doc)
+    return asks, owners, reads
+
+
+def fitted_asks(
+    settings: BuildSettings, item: str, text: str, template: str, text_field: str, **fields: Any
+) -> list[Ask]:
+    """Return the requests (`chunk_asks`) that read `text` with prompt `template`, given each chunk as `text_field`,
+    its `part` label and `fields`: one per chunk, chunks sized by the model's context less the prompt."""
+    overhead = len(render_prompt(template, part="", **{text_field: ""}, **fields)) + 1_000
+    parts = chunks(text, chunk_chars(settings, overhead))
+
+    def prompt(chunk: str, part: str) -> str:
+        return render_prompt(template, part=part, **{text_field: chunk}, **fields)
+
+    return chunk_asks(item, text, parts, prompt)
 
 
 def reading_report(outputs: dict[str, BaseModel]) -> list[dict[str, Any]]:
@@ -219,3 +251,55 @@ def reading_report(outputs: dict[str, BaseModel]) -> list[dict[str, Any]]:
 
 def _row(filename: str, category: str, chars: int) -> dict[str, Any]:
     return {"filename": filename, "category": category, "chars": chars, "chars_read": 0, "share": 0.0, "stages": []}
+
+
+_PAGE_HEADING = re.compile(r"^## Page (\d+)$", re.M)
+
+
+_TITLE_PARTY = re.compile(r"\W*(plaintiff|defendant)s?['\u2019]?s?\b", re.I)
+
+
+def filer_of(doc: SourceDocument) -> str:
+    """Return the party that filed `doc`: ingest's `party`, else the possessive opening its title, else ''."""
+    if doc.party:
+        return doc.party
+    match = _TITLE_PARTY.match(doc.title or "")
+    return match.group(1).lower() if match else ""
+
+
+def with_page_markers(text: str) -> str:
+    """Return extracted text with each "## Page N" heading written as a "[PAGE N]" marker."""
+    return _PAGE_HEADING.sub(r"[PAGE \1]", text)
+
+
+def require(ctx: StageContext, category: DocCategory, what: str) -> list[SourceDocument]:
+    """Return the record's readable documents of `category`; raises StageError saying what is missing.
+
+    The message names sealed placeholders that stand in for the missing document, if any, and says how to fix it.
+    """
+    ingest: IngestResult = ctx.output("ingest")
+    found = ingest.of(category)
+    if found:
+        return found
+    sealed = [d.filename for d in ingest.of(DocCategory.sealed_placeholder) if d.stands_for == category.value]
+    unread = [d.filename for d in ingest.documents if d.error]
+    detail = f"the record has no {what}"
+    if sealed:
+        detail += f" (only a sealed placeholder: {', '.join(sealed)})"
+    if unread:
+        detail += f"; {len(unread)} file(s) could not be read ({', '.join(unread[:3])})"
+    detail += (
+        f". The pipeline will not invent it: add the {what} to the record folder (PDF or text) and rerun; "
+        "finished stages are kept"
+    )
+    raise StageError(ctx.stage, "record", detail)
+
+
+def case_id(ctx: StageContext) -> str:
+    """Return the environment's case id: the `case_id` setting, else the record folder's name as a slug."""
+    return ctx.settings.case_id or re.sub(r"[^a-z0-9]+", "-", ctx.record_dir.resolve().name.lower()).strip("-")
+
+
+def neutral_doc_id(case: str, key: str) -> str:
+    """Return a corpus document id that reveals nothing (not the role, not the source): `doc_` + a hash."""
+    return "doc_" + hashlib.sha1(f"{case}/{key}".encode()).hexdigest()[:10]

@@ -35,12 +35,9 @@ STAGE_ORDER = (
 STAGE_MODULES = (
     "ingest",
     "opinion",
-    "souf",
     "facts",
     "hypotheses",
     "entities",
-    "alternatives",
-    "planning",
     "generate",
     "assemble",
 )

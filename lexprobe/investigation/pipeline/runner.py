@@ -1,27 +1,24 @@
-"""Run the construction stages in order, saving each output as OUT/stages/<nn>_<name>.json.
+"""Run the construction stages in order, saving each output as OUT/stages/<nn>_<name>.json, after checking the
+build's options (`build_settings`); `EngineTextSource` answers the stages' model calls through the engine.
 
-Resumption: each stage file stores the stage's *input hash*: a digest of the stage's version, the build settings
-it reads, its prompt templates, its external inputs (for `ingest`: every record file's name, size and SHA-256)
-and the input and output hashes of the stage before it (a chain, so a change anywhere upstream reaches every later
-stage). A stage whose file holds the current input hash is skipped and its saved output reused; any other stage
-runs, and then so does every stage after it whose input hash changes in turn. A killed build therefore resumes
-at the first unfinished stage, and the LLM answers of a half-finished stage come back from the run store
-(OUT/run/) or the shared response cache without being paid for again.
-
-`until=NAME` (the CLI's `--stage NAME`) runs the stages up to and including NAME: earlier stages run only if they
-are unfinished or out of date, so with an up-to-date build it runs just NAME.
-
-A stage that fails raises StageError: its own (stale) file has been removed, the files of the stages before it
-stay, and the next run resumes there.
+Resumption (docs/investigation.md, "Resumption"): each stage file stores the stage's input hash, a digest of its
+version, the settings it reads, its templates, its external inputs (for `ingest`: every record file's name, size
+and SHA-256) and the hashes of the stage before it (a chain); a stage whose file holds the current hash is skipped
+and its output reused. `until=NAME` (`--stage NAME`) runs the stages up to and including NAME. A stage that fails
+raises StageError: its own (stale) file has been removed, the files of the stages before it stay, and the next run
+resumes there; the answers a half-finished stage already got come back from the run store (OUT/run/).
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
+import logging
 import os
 import time
-from collections.abc import Callable
+from collections import defaultdict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -31,17 +28,26 @@ from pydantic import BaseModel, ValidationError
 
 from lexprobe.engine.cache import ResponseCache
 from lexprobe.engine.config import EngineConfig
+from lexprobe.engine.executor import Engine
+from lexprobe.engine.store import RunStore
+from lexprobe.engine.summary import RunSummary
 from lexprobe.errors import BadInputError
+from lexprobe.investigation.environment.ladder import canonical_level, parse_levels
 from lexprobe.investigation.pipeline.context import (
     RUN_DIR,
+    SIZE_PRESETS,
     STAGES_DIR,
+    SYSTEM_PROMPT,
+    Answer,
     BuildSettings,
+    LLMCall,
     StageContext,
     StageError,
     stderr_log,
+    templates_digest,
 )
 from lexprobe.investigation.pipeline.registry import STAGE_ORDER, Stage, stages
-from lexprobe.investigation.pipeline.templates import templates_digest
+from lexprobe.models.types import Request, Response
 
 
 @dataclass
@@ -114,6 +120,37 @@ def write_stage_file(path: Path, stage: Stage, input_hash: str, output: BaseMode
     write_atomic(path, json.dumps(record, indent=2, ensure_ascii=False) + "\n")
 
 
+def build_settings(record_dir: Path, stage: str | None, *, ablation: str, levels: str | None, size: str,
+                   **fields: Any) -> BuildSettings:  # fmt: skip
+    """The settings of a build of `record_dir` up to `stage` (None: every stage), `fields` the other
+    `BuildSettings` fields. BadInputError for a missing folder, an unknown stage, size or level; a model error for
+    an unusable generator or judge."""
+    from lexprobe.models.registry import check_model
+
+    if not record_dir.is_dir():
+        raise BadInputError(f"record folder not found: {record_dir}")
+    if stage is not None and stage not in STAGE_ORDER:
+        raise BadInputError(f"unknown stage {stage!r}; stages: {', '.join(STAGE_ORDER)}")
+    if size not in SIZE_PRESETS:
+        raise BadInputError(f"unknown size {size!r}; sizes: {', '.join(SIZE_PRESETS)}")
+    level = canonical_level(ablation)  # an unknown level: BadInputError
+    chosen = parse_levels(levels) if levels is not None else []
+    settings = BuildSettings(ablation=level, levels=chosen, size=size, **fields)  # type: ignore[arg-type]
+    for spec in dict.fromkeys([settings.generator, settings.judge_model]):
+        check_model(spec)
+    logging.getLogger("pypdf").setLevel(logging.ERROR)  # "Rotated text discovered" and the like, per page
+    return settings
+
+
+def counts_line(settings: BuildSettings) -> str:
+    """Return the one-line summary of the documents a build plans per role (after --size and the count options)."""
+    return (
+        f"documents per role (--size {settings.size}): signal {settings.signal_count} + "
+        f"{settings.shard_count} shard fact(s); per alternative: pro-alternative {settings.pro_alternative_count}, "
+        f"refuting {settings.refuting_count}; noise {settings.noise_count}; chaff {settings.chaff_count}"
+    )
+
+
 def run_build(
     record_dir: Path,
     out_dir: Path,
@@ -137,8 +174,6 @@ def run_build(
     out_dir.mkdir(parents=True, exist_ok=True)
     own_llm = llm is None
     if own_llm:
-        from lexprobe.investigation.pipeline.engine_source import EngineTextSource
-
         llm = EngineTextSource(settings, out_dir / RUN_DIR, cache, engine_config)
     ctx = StageContext(record_dir=record_dir, out_dir=out_dir, settings=settings, llm=llm, log=log)
     result = BuildResult(out_dir)
@@ -182,3 +217,110 @@ def _stage_output(stage: Stage, ctx: StageContext, input_hash: str, label: str, 
     result.ran.append(stage.name)
     ctx.log(f"{label}: done in {seconds:.1f}s -> {STAGES_DIR}/{stage.file_name}")
     return output
+
+
+def build_request(call: LLMCall, settings: BuildSettings) -> Request:
+    """Return the engine request of one stage call."""
+    request = Request.from_prompt(
+        settings.model_for(call.role),
+        call.prompt,
+        system=SYSTEM_PROMPT,
+        temperature=0.0 if call.attempt == 0 else settings.retry_temperature,
+        max_tokens=call.max_tokens,
+        sample_index=call.attempt,
+        schema=call.schema,
+        tags={"stage": call.stage, "item": call.item, "role": call.role, "attempt": str(call.attempt)},
+    )
+    return request.model_copy(
+        update={"id": f"{call.stage}/{call.item}/{call.role}/{call.attempt}/{request.cache_key()[:12]}"}
+    )
+
+
+class EngineTextSource:
+    """Runs stage calls through one `Engine` on a private event loop, with one run store per build (OUT/run/).
+    Close it with `close()`.
+
+    Each call's request id is `stage/item/role/attempt/<key prefix>` (`build_request`), so a rerun of the same build
+    finds its answers in the run store (or the shared response cache) and sends nothing, and a changed prompt gets a
+    new id instead of a conflict. First attempts run at temperature 0; retries at the settings' retry temperature
+    with `sample_index` = attempt, so each retry is a distinct sample.
+    """
+
+    def __init__(
+        self,
+        settings: BuildSettings,
+        run_dir: Path,
+        cache: ResponseCache | None = None,
+        config: EngineConfig | None = None,
+    ) -> None:
+        self.settings = settings
+        Path(run_dir).mkdir(parents=True, exist_ok=True)
+        self.store = RunStore.open(run_dir)
+        self.engine = Engine(self.store, cache, config or EngineConfig(progress=False))
+        self.loop = asyncio.new_event_loop()
+        self.summary = RunSummary()
+
+    def complete(self, calls: Sequence[LLMCall]) -> list[Answer]:
+        """Send `calls` (concurrently, per the engine's limits); return one answer per call, in order.
+
+        Raises ModelConfigError when a model spec cannot be used. A request that failed after the engine's own
+        retries comes back as an Answer with no text and the engine's error.
+        """
+        if not calls:
+            return []
+        requests = [build_request(call, self.settings) for call in calls]
+        self.summary.absorb(self.loop.run_until_complete(self.engine.run(requests)))
+        answers = []
+        for request in requests:
+            response = self.store.response(request.request_id)
+            if response is not None:
+                answers.append(Answer(response.text))
+                continue
+            failures = [
+                row.error
+                for row in self.store.telemetry(request.request_id)
+                if row.event in ("failed", "failed_permanent")
+            ]
+            answers.append(Answer(None, failures[-1] if failures else "no response"))
+        return answers
+
+    def usage(self) -> dict[str, Any]:
+        """Return tokens, cost and request counts of the whole build so far (every run), in total and per stage."""
+        responses = self.store.responses()
+        by_stage: dict[str, list[Response | None]] = defaultdict(list)
+        for request in self.store.requests():
+            by_stage[request.tags.get("stage", "?")].append(responses.get(request.request_id))
+        stages = {name: _usage_row(answers) for name, answers in by_stage.items()}
+        total = {key: sum(row[key] for row in stages.values()) for key in ("requests", "input_tokens", "output_tokens")}
+        total["cost_usd"] = _cost([row["cost_usd"] for row in stages.values()])
+        counts = self.store.counts()
+        return {
+            "total": total,
+            "stages": stages,
+            "pending": counts["pending"],
+            "telemetry_rows": len(self.store.telemetry()),
+        }
+
+    def close(self) -> None:
+        """Close the models, the event loop and the run store."""
+        try:
+            self.loop.run_until_complete(self.engine.aclose())
+        finally:
+            self.loop.close()
+            self.store.close()
+
+
+def _cost(costs: list[float | None]) -> float | None:
+    """Return the sum of `costs` (from 0.0, in order), or None when any is unknown."""
+    return None if None in costs else sum(costs, 0.0)  # type: ignore[arg-type]
+
+
+def _usage_row(responses: list[Response | None]) -> dict[str, Any]:
+    """Return the requests, tokens and cost of one stage's requests (None: not answered)."""
+    answered = [r for r in responses if r is not None]
+    return {
+        "requests": len(responses),
+        "input_tokens": sum(r.usage.input_tokens for r in answered),
+        "output_tokens": sum(r.usage.output_tokens for r in answered),
+        "cost_usd": _cost([r.cost_usd for r in answered]),
+    }
