@@ -30,6 +30,7 @@ from pathlib import Path, PurePosixPath
 from typing import IO, Literal
 
 from lexprobe.caselaw.sources.cap_json import MAX_RATIO, MAX_VALUE_BYTES, Layout, Opener
+from lexprobe.caselaw.sources.encoding import file_size
 
 #: Files of the static export that describe reporters, volumes and jurisdictions, not cases.
 METADATA_NAMES = frozenset(
@@ -153,18 +154,11 @@ def plan(path: Path, findings: Findings) -> list[CapUnit]:
         _walk(path, units, findings)
         return units
     if is_zip(path):
-        return [CapUnit(path, "zip", _size(path))]
+        return [CapUnit(path, "zip", file_size(path))]
     if path.name.lower() in METADATA_NAMES:
         findings.add("CAP metadata file(s) without cases", path.name)
         return []
-    return [CapUnit(path, "file", _size(path))]
-
-
-def _size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0
+    return [CapUnit(path, "file", file_size(path))]
 
 
 def _walk(folder: Path, units: list[CapUnit], findings: Findings) -> None:
@@ -190,11 +184,11 @@ def _walk(folder: Path, units: list[CapUnit], findings: Findings) -> None:
         elif lowered.endswith(".zip") and is_zip(child):
             if entry.name[:-4] in names and is_volume_folder(folder / entry.name[:-4]):
                 continue  # the same volume as the folder beside it
-            units.append(CapUnit(child, "zip", _size(child)))
+            units.append(CapUnit(child, "zip", file_size(child)))
         elif lowered in METADATA_NAMES or lowered in BAGIT_NAMES or lowered.startswith(("manifest-", "tagmanifest-")):
             findings.add("CAP metadata file(s) without cases", entry.name)
         elif _DATA_NAME.search(entry.name):
-            units.append(CapUnit(child, "file", _size(child)))
+            units.append(CapUnit(child, "file", file_size(child)))
         else:
             findings.add("other file(s)", entry.name)
 
@@ -219,20 +213,20 @@ def _cases_metadata(folder: Path) -> Path | None:
 def _folder_size(folder: Path) -> int:
     files = _case_files(folder)
     if files:
-        return sum(_size(p) for p in files)
+        return sum(file_size(p) for p in files)
     metadata = _cases_metadata(folder)
-    return _size(metadata) if metadata else 0
+    return file_size(metadata) if metadata else 0
 
 
 def _folder_documents(folder: Path) -> Iterator[CapDocument]:
     files = _case_files(folder)
     for path in files:
-        yield CapDocument(str(path), partial(open, path, "rb"), _size(path), layout="document")
+        yield CapDocument(str(path), partial(open, path, "rb"), file_size(path), layout="document")
     if not files:
         metadata = _cases_metadata(folder)
         if metadata is not None:
             opener = partial(open, metadata, "rb")
-            yield CapDocument(str(metadata), opener, _size(metadata), metadata_only=True, layout="document")
+            yield CapDocument(str(metadata), opener, file_size(metadata), metadata_only=True, layout="document")
 
 
 def unsafe_member_name(name: str) -> bool:

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import IO, Any, Literal
 
 from lexprobe.caselaw.sources.encoding import SNIFF_BYTES as SNIFF_ENCODING_BYTES
-from lexprobe.caselaw.sources.encoding import wide_encoding, wide_encoding_message
+from lexprobe.caselaw.sources.encoding import CountingReader, wide_encoding, wide_encoding_message
 
 MAX_VALUE_BYTES = 64 * 1024 * 1024  # the largest CAP case object is a few MB
 MAX_RATIO = 200  # decompressed / compressed bytes; CAP's JSON compresses about 5-20 times
@@ -79,36 +79,10 @@ class DecompressionBomb(OSError):
     """A compressed stream that grows far beyond what text compresses to."""
 
 
-class _Counting(io.RawIOBase):
-    """A raw stream that counts the bytes read through it (for progress and for the decompression ratio)."""
-
-    def __init__(self, raw: IO[bytes], on_bytes: Callable[[int], None] | None = None) -> None:
-        self._raw = raw
-        self._on_bytes = on_bytes
-        self.count = 0
-
-    def readable(self) -> bool:
-        return True
-
-    def close(self) -> None:
-        if not self.closed:
-            self._raw.close()
-        super().close()
-
-    def readinto(self, buffer: Any) -> int:
-        data = self._raw.read(len(buffer))
-        size = len(data)
-        buffer[:size] = data
-        self.count += size
-        if self._on_bytes is not None and size:
-            self._on_bytes(size)
-        return size
-
-
 class _RatioGuard(io.RawIOBase):
     """A decompressed stream that raises `DecompressionBomb` once it outgrows `MAX_RATIO` times its input."""
 
-    def __init__(self, stream: IO[bytes], source: _Counting) -> None:
+    def __init__(self, stream: IO[bytes], source: CountingReader) -> None:
         self._stream = stream
         self._source = source
         self.count = 0
@@ -140,7 +114,7 @@ def open_text_bytes(opener: Opener, on_bytes: Callable[[int], None] | None = Non
     """Open a file through `opener` and return its decompressed bytes (gzip, xz and bzip2 told by their magic
     bytes), buffered, guarded against decompression bombs. `on_bytes(n)` is told of every n raw bytes read."""
     raw = opener()
-    counting = _Counting(raw, on_bytes)
+    counting = CountingReader(raw, on_bytes)
     buffered = io.BufferedReader(counting, CHUNK)
     head = buffered.peek(6)[:6]
     stream: IO[bytes]  # returned open: the caller closes it (closing it closes the file under it)

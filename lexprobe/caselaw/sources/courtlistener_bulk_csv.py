@@ -17,9 +17,7 @@ count differs from the header's becomes a `RowIssue` (first `MAX_ISSUES_PER_FILE
 
 from __future__ import annotations
 
-import bz2
 import csv
-import gzip
 import io
 import lzma
 import re
@@ -29,7 +27,13 @@ from pathlib import Path
 from typing import IO, Any
 
 from lexprobe.caselaw.records import ProgressFn, RowIssue
-from lexprobe.caselaw.sources.encoding import SNIFF_BYTES, wide_encoding, wide_encoding_message
+from lexprobe.caselaw.sources.encoding import (
+    SNIFF_BYTES,
+    CountingReader,
+    decompressed,
+    wide_encoding,
+    wide_encoding_message,
+)
 from lexprobe.errors import BadInputError
 
 SOURCE = "courtlistener"
@@ -76,21 +80,9 @@ DIALECTS: dict[str, type[csv.Dialect]] = {
 }
 
 
-def open_binary(path: Path, raw: IO[bytes]) -> IO[bytes]:
-    """Wrap the raw file in the decompressor its name asks for (`.bz2`, `.gz`, `.xz`), else return it."""
-    name = path.name.lower()
-    if name.endswith(".bz2"):
-        return bz2.BZ2File(raw)  # type: ignore[return-value]
-    if name.endswith(".gz"):
-        return gzip.GzipFile(fileobj=raw)  # type: ignore[return-value]
-    if name.endswith(".xz"):
-        return lzma.LZMAFile(raw)  # type: ignore[return-value]
-    return raw
-
-
 def _refuse_wide_encoding(path: Path) -> None:
     """Raise `BadInputError` naming the encoding when the file's text is UTF-16 or UTF-32 (not "unreadable")."""
-    with open(path, "rb") as raw, open_binary(path, raw) as stream:
+    with open(path, "rb") as raw, decompressed(path, raw) as stream:
         try:
             head = stream.read(SNIFF_BYTES)
         except (OSError, EOFError, lzma.LZMAError):
@@ -100,7 +92,7 @@ def _refuse_wide_encoding(path: Path) -> None:
 
 
 def _text_stream(path: Path, raw: IO[bytes]) -> io.TextIOWrapper:
-    return io.TextIOWrapper(open_binary(path, raw), encoding="utf-8", newline="")
+    return io.TextIOWrapper(decompressed(path, raw), encoding="utf-8", newline="")
 
 
 def detect_dialect(path: Path) -> str:
@@ -110,7 +102,7 @@ def detect_dialect(path: Path) -> str:
     reading that gives more rows of the header's width wins; a tie (no quote inside any value yet) goes by the date
     in the file name (before 2024-08-07 doubled, else escaped)."""
     chunks: list[bytes] = []
-    with open(path, "rb") as raw, open_binary(path, raw) as stream:
+    with open(path, "rb") as raw, decompressed(path, raw) as stream:
         try:
             while sum(map(len, chunks)) < _SAMPLE_CHARS and (chunk := stream.read(256 * 1024)):
                 chunks.append(chunk)
@@ -153,22 +145,6 @@ class FileReport:
             self.unlisted_issues += 1
 
 
-class _CountingReader(io.RawIOBase):
-    """A raw file that counts the bytes read from it, for progress over compressed input."""
-
-    def __init__(self, raw: IO[bytes]) -> None:
-        self._raw = raw
-        self.count = 0
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
-        n = self._raw.readinto(buffer)  # type: ignore[attr-defined]
-        self.count += n or 0
-        return n
-
-
 def read_rows(
     path: Path,
     required: tuple[str, ...],
@@ -189,7 +165,7 @@ def read_rows(
     size = path.stat().st_size
     label = path.name
     with open(path, "rb", buffering=0) as plain:
-        counting = _CountingReader(plain)
+        counting = CountingReader(plain)
         buffered = io.BufferedReader(counting, buffer_size=1024 * 1024)
         with _text_stream(path, buffered) as text:  # type: ignore[arg-type]
             reader = csv.reader(text, dialect)

@@ -12,7 +12,7 @@ from lexprobe.caselaw.records import (
     LoadOptions,
     LoadResult,
 )
-from lexprobe.caselaw.sources.courtlistener_api_objects import opinion_text
+from lexprobe.caselaw.sources.courtlistener_api import opinion_text
 from lexprobe.caselaw.sources.courtlistener_bulk_csv import FileReport, read_rows
 from lexprobe.caselaw.sources.courtlistener_bulk_store import StagingStore, signature
 from lexprobe.caselaw.sources.courtlistener_bulk_values import digits_int, filed_date, plain_author
