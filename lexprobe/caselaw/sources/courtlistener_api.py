@@ -33,9 +33,8 @@ from lexprobe.caselaw.records import (
     OpinionRecord,
     RowIssue,
 )
-from lexprobe.caselaw.sources.cap_authors import author_name as cap_author_name
-from lexprobe.caselaw.sources.cap_cases import parse_partial_date
-from lexprobe.caselaw.sources.cap_courts import court_place
+from lexprobe.caselaw.sources.cap import author_name as cap_author_name
+from lexprobe.caselaw.sources.cap import court_place, parse_partial_date
 from lexprobe.caselaw.sources.encoding import (
     SNIFF_BYTES,
     decompressed,
@@ -387,7 +386,7 @@ MAX_DISPOSITION_CHARS = 500
 def author_name(text: str | None) -> str | None:
     """Return an opinion author's name without titles or roles, capitalized normally, or None where no judge is
     named: "HOOD, Associate Judge." → "Hood"; "L. HAND, Circuit Judge" → "L. Hand"; "PER CURIAM" and "The CHIEF
-    JUSTICE" → None. The rules are CAP's (`cap_authors.author_name`); a byline that is only titles names no one."""
+    JUSTICE" → None. The rules are CAP's (`cap.author_name`); a byline that is only titles names no one."""
     name = cap_author_name(text)
     return None if name is None or _ROLE_ONLY.match(name) else name
 

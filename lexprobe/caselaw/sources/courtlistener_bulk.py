@@ -37,8 +37,7 @@ from lexprobe.caselaw.records import (
     SourceFilter,
     StreamedLoad,
 )
-from lexprobe.caselaw.sources.cap_cases import parse_partial_date
-from lexprobe.caselaw.sources.cap_courts import court_place
+from lexprobe.caselaw.sources.cap import court_place, parse_partial_date
 from lexprobe.caselaw.sources.courtlistener_api import opinion_text
 from lexprobe.caselaw.sources.courtlistener_bulk_csv import FileReport, read_rows
 from lexprobe.caselaw.sources.opinions import MAJORITY_TYPES, normalize_opinion_type
