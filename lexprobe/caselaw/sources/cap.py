@@ -388,7 +388,7 @@ def _edges(case: CaseRecord, raw: dict[str, Any]) -> tuple[CitationEdge, ...]:
     """The case's `cites_to` as citation edges, each cited citation once, in order."""
     citing = f"{SOURCE}:{case.source_id}"
     cited_seen: dict[str, None] = {}
-    for entry in _list(raw.get("cites_to")):
+    for entry in list_of(raw.get("cites_to")):
         cited = _text(entry.get("cite")) if isinstance(entry, dict) else None
         if cited:
             cited_seen.setdefault(cited)
@@ -414,7 +414,7 @@ def parse_partial_date(text: str | None) -> tuple[str | None, int | None]:
 def _citations(entries: Any) -> tuple[str, ...]:
     official: list[str] = []
     others: list[str] = []
-    for entry in _list(entries):
+    for entry in list_of(entries):
         if not isinstance(entry, dict):
             continue
         cite = _text(entry.get("cite"))
@@ -474,7 +474,7 @@ def _opinions(casebody: Any) -> tuple[list[_Opinion], str | None]:
     if not isinstance(data, dict):
         return [], f"casebody data is a {type(data).__name__}"
     opinions = []
-    for entry in _list(data.get("opinions")):
+    for entry in list_of(data.get("opinions")):
         if isinstance(entry, dict):
             kind = (_text(entry.get("type")) or "unknown").lower()
             opinions.append(_Opinion(kind, _text(entry.get("author")), str(entry.get("text") or "").strip()))
@@ -512,7 +512,8 @@ def _mapping(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _list(value: Any) -> list[Any]:
+def list_of(value: Any) -> list[Any]:
+    """The value when it is a list, else an empty one."""
     return value if isinstance(value, list) else []
 
 

@@ -79,26 +79,20 @@ class DecompressionBomb(OSError):
     """A compressed stream that grows far beyond what text compresses to."""
 
 
-class _RatioGuard(io.RawIOBase):
+class _RatioGuard(CountingReader):
     """A decompressed stream that raises `DecompressionBomb` once it outgrows `MAX_RATIO` times its input."""
 
     def __init__(self, stream: IO[bytes], source: CountingReader) -> None:
-        self._stream = stream
+        super().__init__(stream)
         self._source = source
-        self.count = 0
-
-    def readable(self) -> bool:
-        return True
 
     def close(self) -> None:
-        if not self.closed:
-            self._stream.close()
-            self._source.close()
         super().close()
+        self._source.close()
 
     def readinto(self, buffer: Any) -> int:
         # read1: what one step of decompression gives, so the text before a damaged spot is still returned
-        data = self._stream.read1(len(buffer))  # type: ignore[attr-defined]
+        data = self.raw.read1(len(buffer))  # type: ignore[attr-defined]
         size = len(data)
         buffer[:size] = data
         self.count += size

@@ -34,7 +34,7 @@ from lexprobe.caselaw.records import (
     RowIssue,
 )
 from lexprobe.caselaw.sources.cap import author_name as cap_author_name
-from lexprobe.caselaw.sources.cap import court_place, parse_partial_date
+from lexprobe.caselaw.sources.cap import court_place, list_of, parse_partial_date
 from lexprobe.caselaw.sources.encoding import (
     SNIFF_BYTES,
     decompressed,
@@ -43,7 +43,7 @@ from lexprobe.caselaw.sources.encoding import (
     wide_encoding_message,
 )
 from lexprobe.caselaw.sources.markup import markup_text
-from lexprobe.caselaw.sources.opinions import MAJORITY_TYPES, find_author, normalize_opinion_type
+from lexprobe.caselaw.sources.opinions import find_author, is_majority, normalize_opinion_type
 
 __all__ = [
     "EXPECTED",
@@ -461,11 +461,6 @@ def id_of(value: Any) -> str | None:
     return None
 
 
-def list_of(value: Any) -> list[Any]:
-    """The value when it is a list, else an empty one."""
-    return value if isinstance(value, list) else []
-
-
 def int_of(value: Any) -> int | None:
     """An int from an int or a digit string (never a bool), else None."""
     if isinstance(value, bool):
@@ -622,7 +617,7 @@ def read_search_result(obj: dict[str, Any], cluster_id: str, location: str, sour
         scdb_id=text_of(obj.get("scdb_id")),
         precedential_status=text_of(obj.get("status")),
         citation_count=text_of(obj.get("citeCount")),
-        sub_opinions=tuple(i for i in (id_of(op) for op in list_of(obj.get("opinions"))) if i),
+        sub_opinions=ids_of(obj.get("opinions")),
     )
 
 
@@ -776,7 +771,7 @@ def _case_record(
     """One kept cluster as a case: its docket's number, its majority opinion's author, its place and disposition."""
     decision_date, year = parse_partial_date((cluster.date_filed or "")[:10])
     circuit, state = court_place(court_id, decision_date)
-    majority = [op for op in opinions if _is_majority(op, opinions)]
+    majority = [op for op in opinions if is_majority(op.opinion_type, [o.opinion_type for o in opinions])]
     disposition_raw = (cluster.disposition or "")[:MAX_DISPOSITION_CHARS] or None
     return CaseRecord(
         source=SOURCE,
@@ -794,7 +789,13 @@ def _case_record(
         minority_votes=cluster.minority_votes,
         state=state,
         circuit=circuit,
-        extra=_extra(cluster, collected.courts.get(court_id or "")),
+        extra=cluster_extra(
+            cluster.name,
+            cluster.name_full,
+            [getattr(cluster, key) for key in CLUSTER_FACTS],
+            cluster.date_is_approximate,
+            collected.courts.get(court_id or ""),
+        ),
     )
 
 
@@ -829,7 +830,7 @@ def _add_opinions(
                     case_name=cluster.name,
                     citations=cluster.citations,
                     opinion_type=opinion.opinion_type,
-                    is_majority=_is_majority(opinion, opinions),
+                    is_majority=is_majority(opinion.opinion_type, [op.opinion_type for op in opinions]),
                     author=opinion.author,
                     text=opinion.text,
                     source_file=opinion.source_file,
@@ -862,23 +863,19 @@ def _few(items: list[str], limit: int = 3) -> str:
     return ", ".join(items) if len(items) <= limit else f"{', '.join(items[:limit])} and {len(items) - limit} more"
 
 
-def _is_majority(opinion: Opinion, siblings: list[Opinion]) -> bool:
-    """Lead and unanimous opinions are majority opinions; a combined one only where its cluster has neither."""
-    if opinion.opinion_type in MAJORITY_TYPES:
-        return True
-    return opinion.opinion_type == "combined" and not any(op.opinion_type in MAJORITY_TYPES for op in siblings)
+#: Cluster fields kept as facts beside the case record, in this order.
+CLUSTER_FACTS = ("precedential_status", "scdb_id", "citation_count", "judges", "docket_id")
 
 
-def _extra(cluster: Cluster, court_name: str | None) -> tuple[tuple[str, str], ...]:
-    facts = []
-    if cluster.name_full and cluster.name_full != cluster.name:
-        facts.append(("case_name_full", cluster.name_full))
-    for key in ("precedential_status", "scdb_id", "citation_count", "judges", "docket_id"):
-        value = getattr(cluster, key)
-        if value:
-            facts.append((key, str(value)))
-    if cluster.date_is_approximate:
-        facts.append(("date_filed_is_approximate", "true"))
-    if court_name:
-        facts.append(("court_name", court_name))
-    return tuple(facts)
+def cluster_extra(
+    name: str | None, name_full: str | None, facts: Sequence[Any], approximate: Any, court_name: str | None = None
+) -> tuple[tuple[str, str], ...]:
+    """A cluster's facts beside its case record: its full name where it differs, the values of `CLUSTER_FACTS`
+    (`facts`, in that order), an approximate date, its court's name; empty values left out."""
+    pairs = (
+        ("case_name_full", name_full if name_full != name else None),
+        *zip(CLUSTER_FACTS, facts, strict=True),
+        ("date_filed_is_approximate", "true" if approximate else None),
+        ("court_name", court_name),
+    )
+    return tuple((key, str(value)) for key, value in pairs if value not in (None, ""))

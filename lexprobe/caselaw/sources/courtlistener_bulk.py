@@ -38,9 +38,9 @@ from lexprobe.caselaw.records import (
     StreamedLoad,
 )
 from lexprobe.caselaw.sources.cap import court_place, parse_partial_date
-from lexprobe.caselaw.sources.courtlistener_api import opinion_text
+from lexprobe.caselaw.sources.courtlistener_api import cluster_extra, opinion_text
 from lexprobe.caselaw.sources.courtlistener_bulk_csv import FileReport, read_rows
-from lexprobe.caselaw.sources.opinions import MAJORITY_TYPES, normalize_opinion_type
+from lexprobe.caselaw.sources.opinions import is_majority, normalize_opinion_type
 from lexprobe.errors import InputNotFoundError
 
 __all__ = [
@@ -290,7 +290,7 @@ def _bundle(
      status, scdb_id, citation_count, approximate, votes_majority, votes_minority) = row  # fmt: skip
     decision_date, year = filed_date(date_filed)
     circuit, state = cached_place(court_id, decision_date or (str(year) if year else None))
-    has_lead = any(op[2] in MAJORITY_TYPES for op in opinion_rows)
+    types = [row[2] for row in opinion_rows]
     opinions = tuple(
         OpinionRecord(
             source=SOURCE,
@@ -299,7 +299,7 @@ def _bundle(
             case_name=name,
             citations=cites,
             opinion_type=kind,
-            is_majority=kind in MAJORITY_TYPES or (kind == "combined" and not has_lead),
+            is_majority=is_majority(kind, types),
             author=author,
             text=text,
             source_file=location,
@@ -309,16 +309,6 @@ def _bundle(
     )
     author = next((op.author for op in opinions if op.is_majority and op.author), None) or sole_judge(judges)
     edges, missing = _edges(cluster_id, edge_rows)
-    extra = [
-        (key, str(value))
-        for key, value in (
-            ("case_name_full", name_full if name_full != name else None),
-            ("precedential_status", status), ("scdb_id", scdb_id), ("citation_count", citation_count),
-            ("judges", judges), ("docket_id", docket_id),
-            ("date_filed_is_approximate", "true" if approximate else None),
-        )
-        if value is not None
-    ]  # fmt: skip
     case = CaseRecord(
         source=SOURCE,
         source_id=str(cluster_id),
@@ -335,7 +325,7 @@ def _bundle(
         minority_votes=votes_minority,
         state=state,
         circuit=circuit,
-        extra=tuple(extra),
+        extra=cluster_extra(name, name_full, (status, scdb_id, citation_count, judges, docket_id), approximate),
     )
     return CaseBundle(case, opinions, edges), missing
 

@@ -46,37 +46,27 @@ _BACKTICK_SINCE = "2024-08-07"
 _DATE_IN_NAME = re.compile(r"(\d{4}-\d{2}-\d{2})")
 
 
-class _DoubledDialect(csv.Dialect):
-    """Before 2024-08-07: standard CSV — values in double quotes, a quote inside doubled. The other two dialects
-    differ from it only in their quoting."""
-
-    delimiter = ","
-    quotechar = '"'
-    escapechar = None
-    doublequote = True
-    lineterminator = "\n"
-    quoting = csv.QUOTE_MINIMAL
-    skipinitialspace = False
-    strict = False
-
-
-class _EscapeDialect(_DoubledDialect):
-    """2025 onward: ESCAPE '\\' — `\\"` and `\\\\` inside double-quoted values."""
-
-    escapechar = "\\"
-    doublequote = False
+def _dialect(quotechar: str, escapechar: str | None) -> type[csv.Dialect]:
+    """One quoting of the export: comma-separated rows, a quote inside a value escaped or else doubled."""
+    attributes = {
+        "delimiter": ",",
+        "quotechar": quotechar,
+        "escapechar": escapechar,
+        "doublequote": escapechar is None,
+        "lineterminator": "\n",
+        "quoting": csv.QUOTE_MINIMAL,
+        "skipinitialspace": False,
+        "strict": False,
+    }
+    return type("BulkDialect", (csv.Dialect,), attributes)
 
 
-class _BacktickDialect(_DoubledDialect):
-    """2024-08-07 to 2025-01-23: QUOTE '`' — values in backticks, a backtick inside doubled."""
-
-    quotechar = "`"
-
-
+#: The three quotings (see the module docstring): 2025 on `\\"` and `\\\\` inside double quotes (ESCAPE '\\'),
+#: 2024-08-07 to 2025-01-23 values in backticks (a backtick inside doubled), before standard CSV (quotes doubled).
 DIALECTS: dict[str, type[csv.Dialect]] = {
-    "escape": _EscapeDialect,
-    "backtick": _BacktickDialect,
-    "doubled": _DoubledDialect,
+    "escape": _dialect('"', "\\"),
+    "backtick": _dialect("`", None),
+    "doubled": _dialect('"', None),
 }
 
 

@@ -81,7 +81,7 @@ class CountingReader(io.RawIOBase):
     `on_bytes(n)` is told of every n bytes read."""
 
     def __init__(self, raw: IO[bytes], on_bytes: Callable[[int], None] | None = None) -> None:
-        self._raw = raw
+        self.raw = raw
         self._on_bytes = on_bytes
         self.count = 0
 
@@ -90,11 +90,11 @@ class CountingReader(io.RawIOBase):
 
     def close(self) -> None:
         if not self.closed:
-            self._raw.close()
+            self.raw.close()
         super().close()
 
     def readinto(self, buffer: Any) -> int:
-        data = self._raw.read(len(buffer))
+        data = self.raw.read(len(buffer))
         size = len(data)
         buffer[:size] = data
         self.count += size

@@ -53,21 +53,12 @@ def usid_citation(usid: str) -> str | None:
 
 
 def percentiles(values: list[float]) -> list[float]:
-    """Return the mid-rank percentile (0-100, ties averaged) of each value among `values`."""
-    n = len(values)
-    order = sorted(range(n), key=values.__getitem__)
-    result = [0.0] * n
-    start = 0
-    while start < n:
-        end = start
-        while end + 1 < n and values[order[end + 1]] == values[order[start]]:
-            end += 1
-        tied = end - start + 1
-        percentile = 100.0 * (start + tied / 2) / n
-        for position in range(start, end + 1):
-            result[order[position]] = percentile
-        start = end + 1
-    return result
+    """Return the mid-rank percentile (0-100, ties averaged) of each value among `values`: `100 * (rank - 1/2) / n`
+    of its average rank, which is `100 * (below + equal / 2) / n`."""
+    import pandas as pd  # only needed here, and slow to import
+
+    ranks = pd.Series(values, dtype=float).rank(method="average")
+    return [100.0 * (rank - 0.5) / len(values) for rank in ranks]
 
 
 def load(path: Path) -> LoadResult:

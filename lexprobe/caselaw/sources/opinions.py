@@ -58,6 +58,7 @@ import json
 import re
 import zlib
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -250,24 +251,22 @@ def _read_gzip(path: Path, issues: list[RowIssue]) -> bytes | None:
     return data
 
 
+def is_majority(opinion_type: str, cluster_types: Iterable[str]) -> bool:
+    """Lead and unanimous opinions are majority opinions; a combined one only where its cluster (the types of all
+    its opinions: `cluster_types`) has neither."""
+    return opinion_type in MAJORITY_TYPES or (opinion_type == "combined" and MAJORITY_TYPES.isdisjoint(cluster_types))
+
+
 def _with_majority_flags(pending: list[dict[str, Any]]) -> list[OpinionRecord]:
     """Freeze the records, marking the lead opinion (or the combined one where a cluster has no lead) majority."""
-    has_lead: set[tuple[str, str | None]] = set()
-    for fields in pending:
-        if fields["opinion_type"] in MAJORITY_TYPES:
-            has_lead.add((_folder_of(fields), fields["cluster_id"]))
-    records = []
-    for fields in pending:
-        kind = fields["opinion_type"]
-        majority = kind in MAJORITY_TYPES or (
-            kind == "combined" and (_folder_of(fields), fields["cluster_id"]) not in has_lead
-        )
-        records.append(OpinionRecord(is_majority=majority, **fields))
-    return records
 
+    def key(fields: dict[str, Any]) -> tuple[str, str | None]:
+        return fields["source_file"].split("/", 1)[0], fields["cluster_id"]  # a cluster within one folder
 
-def _folder_of(fields: dict[str, Any]) -> str:
-    return fields["source_file"].split("/", 1)[0]
+    types: dict[tuple[str, str | None], list[str]] = defaultdict(list)
+    for fields in pending:
+        types[key(fields)].append(fields["opinion_type"])
+    return [OpinionRecord(is_majority=is_majority(f["opinion_type"], types[key(f)]), **f) for f in pending]
 
 
 def _report_missing(
