@@ -42,7 +42,7 @@ from lexprobe.caselaw.records import (
     StreamedLoad,
 )
 from lexprobe.caselaw.sources.cap import court_place, parse_partial_date
-from lexprobe.caselaw.sources.courtlistener_api import cluster_extra, opinion_text
+from lexprobe.caselaw.sources.courtlistener_api import cluster_extra, int_of, opinion_text
 from lexprobe.caselaw.sources.encoding import (
     SNIFF_BYTES,
     CountingReader,
@@ -790,7 +790,7 @@ class _TableReader:
         self.batch_chars = 0
 
     def _id(self, row: dict[str, str | None], column: str, location: str, report: FileReport) -> int | None:
-        value = digits_int(row.get(column))
+        value = int_of(row.get(column))
         if value is None:
             report.add_issue(location, f"{column} is {row.get(column)!r}, not a number")
         return value
@@ -846,10 +846,10 @@ class ClustersReader(_TableReader):
             return
         name = row.get("case_name") or row.get("case_name_short") or row.get("case_name_full")
         self.batch.append((
-            cluster_id, digits_int(row.get("docket_id")), row.get("date_filed"), name, row.get("case_name_full"),
+            cluster_id, int_of(row.get("docket_id")), row.get("date_filed"), name, row.get("case_name_full"),
             row.get("judges"), row.get("disposition"), row.get("precedential_status"), row.get("scdb_id"),
             row.get("citation_count"), row.get("date_filed_is_approximate") == "t",
-            digits_int(row.get("scdb_votes_majority")), digits_int(row.get("scdb_votes_minority")),
+            int_of(row.get("scdb_votes_majority")), int_of(row.get("scdb_votes_minority")),
         ))  # fmt: skip
 
 
@@ -875,7 +875,7 @@ class CitationsReader(_TableReader):
         if not (volume and reporter and page):
             report.add_issue(location, "citation without a volume, reporter or page")
             return
-        rank = CITATION_RANK.get(digits_int(row.get("type")) or 0, _UNKNOWN_TYPE_RANK)
+        rank = CITATION_RANK.get(int_of(row.get("type")) or 0, _UNKNOWN_TYPE_RANK)
         rank += 10 if " ".join(reporter.lower().split()) == _DC_APP_REPORTER else 0
         self.batch.append((cluster_id, rank, f"{volume.strip()} {reporter.strip()} {page.strip()}"))
 
@@ -892,7 +892,7 @@ class OpinionsReader(_TableReader):
         opinion_id = self._id(row, "id", location, report)
         if opinion_id is None:
             return
-        cluster_id = digits_int(row.get("cluster_id"))
+        cluster_id = int_of(row.get("cluster_id"))
         kept = cluster_id is not None and self._kept(cluster_id)
         self.links.append((opinion_id, cluster_id, kept))
         if len(self.links) >= _BATCH_ROWS:
@@ -1019,11 +1019,3 @@ def cached_place(court_id: str | None, when: str | None) -> tuple[str | None, st
 @functools.lru_cache(maxsize=16384)
 def _place_in_year(court_id: str | None, year: str | None) -> tuple[str | None, str | None]:
     return court_place(court_id, year)
-
-
-def digits_int(value: str | None) -> int | None:
-    """A CSV cell of digits as an int, else None."""
-    if value is None:
-        return None
-    value = value.strip()
-    return int(value) if value.isdigit() else None
