@@ -75,7 +75,6 @@ MAX_TOTAL_BYTES = 4 * 1024 * 1024 * 1024  # everything read in one call, decompr
 
 _DATA_SUFFIXES = (".json", ".jsonl", ".ndjson")
 _LINES_SUFFIXES = (".jsonl", ".ndjson")
-_COMPRESSED = (".gz", ".bz2", ".xz")
 _PROGRESS_EVERY_LINES = 5000
 _JSON_SPACE = re.compile(r"[ \t\n\r]*")
 
@@ -150,11 +149,7 @@ def _is_data_name(name: str) -> bool:
 
 def _plain_name(name: str) -> str:
     """The file name without its compression suffix, lowercase."""
-    lower = name.lower()
-    for suffix in _COMPRESSED:
-        if lower.endswith(suffix):
-            return lower.removesuffix(suffix)
-    return lower
+    return re.sub(r"\.(?:gz|bz2|xz)$", "", name.lower())
 
 
 # --- reading -------------------------------------------------------------------------------------------------
@@ -263,19 +258,13 @@ class _Reader:
             if not line.strip():
                 continue
             try:
-                text = line.decode("utf-8-sig")
+                value = json.loads(line.decode("utf-8-sig"))
             except UnicodeDecodeError as exc:
                 self._problem(tally, f"{file}:{lineno}", f"not UTF-8 (byte {exc.start} of the line): not JSON")
-                continue
-            self._take_text(text, f"{file}:{lineno}", str(file), tally)
-
-    def _take_text(self, text: str, location: str, source_file: str, tally: PathTally) -> None:
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError as exc:
-            self._problem(tally, location, _json_problem(exc))
-            return
-        self._take(value, location, source_file, tally)
+            except json.JSONDecodeError as exc:
+                self._problem(tally, f"{file}:{lineno}", _json_problem(exc))
+            else:
+                self._take(value, f"{file}:{lineno}", str(file), tally)
 
     def _take(self, value: Any, location: str, source_file: str, tally: PathTally) -> None:
         """Collect the objects of a page (`results`), of an array, or the value itself."""
