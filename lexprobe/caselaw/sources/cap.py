@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path, PurePosixPath
-from typing import IO, Any, Literal
+from typing import Any, Literal
 
 from lexprobe.caselaw import courts
 from lexprobe.caselaw.records import (
@@ -547,7 +547,7 @@ def _zip_documents(path: Path, report: Report) -> Iterator[CapDocument]:
         for info, metadata_only in chosen:
             label = f"{path}!{info.filename}"
             layout: Layout | None = "document" if metadata_only or _CASE_MEMBER.search(info.filename) else None
-            opener = functools.partial(_open_member, archive, info)
+            opener = functools.partial(archive.open, info)
             yield CapDocument(label, opener, info.compress_size, metadata_only, layout)
 
 
@@ -579,10 +579,6 @@ def _volume_prefix(name: str) -> str:
         if part.lower() in ("json", "cases", "metadata") and index < len(parts) - 1:
             return "/".join(parts[:index])
     return "/".join(parts[:-1])
-
-
-def _open_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> IO[bytes]:
-    return archive.open(info)
 
 
 # --- one case object ----------------------------------------------------------------------------------------
@@ -798,7 +794,7 @@ def markup_opinions(markup: str) -> list[_Opinion]:
                 ),
                 None,
             )
-            author = _clean_space(element_text(author_element)) if author_element is not None else None
+            author = " ".join(element_text(author_element).split()) if author_element is not None else None
             opinions.append(_Opinion(kind, author or None, element_text(element)))
     return opinions
 
@@ -820,10 +816,6 @@ def _text(value: Any) -> str | None:
         return None
     text = str(value).strip()
     return text or None
-
-
-def _clean_space(text: str) -> str:
-    return re.sub(r"\s+", " ", text).strip()
 
 
 #: Federal courts of appeals → their circuits ("ca9" → "9", "cadc" → "dc").

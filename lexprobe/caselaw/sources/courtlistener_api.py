@@ -135,16 +135,12 @@ def _data_files(path: Path, tally: PathTally) -> list[Path]:
         for name in sorted(names):
             if name.startswith("."):
                 continue
-            if _is_data_name(name):
+            if _plain_name(name).endswith(_DATA_SUFFIXES):
                 found.append(Path(root) / name)
             else:
                 tally.other_files += 1
     tally.files += len(found)
     return found
-
-
-def _is_data_name(name: str) -> bool:
-    return _plain_name(name).endswith(_DATA_SUFFIXES)
 
 
 def _plain_name(name: str) -> str:
@@ -179,9 +175,6 @@ class _Reader:
                 raise
             self._problem(tally, str(file), f"unreadable compressed data: {exc}")
         self.done += file_size(file)
-        self._report()
-
-    def _report(self) -> None:
         if self.progress is not None:
             self.progress(PROGRESS_LABEL, min(self.done, self.total), self.total)
 
@@ -651,17 +644,13 @@ class PathTally:
     kinds: Counter[str] = field(default_factory=Counter)  # API kinds read, and the other kinds met
     problems: list[str] = field(default_factory=list)  # "not JSON (file:line: ...)", first few only
 
-    def recognized(self) -> int:
-        """How many objects of the kinds this loader reads."""
-        return sum(self.kinds[kind] for kind in KINDS)
-
 
 # --- the join ------------------------------------------------------------------------------------------------
 
 
 def refuse_junk(tallies: list[PathTally]) -> None:
     """Raise `EmptySourceError` for the given paths that hold no API object of the kinds this loader reads."""
-    junk = [tally for tally in tallies if tally.recognized() == 0]
+    junk = [tally for tally in tallies if not any(tally.kinds[kind] for kind in KINDS)]
     if junk:
         found = "; ".join(_found(tally) for tally in junk)
         raise EmptySourceError(f"{_names(junk)}: no CourtListener case read: expected {EXPECTED}; found {found}")

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import groupby
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from lexprobe.caselaw.records import (
     CaseBundle,
@@ -107,7 +107,7 @@ def load_files(paths: Sequence[Path], options: LoadOptions) -> StreamedLoad:
     `BadInputError` naming it. See the module docstring for the order, filters and restarts."""
     result = LoadResult()
     files = _discover([Path(p) for p in paths], result)
-    where = _describe_paths(paths)
+    where = str(paths[0]) if len(paths) == 1 else f"{paths[0]} (and {len(paths) - 1} more)"
     if not any(f.kind == "opinion-clusters" for f in files):
         found = ", ".join(sorted({f.kind for f in files})) or _found_names(paths)
         raise EmptySourceError(f"{where}: no CourtListener case read: {EXPECTED}; found {found or 'nothing'}")
@@ -154,10 +154,6 @@ def _newest_snapshots(found: list[BulkFile], result: LoadResult) -> list[BulkFil
                 message = f"an older snapshot ({item.date}) of {kind}: the folder's newest ({newest}) is read"
                 result.issues.append(RowIssue(SOURCE, str(item.path), message))
     return kept
-
-
-def _describe_paths(paths: Sequence[Path]) -> str:
-    return str(paths[0]) if len(paths) == 1 else f"{paths[0]} (and {len(paths) - 1} more)"
 
 
 def _found_names(paths: Sequence[Path]) -> str:
@@ -409,10 +405,6 @@ def _refuse_wide_encoding(path: Path) -> None:
         raise BadInputError(f"{path}: {wide_encoding_message(encoding)}")
 
 
-def _text_stream(path: Path, raw: IO[bytes]) -> io.TextIOWrapper:
-    return io.TextIOWrapper(decompressed(path, raw), encoding="utf-8", newline="")
-
-
 def detect_dialect(path: Path) -> str:
     """Name the dialect ("escape", "backtick" or "doubled") one bulk file was written in.
 
@@ -464,16 +456,12 @@ class FileReport:
 
 
 def read_rows(
-    path: Path,
-    required: tuple[str, ...],
-    report: FileReport,
-    progress: ProgressFn | None = None,
-    wanted: tuple[str, ...] | None = None,
+    path: Path, kind: str, report: FileReport, progress: ProgressFn | None
 ) -> Iterator[tuple[int, dict[str, str | None]]]:
-    """Yield (line number, row) for every data row of a bulk CSV file; empty values are None. A row holds the
-    `wanted` columns the header has (all columns when None), keyed by name.
+    """Yield (line number, row) for every data row of a bulk CSV file of table `kind`: the `USED` columns its header
+    has, by name, empty values as None.
 
-    Raises `BadInputError` (one line naming the file) when the header lacks a `required` column or the file is
+    Raises `BadInputError` (one line naming the file) when the header lacks a `REQUIRED` column or the file is
     truncated, corrupt or not UTF-8; rows of the wrong width become issues in `report`."""
     _refuse_wide_encoding(path)
     report.dialect = detect_dialect(path)
@@ -485,15 +473,14 @@ def read_rows(
     with open(path, "rb", buffering=0) as plain:
         counting = CountingReader(plain)
         buffered = io.BufferedReader(counting, buffer_size=1024 * 1024)
-        with _text_stream(path, buffered) as text:  # type: ignore[arg-type]
+        with io.TextIOWrapper(decompressed(path, buffered), encoding="utf-8", newline="") as text:  # type: ignore[arg-type]
             reader = csv.reader(text, dialect)
             try:
                 header = next(reader, None)
                 if header is None:
                     return
-                _check_header(path, header, required)
-                names = wanted if wanted is not None else tuple(header)
-                picks = [(name, header.index(name)) for name in names if name in header]
+                _check_header(path, header, REQUIRED[kind])
+                picks = [(name, header.index(name)) for name in USED[kind] if name in header]
                 next_report = 0
                 for start, row in _well_formed(reader, path, len(header), report):
                     yield start, {name: (row[index] or None) for name, index in picks}
@@ -761,7 +748,7 @@ class _TableReader:
         report = FileReport()
         self.db.execute("BEGIN")
         since_commit = 0
-        for line, row in read_rows(item.path, REQUIRED[self.kind], report, self.options.progress, USED[self.kind]):
+        for line, row in read_rows(item.path, self.kind, report, self.options.progress):
             self.row(row, f"{item.path}:{line}", report)
             since_commit += 1
             if len(self.batch) >= _BATCH_ROWS or self.batch_chars >= _BATCH_TEXT_CHARS:

@@ -70,7 +70,8 @@ def load(path: Path) -> LoadResult:
         result.cases = load_rows(numbered_rows(reader), header, path, SOURCE, result, lambda row, _: _case(row))
     scores = [case.authority_score or 0.0 for case in result.cases]
     result.cases = [
-        _with_prominence(case, percentile) for case, percentile in zip(result.cases, percentiles(scores), strict=True)
+        dataclasses.replace(case, prominence=round(percentile, 4))
+        for case, percentile in zip(result.cases, percentiles(scores), strict=True)
     ]
     result.overrulings = overrulings_from_nodes(result.cases, path)
     return result
@@ -151,10 +152,6 @@ def _case(row: dict[str, str]) -> CaseRecord:
         hub_score=_float(row, "hub"),
         extra=tuple(extra),
     )
-
-
-def _with_prominence(case: CaseRecord, percentile: float) -> CaseRecord:
-    return dataclasses.replace(case, prominence=round(percentile, 4))
 
 
 def _year(text: str) -> int:

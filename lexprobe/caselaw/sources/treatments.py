@@ -142,9 +142,9 @@ def _record(key: PairKey, row: CsvRow, label_row: CsvRow, issues: list[RowIssue]
                 "kept as the name, no citing citation",
             )
         )
-    cited_name = _first_filled(
-        row.values["cited_name"], row.values.get("cited_name_full"), label_row.values.get("cited_decision_name")
-    )
+    # the short name is blank for 8 lower-court cases
+    names = (row.values["cited_name"], row.values.get("cited_name_full"), label_row.values.get("cited_decision_name"))
+    cited_name = next((name.strip() for name in names if name and name.strip()), None)
     return TreatmentRecord(
         source=SOURCE,
         citing_cluster_id=key[0],
@@ -158,11 +158,6 @@ def _record(key: PairKey, row: CsvRow, label_row: CsvRow, issues: list[RowIssue]
         expert_reviewed=reviewed in _TRUE,
         location=row.location,
     )
-
-
-def _first_filled(*values: str | None) -> str | None:
-    """Return the first non-blank value, stripped (the short name is blank for 8 lower-court cases)."""
-    return next((value.strip() for value in values if value and value.strip()), None)
 
 
 def parse_list_string(text: str) -> tuple[str, ...]:
