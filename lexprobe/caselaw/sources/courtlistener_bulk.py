@@ -272,25 +272,17 @@ class _Grouped:
 
     def __init__(self, cursor: Any) -> None:
         self._groups = groupby(cursor, key=lambda row: row[0])
-        self._pending: tuple[int, list[tuple]] | None = None
-        self._advance()
-
-    def _advance(self) -> None:
-        try:
-            key, rows = next(self._groups)
-            self._pending = (key, list(rows))
-        except StopIteration:
-            self._pending = None
+        self._pending = next(self._groups, None)
 
     def take(self, key: int) -> list[tuple]:
         """The rows of `key` (skipping smaller keys, which have no cluster)."""
         while self._pending is not None and self._pending[0] < key:
-            self._advance()
-        if self._pending is not None and self._pending[0] == key:
-            rows = self._pending[1]
-            self._advance()
-            return rows
-        return []
+            self._pending = next(self._groups, None)
+        if self._pending is None or self._pending[0] != key:
+            return []
+        rows = list(self._pending[1])
+        self._pending = next(self._groups, None)
+        return rows
 
 
 def _bundle(

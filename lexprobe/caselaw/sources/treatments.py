@@ -92,15 +92,9 @@ def load(folder: Path) -> LoadResult:
     labels = _read_table(folder / EVAL_FILE, EVAL_COLUMNS, result)
     if pairs is None or labels is None:
         return result
-    label_rows = _index_by_pair(labels, result.issues)
+    label_rows = dict(_first_of_each_pair(labels, result.issues))
     joined: set[PairKey] = set()
-    for row in pairs:
-        key = _pair_key(row, result.issues)
-        if key is None:
-            continue
-        if key in joined:
-            result.issues.append(RowIssue(SOURCE, row.location, f"duplicate pair {key[0]} -> {key[1]}"))
-            continue
+    for key, row in _first_of_each_pair(pairs, result.issues):
         joined.add(key)
         label_row = label_rows.get(key)
         if label_row is None:
@@ -191,18 +185,19 @@ def _pair_key(row: CsvRow, issues: list[RowIssue]) -> PairKey | None:
     return citing, cited
 
 
-def _index_by_pair(rows: list[CsvRow], issues: list[RowIssue]) -> dict[PairKey, CsvRow]:
-    """Index label rows by pair; later duplicates and malformed ids become issues."""
-    index: dict[PairKey, CsvRow] = {}
+def _first_of_each_pair(rows: list[CsvRow], issues: list[RowIssue]) -> Iterator[tuple[PairKey, CsvRow]]:
+    """Yield (pair, row) for the first row of each pair; later duplicates and malformed ids become issues as they
+    come."""
+    seen: set[PairKey] = set()
     for row in rows:
         key = _pair_key(row, issues)
         if key is None:
             continue
-        if key in index:
+        if key in seen:
             issues.append(RowIssue(SOURCE, row.location, f"duplicate pair {key[0]} -> {key[1]}"))
             continue
-        index[key] = row
-    return index
+        seen.add(key)
+        yield key, row
 
 
 def _read_table(path: Path, required: tuple[str, ...], result: LoadResult) -> list[CsvRow] | None:
