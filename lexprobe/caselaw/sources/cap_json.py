@@ -149,8 +149,9 @@ def read_values(
     """Yield every JSON value of a file (the elements of a top-level array), or a `JsonProblem` for text that is
     not JSON. In JSON Lines a bad line is skipped; in a document the first problem ends the reading. `layout`,
     where the caller knows it (a static export's case file is a document), saves telling it from the text."""
-    try:
-        encoding = _wide_encoding(opener)
+    try:  # a UTF-16/UTF-32 file is told from the first bytes of its decompressed text
+        with open_text_bytes(opener) as stream:
+            encoding = wide_encoding(stream.read(SNIFF_ENCODING_BYTES))
     except READ_ERRORS:
         encoding = None  # reading the file reports the problem with its line
     if encoding is not None:
@@ -172,13 +173,6 @@ def read_values(
 
 def _reason(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
-
-
-def _wide_encoding(opener: Opener) -> str | None:
-    """The UTF-16/UTF-32 encoding of the file's decompressed text, told from its first bytes, or None."""
-    with open_text_bytes(opener) as stream:
-        head = stream.read(SNIFF_ENCODING_BYTES)
-    return wide_encoding(head)
 
 
 def _json_lines(stream: IO[bytes]) -> Iterator[JsonItem | JsonProblem]:

@@ -497,9 +497,9 @@ def _check_header(path: Path, header: list[str], required: tuple[str, ...]) -> N
     missing = [name for name in required if name not in header]
     if missing:
         shown = ",".join(header[:8]) + (",..." if len(header) > 8 else "")
+        kind = path.name.split(".")[0].rstrip("0123456789-") or "bulk"
         raise BadInputError(
-            f"{path}:1: not a CourtListener {_kind_word(path)} file: the header lacks "
-            f"{', '.join(missing)} (found {shown[:200]!r})"
+            f"{path}:1: not a CourtListener {kind} file: the header lacks {', '.join(missing)} (found {shown[:200]!r})"
         )
 
 
@@ -524,10 +524,6 @@ def _well_formed(reader: Any, path: Path, width: int, report: FileReport) -> Ite
             )
             continue
         yield start, row
-
-
-def _kind_word(path: Path) -> str:
-    return path.name.split(".")[0].rstrip("0123456789-") or "bulk"
 
 
 def _reason(exc: BaseException) -> str:
