@@ -435,7 +435,7 @@ def _walk(folder: Path, units: list[CapUnit], findings: Findings) -> None:
     """Add the units under `folder` in stable order: a volume folder is one unit; zips beside a volume folder of the
     same name are left out (the same volume twice)."""
     if is_volume_folder(folder):
-        units.append(CapUnit(folder, "folder", _folder_size(folder)))
+        units.append(CapUnit(folder, "folder", sum(document.size for document in _folder_documents(folder))))
         return
     try:
         entries = sorted(os.scandir(folder), key=lambda entry: natural_key(entry.name))
@@ -478,14 +478,6 @@ def _cases_metadata(folder: Path) -> Path | None:
         if candidate.is_file():
             return candidate
     return None
-
-
-def _folder_size(folder: Path) -> int:
-    files = _case_files(folder)
-    if files:
-        return sum(file_size(p) for p in files)
-    metadata = _cases_metadata(folder)
-    return file_size(metadata) if metadata else 0
 
 
 def _folder_documents(folder: Path) -> Iterator[CapDocument]:
