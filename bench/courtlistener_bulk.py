@@ -232,7 +232,7 @@ def generate(folder: Path, n: int) -> dict:
 
 def child_baseline(folder: Path) -> dict:
     """One csv.reader pass over every file in the export's dialect: rows per file."""
-    from lexprobe.caselaw.sources.courtlistener_bulk_csv import DIALECTS, MAX_FIELD_CHARS
+    from lexprobe.caselaw.sources.courtlistener_bulk import DIALECTS, MAX_FIELD_CHARS
 
     csv.field_size_limit(MAX_FIELD_CHARS)
     rows = {}

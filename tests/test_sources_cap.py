@@ -27,9 +27,7 @@ from lexprobe.caselaw import courts
 from lexprobe.caselaw.paths import data_root
 from lexprobe.caselaw.records import CaseBundle, EmptySourceError, LoadOptions, SourceFilter
 from lexprobe.caselaw.sources import cap, cap_json
-from lexprobe.caselaw.sources.cap_authors import author_name
-from lexprobe.caselaw.sources.cap_courts import court_place, resolve_cap_court
-from lexprobe.caselaw.sources.cap_inputs import natural_key
+from lexprobe.caselaw.sources.cap import author_name, court_place, natural_key, resolve_cap_court
 
 REAL = data_root() / "formats" / "cap_static" / "a2d"
 REAL_VOLUME = REAL / "100"

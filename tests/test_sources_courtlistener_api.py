@@ -19,8 +19,7 @@ import pytest
 from lexprobe.caselaw.courts import court_level
 from lexprobe.caselaw.records import CaseRecord, EmptySourceError, LoadOptions, LoadResult, SourceFilter
 from lexprobe.caselaw.sources import courtlistener_api
-from lexprobe.caselaw.sources.courtlistener_api import load_files
-from lexprobe.caselaw.sources.courtlistener_api_values import author_name, disposition_of
+from lexprobe.caselaw.sources.courtlistener_api import author_name, disposition_of, load_files
 
 API = "https://www.courtlistener.com/api/rest/v4"
 EXPECTED = courtlistener_api.EXPECTED

@@ -16,10 +16,8 @@ import pytest
 
 from lexprobe.caselaw.records import CaseBundle, EmptySourceError, LoadOptions, SourceFilter
 from lexprobe.caselaw.sources import courtlistener_bulk as bulk
-from lexprobe.caselaw.sources.courtlistener_bulk_csv import MAX_ISSUES_PER_FILE, detect_dialect
+from lexprobe.caselaw.sources.courtlistener_bulk import MAX_ISSUES_PER_FILE, STORE_NAME, detect_dialect, plain_author
 from lexprobe.caselaw.sources.courtlistener_bulk_export import COLUMNS, write_table
-from lexprobe.caselaw.sources.courtlistener_bulk_store import STORE_NAME
-from lexprobe.caselaw.sources.courtlistener_bulk_values import plain_author
 from lexprobe.errors import BadInputError
 
 NAME_10 = 'Smith v. "Jones" \\ Sons, Inc.'

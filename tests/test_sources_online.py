@@ -17,7 +17,7 @@ import pytest
 
 from lexprobe.caselaw.records import CaseRecord, EmptySourceError, LoadResult
 from lexprobe.caselaw.sources import cap, courtlistener_api, scdb_release
-from lexprobe.caselaw.sources.cap_courts import court_place, resolve_cap_court
+from lexprobe.caselaw.sources.cap import court_place, resolve_cap_court
 from lexprobe.caselaw.sources.markup import markup_text
 
 FIXTURES = Path(__file__).parent / "fixtures" / "caselaw"

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import IO, Any, Literal
 
 from lexprobe.caselaw.sources.encoding import SNIFF_BYTES as SNIFF_ENCODING_BYTES
-from lexprobe.caselaw.sources.encoding import wide_encoding, wide_encoding_message
+from lexprobe.caselaw.sources.encoding import CountingReader, wide_encoding, wide_encoding_message
 
 MAX_VALUE_BYTES = 64 * 1024 * 1024  # the largest CAP case object is a few MB
 MAX_RATIO = 200  # decompressed / compressed bytes; CAP's JSON compresses about 5-20 times
@@ -79,52 +79,20 @@ class DecompressionBomb(OSError):
     """A compressed stream that grows far beyond what text compresses to."""
 
 
-class _Counting(io.RawIOBase):
-    """A raw stream that counts the bytes read through it (for progress and for the decompression ratio)."""
-
-    def __init__(self, raw: IO[bytes], on_bytes: Callable[[int], None] | None = None) -> None:
-        self._raw = raw
-        self._on_bytes = on_bytes
-        self.count = 0
-
-    def readable(self) -> bool:
-        return True
-
-    def close(self) -> None:
-        if not self.closed:
-            self._raw.close()
-        super().close()
-
-    def readinto(self, buffer: Any) -> int:
-        data = self._raw.read(len(buffer))
-        size = len(data)
-        buffer[:size] = data
-        self.count += size
-        if self._on_bytes is not None and size:
-            self._on_bytes(size)
-        return size
-
-
-class _RatioGuard(io.RawIOBase):
+class _RatioGuard(CountingReader):
     """A decompressed stream that raises `DecompressionBomb` once it outgrows `MAX_RATIO` times its input."""
 
-    def __init__(self, stream: IO[bytes], source: _Counting) -> None:
-        self._stream = stream
+    def __init__(self, stream: IO[bytes], source: CountingReader) -> None:
+        super().__init__(stream)
         self._source = source
-        self.count = 0
-
-    def readable(self) -> bool:
-        return True
 
     def close(self) -> None:
-        if not self.closed:
-            self._stream.close()
-            self._source.close()
         super().close()
+        self._source.close()
 
     def readinto(self, buffer: Any) -> int:
         # read1: what one step of decompression gives, so the text before a damaged spot is still returned
-        data = self._stream.read1(len(buffer))  # type: ignore[attr-defined]
+        data = self.raw.read1(len(buffer))  # type: ignore[attr-defined]
         size = len(data)
         buffer[:size] = data
         self.count += size
@@ -140,7 +108,7 @@ def open_text_bytes(opener: Opener, on_bytes: Callable[[int], None] | None = Non
     """Open a file through `opener` and return its decompressed bytes (gzip, xz and bzip2 told by their magic
     bytes), buffered, guarded against decompression bombs. `on_bytes(n)` is told of every n raw bytes read."""
     raw = opener()
-    counting = _Counting(raw, on_bytes)
+    counting = CountingReader(raw, on_bytes)
     buffered = io.BufferedReader(counting, CHUNK)
     head = buffered.peek(6)[:6]
     stream: IO[bytes]  # returned open: the caller closes it (closing it closes the file under it)
@@ -181,8 +149,9 @@ def read_values(
     """Yield every JSON value of a file (the elements of a top-level array), or a `JsonProblem` for text that is
     not JSON. In JSON Lines a bad line is skipped; in a document the first problem ends the reading. `layout`,
     where the caller knows it (a static export's case file is a document), saves telling it from the text."""
-    try:
-        encoding = _wide_encoding(opener)
+    try:  # a UTF-16/UTF-32 file is told from the first bytes of its decompressed text
+        with open_text_bytes(opener) as stream:
+            encoding = wide_encoding(stream.read(SNIFF_ENCODING_BYTES))
     except READ_ERRORS:
         encoding = None  # reading the file reports the problem with its line
     if encoding is not None:
@@ -204,13 +173,6 @@ def read_values(
 
 def _reason(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
-
-
-def _wide_encoding(opener: Opener) -> str | None:
-    """The UTF-16/UTF-32 encoding of the file's decompressed text, told from its first bytes, or None."""
-    with open_text_bytes(opener) as stream:
-        head = stream.read(SNIFF_ENCODING_BYTES)
-    return wide_encoding(head)
 
 
 def _json_lines(stream: IO[bytes]) -> Iterator[JsonItem | JsonProblem]:

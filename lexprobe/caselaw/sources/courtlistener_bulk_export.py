@@ -3,7 +3,7 @@
 Column lists are the script's (freelawproject/courtlistener, 2025–2026): `COPY <table> (<columns>) TO STDOUT WITH
 (FORMAT csv, ENCODING utf8, HEADER, ESCAPE '\\', FORCE_QUOTE *)`. `write_row` renders one row the way PostgreSQL
 does in each of the three quotings the export has used, so tests and the benchmark can write files in the real
-dialect (the loader itself reads by header name and needs only `courtlistener_bulk_readers.REQUIRED`).
+dialect (the loader itself reads by header name and needs only `courtlistener_bulk.REQUIRED`).
 """
 
 from __future__ import annotations

@@ -1,4 +1,6 @@
-"""Telling a UTF-16 or UTF-32 file from the first bytes of its text, for the loaders' one-line messages.
+"""The bytes of the loaders' files: decompression told by the file name (`decompressed`), a byte count for
+progress (`CountingReader`), and a UTF-16 or UTF-32 file told from the first bytes of its text, for the loaders'
+one-line messages.
 
 Every file the loaders read is UTF-8 (a UTF-8 byte-order mark is skipped). A file saved as UTF-16 (what Windows
 PowerShell's `>` and some editors write) decodes as "not UTF-8" at its first byte when it starts with a byte-order
@@ -9,9 +11,14 @@ mark, and without one as text full of NUL characters that is "not JSON" on every
 
 from __future__ import annotations
 
+import bz2
 import codecs
-
-__all__ = ["SNIFF_BYTES", "wide_encoding", "wide_encoding_message"]
+import gzip
+import io
+import lzma
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO, Any
 
 #: How many first bytes are looked at (an even number, so UTF-16 code units stay whole).
 SNIFF_BYTES = 512
@@ -47,3 +54,50 @@ def wide_encoding_message(name: str) -> str:
     """The one-line reason for a file in the encoding `name` ("UTF-16 little-endian with a byte-order mark")."""
     family = name.split(" ", 1)[0]
     return f"{name}, not UTF-8: convert it first (iconv -f {family} -t UTF-8)"
+
+
+def decompressed(path: Path, raw: IO[bytes]) -> IO[bytes]:
+    """`raw` read through the decompressor the file name asks for (`.bz2`, `.gz`, `.xz`), else `raw` itself."""
+    name = path.name.lower()
+    if name.endswith(".bz2"):
+        return bz2.BZ2File(raw)
+    if name.endswith(".gz"):
+        return gzip.GzipFile(fileobj=raw, mode="rb")
+    if name.endswith(".xz"):
+        return lzma.LZMAFile(raw)
+    return raw
+
+
+def file_size(path: Path) -> int:
+    """The size of `path` on disk in bytes, 0 when it cannot be read (for progress)."""
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+class CountingReader(io.RawIOBase):
+    """A raw stream that counts the bytes read through it (for progress and for a decompression ratio);
+    `on_bytes(n)` is told of every n bytes read."""
+
+    def __init__(self, raw: IO[bytes], on_bytes: Callable[[int], None] | None = None) -> None:
+        self.raw = raw
+        self._on_bytes = on_bytes
+        self.count = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def close(self) -> None:
+        if not self.closed:
+            self.raw.close()
+        super().close()
+
+    def readinto(self, buffer: Any) -> int:
+        data = self.raw.read(len(buffer))
+        size = len(data)
+        buffer[:size] = data
+        self.count += size
+        if self._on_bytes is not None and size:
+            self._on_bytes(size)
+        return size

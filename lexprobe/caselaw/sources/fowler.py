@@ -53,21 +53,12 @@ def usid_citation(usid: str) -> str | None:
 
 
 def percentiles(values: list[float]) -> list[float]:
-    """Return the mid-rank percentile (0-100, ties averaged) of each value among `values`."""
-    n = len(values)
-    order = sorted(range(n), key=values.__getitem__)
-    result = [0.0] * n
-    start = 0
-    while start < n:
-        end = start
-        while end + 1 < n and values[order[end + 1]] == values[order[start]]:
-            end += 1
-        tied = end - start + 1
-        percentile = 100.0 * (start + tied / 2) / n
-        for position in range(start, end + 1):
-            result[order[position]] = percentile
-        start = end + 1
-    return result
+    """Return the mid-rank percentile (0-100, ties averaged) of each value among `values`: `100 * (rank - 1/2) / n`
+    of its average rank, which is `100 * (below + equal / 2) / n`."""
+    import pandas as pd  # only needed here, and slow to import
+
+    ranks = pd.Series(values, dtype=float).rank(method="average")
+    return [100.0 * (rank - 0.5) / len(values) for rank in ranks]
 
 
 def load(path: Path) -> LoadResult:
@@ -79,7 +70,8 @@ def load(path: Path) -> LoadResult:
         result.cases = load_rows(numbered_rows(reader), header, path, SOURCE, result, lambda row, _: _case(row))
     scores = [case.authority_score or 0.0 for case in result.cases]
     result.cases = [
-        _with_prominence(case, percentile) for case, percentile in zip(result.cases, percentiles(scores), strict=True)
+        dataclasses.replace(case, prominence=round(percentile, 4))
+        for case, percentile in zip(result.cases, percentiles(scores), strict=True)
     ]
     result.overrulings = overrulings_from_nodes(result.cases, path)
     return result
@@ -160,10 +152,6 @@ def _case(row: dict[str, str]) -> CaseRecord:
         hub_score=_float(row, "hub"),
         extra=tuple(extra),
     )
-
-
-def _with_prominence(case: CaseRecord, percentile: float) -> CaseRecord:
-    return dataclasses.replace(case, prominence=round(percentile, 4))
 
 
 def _year(text: str) -> int:

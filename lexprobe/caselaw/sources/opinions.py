@@ -58,6 +58,7 @@ import json
 import re
 import zlib
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -67,6 +68,7 @@ from lxml import etree
 from lexprobe.caselaw.records import LoadResult, OpinionRecord, RowIssue
 from lexprobe.caselaw.sources.markup import convert_markup, plain_text
 from lexprobe.caselaw.sources.star_paging import keep_star_pages
+from lexprobe.caselaw.sources.tables import RowError
 
 SOURCE = "courtlistener"
 TEXT_DIR = "text"
@@ -155,49 +157,36 @@ def _load_folder(
     out: list[dict[str, Any]] = []
     for path in sorted(directory.glob("*.txt.gz")):
         result.rows_read += 1
-        fields = _load_file(path, meta, raw=raw, issues=result.issues, page_marks=page_marks)
-        if fields is not None:
-            out.append(fields)
+        notes: list[str] = []
+        try:
+            out.append(_load_file(path, meta, notes, raw=raw, page_marks=page_marks))
+        except RowError as exc:
+            notes.append(str(exc))
+        result.issues.extend(RowIssue(SOURCE, str(path), note) for note in notes)
     return out
 
 
-def _load_file(
-    path: Path, meta: Metadata, *, raw: bool, issues: list[RowIssue], page_marks: bool = False
-) -> dict[str, Any] | None:
-    """Return the record fields of one opinion file, or None after recording why it cannot be used."""
+def _load_file(path: Path, meta: Metadata, notes: list[str], *, raw: bool, page_marks: bool) -> dict[str, Any]:
+    """Return the record fields of one opinion file; what is amiss goes to `notes`, and `RowError` says why a file
+    cannot be used."""
     location = f"{path.parent.name}/{path.name}"
     match = _FILE_NAME.match(path.name)
     if match is None:
-        issues.append(RowIssue(SOURCE, str(path), "file name is not {cluster_id}_{NNNtype}.txt.gz"))
-        return None
+        raise RowError("file name is not {cluster_id}_{NNNtype}.txt.gz")
     cluster_from_name, type_code, type_letters = match.groups()
     file_name = path.name.removesuffix(".gz")
     info = meta.files.get(file_name)
     if info is None:
-        issues.append(
-            RowIssue(
-                SOURCE,
-                str(path),
-                f"not listed in the metadata (cluster {cluster_from_name}): a download the study no longer uses; "
-                "no case name or citation known, skipped",
-            )
+        raise RowError(
+            f"not listed in the metadata (cluster {cluster_from_name}): a download the study no longer uses; "
+            "no case name or citation known, skipped"
         )
-        return None
-    data = _read_gzip(path, issues)
-    if data is None:
-        return None
-    text = _file_text(path, data, raw=raw, page_marks=page_marks, issues=issues)
-    if text is None:
-        return None
+    text = _file_text(_read_gzip(path), notes, raw=raw, page_marks=page_marks)
     if len(info.opinion_ids) > 1:
         lost = ", ".join(info.opinion_ids[1:])
-        issues.append(
-            RowIssue(
-                SOURCE,
-                str(path),
-                f"{len(info.opinion_ids)} opinions share this file name; it holds the first "
-                f"({info.opinion_ids[0]}); no text for {lost}",
-            )
+        notes.append(
+            f"{len(info.opinion_ids)} opinions share this file name; it holds the first "
+            f"({info.opinion_ids[0]}); no text for {lost}"
         )
     opinion_type = normalize_opinion_type(f"{type_code}{type_letters}")
     return {
@@ -214,60 +203,54 @@ def _load_file(
     }
 
 
-def _file_text(path: Path, data: bytes, *, raw: bool, page_marks: bool, issues: list[RowIssue]) -> str | None:
-    """The opinion text of a file's bytes (invalid UTF-8 replaced, markup converted), or None after recording why
-    there is none."""
+def _file_text(data: bytes, notes: list[str], *, raw: bool, page_marks: bool) -> str:
+    """The opinion text of a file's bytes (invalid UTF-8 replaced, markup converted); `RowError` when there is
+    none."""
     decoded = data.decode("utf-8", errors="replace")
     bad_sequences = decoded.count("\ufffd") - data.count("\ufffd".encode())
     if bad_sequences:
-        issues.append(RowIssue(SOURCE, str(path), f"{bad_sequences} invalid UTF-8 sequences replaced with U+FFFD"))
+        notes.append(f"{bad_sequences} invalid UTF-8 sequences replaced with U+FFFD")
         data = decoded.encode("utf-8")
     try:
         markup = keep_star_pages(data) if page_marks else data
         text, note = convert_markup(markup) if raw else (plain_text(decoded), None)
     except (etree.XMLSyntaxError, etree.ParserError, ValueError) as exc:
-        issues.append(RowIssue(SOURCE, str(path), f"markup could not be parsed: {exc}"))
-        return None
+        raise RowError(f"markup could not be parsed: {exc}") from None
     if note:
-        issues.append(RowIssue(SOURCE, str(path), note))
+        notes.append(note)
     if not text:
-        issues.append(RowIssue(SOURCE, str(path), "no text"))
-        return None
+        raise RowError("no text")
     return text
 
 
-def _read_gzip(path: Path, issues: list[RowIssue]) -> bytes | None:
-    """Return the decompressed bytes of `path`, or None after recording a broken or empty file."""
+def _read_gzip(path: Path) -> bytes:
+    """Return the decompressed bytes of `path`; `RowError` for a broken or empty file."""
     try:
         with gzip.open(path, "rb") as handle:
             data = handle.read()
     except (OSError, EOFError, zlib.error) as exc:
-        issues.append(RowIssue(SOURCE, str(path), f"unreadable gzip file: {exc}"))
-        return None
+        raise RowError(f"unreadable gzip file: {exc}") from None
     if not data.strip():
-        issues.append(RowIssue(SOURCE, str(path), "empty file"))
-        return None
+        raise RowError("empty file")
     return data
+
+
+def is_majority(opinion_type: str, cluster_types: Iterable[str]) -> bool:
+    """Lead and unanimous opinions are majority opinions; a combined one only where its cluster (the types of all
+    its opinions: `cluster_types`) has neither."""
+    return opinion_type in MAJORITY_TYPES or (opinion_type == "combined" and MAJORITY_TYPES.isdisjoint(cluster_types))
 
 
 def _with_majority_flags(pending: list[dict[str, Any]]) -> list[OpinionRecord]:
     """Freeze the records, marking the lead opinion (or the combined one where a cluster has no lead) majority."""
-    has_lead: set[tuple[str, str | None]] = set()
-    for fields in pending:
-        if fields["opinion_type"] in MAJORITY_TYPES:
-            has_lead.add((_folder_of(fields), fields["cluster_id"]))
-    records = []
-    for fields in pending:
-        kind = fields["opinion_type"]
-        majority = kind in MAJORITY_TYPES or (
-            kind == "combined" and (_folder_of(fields), fields["cluster_id"]) not in has_lead
-        )
-        records.append(OpinionRecord(is_majority=majority, **fields))
-    return records
 
+    def key(fields: dict[str, Any]) -> tuple[str, str | None]:
+        return fields["source_file"].split("/", 1)[0], fields["cluster_id"]  # a cluster within one folder
 
-def _folder_of(fields: dict[str, Any]) -> str:
-    return fields["source_file"].split("/", 1)[0]
+    types: dict[tuple[str, str | None], list[str]] = defaultdict(list)
+    for fields in pending:
+        types[key(fields)].append(fields["opinion_type"])
+    return [OpinionRecord(is_majority=is_majority(f["opinion_type"], types[key(f)]), **f) for f in pending]
 
 
 def _report_missing(

@@ -44,7 +44,7 @@ import re
 from pathlib import Path
 
 from lexprobe.caselaw.records import CaseRecord, Disposition, LoadResult, RowIssue
-from lexprobe.caselaw.sources.tables import RowError, int_field, load_rows, numbered_rows, require_columns
+from lexprobe.caselaw.sources.tables import RowError, int_field, load_rows, numbered_rows, require_columns, text_facts
 from lexprobe.errors import BadInputError
 
 SOURCE = "scdb"
@@ -133,10 +133,7 @@ def _case(row: dict[str, str], justices: dict[str, str]) -> CaseRecord:
         led = f"{match.group(1)} L. Ed. {match.group(2)}"
     citations = tuple(c for c in (row["usCite"].strip(), row["sctCite"].strip(), led, row["lexisCite"].strip()) if c)
     writer = row["majOpinWriter"].strip()
-    if writer:
-        extra.append(("majOpinWriter", writer))
-    if row.get("chief", "").strip():
-        extra.append(("chief", row["chief"].strip()))
+    extra += text_facts(row, majOpinWriter="majOpinWriter", chief="chief")
     disposition = int_field(row, "caseDisposition")
     alteration = int_field(row, "precedentAlteration")
     return CaseRecord(

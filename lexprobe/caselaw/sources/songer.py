@@ -67,7 +67,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lexprobe.caselaw.records import CaseRecord, Disposition, LoadResult, RowIssue
-from lexprobe.caselaw.sources.tables import RowError, int_field, load_rows, numbered_rows, open_text, read_header
+from lexprobe.caselaw.sources.tables import (
+    RowError,
+    int_field,
+    load_rows,
+    numbered_rows,
+    open_text,
+    read_header,
+    text_facts,
+)
 
 SOURCE = "songer"
 
@@ -205,17 +213,8 @@ def _case(row: dict[str, str], line: int, repeated_casenum: bool, judges: dict[s
         decided = None
     if decided is None and row["decisiondate"].strip():
         extra.append(("decisiondate_raw", row["decisiondate"].strip()))
-    state_code = row.get("state", "").strip()
-    if state_code:
-        extra.append(("state_code", state_code))
-    if row.get("district", "").strip():
-        extra.append(("district_code", row["district"].strip()))
-    author_code = row.get("j1", "").strip()
-    status = row.get("opinionstatus", "").strip()
-    if author_code:
-        extra.append(("j1", author_code))
-    if status:
-        extra.append(("opinionstatus", status))
+    state_code, author_code, status = (row.get(column, "").strip() for column in ("state", "j1", "opinionstatus"))
+    extra += text_facts(row, state_code="state", district_code="district", j1="j1", opinionstatus="opinionstatus")
     treatment = int_field(row, "treatment")
     year = decided.year if decided else sample_year
     return CaseRecord(

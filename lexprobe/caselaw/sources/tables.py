@@ -89,3 +89,8 @@ def int_field(row: dict[str, str], column: str) -> int | None:
         return int(text)
     except ValueError as exc:
         raise RowError(f"{column} {text!r} is not an integer") from exc
+
+
+def text_facts(row: dict[str, str], **columns: str) -> list[tuple[str, str]]:
+    """(fact, text) for each of `columns` (fact name = column) that `row` has and that is not blank, stripped."""
+    return [(fact, row[column].strip()) for fact, column in columns.items() if row.get(column, "").strip()]

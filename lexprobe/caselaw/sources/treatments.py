@@ -92,15 +92,9 @@ def load(folder: Path) -> LoadResult:
     labels = _read_table(folder / EVAL_FILE, EVAL_COLUMNS, result)
     if pairs is None or labels is None:
         return result
-    label_rows = _index_by_pair(labels, result.issues)
+    label_rows = dict(_first_of_each_pair(labels, result.issues))
     joined: set[PairKey] = set()
-    for row in pairs:
-        key = _pair_key(row, result.issues)
-        if key is None:
-            continue
-        if key in joined:
-            result.issues.append(RowIssue(SOURCE, row.location, f"duplicate pair {key[0]} -> {key[1]}"))
-            continue
+    for key, row in _first_of_each_pair(pairs, result.issues):
         joined.add(key)
         label_row = label_rows.get(key)
         if label_row is None:
@@ -142,9 +136,9 @@ def _record(key: PairKey, row: CsvRow, label_row: CsvRow, issues: list[RowIssue]
                 "kept as the name, no citing citation",
             )
         )
-    cited_name = _first_filled(
-        row.values["cited_name"], row.values.get("cited_name_full"), label_row.values.get("cited_decision_name")
-    )
+    # the short name is blank for 8 lower-court cases
+    names = (row.values["cited_name"], row.values.get("cited_name_full"), label_row.values.get("cited_decision_name"))
+    cited_name = next((name.strip() for name in names if name and name.strip()), None)
     return TreatmentRecord(
         source=SOURCE,
         citing_cluster_id=key[0],
@@ -158,11 +152,6 @@ def _record(key: PairKey, row: CsvRow, label_row: CsvRow, issues: list[RowIssue]
         expert_reviewed=reviewed in _TRUE,
         location=row.location,
     )
-
-
-def _first_filled(*values: str | None) -> str | None:
-    """Return the first non-blank value, stripped (the short name is blank for 8 lower-court cases)."""
-    return next((value.strip() for value in values if value and value.strip()), None)
 
 
 def parse_list_string(text: str) -> tuple[str, ...]:
@@ -196,18 +185,19 @@ def _pair_key(row: CsvRow, issues: list[RowIssue]) -> PairKey | None:
     return citing, cited
 
 
-def _index_by_pair(rows: list[CsvRow], issues: list[RowIssue]) -> dict[PairKey, CsvRow]:
-    """Index label rows by pair; later duplicates and malformed ids become issues."""
-    index: dict[PairKey, CsvRow] = {}
+def _first_of_each_pair(rows: list[CsvRow], issues: list[RowIssue]) -> Iterator[tuple[PairKey, CsvRow]]:
+    """Yield (pair, row) for the first row of each pair; later duplicates and malformed ids become issues as they
+    come."""
+    seen: set[PairKey] = set()
     for row in rows:
         key = _pair_key(row, issues)
         if key is None:
             continue
-        if key in index:
+        if key in seen:
             issues.append(RowIssue(SOURCE, row.location, f"duplicate pair {key[0]} -> {key[1]}"))
             continue
-        index[key] = row
-    return index
+        seen.add(key)
+        yield key, row
 
 
 def _read_table(path: Path, required: tuple[str, ...], result: LoadResult) -> list[CsvRow] | None:
