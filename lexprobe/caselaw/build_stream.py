@@ -29,7 +29,7 @@ from pathlib import Path
 from lexprobe.caselaw.citations import citation_key
 from lexprobe.caselaw.courts import CIRCUIT_IDS, court_level, district_state
 from lexprobe.caselaw.merge import CaseMerger, MergedCase
-from lexprobe.caselaw.records import CaseBundle, CaseRecord, LoadResult, OpinionRecord, SourceFilter
+from lexprobe.caselaw.records import CaseBundle, CaseRecord, LoadResult, OpinionRecord, RowIssue, SourceFilter
 
 #: A reference to a case by its source id ("cap:12345", "courtlistener:678"), not by a citation.
 SOURCE_REF = re.compile(r"([a-z][a-z0-9_-]*):(\S+)")
@@ -88,6 +88,39 @@ def opinion_row(op: OpinionRecord, case_id: str | None) -> tuple:
     """Return the `opinions` row of an opinion record joined to `case_id`."""
     return (op.opinion_id, case_id, op.cluster_id, op.opinion_type, int(op.is_majority), op.author, op.text,
             op.source_file, op.source)  # fmt: skip
+
+
+def best_majority(opinions: Iterable[OpinionRecord]) -> str | None:
+    """Return the id of the best of the majority opinions among `opinions` (`MAJORITY_RANK`, the first of equals),
+    or None when there is none."""
+    majority = [op for op in opinions if op.is_majority]
+    return min(majority, key=lambda op: MAJORITY_RANK.get(op.opinion_type, 9)).opinion_id if majority else None
+
+
+def write_cases(
+    conn: sqlite3.Connection,
+    merger: CaseMerger,
+    cases: Iterable[MergedCase],
+    facts: list[tuple],
+    conflicts: list[tuple],
+    verb: str = "INSERT",
+) -> None:
+    """Write merged cases (`verb` "INSERT OR REPLACE" for cases written before), their citations, facts and
+    conflicts."""
+    cases = list(cases)
+    marks = ",".join("?" * len(CASE_COLUMNS))
+    conn.executemany(f"{verb} INTO cases VALUES ({marks})", (case_row(merger, case) for case in cases))
+    conn.executemany(
+        "INSERT OR IGNORE INTO case_citations VALUES (?, ?, ?, ?)",
+        ((key, case.case_id, text, source) for case in cases for key, text, source in case.citations),
+    )
+    conn.executemany("INSERT INTO facts VALUES (?, ?, ?, ?)", facts)
+    conn.executemany("INSERT INTO conflicts VALUES (?, ?, ?, ?, ?, ?)", conflicts)
+
+
+def write_issues(conn: sqlite3.Connection, issues: Iterable[RowIssue]) -> None:
+    """Write the loaders' row issues to `build_issues`."""
+    conn.executemany("INSERT INTO build_issues VALUES (?, ?, ?)", ((i.source, i.location, i.message) for i in issues))
 
 
 def _state_json(case: MergedCase) -> str:
@@ -187,29 +220,17 @@ class StreamWriter:
     def flush_issues(self, result: LoadResult) -> int:
         """Write a loader's row issues gathered so far to `build_issues`, forget them and return how many."""
         issues = len(result.issues)
-        if issues:
-            self.conn.executemany(
-                "INSERT INTO build_issues VALUES (?, ?, ?)", ((i.source, i.location, i.message) for i in result.issues)
-            )
-            del result.issues[:]
+        write_issues(self.conn, result.issues)
+        del result.issues[:]
         return issues
 
     def flush(self, counts: StreamCounts) -> None:
         """Write the batch: its cases (as they stand now), citations, facts, conflicts, opinions, merge state."""
         conn = self.conn
-        marks = ",".join("?" * len(CASE_COLUMNS))
-        conn.executemany(
-            f"INSERT OR REPLACE INTO cases VALUES ({marks})", (case_row(self.core, c) for c in self._cases.values())
-        )
-        conn.executemany(
-            "INSERT OR IGNORE INTO case_citations VALUES (?, ?, ?, ?)",
-            ((key, c.case_id, text, source) for c in self._cases.values() for key, text, source in c.citations),
-        )
+        write_cases(conn, self.core, self._cases.values(), self._facts, self._conflicts, "INSERT OR REPLACE")
         conn.executemany(
             "INSERT OR REPLACE INTO stage.state VALUES (?, ?)", ((i, _state_json(c)) for i, c in self._cases.items())
         )
-        conn.executemany("INSERT INTO facts VALUES (?, ?, ?, ?)", self._facts)
-        conn.executemany("INSERT INTO conflicts VALUES (?, ?, ?, ?, ?, ?)", self._conflicts)
         conn.executemany("INSERT OR REPLACE INTO stage.source_ids VALUES (?, ?, ?)", self._source_ids)
         before = conn.total_changes
         conn.executemany("INSERT OR IGNORE INTO opinions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", self._opinions)
@@ -273,15 +294,10 @@ class StreamWriter:
     def _keep_opinions(self, bundle: CaseBundle, case_id: str, case: MergedCase) -> None:
         """Keep a bundle's opinions for the batch's write; its best majority opinion becomes the case's own, unless
         the case already has one."""
-        best: tuple[int, str] | None = None
-        for op in bundle.opinions:
-            self._opinions.append(opinion_row(op, case_id))
-            if op.is_majority:
-                rank = MAJORITY_RANK.get(op.opinion_type, 9)
-                if best is None or rank < best[0]:
-                    best = (rank, op.opinion_id)
+        self._opinions.extend(opinion_row(op, case_id) for op in bundle.opinions)
+        best = best_majority(bundle.opinions)
         if best is not None and case.value("majority_opinion_id") is None:
-            case.values["majority_opinion_id"] = (best[1], bundle.case.source)
+            case.values["majority_opinion_id"] = (best, bundle.case.source)
 
     def _keep_edges(self, bundle: CaseBundle, case_id: str, counts: StreamCounts) -> None:
         """Keep a bundle's edges for the end; an edge from the bundle's own case is known by its id already."""
