@@ -23,13 +23,14 @@ import json
 import re
 import sqlite3
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from lexprobe.caselaw.citations import citation_key
 from lexprobe.caselaw.courts import CIRCUIT_IDS, court_level, district_state
-from lexprobe.caselaw.merge import CaseMerger, MergedCase
+from lexprobe.caselaw.merge import CaseMerger, MergedCase, file_under
 from lexprobe.caselaw.records import CaseBundle, CaseRecord, LoadResult, OpinionRecord, RowIssue, SourceFilter
+from lexprobe.caselaw.stored import Case
 
 #: A reference to a case by its source id ("cap:12345", "courtlistener:678"), not by a citation.
 SOURCE_REF = re.compile(r"([a-z][a-z0-9_-]*):(\S+)")
@@ -40,12 +41,8 @@ MAJORITY_RANK = {"lead": 0, "combined": 1}
 #: How many bundles go into one transaction, and how often a loader's pending row issues are written out.
 BATCH = 5000
 
-CASE_COLUMNS = (
-    "case_id", "court_id", "level", "name", "citation", "decision_date", "year", "term", "docket", "author",
-    "disposition", "disposition_raw", "party_winning", "precedent_alteration", "issue_area", "majority_votes",
-    "minority_votes", "circuit", "state", "prominence", "authority_score", "hub_score", "overruled_year",
-    "overruling_case_id", "overruled_in_part", "majority_opinion_id", "sources",
-)  # fmt: skip
+#: The columns of `cases`, in order: the fields of the record a reader gets back.
+CASE_COLUMNS = tuple(f.name for f in fields(Case))
 
 _CIRCUIT_OF_COURT = {court_id: circuit for circuit, court_id in CIRCUIT_IDS.items()}
 
@@ -283,9 +280,7 @@ class StreamWriter:
         self._keep_opinions(bundle, case_id, case)
         self._cases[case_id] = case
         for key, _, _ in case.citations:
-            owners = self._keys.setdefault(key, [])
-            if case_id not in owners:
-                owners.append(case_id)
+            file_under(self._keys, key, case_id)
         self._facts.extend(local.facts)
         self._conflicts.extend(local.conflicts)
         self._source_ids.append((record.source, record.source_id, case_id))
