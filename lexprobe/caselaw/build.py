@@ -18,7 +18,7 @@ import sqlite3
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
@@ -141,10 +141,8 @@ def build_database(
     Raises `BuildError` when a source is missing, unreadable or yields no case. The target is replaced only by a
     complete database.
     """
-    progress = progress or BuildProgress()
-    keep = source_filter or SourceFilter()
     started = time.perf_counter()
-    report = BuildReport(db_path=str(db_path))
+    build = _Build(source_filter or SourceFilter(), progress or BuildProgress(), BuildReport(db_path=str(db_path)))
     extras = list(extra_sources)
     core_specs = [
         (s.name, source_dir / s.relative_path, s.loader, s.description) for s in offline_sources(overruled_edition)
@@ -155,48 +153,19 @@ def build_database(
         raise BuildError(f"missing source file(s): {', '.join(missing)} (set LEXPROBE_DATA or --source)")
     work_root = work_dir or default_work_dir(db_path)
     # the user's files first: a junk file fails before the offline data is read
-    extra_results, streams = _load_extras(extras, keep, work_root, progress, report)
+    extra_results = build.load_extras(extras, work_root)
     results: dict[str, LoadResult] = {}
     for name, path, loader, description in core_specs:
-        results[name] = _timed(name, description, lambda loader=loader, path=path: loader(path), progress, report)
+        results[name] = build.timed(name, description, lambda loader=loader, path=path: loader(path))
     results.update(extra_results)  # merged after the offline data, which is trusted first
     extra_results.clear()  # `results` alone holds them, cleared once written (their memory is the streams')
-    merger = CaseMerger()
-    links = _merge(merger, results, progress, report)
-    _write_database(db_path, merger, links, results, streams, keep, progress, report)
+    build.write_database(db_path, build.merge(results), results)
     for extra in extras:  # the build is complete: nothing is left to restart
         shutil.rmtree(work_root / _safe_name(extra.name), ignore_errors=True)
     if extras and work_root.is_dir() and not any(work_root.iterdir()):
         work_root.rmdir()
-    report.elapsed_s = round(time.perf_counter() - started, 3)
-    return report
-
-
-def _load_extras(
-    extras: list[ExtraSource], keep: SourceFilter, work_root: Path, progress: BuildProgress, report: BuildReport
-) -> tuple[dict[str, LoadResult], list[tuple[ExtraSource, StreamedLoad]]]:
-    """Load the user's sources: a small load's cases filtered and kept in memory, a streamed load's first bundle
-    read now (so junk fails early) and the stream kept for the writing step."""
-    results: dict[str, LoadResult] = {}
-    streams: list[tuple[ExtraSource, StreamedLoad]] = []
-    for extra in extras:
-        options = LoadOptions(
-            filter=keep,
-            progress=lambda label, done, total, name=extra.name: progress.advance(name, label, done, total),
-            work_dir=work_root / _safe_name(extra.name),
-        )
-        loaded = _timed(extra.name, extra.description, lambda extra=extra, o=options: extra.load(o), progress, report)
-        if isinstance(loaded, StreamedLoad):
-            loaded.bundles = _first_read(extra.name, loaded.bundles)
-            streams.append((extra, loaded))
-            continue
-        kept = [c for c in loaded.cases if keep.keeps_court(c.court_id) and keep.keeps_year(c.year)]
-        report.filtered[extra.name] = len(loaded.cases) - len(kept)
-        if not kept:
-            raise BuildError(_empty_message(extra, loaded.rows_read, len(loaded.cases)))
-        loaded.cases = kept
-        results[extra.name] = loaded
-    return results, streams
+    build.report.elapsed_s = round(time.perf_counter() - started, 3)
+    return build.report
 
 
 @dataclass
@@ -209,25 +178,146 @@ class _Links:
     edges: list[tuple]
 
 
-def _merge(merger: CaseMerger, results: dict[str, LoadResult], progress: BuildProgress, report: BuildReport) -> _Links:
-    """Merge the in-memory sources' cases in order, then resolve their opinions, overrulings, treatments and edges
-    to the merged cases."""
-    progress.step("merging")
-    for name, result in results.items():
+@dataclass
+class _Build:
+    """A build under way: the filter of the user's sources, the merger of the cases held in memory, the streamed
+    sources waiting to be written, and where the build tells what it does."""
+
+    keep: SourceFilter
+    progress: BuildProgress
+    report: BuildReport
+    merger: CaseMerger = field(default_factory=CaseMerger)
+    streams: list[tuple[ExtraSource, StreamedLoad]] = field(default_factory=list)
+
+    def load_extras(self, extras: list[ExtraSource], work_root: Path) -> dict[str, LoadResult]:
+        """Load the user's sources: a small load's cases filtered and kept in memory (returned by name), a streamed
+        load's first bundle read now (so junk fails early) and the stream kept in `streams` for the writing step."""
+        keep = self.keep
+        results: dict[str, LoadResult] = {}
+        for extra in extras:
+            options = LoadOptions(
+                filter=keep,
+                progress=lambda label, done, total, name=extra.name: self.progress.advance(name, label, done, total),
+                work_dir=work_root / _safe_name(extra.name),
+            )
+            loaded = self.timed(extra.name, extra.description, lambda extra=extra, o=options: extra.load(o))
+            if isinstance(loaded, StreamedLoad):
+                loaded.bundles = _first_read(extra.name, loaded.bundles)
+                self.streams.append((extra, loaded))
+                continue
+            kept = [c for c in loaded.cases if keep.keeps_court(c.court_id) and keep.keeps_year(c.year)]
+            self.report.filtered[extra.name] = len(loaded.cases) - len(kept)
+            if not kept:
+                raise BuildError(_empty_message(extra, loaded.rows_read, len(loaded.cases)))
+            loaded.cases = kept
+            results[extra.name] = loaded
+        return results
+
+    def timed(self, name: str, description: str, call: Callable[[], object]):
+        """Run one loader call, turning what it raises into a one-line `BuildError` naming the source."""
+        self.progress.source_started(name, description)
+        began = time.perf_counter()
+        with _reading(name):
+            loaded = call()
+        if isinstance(loaded, LoadResult):
+            self.finished(name, loaded, len(loaded.issues), time.perf_counter() - began)
+        return loaded
+
+    def finished(self, name: str, result: LoadResult, issues: int, seconds: float) -> None:
+        """Record a source's reading time, rows read and row issues, and tell `progress` it finished."""
+        self.report.source_seconds[name] = round(seconds, 3)
+        self.report.rows_read[name] = result.rows_read
+        self.report.issues[name] = issues
+        self.progress.source_finished(name, result, seconds)
+
+    def merge(self, results: dict[str, LoadResult]) -> _Links:
+        """Merge the in-memory sources' cases in order, then resolve their opinions, overrulings, treatments and
+        edges to the merged cases."""
+        merger, report = self.merger, self.report
+        self.progress.step("merging")
+        for name, result in results.items():
+            before = len(merger.cases)
+            for record in result.cases:
+                merger.add(record)
+            report.cases_added[name] = len(merger.cases) - before
+            report.cases_joined[name] = len(result.cases) - report.cases_added[name]
         before = len(merger.cases)
-        for record in result.cases:
-            merger.add(record)
-        report.cases_added[name] = len(merger.cases) - before
-        report.cases_joined[name] = len(result.cases) - report.cases_added[name]
-    before = len(merger.cases)
-    opinion_rows = attach_opinions(merger, [op for r in results.values() for op in r.opinions], report)
-    report.cases_added["opinions"] = report.cases_added.get("opinions", 0) + len(merger.cases) - before
-    return _Links(
-        opinion_rows,
-        resolve_overrulings(merger, [o for r in results.values() for o in r.overrulings], report),
-        resolve_treatments(merger, [t for r in results.values() for t in r.treatments], report),
-        resolve_edges(merger, results, report),
-    )
+        opinion_rows = attach_opinions(merger, [op for r in results.values() for op in r.opinions], report)
+        report.cases_added["opinions"] = report.cases_added.get("opinions", 0) + len(merger.cases) - before
+        return _Links(
+            opinion_rows,
+            resolve_overrulings(merger, [o for r in results.values() for o in r.overrulings], report),
+            resolve_treatments(merger, [t for r in results.values() for t in r.treatments], report),
+            resolve_edges(merger, results, report),
+        )
+
+    def write_database(self, db_path: Path, links: _Links, results: dict[str, LoadResult]) -> None:
+        """Write the database to a temporary file beside `db_path` and rename it over the target once complete."""
+        merger = self.merger
+        db_path.parent.mkdir(parents=True, exist_ok=True)
+        remove_stale_builds(db_path)
+        tmp_path = db_path.with_name(f".{db_path.name}.{os.getpid()}.building")
+        stage_path = tmp_path.with_name(tmp_path.name + ".stage")
+        try:
+            conn = _create(tmp_path)
+            try:
+                self.progress.step("writing")
+                _write_core_links(conn, links, results)
+                for written in (links.opinions, links.overrulings, links.treatments, links.edges):
+                    written.clear()  # written out: their memory (opinion texts above all) is free for the streams
+                results.clear()
+                if self.streams:
+                    self.stream(conn, stage_path)
+                conn.execute("BEGIN")
+                if not self.streams:
+                    write_cases(conn, merger, merger.cases.values(), merger.facts, merger.conflicts)
+                self.progress.step("splitting and indexing opinions")
+                write_parts(conn)  # the combined opinion texts split into their parts, every opinion's words indexed
+                write_text_index(conn)
+                conn.execute("COMMIT")
+                self.report.shared_citations = merger.shared_citations
+                self.report.conflicts = dict(Counter(row[1] for row in merger.conflicts))
+                _finish(conn, self.report)
+            finally:
+                conn.close()
+            os.replace(tmp_path, db_path)
+        finally:
+            tmp_path.unlink(missing_ok=True)
+            stage_path.unlink(missing_ok=True)
+
+    def stream(self, conn: sqlite3.Connection, stage_path: Path) -> None:
+        """Read every streamed source into the database, then write the core's cases and resolve streamed edges."""
+        merger, report = self.merger, self.report
+        writer = StreamWriter.open(conn, stage_path, merger)
+        for extra, loaded in self.streams:
+            self.progress.step(f"reading {extra.name}")
+            counts = StreamCounts()
+            began = time.perf_counter()
+            with _reading(extra.name):
+                writer.consume(self.watched(loaded.bundles, counts, extra.name), loaded.result, self.keep, counts)
+            report.cases_added[extra.name] = counts.added
+            report.cases_joined[extra.name] = counts.joined
+            report.filtered[extra.name] = counts.filtered
+            report.unmatched[f"duplicate_opinion_ids:{extra.name}"] = counts.duplicate_opinions
+            self.finished(extra.name, loaded.result, counts.issues, time.perf_counter() - began)
+            if counts.added + counts.joined == 0:
+                raise BuildError(_empty_message(extra, loaded.result.rows_read, counts.filtered))
+        self.progress.step("writing cases")
+        conn.execute("BEGIN")
+        write_cases(conn, merger, merger.cases.values(), merger.facts, merger.conflicts)
+        writer.register_core_ids()
+        _, unmatched = writer.resolve_edges()
+        conn.execute("COMMIT")
+        report.unmatched["streamed_edges"] = unmatched
+        writer.close(stage_path)
+
+    def watched(self, bundles: Iterable[CaseBundle], counts: StreamCounts, name: str) -> Iterator[CaseBundle]:
+        """Pass the bundles on, telling `progress` every few thousand how many cases were added and joined."""
+        for seen, bundle in enumerate(bundles, start=1):
+            yield bundle
+            if seen % 2000 == 0:
+                self.progress.streamed(name, counts.added, counts.joined)
+        self.progress.streamed(name, counts.added, counts.joined)
 
 
 def attach_opinions(merger: CaseMerger, records: list[OpinionRecord], report: BuildReport) -> list[tuple]:
@@ -316,49 +406,6 @@ def resolve_edges(merger: CaseMerger, results: dict[str, LoadResult], report: Bu
     return rows
 
 
-def _write_database(
-    db_path: Path,
-    merger: CaseMerger,
-    links: _Links,
-    results: dict[str, LoadResult],
-    streams: list[tuple[ExtraSource, StreamedLoad]],
-    keep: SourceFilter,
-    progress: BuildProgress,
-    report: BuildReport,
-) -> None:
-    """Write the database to a temporary file beside `db_path` and rename it over the target once complete."""
-    db_path.parent.mkdir(parents=True, exist_ok=True)
-    remove_stale_builds(db_path)
-    tmp_path = db_path.with_name(f".{db_path.name}.{os.getpid()}.building")
-    stage_path = tmp_path.with_name(tmp_path.name + ".stage")
-    try:
-        conn = _create(tmp_path)
-        try:
-            progress.step("writing")
-            _write_core_links(conn, links, results)
-            for written in (links.opinions, links.overrulings, links.treatments, links.edges):
-                written.clear()  # written out: their memory (opinion texts above all) is free for the streams
-            results.clear()
-            if streams:
-                _stream(conn, stage_path, merger, streams, keep, progress, report)
-            conn.execute("BEGIN")
-            if not streams:
-                write_cases(conn, merger, merger.cases.values(), merger.facts, merger.conflicts)
-            progress.step("splitting and indexing opinions")
-            write_parts(conn)  # the combined opinion texts split into their parts, every opinion's words indexed
-            write_text_index(conn)
-            conn.execute("COMMIT")
-            report.shared_citations = merger.shared_citations
-            report.conflicts = dict(Counter(row[1] for row in merger.conflicts))
-            _finish(conn, report)
-        finally:
-            conn.close()
-        os.replace(tmp_path, db_path)
-    finally:
-        tmp_path.unlink(missing_ok=True)
-        stage_path.unlink(missing_ok=True)
-
-
 @contextlib.contextmanager
 def _reading(name: str) -> Iterator[None]:
     """Turn what a source's loader raises into a one-line `BuildError` naming the source."""
@@ -378,27 +425,6 @@ def _first_read(name: str, bundles: Iterator[CaseBundle]) -> Iterator[CaseBundle
     return bundles if first is None else itertools.chain([first], bundles)
 
 
-def _timed(name: str, description: str, call: Callable[[], object], progress: BuildProgress, report: BuildReport):
-    """Run one loader call, turning what it raises into a one-line `BuildError` naming the source."""
-    progress.source_started(name, description)
-    began = time.perf_counter()
-    with _reading(name):
-        loaded = call()
-    if isinstance(loaded, LoadResult):
-        _finished(name, loaded, len(loaded.issues), time.perf_counter() - began, progress, report)
-    return loaded
-
-
-def _finished(
-    name: str, result: LoadResult, issues: int, seconds: float, progress: BuildProgress, report: BuildReport
-) -> None:
-    """Record a source's reading time, rows read and row issues, and tell `progress` it finished."""
-    report.source_seconds[name] = round(seconds, 3)
-    report.rows_read[name] = result.rows_read
-    report.issues[name] = issues
-    progress.source_finished(name, result, seconds)
-
-
 def _empty_message(extra: ExtraSource, rows_read: int, cases: int) -> str:
     where = ", ".join(str(p) for p in extra.paths[:3]) + (" ..." if len(extra.paths) > 3 else "")
     if cases:
@@ -406,17 +432,6 @@ def _empty_message(extra: ExtraSource, rows_read: int, cases: int) -> str:
     return (
         f"{extra.name}: no case read from {where} ({rows_read:,} rows read); see the loader's format in docs/caselaw.md"
     )
-
-
-def _watched(
-    bundles: Iterable[CaseBundle], counts: StreamCounts, name: str, progress: BuildProgress
-) -> Iterator[CaseBundle]:
-    """Pass the bundles on, telling `progress` every few thousand how many cases were added and joined."""
-    for seen, bundle in enumerate(bundles, start=1):
-        yield bundle
-        if seen % 2000 == 0:
-            progress.streamed(name, counts.added, counts.joined)
-    progress.streamed(name, counts.added, counts.joined)
 
 
 def _create(path: Path) -> sqlite3.Connection:
@@ -427,40 +442,6 @@ def _create(path: Path) -> sqlite3.Connection:
     conn.execute("PRAGMA synchronous=OFF")
     conn.executescript(SCHEMA)
     return conn
-
-
-def _stream(
-    conn: sqlite3.Connection,
-    stage_path: Path,
-    merger: CaseMerger,
-    streams: list[tuple[ExtraSource, StreamedLoad]],
-    keep: SourceFilter,
-    progress: BuildProgress,
-    report: BuildReport,
-) -> None:
-    """Read every streamed source into the database, then write the core's cases and resolve streamed edges."""
-    writer = StreamWriter.open(conn, stage_path, merger)
-    for extra, loaded in streams:
-        progress.step(f"reading {extra.name}")
-        counts = StreamCounts()
-        began = time.perf_counter()
-        with _reading(extra.name):
-            writer.consume(_watched(loaded.bundles, counts, extra.name, progress), loaded.result, keep, counts)
-        report.cases_added[extra.name] = counts.added
-        report.cases_joined[extra.name] = counts.joined
-        report.filtered[extra.name] = counts.filtered
-        report.unmatched[f"duplicate_opinion_ids:{extra.name}"] = counts.duplicate_opinions
-        _finished(extra.name, loaded.result, counts.issues, time.perf_counter() - began, progress, report)
-        if counts.added + counts.joined == 0:
-            raise BuildError(_empty_message(extra, loaded.result.rows_read, counts.filtered))
-    progress.step("writing cases")
-    conn.execute("BEGIN")
-    write_cases(conn, merger, merger.cases.values(), merger.facts, merger.conflicts)
-    writer.register_core_ids()
-    _, unmatched = writer.resolve_edges()
-    conn.execute("COMMIT")
-    report.unmatched["streamed_edges"] = unmatched
-    writer.close(stage_path)
 
 
 def remove_stale_builds(db_path: Path) -> list[Path]:

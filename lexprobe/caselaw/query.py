@@ -11,7 +11,7 @@ truth rules (`StaleCaseDatabase`, exit 2: rebuild), and `CaseDatabase`. Readers 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TypeVar
 
@@ -171,14 +171,11 @@ class CaseDatabase:
 
     def coverage(self) -> dict[str, dict[str, int]]:
         """Return, per court level, how many cases there are and how many have each kind of fact."""
+        sql = f"SELECT COUNT(*), {', '.join(f'SUM({condition})' for condition in COVERAGE.values())} FROM cases"
         out: dict[str, dict[str, int]] = {}
         for level in LEVELS:
-            (total,) = self.conn.execute("SELECT COUNT(*) FROM cases WHERE level = ?", (level,)).fetchone()
-            row = {"cases": total}
-            for label, condition in COVERAGE.items():
-                sql = f"SELECT COUNT(*) FROM cases WHERE level = ? AND {condition}"
-                (row[label],) = self.conn.execute(sql, (level,)).fetchone()
-            out[level] = row
+            total, *counts = self.conn.execute(f"{sql} WHERE level = ?", (level,)).fetchone()
+            out[level] = {"cases": total} | {label: count or 0 for label, count in zip(COVERAGE, counts, strict=True)}
         return out
 
     def level_counts(self) -> dict[str, int]:
@@ -256,8 +253,8 @@ class CaseDatabase:
 
     def case(self, case_id: str) -> CaseDetail | None:
         """Return everything known about one case, with the source of each fact, or None."""
-        row = self.conn.execute("SELECT * FROM cases WHERE case_id = ?", (case_id,)).fetchone()
-        if row is None:
+        case = self.get_case(case_id)
+        if case is None:
             return None
         facts: dict[str, list[SourcedValue]] = {}
         for fact in self.conn.execute("SELECT field, value, source FROM facts WHERE case_id = ?", (case_id,)):
@@ -270,7 +267,7 @@ class CaseDatabase:
             self.conn.execute("SELECT COUNT(*) FROM citation_edges WHERE cited_case_id = ?", (case_id,)).fetchone()[0],
         )
         return CaseDetail(
-            case=Case(**dict(row)),
+            case=case,
             citations=self._rows(
                 SourcedCitation,
                 "SELECT citation, source FROM case_citations WHERE case_id = ? ORDER BY citation",
@@ -316,11 +313,8 @@ class CaseDatabase:
 
     def get_cases(self, case_ids: Iterable[str]) -> dict[str, Case]:
         """Return the `cases` rows of many case ids (those that exist), by id: `get_case` in a few queries."""
-        wanted = list(dict.fromkeys(case_ids))
         found: dict[str, Case] = {}
-        for start in range(0, len(wanted), 900):  # below SQLite's default limit of bound parameters
-            chunk = wanted[start : start + 900]
-            marks = ", ".join("?" * len(chunk))
+        for chunk, marks in _chunks(case_ids):
             for row in self.conn.execute(f"SELECT * FROM cases WHERE case_id IN ({marks})", chunk):
                 found[row["case_id"]] = Case(**dict(row))
         return found
@@ -540,12 +534,10 @@ class CaseDatabase:
     def sample_rows(self, level: str, case_ids: Iterable[str]) -> dict[str, SampleRow]:
         """Return the `eligible_cases` row (with its stratum at `level`) of each of `case_ids` found, by case id
         (one query per 500 cases)."""
-        ids = list(dict.fromkeys(case_ids))
         found: dict[str, SampleRow] = {}
-        for start in range(0, len(ids), _MAX_IN):
-            chunk = ids[start : start + _MAX_IN]
+        for chunk, marks in _chunks(case_ids):
             sql = (f"SELECT case_id, name, citation, court_id, year, state, {LEVEL_FILTERS[level][1]} AS stratum"
-                   f" FROM cases WHERE case_id IN ({', '.join('?' * len(chunk))})")  # fmt: skip
+                   f" FROM cases WHERE case_id IN ({marks})")  # fmt: skip
             found |= {row[0]: SampleRow(*row) for row in self._tuples(sql, chunk)}
         return found
 
@@ -560,14 +552,11 @@ class CaseDatabase:
 
     def case_facts(self, case_ids: Iterable[str], facts: Sequence[str]) -> dict[str, set[str]]:
         """Return, for each case id, which of the named `FACT_CONDITIONS` the case has (one query per 500 cases)."""
-        ids = list(dict.fromkeys(case_ids))
-        found: dict[str, set[str]] = {case_id: set() for case_id in ids}
+        found: dict[str, set[str]] = {case_id: set() for case_id in case_ids}
         if not facts:
             return found
         columns = ", ".join(f"{FACT_CONDITIONS[name]} AS f{i}" for i, name in enumerate(facts))
-        for start in range(0, len(ids), _MAX_IN):
-            chunk = ids[start : start + _MAX_IN]
-            marks = ", ".join("?" * len(chunk))
+        for chunk, marks in _chunks(found):
             for row in self.conn.execute(f"SELECT case_id, {columns} FROM cases WHERE case_id IN ({marks})", chunk):
                 found[row[0]] = {name for i, name in enumerate(facts) if row[i + 1]}
         return found
@@ -575,6 +564,14 @@ class CaseDatabase:
 
 #: The most values one `IN (...)` list of a query binds (far below SQLite's limit on parameters).
 _MAX_IN = 500
+
+
+def _chunks(ids: Iterable[str]) -> Iterator[tuple[list[str], str]]:
+    """Yield `ids` (each once, in order) in lists of at most `_MAX_IN`, each with its "?, ?, ..." marks."""
+    wanted = list(dict.fromkeys(ids))
+    for start in range(0, len(wanted), _MAX_IN):
+        chunk = wanted[start : start + _MAX_IN]
+        yield chunk, ", ".join("?" * len(chunk))
 
 
 def _stratum_years(strata: Sequence[str]) -> list[int]:
