@@ -306,9 +306,8 @@ class _Build:
         conn.execute("BEGIN")
         write_cases(conn, merger, merger.cases.values(), merger.facts, merger.conflicts)
         writer.register_core_ids()
-        _, unmatched = writer.resolve_edges()
+        report.unmatched["streamed_edges"] = writer.resolve_edges()
         conn.execute("COMMIT")
-        report.unmatched["streamed_edges"] = unmatched
         writer.close(stage_path)
 
     def watched(self, bundles: Iterable[CaseBundle], counts: StreamCounts, name: str) -> Iterator[CaseBundle]:

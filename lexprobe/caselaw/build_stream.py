@@ -66,7 +66,7 @@ def case_row(merger: CaseMerger, case: MergedCase) -> tuple:
         if column == "case_id":
             values.append(case.case_id)
         elif column == "level":
-            values.append(merger.level(case))
+            values.append(court_level(court) if court else None)
         elif column == "citation":
             values.append(merger.official_citation(case))
         elif column == "sources":
@@ -147,9 +147,7 @@ class StreamCounts:
     joined: int = 0
     filtered: int = 0
     issues: int = 0
-    opinions: int = 0
     duplicate_opinions: int = 0
-    edges: int = 0
 
 
 @dataclass
@@ -206,24 +204,19 @@ class StreamWriter:
                 self.add(bundle, counts)
             self._seen += 1
             if self._seen % BATCH == 0:
-                self.flush(counts)
-                counts.issues += self.flush_issues(result)
+                self.flush(counts, result)
                 self.conn.execute("COMMIT")
                 self.conn.execute("BEGIN")
-        self.flush(counts)
-        counts.issues += self.flush_issues(result)
+        self.flush(counts, result)
         self.conn.execute("COMMIT")
 
-    def flush_issues(self, result: LoadResult) -> int:
-        """Write a loader's row issues gathered so far to `build_issues`, forget them and return how many."""
-        issues = len(result.issues)
-        write_issues(self.conn, result.issues)
-        del result.issues[:]
-        return issues
-
-    def flush(self, counts: StreamCounts) -> None:
-        """Write the batch: its cases (as they stand now), citations, facts, conflicts, opinions, merge state."""
+    def flush(self, counts: StreamCounts, result: LoadResult) -> None:
+        """Write the batch: its cases (as they stand now), citations, facts, conflicts, opinions, merge state, and the
+        loader's row issues gathered so far (then forgotten)."""
         conn = self.conn
+        counts.issues += len(result.issues)
+        write_issues(conn, result.issues)
+        del result.issues[:]
         write_cases(conn, self.core, self._cases.values(), self._facts, self._conflicts, "INSERT OR REPLACE")
         conn.executemany(
             "INSERT OR REPLACE INTO stage.state VALUES (?, ?)", ((i, _state_json(c)) for i, c in self._cases.items())
@@ -231,9 +224,7 @@ class StreamWriter:
         conn.executemany("INSERT OR REPLACE INTO stage.source_ids VALUES (?, ?, ?)", self._source_ids)
         before = conn.total_changes
         conn.executemany("INSERT OR IGNORE INTO opinions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", self._opinions)
-        inserted = conn.total_changes - before
-        counts.opinions += inserted
-        counts.duplicate_opinions += len(self._opinions) - inserted
+        counts.duplicate_opinions += len(self._opinions) - (conn.total_changes - before)
         conn.executemany("INSERT INTO stage.edges VALUES (?, ?, ?, ?, ?, ?, ?, ?)", self._edges)
         for pending in (self._cases, self._keys):
             pending.clear()
@@ -250,7 +241,7 @@ class StreamWriter:
             self._keep_opinions(bundle, case_id, self.core.cases[case_id])
         else:
             case_id = self._add_streamed(bundle, record, counts)
-        self._keep_edges(bundle, case_id, counts)
+        self._keep_edges(bundle, case_id)
 
     def _add_streamed(self, bundle: CaseBundle, record: CaseRecord, counts: StreamCounts) -> str:
         """Merge a bundle on a merger holding only the streamed cases it shares a citation with (this batch's, then
@@ -294,14 +285,13 @@ class StreamWriter:
         if best is not None and case.value("majority_opinion_id") is None:
             case.values["majority_opinion_id"] = (best, bundle.case.source)
 
-    def _keep_edges(self, bundle: CaseBundle, case_id: str, counts: StreamCounts) -> None:
+    def _keep_edges(self, bundle: CaseBundle, case_id: str) -> None:
         """Keep a bundle's edges for the end; an edge from the bundle's own case is known by its id already."""
         record = bundle.case
         own = {f"{record.source}:{record.source_id}", *record.citations}
         for edge in bundle.edges:
             citing = (case_id, None, None, None) if edge.citing in own else (None, *_ref(edge.citing))
             self._edges.append((*citing, *_ref(edge.cited), edge.source))
-            counts.edges += 1
 
     def register_core_ids(self) -> None:
         """Record the core's source ids ('fowler:123') so that streamed edges naming them resolve."""
@@ -310,9 +300,9 @@ class StreamWriter:
             ((source, source_id, case_id) for (source, source_id), case_id in self.core.by_source_id.items()),
         )
 
-    def resolve_edges(self) -> tuple[int, int]:
-        """Write the streamed edges whose both ends name a case (by case id, source id or any citation key);
-        return (written, unmatched). Run after every case and citation is in the database."""
+    def resolve_edges(self) -> int:
+        """Write the streamed edges whose both ends name a case (by case id, source id or any citation key); return
+        how many do not. Run after every case and citation is in the database."""
         lookup = (
             "COALESCE((SELECT i.case_id FROM stage.source_ids i WHERE i.source = e.{end}_source"
             " AND i.source_id = e.{end}_id),"
@@ -325,8 +315,7 @@ class StreamWriter:
             f" {lookup.format(end='cited')} AS cited, e.source AS source FROM stage.edges e)"
             " WHERE citing IS NOT NULL AND cited IS NOT NULL"
         )
-        written = cursor.rowcount
-        return written, total - written
+        return total - cursor.rowcount
 
     def close(self, stage_path: Path) -> None:
         """Detach and delete the staging database."""

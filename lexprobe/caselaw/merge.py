@@ -18,7 +18,6 @@ from typing import Any
 from rapidfuzz import fuzz
 
 from lexprobe.caselaw.citations import citation_key, citation_parts, is_vendor_reporter
-from lexprobe.caselaw.courts import court_level
 from lexprobe.caselaw.records import CaseRecord
 
 #: Lower is more trusted. Unknown sources rank last.
@@ -232,8 +231,3 @@ class CaseMerger:
             if parts is not None and not is_vendor_reporter(parts[1]):
                 return key
         return None
-
-    def level(self, case: MergedCase) -> str | None:
-        """Return 'scotus', 'coa' or 'district' for the case's court."""
-        court = case.value("court_id")
-        return court_level(court) if court else None
