@@ -76,15 +76,11 @@ def sample_note(plan: ItemPlan, seed: int, task_n: dict[str, int | None]) -> str
     for n in fewer:
         names = [task.replace("_", " ") for task, limit in task_n.items() if limit == n]
         sentences.append(f"{', '.join(names)} ask {n} of them (a stratified part of the sample).")
-    own = [task.id.replace("_", " ") for task in TASKS.values() if task.population and task.id in _asked(plan)]
+    asked = {item.task for item in plan.items}
+    own = [task.id.replace("_", " ") for task in TASKS.values() if task.population and task.id in asked]
     if own:
         sentences.append(f"{', '.join(own)} draw their own items (not the sample).")
     return " ".join(sentences)
-
-
-def _asked(plan: ItemPlan) -> set[str]:
-    """Return the ids of the tasks the plan holds items of."""
-    return {item.task for item in plan.items}
 
 
 def _model_words(model: str) -> str:

@@ -1,31 +1,8 @@
-"""Statistics of the hallucination profile: rates with standard errors, balanced rates, Cohen's kappa, expected
-calibration error (both variants the study's paper and code differ on), bootstrap standard errors, Platt scaling.
-
-Rates (every report names the one it shows):
-- `hallucination_rate`: hallucinations / scored answers (correct, hallucination, abstain); abstentions count as
-  non-hallucinations, `unscored` answers are left out; s.e. sqrt(p(1-p)/n);
-- `strict_rate`: the study's Eq. 1 as written, 1[response != truth] over every answer: an answer that could not be
-  read as the truth (`unscored`) counts as a hallucination; s.e. sqrt(p(1-p)/n) over those answers;
-- `balanced_rate_se`: the mean of the per-class rates (class = the item's true answer), with the standard error of
-  that mean of independent binomial rates, sqrt(sum_c p_c(1-p_c)/n_c) / C.
-
-ECE variants (every report names the one it uses). Both bin exactly as the `uncertainty-calibration` package
-(Kumar, Liang & Ma 2019; version 0.1.4, `calibration/utils.py`) that the authors' code called, and are
-cross-checked against it in the tests:
-- `binning="width"`, `debias=False`: `get_ece(probs, labels, num_bins=10)`, what the authors' code ran: 10
-  equal-width bins closed on the right, (i/bins, (i+1)/bins], with 0 in the first bin (edges i/bins, a confidence
-  goes to the first edge it does not exceed), and the plain plug-in estimator. With K = 10 samples every
-  confidence k/10 lies on an edge, so the rule decides the number: 0.1 is in the first bin, with 0 and 0.05.
-- `binning="mass"`, `debias=True`: equal-mass bins and the bias-corrected estimator the paper describes (Appendix
-  D). Thresholds as the package's `get_equal_bins`: the sorted confidences are cut into `bins` runs whose sizes
-  differ by at most one (`numpy.array_split`), each threshold is the midpoint between the last confidence of a run
-  and the first of the next, duplicate thresholds merge, and bins are closed on the right. Equal confidences are
-  never split across bins, so with ties a bin can hold more, fewer, or (it holds no weight then) no answers.
-  Debiasing is the package's `normal_debiased_ce`: the plug-in error is recomputed on bin accuracies redrawn from
-  a normal approximation of their sampling distribution (`draws` times, from `numpy.random.RandomState(seed)`,
-  the draws the package makes after `numpy.random.seed(seed)`), and the mean excess over the plug-in value is
-  subtracted. Like the package it refuses (ValueError) a bin holding a single answer; empty bins, which carry no
-  weight, are left out (the package refuses those too).
+"""Statistics: rates with standard errors (plain, strict and class-balanced), Cohen's kappa, expected calibration
+error in both variants the study's paper and code differ on (binned exactly as the `uncertainty-calibration`
+package 0.1.4: `binning="width"` with the plug-in estimator, `binning="mass"` with the debiased one), bootstrap
+standard errors, Platt scaling, rank correlation and the cluster and paired bootstrap primitives. What each rate and
+ECE variant is: docs/hallucination.md ("Labels and rates", "Calibration").
 """
 
 from __future__ import annotations
@@ -44,11 +21,14 @@ SCORED = ("correct", "hallucination", "abstain")
 def hallucination_rate(labels: Sequence[str]) -> tuple[float | None, float | None]:
     """Return (rate, binomial standard error) over scored labels; abstentions count as non-hallucinations and
     `unscored` labels are left out (the study's Eq. 1). (None, None) when nothing is scored."""
-    scored = [label for label in labels if label in SCORED]
-    if not scored:
+    return _binomial([label == "hallucination" for label in _scored(labels)])
+
+
+def _binomial(hits: Sequence[bool]) -> tuple[float | None, float | None]:
+    if not hits:
         return None, None
-    rate = sum(label == "hallucination" for label in scored) / len(scored)
-    return rate, math.sqrt(rate * (1 - rate) / len(scored))
+    rate = sum(hits) / len(hits)
+    return rate, math.sqrt(rate * (1 - rate) / len(hits))
 
 
 def strict_rate(labels: Sequence[str]) -> tuple[float | None, float | None]:
@@ -56,11 +36,7 @@ def strict_rate(labels: Sequence[str]) -> tuple[float | None, float | None]:
     hallucination, abstain or unscored, the share that are hallucinations or unscored (an answer that cannot be read
     as the truth is not the truth); abstentions count as non-hallucinations. (None, None) when there is none.
     Callers leave out answers that are unscored for want of a reference (no truth to compare with)."""
-    counted = [label for label in labels if label in (*SCORED, "unscored")]
-    if not counted:
-        return None, None
-    rate = sum(label in ("hallucination", "unscored") for label in counted) / len(counted)
-    return rate, math.sqrt(rate * (1 - rate) / len(counted))
+    return _binomial([label in ("hallucination", "unscored") for label in labels if label in (*SCORED, "unscored")])
 
 
 def balanced_rate_se(labels: Sequence[str], classes: Sequence[Hashable]) -> tuple[float | None, float | None]:

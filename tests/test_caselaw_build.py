@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from lexprobe.caselaw.build import ExtraSource, build_database
-from lexprobe.caselaw.build_filter import courts_of_level, parse_courts, parse_years, source_filter
+from lexprobe.caselaw.build_plan import courts_of_level, parse_courts, parse_years, source_filter
 from lexprobe.caselaw.build_report import BuildError
 from lexprobe.caselaw.merge import CaseMerger
 from lexprobe.caselaw.paths import data_root

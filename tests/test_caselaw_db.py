@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.caselaw.query_open import CaseDatabaseMissing
+from lexprobe.caselaw.query import CaseDatabase, CaseDatabaseMissing
 from lexprobe.caselaw.stored import CaseDetail
 
 

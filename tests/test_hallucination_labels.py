@@ -387,8 +387,7 @@ def test_a_case_database_built_under_older_truth_rules_is_refused_and_the_demo_r
     import shutil
     import sqlite3
 
-    from lexprobe.caselaw.query import case_database_is_current
-    from lexprobe.caselaw.query_open import StaleCaseDatabase
+    from lexprobe.caselaw.query import StaleCaseDatabase, case_database_is_current
     from lexprobe.demo import ensure_case_database
 
     stale = tmp_path / "stale.sqlite"

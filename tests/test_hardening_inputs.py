@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import typer
 
-from lexprobe.caselaw.query_conditions import LEVEL_FILTERS
+from lexprobe.caselaw.query import LEVEL_FILTERS
 
 LEXPROBE = str(Path(sys.executable).with_name("lexprobe"))
 GOOD = [

@@ -18,8 +18,7 @@ import pytest
 
 from lexprobe.caselaw.opinion_index import part_spans, part_text
 from lexprobe.caselaw.opinion_parts import split_combined
-from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.caselaw.query_open import StaleCaseDatabase
+from lexprobe.caselaw.query import CaseDatabase, StaleCaseDatabase
 from lexprobe.caselaw.schema import RULES_VERSION
 from lexprobe.check.extract import extract_citations
 from lexprobe.check.quote_verdicts import QuotationVerdict, check_quotations

@@ -1,13 +1,15 @@
 """`lexprobe data build`: load every public source into one SQLite case database, atomically.
 
 The database is written to a temporary file beside the target and renamed over it only when complete, so an
-interrupted build never leaves a half database (the previous one, if any, stays in place). The overruling links
-and overruled years are resolved in `lexprobe.caselaw.overrulings`, the other links in `build_links`; the report, the
+interrupted build never leaves a half database (the previous one, if any, stays in place). The in-memory sources'
+opinions, treatments and citation edges are joined to the merged cases here (a case known only from its opinion is
+created); the overruling links and overruled years are resolved in `lexprobe.caselaw.overrulings`; the report, the
 progress events and `BuildError` are `build_report`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
@@ -16,23 +18,33 @@ import sqlite3
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
-from lexprobe.caselaw.build_links import attach_opinions, resolve_edges, resolve_treatments
 from lexprobe.caselaw.build_report import BuildError, BuildProgress, BuildReport
-from lexprobe.caselaw.build_stream import CASE_COLUMNS, StreamCounts, StreamWriter, case_row
+from lexprobe.caselaw.build_stream import (
+    StreamCounts,
+    StreamWriter,
+    best_majority,
+    opinion_row,
+    write_cases,
+    write_issues,
+)
+from lexprobe.caselaw.citations import citation_key, citation_parts
 from lexprobe.caselaw.merge import CaseMerger
 from lexprobe.caselaw.opinion_index import write_parts, write_text_index
 from lexprobe.caselaw.overrulings import resolve_overrulings
 from lexprobe.caselaw.records import (
     CaseBundle,
+    CaseRecord,
     EmptySourceError,
     LoadOptions,
     LoadResult,
+    OpinionRecord,
     SourceFilter,
     StreamedLoad,
+    TreatmentRecord,
 )
 from lexprobe.caselaw.schema import RULES_VERSION, SCHEMA
 from lexprobe.caselaw.sources import fowler, loc_overruled, opinions, scdb, songer, treatments
@@ -49,6 +61,10 @@ __all__ = [
 Loader = Callable[[Path], LoadResult]
 #: What a user-supplied source is read with: the options of the build in, a small or a streamed load out.
 SourceLoad = Callable[[LoadOptions], "LoadResult | StreamedLoad"]
+
+#: The reporters that print only the Supreme Court, compared exactly with a citation key's reporter: "U.S. LEXIS"
+#: is the Court's LEXIS series, "U.S. App. LEXIS" and "U.S. App. D.C." are not.
+SUPREME_COURT_REPORTERS = frozenset({"U.S.", "S. Ct.", "L. Ed.", "L. Ed. 2d", "U.S. LEXIS"})
 
 
 @dataclass(frozen=True)
@@ -110,14 +126,13 @@ def build_database(
     db_path: Path,
     *,
     overruled_edition: str = "2025",
-    extra_sources: Iterable[ExtraSource | tuple[str, Path, Loader]] = (),
+    extra_sources: Iterable[ExtraSource] = (),
     progress: BuildProgress | None = None,
     source_filter: SourceFilter | None = None,
     work_dir: Path | None = None,
 ) -> BuildReport:
-    """Build the case database at `db_path` from the public data in `source_dir` plus any `extra_sources`
-    (`ExtraSource`, or (name, path, loader) for a loader of one file) such as CAP volumes or CourtListener bulk
-    files; return a report.
+    """Build the case database at `db_path` from the public data in `source_dir` plus any `extra_sources` such as
+    CAP volumes or CourtListener bulk files; return a report.
 
     `source_filter` (`--courts` / `--years`) is handed to the loaders of the extra sources, which apply it while
     they read; the builder applies it again to what they return. `work_dir` (default `<db>.staging`) holds the
@@ -126,11 +141,9 @@ def build_database(
     Raises `BuildError` when a source is missing, unreadable or yields no case. The target is replaced only by a
     complete database.
     """
-    progress = progress or BuildProgress()
-    keep = source_filter or SourceFilter()
     started = time.perf_counter()
-    report = BuildReport(db_path=str(db_path))
-    extras = [_as_extra(source) for source in extra_sources]
+    build = _Build(source_filter or SourceFilter(), progress or BuildProgress(), BuildReport(db_path=str(db_path)))
+    extras = list(extra_sources)
     core_specs = [
         (s.name, source_dir / s.relative_path, s.loader, s.description) for s in offline_sources(overruled_edition)
     ]
@@ -140,48 +153,19 @@ def build_database(
         raise BuildError(f"missing source file(s): {', '.join(missing)} (set LEXPROBE_DATA or --source)")
     work_root = work_dir or default_work_dir(db_path)
     # the user's files first: a junk file fails before the offline data is read
-    extra_results, streams = _load_extras(extras, keep, work_root, progress, report)
+    extra_results = build.load_extras(extras, work_root)
     results: dict[str, LoadResult] = {}
     for name, path, loader, description in core_specs:
-        results[name] = _timed(name, description, lambda loader=loader, path=path: loader(path), progress, report)
+        results[name] = build.timed(name, description, lambda loader=loader, path=path: loader(path))
     results.update(extra_results)  # merged after the offline data, which is trusted first
     extra_results.clear()  # `results` alone holds them, cleared once written (their memory is the streams')
-    merger = CaseMerger()
-    links = _merge(merger, results, progress, report)
-    _write_database(db_path, merger, links, results, streams, keep, progress, report)
+    build.write_database(db_path, build.merge(results), results)
     for extra in extras:  # the build is complete: nothing is left to restart
         shutil.rmtree(work_root / _safe_name(extra.name), ignore_errors=True)
     if extras and work_root.is_dir() and not any(work_root.iterdir()):
         work_root.rmdir()
-    report.elapsed_s = round(time.perf_counter() - started, 3)
-    return report
-
-
-def _load_extras(
-    extras: list[ExtraSource], keep: SourceFilter, work_root: Path, progress: BuildProgress, report: BuildReport
-) -> tuple[dict[str, LoadResult], list[tuple[ExtraSource, StreamedLoad]]]:
-    """Load the user's sources: a small load's cases filtered and kept in memory, a streamed load's first bundle
-    read now (so junk fails early) and the stream kept for the writing step."""
-    results: dict[str, LoadResult] = {}
-    streams: list[tuple[ExtraSource, StreamedLoad]] = []
-    for extra in extras:
-        options = LoadOptions(
-            filter=keep,
-            progress=lambda label, done, total, name=extra.name: progress.advance(name, label, done, total),
-            work_dir=work_root / _safe_name(extra.name),
-        )
-        loaded = _timed(extra.name, extra.description, lambda extra=extra, o=options: extra.load(o), progress, report)
-        if isinstance(loaded, StreamedLoad):
-            loaded.bundles = _first_read(extra.name, loaded.bundles)
-            streams.append((extra, loaded))
-            continue
-        kept = [c for c in loaded.cases if keep.keeps_court(c.court_id) and keep.keeps_year(c.year)]
-        report.filtered[extra.name] = len(loaded.cases) - len(kept)
-        if not kept:
-            raise BuildError(_empty_message(extra, loaded.rows_read, len(loaded.cases)))
-        loaded.cases = kept
-        results[extra.name] = loaded
-    return results, streams
+    build.report.elapsed_s = round(time.perf_counter() - started, 3)
+    return build.report
 
 
 @dataclass
@@ -194,103 +178,250 @@ class _Links:
     edges: list[tuple]
 
 
-def _merge(merger: CaseMerger, results: dict[str, LoadResult], progress: BuildProgress, report: BuildReport) -> _Links:
-    """Merge the in-memory sources' cases in order, then resolve their opinions, overrulings, treatments and edges
-    to the merged cases."""
-    progress.step("merging")
-    for name, result in results.items():
+@dataclass
+class _Build:
+    """A build under way: the filter of the user's sources, the merger of the cases held in memory, the streamed
+    sources waiting to be written, and where the build tells what it does."""
+
+    keep: SourceFilter
+    progress: BuildProgress
+    report: BuildReport
+    merger: CaseMerger = field(default_factory=CaseMerger)
+    streams: list[tuple[ExtraSource, StreamedLoad]] = field(default_factory=list)
+
+    def load_extras(self, extras: list[ExtraSource], work_root: Path) -> dict[str, LoadResult]:
+        """Load the user's sources: a small load's cases filtered and kept in memory (returned by name), a streamed
+        load's first bundle read now (so junk fails early) and the stream kept in `streams` for the writing step."""
+        keep = self.keep
+        results: dict[str, LoadResult] = {}
+        for extra in extras:
+            options = LoadOptions(
+                filter=keep,
+                progress=lambda label, done, total, name=extra.name: self.progress.advance(name, label, done, total),
+                work_dir=work_root / _safe_name(extra.name),
+            )
+            loaded = self.timed(extra.name, extra.description, lambda extra=extra, o=options: extra.load(o))
+            if isinstance(loaded, StreamedLoad):
+                loaded.bundles = _first_read(extra.name, loaded.bundles)
+                self.streams.append((extra, loaded))
+                continue
+            kept = [c for c in loaded.cases if keep.keeps_court(c.court_id) and keep.keeps_year(c.year)]
+            self.report.filtered[extra.name] = len(loaded.cases) - len(kept)
+            if not kept:
+                raise BuildError(_empty_message(extra, loaded.rows_read, len(loaded.cases)))
+            loaded.cases = kept
+            results[extra.name] = loaded
+        return results
+
+    def timed(self, name: str, description: str, call: Callable[[], object]):
+        """Run one loader call, turning what it raises into a one-line `BuildError` naming the source."""
+        self.progress.source_started(name, description)
+        began = time.perf_counter()
+        with _reading(name):
+            loaded = call()
+        if isinstance(loaded, LoadResult):
+            self.finished(name, loaded, len(loaded.issues), time.perf_counter() - began)
+        return loaded
+
+    def finished(self, name: str, result: LoadResult, issues: int, seconds: float) -> None:
+        """Record a source's reading time, rows read and row issues, and tell `progress` it finished."""
+        self.report.source_seconds[name] = round(seconds, 3)
+        self.report.rows_read[name] = result.rows_read
+        self.report.issues[name] = issues
+        self.progress.source_finished(name, result, seconds)
+
+    def merge(self, results: dict[str, LoadResult]) -> _Links:
+        """Merge the in-memory sources' cases in order, then resolve their opinions, overrulings, treatments and
+        edges to the merged cases."""
+        merger, report = self.merger, self.report
+        self.progress.step("merging")
+        for name, result in results.items():
+            before = len(merger.cases)
+            for record in result.cases:
+                merger.add(record)
+            report.cases_added[name] = len(merger.cases) - before
+            report.cases_joined[name] = len(result.cases) - report.cases_added[name]
         before = len(merger.cases)
-        for record in result.cases:
-            merger.add(record)
-        report.cases_added[name] = len(merger.cases) - before
-        report.cases_joined[name] = len(result.cases) - report.cases_added[name]
-    before = len(merger.cases)
-    opinion_rows = attach_opinions(merger, [op for r in results.values() for op in r.opinions], report)
-    report.cases_added["opinions"] = report.cases_added.get("opinions", 0) + len(merger.cases) - before
-    return _Links(
-        opinion_rows,
-        resolve_overrulings(merger, [o for r in results.values() for o in r.overrulings], report),
-        resolve_treatments(merger, [t for r in results.values() for t in r.treatments], report),
-        resolve_edges(merger, results, report),
-    )
+        opinion_rows = attach_opinions(merger, [op for r in results.values() for op in r.opinions], report)
+        report.cases_added["opinions"] = report.cases_added.get("opinions", 0) + len(merger.cases) - before
+        return _Links(
+            opinion_rows,
+            resolve_overrulings(merger, [o for r in results.values() for o in r.overrulings], report),
+            resolve_treatments(merger, [t for r in results.values() for t in r.treatments], report),
+            resolve_edges(merger, results, report),
+        )
 
-
-def _write_database(
-    db_path: Path,
-    merger: CaseMerger,
-    links: _Links,
-    results: dict[str, LoadResult],
-    streams: list[tuple[ExtraSource, StreamedLoad]],
-    keep: SourceFilter,
-    progress: BuildProgress,
-    report: BuildReport,
-) -> None:
-    """Write the database to a temporary file beside `db_path` and rename it over the target once complete."""
-    db_path.parent.mkdir(parents=True, exist_ok=True)
-    remove_stale_builds(db_path)
-    tmp_path = db_path.with_name(f".{db_path.name}.{os.getpid()}.building")
-    stage_path = tmp_path.with_name(tmp_path.name + ".stage")
-    try:
-        conn = _create(tmp_path)
+    def write_database(self, db_path: Path, links: _Links, results: dict[str, LoadResult]) -> None:
+        """Write the database to a temporary file beside `db_path` and rename it over the target once complete."""
+        merger = self.merger
+        db_path.parent.mkdir(parents=True, exist_ok=True)
+        remove_stale_builds(db_path)
+        tmp_path = db_path.with_name(f".{db_path.name}.{os.getpid()}.building")
+        stage_path = tmp_path.with_name(tmp_path.name + ".stage")
         try:
-            progress.step("writing")
-            _write_core_links(conn, links, results)
-            for written in (links.opinions, links.overrulings, links.treatments, links.edges):
-                written.clear()  # written out: their memory (opinion texts above all) is free for the streams
-            results.clear()
-            if streams:
-                _stream(conn, stage_path, merger, streams, keep, progress, report)
-            else:
-                _write_cases(conn, merger)
-            progress.step("splitting and indexing opinions")
-            _index_opinions(conn)
-            report.shared_citations = merger.shared_citations
-            report.conflicts = dict(Counter(row[1] for row in merger.conflicts))
-            _finish(conn, report)
+            conn = _create(tmp_path)
+            try:
+                self.progress.step("writing")
+                _write_core_links(conn, links, results)
+                for written in (links.opinions, links.overrulings, links.treatments, links.edges):
+                    written.clear()  # written out: their memory (opinion texts above all) is free for the streams
+                results.clear()
+                if self.streams:
+                    self.stream(conn, stage_path)
+                conn.execute("BEGIN")
+                if not self.streams:
+                    write_cases(conn, merger, merger.cases.values(), merger.facts, merger.conflicts)
+                self.progress.step("splitting and indexing opinions")
+                write_parts(conn)  # the combined opinion texts split into their parts, every opinion's words indexed
+                write_text_index(conn)
+                conn.execute("COMMIT")
+                self.report.shared_citations = merger.shared_citations
+                self.report.conflicts = dict(Counter(row[1] for row in merger.conflicts))
+                _finish(conn, self.report)
+            finally:
+                conn.close()
+            os.replace(tmp_path, db_path)
         finally:
-            conn.close()
-        os.replace(tmp_path, db_path)
-    finally:
-        tmp_path.unlink(missing_ok=True)
-        stage_path.unlink(missing_ok=True)
+            tmp_path.unlink(missing_ok=True)
+            stage_path.unlink(missing_ok=True)
+
+    def stream(self, conn: sqlite3.Connection, stage_path: Path) -> None:
+        """Read every streamed source into the database, then write the core's cases and resolve streamed edges."""
+        merger, report = self.merger, self.report
+        writer = StreamWriter.open(conn, stage_path, merger)
+        for extra, loaded in self.streams:
+            self.progress.step(f"reading {extra.name}")
+            counts = StreamCounts()
+            began = time.perf_counter()
+            with _reading(extra.name):
+                writer.consume(self.watched(loaded.bundles, counts, extra.name), loaded.result, self.keep, counts)
+            report.cases_added[extra.name] = counts.added
+            report.cases_joined[extra.name] = counts.joined
+            report.filtered[extra.name] = counts.filtered
+            report.unmatched[f"duplicate_opinion_ids:{extra.name}"] = counts.duplicate_opinions
+            self.finished(extra.name, loaded.result, counts.issues, time.perf_counter() - began)
+            if counts.added + counts.joined == 0:
+                raise BuildError(_empty_message(extra, loaded.result.rows_read, counts.filtered))
+        self.progress.step("writing cases")
+        conn.execute("BEGIN")
+        write_cases(conn, merger, merger.cases.values(), merger.facts, merger.conflicts)
+        writer.register_core_ids()
+        report.unmatched["streamed_edges"] = writer.resolve_edges()
+        conn.execute("COMMIT")
+        writer.close(stage_path)
+
+    def watched(self, bundles: Iterable[CaseBundle], counts: StreamCounts, name: str) -> Iterator[CaseBundle]:
+        """Pass the bundles on, telling `progress` every few thousand how many cases were added and joined."""
+        for seen, bundle in enumerate(bundles, start=1):
+            yield bundle
+            if seen % 2000 == 0:
+                self.progress.streamed(name, counts.added, counts.joined)
+        self.progress.streamed(name, counts.added, counts.joined)
 
 
-def _as_extra(source: ExtraSource | tuple[str, Path, Loader]) -> ExtraSource:
-    if isinstance(source, ExtraSource):
-        return source
-    name, path, loader = source
-    return ExtraSource(name, (path,), lambda options, loader=loader, path=path: loader(path), f"{name} ({path})")
+def attach_opinions(merger: CaseMerger, records: list[OpinionRecord], report: BuildReport) -> list[tuple]:
+    """Join opinions to cases by their parallel citations; a case known only from its opinion is created, and a case
+    an opinion joins takes the opinion's parallel citations it lacked (so an S. Ct. or L. Ed. citation of a case the
+    other sources know only by its U.S. citation finds it).
+
+    An opinion id met twice (the same opinion in the plain-text and the raw folder) keeps its first record; the
+    number of such duplicates is reported. A created case is a Supreme Court case only when one of its citations
+    is in a Supreme Court reporter (the cited opinions include some lower-court decisions).
+    """
+    rows = []
+    seen: set[str] = set()
+    majority: dict[str, list[OpinionRecord]] = {}
+    unmatched = duplicates = 0
+    for op in records:
+        if op.opinion_id in seen:
+            duplicates += 1
+            continue
+        seen.add(op.opinion_id)
+        # an opinion of a cluster a source described joins that cluster's case first (an unpublished decision's
+        # cluster often has no citation to join by), else any case sharing one of its citations
+        case_id = merger.by_source_id.get(("courtlistener", op.cluster_id)) if op.cluster_id else None
+        case_id = case_id or merger.find(op.citations, op.case_name)
+        if case_id is not None:  # the cluster's parallel citations (S. Ct., L. Ed., Lexis) are the case's too
+            merger.add_citations(case_id, op.citations, "courtlistener")
+        if case_id is None and op.citations:
+            parts = [citation_parts(key) for key in (citation_key(c) for c in op.citations) if key]
+            supreme = any(p is not None and p[1] in SUPREME_COURT_REPORTERS for p in parts)
+            case_id = merger.add(
+                CaseRecord(
+                    source="courtlistener",
+                    source_id=op.cluster_id or op.opinion_id,
+                    court_id="scotus" if supreme else None,
+                    name=op.case_name,
+                    citations=op.citations,
+                    year=op.year,
+                )
+            )
+        unmatched += case_id is None
+        rows.append(opinion_row(op, case_id))
+        if case_id and op.is_majority:
+            majority.setdefault(case_id, []).append(op)
+    for case_id, majority_opinions in majority.items():
+        merger.cases[case_id].values["majority_opinion_id"] = (best_majority(majority_opinions), "opinions")
+    report.unmatched["opinions"] = unmatched
+    report.unmatched["duplicate_opinion_ids"] = duplicates
+    return rows
+
+
+def resolve_treatments(merger: CaseMerger, records: list[TreatmentRecord], report: BuildReport) -> list[tuple]:
+    """Turn citator treatments named by citations into case-id rows (an unmatched side is None, and counted)."""
+    rows = []
+    unmatched = 0
+    for rec in records:
+        citing = merger.find(rec.citing_citations, rec.citing_name)
+        cited = merger.find(rec.cited_citations, rec.cited_name)
+        unmatched += citing is None or cited is None
+        rows.append(
+            (citing, cited, rec.citing_name, rec.cited_name, rec.label, rec.agreement, int(rec.expert_reviewed),
+             rec.source, rec.location)
+        )  # fmt: skip
+    report.unmatched["treatments"] = unmatched
+    return rows
+
+
+def resolve_edges(merger: CaseMerger, results: dict[str, LoadResult], report: BuildReport) -> list[tuple]:
+    """Turn edges named by source ids ('fowler:123') or citations into case-id pairs."""
+    rows = []
+    unmatched = 0
+
+    def resolve(ref: str) -> str | None:
+        source, _, source_id = ref.partition(":")
+        if (source, source_id) in merger.by_source_id:
+            return merger.by_source_id[(source, source_id)]
+        return merger.find([ref])
+
+    for result in results.values():
+        for edge in result.edges:
+            citing, cited = resolve(edge.citing), resolve(edge.cited)
+            if citing is None or cited is None:
+                unmatched += 1
+                continue
+            rows.append((citing, cited, edge.source))
+    report.unmatched["citation_edges"] = unmatched
+    return rows
+
+
+@contextlib.contextmanager
+def _reading(name: str) -> Iterator[None]:
+    """Turn what a source's loader raises into a one-line `BuildError` naming the source."""
+    try:
+        yield
+    except EmptySourceError as exc:
+        raise BuildError(f"{name}: {exc}") from exc
+    except (OSError, ValueError, UnicodeDecodeError) as exc:
+        raise BuildError(f"could not read {name}: {exc}") from exc
 
 
 def _first_read(name: str, bundles: Iterator[CaseBundle]) -> Iterator[CaseBundle]:
     """Read a stream's first bundle now, so a source that is junk (the loader raises as it finds no case) fails
     before the offline data is read; return the stream with that bundle put back in front."""
-    try:
+    with _reading(name):
         first = next(bundles, None)
-    except EmptySourceError as exc:
-        raise BuildError(f"{name}: {exc}") from exc
-    except (OSError, ValueError, UnicodeDecodeError) as exc:
-        raise BuildError(f"could not read {name}: {exc}") from exc
     return bundles if first is None else itertools.chain([first], bundles)
-
-
-def _timed(name: str, description: str, call: Callable[[], object], progress: BuildProgress, report: BuildReport):
-    """Run one loader call, turning what it raises into a one-line `BuildError` naming the source."""
-    progress.source_started(name, description)
-    began = time.perf_counter()
-    try:
-        loaded = call()
-    except EmptySourceError as exc:
-        raise BuildError(f"{name}: {exc}") from exc
-    except (OSError, ValueError, UnicodeDecodeError) as exc:
-        raise BuildError(f"could not read {name}: {exc}") from exc
-    seconds = time.perf_counter() - began
-    if isinstance(loaded, LoadResult):
-        report.source_seconds[name] = round(seconds, 3)
-        report.rows_read[name] = loaded.rows_read
-        report.issues[name] = len(loaded.issues)
-        progress.source_finished(name, loaded, seconds)
-    return loaded
 
 
 def _empty_message(extra: ExtraSource, rows_read: int, cases: int) -> str:
@@ -302,17 +433,6 @@ def _empty_message(extra: ExtraSource, rows_read: int, cases: int) -> str:
     )
 
 
-def _watched(
-    bundles: Iterable[CaseBundle], counts: StreamCounts, name: str, progress: BuildProgress
-) -> Iterator[CaseBundle]:
-    """Pass the bundles on, telling `progress` every few thousand how many cases were added and joined."""
-    for seen, bundle in enumerate(bundles, start=1):
-        yield bundle
-        if seen % 2000 == 0:
-            progress.streamed(name, counts.added, counts.joined)
-    progress.streamed(name, counts.added, counts.joined)
-
-
 def _create(path: Path) -> sqlite3.Connection:
     """Create an empty case database at `path`, opened for a build (transactions managed by hand)."""
     path.unlink(missing_ok=True)
@@ -321,49 +441,6 @@ def _create(path: Path) -> sqlite3.Connection:
     conn.execute("PRAGMA synchronous=OFF")
     conn.executescript(SCHEMA)
     return conn
-
-
-def _stream(
-    conn: sqlite3.Connection,
-    stage_path: Path,
-    merger: CaseMerger,
-    streams: list[tuple[ExtraSource, StreamedLoad]],
-    keep: SourceFilter,
-    progress: BuildProgress,
-    report: BuildReport,
-) -> None:
-    """Read every streamed source into the database, then write the core's cases and resolve streamed edges."""
-    writer = StreamWriter.open(conn, stage_path, merger)
-    for extra, loaded in streams:
-        progress.step(f"reading {extra.name}")
-        counts = StreamCounts()
-        began = time.perf_counter()
-        bundles = _watched(loaded.bundles, counts, extra.name, progress)
-        try:
-            writer.consume(bundles, loaded.result, keep, counts)
-        except EmptySourceError as exc:
-            raise BuildError(f"{extra.name}: {exc}") from exc
-        except (OSError, ValueError, UnicodeDecodeError) as exc:
-            raise BuildError(f"could not read {extra.name}: {exc}") from exc
-        seconds = time.perf_counter() - began
-        report.source_seconds[extra.name] = round(seconds, 3)
-        report.rows_read[extra.name] = loaded.result.rows_read
-        report.issues[extra.name] = counts.issues
-        report.cases_added[extra.name] = counts.added
-        report.cases_joined[extra.name] = counts.joined
-        report.filtered[extra.name] = counts.filtered
-        report.unmatched[f"duplicate_opinion_ids:{extra.name}"] = counts.duplicate_opinions
-        progress.source_finished(extra.name, loaded.result, seconds)
-        if counts.added + counts.joined == 0:
-            raise BuildError(_empty_message(extra, loaded.result.rows_read, counts.filtered))
-    progress.step("writing cases")
-    conn.execute("BEGIN")
-    _write_cases(conn, merger, commit=False)
-    writer.register_core_ids()
-    _, unmatched = writer.resolve_edges()
-    conn.execute("COMMIT")
-    report.unmatched["streamed_edges"] = unmatched
-    writer.close(stage_path)
 
 
 def remove_stale_builds(db_path: Path) -> list[Path]:
@@ -391,34 +468,7 @@ def _write_core_links(conn: sqlite3.Connection, links: _Links, results: dict[str
     conn.executemany("INSERT INTO overrulings VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", links.overrulings)
     conn.executemany("INSERT INTO treatments VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", links.treatments)
     conn.executemany("INSERT INTO citation_edges VALUES (?, ?, ?)", links.edges)
-    conn.executemany(
-        "INSERT INTO build_issues VALUES (?, ?, ?)",
-        ((i.source, i.location, i.message) for r in results.values() for i in r.issues),
-    )
-    conn.execute("COMMIT")
-
-
-def _write_cases(conn: sqlite3.Connection, merger: CaseMerger, *, commit: bool = True) -> None:
-    """Write the in-memory merger's cases, their citations, facts and conflicts."""
-    if commit:
-        conn.execute("BEGIN")
-    marks = ",".join("?" * len(CASE_COLUMNS))
-    conn.executemany(f"INSERT INTO cases VALUES ({marks})", (case_row(merger, c) for c in merger.cases.values()))
-    conn.executemany(
-        "INSERT OR IGNORE INTO case_citations VALUES (?, ?, ?, ?)",
-        ((key, case.case_id, text, source) for case in merger.cases.values() for key, text, source in case.citations),
-    )
-    conn.executemany("INSERT INTO facts VALUES (?, ?, ?, ?)", merger.facts)
-    conn.executemany("INSERT INTO conflicts VALUES (?, ?, ?, ?, ?, ?)", merger.conflicts)
-    if commit:
-        conn.execute("COMMIT")
-
-
-def _index_opinions(conn: sqlite3.Connection) -> None:
-    """Split the combined opinion texts into their parts and index every opinion's words (`opinion_index`)."""
-    conn.execute("BEGIN")
-    write_parts(conn)
-    write_text_index(conn)
+    write_issues(conn, [issue for result in results.values() for issue in result.issues])
     conn.execute("COMMIT")
 
 

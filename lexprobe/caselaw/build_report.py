@@ -1,14 +1,12 @@
 """What a case database build says about itself: `BuildReport` (what it read and wrote, per source), the
-`BuildProgress` events the CLI draws, and `BuildError`. Its own module so that the build steps (`build`,
-`build_links`, `overrulings`) all import it and none imports another back."""
+`BuildProgress` events the CLI draws, and `BuildError`. Its own module so that `build` and `overrulings` both import
+it and `overrulings` does not import `build` back."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from lexprobe.caselaw.records import (
-    LoadResult,
-)
+from lexprobe.caselaw.records import LoadResult
 from lexprobe.errors import LexprobeError
 
 

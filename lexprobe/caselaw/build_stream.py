@@ -23,13 +23,14 @@ import json
 import re
 import sqlite3
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from lexprobe.caselaw.citations import citation_key
 from lexprobe.caselaw.courts import CIRCUIT_IDS, court_level, district_state
-from lexprobe.caselaw.merge import CaseMerger, MergedCase
-from lexprobe.caselaw.records import CaseBundle, CaseRecord, LoadResult, OpinionRecord, SourceFilter
+from lexprobe.caselaw.merge import CaseMerger, MergedCase, file_under
+from lexprobe.caselaw.records import CaseBundle, CaseRecord, LoadResult, OpinionRecord, RowIssue, SourceFilter
+from lexprobe.caselaw.stored import Case
 
 #: A reference to a case by its source id ("cap:12345", "courtlistener:678"), not by a citation.
 SOURCE_REF = re.compile(r"([a-z][a-z0-9_-]*):(\S+)")
@@ -40,12 +41,8 @@ MAJORITY_RANK = {"lead": 0, "combined": 1}
 #: How many bundles go into one transaction, and how often a loader's pending row issues are written out.
 BATCH = 5000
 
-CASE_COLUMNS = (
-    "case_id", "court_id", "level", "name", "citation", "decision_date", "year", "term", "docket", "author",
-    "disposition", "disposition_raw", "party_winning", "precedent_alteration", "issue_area", "majority_votes",
-    "minority_votes", "circuit", "state", "prominence", "authority_score", "hub_score", "overruled_year",
-    "overruling_case_id", "overruled_in_part", "majority_opinion_id", "sources",
-)  # fmt: skip
+#: The columns of `cases`, in order: the fields of the record a reader gets back.
+CASE_COLUMNS = tuple(f.name for f in fields(Case))
 
 _CIRCUIT_OF_COURT = {court_id: circuit for circuit, court_id in CIRCUIT_IDS.items()}
 
@@ -69,7 +66,7 @@ def case_row(merger: CaseMerger, case: MergedCase) -> tuple:
         if column == "case_id":
             values.append(case.case_id)
         elif column == "level":
-            values.append(merger.level(case))
+            values.append(court_level(court) if court else None)
         elif column == "citation":
             values.append(merger.official_citation(case))
         elif column == "sources":
@@ -88,6 +85,39 @@ def opinion_row(op: OpinionRecord, case_id: str | None) -> tuple:
     """Return the `opinions` row of an opinion record joined to `case_id`."""
     return (op.opinion_id, case_id, op.cluster_id, op.opinion_type, int(op.is_majority), op.author, op.text,
             op.source_file, op.source)  # fmt: skip
+
+
+def best_majority(opinions: Iterable[OpinionRecord]) -> str | None:
+    """Return the id of the best of the majority opinions among `opinions` (`MAJORITY_RANK`, the first of equals),
+    or None when there is none."""
+    majority = [op for op in opinions if op.is_majority]
+    return min(majority, key=lambda op: MAJORITY_RANK.get(op.opinion_type, 9)).opinion_id if majority else None
+
+
+def write_cases(
+    conn: sqlite3.Connection,
+    merger: CaseMerger,
+    cases: Iterable[MergedCase],
+    facts: list[tuple],
+    conflicts: list[tuple],
+    verb: str = "INSERT",
+) -> None:
+    """Write merged cases (`verb` "INSERT OR REPLACE" for cases written before), their citations, facts and
+    conflicts."""
+    cases = list(cases)
+    marks = ",".join("?" * len(CASE_COLUMNS))
+    conn.executemany(f"{verb} INTO cases VALUES ({marks})", (case_row(merger, case) for case in cases))
+    conn.executemany(
+        "INSERT OR IGNORE INTO case_citations VALUES (?, ?, ?, ?)",
+        ((key, case.case_id, text, source) for case in cases for key, text, source in case.citations),
+    )
+    conn.executemany("INSERT INTO facts VALUES (?, ?, ?, ?)", facts)
+    conn.executemany("INSERT INTO conflicts VALUES (?, ?, ?, ?, ?, ?)", conflicts)
+
+
+def write_issues(conn: sqlite3.Connection, issues: Iterable[RowIssue]) -> None:
+    """Write the loaders' row issues to `build_issues`."""
+    conn.executemany("INSERT INTO build_issues VALUES (?, ?, ?)", ((i.source, i.location, i.message) for i in issues))
 
 
 def _state_json(case: MergedCase) -> str:
@@ -117,9 +147,7 @@ class StreamCounts:
     joined: int = 0
     filtered: int = 0
     issues: int = 0
-    opinions: int = 0
     duplicate_opinions: int = 0
-    edges: int = 0
 
 
 @dataclass
@@ -176,46 +204,27 @@ class StreamWriter:
                 self.add(bundle, counts)
             self._seen += 1
             if self._seen % BATCH == 0:
-                self.flush(counts)
-                counts.issues += self.flush_issues(result)
+                self.flush(counts, result)
                 self.conn.execute("COMMIT")
                 self.conn.execute("BEGIN")
-        self.flush(counts)
-        counts.issues += self.flush_issues(result)
+        self.flush(counts, result)
         self.conn.execute("COMMIT")
 
-    def flush_issues(self, result: LoadResult) -> int:
-        """Write a loader's row issues gathered so far to `build_issues`, forget them and return how many."""
-        issues = len(result.issues)
-        if issues:
-            self.conn.executemany(
-                "INSERT INTO build_issues VALUES (?, ?, ?)", ((i.source, i.location, i.message) for i in result.issues)
-            )
-            del result.issues[:]
-        return issues
-
-    def flush(self, counts: StreamCounts) -> None:
-        """Write the batch: its cases (as they stand now), citations, facts, conflicts, opinions, merge state."""
+    def flush(self, counts: StreamCounts, result: LoadResult) -> None:
+        """Write the batch: its cases (as they stand now), citations, facts, conflicts, opinions, merge state, and the
+        loader's row issues gathered so far (then forgotten)."""
         conn = self.conn
-        marks = ",".join("?" * len(CASE_COLUMNS))
-        conn.executemany(
-            f"INSERT OR REPLACE INTO cases VALUES ({marks})", (case_row(self.core, c) for c in self._cases.values())
-        )
-        conn.executemany(
-            "INSERT OR IGNORE INTO case_citations VALUES (?, ?, ?, ?)",
-            ((key, c.case_id, text, source) for c in self._cases.values() for key, text, source in c.citations),
-        )
+        counts.issues += len(result.issues)
+        write_issues(conn, result.issues)
+        del result.issues[:]
+        write_cases(conn, self.core, self._cases.values(), self._facts, self._conflicts, "INSERT OR REPLACE")
         conn.executemany(
             "INSERT OR REPLACE INTO stage.state VALUES (?, ?)", ((i, _state_json(c)) for i, c in self._cases.items())
         )
-        conn.executemany("INSERT INTO facts VALUES (?, ?, ?, ?)", self._facts)
-        conn.executemany("INSERT INTO conflicts VALUES (?, ?, ?, ?, ?, ?)", self._conflicts)
         conn.executemany("INSERT OR REPLACE INTO stage.source_ids VALUES (?, ?, ?)", self._source_ids)
         before = conn.total_changes
         conn.executemany("INSERT OR IGNORE INTO opinions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", self._opinions)
-        inserted = conn.total_changes - before
-        counts.opinions += inserted
-        counts.duplicate_opinions += len(self._opinions) - inserted
+        counts.duplicate_opinions += len(self._opinions) - (conn.total_changes - before)
         conn.executemany("INSERT INTO stage.edges VALUES (?, ?, ?, ?, ?, ?, ?, ?)", self._edges)
         for pending in (self._cases, self._keys):
             pending.clear()
@@ -232,7 +241,7 @@ class StreamWriter:
             self._keep_opinions(bundle, case_id, self.core.cases[case_id])
         else:
             case_id = self._add_streamed(bundle, record, counts)
-        self._keep_edges(bundle, case_id, counts)
+        self._keep_edges(bundle, case_id)
 
     def _add_streamed(self, bundle: CaseBundle, record: CaseRecord, counts: StreamCounts) -> str:
         """Merge a bundle on a merger holding only the streamed cases it shares a citation with (this batch's, then
@@ -262,9 +271,7 @@ class StreamWriter:
         self._keep_opinions(bundle, case_id, case)
         self._cases[case_id] = case
         for key, _, _ in case.citations:
-            owners = self._keys.setdefault(key, [])
-            if case_id not in owners:
-                owners.append(case_id)
+            file_under(self._keys, key, case_id)
         self._facts.extend(local.facts)
         self._conflicts.extend(local.conflicts)
         self._source_ids.append((record.source, record.source_id, case_id))
@@ -273,24 +280,18 @@ class StreamWriter:
     def _keep_opinions(self, bundle: CaseBundle, case_id: str, case: MergedCase) -> None:
         """Keep a bundle's opinions for the batch's write; its best majority opinion becomes the case's own, unless
         the case already has one."""
-        best: tuple[int, str] | None = None
-        for op in bundle.opinions:
-            self._opinions.append(opinion_row(op, case_id))
-            if op.is_majority:
-                rank = MAJORITY_RANK.get(op.opinion_type, 9)
-                if best is None or rank < best[0]:
-                    best = (rank, op.opinion_id)
+        self._opinions.extend(opinion_row(op, case_id) for op in bundle.opinions)
+        best = best_majority(bundle.opinions)
         if best is not None and case.value("majority_opinion_id") is None:
-            case.values["majority_opinion_id"] = (best[1], bundle.case.source)
+            case.values["majority_opinion_id"] = (best, bundle.case.source)
 
-    def _keep_edges(self, bundle: CaseBundle, case_id: str, counts: StreamCounts) -> None:
+    def _keep_edges(self, bundle: CaseBundle, case_id: str) -> None:
         """Keep a bundle's edges for the end; an edge from the bundle's own case is known by its id already."""
         record = bundle.case
         own = {f"{record.source}:{record.source_id}", *record.citations}
         for edge in bundle.edges:
             citing = (case_id, None, None, None) if edge.citing in own else (None, *_ref(edge.citing))
             self._edges.append((*citing, *_ref(edge.cited), edge.source))
-            counts.edges += 1
 
     def register_core_ids(self) -> None:
         """Record the core's source ids ('fowler:123') so that streamed edges naming them resolve."""
@@ -299,9 +300,9 @@ class StreamWriter:
             ((source, source_id, case_id) for (source, source_id), case_id in self.core.by_source_id.items()),
         )
 
-    def resolve_edges(self) -> tuple[int, int]:
-        """Write the streamed edges whose both ends name a case (by case id, source id or any citation key);
-        return (written, unmatched). Run after every case and citation is in the database."""
+    def resolve_edges(self) -> int:
+        """Write the streamed edges whose both ends name a case (by case id, source id or any citation key); return
+        how many do not. Run after every case and citation is in the database."""
         lookup = (
             "COALESCE((SELECT i.case_id FROM stage.source_ids i WHERE i.source = e.{end}_source"
             " AND i.source_id = e.{end}_id),"
@@ -314,8 +315,7 @@ class StreamWriter:
             f" {lookup.format(end='cited')} AS cited, e.source AS source FROM stage.edges e)"
             " WHERE citing IS NOT NULL AND cited IS NOT NULL"
         )
-        written = cursor.rowcount
-        return written, total - written
+        return total - cursor.rowcount
 
     def close(self, stage_path: Path) -> None:
         """Detach and delete the staging database."""

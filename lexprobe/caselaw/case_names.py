@@ -287,13 +287,8 @@ def name_score(document_name: str, database_name: str) -> float:
         doc_parties, db_parties = _parties(doc), _parties(db)
         two = len(db_parties) == 2 and all(db_parties)
         if len(doc_parties) == 2 and all(doc_parties) and two:
-            straight = min(
-                party_similarity(doc_parties[0], db_parties[0]), party_similarity(doc_parties[1], db_parties[1])
-            )
-            swapped = min(
-                party_similarity(doc_parties[0], db_parties[1]), party_similarity(doc_parties[1], db_parties[0])
-            )
-            score = max(straight, swapped)
+            orders = (db_parties, db_parties[::-1])  # the parties in either order
+            score = max(min(map(party_similarity, doc_parties, order)) for order in orders)
         elif len(doc_parties) == 2 and all(doc_parties):
             score = fuzz.token_sort_ratio(doc, db)  # "X v. Y" against a one-party name: no credit for a subset
         else:

@@ -208,11 +208,16 @@ def eyecite_citations(text: str) -> list[CitationBase]:
 
 def _eyecite_parse_all(text: str) -> list[Citation]:
     """Return the canonical full case citations eyecite finds in `text`, in order, duplicates kept."""
+    return [citation for citation, _, _ in _eyecite_spanned(text)]
+
+
+def _eyecite_spanned(text: str) -> list[tuple[Citation, int, int]]:
+    """`_eyecite_parse_all` with each citation's span (start, end) in `text`."""
     from eyecite.models import FullCaseCitation
 
     found = [citation for citation in eyecite_citations(text) if isinstance(citation, FullCaseCitation)]
-    parsed = (_from_eyecite(citation) for citation in _outermost(found))
-    return [citation for citation in parsed if citation is not None]
+    parsed = ((_from_eyecite(citation), *citation.span()) for citation in _outermost(found))
+    return [entry for entry in parsed if entry[0] is not None]
 
 
 def spanned_citations(text: str) -> list[tuple[Citation, int, int]]:
@@ -222,16 +227,7 @@ def spanned_citations(text: str) -> list[tuple[Citation, int, int]]:
     if fast is not None:
         start = len(text) - len(text.lstrip())
         return [(fast, start, start + len(text.strip()))]
-    from eyecite.models import FullCaseCitation
-
-    found = [citation for citation in eyecite_citations(text) if isinstance(citation, FullCaseCitation)]
-    spanned = []
-    for citation in _outermost(found):
-        parsed = _from_eyecite(citation)
-        if parsed is not None:
-            start, end = citation.span()
-            spanned.append((parsed, start, end))
-    return spanned
+    return _eyecite_spanned(text)
 
 
 def _first_citation(text: str) -> Citation | None:

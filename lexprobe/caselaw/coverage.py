@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import datetime as dt
+import itertools
 import re
 from collections import defaultdict
 from collections.abc import Sequence
@@ -141,14 +142,8 @@ def _volumes_of_uncited_scdb_cases(db: CaseDatabase) -> dict[int, str]:
         return {}
     cited.sort()
     dates = [date for date, _ in cited]
-    prefix_max: list[int] = []
-    for _, volume in cited:
-        prefix_max.append(max(volume, prefix_max[-1]) if prefix_max else volume)
-    suffix_min = [0] * len(cited)
-    low = None
-    for i in range(len(cited) - 1, -1, -1):
-        low = cited[i][1] if low is None else min(low, cited[i][1])
-        suffix_min[i] = low
+    prefix_max = list(itertools.accumulate((volume for _, volume in cited), max))
+    suffix_min = list(itertools.accumulate((volume for _, volume in reversed(cited)), min))[::-1]
     last_volume = max(volume for _, volume in cited)
     terms: dict[int, set[int]] = defaultdict(set)
     for date, term in uncited:

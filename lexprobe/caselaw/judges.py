@@ -256,11 +256,6 @@ def _judge_profile(judge: Judge) -> _Profile:
     return _profile_from_aliases(judge.aliases or (judge.full_name,), judge.suffix)
 
 
-def _text_profile(text: str) -> _Profile | None:
-    parsed = _parse(text)
-    return _profile_from_aliases([text], parsed.suffix) if parsed else None
-
-
 def expand_name_pattern(pattern: str) -> list[str]:
     """Return every spelling a justices.csv name pattern accepts, fullest first (a plain name gives itself).
 
@@ -405,8 +400,8 @@ def resolve_justice(answer: str, decided: date | None = None, roster: Sequence[J
 
 def _names_match(answer: str, truth: str) -> bool:
     """Return True when `answer` is a consistent (possibly partial or slightly misspelt) form of the name `truth`."""
-    name, profile = _parse(answer), _text_profile(truth)
-    return bool(name and profile and _match_strength(name, profile))
+    name, parsed = _parse(answer), _parse(truth)
+    return bool(name and parsed and _match_strength(name, _profile_from_aliases([truth], parsed.suffix)))
 
 
 def judge_matches(answer: str, truth_full_name: str, decided: date | None = None, roster: Sequence[Judge] = ()) -> bool:

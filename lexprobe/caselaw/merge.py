@@ -18,7 +18,6 @@ from typing import Any
 from rapidfuzz import fuzz
 
 from lexprobe.caselaw.citations import citation_key, citation_parts, is_vendor_reporter
-from lexprobe.caselaw.courts import court_level
 from lexprobe.caselaw.records import CaseRecord
 
 #: Lower is more trusted. Unknown sources rank last.
@@ -34,33 +33,14 @@ SOURCE_PRIORITY: dict[str, int] = {
 #: The reporters of an official citation, most preferred first (compared exactly with a citation key's reporter).
 OFFICIAL_REPORTERS: tuple[str, ...] = ("U.S.", "F.3d", "F.2d", "F.", "F. Supp. 2d", "F. Supp.", "F. Supp. 3d", "F.4th")
 
-#: CaseRecord fields that become case columns (same names) and fact rows.
-MERGED_FIELDS: tuple[str, ...] = (
-    "court_id",
-    "name",
-    "decision_date",
-    "year",
-    "term",
-    "docket",
-    "author",
-    "disposition",
-    "disposition_raw",
-    "party_winning",
-    "precedent_alteration",
-    "issue_area",
-    "majority_votes",
-    "minority_votes",
-    "circuit",
-    "state",
-    "prominence",
-    "authority_score",
-    "hub_score",
+#: CaseRecord fields that become case columns (same names) and fact rows: all but its identity, citations and extras.
+MERGED_FIELDS: tuple[str, ...] = tuple(
+    f.name for f in fields(CaseRecord) if f.name not in ("source", "source_id", "citations", "extra")
 )
 
 #: Two names for one case count as a conflict below this rapidfuzz token-set similarity (0-100).
 NAME_CONFLICT_BELOW = 60.0
 
-_RECORD_FIELDS = {f.name for f in fields(CaseRecord)}
 _ID_UNSAFE = re.compile(r"[^0-9A-Za-z.]+")
 
 
@@ -79,6 +59,13 @@ def make_case_id(court_id: str | None, key: str | None, source: str, source_id: 
 def names_conflict(a: str, b: str) -> bool:
     """True when two case names are too different to be the same case's name."""
     return fuzz.token_set_ratio(a.lower(), b.lower()) < NAME_CONFLICT_BELOW
+
+
+def file_under(index: dict[str, list[str]], key: str, case_id: str) -> None:
+    """File `case_id` under citation `key` in `index` (citation key -> case ids), once."""
+    owners = index.setdefault(key, [])
+    if case_id not in owners:
+        owners.append(case_id)
 
 
 def _is_shouting(name: str) -> bool:
@@ -123,9 +110,7 @@ class CaseMerger:
         """Take in a case built elsewhere (read back from a database being built) so that records can join it."""
         self.cases[case.case_id] = case
         for key, _, _ in case.citations:
-            owners = self.by_key.setdefault(key, [])
-            if case.case_id not in owners:
-                owners.append(case.case_id)
+            file_under(self.by_key, key, case.case_id)
 
     @property
     def shared_citations(self) -> int:
@@ -165,20 +150,19 @@ class CaseMerger:
             key = citation_key(text) if text else None
             if not key:
                 continue
-            owners = self.by_key.setdefault(key, [])
-            if case_id not in owners:
-                owners.append(case_id)
+            file_under(self.by_key, key, case_id)
             if all(existing_key != key or src != source for existing_key, _, src in case.citations):
                 case.citations.append((key, text, source))
 
     def add(self, record: CaseRecord) -> str:
         """Merge one record; return the id of the case it joined or started."""
-        keyed = [(citation_key(text), text) for text in record.citations]
-        keys = [(key, text) for key, text in keyed if key]
         open_cases = [c for c in self.candidates(record.citations) if record.source not in self.cases[c].sources]
         case_id = self._closest(open_cases, record.name)
         if case_id is None:
-            case_id = make_case_id(record.court_id, keys[0][0] if keys else None, record.source, record.source_id)
+            key = next(
+                (key for key in (citation_key(text) if text else None for text in record.citations) if key), None
+            )
+            case_id = make_case_id(record.court_id, key, record.source, record.source_id)
             fallback = make_case_id(None, None, record.source, record.source_id)
             # another case owns this citation's id: use the source id; a source that repeats an id numbers them
             others = itertools.chain([fallback], (f"{fallback}#{n}" for n in itertools.count(2)))
@@ -189,12 +173,7 @@ class CaseMerger:
         if record.source not in case.sources:
             case.sources.append(record.source)
         self.by_source_id[(record.source, record.source_id)] = case_id
-        for key, text in keys:
-            owners = self.by_key.setdefault(key, [])
-            if case_id not in owners:
-                owners.append(case_id)
-            if all(existing_key != key or src != record.source for existing_key, _, src in case.citations):
-                case.citations.append((key, text, record.source))
+        self.add_citations(case_id, record.citations, record.source)
         for raw in record.citations:
             self.facts.append((case_id, "citation", raw, record.source))
         self._merge_disposition(case, record)
@@ -252,8 +231,3 @@ class CaseMerger:
             if parts is not None and not is_vendor_reporter(parts[1]):
                 return key
         return None
-
-    def level(self, case: MergedCase) -> str | None:
-        """Return 'scotus', 'coa' or 'district' for the case's court."""
-        court = case.value("court_id")
-        return court_level(court) if court else None

@@ -34,18 +34,14 @@ INDEX_TABLES = ("opinion_text_fts", "opinion_text_vocab", "opinion_text_words")
 _BATCH = 500
 
 
-def write_parts(conn: sqlite3.Connection) -> int:
-    """Split every opinion text of the database being built into `opinion_parts` rows (see the module docstring);
-    return how many parts were written."""
-    written = 0
+def write_parts(conn: sqlite3.Connection) -> None:
+    """Split every opinion text of the database being built into `opinion_parts` rows (see the module docstring)."""
     rows = conn.execute(
         "SELECT opinion_id, case_id, opinion_type, is_majority, author, text, source FROM opinions WHERE text != ''"
     )
     while batch := rows.fetchmany(_BATCH):
         parts = [_part_row(row, part) for row in batch for part in _split(row[5])]
         conn.executemany("INSERT INTO opinion_parts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", parts)
-        written += len(parts)
-    return written
 
 
 def _split(text: str) -> list[OpinionPart]:

@@ -5,6 +5,7 @@ else docket and name, else name and year), and date each overruled case's first 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from rapidfuzz import fuzz
@@ -24,31 +25,31 @@ def _docket_index(merger: CaseMerger) -> dict[str, list[MergedCase]]:
     return index
 
 
+def _closest_named(cases: Iterable[MergedCase], name: str, at_least: float) -> str | None:
+    """Return the id of the case whose name is closest to `name` (rapidfuzz token-set similarity at least
+    `at_least`; the first of equals), or None."""
+    best: tuple[float, str] | None = None
+    for case in cases:
+        score = fuzz.token_set_ratio(name.lower(), str(case.value("name") or "").lower())
+        if score >= at_least and (best is None or score > best[0]):
+            best = (score, case.case_id)
+    return best[1] if best else None
+
+
 def _match_by_docket(
     dockets: dict[str, list[MergedCase]], docket: str | None, name: str, year: int | None
 ) -> str | None:
-    """Return the case with this docket whose name matches best (and year, when given), or None."""
-    best: tuple[float, str] | None = None
-    for case in dockets.get((docket or "").strip(), []):
-        case_year = case.value("year")
-        if year is not None and case_year is not None and abs(int(case_year) - year) > 1:
-            continue
-        score = fuzz.token_set_ratio(name.lower(), str(case.value("name") or "").lower())
-        if score >= 60 and (best is None or score > best[0]):
-            best = (score, case.case_id)
-    return best[1] if best else None
+    """Return the case with this docket whose name matches best (similarity >= 60; within a year of `year`, when
+    given), or None."""
+    cases = dockets.get((docket or "").strip(), [])
+    near = [c for c in cases if year is None or c.value("year") is None or abs(int(c.value("year")) - year) <= 1]
+    return _closest_named(near, name, 60)
 
 
 def _match_by_name_and_year(merger: CaseMerger, name: str, year: int) -> str | None:
     """Return the Supreme Court case of `year` whose name is closest to `name` (similarity >= 80), or None."""
-    best: tuple[float, str] | None = None
-    for case in merger.cases.values():
-        if case.value("year") != year or case.value("court_id") != "scotus":
-            continue
-        score = fuzz.token_set_ratio(name.lower(), str(case.value("name") or "").lower())
-        if score >= 80 and (best is None or score > best[0]):
-            best = (score, case.case_id)
-    return best[1] if best else None
+    cases = merger.cases.values()
+    return _closest_named((c for c in cases if c.value("year") == year and c.value("court_id") == "scotus"), name, 80)
 
 
 def _overruling_counts(merger: CaseMerger, rec: OverrulingRecord, overruling_id: str | None) -> bool:

@@ -1,23 +1,23 @@
 """Read the case database: look cases up by citation or name, describe one case, summarize coverage.
 
 This is the only module that writes SQL against the case schema (`schema.SCHEMA`; `build.py` writes the file,
-`sampling.py` draws the stratified samples), with `query_conditions` (the SQL conditions of coverage, court levels
-and facts) and `query_open` (opening a built database read-only and refusing a damaged or stale one). Readers get
-frozen records (`stored.Case`, `stored.Overruling`, ...) and use them by attribute; `CaseDatabase.case` gathers them
-into the `stored.CaseDetail` `lexprobe data case` prints.
+`sampling.py` draws the stratified samples): the SQL conditions of coverage, court levels and facts, the read-only
+opening that refuses a damaged file, one that is not a case database (`REQUIRED_TABLES`) or one built under other
+truth rules (`StaleCaseDatabase`, exit 2: rebuild), and `CaseDatabase`. Readers get frozen records (`stored.Case`,
+`stored.Overruling`, ...) and use them by attribute; `CaseDatabase.case` gathers them into the `stored.CaseDetail`
+`lexprobe data case` prints.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TypeVar
 
 from lexprobe.caselaw.citations import citation_key
 from lexprobe.caselaw.opinion_index import INDEX_TABLES
-from lexprobe.caselaw.query_conditions import COVERAGE, FACT_CONDITIONS, LEVEL_FILTERS, LEVELS
-from lexprobe.caselaw.query_open import CaseDatabaseMissing, open_read_only
+from lexprobe.caselaw.schema import RULES_VERSION
 from lexprobe.caselaw.stored import (
     AgreementPair,
     Case,
@@ -43,6 +43,98 @@ __all__ = ["CaseDatabase", "case_database_is_current"]
 
 #: A record type `CaseDatabase._rows` builds from query rows.
 R = TypeVar("R")
+
+LEVELS = ("scotus", "coa", "district")
+
+#: Coverage columns of `lexprobe data info`: label -> SQL condition on `cases`.
+COVERAGE = {
+    "name": "name IS NOT NULL AND name != ''",
+    "citation": "citation IS NOT NULL",
+    "author": "author IS NOT NULL",
+    "disposition": "disposition IS NOT NULL",
+    "opinion_text": "majority_opinion_id IS NOT NULL",
+    "overruling": "overruled_year IS NOT NULL",
+    "prominence": "prominence IS NOT NULL",
+}
+
+
+#: The cases each court level samples from (rules in `sampling.py`): level -> (SQL condition on `cases`, stratum).
+LEVEL_FILTERS: dict[str, tuple[str, str]] = {
+    "scotus": (
+        "name IS NOT NULL AND name != '' AND citation LIKE '% U.S. %' AND year IS NOT NULL",
+        "CAST(year AS TEXT)",
+    ),
+    "coa": (
+        "(citation LIKE '% F. %' OR citation LIKE '% F.2d %' OR citation LIKE '% F.3d %' OR citation LIKE '% F.4th %')"
+        " AND court_id IS NOT NULL AND year IS NOT NULL",
+        "court_id || '-' || year",
+    ),
+    "district": (
+        "citation LIKE '% F. Supp.%' AND state IS NOT NULL AND year IS NOT NULL",
+        "state || '-' || year",
+    ),
+}
+
+#: The SQL condition on `cases` that holds when a case has each fact of `sampling.CASE_FACTS`.
+FACT_CONDITIONS: dict[str, str] = {
+    "name": "(name IS NOT NULL AND name != '' AND citation IS NOT NULL AND citation != '' AND year IS NOT NULL)",
+    "court": "(court_id IS NOT NULL AND court_id != '')",
+    "author": "(author IS NOT NULL AND author != '')",
+    "disposition": "(disposition IS NOT NULL AND disposition != '')",
+    "opinion_text": "(majority_opinion_id IS NOT NULL AND majority_opinion_id != ''"
+    " AND EXISTS (SELECT 1 FROM opinions o WHERE o.opinion_id = cases.majority_opinion_id AND o.text != ''))",
+    "never_overruled": "(overruled_year IS NULL AND NOT EXISTS (SELECT 1 FROM overrulings v"
+    " WHERE v.overruled_case_id = cases.case_id))",
+}
+
+
+class CaseDatabaseMissing(FileNotFoundError):
+    """No case database where one was expected."""
+
+
+#: Tables every built case database has; a file without them is not one.
+REQUIRED_TABLES = ("cases", "case_citations", "facts")
+_REBUILD = "rebuild it with `lexprobe data build` or pass another --db"
+
+
+def open_read_only(path: Path) -> sqlite3.Connection:
+    """Open a built case database read-only; raises `StoreError` naming the file when it is damaged, truncated or
+    not a case database at all."""
+    from lexprobe.engine.sqlite_util import check_sqlite_header, store_error  # the SQLite error model, not the engine
+
+    check_sqlite_header(path, hint=_REBUILD)
+    try:
+        conn = sqlite3.connect(f"{Path(path).absolute().as_uri()}?mode=ro", uri=True, check_same_thread=False)
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    except sqlite3.Error as exc:
+        raise store_error(path, exc, _REBUILD) from None
+    missing = [table for table in REQUIRED_TABLES if table not in tables]
+    if missing:
+        conn.close()
+        raise StoreError(f"{path} is not a lexprobe case database (no table {', '.join(missing)}); {_REBUILD}")
+    version = _rules_version(conn)
+    if version != RULES_VERSION:
+        conn.close()
+        raise StaleCaseDatabase(
+            f"{path} was built under older truth rules (version {version}, now {RULES_VERSION}: overruling years "
+            f"are the overruling decision's calendar year, cases keep their opinions' parallel citations, and the "
+            f"official citation is matched by exact reporter, never a LEXIS or WL one, and combined opinion texts are "
+            f"split into their opinions and every opinion's words indexed for `lexprobe check`); "
+            f"{_REBUILD}"
+        )
+    return conn
+
+
+def _rules_version(conn: sqlite3.Connection) -> int:
+    try:
+        row = conn.execute("SELECT value FROM build_info WHERE key = 'rules_version'").fetchone()
+    except sqlite3.Error:
+        return 1
+    return int(row[0]) if row and str(row[0]).isdigit() else 1
+
+
+class StaleCaseDatabase(StoreError):
+    """A case database built by an older lexprobe whose truths differ from today's rules (exit 2: rebuild it)."""
 
 
 def case_database_is_current(path: Path) -> bool:
@@ -79,14 +171,11 @@ class CaseDatabase:
 
     def coverage(self) -> dict[str, dict[str, int]]:
         """Return, per court level, how many cases there are and how many have each kind of fact."""
+        sql = f"SELECT COUNT(*), {', '.join(f'SUM({condition})' for condition in COVERAGE.values())} FROM cases"
         out: dict[str, dict[str, int]] = {}
         for level in LEVELS:
-            (total,) = self.conn.execute("SELECT COUNT(*) FROM cases WHERE level = ?", (level,)).fetchone()
-            row = {"cases": total}
-            for label, condition in COVERAGE.items():
-                sql = f"SELECT COUNT(*) FROM cases WHERE level = ? AND {condition}"
-                (row[label],) = self.conn.execute(sql, (level,)).fetchone()
-            out[level] = row
+            total, *counts = self.conn.execute(f"{sql} WHERE level = ?", (level,)).fetchone()
+            out[level] = {"cases": total} | {label: count or 0 for label, count in zip(COVERAGE, counts, strict=True)}
         return out
 
     def level_counts(self) -> dict[str, int]:
@@ -164,8 +253,8 @@ class CaseDatabase:
 
     def case(self, case_id: str) -> CaseDetail | None:
         """Return everything known about one case, with the source of each fact, or None."""
-        row = self.conn.execute("SELECT * FROM cases WHERE case_id = ?", (case_id,)).fetchone()
-        if row is None:
+        case = self.get_case(case_id)
+        if case is None:
             return None
         facts: dict[str, list[SourcedValue]] = {}
         for fact in self.conn.execute("SELECT field, value, source FROM facts WHERE case_id = ?", (case_id,)):
@@ -178,7 +267,7 @@ class CaseDatabase:
             self.conn.execute("SELECT COUNT(*) FROM citation_edges WHERE cited_case_id = ?", (case_id,)).fetchone()[0],
         )
         return CaseDetail(
-            case=Case(**dict(row)),
+            case=case,
             citations=self._rows(
                 SourcedCitation,
                 "SELECT citation, source FROM case_citations WHERE case_id = ? ORDER BY citation",
@@ -224,11 +313,8 @@ class CaseDatabase:
 
     def get_cases(self, case_ids: Iterable[str]) -> dict[str, Case]:
         """Return the `cases` rows of many case ids (those that exist), by id: `get_case` in a few queries."""
-        wanted = list(dict.fromkeys(case_ids))
         found: dict[str, Case] = {}
-        for start in range(0, len(wanted), 900):  # below SQLite's default limit of bound parameters
-            chunk = wanted[start : start + 900]
-            marks = ", ".join("?" * len(chunk))
+        for chunk, marks in _chunks(case_ids):
             for row in self.conn.execute(f"SELECT * FROM cases WHERE case_id IN ({marks})", chunk):
                 found[row["case_id"]] = Case(**dict(row))
         return found
@@ -448,12 +534,10 @@ class CaseDatabase:
     def sample_rows(self, level: str, case_ids: Iterable[str]) -> dict[str, SampleRow]:
         """Return the `eligible_cases` row (with its stratum at `level`) of each of `case_ids` found, by case id
         (one query per 500 cases)."""
-        ids = list(dict.fromkeys(case_ids))
         found: dict[str, SampleRow] = {}
-        for start in range(0, len(ids), _MAX_IN):
-            chunk = ids[start : start + _MAX_IN]
+        for chunk, marks in _chunks(case_ids):
             sql = (f"SELECT case_id, name, citation, court_id, year, state, {LEVEL_FILTERS[level][1]} AS stratum"
-                   f" FROM cases WHERE case_id IN ({', '.join('?' * len(chunk))})")  # fmt: skip
+                   f" FROM cases WHERE case_id IN ({marks})")  # fmt: skip
             found |= {row[0]: SampleRow(*row) for row in self._tuples(sql, chunk)}
         return found
 
@@ -468,14 +552,11 @@ class CaseDatabase:
 
     def case_facts(self, case_ids: Iterable[str], facts: Sequence[str]) -> dict[str, set[str]]:
         """Return, for each case id, which of the named `FACT_CONDITIONS` the case has (one query per 500 cases)."""
-        ids = list(dict.fromkeys(case_ids))
-        found: dict[str, set[str]] = {case_id: set() for case_id in ids}
+        found: dict[str, set[str]] = {case_id: set() for case_id in case_ids}
         if not facts:
             return found
         columns = ", ".join(f"{FACT_CONDITIONS[name]} AS f{i}" for i, name in enumerate(facts))
-        for start in range(0, len(ids), _MAX_IN):
-            chunk = ids[start : start + _MAX_IN]
-            marks = ", ".join("?" * len(chunk))
+        for chunk, marks in _chunks(found):
             for row in self.conn.execute(f"SELECT case_id, {columns} FROM cases WHERE case_id IN ({marks})", chunk):
                 found[row[0]] = {name for i, name in enumerate(facts) if row[i + 1]}
         return found
@@ -483,6 +564,14 @@ class CaseDatabase:
 
 #: The most values one `IN (...)` list of a query binds (far below SQLite's limit on parameters).
 _MAX_IN = 500
+
+
+def _chunks(ids: Iterable[str]) -> Iterator[tuple[list[str], str]]:
+    """Yield `ids` (each once, in order) in lists of at most `_MAX_IN`, each with its "?, ?, ..." marks."""
+    wanted = list(dict.fromkeys(ids))
+    for start in range(0, len(wanted), _MAX_IN):
+        chunk = wanted[start : start + _MAX_IN]
+        yield chunk, ", ".join("?" * len(chunk))
 
 
 def _stratum_years(strata: Sequence[str]) -> list[int]:

@@ -45,8 +45,8 @@ class CaseRecord:
     issue_area: int | None = None
     majority_votes: int | None = None
     minority_votes: int | None = None
-    state: str | None = None  # for district courts and Songer rows: the state (two-letter or name)
     circuit: str | None = None  # "1".."11", "dc", "fed"
+    state: str | None = None  # for district courts and Songer rows: the state (two-letter or name)
     prominence: float | None = None  # percentile 0-100 within the court level (higher = more prominent)
     authority_score: float | None = None
     hub_score: float | None = None

@@ -1,23 +1,9 @@
 """Stratified case samples, as in the study: year strata for the Supreme Court, circuit-year strata for the
-courts of appeals, state-year strata for the district courts.
-
-Filters (one per level, applied before stratifying; a level may be given in any spelling `courts.canonical_level`
-accepts, such as "usdc" for "district"):
-- scotus: a case with a name and a U.S. Reports citation;
-- coa: a case with a Federal Reporter citation (F., F.2d, F.3d, F.4th) and a circuit;
-- district: a case with a Federal Supplement citation (F. Supp., F. Supp. 2d, F. Supp. 3d) and a state.
-
-Date windows (`years`, inclusive): a level may be limited to cases decided in a range of years before anything
-else; the study's windows are `PAPER_YEARS` (Supreme Court 1794-2015, appeals 1895-2019, district 1932-2019, the
-ranges in the headers of its Tables 3-7). `parse_year_windows` reads them from the command line.
-
-Required facts (`require`): a sample may be limited to cases that have every named fact of `CASE_FACTS` (a majority
-author, an opinion text ...), so that every task asked of the sample can use every case (`--complete-cases`).
-
-Allocation: every stratum gets an equal share of `n` (the per-term cap for the Supreme Court); a stratum with
-fewer eligible cases gives all it has, and the shortfall is spread evenly over the strata that still have cases,
-until `n` is reached or every eligible case is drawn (`allocate`). Strata that could not fill the equal share are
-reported. The draw is reproducible: strata and cases are ordered by id before a `random.Random(seed)` draws.
+courts of appeals, state-year strata for the district courts (each level's filter is `query.LEVEL_FILTERS`), within
+a window of decision years (`PAPER_YEARS`, `parse_year_windows`) and, for `--complete-cases`, only cases with every
+required fact of `CASE_FACTS`. Every stratum gets an equal share of `n` (`allocate`), and the draw is reproducible:
+strata and cases are ordered by id before a `random.Random(seed)` draws. The rules: docs/caselaw.md ("Sampling")
+and docs/hallucination.md ("Samples: date windows, coverage and complete cases").
 """
 
 from __future__ import annotations

@@ -271,8 +271,7 @@ def option_group(command: Callable, parameter: str, group: type, types: dict[str
 def open_case_db(db: Path | None) -> CaseDatabase:
     """Open the case database at `--db` (or the default); a missing one is a `BadInputError` naming the fix."""
     from lexprobe.caselaw.paths import default_db_path
-    from lexprobe.caselaw.query import CaseDatabase
-    from lexprobe.caselaw.query_open import CaseDatabaseMissing
+    from lexprobe.caselaw.query import CaseDatabase, CaseDatabaseMissing
 
     try:
         return CaseDatabase(db or default_db_path())
