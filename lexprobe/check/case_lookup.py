@@ -26,9 +26,6 @@ class CaseSummary:
     citation: str | None
     year: int | None
 
-    def to_json(self) -> dict[str, Any]:
-        return {"case_id": self.case_id, "name": self.name, "citation": self.citation, "year": self.year}
-
 
 @dataclass(frozen=True)
 class CaseFacts:

@@ -36,7 +36,7 @@ from lexprobe.check.holding_judge import (
 from lexprobe.check.holding_passages import Passage, PassageFinder
 from lexprobe.check.holding_sentences import Proposition, find_propositions
 from lexprobe.check.quote_match import OpinionTexts
-from lexprobe.check.verify import CitationVerdict
+from lexprobe.check.verify import CitationVerdict, summarize
 
 if TYPE_CHECKING:
     from lexprobe.caselaw.query import CaseDatabase
@@ -119,10 +119,7 @@ class CitedDocument:
 
 def summarize_holdings(holdings: Sequence[Holdings]) -> dict[str, int]:
     """Count the holding verdicts of `holdings`, every verdict present, and the skipped propositions."""
-    counts = dict.fromkeys(HOLDING_VERDICTS, 0)
-    for document in holdings:
-        for item in document.items:
-            counts[item.verdict] += 1
+    counts = summarize((item for document in holdings for item in document.items), HOLDING_VERDICTS)
     counts["skipped"] = sum(document.skipped for document in holdings)
     return counts
 

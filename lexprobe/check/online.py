@@ -54,25 +54,35 @@ class OnlineResult:
 
 
 class LookupCache:
-    """CourtListener citation-lookup answers in `courtlistener.sqlite` in the lexprobe cache folder."""
+    """CourtListener's answers in `courtlistener.sqlite` in the lexprobe cache folder: the citation lookups (table
+    `lookups`), and the clusters and opinion texts of `online_texts` (table `opinion_texts`, among `tables`)."""
 
-    def __init__(self, folder: Path | str | None = None) -> None:
+    def __init__(self, folder: Path | str | None = None, tables: tuple[str, ...] = ("lookups",)) -> None:
         self.path = Path(folder if folder is not None else default_cache_dir()) / CACHE_NAME
         self.conn = connect(self.path)
-        self.conn.execute(
-            "CREATE TABLE IF NOT EXISTS lookups (key TEXT PRIMARY KEY, body TEXT NOT NULL, created_at REAL NOT NULL)"
-        )
+        for table in tables:
+            columns = "key TEXT PRIMARY KEY, body TEXT NOT NULL, created_at REAL NOT NULL"
+            self.conn.execute(f"CREATE TABLE IF NOT EXISTS {table} ({columns})")
 
-    def get(self, key: str) -> dict[str, Any] | None:
-        row = self.conn.execute("SELECT body FROM lookups WHERE key = ?", (key,)).fetchone()
+    def get(self, key: str, table: str = "lookups") -> Any:
+        """The answer kept under `key`, or None."""
+        row = self.conn.execute(f"SELECT body FROM {table} WHERE key = ?", (key,)).fetchone()
         return json.loads(row[0]) if row else None
 
-    def put(self, key: str, body: dict[str, Any]) -> None:
+    def put(self, key: str, body: dict[str, Any], table: str = "lookups") -> None:
+        """Keep `body` under `key` (replacing what was there)."""
         with transaction(self.conn) as conn:
-            conn.execute("INSERT OR REPLACE INTO lookups VALUES (?, ?, ?)", (key, json.dumps(body), time.time()))
+            conn.execute(f"INSERT OR REPLACE INTO {table} VALUES (?, ?, ?)", (key, json.dumps(body), time.time()))
 
     def close(self) -> None:
         self.conn.close()
+
+
+def credentials(token: str | None, base_url: str | None) -> tuple[str | None, str]:
+    """The API token and base URL: those given, else `TOKEN_ENV`'s and `BASE_URL_ENV`'s (else `DEFAULT_BASE_URL`)."""
+    return token or os.environ.get(TOKEN_ENV), (base_url or os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL).rstrip(
+        "/"
+    )
 
 
 def _slim(result: dict[str, Any]) -> dict[str, Any]:
@@ -99,7 +109,8 @@ def _year(cluster: dict[str, Any]) -> int | None:
     return int(date[:4]) if date[:4].isdigit() else None
 
 
-def _names(cluster: dict[str, Any]) -> list[str]:
+def cluster_names(cluster: dict[str, Any]) -> list[str]:
+    """The names CourtListener gives a cluster (its case name, its full case name)."""
     return [str(cluster[k]) for k in ("case_name", "case_name_full") if cluster.get(k)]
 
 
@@ -109,7 +120,7 @@ def _judge(citation: FoundCitation, before: CitationVerdict, answer: dict[str, A
     clusters = answer.get("clusters") or []
     note = "checked online with CourtListener's citation lookup (the local database cannot verify it)"
     if status in (200, 300) and clusters:
-        scored = [(names_match(citation.name, _names(c))[1] if citation.name else 0.0, c) for c in clusters]
+        scored = [(names_match(citation.name, cluster_names(c))[1] if citation.name else 0.0, c) for c in clusters]
         _, cluster = max(scored, key=lambda item: item[0])
         name = cluster.get("case_name") or cluster.get("case_name_full")
         year = _year(cluster)
@@ -120,7 +131,7 @@ def _judge(citation: FoundCitation, before: CitationVerdict, answer: dict[str, A
             year=year,
         )
         problems = []
-        if citation.name and _names(cluster) and not names_match(citation.name, _names(cluster))[0]:
+        if citation.name and cluster_names(cluster) and not names_match(citation.name, cluster_names(cluster))[0]:
             problems.append(f"CourtListener has {key} as {name} ({year}), not “{citation.name}”")
         if citation.year is not None and year is not None and citation.year != year:
             problems.append(f"the year given, {citation.year}, is not CourtListener's ({year}) for {name}")
@@ -163,11 +174,10 @@ def refine_online(
             wanted.setdefault(citation.key, []).append(index)
     if not wanted:
         return result
-    token = token or os.environ.get(TOKEN_ENV)
+    token, base_url = credentials(token, base_url)
     if not token:
         result.message = f"--online skipped: set {TOKEN_ENV} to a CourtListener API token"
         return result
-    base_url = (base_url or os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL).rstrip("/")
     result.asked = len(wanted)
     cache = LookupCache(cache_folder)
     try:

@@ -25,7 +25,6 @@ case database lacks, so its quotations can be checked as the offline ones are.
 from __future__ import annotations
 
 import json
-import os
 import re
 import time
 from collections.abc import Sequence
@@ -39,9 +38,8 @@ from lexprobe.caselaw.sources.markup import html_to_text
 from lexprobe.check.case_lookup import CaseSummary
 from lexprobe.check.deadline import Deadline, DeadlineExceeded
 from lexprobe.check.extract import FoundCitation
-from lexprobe.check.online import BASE_URL_ENV, DEFAULT_BASE_URL, TOKEN_ENV, LookupCache, lookup_citations
+from lexprobe.check.online import TOKEN_ENV, LookupCache, cluster_names, credentials, lookup_citations
 from lexprobe.check.quote_match import Opinion
-from lexprobe.engine.sqlite_util import transaction
 
 #: Opinion text fields of the REST v4 opinions endpoint, in the order one is chosen.
 TEXT_FIELDS = (
@@ -152,8 +150,7 @@ class OnlineOpinionTexts:
     _cache: LookupCache | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
-        self.token = self.token or os.environ.get(TOKEN_ENV)
-        self.base_url = (self.base_url or os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL).rstrip("/")
+        self.token, self.base_url = credentials(self.token, self.base_url)
 
     def opinions_for(self, case: CaseSummary, citation: FoundCitation) -> OnlineCase:
         """The CourtListener opinions of `case` (cited by the full citation `citation`), or none and why."""
@@ -206,7 +203,7 @@ class OnlineOpinionTexts:
         if answer.get("status") not in (200, 300) or not clusters:
             return OnlineCase((), f"; CourtListener's citation lookup has no case at {key}")
         names = [case.name] if case.name else []
-        best = max(clusters, key=lambda c: names_match(names[0], _names(c))[1] if names else 0.0)
+        best = max(clusters, key=lambda c: names_match(names[0], cluster_names(c))[1] if names else 0.0)
         return str(best["id"])
 
     # --- fetching and caching -----------------------------------------------------------------------------------
@@ -214,27 +211,15 @@ class OnlineOpinionTexts:
     @property
     def cache(self) -> LookupCache:
         if self._cache is None:
-            self._cache = LookupCache(self.cache_folder)
-            self._cache.conn.execute(
-                "CREATE TABLE IF NOT EXISTS opinion_texts (key TEXT PRIMARY KEY, body TEXT NOT NULL, "
-                "created_at REAL NOT NULL)"
-            )
+            self._cache = LookupCache(self.cache_folder, ("lookups", "opinion_texts"))
         return self._cache
 
     def _cached(self, kind: str, ident: str) -> dict[str, Any] | None:
-        row = self.cache.conn.execute(
-            "SELECT body FROM opinion_texts WHERE key = ?", (f"{self.base_url}|{kind}|{ident}",)
-        ).fetchone()
-        body = json.loads(row[0]) if row else None
+        body = self.cache.get(f"{self.base_url}|{kind}|{ident}", "opinion_texts")
         return body if isinstance(body, dict) and body.get("format") == TEXT_FORMAT else None
 
     def _keep(self, kind: str, ident: str, body: dict[str, Any]) -> None:
-        body = {**body, "format": TEXT_FORMAT}
-        with transaction(self.cache.conn) as conn:
-            conn.execute(
-                "INSERT OR REPLACE INTO opinion_texts VALUES (?, ?, ?)",
-                (f"{self.base_url}|{kind}|{ident}", json.dumps(body), time.time()),
-            )
+        self.cache.put(f"{self.base_url}|{kind}|{ident}", {**body, "format": TEXT_FORMAT}, "opinion_texts")
 
     def _read_case(self, cluster_id: str, case_id: str, first_page: int | None) -> OnlineCase:
         rows: list[dict[str, Any]] = []
@@ -342,10 +327,12 @@ class OnlineOpinionTexts:
             self._client = CourtListener(api_token=self.token, base_url=self.base_url, timeout=self.timeout_s)
         return self._client
 
-    def _stop(self, message: str) -> None:
+    def _stop(self, message: str) -> _Stop:
+        """Stop fetching for the rest of the run (`message` is printed once); the exception to raise, if any."""
         self._stopped = message
         if message not in self.messages:
             self.messages.append(message)
+        return _Stop(message)
 
     def _get(self, path: str, fields: tuple[str, ...]) -> dict[str, Any]:
         """GET one API object, reading at most `MAX_RESPONSE_BYTES` within twice the timeout and before the
@@ -361,17 +348,15 @@ class OnlineOpinionTexts:
             status, body = self.deadline.run(lambda: self._download(client, path, fields))
         except DeadlineExceeded:
             self._client = None  # its request is still in its thread: the client is left to it, not closed
-            self._stop(self.deadline.message("--online texts"))
-            raise _Stop(str(self._stopped)) from None
+            raise self._stop(self.deadline.message("--online texts")) from None
         except httpx.HTTPError as exc:
-            self._stop(f"--online texts skipped: cannot reach {self.base_url} ({type(exc).__name__}: {exc})")
-            raise _Stop(str(self._stopped)) from None
+            raise self._stop(
+                f"--online texts skipped: cannot reach {self.base_url} ({type(exc).__name__}: {exc})"
+            ) from None
         if status in (401, 403):
-            self._stop(f"--online texts stopped: CourtListener rejected the token (HTTP {status})")
-            raise _Stop(str(self._stopped))
+            raise self._stop(f"--online texts stopped: CourtListener rejected the token (HTTP {status})")
         if status == 429:
-            self._stop("--online texts stopped: CourtListener throttled the requests; run again later")
-            raise _Stop(str(self._stopped))
+            raise self._stop("--online texts stopped: CourtListener throttled the requests; run again later")
         if status != 200:
             raise _Missing(f"HTTP {status} for {path}", status)
         try:
@@ -380,8 +365,7 @@ class OnlineOpinionTexts:
             data = None
         if not isinstance(data, dict):
             why = "not JSON" if data is None else f"a JSON {type(data).__name__}, not an object"
-            self._stop(f"--online texts skipped: CourtListener's answer is not an API object ({path}: {why})")
-            raise _Stop(str(self._stopped))
+            raise self._stop(f"--online texts skipped: CourtListener's answer is not an API object ({path}: {why})")
         return data
 
     def _download(self, client: Any, path: str, fields: tuple[str, ...]) -> tuple[int, bytes]:
@@ -402,10 +386,6 @@ class OnlineOpinionTexts:
                     raise _Missing(f"{path} took longer than {2 * self.timeout_s:.0f} s, not read")
                 chunks.append(chunk)
         return 200, b"".join(chunks)
-
-
-def _names(cluster: dict[str, Any]) -> list[str]:
-    return [str(cluster[k]) for k in ("case_name", "case_name_full") if cluster.get(k)]
 
 
 def _first_page(citation: FoundCitation) -> int | None:

@@ -27,7 +27,7 @@ from __future__ import annotations
 import itertools
 import unicodedata
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from lexprobe.caselaw.case_names import display_name
@@ -43,7 +43,7 @@ from lexprobe.check.quotations import CHECKED_CHARS, Quotation, find_quotations
 from lexprobe.check.quote_allowed import CitationFree
 from lexprobe.check.quote_corpus import CorpusSearch, quotes_it
 from lexprobe.check.quote_match import Match, Opinion, OpinionTexts, find_exact, find_in, word_difference
-from lexprobe.check.verify import CitationVerdict
+from lexprobe.check.verify import CitationVerdict, summarize
 
 Q_VERIFIED, Q_ALTERED, Q_NOT_FOUND = "verified", "altered", "not_found"
 Q_SEPARATE, Q_OTHER_CASE, Q_UNVERIFIABLE = "separate_opinion", "other_case", "unverifiable"
@@ -76,24 +76,12 @@ class QuotationVerdict:
 
     def to_json(self, citation_offset: int = 0) -> dict[str, Any]:
         """The `quotations` object of `check --json` (`citation_offset`: the file's first index in `citations`)."""
-        return {
-            "text": self.text,
-            "span": [self.span[0], self.span[1]],
-            "citation": self.citation + citation_offset,
-            "verdict": self.verdict,
-            "page": self.page,
-            "pin_ok": self.pin_ok,
-            "reason": self.reason,
-            "evidence": self.evidence,
-        }
+        return {**asdict(self), "span": list(self.span), "citation": self.citation + citation_offset}
 
 
 def summarize_quotations(verdicts: Sequence[QuotationVerdict]) -> dict[str, int]:
     """Count the quotation verdicts, every verdict present."""
-    counts = dict.fromkeys(QUOTE_VERDICTS, 0)
-    for verdict in verdicts:
-        counts[verdict.verdict] += 1
-    return counts
+    return summarize(verdicts, QUOTE_VERDICTS)
 
 
 def _opinion_label(match: Match) -> str:

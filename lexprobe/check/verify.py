@@ -25,7 +25,7 @@ import bisect
 import re
 import weakref
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from lexprobe.caselaw.case_names import NAME_THRESHOLD, display_name, is_popular_name, names_match
@@ -59,14 +59,7 @@ class CitationVerdict:
 
     def to_json(self) -> dict[str, Any]:
         """The JSON object of `lexprobe check --json`: exactly text, span, verdict, case, reason, notes."""
-        return {
-            "text": self.text,
-            "span": [self.span[0], self.span[1]],
-            "verdict": self.verdict,
-            "case": self.case.to_json() if self.case else None,
-            "reason": self.reason,
-            "notes": list(self.notes),
-        }
+        return {**asdict(self), "span": list(self.span), "notes": list(self.notes)}
 
 
 _lookups: weakref.WeakKeyDictionary[CaseDatabase, CaseLookup] = weakref.WeakKeyDictionary()
@@ -426,9 +419,10 @@ def verify_citations(found: Sequence[FoundCitation], lookup: CaseLookup) -> list
     return _Judge(lookup, found).run()
 
 
-def summarize(verdicts: Iterable[CitationVerdict]) -> dict[str, int]:
-    """Count the verdicts: {"verified": n, "mismatch": n, "not_found": n, "unverifiable": n}."""
-    counts = dict.fromkeys(VERDICTS, 0)
+def summarize(verdicts: Iterable[Any], kinds: Sequence[str] = VERDICTS) -> dict[str, int]:
+    """Count the verdicts, every kind present: {"verified": n, "mismatch": n, "not_found": n, "unverifiable": n}
+    (the quotation or holding verdicts with their `kinds`)."""
+    counts = dict.fromkeys(kinds, 0)
     for verdict in verdicts:
         counts[verdict.verdict] += 1
     return counts
