@@ -1,47 +1,13 @@
-"""Find the case citations in a document and resolve short forms, "Id." and "supra" to their full citations.
+"""Find the case citations in a document and resolve short forms, "Id." and "supra" to their full citations
+(docs/check.md, "What counts as a citation").
 
-eyecite finds the citations (`get_citations`, through `lexprobe.caselaw.citations.eyecite_citations`) and resolves
-the references (`resolve_citations`, with the hooks in `lexprobe.check.resolve`); this module adds what a citation
-checker needs and eyecite does not give reliably:
-
-- Speed: eyecite's tokenizer runs every matching reporter regex over the whole text and looks for reference
-  citations after each full citation, so its cost grows faster than the text. The text is cut into chunks of about
-  `CHUNK_CHARS` characters at paragraph breaks (else at a sentence end with no digit within 30 characters, so never
-  inside a citation) and each chunk is parsed alone; resolution then runs once over the whole document, so short
-  forms, "Id." and "supra" still reach back across chunks.
-- Layout: PDF briefs on pleading paper carry line numbers 1-28 at the start of each line ("23 U.S. at 323" is line
-  23 of "Celotex, 477 / U.S. at 323"). On every page where at least 8 lines start with numbers counting up by one or
-  two, those numbers are blanked (`mask_line_numbers`); then every run of whitespace becomes one space (a newline
-  where it holds a blank line), because eyecite matches "477 U.S. 242" only with single spaces (`flatten`, which
-  keeps the offsets of the original text).
-- Case name and year: eyecite 2.7.8's post-citation regex lets a court-less "(1896)" run on to a later year up to
-  300 characters away, and its name finder can take words from the previous citation. The name is read here from
-  the words right before the citation (`name_before`: back to a signal such as "See", a lower-case word, a sentence
-  end or the previous citation), and the year from the first "(... YEAR)" after the citation and its pin cite,
-  before the next citation (`year_after`).
-- Parallel citations ("347 U.S. 483, 74 S. Ct. 686, 98 L. Ed. 873 (1954)") form one group: they share the case
-  name and year, a short form may name any of them, and "Id." refers to the group (its pin cite is read against the
-  first member, the official reporter in Bluebook order).
-- Nominative reporters: "5 U.S. (1 Cranch) 137" and "1 Cranch 137" both become "5 U.S. 137"
-  (`lexprobe.caselaw.citations.parse_citation`); the nominative half eyecite may also report is dropped.
-
-The layout steps live in `lexprobe.check.layout`, the name, year and history readers in `lexprobe.check.context`.
-
-Resolution (eyecite's `resolve_citations` with these hooks):
-
-- a short form ("Celotex, 477 U.S. at 323", "1 Cranch, at 150", and "378 U.S., 485", which eyecite reads as a full
-  citation) goes to an earlier full citation with the same volume and reporter after normalization; when several
-  cases qualify, those whose name has the antecedent ("Celotex", or a full name before the short form), then the
-  one whose first page is nearest below the pin cite, then its latest citation;
-- "supra" goes to the latest earlier case whose name matches the antecedent and whose first 150 pages hold the pin
-  cite ("McCulloch v. Maryland, supra, at 421"), else the latest case whose name matches;
-- "Id." goes to what the previous citation resolved to when that was a case, unless its pin cite is not a page
-  ("Id. ¶ 5") or precedes the first page or lies more than 150 pages after it (eyecite's own rule: such an "Id."
-  refers to something else, a record or a statute); "Id. at *5" (a Westlaw screen) is kept.
-
-An "Id." or "supra" that resolves to no case is not a case citation and is left out; an unresolved short form is
-kept (it names a reporter) with `refers_to` None.
-"""
+eyecite finds the citations (`lexprobe.caselaw.citations.eyecite_citations`) in chunks of about `CHUNK_CHARS`
+characters cut where no citation can be (`lexprobe.check.layout`, which also blanks pleading-paper line numbers and
+flattens whitespace with an offset map), and resolves the references once over the whole document with the hooks of
+`lexprobe.check.resolve`. The case name, year, court and history of a full citation are read here from the words
+around it (`lexprobe.check.context`), not taken from eyecite; parallel citations form one group; nominative
+reporters are read as the U.S. Reports. An "Id." or "supra" that resolves to no case is left out; an unresolved
+short form is kept with `refers_to` None."""
 
 from __future__ import annotations
 

@@ -1,18 +1,7 @@
-"""`lexprobe check --judge MODEL`: does the cited opinion support what the document cites it for?
-
-For each proposition (`holding_sentences.find_propositions`: a sentence citing a case, or the sentence a citation
-sentence follows), the passages of the cited case's opinions most relevant to it (`holding_passages`, BM25) go to
-the judge model with the prompt of `holding_judge`, and its verdict is one of
-
-- supported: the judge says the Court's opinion says it;
-- contradicted: the judge says the opinion says otherwise, or only a dissent or concurrence says it;
-- not_supported: the judge says nothing in the passages says it;
-- unjudged: no judgement - the citation resolves to no case with opinion text offline, no passage shares a word
-  with the proposition, the judge did not answer, or its reply gave no plain verdict (kept in the reason).
-
-Every verdict but `unjudged` is a model's judgement, labelled with the judge's name wherever it is shown. At most
-`max_propositions` propositions per document are judged; the rest are counted as skipped.
-"""
+"""`lexprobe check --judge MODEL`: does the cited opinion support what the document cites it for? For each
+proposition (`holding_sentences`), the passages of the cited case most relevant to it (`holding_passages`, BM25) go
+to the judge model (`holding_judge`); its verdict is supported, contradicted, not_supported or unjudged, every one
+but `unjudged` a model's judgement labelled with the judge's name (docs/check.md, "Holdings and propositions")."""
 
 from __future__ import annotations
 

@@ -1,18 +1,7 @@
-"""`lexprobe check --online`: ask CourtListener's citation-lookup API about citations the local database cannot
-verify (verdicts unverifiable and not_found), through the `courtlistener-api-client` package (extra `online`).
-
-- Token: `COURTLISTENER_API_TOKEN` (or the `token` argument). Without one, or without the package, or when the
-  server cannot be reached, nothing changes and `OnlineResult.message` says why.
-- Base URL: `COURTLISTENER_API_BASE_URL` (the client's own variable; default https://www.courtlistener.com/api/rest/v4).
-- Requests: the citations are sent as one text ("VOL REPORTER PAGE" per line, at most 250 per request, the API's
-  limit) to `CitationLookup.lookup_text`; each result is matched back by its start offset.
-- Cache: every answer the API gives for a citation (found 200, ambiguous 300, not found 404, invalid 400) is kept
-  in `courtlistener.sqlite` in the lexprobe cache folder (`LEXPROBE_CACHE`), keyed by base URL and citation, and
-  reused forever; throttled answers (429) and errors are not kept.
-- Verdicts from an answer: found -> verified when the case name and year given match the cluster's (`names_match`;
-  the year must equal the cluster's `date_filed` year), else mismatch; 404 -> not_found ("CourtListener has no case
-  at ..."); 400 -> unchanged, with a note. Short forms, "Id." and "supra" follow their full citation.
-"""
+"""`lexprobe check --online`: ask CourtListener's citation-lookup API (the `courtlistener-api-client` package,
+extra `online`) about the citations the local database cannot verify (docs/check.md, "Online lookup"). Answers are
+cached forever in `courtlistener.sqlite` in the lexprobe cache folder (`LookupCache`); a missing token or package,
+an unreachable server or a bad answer never raises: `OnlineResult.message` says why."""
 
 from __future__ import annotations
 

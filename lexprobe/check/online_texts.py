@@ -1,26 +1,9 @@
-"""`lexprobe check --online`, opinion texts: fetch from CourtListener the opinions of a cited case whose text the
-case database lacks, so its quotations can be checked as the offline ones are.
-
-- Which case: a citation the online citation lookup resolved (`courtlistener:<cluster id>`, see
-  `lexprobe.check.online`) or a database case without opinion text, whose cluster is taken from the cached
-  citation-lookup answer for its citation (asked for once when not cached), the cluster whose name best matches.
-- What is fetched (REST v4, through the `courtlistener-api-client` package's HTTP client, so the same token and
-  base-URL settings as the citation lookups: `COURTLISTENER_API_TOKEN`, `COURTLISTENER_API_BASE_URL`):
-  `clusters/{id}/` for its `sub_opinions`, then `opinions/{id}/` for each (at most `MAX_OPINIONS_PER_CASE`), whose
-  text is the first non-empty of `TEXT_FIELDS`; HTML and XML become plain text (`html_to_text`) keeping the star
-  paging as "*691" so pages and pin cites can be checked.
-- Bounds: a response over `MAX_RESPONSE_BYTES` is not read; a text over `MAX_OPINION_CHARS` is cut (the verdict's
-  reason says so); every request has a timeout and twice that to be read whole, and all of `--online`'s requests
-  (lookups and texts) one `Deadline` (`--online-timeout`); at most `MAX_ONLINE_CASES` cases a run.
-  Hostile markup is only text: scripts and styles are dropped, nothing of it is kept as markup.
-- Cache: clusters and converted opinion texts are kept forever in the `opinion_texts` table of
-  `courtlistener.sqlite` in the lexprobe cache folder, keyed by base URL and id, and so is an opinion the API
-  answers 404 for (as the citation lookup's 404s are); other errors and throttling are not kept. The cache is
-  read before the token is needed, so a rerun works with the server gone.
-- Failures (no token, no package, server unreachable, rejected token, throttling, an answer that is not a JSON
-  object, the deadline passed) never raise: the quotation stays
-  unverifiable, its reason says why, and `messages` holds one line for the command to print.
-"""
+"""`lexprobe check --online`, opinion texts: fetch from CourtListener (REST v4, through the
+`courtlistener-api-client` package) the opinions of a cited case whose text the case database lacks, so its
+quotations can be checked as the offline ones are (docs/check.md, "Opinion texts online"). The texts, converted to
+plain text keeping their star paging, are cached in `courtlistener.sqlite`; every response is bounded
+(`MAX_RESPONSE_BYTES`, `MAX_OPINION_CHARS`, the run's `Deadline`), and no failure raises: the quotation stays
+unverifiable, its reason says why, and `messages` holds one line for the command to print."""
 
 from __future__ import annotations
 

@@ -1,29 +1,8 @@
-"""A quotation not in the case it is attributed to, looked for in every opinion of the offline corpus.
-
-The case database holds a word index of every opinion text (`lexprobe.caselaw.opinion_index`, SQLite FTS5 with word
-positions, built with the database). For a quotation of at least `MIN_CORPUS_LETTERS` letters (a few words prove
-nothing: "due process of law" is everywhere):
-
-1. its words are cut into pieces where quoting marks a gap (an ellipsis, a bracketed insertion; a bracketed single
-   letter, "[t]he", is kept as a letter; parentheticals such as "(emphasis added)" are dropped), as
-   `quote_text.quote_segments` cuts its letters;
-2. each run of `RUN_WORDS` words in a row within a piece (a shorter piece whole, from three words) is scored by how
-   many opinions hold its most common word (`opinion_index.word_counts`), and the `RUNS` rarest runs that do not
-   overlap are asked for together, any of them ("a b c d e f" OR "g h ..."); a run is a phrase, so shuffled or
-   invented words find nothing, and a star page mark or footnote number that the opinion prints inside one run
-   ("*526", "54") spoils that run only;
-3. the opinions holding one of them (at most `MAX_CANDIDATES`, of at most `MAX_CANDIDATE_CASES` cases other than
-   the cited one) are candidates: each candidate case's opinions (its split parts included: `quote_match.
-   OpinionTexts`) are searched with the exact matcher, `quote_match.find_exact`, so an index hit is never taken
-   for the quotation: every piece must be there, in order, after the same normalization as in the cited case.
-
-Of the cases that hold the quotation, the earliest decided is named (a passage quoted by later opinions is the
-earlier case's words); `others` says how many more hold it. A case decided after the cited one that holds the words
-only inside its own quotation marks is not named: it quotes them, perhaps from the cited case itself (whose text in
-the database may be a transcription with slips), so they are no evidence of another source; `find` counts them.
-Cost: two indexed SQLite queries, and the normalization of the few candidate cases (kept with the cited cases' in
-`OpinionTexts`' cache).
-"""
+"""A quotation not in the case it is attributed to, looked for in every opinion of the offline corpus
+(docs/check.md, "Other cases"): the rarest runs of `RUN_WORDS` words of the quotation are asked of the database's
+word index (`lexprobe.caselaw.opinion_index`), and the candidate cases' opinions are searched with the exact
+matcher (`quote_match.find_exact`), so an index hit is never taken for the quotation. The earliest case that holds
+it is named; a later case that holds the words only inside its own quotation marks quotes them (`quotes_it`)."""
 
 from __future__ import annotations
 

@@ -1,20 +1,7 @@
 """Find a quotation in the opinion texts of a case (`OpinionTexts.opinions_of`, from the case database's
-`opinions` table) with the one quotation matcher, `lexprobe.caselaw.quotations`: exactly in some opinion first
-(`find_exact`), else the closest passage of each opinion, found with a change when `quotations.close_enough`.
-
-Which texts of a case are searched (`OpinionTexts`): its opinion files (lead, concurrence, dissent: the Court's
-opinion first) and, for a combined text (the whole case as one file), the parts the database build split it into
-(`opinion_parts`: the majority part, then each concurrence and dissent with its author and type), so a passage of a
-dissent is known as one, by its author, even where the database has no file of it; a file holding more than one
-opinion is searched as its parts too, and a separate opinion the files already hold (by the same author) is not
-searched twice. Beside the Court's opinion file alone, the majority part is searched after it, as a second
-transcription (an altered passage's evidence is the file's on a tie); beside separate opinion files too it is not
-(the files are the case, as before the split). A part reads its page from the star marks of the text it is cut
-from (`Opinion.part_of` names that text). A combined text in which the build found no separate opinion is searched
-whole: alone, or after the Court's opinion where the case also has that alone and no separate opinion file
-(`Opinion.rest`: a passage found only there is the Court's when the Court's opinion has it too, give or take its
-transcription, `court_or_separate`, and else in an opinion whose author is not known).
-"""
+`opinions` and `opinion_parts` tables) with the one quotation matcher, `lexprobe.caselaw.quotations`: exactly in
+some opinion first (`find_exact`), else the closest passage of each opinion (docs/check.md, "Every opinion of the
+case": which texts and parts of a case are searched, and in which order)."""
 
 from __future__ import annotations
 

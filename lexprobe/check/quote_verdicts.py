@@ -1,26 +1,7 @@
 """Verdicts on quotations: is each quoted passage in the opinion of the case it is attributed to?
-
-- verified: found (after normalization) in the Court's opinion of the cited case, or in a separate opinion the
-  document itself presents as such ("(Harlan, J., dissenting)");
-- altered: found with a changed word (similarity at least `caselaw.quotations.MATCH_THRESHOLD`): the reason lists the
-  differences;
-- separate_opinion: found only in a dissent or concurrence of the case while the document presents it as the
-  Court's: the reason names the author and the opinion type;
-- other_case: not in the cited case but, exactly, in another case: first the other cases the same document cites
-  are searched (at most `MAX_OTHER_CASES` of them), then, for a quotation of at least `MIN_NOT_FOUND_WORDS` words,
-  every opinion of the offline corpus through the database's word index (`quote_corpus`); the reason names the case
-  (with its citation, when found through the index) and the opinion;
-- not_found: in none of them: the reason gives the closest passage of the cited case and its similarity;
-- unverifiable: the citation resolves to no case of the database, or the database has no opinion text for it (and,
-  with `online_texts`, none could be had from CourtListener: `lexprobe.check.online_texts`), or
-  the document presents the quotation as a dissent's or concurrence's and the database has none of the case's
-  separate opinions (its texts of the cited cases are mostly the opinion of the Court only), or it gives the
-  quotation to a Justice ("As Justice Field said, “...”") of whom the database has no opinion in the case, or the
-  quotation has fewer than `MIN_NOT_FOUND_WORDS` words (when found, a short one is verified as any other).
-
-`page` is the page the passage begins on (from the opinion's star paging, where the text keeps it), `pin_ok`
-whether the passage lies on the pin page(s) given (None without a pin cite or page marks).
-"""
+verified, altered, separate_opinion, other_case, not_found or unverifiable, each with a reason and the evidence
+found (the rules: docs/check.md, "Quotations", "Verdicts"). `page` is the page the passage begins on (star paging),
+`pin_ok` whether it lies on the pin page(s) given (None without a pin cite or page marks)."""
 
 from __future__ import annotations
 
