@@ -280,14 +280,7 @@ class CitationSentences:
 
 def first_at(citations: Sequence[FoundCitation], position: int) -> int:
     """The index of the first citation (sorted by span) starting at or after `position`."""
-    low, high = 0, len(citations)
-    while low < high:
-        middle = (low + high) // 2
-        if citations[middle].span[0] < position:
-            low = middle + 1
-        else:
-            high = middle
-    return low
+    return bisect.bisect_left(citations, position, key=lambda citation: citation.span[0])
 
 
 def sentence_ends(gap: str) -> list[re.Match]:

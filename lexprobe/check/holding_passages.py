@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from lexprobe.check.quote_match import Opinion, OpinionTexts
@@ -98,59 +98,38 @@ def split_passages(text: str) -> list[tuple[int, int]]:
     return [(start, end) for start, end in spans if text[start:end].strip()]
 
 
-def _passages_of(opinion: Opinion) -> list[Passage]:
-    return [
-        Passage(
-            text=" ".join(opinion.text[start:end].split()),
-            opinion_id=opinion.opinion_id,
-            opinion_type=opinion.opinion_type,
-            author=opinion.author,
-            is_separate=opinion.is_separate,
-            page=opinion.marks.page_at(start),
-        )
-        for start, end in split_passages(opinion.text)
-    ]
-
-
-class _CaseIndex:
-    """The BM25 index of one case's passages."""
-
-    def __init__(self, opinions: Sequence[Opinion]) -> None:
-        import bm25s
-
-        logging.getLogger("bm25s").setLevel(logging.WARNING)  # its index-building notes are not ours to print
-
-        self.passages = [p for opinion in opinions for p in _passages_of(opinion)][:MAX_PASSAGES_PER_CASE]
-        self.retriever = bm25s.BM25()
-        tokens = bm25s.tokenize([p.text for p in self.passages], stopwords="en", show_progress=False)
-        self.retriever.index(tokens, show_progress=False)
-
-    def top(self, proposition: str, k: int) -> list[Passage]:
-        import bm25s
-
-        query = bm25s.tokenize([proposition], stopwords="en", return_ids=False, show_progress=False)
-        if not self.passages or not query[0]:
-            return []
-        indexes, scores = self.retriever.retrieve(query, k=min(k, len(self.passages)), show_progress=False)
-        ranked = []
-        for index, score in zip(indexes[0], scores[0], strict=True):
-            if score <= 0:
-                continue
-            passage = self.passages[int(index)]
-            ranked.append(Passage(**{**passage.__dict__, "score": float(score)}))
-        return ranked
-
-
 class PassageFinder:
-    """Retrieves the passages of a case most relevant to a proposition; each case is indexed once."""
+    """Retrieves the passages of a case most relevant to a proposition; each case's passages are indexed once (BM25)."""
 
     def __init__(self, texts: OpinionTexts) -> None:
         self.texts = texts
-        self._indexes: dict[str, _CaseIndex] = {}
+        self._indexes: dict[str, tuple[list[Passage], Any]] = {}  # case id -> its passages and their BM25 index
 
     def has_text(self, case_id: str) -> bool:
         """Whether the database has any opinion text of the case."""
         return bool(self.texts.opinions_of(case_id))
+
+    def _index(self, opinions: Sequence[Opinion]) -> tuple[list[Passage], Any]:
+        import bm25s
+
+        logging.getLogger("bm25s").setLevel(logging.WARNING)  # its index-building notes are not ours to print
+        passages = [
+            Passage(
+                " ".join(opinion.text[start:end].split()),
+                opinion.opinion_id,
+                opinion.opinion_type,
+                opinion.author,
+                opinion.is_separate,
+                opinion.marks.page_at(start),
+            )
+            for opinion in opinions
+            for start, end in split_passages(opinion.text)
+        ][:MAX_PASSAGES_PER_CASE]
+        retriever = bm25s.BM25()
+        retriever.index(
+            bm25s.tokenize([p.text for p in passages], stopwords="en", show_progress=False), show_progress=False
+        )
+        return passages, retriever
 
     def top(self, case_id: str, proposition: str, k: int = TOP_PASSAGES) -> list[Passage]:
         """The `k` passages of the case's opinions that BM25 ranks highest for `proposition` (score above 0)."""
@@ -158,5 +137,16 @@ class PassageFinder:
             opinions = self.texts.opinions_of(case_id)
             if not opinions:
                 return []
-            self._indexes[case_id] = _CaseIndex(opinions)
-        return self._indexes[case_id].top(proposition, k)
+            self._indexes[case_id] = self._index(opinions)
+        import bm25s
+
+        passages, retriever = self._indexes[case_id]
+        query = bm25s.tokenize([proposition], stopwords="en", return_ids=False, show_progress=False)
+        if not passages or not query[0]:
+            return []
+        indexes, scores = retriever.retrieve(query, k=min(k, len(passages)), show_progress=False)
+        return [
+            replace(passages[int(index)], score=float(score))
+            for index, score in zip(indexes[0], scores[0], strict=True)
+            if score > 0
+        ]

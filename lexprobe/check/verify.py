@@ -90,14 +90,10 @@ def _listed_overrulings(rows: list[dict]) -> str:
 def _overruled_note(lookup: CaseLookup, facts: CaseFacts, said: bool = False) -> str | None:
     """The overruling note of a case (None when never overruled); with `said` (the document says so itself), begun
     by `OVERRULING_SAID`."""
-    note = _overruling(lookup, facts)
-    return f"{OVERRULING_SAID}{note}" if note and said else note
-
-
-def _overruling(lookup: CaseLookup, facts: CaseFacts) -> str | None:
+    lead = OVERRULING_SAID if said else ""
     if not facts.overruled_year:  # overruled, but the sources do not settle by which decision or when
-        return f"overruled: {_listed_overrulings(facts.overrulings)}" if facts.overrulings else None
-    how = "overruled in part" if facts.overruled_in_part else "overruled"
+        return f"{lead}overruled: {_listed_overrulings(facts.overrulings)}" if facts.overrulings else None
+    how = lead + ("overruled in part" if facts.overruled_in_part else "overruled")
     by = lookup.case(facts.overruling_case_id) if facts.overruling_case_id else None
     if by is not None:
         note = f"{how} by {by.name or by.citation}{', ' + by.citation if by.name and by.citation else ''}"
