@@ -14,8 +14,9 @@ from pypdf import PdfReader, PdfWriter
 from reportlab.pdfgen import canvas
 
 from lexprobe.caselaw.paths import data_root
+from lexprobe.documents.confined import sha256_file
 from lexprobe.documents.content import DocumentContent
-from lexprobe.documents.corpus import MANIFEST, extract_corpus, sha256_file
+from lexprobe.documents.corpus import MANIFEST, extract_corpus
 from lexprobe.documents.errors import ExtractionError
 from lexprobe.documents.extract import extract, extract_text, page_count
 from lexprobe.documents.numbers import format_number, parse_number
