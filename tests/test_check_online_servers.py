@@ -28,8 +28,7 @@ from typer.testing import CliRunner
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.check.deadline import Deadline
 from lexprobe.check.extract import extract_citations
-from lexprobe.check.online import refine_online
-from lexprobe.check.online_texts import OnlineOpinionTexts
+from lexprobe.check.online import OnlineOpinionTexts, refine_online
 from lexprobe.check.quote_verdicts import check_quotations
 from lexprobe.check.verify import case_lookup_for, verify_citations
 from lexprobe.cli.check import register

@@ -17,7 +17,7 @@ from lexprobe.caselaw.quote_text import has_gap, quote_segments
 from lexprobe.caselaw.stored import Case
 from lexprobe.check.case_lookup import CaseSummary
 from lexprobe.check.extract import FoundCitation
-from lexprobe.check.online_texts import OnlineOpinionTexts, case_note, source_fields, source_note
+from lexprobe.check.online import OnlineOpinionTexts, case_note, source_fields, source_note
 from lexprobe.check.parentheticals import CITATIONS, LITERAL_BRACKETS
 from lexprobe.check.pins import pin_ranges
 from lexprobe.check.quotations import CHECKED_CHARS, Quotation, find_quotations

@@ -12,8 +12,7 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
-from lexprobe.check.holding_judge import CONTRADICTED, NOT_SUPPORTED, SUPPORTED
-from lexprobe.check.holdings import UNJUDGED, HoldingVerdict, passage_label
+from lexprobe.check.holdings import CONTRADICTED, NOT_SUPPORTED, SUPPORTED, UNJUDGED, HoldingVerdict, passage_label
 from lexprobe.check.names import display_name
 from lexprobe.check.quote_verdicts import (
     Q_ALTERED,

@@ -26,7 +26,7 @@ from lexprobe.terminal import safe_text
 if TYPE_CHECKING:
     from lexprobe.caselaw.query import CaseDatabase
     from lexprobe.check.holdings import JudgeSettings
-    from lexprobe.check.online_texts import OnlineOpinionTexts
+    from lexprobe.check.online import OnlineOpinionTexts
 
 __all__ = ["PROGRESS_CHARS", "CheckSettings", "Note", "check_documents", "found_problems"]
 
@@ -153,7 +153,7 @@ def check_documents(files: Sequence[Path], open_db: Callable[[], CaseDatabase], 
     `open_db()` opens once the files are read. BadInputError for an unusable judge or template, or a file that
     cannot be read, before any work."""
     if settings.judge is not None:
-        from lexprobe.check.holding_judge import load_template
+        from lexprobe.check.holdings import load_template
         from lexprobe.models.registry import check_model
 
         check_model(settings.judge.model)  # an unusable judge fails before any work
@@ -165,7 +165,7 @@ def check_documents(files: Sequence[Path], open_db: Callable[[], CaseDatabase], 
     deadline = Deadline(settings.online_timeout)
     online_texts = None
     if settings.online:
-        from lexprobe.check.online_texts import OnlineOpinionTexts
+        from lexprobe.check.online import OnlineOpinionTexts
 
         online_texts = OnlineOpinionTexts(deadline=deadline)
     checked = [_check_one(path, text, lookup, case_db, settings, deadline, online_texts, notify)
