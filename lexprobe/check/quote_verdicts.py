@@ -21,9 +21,8 @@ from lexprobe.check.online import OnlineOpinionTexts, case_note, source_fields, 
 from lexprobe.check.parentheticals import CITATIONS, LITERAL_BRACKETS
 from lexprobe.check.pins import pin_ranges
 from lexprobe.check.quotations import CHECKED_CHARS, Quotation, find_quotations
-from lexprobe.check.quote_allowed import CitationFree
 from lexprobe.check.quote_corpus import CorpusSearch, quotes_it
-from lexprobe.check.quote_match import Match, Opinion, OpinionTexts, find_exact, find_in, word_difference
+from lexprobe.check.quote_match import CitationFree, Match, Opinion, OpinionTexts, find_exact, find_in, word_difference
 from lexprobe.check.verify import CitationVerdict, summarize
 
 Q_VERIFIED, Q_ALTERED, Q_NOT_FOUND = "verified", "altered", "not_found"
