@@ -6,6 +6,8 @@ the local database cannot verify (docs/check.md, "Online lookup", "Opinion texts
   their star paging, so its quotations can be checked as the offline ones are; every response is bounded
   (`MAX_RESPONSE_BYTES`, `MAX_OPINION_CHARS`, the run's `Deadline`).
 
+All the requests of a run share one `Deadline` (`--online-timeout`): a per-request timeout does not bound a server
+that answers slowly but steadily, so each request runs in a daemon thread waited for only until the deadline.
 Answers and texts are cached forever in `courtlistener.sqlite` in the lexprobe cache folder (`LookupCache`). A missing
 token or package, an unreachable server or a bad answer never raises: `OnlineResult.message` or
 `OnlineOpinionTexts.messages` says why (a quotation stays unverifiable, its reason saying why).
@@ -16,22 +18,81 @@ from __future__ import annotations
 import json
 import os
 import re
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from lexprobe.caselaw.case_names import names_match
 from lexprobe.caselaw.quote_text import normalize, page_marks
 from lexprobe.caselaw.sources.markup import html_to_text
 from lexprobe.check.case_lookup import CaseSummary
-from lexprobe.check.deadline import Deadline, DeadlineExceeded
 from lexprobe.check.extract import FULL, FoundCitation
 from lexprobe.check.quote_match import Opinion
 from lexprobe.check.verify import MISMATCH, NOT_FOUND, UNVERIFIABLE, VERIFIED, CitationVerdict
 from lexprobe.engine.cache import default_cache_dir
 from lexprobe.engine.sqlite_util import connect, transaction
+
+T = TypeVar("T")
+
+#: Seconds all of `check --online`'s requests may take together (`--online-timeout`).
+DEFAULT_ONLINE_TIMEOUT_S = 120.0
+
+
+class DeadlineExceeded(Exception):
+    """The deadline passed before the work was done."""
+
+
+class Deadline:
+    """`seconds` for all the work run through `run`, together, and a way to run work that must finish within what
+    is left."""
+
+    def __init__(self, seconds: float = DEFAULT_ONLINE_TIMEOUT_S) -> None:
+        self.seconds = seconds
+        self.left = seconds
+
+    def remaining(self) -> float:
+        """Seconds left (0 when passed)."""
+        return max(0.0, self.left)
+
+    @property
+    def expired(self) -> bool:
+        return self.remaining() <= 0.0
+
+    def run(self, work: Callable[[], T]) -> T:
+        """Return `work()`'s result (or raise its exception), run in a daemon thread; raise `DeadlineExceeded` when
+        the deadline passes first (the thread is left behind: a blocking read cannot be interrupted portably)."""
+        if self.expired:
+            raise DeadlineExceeded
+        outcome: dict[str, object] = {}
+
+        def target() -> None:
+            try:
+                outcome["result"] = work()
+            except BaseException as exc:  # handed to the waiting thread, which raises it
+                outcome["error"] = exc
+
+        thread = threading.Thread(target=target, name="lexprobe-online-request", daemon=True)
+        began = time.monotonic()
+        thread.start()
+        thread.join(self.remaining())
+        self.left -= time.monotonic() - began
+        if thread.is_alive():
+            self.left = 0.0
+            raise DeadlineExceeded
+        if "error" in outcome:
+            raise outcome["error"]  # type: ignore[misc]
+        return outcome["result"]  # type: ignore[return-value]
+
+    def message(self, what: str) -> str:
+        """The line the command prints when the deadline passed during `what` ("--online", "--online texts")."""
+        return (
+            f"{what} skipped: CourtListener took too long (all of --online's requests must be done within "
+            f"{self.seconds:g} s; --online-timeout)"
+        )
+
 
 TOKEN_ENV = "COURTLISTENER_API_TOKEN"
 BASE_URL_ENV = "COURTLISTENER_API_BASE_URL"

@@ -29,7 +29,7 @@ from lexprobe.terminal import safe_markup, safe_text
 if TYPE_CHECKING:
     from lexprobe.check.run_check import Note
 
-#: `--online-timeout`'s default: `lexprobe.check.deadline.DEFAULT_ONLINE_TIMEOUT_S`, written out here because importing
+#: `--online-timeout`'s default: `lexprobe.check.online.DEFAULT_ONLINE_TIMEOUT_S`, written out here because importing
 #: `lexprobe.check` would load eyecite for every `--help` (a test keeps the two equal).
 DEFAULT_ONLINE_TIMEOUT_S = 120.0
 
