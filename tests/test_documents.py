@@ -21,7 +21,7 @@ from lexprobe.documents.errors import ExtractionError
 from lexprobe.documents.extract import extract, extract_text, page_count
 from lexprobe.documents.numbers import format_number, parse_number
 from lexprobe.documents.render import RENDERERS, render_document
-from lexprobe.documents.render.style import house_style
+from lexprobe.documents.render.plan import house_style
 
 FORMATS = ("pdf", "docx", "xlsx", "pptx", "txt")
 SEED = 0
