@@ -21,7 +21,7 @@ from lexprobe.caselaw.opinion_index import part_spans, part_text
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.caselaw.quotations import FUZZY_LETTERS, MATCH_THRESHOLD, close_enough, exact_span, fuzzy_span
 from lexprobe.caselaw.quote_text import Normalized, PageMarks, normalize, page_marks
-from lexprobe.check.context import name_before
+from lexprobe.check.extract import name_before
 from lexprobe.check.parentheticals import clause_end
 
 MAJORITY_TYPES = ("lead", "combined", "majority")
@@ -320,7 +320,7 @@ class CitationFree:
 
 def blank_citations(text: str) -> str:
     """`text` with each citation clause replaced by spaces: a reporter citation ("385 U. S. 206, 210", "74 S. Ct.
-    686") with the case name before it (`lexprobe.check.context.name_before`) and the signal before that, its pin
+    686") with the case name before it (`lexprobe.check.extract.name_before`) and the signal before that, its pin
     cite, year and parentheticals (`parentheticals.clause_end`); "Id., at 5", "ibid.", "X, supra, at 5". Read with
     regular expressions in one pass (an opinion of 200 pages in milliseconds), not with eyecite."""
     characters = list(text)
