@@ -1,28 +1,26 @@
-"""`lexprobe check --judge MODEL`: does the cited opinion support what the document cites it for? For each
-proposition (`holding_sentences`), the passages of the cited case most relevant to it (`holding_passages`, BM25) go
-to the judge model; its verdict is supported, contradicted, not_supported or unjudged, every one
-but `unjudged` a model's judgement labelled with the judge's name (docs/check.md, "Holdings and propositions").
-
-The judge's prompt is the Jinja template `templates/holding_judge.j2` (or `--judge-template`), rendered in Jinja's
-sandbox; its requests go through the engine and the shared response cache; its reply is read leniently but never
-guessed (`parse_reply`).
-"""
+"""`lexprobe check --judge MODEL`: does the cited opinion support what the document cites it for? (docs/check.md,
+"Holdings and propositions".) The document is cut into sentences, and each sentence citing a case (or the sentence a
+citation sentence follows) is a proposition (`find_propositions`); the passages of the cited case most relevant to
+it (`PassageFinder`: its opinion texts cut into paragraph-sized passages, ranked with BM25 by `bm25s`) go to the
+judge model with the Jinja template `templates/holding_judge.j2` (or `--judge-template`), rendered in Jinja's
+sandbox, through the engine and the shared response cache. Its reply is read leniently but never guessed
+(`parse_reply`); the verdict is supported, contradicted, not_supported or unjudged, every one but `unjudged` a
+model's judgement labelled with the judge's name."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lexprobe.caselaw.case_names import display_name
 from lexprobe.check.extract import FoundCitation
-from lexprobe.check.holding_passages import Passage, PassageFinder
-from lexprobe.check.holding_sentences import Proposition, find_propositions
-from lexprobe.check.quote_match import OpinionTexts
+from lexprobe.check.quote_match import Opinion, OpinionTexts
 from lexprobe.check.verify import CitationVerdict, summarize
 from lexprobe.errors import BadInputError
 
@@ -33,6 +31,274 @@ if TYPE_CHECKING:
     from lexprobe.engine.cache import ResponseCache
     from lexprobe.engine.config import EngineConfig
     from lexprobe.models.types import Request, Response
+
+# --- propositions: what each sentence cites a case for -----------------------------------------------------
+
+#: A sentence with fewer words than this once its citations are taken away is only a citation sentence.
+MIN_WORDS = 4
+#: The longest proposition sent to the judge (characters); a longer sentence is cut, and the reason says so.
+MAX_PROPOSITION_CHARS = 1_500
+
+_SENTENCE_END = re.compile(r"[.!?][\"'”’)\]]*\s+(?=[\"“(\[]?[A-Z0-9§])")
+_ABBREVIATION = re.compile(
+    r"(?:\b(?:v|vs|U\.S|S|Ct|Co|Inc|Corp|No|Nos|Cir|Dist|id|Id|al|e\.g|i\.e|cf|Cf|J|JJ|C\.J|supra|ed|Ed|L|Stat|"
+    r"U\.S\.C|Rev|Sup|App|F|Supp|Cong|Sess|Mr|Mrs|Ms|Dr|St|Art|art|Sec|sec|cl|Cl|amend|Amend|pp|p)|\b[A-Z])\.$"
+)
+_SIGNALS = re.compile(r"\b(?:see|also|cf|accord|compare|with|and|but|contra|e\.g|generally|id|ibid|at|supra|"
+                      r"quoting|citing|internal|quotation|marks|omitted|emphasis|added)\b\.?", re.I)  # fmt: skip
+_YEAR_PARENTHETICAL = re.compile(r"\([^()]{0,40}\b\d{4}\)")
+#: After a citation, the sentence runs on (a word follows, past punctuation and parentheticals).
+_RUNS_ON = re.compile(r"(?:[\s,;:]|\([^()]{0,60}\))*[^\W\d_]{2,}")
+
+
+@dataclass(frozen=True)
+class Proposition:
+    """What a sentence cites a case for: `text` (whitespace collapsed, citations taken out), `span` of the
+    sentence (or of the sentence and its citation sentence) in the document, `citation` the index (in the
+    extraction's list) of the first citation of the case, `case_index` that of the full citation it resolves to."""
+
+    text: str
+    span: tuple[int, int]
+    citation: int
+    case_index: int
+    cut: bool = False
+
+
+def sentence_spans(text: str, citations: Sequence[FoundCitation]) -> list[tuple[int, int]]:
+    """The spans of the sentences of `text`: a sentence end inside a citation or after an abbreviation ends none."""
+    inside = sorted(c.span for c in citations)
+    spans = []
+    start = 0
+    cursor = 0
+    for match in _SENTENCE_END.finditer(text):
+        end = match.start() + 1
+        while cursor < len(inside) and inside[cursor][1] <= end - 1:
+            cursor += 1
+        if cursor < len(inside) and inside[cursor][0] < end <= inside[cursor][1] - 1:
+            continue  # within a citation ("347 U.S. 483, 495 (1954)")
+        if _ABBREVIATION.search(text[max(start, end - 12) : end]):
+            continue
+        spans.append((start, _trimmed_end(text, start, match.end())))
+        start = match.end()
+    if start < len(text) and text[start:].strip():
+        spans.append((start, _trimmed_end(text, start, len(text))))
+    return [span for span in spans if span[1] > span[0]]
+
+
+def _trimmed_end(text: str, start: int, end: int) -> int:
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return end
+
+
+def _without_citations(text: str, span: tuple[int, int], citations: Sequence[FoundCitation]) -> str:
+    """The sentence's text with its citations (and the year parentheticals they leave) taken out; of an over-long
+    sentence, only the first `MAX_PROPOSITION_CHARS` (and one more) characters of each piece between citations."""
+    start, end = span
+    pieces = []
+    position = start
+    bound = MAX_PROPOSITION_CHARS + 1
+    for citation in citations:
+        first, last = max(citation.span[0], start), min(citation.span[1], end)
+        if first < position or last <= first:
+            continue
+        pieces.append(text[position : min(first, position + bound)])
+        if citation.name and _RUNS_ON.match(text, last, end):  # "held in Monell, 436 U.S. at 690, that ..."
+            pieces.append(citation.name)
+        position = last
+    pieces.append(text[position : min(end, position + bound)])
+    joined = _YEAR_PARENTHETICAL.sub(" ", " ".join("".join(pieces).split()))
+    joined = re.sub(r"\s+([,;.:)])", r"\1", joined)
+    joined = re.sub(r"(?:^|\s)[,;:]+(?=\s|$)", " ", joined)
+    joined = " ".join(joined.split()).strip(" ,;:")
+    parenthetical = re.fullmatch(r"\(([^()]*)\)[.;]?", joined)  # "Id. at 691 (holding that ...)." alone
+    return parenthetical.group(1).strip() if parenthetical else joined
+
+
+def _words_left(proposition: str) -> int:
+    """The words of a sentence that are neither signals nor numbers (how a citation sentence is told apart)."""
+    stripped = _SIGNALS.sub(" ", proposition)
+    return sum(1 for word in re.findall(r"[^\W\d_]{2,}", stripped))
+
+
+def find_propositions(text: str, citations: Sequence[FoundCitation]) -> list[Proposition]:
+    """The propositions of `text` (see the module docstring), in document order, one per sentence and case."""
+    ordered = sorted(citations, key=lambda c: c.span)
+    if not ordered:
+        return []
+    sentences = sentence_spans(text, ordered)
+    found: list[Proposition] = []
+    cursor = 0
+    previous: tuple[tuple[int, int], str] | None = None
+    seen: set[tuple[int, int]] = set()  # (proposition start, cited case): one judgement each
+    for sentence in sentences:
+        members = []
+        while cursor < len(ordered) and ordered[cursor].span[0] < sentence[1]:
+            if ordered[cursor].span[0] >= sentence[0]:
+                members.append(ordered[cursor])
+            cursor += 1
+        own = _without_citations(text, sentence, members)
+        if not members:
+            previous = (sentence, own) if _words_left(own) >= MIN_WORDS else None
+            continue
+        if _words_left(own) >= MIN_WORDS:
+            proposition, span = own, sentence
+            previous = (sentence, own)  # a citation sentence after it cites more cases for it
+        elif previous is not None:
+            proposition, span = previous[1], (previous[0][0], sentence[1])
+        else:
+            continue
+        cut = len(proposition) > MAX_PROPOSITION_CHARS
+        shown = proposition[:MAX_PROPOSITION_CHARS] + "…" if cut else proposition
+        for citation in members:
+            target = citation.refers_to if citation.refers_to is not None else citation.index
+            if citation.kind != "full" and citation.refers_to is None:
+                continue  # an unresolved short form names no case
+            if (span[0], target) in seen:
+                continue
+            seen.add((span[0], target))
+            found.append(Proposition(shown, span, citation.index, target, cut))
+    return found
+
+
+# --- passages: a case's opinion texts cut into passages, ranked with BM25 -----------------------------------------
+
+#: A passage grows sentence by sentence to about this many characters.
+PASSAGE_CHARS = 900
+#: No passage is longer (a longer sentence is cut).
+MAX_PASSAGE_CHARS = 1_500
+#: Passages retrieved per proposition.
+TOP_PASSAGES = 4
+#: Passages indexed per case (a very long case's later passages are not searched).
+MAX_PASSAGES_PER_CASE = 5_000
+
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
+_SENTENCE_BREAK = re.compile(r"[.!?][\"'”’)\]]?(\s+)(?=[\"“(\[]?[A-Z])")
+_ABBREVIATED = re.compile(r"(?:\b(?:v|U\.\s?S|S|Ct|Co|No|Cir|Id|id|al|e\.g|i\.e|J|JJ|C\.\s?J|Mr|Mrs|Ms|Stat|F|Supp|"
+                          r"Cf|cf|L|Ed|App|Inc|Corp|Sess|Cong)|\b[A-Z])\.[\"'”’)\]]?$")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Passage:
+    """One passage of an opinion and its BM25 score for the proposition it was retrieved for."""
+
+    text: str
+    opinion_id: str
+    opinion_type: str
+    author: str | None
+    is_separate: bool
+    page: int | None
+    score: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        """The `passages` object of a holding in `check --json`."""
+        return {
+            "text": self.text,
+            "opinion_id": self.opinion_id,
+            "opinion_type": self.opinion_type,
+            "author": self.author,
+            "page": self.page,
+            "score": round(self.score, 3),
+        }
+
+
+def _sentences(text: str, offset: int) -> list[tuple[int, int]]:
+    spans = []
+    start = 0
+    for match in _SENTENCE_BREAK.finditer(text):
+        end = match.start(1)
+        if _ABBREVIATED.search(text[max(start, end - 8) : end]):
+            continue
+        spans.append((offset + start, offset + end))
+        start = match.end()
+    if start < len(text):
+        spans.append((offset + start, offset + len(text)))
+    return spans
+
+
+def split_passages(text: str) -> list[tuple[int, int]]:
+    """The spans of the passages of one opinion text (see the module docstring)."""
+    spans: list[tuple[int, int]] = []
+    breaks = [(m.start(), m.end()) for m in _PARAGRAPH_BREAK.finditer(text)] + [(len(text), len(text))]
+    position = 0
+    for paragraph_end, next_start in breaks:
+        paragraph = text[position:paragraph_end]
+        current: tuple[int, int] | None = None
+        for start, end in _sentences(paragraph, position):
+            while end - start > MAX_PASSAGE_CHARS:  # one very long sentence: cut it
+                if current:
+                    spans.append(current)
+                    current = None
+                spans.append((start, start + MAX_PASSAGE_CHARS))
+                start += MAX_PASSAGE_CHARS
+            if current is None:
+                current = (start, end)
+            elif end - current[0] <= PASSAGE_CHARS:
+                current = (current[0], end)
+            else:
+                spans.append(current)
+                current = (start, end)
+        if current:
+            spans.append(current)
+        position = next_start
+    return [(start, end) for start, end in spans if text[start:end].strip()]
+
+
+class PassageFinder:
+    """Retrieves the passages of a case most relevant to a proposition; each case's passages are indexed once (BM25)."""
+
+    def __init__(self, texts: OpinionTexts) -> None:
+        self.texts = texts
+        self._indexes: dict[str, tuple[list[Passage], Any]] = {}  # case id -> its passages and their BM25 index
+
+    def has_text(self, case_id: str) -> bool:
+        """Whether the database has any opinion text of the case."""
+        return bool(self.texts.opinions_of(case_id))
+
+    def _index(self, opinions: Sequence[Opinion]) -> tuple[list[Passage], Any]:
+        import bm25s
+
+        logging.getLogger("bm25s").setLevel(logging.WARNING)  # its index-building notes are not ours to print
+        passages = [
+            Passage(
+                " ".join(opinion.text[start:end].split()),
+                opinion.opinion_id,
+                opinion.opinion_type,
+                opinion.author,
+                opinion.is_separate,
+                opinion.marks.page_at(start),
+            )
+            for opinion in opinions
+            for start, end in split_passages(opinion.text)
+        ][:MAX_PASSAGES_PER_CASE]
+        retriever = bm25s.BM25()
+        retriever.index(
+            bm25s.tokenize([p.text for p in passages], stopwords="en", show_progress=False), show_progress=False
+        )
+        return passages, retriever
+
+    def top(self, case_id: str, proposition: str, k: int = TOP_PASSAGES) -> list[Passage]:
+        """The `k` passages of the case's opinions that BM25 ranks highest for `proposition` (score above 0)."""
+        if case_id not in self._indexes:
+            opinions = self.texts.opinions_of(case_id)
+            if not opinions:
+                return []
+            self._indexes[case_id] = self._index(opinions)
+        import bm25s
+
+        passages, retriever = self._indexes[case_id]
+        query = bm25s.tokenize([proposition], stopwords="en", return_ids=False, show_progress=False)
+        if not passages or not query[0]:
+            return []
+        indexes, scores = retriever.retrieve(query, k=min(k, len(passages)), show_progress=False)
+        return [
+            replace(passages[int(index)], score=float(score))
+            for index, score in zip(indexes[0], scores[0], strict=True)
+            if score > 0
+        ]
+
+
+# --- the judge: its prompt, how its reply is read, how it is asked -------------------------------------------------
 
 SUPPORTED, CONTRADICTED, NOT_SUPPORTED = "supported", "contradicted", "not_supported"
 #: Tokens a judge may answer with (the reason takes the rest of the first lines).
