@@ -48,10 +48,9 @@ from lexprobe.caselaw.citations import eyecite_citations
 from lexprobe.caselaw.paths import data_root
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.check import check_text
-from lexprobe.check.case_lookup import CaseLookup
 from lexprobe.check.extract import chunk_bounds, extract_citations, flatten, mask_line_numbers
 from lexprobe.check.resolve import Parsed
-from lexprobe.check.verify import verify_citations
+from lexprobe.check.verify import CaseLookup, verify_citations
 from lexprobe.documents.extract import extract_text
 
 PAGE_CHARS = 3_000

@@ -22,7 +22,6 @@ from eyecite.models import FullCaseCitation, IdCitation, ShortCaseCitation, Supr
 
 from lexprobe.caselaw.citations import eyecite_citations
 from lexprobe.check.parentheticals import nesting
-from lexprobe.check.pins import read_pin
 from lexprobe.check.resolve import Extraction, Parsed, canonical_parts, first_number, resolve_groups
 
 FULL, SHORT, ID, SUPRA = "full", "short", "id", "supra"
@@ -363,6 +362,54 @@ def overruling_said(text: str, start: int, end: int, floor: int, limit: int) -> 
     )
 
 
+# --- pin cites, in the forms briefs write them (docs/check.md, "Pages") --------------------------------------------
+
+_PAGE = r"\*?\d{1,5}(?!\s*[A-Z][A-Za-z]{0,5}\.)"  # a page, not the volume of a parallel cite ("74 S. Ct. 686")
+_RANGE = rf"{_PAGE}(?:\s*[-–—]\s*\*?\d{{1,5}})?"
+_NOTE = r"(?:,?\s*(?:and\s+|&\s*)?nn?\.\s*\d{1,4}(?:\s*(?:[-–—,&]|and)\s*\d{1,4})*)"
+_BODY = rf"(?P<pin>{_RANGE}(?:\s*,\s*(?:and\s+|&\s*)?{_RANGE}(?!\s*[A-Z]))*{_NOTE}?)(?![\w-])"
+#: The pin after each kind of citation, read from where the citation's reporter (or "Id.", "supra") ends.
+_AFTER_FULL = re.compile(rf"\s?,\s*(?:at\s+)?(?:pp?\.\s*)?{_BODY}")  # "72, 85", the texts' "72 , 85"
+_AFTER_SHORT = re.compile(rf"(?:\s?,\s*(?:at\s+)?|\s+at\s+)(?:pp?\.\s*)?{_BODY}")
+_AFTER_REFERENCE = re.compile(rf"\s?,?\s*(?:at\s+|pp?\.\s*)(?:pp?\.\s*)?{_BODY}")
+_REFERENCE_WORD = re.compile(r"(?:ibid|id|supra)\.?", re.I)
+_NUMBERS = re.compile(r"(\*?)(\d{1,5})(?:\s*[-–—]\s*(\d{1,5}))?")
+
+
+def read_pin(text: str, kind: str, start: int, end: int, reporter: str | None = None) -> tuple[str, int] | None:
+    """The pin cite written after a citation whose core (eyecite's span) is `text[start:end]`, as written ("641-42,
+    644 n. 3"), and where it ends; or None. `kind`: "full" (the pin follows the core after a comma), "short" (after
+    the `reporter` within the core), "id" or "supra" (after the word, with "at" or "p.")."""
+    if kind == "full":
+        found = _AFTER_FULL.match(text, end)
+    elif kind == "short":
+        at = text.find(reporter, start, end + 1) if reporter else -1
+        found = _AFTER_SHORT.match(text, at + len(reporter)) if reporter and at >= 0 else None
+    else:
+        word = _REFERENCE_WORD.search(text, start, min(len(text), end + 8))
+        found = _AFTER_REFERENCE.match(text, word.end()) if word else None
+    return (found.group("pin"), found.end("pin")) if found else None
+
+
+def pin_ranges(pin_text: str | None) -> list[tuple[int, int]]:
+    """The page ranges of a pin cite: "641-42, 644 n. 3" -> [(641, 642), (644, 644)]; a shortened end takes the
+    first page's leading digits ("641-42" -> 642); footnotes count as their page; star pages are left out."""
+    if not pin_text:
+        return []
+    body = re.split(r",?\s*(?:and\s+|&\s*)?nn?\.", pin_text, maxsplit=1)[0]
+    ranges = []
+    for star, first, last in _NUMBERS.findall(body):
+        if star:
+            continue
+        head = int(first)
+        tail = head
+        if last:
+            tail = int(first[: len(first) - len(last)] + last) if len(last) < len(first) else int(last)
+            tail = max(tail, head)
+        ranges.append((head, tail))
+    return ranges
+
+
 # --- extraction --------------------------------------------------------------------------------------------------
 
 _PIN_AFTER = re.compile(r",\s*(?:at\s+)?(\d{1,5}(?:\s*[-–—]\s*\d{1,5})?)(?=\s*(?:[.;)\]]|$))")
@@ -399,7 +446,7 @@ def _drop_nested(parsed: list[Parsed]) -> list[Parsed]:
 
 
 def _read_pins(text: str, parsed: list[Parsed], comma_form: set[int]) -> dict[int, str]:
-    """The pin cite after each case citation as written (`lexprobe.check.pins.read_pin`: ranges with any dash,
+    """The pin cite after each case citation as written (`read_pin`: ranges with any dash,
     lists, footnotes, which eyecite misses), by id(citation); each citation's `tail` is moved past its pin."""
     pins: dict[int, str] = {}
     for p in parsed:

@@ -28,10 +28,9 @@ from typing import Any, TypeVar
 from lexprobe.caselaw.case_names import names_match
 from lexprobe.caselaw.quote_text import normalize, page_marks
 from lexprobe.caselaw.sources.markup import html_to_text
-from lexprobe.check.case_lookup import CaseSummary
 from lexprobe.check.extract import FULL, FoundCitation
 from lexprobe.check.quote_match import Opinion
-from lexprobe.check.verify import MISMATCH, NOT_FOUND, UNVERIFIABLE, VERIFIED, CitationVerdict
+from lexprobe.check.verify import MISMATCH, NOT_FOUND, UNVERIFIABLE, VERIFIED, CaseSummary, CitationVerdict
 from lexprobe.engine.cache import default_cache_dir
 from lexprobe.engine.sqlite_util import connect, transaction
 

@@ -15,15 +15,13 @@ from lexprobe.caselaw.case_names import display_name
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.caselaw.quote_text import has_gap, quote_segments
 from lexprobe.caselaw.stored import Case
-from lexprobe.check.case_lookup import CaseSummary
-from lexprobe.check.extract import FoundCitation
+from lexprobe.check.extract import FoundCitation, pin_ranges
 from lexprobe.check.online import OnlineOpinionTexts, case_note, source_fields, source_note
 from lexprobe.check.parentheticals import CITATIONS, LITERAL_BRACKETS
-from lexprobe.check.pins import pin_ranges
 from lexprobe.check.quotations import CHECKED_CHARS, Quotation, find_quotations
 from lexprobe.check.quote_corpus import CorpusSearch, quotes_it
 from lexprobe.check.quote_match import CitationFree, Match, Opinion, OpinionTexts, find_exact, find_in, word_difference
-from lexprobe.check.verify import CitationVerdict, summarize
+from lexprobe.check.verify import CaseSummary, CitationVerdict, summarize
 
 Q_VERIFIED, Q_ALTERED, Q_NOT_FOUND = "verified", "altered", "not_found"
 Q_SEPARATE, Q_OTHER_CASE, Q_UNVERIFIABLE = "separate_opinion", "other_case", "unverifiable"
@@ -129,7 +127,7 @@ def _name_letters(name: str) -> str:
 
 def _pin_range(citation: FoundCitation) -> list[tuple[int, int]] | None:
     """The pin pages a citation gives, as ranges ("495" -> [(495, 495)], "495-96", "495–496", "495 - 96",
-    "495, 497" (a list: any of them), "495 n. 3": `lexprobe.check.pins.pin_ranges`), or None without a pin cite."""
+    "495, 497" (a list: any of them), "495 n. 3": `lexprobe.check.extract.pin_ranges`), or None without a pin cite."""
     if citation.pin is None:
         return None
     return pin_ranges(citation.pin_text or str(citation.pin)) or [(citation.pin, citation.pin)]
