@@ -556,7 +556,8 @@ def judge_holdings(
                     "proposition": proposition.text,
                     "case": item.case_label,
                     "citation": document.verdicts[proposition.citation].text,
-                    "passages": [_prompt_passage(p) for p in item.passages],
+                    "passages": [{"text": p.text, "label": passage_label(p), "page": p.page,
+                                  "opinion_type": p.opinion_type, "author": p.author} for p in item.passages],
                 })  # fmt: skip
                 request = judge_request(settings.model, prompt)
                 item.request_id = request.request_id
@@ -569,11 +570,6 @@ def judge_holdings(
         items = [item.verdict or _judged(item, settings.model, answers) for item in pending]
         results.append(Holdings(items, skipped))
     return results
-
-
-def _prompt_passage(passage: Passage) -> dict[str, Any]:
-    return {"text": passage.text, "label": passage_label(passage), "page": passage.page,
-            "opinion_type": passage.opinion_type, "author": passage.author}  # fmt: skip
 
 
 def _prepare(proposition: Proposition, document: CitedDocument, finder: PassageFinder, model: str) -> _Pending:

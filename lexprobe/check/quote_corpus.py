@@ -83,7 +83,8 @@ class CorpusSearch:
         if not matches:
             return None, 0
         cases = self.db.get_cases(match.opinion.case_id for match in matches)
-        kept = [match for match in matches if not quotes_it(match, _year(cases.get(match.opinion.case_id)), cited_year)]
+        years = {case_id: case.year for case_id, case in cases.items()}
+        kept = [match for match in matches if not quotes_it(match, years.get(match.opinion.case_id), cited_year)]
         return (self._earliest(kept, cases) if kept else None), len(matches) - len(kept)
 
     def _runs(self, pieces: list[list[str]]) -> list[list[str]]:
@@ -116,10 +117,6 @@ class CorpusSearch:
 
         first = min(matches, key=order)
         return CorpusMatch(first, cases.get(first.opinion.case_id), len(matches) - 1)
-
-
-def _year(case: Case | None) -> int | None:
-    return case.year if case is not None else None
 
 
 def quotes_it(match: Match, year: int | None, cited_year: int | None) -> bool:

@@ -7,13 +7,14 @@ judge's name), the sentence, the passages shown to the judge and the reason. Eve
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from markupsafe import Markup
 
 from lexprobe.check.holdings import CONTRADICTED, NOT_SUPPORTED, SUPPORTED, UNJUDGED, HoldingVerdict, passage_label
-from lexprobe.check.names import display_name
 from lexprobe.check.quote_verdicts import (
     Q_ALTERED,
     Q_NOT_FOUND,
@@ -27,6 +28,24 @@ from lexprobe.check.quote_verdicts import (
 from lexprobe.check.verify import MISMATCH, NOT_FOUND, UNVERIFIABLE, VERDICTS, VERIFIED, CitationVerdict, summarize
 from lexprobe.reporting.html import escape, render_report
 from lexprobe.terminal import safe_text
+
+#: A lone surrogate: how Python carries a byte of a POSIX file name that is not UTF-8 ("surrogateescape"), which no
+#: UTF-8 writer accepts and a terminal must not receive raw.
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def _visible(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if 0xDC80 <= code <= 0xDCFF:  # an undecodable byte, as "surrogateescape" carries it
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\u{code:04x}"
+
+
+def display_name(path: str | os.PathLike[str]) -> str:
+    """Return `path` as text that encodes as UTF-8: every byte that was not valid UTF-8 shown as "\\xNN", any
+    other lone surrogate as "\\uXXXX"; a valid name is returned unchanged."""
+    return _SURROGATE.sub(_visible, os.fspath(path))
+
 
 #: (background, text) colours of the verdicts: good, questionable, wrong, not judged.
 GREEN, AMBER, RED, GREY = ("#c8ecd0", "#1e6b32"), ("#ffe0a8", "#8a5300"), ("#ffc4c4", "#9b1c1c"), ("#e3e3e8", "#4a4a55")

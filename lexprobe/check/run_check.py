@@ -13,10 +13,9 @@ from typing import TYPE_CHECKING
 
 from lexprobe.check import quotations as quotation_finder
 from lexprobe.check.extract import extract_citations
-from lexprobe.check.names import display_name
 from lexprobe.check.online import DEFAULT_ONLINE_TIMEOUT_S, Deadline
 from lexprobe.check.quote_verdicts import QUOTE_PROBLEMS, check_quotations
-from lexprobe.check.render_html import CheckedDocument
+from lexprobe.check.render_html import CheckedDocument, display_name
 from lexprobe.check.verify import MISMATCH, NOT_FOUND, case_lookup_for, verify_citations
 from lexprobe.documents.errors import ExtractionError
 from lexprobe.documents.extract import extract_text
