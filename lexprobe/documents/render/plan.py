@@ -79,13 +79,8 @@ class HouseStyle:
     def format_datetime(self, value: str | None) -> str:
         """Return an ISO date-time printed as date and 12-hour time ("March 4, 2019 10:30 AM"); a bare date as a
         date; other strings unchanged."""
-        if not value:
-            return ""
-        parsed = parse_iso(value)
-        if parsed is None:
-            return value
         text = self.format_date(value)
-        if "T" in value or " " in value.strip():
+        if value and parse_iso(value) is not None and ("T" in value or " " in value.strip()):
             text += " " + format_time(value)
         return text
 
