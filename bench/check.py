@@ -15,7 +15,7 @@ written to a text file. Then, in this order:
 All three must find the same citations with the same verdicts (checked; the bench fails otherwise).
 
 With --baseline, the text eyecite reads (line numbers masked, whitespace flattened, as `extract_citations` does) is
-parsed twice: in chunks (`lexprobe.check.layout.chunk_bounds`, what the checker does) and by one eyecite
+parsed twice: in chunks (`lexprobe.check.extract.chunk_bounds`, what the checker does) and by one eyecite
 `get_citations` call on the whole text. Both must find exactly the same case citations (full, short form, Id.,
 supra: kind, text, span, end of the pin cite and of eyecite's full span) or the bench fails (exit 1, the differences
 printed) after printing its figures; differences in what the checker does not read (other citation kinds, where
@@ -48,11 +48,9 @@ from lexprobe.caselaw.citations import eyecite_citations
 from lexprobe.caselaw.paths import data_root
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.check import check_text
-from lexprobe.check.case_lookup import CaseLookup
-from lexprobe.check.extract import extract_citations
-from lexprobe.check.layout import chunk_bounds, flatten, mask_line_numbers
+from lexprobe.check.extract import chunk_bounds, extract_citations, flatten, mask_line_numbers
 from lexprobe.check.resolve import Parsed
-from lexprobe.check.verify import verify_citations
+from lexprobe.check.verify import CaseLookup, verify_citations
 from lexprobe.documents.extract import extract_text
 
 PAGE_CHARS = 3_000

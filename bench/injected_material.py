@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from lexprobe.caselaw.case_names import names_match
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.caselaw.quote_text import normalize, page_marks
-from lexprobe.check.case_lookup import CaseFacts, CaseLookup
+from lexprobe.check.verify import CaseFacts, CaseLookup
 
 US_KEY = re.compile(r"^(\d+) U\.S\. (\d+)$")
 F3D_KEY = re.compile(r"^(\d+) F\.3d (\d+)$")

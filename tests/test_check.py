@@ -30,8 +30,7 @@ from lexprobe.caselaw.case_names import name_score
 from lexprobe.caselaw.paths import data_root
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.check import check_text
-from lexprobe.check.extract import extract_citations
-from lexprobe.check.layout import mask_line_numbers
+from lexprobe.check.extract import extract_citations, mask_line_numbers
 from lexprobe.check.online import refine_online
 from lexprobe.check.verify import CitationVerdict, case_lookup_for, verify_citations
 from lexprobe.cli.check import register

@@ -1,5 +1,5 @@
 """Issue #46, item 1: which citation a quotation belongs to, read as a small grammar of the citation sentence
-(`lexprobe.check.attribution`). Every form of its table (`lexprobe.check.attribution_forms.FORMS`: citation after,
+(`lexprobe.check.quotations.CitationSentences`). Every form of its table (`lexprobe.check.attribution_forms.FORMS`: citation after,
 signals, "Id.", "See id.", "Ibid.", short forms, supra, "(quoting ...)" chains, citation before, a case named before,
 "See also" after a sentence naming its source, block quotations, footnotes, spaced "U. S.") gives the citation and the
 case the table says; "Id." after a parenthetical's citation refers to the main citation (the extraction's fix of
@@ -16,11 +16,10 @@ from pathlib import Path
 import pytest
 
 from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.check.attribution import NAMED
 from lexprobe.check.attribution_forms import FORMS, Form
 from lexprobe.check.extract import FoundCitation, extract_citations
 from lexprobe.check.parentheticals import clause_end, nesting
-from lexprobe.check.quotations import find_quotations
+from lexprobe.check.quotations import NAMED, find_quotations
 from lexprobe.check.quote_verdicts import check_quotations
 from lexprobe.check.verify import case_lookup_for, verify_citations
 

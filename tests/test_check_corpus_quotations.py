@@ -1,5 +1,5 @@
 """Issue #46, item 5: a quotation that is not in its cited case is looked for in every opinion of the offline corpus
-(`lexprobe.check.quote_corpus`, through the word index the database build writes), not only in the other cases the
+(`lexprobe.check.quote_verdicts.CorpusSearch`, through the word index the database build writes), not only in the other cases the
 document cites: found there, it is `other_case` naming the case (name and citation) and the opinion; found nowhere,
 `not_found` says the whole corpus was searched; a short phrase is never matched corpus-wide."""
 
@@ -13,8 +13,13 @@ import pytest
 
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.check.extract import extract_citations
-from lexprobe.check.quote_corpus import MIN_CORPUS_LETTERS, word_pieces
-from lexprobe.check.quote_verdicts import MIN_NOT_FOUND_WORDS, QuotationVerdict, check_quotations
+from lexprobe.check.quote_verdicts import (
+    MIN_CORPUS_LETTERS,
+    MIN_NOT_FOUND_WORDS,
+    QuotationVerdict,
+    check_quotations,
+    word_pieces,
+)
 from lexprobe.check.verify import case_lookup_for, verify_citations
 
 MONELL = "Monell v. Department of Social Services, 436 U.S. 658"

@@ -15,10 +15,17 @@ from tool_requirements import needs_chromium
 from typer.testing import CliRunner
 
 from lexprobe.check.extract import extract_citations
-from lexprobe.check.holding_judge import CONTRADICTED, NOT_SUPPORTED, SUPPORTED, parse_reply
-from lexprobe.check.holding_passages import MAX_PASSAGE_CHARS, split_passages
-from lexprobe.check.holding_sentences import MAX_PROPOSITION_CHARS, find_propositions
-from lexprobe.check.holdings import HOLDING_VERDICTS
+from lexprobe.check.holdings import (
+    CONTRADICTED,
+    HOLDING_VERDICTS,
+    MAX_PASSAGE_CHARS,
+    MAX_PROPOSITION_CHARS,
+    NOT_SUPPORTED,
+    SUPPORTED,
+    find_propositions,
+    parse_reply,
+    split_passages,
+)
 from lexprobe.cli.check import register
 from lexprobe.cli.handler import LexprobeGroup
 

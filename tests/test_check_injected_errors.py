@@ -17,8 +17,7 @@ from typing import Any
 import pytest
 
 from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.check.context import circuit_court, year_after
-from lexprobe.check.extract import extract_citations
+from lexprobe.check.extract import circuit_court, extract_citations, year_after
 from lexprobe.check.quote_verdicts import check_quotations
 from lexprobe.check.verify import OVERRULING_SAID, case_lookup_for, verify_citations
 

@@ -26,10 +26,8 @@ from http_support import send_json, serving
 from typer.testing import CliRunner
 
 from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.check.deadline import Deadline
 from lexprobe.check.extract import extract_citations
-from lexprobe.check.online import refine_online
-from lexprobe.check.online_texts import OnlineOpinionTexts
+from lexprobe.check.online import Deadline, OnlineOpinionTexts, refine_online
 from lexprobe.check.quote_verdicts import check_quotations
 from lexprobe.check.verify import case_lookup_for, verify_citations
 from lexprobe.cli.check import register
@@ -232,7 +230,7 @@ def test_an_opinion_text_answer_that_is_not_an_api_object(
 
 
 def test_the_cli_default_online_timeout_is_the_library_default() -> None:
-    from lexprobe.check.deadline import DEFAULT_ONLINE_TIMEOUT_S
+    from lexprobe.check.online import DEFAULT_ONLINE_TIMEOUT_S
     from lexprobe.cli import check as check_cli
 
     assert check_cli.DEFAULT_ONLINE_TIMEOUT_S == DEFAULT_ONLINE_TIMEOUT_S

@@ -24,8 +24,7 @@ from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.caselaw.quote_text import normalize, page_marks
 from lexprobe.caselaw.sources.markup import html_to_text
 from lexprobe.check.extract import extract_citations
-from lexprobe.check.online import refine_online
-from lexprobe.check.online_texts import OnlineOpinionTexts
+from lexprobe.check.online import OnlineOpinionTexts, refine_online
 from lexprobe.check.quote_verdicts import QuotationVerdict, check_quotations
 from lexprobe.check.verify import case_lookup_for, verify_citations
 from lexprobe.cli.check import register

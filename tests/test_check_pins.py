@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 
 from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.check.extract import extract_citations
-from lexprobe.check.pins import pin_ranges, read_pin
+from lexprobe.check.extract import extract_citations, pin_ranges, read_pin
 from lexprobe.check.quote_verdicts import QuotationVerdict, check_quotations
 from lexprobe.check.verify import case_lookup_for, verify_citations
 

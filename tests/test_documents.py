@@ -14,13 +14,14 @@ from pypdf import PdfReader, PdfWriter
 from reportlab.pdfgen import canvas
 
 from lexprobe.caselaw.paths import data_root
+from lexprobe.documents.confined import sha256_file
 from lexprobe.documents.content import DocumentContent
-from lexprobe.documents.corpus import MANIFEST, extract_corpus, sha256_file
+from lexprobe.documents.corpus import MANIFEST, extract_corpus
 from lexprobe.documents.errors import ExtractionError
 from lexprobe.documents.extract import extract, extract_text, page_count
 from lexprobe.documents.numbers import format_number, parse_number
 from lexprobe.documents.render import RENDERERS, render_document
-from lexprobe.documents.render.style import house_style
+from lexprobe.documents.render.plan import house_style
 
 FORMATS = ("pdf", "docx", "xlsx", "pptx", "txt")
 SEED = 0

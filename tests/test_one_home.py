@@ -15,8 +15,7 @@ from lexprobe.caselaw.citations import Citation, eyecite_citations, parse_citati
 from lexprobe.caselaw.records import LoadResult
 from lexprobe.caselaw.sources.markup import convert_markup, markup_text, parse_markup
 from lexprobe.caselaw.sources.tables import RowError, int_field, load_rows, open_text, read_header, require_columns
-from lexprobe.check.context import history_before, name_before, year_after
-from lexprobe.check.layout import chunk_bounds, flatten
+from lexprobe.check.extract import chunk_bounds, flatten, history_before, name_before, year_after
 from lexprobe.check.resolve import canonical_parts, first_number
 from lexprobe.errors import BadInputError
 

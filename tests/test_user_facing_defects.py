@@ -87,7 +87,7 @@ def test_write_page_is_atomic(tmp_path: Path) -> None:
 
 
 def test_display_name_escapes_only_what_is_not_utf8() -> None:
-    from lexprobe.check.names import display_name
+    from lexprobe.check.render_html import display_name
 
     assert display_name("brief.txt") == "brief.txt"
     assert display_name("mémoire.pdf") == "mémoire.pdf"

@@ -3,7 +3,7 @@
 `check_text(text, db)` extracts every case citation (full citations, short forms, "Id.", "supra"; `extract.py`,
 with `layout.py` for the text eyecite reads, `context.py` for names and years, `resolve.py` for references), and
 gives each a verdict - verified, mismatch, not_found or unverifiable - with a reason and notes (`verify.py`, reading
-the database through `case_lookup.py`). Case names are compared by `lexprobe.caselaw.case_names`. The rules are in
+the database through its `CaseLookup`). Case names are compared by `lexprobe.caselaw.case_names`. The rules are in
 docs/check.md.
 """
 

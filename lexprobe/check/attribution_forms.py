@@ -1,4 +1,4 @@
-"""The forms of the citation sentence `lexprobe.check.attribution` reads, each with an example and the citation its
+"""The forms of the citation sentence `lexprobe.check.quotations` reads, each with an example and the citation its
 quotation is tied to: the table docs/check.md prints ("Quotations", "Which citation") and
 tests/test_check_attribution.py checks row by row. An example's quotation is the first passage in quotation marks
 (or the block quote) of its text; `source` is how the citation it belongs to begins, and `case` the name of the full
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lexprobe.check.attribution import AFTER, BEFORE, BLOCK, NAMED, SEE_ALSO_NAMED
+from lexprobe.check.quotations import AFTER, BEFORE, BLOCK, NAMED, SEE_ALSO_NAMED
 
 
 @dataclass(frozen=True)

@@ -1,24 +1,15 @@
 """Find a quotation in the opinion texts of a case (`OpinionTexts.opinions_of`, from the case database's
-`opinions` table) with the one quotation matcher, `lexprobe.caselaw.quotations`: exactly in some opinion first
-(`find_exact`), else the closest passage of each opinion, found with a change when `quotations.close_enough`.
-
-Which texts of a case are searched (`OpinionTexts`): its opinion files (lead, concurrence, dissent: the Court's
-opinion first) and, for a combined text (the whole case as one file), the parts the database build split it into
-(`opinion_parts`: the majority part, then each concurrence and dissent with its author and type), so a passage of a
-dissent is known as one, by its author, even where the database has no file of it; a file holding more than one
-opinion is searched as its parts too, and a separate opinion the files already hold (by the same author) is not
-searched twice. Beside the Court's opinion file alone, the majority part is searched after it, as a second
-transcription (an altered passage's evidence is the file's on a tie); beside separate opinion files too it is not
-(the files are the case, as before the split). A part reads its page from the star marks of the text it is cut
-from (`Opinion.part_of` names that text). A combined text in which the build found no separate opinion is searched
-whole: alone, or after the Court's opinion where the case also has that alone and no separate opinion file
-(`Opinion.rest`: a passage found only there is the Court's when the Court's opinion has it too, give or take its
-transcription, `court_or_separate`, and else in an opinion whose author is not known).
-"""
+`opinions` and `opinion_parts` tables) with the one quotation matcher, `lexprobe.caselaw.quotations`: exactly in
+some opinion first (`find_exact`), else the closest passage of each opinion (docs/check.md, "Every opinion of the
+case": which texts and parts of a case are searched, and in which order). `CitationFree` holds the opinion texts with
+their citation clauses blanked, in which a quotation whose citation says "(citations omitted)" or "(cleaned up)" is
+looked for (docs/check.md, "What legal quoting allows")."""
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -30,6 +21,8 @@ from lexprobe.caselaw.opinion_index import part_spans, part_text
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.caselaw.quotations import FUZZY_LETTERS, MATCH_THRESHOLD, close_enough, exact_span, fuzzy_span
 from lexprobe.caselaw.quote_text import Normalized, PageMarks, normalize, page_marks
+from lexprobe.check.extract import name_before
+from lexprobe.check.parentheticals import clause_end
 
 MAJORITY_TYPES = ("lead", "combined", "majority")
 #: Cases whose normalized opinions are kept in memory at once (a brief quoting more re-reads the oldest).
@@ -273,3 +266,73 @@ def word_difference(quotation: str, passage: str, limit: int = 5, gaps: bool = F
         return "the same words, joined differently"
     more = f" and {len(changes) - limit} more" if len(changes) > limit else ""
     return "; ".join(changes[:limit]) + more
+
+
+#: Opinions kept with their citations blanked (each costs one pass of regular expressions over its text).
+OPINIONS_KEPT = 64
+_SIGNAL_BEFORE = re.compile(
+    r"(?:\b(?:see(?:,?\s+e\.\s?g\.,?)?(?:\s+also)?|cf\.|accord|compare|but\s+see|but\s+cf\.|e\.\s?g\.,?|quoting|"
+    r"citing)[\s,]*)+$",
+    re.I,
+)
+
+
+#: A citation in an opinion's text: volume, reporter and page (pin cites and years are read by `clause_end`), or a
+#: reference ("Id., at 5", "ibid.", "Wolf, supra, at 28").
+_CITATION_LIKE = re.compile(
+    r"\b(?P<volume>\d{1,4})\s+(?:U\.\s?S\.|S\.\s?Ct\.|L\.\s?Ed\.(?:\s?2d)?|F\.\s?Supp\.(?:\s?[23]d)?|F\.(?:\s?(?:2d|3d|4th))?|"
+    r"Wall\.|Wheat\.|How\.|Pet\.|Cranch|Dall\.|Black|[A-Z][A-Za-z]{0,10}\.(?:\s?[A-Z][A-Za-z]{0,10}\.){0,3}(?:\s?[23]d)?)"
+    r"(?:\s*\([^()]{1,30}\))?(?:\s+|,\s*at\s+|\s+at\s+)\d{1,5}\b"
+    r"|\b(?:[Ii]d|[Ii]bid)\.(?:,?\s*at\s+\d{1,5})?"
+    r"|\b[A-Z][\w.'’&-]*(?:\s+v\.\s+[A-Z][\w.'’&-]*)?,\s+supra(?:,\s*(?:at\s+|pp?\.\s*)\d{1,5})?"
+)
+
+#: Pin cites after a citation ("210", "at 210-211", "210, n. 5", "pp. 3, 5").
+_PIN = re.compile(
+    r"(?:\s*,\s*(?:at\s+)?(?:pp?\.\s*)?\d{1,5}(?:\s*[-–—]\s*\d{1,5})?(?:,?\s*(?:and\s+|&\s*)?nn?\.\s*\d{1,4})?)*"
+)
+
+
+class CitationFree:
+    """Opinion texts with their citation clauses blanked, computed once per opinion (the latest `OPINIONS_KEPT`)."""
+
+    def __init__(self) -> None:
+        self._kept: OrderedDict[tuple[str, str], Opinion] = OrderedDict()
+
+    def of(self, opinion: Opinion) -> Opinion:
+        """`opinion` with its citations blanked (same text, offsets and page marks; other normalized letters)."""
+        key = (opinion.case_id, opinion.opinion_id)
+        if key in self._kept:
+            self._kept.move_to_end(key)
+            return self._kept[key]
+        blanked = replace(opinion, normalized=normalize(blank_citations(opinion.text)))
+        self._kept[key] = blanked
+        if len(self._kept) > OPINIONS_KEPT:
+            self._kept.popitem(last=False)
+        return blanked
+
+    def find(self, segments: Sequence[str], opinions: Sequence[Opinion]) -> Match | None:
+        """The quotation's segments found exactly in `opinions` once their citations are left out, or None."""
+        free = [self.of(opinion) for opinion in opinions]
+        match = find_exact(segments, free)
+        return court_or_separate(match, free) if match is not None else None
+
+
+def blank_citations(text: str) -> str:
+    """`text` with each citation clause replaced by spaces: a reporter citation ("385 U. S. 206, 210", "74 S. Ct.
+    686") with the case name before it (`lexprobe.check.extract.name_before`) and the signal before that, its pin
+    cite, year and parentheticals (`parentheticals.clause_end`); "Id., at 5", "ibid.", "X, supra, at 5". Read with
+    regular expressions in one pass (an opinion of 200 pages in milliseconds), not with eyecite."""
+    characters = list(text)
+    floor = 0
+    for match in _CITATION_LIKE.finditer(text):
+        start = match.start()
+        if match.group("volume"):
+            named = name_before(text, start, max(floor, start - 300))
+            start = named[1] if named else start
+        lead = _SIGNAL_BEFORE.search(text, max(floor, start - 30), start)
+        start = lead.start() if lead else start
+        end = clause_end(text, _PIN.match(text, match.end()).end())
+        characters[start:end] = " " * (end - start)
+        floor = end
+    return "".join(characters)

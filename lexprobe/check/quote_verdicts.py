@@ -1,49 +1,31 @@
 """Verdicts on quotations: is each quoted passage in the opinion of the case it is attributed to?
-
-- verified: found (after normalization) in the Court's opinion of the cited case, or in a separate opinion the
-  document itself presents as such ("(Harlan, J., dissenting)");
-- altered: found with a changed word (similarity at least `caselaw.quotations.MATCH_THRESHOLD`): the reason lists the
-  differences;
-- separate_opinion: found only in a dissent or concurrence of the case while the document presents it as the
-  Court's: the reason names the author and the opinion type;
-- other_case: not in the cited case but, exactly, in another case: first the other cases the same document cites
-  are searched (at most `MAX_OTHER_CASES` of them), then, for a quotation of at least `MIN_NOT_FOUND_WORDS` words,
-  every opinion of the offline corpus through the database's word index (`quote_corpus`); the reason names the case
-  (with its citation, when found through the index) and the opinion;
-- not_found: in none of them: the reason gives the closest passage of the cited case and its similarity;
-- unverifiable: the citation resolves to no case of the database, or the database has no opinion text for it (and,
-  with `online_texts`, none could be had from CourtListener: `lexprobe.check.online_texts`), or
-  the document presents the quotation as a dissent's or concurrence's and the database has none of the case's
-  separate opinions (its texts of the cited cases are mostly the opinion of the Court only), or it gives the
-  quotation to a Justice ("As Justice Field said, “...”") of whom the database has no opinion in the case, or the
-  quotation has fewer than `MIN_NOT_FOUND_WORDS` words (when found, a short one is verified as any other).
-
-`page` is the page the passage begins on (from the opinion's star paging, where the text keeps it), `pin_ok`
-whether the passage lies on the pin page(s) given (None without a pin cite or page marks).
-"""
+verified, altered, separate_opinion, other_case, not_found or unverifiable, each with a reason and the evidence
+found (the rules: docs/check.md, "Quotations", "Verdicts"). `page` is the page the passage begins on (star paging),
+`pin_ok` whether it lies on the pin page(s) given (None without a pin cite or page marks). A quotation not in its
+case is looked for in the other cases the document cites, then in every opinion of the offline corpus through the
+database's word index (`CorpusSearch`, docs/check.md, "Other cases"): the rarest runs of its words are asked of the
+index, and the candidates' opinions are searched with the exact matcher, so an index hit is never the evidence."""
 
 from __future__ import annotations
 
 import itertools
+import re
 import unicodedata
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from lexprobe.caselaw.case_names import display_name
+from lexprobe.caselaw.opinion_index import opinions_with_phrases, word_counts
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.caselaw.quote_text import has_gap, quote_segments
 from lexprobe.caselaw.stored import Case
-from lexprobe.check.case_lookup import CaseSummary
-from lexprobe.check.extract import FoundCitation
-from lexprobe.check.online_texts import OnlineOpinionTexts, case_note, source_fields, source_note
+from lexprobe.check.extract import FoundCitation, pin_ranges
+from lexprobe.check.online import OnlineOpinionTexts, case_note, source_fields, source_note
 from lexprobe.check.parentheticals import CITATIONS, LITERAL_BRACKETS
-from lexprobe.check.pins import pin_ranges
 from lexprobe.check.quotations import CHECKED_CHARS, Quotation, find_quotations
-from lexprobe.check.quote_allowed import CitationFree
-from lexprobe.check.quote_corpus import CorpusSearch, quotes_it
-from lexprobe.check.quote_match import Match, Opinion, OpinionTexts, find_exact, find_in, word_difference
-from lexprobe.check.verify import CitationVerdict
+from lexprobe.check.quote_match import CitationFree, Match, Opinion, OpinionTexts, find_exact, find_in, word_difference
+from lexprobe.check.verify import CaseSummary, CitationVerdict, summarize
 
 Q_VERIFIED, Q_ALTERED, Q_NOT_FOUND = "verified", "altered", "not_found"
 Q_SEPARATE, Q_OTHER_CASE, Q_UNVERIFIABLE = "separate_opinion", "other_case", "unverifiable"
@@ -61,6 +43,143 @@ MAX_SHOWN_CHARS = 5_000
 _TYPE_WORDS = {"dissent": "dissent", "concurrence": "concurrence", "concurrence_in_part": "opinion concurring in part"}
 
 
+# --- other cases: a quotation in no cited case, looked for in the whole corpus through the word index ----------
+
+#: A quotation of fewer letters is not looked for outside the cases the document cites.
+MIN_CORPUS_LETTERS = 40
+#: Words in a row asked of the index as one phrase, and how many such runs are asked for at once.
+RUN_WORDS = 6
+RUNS = 3
+#: Opinions the index may name for one quotation, and distinct cases among them searched.
+MAX_CANDIDATES = 40
+MAX_CANDIDATE_CASES = 10
+#: Words of a quotation read for its runs (a long block quotation needs no more to be found).
+MAX_WORDS = 300
+
+_WORD = re.compile(r"[^\W_]+")
+_EDITORIAL = re.compile(r"\([^()]{0,80}\)")
+_ONE_LETTER = re.compile(r"\[([A-Za-z])\]")
+_GAP = re.compile(r"(?:\.\s*){3,}|…|\[[^\]\[]{0,200}\]")
+
+
+@dataclass(frozen=True)
+class CorpusMatch:
+    """Where in the corpus a quotation was found: the match, its case, and how many other cases hold it too."""
+
+    match: Match
+    case: Case | None
+    others: int
+
+
+class CorpusSearch:
+    """Looks quotations up in the word index of the database's opinions (see the module docstring)."""
+
+    def __init__(self, db: CaseDatabase, texts: OpinionTexts) -> None:
+        self.db = db
+        self.texts = texts
+        self._opinions: int | None = None
+
+    @property
+    def opinions(self) -> int:
+        """How many opinion texts the index covers (for the reason: what was searched)."""
+        if self._opinions is None:
+            (self._opinions,) = self.db.conn.execute("SELECT COUNT(*) FROM opinions WHERE text != ''").fetchone()
+        return self._opinions
+
+    @staticmethod
+    def searches(segments: Sequence[str]) -> bool:
+        """Whether a quotation of these segments is long enough to be looked for (`MIN_CORPUS_LETTERS`)."""
+        return sum(len(segment) for segment in segments) >= MIN_CORPUS_LETTERS
+
+    def find(
+        self, quotation: str, segments: Sequence[str], cited_case_id: str | None, cited_year: int | None = None
+    ) -> tuple[CorpusMatch | None, int]:
+        """The earliest case (not `cited_case_id`) whose opinions hold every segment of the quotation exactly, or
+        None (also for a quotation under `MIN_CORPUS_LETTERS` letters); and how many cases decided after
+        `cited_year` hold it only inside their own quotation marks (they quote it, maybe from the cited case: they
+        are not named)."""
+        if not segments or not self.searches(segments):
+            return None, 0
+        runs = self._runs(word_pieces(quotation))
+        if not runs:
+            return None, 0
+        hits = opinions_with_phrases(self.db.conn, runs, exclude_case=cited_case_id, limit=MAX_CANDIDATES)
+        matches = []
+        for case_id in list(dict.fromkeys(case_id for case_id, _ in hits))[:MAX_CANDIDATE_CASES]:
+            match = find_exact(segments, self.texts.opinions_of(case_id))
+            if match is not None:
+                matches.append(match)
+        if not matches:
+            return None, 0
+        cases = self.db.get_cases(match.opinion.case_id for match in matches)
+        years = {case_id: case.year for case_id, case in cases.items()}
+        kept = [match for match in matches if not quotes_it(match, years.get(match.opinion.case_id), cited_year)]
+        return (self._earliest(kept, cases) if kept else None), len(matches) - len(kept)
+
+    def _runs(self, pieces: list[list[str]]) -> list[list[str]]:
+        """The `RUNS` runs of words to ask for: those whose most common word is rarest in the index, not
+        overlapping; a run with a word no opinion holds is left out."""
+        counts = word_counts(self.db.conn, {word for piece in pieces for word in piece})
+        scored = []
+        for number, piece in enumerate(pieces):
+            size = min(RUN_WORDS, len(piece))
+            for start in range(len(piece) - size + 1):
+                run = piece[start : start + size]
+                if size >= 3 and all(word in counts for word in run):
+                    scored.append((max(counts[word] for word in run), number, start, run))
+        chosen: list[tuple[int, int, int, list[str]]] = []
+        for score, number, start, run in sorted(scored, key=lambda item: item[:3]):
+            if all(other != number or abs(at - start) >= len(run) for _, other, at, _ in chosen):
+                chosen.append((score, number, start, run))
+            if len(chosen) == RUNS:
+                break
+        return [run for _, _, _, run in chosen]
+
+    @staticmethod
+    def _earliest(matches: Sequence[Match], cases: dict[str, Case]) -> CorpusMatch:
+        """The match in the earliest decided case (by year, then case id), and how many others there are."""
+
+        def order(match: Match) -> tuple[int, str]:
+            case = cases.get(match.opinion.case_id)
+            year = case.year if case is not None and case.year else 9999
+            return year, match.opinion.case_id
+
+        first = min(matches, key=order)
+        return CorpusMatch(first, cases.get(first.opinion.case_id), len(matches) - 1)
+
+
+def quotes_it(match: Match, year: int | None, cited_year: int | None) -> bool:
+    """Whether the case of `match` (decided in `year`), decided after the cited case, holds the passage inside its
+    own quotation marks (an open “ before it in its paragraph, or an odd number of straight marks): it quotes the
+    words, perhaps from the cited case, so they are not its own."""
+    if cited_year is None or not year or year <= cited_year:
+        return False
+    text, start = match.opinion.text, match.span[0]
+    before = text[max(text.rfind("\n", 0, start) + 1, start - 2_000) : start]
+    return before.rfind("“") > before.rfind("”") or before.count('"') % 2 == 1
+
+
+def word_pieces(quotation: str) -> list[list[str]]:
+    """The quotation's words as the index writes them, cut into pieces at its gaps (see the module docstring)."""
+    text = _ONE_LETTER.sub(r"\1", _EDITORIAL.sub(" ", quotation))
+    pieces, total = [], 0
+    for piece in _GAP.split(text):
+        words = [_index_term(word) for word in _WORD.findall(piece)][: MAX_WORDS - total]
+        total += len(words)
+        if words:
+            pieces.append(words)
+    return pieces
+
+
+def _index_term(word: str) -> str:
+    """A word as the index's tokenizer (FTS5 unicode61) keeps it: lower case, accents removed."""
+    decomposed = unicodedata.normalize("NFKD", word.lower())
+    return "".join(character for character in decomposed if not unicodedata.combining(character))
+
+
+# --- the verdicts -------------------------------------------------------------------------------------------------
+
+
 @dataclass(frozen=True)
 class QuotationVerdict:
     """The verdict on one quotation; `citation` indexes the document's citation verdicts."""
@@ -76,24 +195,12 @@ class QuotationVerdict:
 
     def to_json(self, citation_offset: int = 0) -> dict[str, Any]:
         """The `quotations` object of `check --json` (`citation_offset`: the file's first index in `citations`)."""
-        return {
-            "text": self.text,
-            "span": [self.span[0], self.span[1]],
-            "citation": self.citation + citation_offset,
-            "verdict": self.verdict,
-            "page": self.page,
-            "pin_ok": self.pin_ok,
-            "reason": self.reason,
-            "evidence": self.evidence,
-        }
+        return {**asdict(self), "span": list(self.span), "citation": self.citation + citation_offset}
 
 
 def summarize_quotations(verdicts: Sequence[QuotationVerdict]) -> dict[str, int]:
     """Count the quotation verdicts, every verdict present."""
-    counts = dict.fromkeys(QUOTE_VERDICTS, 0)
-    for verdict in verdicts:
-        counts[verdict.verdict] += 1
-    return counts
+    return summarize(verdicts, QUOTE_VERDICTS)
 
 
 def _opinion_label(match: Match) -> str:
@@ -161,7 +268,7 @@ def _name_letters(name: str) -> str:
 
 def _pin_range(citation: FoundCitation) -> list[tuple[int, int]] | None:
     """The pin pages a citation gives, as ranges ("495" -> [(495, 495)], "495-96", "495–496", "495 - 96",
-    "495, 497" (a list: any of them), "495 n. 3": `lexprobe.check.pins.pin_ranges`), or None without a pin cite."""
+    "495, 497" (a list: any of them), "495 n. 3": `lexprobe.check.extract.pin_ranges`), or None without a pin cite."""
     if citation.pin is None:
         return None
     return pin_ranges(citation.pin_text or str(citation.pin)) or [(citation.pin, citation.pin)]
@@ -397,8 +504,8 @@ class _QuotationJudge:
         self, segments: Sequence[str], cited: str, quotation: str, cited_year: int | None = None
     ) -> tuple[Match | None, str, str]:
         """The quotation (of `MIN_NOT_FOUND_WORDS` words or more), exactly, in the opinions of another case: one the
-        document cites, else any case of the offline corpus (`quote_corpus`); not a case decided after the cited
-        one that holds the words only inside its own quotation marks (`quote_corpus.quotes_it`). Returns the match
+        document cites, else any case of the offline corpus (`CorpusSearch`); not a case decided after the cited
+        one that holds the words only inside its own quotation marks (`quotes_it`). Returns the match
         or None, the case's name as the reason gives it, and what was searched (as the reason says it)."""
         cited_here = "the other cases this document cites"
         if len(quotation.split()) < MIN_NOT_FOUND_WORDS:  # a phrase found elsewhere proves nothing

@@ -1,17 +1,20 @@
 """`lexprobe check --html OUT`: one self-contained page (inline CSS, no scripts, nothing loaded from the network)
 showing each checked document's text with every citation highlighted by verdict - a colour, a legend, and the
-reason and notes as the highlight's tooltip (`title`) - followed by a table of the citations."""
+reason and notes as the highlight's tooltip (`title`) - followed by a table of the citations, one of the quotations
+and, with `--judge`, the "Propositions" table: each judge model's verdict (labelled as a model's judgement, with the
+judge's name), the sentence, the passages shown to the judge and the reason. Every piece of text is escaped
+(`lexprobe.reporting.html.escape`: `terminal.safe_text`, then HTML)."""
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from markupsafe import Markup
 
-from lexprobe.check.holding_html import HOLDING_COLOURS, HOLDING_MEANINGS, holdings_table
-from lexprobe.check.holdings import HoldingVerdict
-from lexprobe.check.names import display_name
+from lexprobe.check.holdings import CONTRADICTED, NOT_SUPPORTED, SUPPORTED, UNJUDGED, HoldingVerdict, passage_label
 from lexprobe.check.quote_verdicts import (
     Q_ALTERED,
     Q_NOT_FOUND,
@@ -26,12 +29,27 @@ from lexprobe.check.verify import MISMATCH, NOT_FOUND, UNVERIFIABLE, VERDICTS, V
 from lexprobe.reporting.html import escape, render_report
 from lexprobe.terminal import safe_text
 
-COLOURS = {
-    VERIFIED: ("#c8ecd0", "#1e6b32"),
-    MISMATCH: ("#ffe0a8", "#8a5300"),
-    NOT_FOUND: ("#ffc4c4", "#9b1c1c"),
-    UNVERIFIABLE: ("#e3e3e8", "#4a4a55"),
-}
+#: A lone surrogate: how Python carries a byte of a POSIX file name that is not UTF-8 ("surrogateescape"), which no
+#: UTF-8 writer accepts and a terminal must not receive raw.
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def _visible(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if 0xDC80 <= code <= 0xDCFF:  # an undecodable byte, as "surrogateescape" carries it
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\u{code:04x}"
+
+
+def display_name(path: str | os.PathLike[str]) -> str:
+    """Return `path` as text that encodes as UTF-8: every byte that was not valid UTF-8 shown as "\\xNN", any
+    other lone surrogate as "\\uXXXX"; a valid name is returned unchanged."""
+    return _SURROGATE.sub(_visible, os.fspath(path))
+
+
+#: (background, text) colours of the verdicts: good, questionable, wrong, not judged.
+GREEN, AMBER, RED, GREY = ("#c8ecd0", "#1e6b32"), ("#ffe0a8", "#8a5300"), ("#ffc4c4", "#9b1c1c"), ("#e3e3e8", "#4a4a55")
+COLOURS = {VERIFIED: GREEN, MISMATCH: AMBER, NOT_FOUND: RED, UNVERIFIABLE: GREY}
 MEANINGS = {
     VERIFIED: "in the database; name and year as given",
     MISMATCH: "in the database, but the name, year, page or parallel citation disagrees",
@@ -40,12 +58,12 @@ MEANINGS = {
 }
 
 QUOTE_COLOURS = {
-    Q_VERIFIED: ("#c8ecd0", "#1e6b32"),
-    Q_ALTERED: ("#ffe0a8", "#8a5300"),
-    Q_NOT_FOUND: ("#ffc4c4", "#9b1c1c"),
+    Q_VERIFIED: GREEN,
+    Q_ALTERED: AMBER,
+    Q_NOT_FOUND: RED,
     Q_SEPARATE: ("#ecd5f5", "#5d1f7a"),
     Q_OTHER_CASE: ("#fde7c8", "#7a4100"),
-    Q_UNVERIFIABLE: ("#e3e3e8", "#4a4a55"),
+    Q_UNVERIFIABLE: GREY,
 }
 QUOTE_MEANINGS = {
     Q_VERIFIED: "found in the cited opinion as quoted",
@@ -55,6 +73,16 @@ QUOTE_MEANINGS = {
     Q_OTHER_CASE: "found in another case the document cites",
     Q_UNVERIFIABLE: "no opinion text offline",
 }
+
+HOLDING_COLOURS = {SUPPORTED: GREEN, CONTRADICTED: RED, NOT_SUPPORTED: AMBER, UNJUDGED: GREY}
+HOLDING_MEANINGS = {
+    SUPPORTED: "the judge model says the Court's opinion says it",
+    CONTRADICTED: "the judge model says the opinion says otherwise, or only a separate opinion says it",
+    NOT_SUPPORTED: "the judge model says nothing in the passages says it",
+    UNJUDGED: "no judgement: no opinion text, no answer, or no plain verdict",
+}
+#: Characters of a passage shown to the judge that the page shows.
+SHOWN_PASSAGE_CHARS = 1_500
 
 
 @dataclass(frozen=True)
@@ -102,6 +130,17 @@ def _highlighted(document: CheckedDocument, number: int) -> str:
     return "".join(parts)
 
 
+def _table(headings: Sequence[str], rows: Sequence[str], attributes: str = "") -> str:
+    """A table of `rows` (each a `<tr>`) under `headings`."""
+    head = "".join(f"<th>{heading}</th>" for heading in headings)
+    return f"<table{attributes}><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+def _cited(number: int, citation: int, reason: str) -> str:
+    """The last cells of a quotation's or a proposition's row: a link to its citation, and the reason."""
+    return f'<td><a href="#d{number}-c{citation}">{citation + 1}</a></td><td>{escape(reason)}</td></tr>'
+
+
 def _quotation_table(document: CheckedDocument, number: int) -> str:
     """Each quotation beside the passage found for it (or the closest one), with its verdict and reason."""
     rows = []
@@ -118,16 +157,13 @@ def _quotation_table(document: CheckedDocument, number: int) -> str:
             f'<tr><td><a href="#d{number}-q{index}">{index + 1}</a></td>'
             f'<td><span class="badge qv-{quotation.verdict}">{quotation.verdict}</span></td>'
             f'<td class="quote">{escape(shown)}</td><td class="passage">{passage}{page}</td>'
-            f'<td><a href="#d{number}-c{quotation.citation}">{quotation.citation + 1}</a></td>'
-            f"<td>{escape(quotation.reason)}</td></tr>"
+            + _cited(number, quotation.citation, quotation.reason)
         )
-    return (
-        '<table class="quotations"><thead><tr><th>#</th><th>verdict</th><th>quotation</th><th>passage in the '
-        f"opinion</th><th>citation</th><th>reason</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
-    )
+    headings = ("#", "verdict", "quotation", "passage in the opinion", "citation", "reason")
+    return _table(headings, rows, ' class="quotations"')
 
 
-def _table(document: CheckedDocument, number: int) -> str:
+def _citation_table(document: CheckedDocument, number: int) -> str:
     rows = []
     for index, verdict in enumerate(document.verdicts):
         case = verdict.case
@@ -139,9 +175,43 @@ def _table(document: CheckedDocument, number: int) -> str:
             f"<td>{escape(verdict.text)}</td><td>{case_cell}</td>"
             f"<td>{escape(verdict.reason)}{notes}</td></tr>"
         )
+    return _table(("#", "verdict", "citation", "database case", "reason"), rows)
+
+
+def _passages(holding: HoldingVerdict) -> str:
+    parts = []
+    for passage in holding.passages:
+        text = passage.text if len(passage.text) <= SHOWN_PASSAGE_CHARS else passage.text[:SHOWN_PASSAGE_CHARS] + "…"
+        where = passage_label(passage) + (f", page {passage.page}" if passage.page is not None else "")
+        parts.append(
+            f"<blockquote>{escape(text)}</blockquote><small>{escape(where)}; BM25 score {passage.score:.2f}</small>"
+        )
+    if len(parts) <= 1:
+        return "".join(parts)
+    more = f"<details><summary>{len(parts) - 1} more passage(s)</summary>{''.join(parts[1:])}</details>"
+    return parts[0] + more  # the best one shown, the rest folded
+
+
+def holdings_table(holdings: Sequence[HoldingVerdict], skipped: int, number: int) -> str:
+    """The "Propositions" section for one document (`number`: its place on the page, for the links to its
+    citations)."""
+    judges = sorted({holding.judge for holding in holdings})
+    rows = []
+    for index, holding in enumerate(holdings):
+        label = "model's judgement" if holding.judged else "not judged"
+        rows.append(
+            f'<tr id="d{number}-h{index}"><td>{index + 1}</td>'
+            f'<td><span class="badge hv-{holding.verdict}">{holding.verdict}</span><br><small>{label}: '
+            f"{escape(holding.judge)}</small></td>"
+            f'<td class="proposition">{escape(holding.sentence)}</td><td class="passage">{_passages(holding)}</td>'
+            + _cited(number, holding.citation, holding.reason)
+        )
+    over = f" {skipped} more over the --judge-max limit were not judged." if skipped else ""
+    headings = ("#", "verdict", "proposition", "passages shown to the judge", "citation", "reason")
     return (
-        "<table><thead><tr><th>#</th><th>verdict</th><th>citation</th><th>database case</th><th>reason</th></tr>"
-        f"</thead><tbody>{''.join(rows)}</tbody></table>"
+        f"<h3>Propositions</h3><p>{len(holdings)} propositions, each judged by the model "
+        f"{escape(', '.join(judges))} (a model's judgement, not a verified fact).{over}</p>"
+        + _table(headings, rows, ' class="holdings"')
     )
 
 
@@ -157,7 +227,7 @@ def render_html(documents: Sequence[CheckedDocument], title: str = "Citation che
                 "n_citations": len(document.verdicts),
                 "counts": ", ".join(f"{own[verdict]} {verdict}" for verdict in VERDICTS),
                 "highlighted": Markup(_highlighted(document, number)),  # escaped piece by piece
-                "table": Markup(_table(document, number)),
+                "table": Markup(_citation_table(document, number)),
                 "n_quotations": len(document.quotations),
                 "quote_counts": ", ".join(f"{n} {k}" for k, n in summarize_quotations(document.quotations).items()),
                 "quotation_table": Markup(_quotation_table(document, number)) if document.quotations else "",

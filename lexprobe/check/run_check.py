@@ -12,11 +12,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lexprobe.check import quotations as quotation_finder
-from lexprobe.check.deadline import DEFAULT_ONLINE_TIMEOUT_S, Deadline
 from lexprobe.check.extract import extract_citations
-from lexprobe.check.names import display_name
+from lexprobe.check.online import DEFAULT_ONLINE_TIMEOUT_S, Deadline
 from lexprobe.check.quote_verdicts import QUOTE_PROBLEMS, check_quotations
-from lexprobe.check.render_html import CheckedDocument
+from lexprobe.check.render_html import CheckedDocument, display_name
 from lexprobe.check.verify import MISMATCH, NOT_FOUND, case_lookup_for, verify_citations
 from lexprobe.documents.errors import ExtractionError
 from lexprobe.documents.extract import extract_text
@@ -26,7 +25,7 @@ from lexprobe.terminal import safe_text
 if TYPE_CHECKING:
     from lexprobe.caselaw.query import CaseDatabase
     from lexprobe.check.holdings import JudgeSettings
-    from lexprobe.check.online_texts import OnlineOpinionTexts
+    from lexprobe.check.online import OnlineOpinionTexts
 
 __all__ = ["PROGRESS_CHARS", "CheckSettings", "Note", "check_documents", "found_problems"]
 
@@ -153,7 +152,7 @@ def check_documents(files: Sequence[Path], open_db: Callable[[], CaseDatabase], 
     `open_db()` opens once the files are read. BadInputError for an unusable judge or template, or a file that
     cannot be read, before any work."""
     if settings.judge is not None:
-        from lexprobe.check.holding_judge import load_template
+        from lexprobe.check.holdings import load_template
         from lexprobe.models.registry import check_model
 
         check_model(settings.judge.model)  # an unusable judge fails before any work
@@ -165,7 +164,7 @@ def check_documents(files: Sequence[Path], open_db: Callable[[], CaseDatabase], 
     deadline = Deadline(settings.online_timeout)
     online_texts = None
     if settings.online:
-        from lexprobe.check.online_texts import OnlineOpinionTexts
+        from lexprobe.check.online import OnlineOpinionTexts
 
         online_texts = OnlineOpinionTexts(deadline=deadline)
     checked = [_check_one(path, text, lookup, case_db, settings, deadline, online_texts, notify)

@@ -6,7 +6,7 @@ citation is a mismatch or not_found; 2 for bad input (an unreadable document, on
 
 Document text, file names and database names are untrusted: everything printed goes through
 `lexprobe.terminal.safe_text` / `safe_markup`, so no control sequence reaches the terminal and no Rich markup in a
-document is read as markup. File names are shown through `lexprobe.check.names.display_name` (a byte that is not
+document is read as markup. File names are shown through `lexprobe.check.render_html.display_name` (a byte that is not
 valid UTF-8 as "\\xNN") on the terminal, in `--json` and in the `--html` page, which is written atomically.
 """
 
@@ -29,7 +29,7 @@ from lexprobe.terminal import safe_markup, safe_text
 if TYPE_CHECKING:
     from lexprobe.check.run_check import Note
 
-#: `--online-timeout`'s default: `lexprobe.check.deadline.DEFAULT_ONLINE_TIMEOUT_S`, written out here because importing
+#: `--online-timeout`'s default: `lexprobe.check.online.DEFAULT_ONLINE_TIMEOUT_S`, written out here because importing
 #: `lexprobe.check` would load eyecite for every `--help` (a test keeps the two equal).
 DEFAULT_ONLINE_TIMEOUT_S = 120.0
 
@@ -114,8 +114,7 @@ def check(
     found wanting); 2: bad input.
     Example: `lexprobe check brief.pdf --html brief-check.html`
     """
-    from lexprobe.check.names import display_name
-    from lexprobe.check.render_html import render_html
+    from lexprobe.check.render_html import display_name, render_html
     from lexprobe.check.run_check import CheckSettings, check_documents, found_problems
     from lexprobe.check.verify import VERDICTS, summarize
 

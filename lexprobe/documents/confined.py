@@ -47,12 +47,13 @@ def _parts(rel: str) -> list[str]:
     return rel.split("/")
 
 
-def _kind(mode: int) -> str:
+def file_kind(mode: int, other: str = "not a regular file") -> str:
+    """What a file of this `st_mode` that is not a regular file is ("a folder", "a named pipe", ...), else `other`."""
     for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe"), (stat.S_ISSOCK, "a socket"),
                        (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device")):  # fmt: skip
         if test(mode):
             return name
-    return "not a regular file"
+    return other
 
 
 def link_problem(root: Path, rel: str) -> str | None:
@@ -75,7 +76,7 @@ def link_problem(root: Path, rel: str) -> str | None:
                 target = "?"
             return f"{shown(where)} is a symbolic link (to {shown(target)}); links are never followed"
         if index == len(parts) - 1 and not stat.S_ISREG(info.st_mode):
-            return f"{shown(where)} is {_kind(info.st_mode)}, not a regular file"
+            return f"{shown(where)} is {file_kind(info.st_mode)}, not a regular file"
     return None
 
 
@@ -132,7 +133,7 @@ def open_confined(root: Path, rel: str) -> int:
     mode = os.fstat(fd).st_mode
     if not stat.S_ISREG(mode):
         os.close(fd)
-        raise UnsafePathError(f"{shown(rel)} is {_kind(mode)}, not a regular file")
+        raise UnsafePathError(f"{shown(rel)} is {file_kind(mode)}, not a regular file")
     return fd
 
 
@@ -205,17 +206,11 @@ def unlink_confined(root: Path, rel: str) -> None:
 
 def sha256_file(path: Path) -> str:
     """Return the hex sha256 of a file's bytes."""
-    digest = hashlib.sha256()
     with open(path, "rb") as stream:
-        for chunk in iter(lambda: stream.read(CHUNK), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
+        return hashlib.file_digest(stream, "sha256").hexdigest()
 
 
 def sha256_confined(root: Path, rel: str) -> str:
     """Return the hex sha256 of the regular file `root/rel`, opened as `open_confined` does (same errors)."""
-    digest = hashlib.sha256()
     with os.fdopen(open_confined(root, rel), "rb") as stream:
-        for chunk in iter(lambda: stream.read(CHUNK), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
+        return hashlib.file_digest(stream, "sha256").hexdigest()

@@ -23,7 +23,7 @@ same bytes (a private copy), so the cached text always belongs to the recorded s
 when its text file is exactly `REL.txt` inside the cache, is a regular file reached without links, and its bytes
 match the recorded `text_sha256`; anything else is ignored (a warning when it looks tampered) and re-extracted.
 The manifest may hold anything: bad JSON, wrong types and foreign paths are ignored, never followed. The confined
-file access lives in `lexprobe.documents.confined`; this module re-exports it (`__all__`).
+file access lives in `lexprobe.documents.confined`.
 """
 
 from __future__ import annotations
@@ -45,7 +45,6 @@ from lexprobe.documents.confined import (
     read_confined,
     relative_path_problem,
     sha256_confined,
-    sha256_file,
     shown,
     unlink_confined,
     write_confined,
@@ -54,30 +53,6 @@ from lexprobe.documents.errors import ExtractionError
 from lexprobe.documents.extract import MAX_BYTES, extract
 from lexprobe.documents.readers import Extracted
 from lexprobe.errors import BadInputError
-
-__all__ = [  # the cache's own names, and the confined file access (`lexprobe.documents.confined`) it is built on
-    "EXTRACTOR_VERSION",
-    "MANIFEST",
-    "CorpusText",
-    "DocumentText",
-    "UnsafePathError",
-    "corpus_files",
-    "entry_problem",
-    "extract_confined",
-    "extract_corpus",
-    "link_problem",
-    "load_manifest",
-    "open_confined",
-    "read_cached_text",
-    "read_confined",
-    "relative_path_problem",
-    "sha256_confined",
-    "sha256_file",
-    "shown",
-    "text_path_problem",
-    "unlink_confined",
-    "write_confined",
-]
 
 MANIFEST = "manifest.json"
 EXTRACTOR_VERSION = 3  # bump when the text layout or the manifest changes (3: scanned pages OCRed)
@@ -265,9 +240,7 @@ def _copy_confined(corpus_dir: Path, rel: str, target: Path, max_bytes: int) -> 
     with os.fdopen(open_confined(corpus_dir, rel), "rb") as source:
         size = os.fstat(source.fileno()).st_size
         if size > max_bytes:
-            for chunk in iter(lambda: source.read(CHUNK), b""):
-                digest.update(chunk)
-            return digest.hexdigest(), size
+            return hashlib.file_digest(source, "sha256").hexdigest(), size
         with open(target, "wb") as copy:
             for chunk in iter(lambda: source.read(CHUNK), b""):
                 digest.update(chunk)

@@ -30,6 +30,7 @@ import re
 import stat
 from pathlib import Path
 
+from lexprobe.documents.confined import file_kind
 from lexprobe.documents.errors import ExtractionError
 from lexprobe.documents.readers import READERS, Extracted, open_pdf, open_pptx, open_xlsx
 
@@ -48,18 +49,6 @@ def tidy(text: str) -> str:
     return text + "\n" if text else ""
 
 
-def _not_regular(mode: int) -> str | None:
-    """Say what a file of this `st_mode` is when it is not a regular file (None for a regular file)."""
-    if stat.S_ISREG(mode):
-        return None
-    kinds = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe"), (stat.S_ISSOCK, "a socket"),
-             (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"))  # fmt: skip
-    for test, name in kinds:
-        if test(mode):
-            return name
-    return "a special file"
-
-
 def _checked(path: Path, max_bytes: int) -> Path:
     """Return `path` after checking it exists, is a regular file of a known format, non-empty and within
     `max_bytes`. Only `stat` is called: a named pipe or a device is never opened, so nothing blocks or reads an
@@ -71,8 +60,8 @@ def _checked(path: Path, max_bytes: int) -> Path:
         raise ExtractionError(path, "not found (no such file)") from None
     except OSError as exc:
         raise ExtractionError(path, f"cannot read the file ({exc.strerror or exc})") from exc
-    kind = _not_regular(info.st_mode)
-    if kind is not None:
+    if not stat.S_ISREG(info.st_mode):
+        kind = file_kind(info.st_mode, "a special file")
         raise ExtractionError(path, f"not a regular file ({kind}): only document files are read")
     if path.suffix.lower() not in READERS:
         known = ", ".join(FORMATS)

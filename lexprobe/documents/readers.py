@@ -49,14 +49,10 @@ _SPACES = re.compile(r" {2,}")
 logger = logging.getLogger(__name__)
 
 
-class _HandledRotationWarning(logging.Filter):
-    """Drop pypdf's "Rotated text discovered" warning: `_pdf_page_text` falls back to plain mode for such pages."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return not record.getMessage().startswith("Rotated text discovered")
-
-
-logging.getLogger("pypdf._text_extraction._layout_mode._fixed_width_page").addFilter(_HandledRotationWarning())
+# pypdf's "Rotated text discovered" warning is dropped: `_pdf_page_text` falls back to plain mode for such pages
+logging.getLogger("pypdf._text_extraction._layout_mode._fixed_width_page").addFilter(
+    lambda record: not record.getMessage().startswith("Rotated text discovered")
+)
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,8 @@ from pathlib import Path
 from lexprobe.documents.content import DocumentContent
 from lexprobe.documents.render.docx import render_docx
 from lexprobe.documents.render.pdf import render_pdf
+from lexprobe.documents.render.plan import render_txt
 from lexprobe.documents.render.pptx import render_pptx
-from lexprobe.documents.render.txt import render_txt
 from lexprobe.documents.render.xlsx import render_xlsx
 
 Renderer = Callable[[DocumentContent, Path, int], None]

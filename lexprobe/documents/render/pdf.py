@@ -33,8 +33,7 @@ from reportlab.platypus import Table as PdfTable
 from lexprobe.documents import content as blocks
 from lexprobe.documents.content import DocType, DocumentContent
 from lexprobe.documents.render import plan as layout
-from lexprobe.documents.render.plan import Part, Transcript, document_plan
-from lexprobe.documents.render.style import HouseStyle, house_style
+from lexprobe.documents.render.plan import HouseStyle, Part, Transcript, document_plan, house_style
 
 
 def _pdf_date(content: DocumentContent) -> str:

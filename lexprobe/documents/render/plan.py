@@ -5,14 +5,18 @@
 block). A deposition becomes one `Transcript` part: pages of 25 numbered lines. Every renderer walks the same
 plan, so an email says From/To/Date/Subject in every format.
 
-`block_lines` prints one block as plain lines (the txt renderer, the xlsx "Text" sheet and pptx text slides use
-it); `table_lines` prints a table as space-aligned columns.
+`block_lines` prints one block as plain lines (the txt renderer, `render_txt`, the xlsx "Text" sheet and pptx text
+slides use it); `table_lines` prints a table as space-aligned columns. `house_style` is the cosmetic choices a seed
+makes (font, size, margins, date and page formats): the same seed, the same look and text on every machine.
 """
 
 from __future__ import annotations
 
+import random
 import textwrap
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
 
 from lexprobe.documents.content import (
     QA,
@@ -27,8 +31,84 @@ from lexprobe.documents.content import (
     Sheet,
     Slide,
     Table,
+    parse_iso,
 )
-from lexprobe.documents.render.style import HouseStyle, format_time
+
+MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
+
+DateFormat = Literal["long", "us", "day_month"]
+PageLabel = Literal["of", "dash"]
+
+
+@dataclass(frozen=True)
+class HouseStyle:
+    """The cosmetic choices for one document."""
+
+    serif: bool  # Times / Times New Roman, else Helvetica / Calibri
+    font_size: int  # body size in points
+    margin_in: float  # page margins in inches (pdf, docx)
+    date_format: DateFormat  # "March 4, 2019" | "03/04/2019" | "4 March 2019"
+    page_label: PageLabel  # "Page N of M" | "- N -"
+
+    def format_date(self, value: str | None) -> str:
+        """Return an ISO date or date-time printed as a date in this style; other strings unchanged; None -> ""."""
+        if not value:
+            return ""
+        parsed = parse_iso(value)
+        if parsed is None:
+            return value
+        if self.date_format == "us":
+            return f"{parsed.month:02d}/{parsed.day:02d}/{parsed.year}"
+        if self.date_format == "day_month":
+            return f"{parsed.day} {MONTHS[parsed.month - 1]} {parsed.year}"
+        return f"{MONTHS[parsed.month - 1]} {parsed.day}, {parsed.year}"
+
+    def format_datetime(self, value: str | None) -> str:
+        """Return an ISO date-time printed as date and 12-hour time ("March 4, 2019 10:30 AM"); a bare date as a
+        date; other strings unchanged."""
+        text = self.format_date(value)
+        if value and parse_iso(value) is not None and ("T" in value or " " in value.strip()):
+            text += " " + format_time(value)
+        return text
+
+    def page_text(self, page: int, pages: int) -> str:
+        """Return the page label for page `page` of `pages`: "Page 2 of 5" or "- 2 -"."""
+        return f"Page {page} of {pages}" if self.page_label == "of" else f"- {page} -"
+
+
+def format_time(value: str) -> str:
+    """Return the 12-hour time of an ISO date-time ("10:30 AM"); "" when `value` is not ISO."""
+    parsed = parse_iso(value)
+    if parsed is None:
+        return ""
+    hour = parsed.hour % 12 or 12
+    return f"{hour}:{parsed.minute:02d} {'AM' if parsed.hour < 12 else 'PM'}"
+
+
+def house_style(seed: int) -> HouseStyle:
+    """Return the house style a seed picks (deterministic across runs and machines)."""
+    rng = random.Random(seed)
+    return HouseStyle(
+        serif=rng.random() < 0.5,
+        font_size=rng.choice((10, 11, 12)),
+        margin_in=rng.choice((0.75, 1.0)),
+        date_format=rng.choice(("long", "long", "us", "day_month")),
+        page_label=rng.choice(("of", "dash")),
+    )
+
 
 LINES_PER_PAGE = 25  # deposition transcript lines per page
 TRANSCRIPT_WIDTH = 56  # characters of text per transcript line, after the line number
@@ -291,3 +371,24 @@ def part_lines(part: Part, style: HouseStyle) -> list[str]:
             out.append("")
         return out[:-1]
     return block_lines(part, style)
+
+
+def render_text(content: DocumentContent, seed: int = 0) -> str:
+    """Return the document as plain text (ends with a newline)."""
+    style = house_style(seed)
+    chunks: list[list[str]] = []
+    previous: object = None
+    for part in document_plan(content, style):
+        lines = part_lines(part, style)
+        run_on = isinstance(part, Rule) or (isinstance(part, QA | ChatMessage) and type(part) is type(previous))
+        if chunks and run_on:
+            chunks[-1].extend(lines)
+        else:
+            chunks.append(lines)
+        previous = part
+    return "\n\n".join("\n".join(chunk) for chunk in chunks) + "\n"
+
+
+def render_txt(content: DocumentContent, path: Path, seed: int = 0) -> None:
+    """Write the document to `path` as UTF-8 text with LF line ends."""
+    path.write_text(render_text(content, seed), encoding="utf-8", newline="\n")

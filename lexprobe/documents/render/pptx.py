@@ -20,9 +20,9 @@ from pptx.slide import Slide as PptxSlide
 from pptx.util import Inches, Pt
 
 from lexprobe.documents.content import DocumentContent, Heading, Sheet, Slide, Table
+from lexprobe.documents.render import plan as layout
 from lexprobe.documents.render.ooxml import finalize_package, stamp_core_properties
 from lexprobe.documents.render.plan import Fields, Lines, Rule, Title, Transcript, document_plan, part_lines
-from lexprobe.documents.render.style import house_style
 
 TITLE_LAYOUT, CONTENT_LAYOUT, TITLE_ONLY_LAYOUT = 0, 1, 5
 BULLETS_PER_SLIDE = 6
@@ -105,7 +105,7 @@ class _TextSlides:
 
 def render_pptx(content: DocumentContent, path: Path, seed: int = 0) -> None:
     """Write the document to `path` as a .pptx deck; the same content and seed give the same bytes."""
-    style = house_style(seed)
+    style = layout.house_style(seed)
     plan = document_plan(content, style)
     prs = Presentation()
     cover_title, cover_lines = "", []

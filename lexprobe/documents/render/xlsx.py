@@ -24,8 +24,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 from lexprobe.documents.content import CalendarEntry, ChatMessage, DocType, DocumentContent, Sheet, Table
 from lexprobe.documents.numbers import parse_number
 from lexprobe.documents.render.ooxml import finalize_package
-from lexprobe.documents.render.plan import Fields, Lines, Rule, Title, document_plan, part_lines
-from lexprobe.documents.render.style import house_style
+from lexprobe.documents.render.plan import Fields, Lines, Rule, Title, document_plan, house_style, part_lines
 
 _BAD_NAME = re.compile(r"[\[\]:*?/\\]")
 CHAT_HEADER = ["Timestamp", "Sender", "Message"]

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from lexprobe.documents.corpus import extract_corpus, shown
+from lexprobe.documents.confined import shown
+from lexprobe.documents.corpus import extract_corpus
 from lexprobe.errors import BadInputError
 from lexprobe.investigation.environment.format import (
     CORPUS_DIR,

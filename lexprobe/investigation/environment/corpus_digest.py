@@ -13,7 +13,8 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from lexprobe.documents.corpus import UnsafePathError, corpus_files, sha256_confined
+from lexprobe.documents.confined import UnsafePathError, sha256_confined
+from lexprobe.documents.corpus import corpus_files
 from lexprobe.investigation.environment.format import CORPUS_DIR, Environment, load_environment
 
 __all__ = ["corpus_hash"]

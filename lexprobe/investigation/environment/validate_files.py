@@ -37,7 +37,7 @@ def resolve_in_corpus(env_dir: Path, path: str) -> Path:
     """Return the file a document path names, under ENV/corpus/. Raises ValueError when the path is not a plain
     relative path (`corpus_path_problem`), resolves outside corpus/ (a symlink pointing out), or reaches the file
     through any symbolic link (corpus/ itself, a folder, the file: lexprobe never follows one)."""
-    from lexprobe.documents.corpus import link_problem, shown
+    from lexprobe.documents.confined import link_problem, shown
 
     problem = corpus_path_problem(path)
     if problem:
@@ -125,7 +125,7 @@ def _check_unlisted(corpus: Path, listed: set[str], report: ProblemReport) -> No
 
 
 def _link_target(path: Path) -> str:
-    from lexprobe.documents.corpus import shown
+    from lexprobe.documents.confined import shown
 
     try:
         return shown(os.readlink(path))
@@ -146,7 +146,8 @@ def _corpus_files(corpus: Path) -> list[str]:
 def _extractor() -> tuple[Any, tuple[type[Exception], ...]]:
     """Return (extract(corpus, rel) -> text, the errors it raises for a bad file): files are read without following
     links (`lexprobe.documents.corpus.extract_confined`)."""
-    from lexprobe.documents.corpus import UnsafePathError, extract_confined
+    from lexprobe.documents.confined import UnsafePathError
+    from lexprobe.documents.corpus import extract_confined
     from lexprobe.documents.extract import ExtractionError
 
     return (lambda corpus, rel: extract_confined(corpus, rel).text), (ExtractionError, UnsafePathError)
@@ -173,7 +174,7 @@ def check_extracted(env_dir: Path, report: ProblemReport) -> None:
 
 
 def _check_cache_entries(cache: Path, report: ProblemReport) -> None:
-    from lexprobe.documents.corpus import shown
+    from lexprobe.documents.confined import shown
 
     for root, dirs, files in os.walk(cache):
         for name in sorted([*dirs, *files]):
@@ -188,6 +189,7 @@ def _check_cache_entries(cache: Path, report: ProblemReport) -> None:
 
 def _check_manifest(env_dir: Path, cache: Path, report: ProblemReport) -> None:
     from lexprobe.documents import corpus as cached
+    from lexprobe.documents.confined import relative_path_problem
 
     where = f"{EXTRACTED_DIR}/{cached.MANIFEST}"
     manifest, why = cached.load_manifest(cache)
@@ -202,7 +204,7 @@ def _check_manifest(env_dir: Path, cache: Path, report: ProblemReport) -> None:
     current = manifest.get("version") == cached.EXTRACTOR_VERSION
     for rel, entry in files.items():
         location = f"files[{json.dumps(rel)}]"
-        problem = cached.relative_path_problem(rel) or corpus_path_problem(rel)
+        problem = relative_path_problem(rel) or corpus_path_problem(rel)
         if problem:
             report.add(where, location, f"{problem}: not a corpus path; never used")
             continue
@@ -217,22 +219,21 @@ def _check_manifest_entry(env_dir: Path, cache: Path, rel: str, entry: Any, repo
     """Warn about an entry a run ignores: malformed, stale (its corpus file changed or is gone) or whose text does
     not match its recorded hash."""
     from lexprobe.documents import corpus as cached
+    from lexprobe.documents.confined import UnsafePathError, sha256_confined, shown
 
     problem = cached.entry_problem(rel, entry)
     if problem:
         report.add(where, "", f"{problem}: ignored, extracted again", "warning")
         return
     try:
-        digest = cached.sha256_confined(env_dir / CORPUS_DIR, rel)
+        digest = sha256_confined(env_dir / CORPUS_DIR, rel)
     except FileNotFoundError:
-        report.add(
-            where, "", f"no file {CORPUS_DIR}/{cached.shown(rel)}: stale entry, removed on the next run", "warning"
-        )
+        report.add(where, "", f"no file {CORPUS_DIR}/{shown(rel)}: stale entry, removed on the next run", "warning")
         return
     except (OSError, ValueError):  # a link or odd file in corpus/: reported by the file checks
         return
     if digest != entry["sha256"]:
-        report.add(where, "", f"{CORPUS_DIR}/{cached.shown(rel)} changed since it was extracted: extracted again",
+        report.add(where, "", f"{CORPUS_DIR}/{shown(rel)} changed since it was extracted: extracted again",
                    "warning")  # fmt: skip
         return
     if entry.get("text") is None:
@@ -240,8 +241,8 @@ def _check_manifest_entry(env_dir: Path, cache: Path, rel: str, entry: Any, repo
     try:
         cached.read_cached_text(cache, rel, entry, cached.MAX_BYTES)
     except FileNotFoundError:
-        report.add(where, "", f"{EXTRACTED_DIR}/{cached.shown(rel)}.txt is missing: extracted again", "warning")
-    except cached.UnsafePathError as exc:
+        report.add(where, "", f"{EXTRACTED_DIR}/{shown(rel)}.txt is missing: extracted again", "warning")
+    except UnsafePathError as exc:
         if "symbolic link" not in str(exc):  # links are reported by _check_cache_entries
             report.add(where, "", f"{exc}: ignored, extracted again", "warning")
     except (OSError, ValueError) as exc:

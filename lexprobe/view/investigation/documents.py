@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from lexprobe.documents.corpus import load_manifest, read_cached_text, sha256_confined
+from lexprobe.documents.confined import sha256_confined
+from lexprobe.documents.corpus import load_manifest, read_cached_text
 from lexprobe.documents.errors import ExtractionError
 from lexprobe.documents.extract import MAX_BYTES
 from lexprobe.investigation.environment.format import CORPUS_DIR, EXTRACTED_DIR, Document, Environment
