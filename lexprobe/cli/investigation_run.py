@@ -21,7 +21,7 @@ from lexprobe.cli.options import (
     option_group,
     run_dir_option,
 )
-from lexprobe.cli.output import err, out
+from lexprobe.cli.output import err, new_table, out
 from lexprobe.errors import BadInputError, LexprobeError
 from lexprobe.models.registry import check_model
 from lexprobe.terminal import safe_json, safe_text
@@ -224,7 +224,6 @@ def _print_transcript(episode: Episode) -> None:
     """Print an episode for `show`. Everything in it came from a model, a tool or an environment: it is printed
     through `safe_text` as `Text` (never read as Rich markup or emoji codes), so the transcript shows exactly what
     was said and run, and no control sequence reaches the terminal."""
-    from rich.table import Table
     from rich.text import Text
 
     header = (f"{episode.episode_id} ({episode.status}; model {episode.model}; ablation {episode.ablation}; "
@@ -241,9 +240,7 @@ def _print_transcript(episode: Episode) -> None:
             denied = " [denied: budget spent]" if record and record.denied else ""
             line = f"call {call.get('name')}({json.dumps(call.get('arguments', {}))}){denied}{touched}"
             out.print(Text(safe_text(line), style="yellow"), highlight=False, soft_wrap=True)
-    table = Table(title="verdicts")
-    for column in ("label", "hypothesis", "kind", "verdict", "reason"):
-        table.add_column(column)
+    table = new_table("verdicts", ("label", "hypothesis", "kind", "verdict", "reason"))
     for verdict in episode.verdicts:
         cells = (verdict.label, verdict.hypothesis_id, verdict.kind, verdict.verdict or "unparsed", verdict.reason)
         table.add_row(*(Text(safe_text(str(cell or ""))) for cell in cells))
@@ -273,7 +270,6 @@ def qa(
 
     Example: `lexprobe investigation qa envs/harlow --model openai/gpt-4o-mini --judge openai/gpt-4o`
     """
-    from rich.table import Table
     from rich.text import Text
 
     from lexprobe.investigation.qa.run_questions import check_qa_models, run_questions
@@ -286,9 +282,8 @@ def qa(
         for record in qa_run.records:
             sys.stdout.write(json.dumps(record.model_dump(mode="json", exclude={"episode"})) + "\n")
     else:
-        table = Table(title=Text(safe_text(f"factual QA: {model} (judge {judge_model})")))
-        for column in ("question", "label", "score", "answer", "reason"):
-            table.add_column(column)
+        title = Text(safe_text(f"factual QA: {model} (judge {judge_model})"))
+        table = new_table(title, ("question", "label", "score", "answer", "reason"))
         for record in qa_run.records:
             score = "-" if record.score is None else f"{record.score:.2f}"
             cells = (record.question_id, record.label, score, (record.answer or "")[:80], record.reason)

@@ -49,13 +49,18 @@ def warning(text: str, *, soft_wrap: bool = True) -> None:
 
 
 def new_table(
-    title: str | Text, columns: Iterable[str], left: Collection[str] | None = None, **options: Any
+    title: str | Text | None,
+    columns: Iterable[str],
+    left: Collection[str] | None = None,
+    plain: Collection[str] = (),
+    **options: Any,
 ) -> Table:
     """Return a rich `Table` titled `title` with `columns`: all left-aligned when `left` is None, else those in `left`
-    left-aligned and the others right-aligned; `options` (no_wrap, overflow) apply to every column."""
+    left-aligned and the others right-aligned; `options` (no_wrap, overflow) apply to every column not in `plain`."""
     from rich.table import Table
 
     table = Table(title=title)
     for column in columns:
-        table.add_column(column, justify="left" if left is None or column in left else "right", **options)
+        justify = "left" if left is None or column in left else "right"
+        table.add_column(column, justify=justify, **({} if column in plain else options))
     return table
