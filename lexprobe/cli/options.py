@@ -49,7 +49,6 @@ __all__ = [
     "RetriesOpt",
     "TimeoutOpt",
     "concurrency_option",
-    "engine_config",
     "engine_options",
     "html_option",
     "json_flag",
@@ -155,37 +154,6 @@ ConcurrencyOpt = concurrency_option(
 JsonOpt = json_flag()
 
 
-def engine_config(
-    concurrency: int | None,
-    no_cache: bool,
-    max_retries: int = DEFAULT_RETRIES,
-    timeout: float | None = None,
-    *,
-    progress: bool | None = None,
-    batch: bool = False,
-    ray: str | None = None,
-    ray_workers: int | None = None,
-) -> EngineConfig:
-    """Return the engine settings of a command; a progress bar only when stderr is a terminal (unless `progress`).
-    A `ray` address is checked here (its form, the package installed), before any work."""
-    from lexprobe.engine.config import EngineConfig
-
-    if ray is not None:
-        from lexprobe.engine.ray_setup import check_ray_address
-
-        ray = check_ray_address(ray)
-    return EngineConfig(
-        concurrency=concurrency,
-        use_cache=not no_cache,
-        max_retries=max_retries,
-        timeout_s=timeout,
-        progress=sys.stderr.isatty() if progress is None else progress,
-        batch=batch,
-        ray=ray,
-        ray_workers=ray_workers,
-    )
-
-
 @dataclass(frozen=True)
 class EngineOptions:
     """The engine options of one command invocation, as `engine_options` collects them."""
@@ -200,9 +168,25 @@ class EngineOptions:
     ray_workers: int | None = None
 
     def config(self, *, progress: bool | None = None) -> EngineConfig:
-        """Return the engine settings (see `engine_config`)."""
-        return engine_config(self.concurrency, self.no_cache, self.max_retries, self.timeout, progress=progress,
-                             batch=self.batch, ray=self.ray, ray_workers=self.ray_workers)  # fmt: skip
+        """Return the engine settings of the command; a progress bar only when stderr is a terminal (unless
+        `progress`). A `--ray` address is checked here (its form, the package installed), before any work."""
+        from lexprobe.engine.config import EngineConfig
+
+        ray = self.ray
+        if ray is not None:
+            from lexprobe.engine.ray_setup import check_ray_address
+
+            ray = check_ray_address(ray)
+        return EngineConfig(
+            concurrency=self.concurrency,
+            use_cache=not self.no_cache,
+            max_retries=self.max_retries,
+            timeout_s=self.timeout,
+            progress=sys.stderr.isatty() if progress is None else progress,
+            batch=self.batch,
+            ray=ray,
+            ray_workers=self.ray_workers,
+        )
 
     def cache(self) -> ResponseCache | None:
         """Return the shared response cache, or None under `--no-cache`, and under `--dry-run` while there is no
