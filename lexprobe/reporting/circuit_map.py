@@ -39,18 +39,10 @@ from lexprobe.reporting.figures import INK, MUTED
 CIRCUITS_FILE = "maps/US_CourtOfAppealsCircuits.shp"
 DC_CALLOUT_FILE = "maps/dc_shapefile.shp"
 FEDERAL_CIRCUIT = "cafc"
+ORDINALS = ("FIRST", "SECOND", "THIRD", "FOURTH", "FIFTH", "SIXTH", "SEVENTH", "EIGHTH", "NINTH", "TENTH", "ELEVENTH")
+#: The NAME of each circuit's record in the circuits shapefile.
 CIRCUIT_NAMES: dict[str, str] = {
-    "ca1": "FIRST CIRCUIT",
-    "ca2": "SECOND CIRCUIT",
-    "ca3": "THIRD CIRCUIT",
-    "ca4": "FOURTH CIRCUIT",
-    "ca5": "FIFTH CIRCUIT",
-    "ca6": "SIXTH CIRCUIT",
-    "ca7": "SEVENTH CIRCUIT",
-    "ca8": "EIGHTH CIRCUIT",
-    "ca9": "NINTH CIRCUIT",
-    "ca10": "TENTH CIRCUIT",
-    "ca11": "ELEVENTH CIRCUIT",
+    **{f"ca{number}": f"{ordinal} CIRCUIT" for number, ordinal in enumerate(ORDINALS, start=1)},
     "cadc": "DISTRICT OF COLUMBIA CIRCUIT",
 }
 SHORT_NAMES: dict[str, str] = {
