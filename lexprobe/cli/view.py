@@ -91,8 +91,7 @@ def view(
     if out_dir is not None:
         from lexprobe.view.export import export_static
 
-        written = export_static(sources.hallucination, sources.others, out_dir, limit=limit, case_db=sources.case_db,
-                                notify=notify, force=force)  # fmt: skip
+        written = export_static(sources, out_dir, limit=limit, notify=notify, force=force)
         print(json.dumps(written) if as_json else safe_text(str(written["index"])))
         return
     plan = view_plan(sources, notify)

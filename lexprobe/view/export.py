@@ -15,13 +15,13 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from lexprobe.errors import BadInputError
 from lexprobe.reporting.html import copy_assets, render_report, write_page
 from lexprobe.view import out_folder
-from lexprobe.view.app import ViewPlan, plan_view
+from lexprobe.view.app import ViewPlan
 from lexprobe.view.hallucination.detail import unit_detail
 from lexprobe.view.hallucination.queries import MAX_PAGE_SIZE, UnitQuery, UnitStore
 from lexprobe.view.hallucination.routes import facets, report_page
+from lexprobe.view.launch import ViewSources, view_plan
 from lexprobe.view.security import STATIC_CONTENT_SECURITY_POLICY, visible
 
 #: Rows per data file (each file is a few MB at most).
@@ -80,30 +80,17 @@ def _export_hallucination(store: UnitStore, folder: Path, limit: int) -> tuple[i
 
 
 def export_static(
-    hallucination_dirs: list[Path],
-    other_paths: list[Path],
-    out: Path,
-    *,
-    limit: int,
-    case_db: Path | None = None,
-    notify: Callable[[str], None] | None = None,
-    force: bool = False,
+    sources: ViewSources, out: Path, *, limit: int, notify: Callable[[str], None], force: bool = False
 ) -> dict:
-    """Write the static copy of every path under `out` (`out_folder.writing`: into a temporary folder beside it, then
-    renamed; a folder that is not empty and is no earlier copy is refused unless `force`); return {"out", "index",
-    "rows", "total"} (the index page's path, and the hallucination rows written of how many). Raises
+    """Write the static copy of every source under `out` (`out_folder.writing`: into a temporary folder beside it,
+    then renamed; a folder that is not empty and is no earlier copy is refused unless `force`); return {"out",
+    "index", "rows", "total"} (the index page's path, and the hallucination rows written of how many). Raises
     `BadInputError` for a path that is no run, or an `out` that cannot take the copy."""
-    out_folder.check_out_folder(out, [*hallucination_dirs, *other_paths], force)
-    plan = plan_view(hallucination_dirs, [], case_db, notify=notify)
-    if other_paths:
-        from lexprobe.view import runs as other_runs
-
-        _, unrecognised = other_runs.sections(list(other_paths))
-        if unrecognised:
-            path, reason = unrecognised[0]
-            raise BadInputError(f"{path}: {reason}")
-    with out_folder.writing(out, [*hallucination_dirs, *other_paths], force) as folder:
-        shown, total = _write_copy(plan, other_paths, folder, limit)
+    inputs = [*sources.hallucination, *sources.others]
+    out_folder.check_out_folder(out, inputs, force)
+    plan = view_plan(sources, notify)
+    with out_folder.writing(out, inputs, force) as folder:
+        shown, total = _write_copy(plan, sources.others, folder, limit)
     return {"out": str(out), "index": str(out / "index.html"), "rows": shown, "total": total}
 
 
