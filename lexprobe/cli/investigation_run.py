@@ -41,13 +41,6 @@ TEMPERATURE_HELP = ("Sampling temperature of every model call (default: none sen
 MAX_TOKENS_HELP = ("Output token cap per model call (default: none sent; Anthropic, which requires one, gets a "
                    "generous per-family default; the embedded model stops at its context window).")  # fmt: skip
 
-# the options `run` and `qa` share (`AgentOptions`)
-TellBudgetOpt = Annotated[bool, typer.Option("--tell-budget", help=TELL_BUDGET_HELP)]
-PromptsOpt = Annotated[Path | None, typer.Option("--prompts", help=PROMPTS_HELP)]
-NoShellOpt = Annotated[bool, typer.Option("--no-shell", help="Offer read, glob and grep only.")]
-TemperatureOpt = Annotated[float | None, typer.Option(min=0.0, max=2.0, help=TEMPERATURE_HELP)]
-MaxTokensOpt = Annotated[int | None, typer.Option(min=16, help=MAX_TOKENS_HELP)]
-
 
 @dataclass(frozen=True)
 class AgentOptions:
@@ -70,12 +63,13 @@ class AgentOptions:
                                prompts=load_prompts(self.prompts), **budgets)  # fmt: skip
 
 
+#: The options `run` and `qa` share (`AgentOptions`), in the order `--help` lists them.
 AGENT_OPTION_TYPES = {
-    "tell_budget": TellBudgetOpt,
-    "prompts": PromptsOpt,
-    "no_shell": NoShellOpt,
-    "temperature": TemperatureOpt,
-    "max_tokens": MaxTokensOpt,
+    "tell_budget": Annotated[bool, typer.Option("--tell-budget", help=TELL_BUDGET_HELP)],
+    "prompts": Annotated[Path | None, typer.Option("--prompts", help=PROMPTS_HELP)],
+    "no_shell": Annotated[bool, typer.Option("--no-shell", help="Offer read, glob and grep only.")],
+    "temperature": Annotated[float | None, typer.Option(min=0.0, max=2.0, help=TEMPERATURE_HELP)],
+    "max_tokens": Annotated[int | None, typer.Option(min=16, help=MAX_TOKENS_HELP)],
 }
 AGENT_DEFAULTS = AgentOptions()
 

@@ -36,18 +36,10 @@ __all__ = [
     "ENGINE_DEFAULTS",
     "HTML_REPORT_HELP",
     "MODEL_HELP",
-    "BatchOpt",
-    "ConcurrencyOpt",
     "DbOpt",
-    "DryRunOpt",
     "EngineOptions",
     "JsonOpt",
     "ModelOpt",
-    "NoCacheOpt",
-    "RayOpt",
-    "RayWorkersOpt",
-    "RetriesOpt",
-    "TimeoutOpt",
     "concurrency_option",
     "engine_options",
     "html_option",
@@ -65,37 +57,6 @@ DbOpt = Annotated[
     Path | None,
     typer.Option("--db", help="Case database (default: caselaw.sqlite in the cache, `lexprobe data build`)."),
 ]
-NoCacheOpt = Annotated[
-    bool, typer.Option("--no-cache", help="Neither read nor write the shared response cache (LEXPROBE_CACHE).")
-]
-DryRunOpt = Annotated[
-    bool, typer.Option("--dry-run", help="Print how many requests, tokens and dollars the job needs; send nothing.")
-]
-RetriesOpt = Annotated[
-    int, typer.Option("--max-retries", min=0, help="Retries on rate limits, 5xx, timeouts and resets.")
-]
-TimeoutOpt = Annotated[float | None, typer.Option("--timeout", min=0.1, help="Per-request time limit in seconds.")]
-BatchOpt = Annotated[
-    bool,
-    typer.Option(
-        "--batch",
-        help="Send the pending single-turn requests of openai/, anthropic/ and openai-compatible/ models through the "
-        "provider's batch API: half the price, answers within its 24 h window; the command waits, polling, and a "
-        "rerun resumes the same batches (`lexprobe batch status RUN_DIR`). Multi-turn agent calls stay synchronous.",
-    ),
-]
-RayOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--ray",
-        metavar="ADDRESS",
-        help="Send the model calls to Ray workers, one model client each (pip install 'lexprobe\\[ray]'): `--ray` "
-        "alone (last, or before another option) or `--ray local` starts a local Ray instance, `auto` or "
-        "`ray://HOST:PORT` joins a cluster. This process still writes the "
-        "run store, so the run resumes and reports as a local one; investigation episodes and QA questions run "
-        "whole on the workers, their tools and sandbox there.",
-    ),
-]
 
 
 def bare_ray_means_local(argv: list[str]) -> list[str]:
@@ -110,17 +71,6 @@ def bare_ray_means_local(argv: list[str]) -> list[str]:
         if word == "--ray" and (following is None or (following.startswith("-") and len(following) > 1)):
             words.append("local")
     return words
-
-
-RayWorkersOpt = Annotated[
-    int | None,
-    typer.Option(
-        "--ray-workers",
-        min=1,
-        help="With --ray: workers per model (default: one per free CPU for the embedded model, one per node for "
-        "endpoints); where --concurrency counts requests, it then counts them per worker.",
-    ),
-]
 
 
 def concurrency_option(help: str) -> Any:
@@ -147,10 +97,6 @@ def run_dir_option(help: str) -> Any:
     return Annotated[Path, typer.Option("--run-dir", help=help)]
 
 
-ConcurrencyOpt = concurrency_option(
-    "Requests in flight per model, per replica for openai-compatible/MODEL@URL1,URL2 (default: 1 embedded, "
-    "4 compatible servers, 8-16 APIs)."
-)
 JsonOpt = json_flag()
 
 
@@ -203,14 +149,51 @@ ENGINE_DEFAULTS = EngineOptions()
 
 #: The option type of each `EngineOptions` field, in the order `--help` lists them.
 ENGINE_OPTION_TYPES = {
-    "concurrency": ConcurrencyOpt,
-    "no_cache": NoCacheOpt,
-    "dry_run": DryRunOpt,
-    "max_retries": RetriesOpt,
-    "timeout": TimeoutOpt,
-    "batch": BatchOpt,
-    "ray": RayOpt,
-    "ray_workers": RayWorkersOpt,
+    "concurrency": concurrency_option(
+        "Requests in flight per model, per replica for openai-compatible/MODEL@URL1,URL2 (default: 1 embedded, "
+        "4 compatible servers, 8-16 APIs)."
+    ),
+    "no_cache": Annotated[
+        bool, typer.Option("--no-cache", help="Neither read nor write the shared response cache (LEXPROBE_CACHE).")
+    ],
+    "dry_run": Annotated[
+        bool, typer.Option("--dry-run", help="Print how many requests, tokens and dollars the job needs; send nothing.")
+    ],
+    "max_retries": Annotated[
+        int, typer.Option("--max-retries", min=0, help="Retries on rate limits, 5xx, timeouts and resets.")
+    ],
+    "timeout": Annotated[float | None, typer.Option("--timeout", min=0.1, help="Per-request time limit in seconds.")],
+    "batch": Annotated[
+        bool,
+        typer.Option(
+            "--batch",
+            help="Send the pending single-turn requests of openai/, anthropic/ and openai-compatible/ models through "
+            "the provider's batch API: half the price, answers within its 24 h window; the command waits, polling, and "
+            "a rerun resumes the same batches (`lexprobe batch status RUN_DIR`). Multi-turn agent calls stay "
+            "synchronous.",
+        ),
+    ],
+    "ray": Annotated[
+        str | None,
+        typer.Option(
+            "--ray",
+            metavar="ADDRESS",
+            help="Send the model calls to Ray workers, one model client each (pip install 'lexprobe\\[ray]'): `--ray` "
+            "alone (last, or before another option) or `--ray local` starts a local Ray instance, `auto` or "
+            "`ray://HOST:PORT` joins a cluster. This process still writes the "
+            "run store, so the run resumes and reports as a local one; investigation episodes and QA questions run "
+            "whole on the workers, their tools and sandbox there.",
+        ),
+    ],
+    "ray_workers": Annotated[
+        int | None,
+        typer.Option(
+            "--ray-workers",
+            min=1,
+            help="With --ray: workers per model (default: one per free CPU for the embedded model, one per node for "
+            "endpoints); where --concurrency counts requests, it then counts them per worker.",
+        ),
+    ],
 }
 
 
