@@ -1,12 +1,7 @@
-"""`lexprobe view --out DIR`: a static copy of the viewer that opens from disk (file://) without a server.
-
-The hallucination rows (at most `limit`, the page saying how many of how many), each with its detail, go into
-`data-N.js` files that the list page loads with `<script src>` (never inline script: the page's policy is the
-server's, in a `<meta http-equiv>`); the same list script filters, sorts and pages them in the browser. Part B's
-paths are written by `lexprobe.view.runs.export_static`. The folder is written as `out_folder` says: beside `DIR`
-first, then renamed into place, marked as a copy; another non-empty folder is refused unless `--force`. Everything
-shown is escaped and cut (`security.visible`, then `textContent` in the page); the runs' report is copied with its
-rates linking into the copy.
+"""`lexprobe view --out DIR`: a static copy of the viewer that opens from disk (file://) without a server
+(docs/viewer.md, "The static copy"). The hallucination rows, each with its detail, go into `data-N.js` files the
+list page loads with `<script src>`; part B's paths are written by `lexprobe.view.runs.export_static`; the folder is
+written as `out_folder` says.
 """
 
 from __future__ import annotations
@@ -17,11 +12,11 @@ from pathlib import Path
 
 from lexprobe.reporting.html import copy_assets, render_report, write_page
 from lexprobe.view import out_folder
-from lexprobe.view.app import ViewPlan
+from lexprobe.view.app import ViewPlan, plan_view
 from lexprobe.view.hallucination.detail import unit_detail
 from lexprobe.view.hallucination.queries import MAX_PAGE_SIZE, UnitQuery, UnitStore
 from lexprobe.view.hallucination.routes import facets, report_page
-from lexprobe.view.launch import ViewSources, view_plan
+from lexprobe.view.launch import ViewSources
 from lexprobe.view.security import STATIC_CONTENT_SECURITY_POLICY, visible
 
 #: Rows per data file (each file is a few MB at most).
@@ -88,7 +83,7 @@ def export_static(
     `BadInputError` for a path that is no run, or an `out` that cannot take the copy."""
     inputs = [*sources.hallucination, *sources.others]
     out_folder.check_out_folder(out, inputs, force)
-    plan = view_plan(sources, notify)
+    plan = plan_view(sources.hallucination, sources.others, sources.case_db, notify=notify)
     with out_folder.writing(out, inputs, force) as folder:
         shown, total = _write_copy(plan, sources.others, folder, limit)
     return {"out": str(out), "index": str(out / "index.html"), "rows": shown, "total": total}

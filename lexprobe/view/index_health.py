@@ -1,11 +1,7 @@
-"""Whether a side index the viewer built earlier can still be trusted, before it is used.
-
-An index file can be damaged in ways its `meta` row does not show: a table replaced by another of the same name, an
-index or the FTS5 table dropped, pages or the FTS5 index corrupted (a search then finds nothing, silently).
-`index_problem` compares the file's schema with the one lexprobe builds (every table, index and FTS5 shadow table,
-by name and SQL), runs SQLite's `PRAGMA quick_check` and, for each FTS5 table, its `integrity-check` command
-against its content table; any failure is a reason to build the index again. A file that passed is not checked
-again in the same process while its inode, size and modification time stay the same.
+"""Where a viewer side index lives and how it is built (into a temporary file moved into place), and whether one
+built earlier can still be trusted before it is used: `index_problem` compares its schema with the one lexprobe
+builds, runs SQLite's quick check and each FTS5 table's integrity check (docs/viewer.md); a file that passed is not
+checked again in the same process while its inode, size and modification time stay the same.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from lexprobe.errors import BadInputError, InputNotFoundError, LexprobeError
 from lexprobe.hallucination.profile.results import RUN_KIND
 from lexprobe.terminal import safe_text
 
-__all__ = ["ViewSources", "serve", "view_plan", "view_sources"]
+__all__ = ["ViewSources", "serve", "view_sources"]
 
 
 def store_kinds(run_dir: Path) -> list[str]:
@@ -96,17 +96,6 @@ def view_sources(paths: list[Path], db: Path | None) -> ViewSources:
             raise InputNotFoundError(safe_text(f"{path}: no such file or directory"))
     case_db = _case_db(db)
     return ViewSources(*split_paths(list(paths)), case_db)
-
-
-def view_plan(sources: ViewSources, notify: Callable[[str], None]) -> Any:
-    """The viewer's plan of `sources` (`view.app.ViewPlan`); BadInputError naming the first path it cannot show."""
-    from lexprobe.view.app import plan_view
-
-    plan = plan_view(sources.hallucination, sources.others, sources.case_db, notify=notify)
-    if plan.unrecognised:
-        path, reason = plan.unrecognised[0]
-        raise BadInputError(safe_text(f"{path}: {reason}"))
-    return plan
 
 
 def serve(app: Any, host: str, port: int, on_ready: Callable[[str], None]) -> None:

@@ -1,13 +1,7 @@
-"""The side index of a hallucination run: `view-index.sqlite` next to the run's store (never inside it).
-
-One flat `units` table (one row per greedy question or reference-free pair, as `hallucination.results.read_units`
-counts them) with an index on every filter and sort column, the answers apart in `texts` (so the rows a filter
-scans stay small) with an FTS5 table over them, and a `meta` table
-saying what the index was built from (the store's request, response and score counts and largest rowids, the case
-database), so a changed store is indexed again. The units are streamed from the store opened read-only
-(`RunStore.rows`, each with its stored item), the case names joined in SQL from the case database attached. An
-index whose meta row matches is still checked before use (`view.index_health`: its schema, SQLite's quick check,
-the FTS5 integrity check against `texts`) and built again when a check fails.
+"""The side index of a hallucination run: `view-index.sqlite` next to the run's store (never inside it), as
+docs/viewer.md ("The index file next to the store") describes: one flat `units` table with an index on every filter
+and sort column, the answers apart in `texts` with an FTS5 table over them, and a `meta` table saying what it was
+built from, so a changed store is indexed again; checked before use by `view.index_health`.
 """
 
 from __future__ import annotations

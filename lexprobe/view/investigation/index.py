@@ -1,12 +1,7 @@
 """Recognise an investigation run directory (episodes/*.json) and a QA run directory (qa/*.qa.json), and keep a side
-index of a run's records, built once next to the run and rebuilt when they change.
-
-The records live in `RUN_DIR/episodes/*.json` and `RUN_DIR/qa/*.qa.json`; listing, filtering and paging read one
-SQLite file beside them, `RUN_DIR/view-index-investigation.sqlite` (never `run.sqlite`, which the viewer does not
-touch). It holds one row per record with the scores the project's own functions give (`score_episode`,
-`coverage`) and records what it was built from (each record's name, size and modification time): when that
-changes, the index is built again into a temporary file that replaces the old one. When the run directory is not
-writable the index goes to the user cache folder (`LEXPROBE_CACHE/view-index/`), which is said on stderr.
+index of a run's records, `RUN_DIR/view-index-investigation.sqlite`, built once next to the run and rebuilt when
+they change (docs/viewer.md, "At any size: the side index"): one row per record with the scores the project's own
+functions give (`score_episode`, `coverage`).
 """
 
 from __future__ import annotations
