@@ -20,14 +20,13 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse
-from starlette.routing import Mount, Route
-from starlette.staticfiles import StaticFiles
+from starlette.routing import Route
 
 from lexprobe.check.render_html import MEANINGS
 from lexprobe.check.verify import VERDICTS
 from lexprobe.local_server import register_id_convertor
 from lexprobe.view.check_view.load import CheckResult, NotACheckResult, load_check_result
-from lexprobe.view.investigation.pages import NotFound, SectionPages
+from lexprobe.view.investigation.pages import NotFound, SectionPages, section_app
 from lexprobe.view.security import visible
 
 register_id_convertor()  # `{name:id}`: a number of at most 18 digits, else no route (404)
@@ -102,13 +101,4 @@ def build_app(pages: CheckPages) -> Starlette:
                 if not verdict or c.verdict == verdict]  # fmt: skip
         return JSONResponse(visible({"total": len(rows), "citations": rows}))
 
-    return Starlette(
-        routes=[
-            Route("/", index),
-            Route("/index.html", index),
-            Route("/runs/{number:id}/", result),
-            Route("/runs/{number:id}/index.html", result),
-            Route("/runs/{number:id}/api/citations", citations),
-            Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
-        ]
-    )
+    return section_app(index, result, STATIC_DIR, [Route("/runs/{number:id}/api/citations", citations)])

@@ -22,8 +22,10 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -323,16 +325,18 @@ def build_app(pages: RunPages) -> Starlette:
         return _answer(pages.document_page, request.path_params["number"], _key(request),
                        request.path_params["position"])  # fmt: skip
 
-    return Starlette(
-        routes=[
-            Route("/", index),
-            Route("/index.html", index),
-            Route("/runs/{number:id}/", run_list),
-            Route("/runs/{number:id}/index.html", run_list),
-            Route("/runs/{number:id}/api/rows", rows),
-            Route(f"/runs/{{number:id}}/{record_folder}/{{key}}.html", record),
-            Route("/runs/{number:id}/documents/{key}/{position:id}.html", document),
-            Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
-        ],
-        exception_handlers={RunChangedError: error_response},
+    routes = (
+        Route("/runs/{number:id}/api/rows", rows),
+        Route(f"/runs/{{number:id}}/{record_folder}/{{key}}.html", record),
+        Route("/runs/{number:id}/documents/{key}/{position:id}.html", document),
     )
+    return section_app(index, run_list, STATIC_DIR, routes, exception_handlers={RunChangedError: error_response})
+
+
+def section_app(index: Callable, run: Callable, static_dir: Path, routes: Sequence[Route], **options: Any) -> Starlette:
+    """A section's sub-app: `index` at / and index.html, `run` at runs/<n>/ and its index.html, then `routes` and the
+    files of `static_dir` at static/; `options` go to Starlette."""
+    pages = [Route(path, index) for path in ("/", "/index.html")]
+    pages += [Route(path, run) for path in ("/runs/{number:id}/", "/runs/{number:id}/index.html")]
+    static = Mount("/static", StaticFiles(directory=static_dir), name="static")
+    return Starlette(routes=[*pages, *routes, static], **options)
