@@ -51,20 +51,16 @@ def tasks(as_json: json_flag("Print JSON.") = False, db: DbOpt = None) -> None:
     from lexprobe.hallucination.tasks import TASKS
 
     notes = task_data_notes(db)
-    if as_json:
-        print(json.dumps([
-            {"task": t.id, "question": t.question, "complexity": t.complexity,
+    rows = [{"task": t.id, "question": t.question, "complexity": t.complexity,
              "method": "reference-free" if t.reference_free else "reference-based",
              "styles": list(t.styles), "levels": list(t.levels), "note": notes.get(t.id, "")}
-            for t in TASKS.values()
-        ]))  # fmt: skip
+            for t in TASKS.values()]  # fmt: skip
+    if as_json:
+        print(json.dumps(rows))
         return
-    table = new_table(f"{len(TASKS)} hallucination tasks", ("task", "question", "complexity", "method", "styles",
-                                                             "levels", "note"))  # fmt: skip
-    for t in TASKS.values():
-        method = "reference-free" if t.reference_free else "reference-based"
-        table.add_row(t.id, t.question, t.complexity, method, ",".join(t.styles), ",".join(t.levels),
-                      notes.get(t.id, ""))  # fmt: skip
+    table = new_table(f"{len(TASKS)} hallucination tasks", list(rows[0]))
+    for row in rows:
+        table.add_row(*(",".join(value) if isinstance(value, list) else value for value in row.values()))
     out.print(table)
 
 

@@ -6,6 +6,7 @@ written as `out_folder` says.
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -37,13 +38,11 @@ def _export_hallucination(store: UnitStore, folder: Path, limit: int) -> tuple[i
     copy_assets(_PACKAGE / "hallucination" / "static", folder / "static")
     total = sum(index.units for index in store.indexes)
     rows: list[dict] = []
-    page = 1
-    while len(rows) < limit:
+    for page in itertools.count(1):
         found = store.page(UnitQuery(page=page, size=MAX_PAGE_SIZE))["rows"]
-        rows.extend(found)
-        if len(found) < MAX_PAGE_SIZE:
+        rows += found
+        if len(found) < MAX_PAGE_SIZE or len(rows) >= limit:
             break
-        page += 1
     rows = rows[:limit]
     for row in rows:
         full = store.unit(row["run"], row["uid"]) or row

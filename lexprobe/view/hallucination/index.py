@@ -227,14 +227,8 @@ def _build(run_dir: Path, target: Path, wanted: dict[str, object], case_db: Path
 
 def _usable(found: dict[str, object]) -> bool:
     """Return whether the meta row holds what `ensure_index` reads, in the shapes it reads."""
-    years = found.get("years")
-    return (
-        isinstance(found.get("units"), int)
-        and isinstance(found.get("facets"), dict)
-        and isinstance(found.get("model"), str)
-        and isinstance(years, list)
-        and len(years) == 2
-    )
+    shapes = {"units": int, "facets": dict, "model": str, "years": list}
+    return all(isinstance(found.get(key), shape) for key, shape in shapes.items()) and len(found["years"]) == 2
 
 
 def ensure_index(run_dir: Path, case_db: Path | None = None, *, notify=None) -> RunIndex:
