@@ -93,11 +93,8 @@ class ListQuery:
 
     def filters(self, kind: str) -> dict[str, object]:
         """The index filters (column -> value) this query sets."""
-        chosen: dict[str, object] = {}
-        if self.environment:
-            chosen["environment"] = self.environment
-        if self.model:
-            chosen["model"] = self.model
+        chosen: dict[str, object] = {name: value for name, value in (("environment", self.environment),
+                                                                     ("model", self.model)) if value}  # fmt: skip
         if self.outcome:
             chosen["solved" if kind == "investigation" else "label"] = (
                 int(self.outcome == "yes") if kind == "investigation" else self.outcome
