@@ -257,8 +257,8 @@ def _print_table(document, summarize) -> None:
 def _print_quotations(document) -> None:
     """One row per quotation: number, verdict, the quotation (cut to 300 characters), its citation's number, the
     reason and, where one was found, the page."""
-    table = _findings_table(f"{document.path}: {len(document.quotations)} quotations", ("verdict", None),
-                            ("quotation", 3), ("cit.", None), ("reason", 4))  # fmt: skip
+    title = f"{document.path}: {len(document.quotations)} quotations"
+    table = _findings_table(title, ("verdict", None), ("quotation", 3), ("cit.", None), ("reason", 4))
     for index, quotation in enumerate(document.quotations, start=1):
         shown = " ".join(quotation.text.split())
         shown = shown if len(shown) <= 300 else shown[:299] + "…"
@@ -279,8 +279,9 @@ def _print_holdings(document) -> None:
 
     judges = sorted({h.judge for h in document.holdings})
     title = f"{document.path}: {len(document.holdings)} propositions, judged by the model {', '.join(judges)}"
-    table = _findings_table(title, ("model's verdict", None), ("proposition", 3), ("cit.", None),
-                            ("best passage", 2), ("reason", 4))  # fmt: skip
+    table = _findings_table(
+        title, ("model's verdict", None), ("proposition", 3), ("cit.", None), ("best passage", 2), ("reason", 4)
+    )
     for index, holding in enumerate(document.holdings, start=1):
         shown = holding.sentence if len(holding.sentence) <= 300 else holding.sentence[:299] + "…"
         best = holding.passages[0] if holding.passages else None

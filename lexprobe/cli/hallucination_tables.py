@@ -57,8 +57,8 @@ def print_report(model: str, rows: list[ReportRow], *, self_judged: bool = False
     and pending answers, and the row's note."""
     columns = ("task", "level", "prompt", "n", "rate (s.e.)", "raw rate (s.e.)", "strict (s.e.)", "abstain",
                "unscored", "pending", "note")  # fmt: skip
-    table = new_table(f"hallucination rates: {safe_markup(model)}", columns, ("task", "level", "prompt", "note"),
-                      ("note",), no_wrap=True)  # fmt: skip
+    left = ("task", "level", "prompt", "note")
+    table = new_table(f"hallucination rates: {safe_markup(model)}", columns, left, ("note",), no_wrap=True)
     for row in rows:
         headline = row.headline
         raw = rate_se(row.rate, row.se) if headline[2] == "balanced" else ""
@@ -99,8 +99,9 @@ def print_coverage(coverage: list[dict]) -> None:
         return
     several = len({row.get("model") for row in coverage}) > 1
     columns = (*(("model",) if several else ()), "task", "level", "sampled", "usable", "dropped (why)")
-    table = new_table("sample coverage: sampled cases each task could use", columns, plain=("dropped (why)",),
-                      no_wrap=True)  # fmt: skip
+    table = new_table(
+        "sample coverage: sampled cases each task could use", columns, plain=("dropped (why)",), no_wrap=True
+    )
     for row in coverage:
         sampled = "-" if row["sampled"] is None else str(row["sampled"])
         cells = (row["task"], row["level"], sampled, str(row["usable"]), dropped_text(row))
@@ -120,8 +121,11 @@ def print_readers(readers: list[dict], *, with_model: bool = False) -> None:
 
 def print_side_by_side(rates: list[dict], models: list[str]) -> None:
     """Print one rate table with a column per model (the layout of the study's Tables 3-6)."""
-    table = new_table("hallucination rates, models side by side: rate (s.e.) [n]; strict (s.e.)",
-                      map(safe_markup, ("task", "level", "prompt", *models)), no_wrap=True)  # fmt: skip
+    table = new_table(
+        "hallucination rates, models side by side: rate (s.e.) [n]; strict (s.e.)",
+        map(safe_markup, ("task", "level", "prompt", *models)),
+        no_wrap=True,
+    )
     cells: dict[tuple[str, str, str], dict[str, str]] = {}
     for row in rates:
         key = (row["task"] + (" (lower bound)" if row["lower_bound"] else ""), row["level"], row["prompt_style"])
@@ -154,8 +158,8 @@ def print_statistics(stats: dict) -> None:
     balanced = [row for row in stats["rates"] if row["task"] in BALANCED_TASKS]
     if balanced:
         columns = ("model", "task", "level", "prompt", "n", "balanced (s.e.)", "raw rate (s.e.)", "note")
-        table = new_table("class-balanced rates (the headline of these tasks): mean of per-class rates (s.e.)",
-                          columns, plain=("note",), no_wrap=True)  # fmt: skip
+        title = "class-balanced rates (the headline of these tasks): mean of per-class rates (s.e.)"
+        table = new_table(title, columns, plain=("note",), no_wrap=True)
         for row in balanced:
             table.add_row(*_cells(row["model"], row["task"], row["level"], row["prompt_style"], row["n"],
                                   rate_se(row["balanced_rate"], row["balanced_se"]), rate_se(row["rate"], row["se"]),
@@ -167,8 +171,9 @@ def print_statistics(stats: dict) -> None:
         groups = stats["breakdowns"][name]
         if not groups:
             continue
-        table = new_table(f"{title}, {style} answers (--prompt-style): rate (s.e.) [n]", ("model", "group", "rate"),
-                          no_wrap=True)  # fmt: skip
+        table = new_table(
+            f"{title}, {style} answers (--prompt-style): rate (s.e.) [n]", ("model", "group", "rate"), no_wrap=True
+        )
         for group in groups:
             table.add_row(
                 *_cells(group["model"], group["group"], f"{rate_se(group['rate'], group['se'])} [{group['n']}]")
@@ -221,9 +226,11 @@ def print_reference(reference: dict) -> None:
         groups.setdefault(comparison["model"], {}).setdefault(key, []).append(comparison)
     notes = []
     for model, rows_of_model in groups.items():
-        table = new_table(f"{safe_markup(model)} beside the paper ({paper}): paper value (s.e.), d = yours - paper, "
-                          "two-sided z-test", ("quantity", "task", "level", "prompt", "yours (s.e.) [n]",
-                                               *reference["models"]), no_wrap=True)  # fmt: skip
+        table = new_table(
+            f"{safe_markup(model)} beside the paper ({paper}): paper value (s.e.), d = yours - paper, two-sided z-test",
+            ("quantity", "task", "level", "prompt", "yours (s.e.) [n]", *reference["models"]),
+            no_wrap=True,
+        )
         for (quantity, task, level, style), rows in rows_of_model.items():
             yours = rows[0]["yours"]
             by_paper_model = {row["paper"]["model"]: reference_cell(row) for row in rows}

@@ -187,16 +187,17 @@ def print_review(report: ReviewReport) -> None:
     from lexprobe.reporting.numbers import share
 
     title = f"attorney review: {safe_markup(report.case_id)} ({len(report.reviewers)} reviewer(s))"
-    table = new_table(title, ("stage", "n", "pass rate", "shared", "agreement", "kappa"), ("stage",), ("stage",),
-                      no_wrap=True)  # fmt: skip
+    table = new_table(
+        title, ("stage", "n", "pass rate", "shared", "agreement", "kappa"), ("stage",), ("stage",), no_wrap=True
+    )
     for row in report.stages:
         kappa = "-" if row.kappa is None else f"{row.kappa:.2f}"
         table.add_row(row.stage, str(row.n), share(row.pass_rate), str(row.shared), share(row.agreement), kappa)
     console = wide()
     console.print(table)
     if report.pairs:
-        pairs = new_table("agreement between reviewers (all items both judged)", ("reviewers", "n", "agreement",
-                                                                                  "kappa"), ("reviewers",))  # fmt: skip
+        columns = ("reviewers", "n", "agreement", "kappa")
+        pairs = new_table("agreement between reviewers (all items both judged)", columns, ("reviewers",))
         for pair in report.pairs:
             kappa = "-" if pair.kappa is None else f"{pair.kappa:.2f}"
             pairs.add_row(safe_markup(" vs ".join(pair.reviewers)), str(pair.n), share(pair.agreement), kappa)

@@ -28,8 +28,19 @@ def _table(title: str, columns: Sequence[str], left: Sequence[str] = ("model",))
 #: paper lines fill the same cells).
 _SCORE_METRICS = ("case_solved", None, "believe_acc", "reject_acc", "worst_class_acc", "commit_rate", "committed_acc",
                   "coverage", "signal_recall")  # fmt: skip
-_SCORE_COLUMNS = ("model", "n", "case solved", "95% CI", "believe", "don't believe", "worst class", "commit",
-                  "committed acc", "coverage", "signal recall")  # fmt: skip
+_SCORE_COLUMNS = (
+    "model",
+    "n",
+    "case solved",
+    "95% CI",
+    "believe",
+    "don't believe",
+    "worst class",
+    "commit",
+    "committed acc",
+    "coverage",
+    "signal recall",
+)
 
 
 def _metric_cells(g: GroupSummary, metrics: Sequence[str | None] = _SCORE_METRICS) -> list[str]:
@@ -73,8 +84,15 @@ def _print_levels(console: Console, summary: ScoreSummary) -> None:
 
 
 #: The usage table's cells: (`ModelSummary` attribute path, decimals).
-_USAGE_CELLS = (("tool_calls.mean", 1), ("tool_calls.denied_mean", 1), ("tokens.input.mean", 0),
-                ("tokens.output.mean", 0), ("cost_usd.mean", 4), ("cost_usd.total", 2), ("wall_s.mean", 1))  # fmt: skip
+_USAGE_CELLS = (
+    ("tool_calls.mean", 1),
+    ("tool_calls.denied_mean", 1),
+    ("tokens.input.mean", 0),
+    ("tokens.output.mean", 0),
+    ("cost_usd.mean", 4),
+    ("cost_usd.total", 2),
+    ("wall_s.mean", 1),
+)
 
 
 def _print_usage(console: Console, summary: ScoreSummary) -> None:
@@ -99,9 +117,9 @@ def _print_comparisons(console: Console, summary: ScoreSummary) -> None:
     )
     for c in summary.comparisons:
         kind = c.kind + (f": {c.model}" if c.model else "")
-        differences = [cell for d in (c.case_solved, c.worst_class_acc)
-                       for cell in (pct(d.difference), interval(d.ci), pct(d.share_above_zero))]  # fmt: skip
-        table.add_row(*map(safe_markup, (kind, c.a, c.b)), str(c.n_environments), *differences)
+        differences = (c.case_solved, c.worst_class_acc)
+        cells = [cell for d in differences for cell in (pct(d.difference), interval(d.ci), pct(d.share_above_zero))]
+        table.add_row(*map(safe_markup, (kind, c.a, c.b)), str(c.n_environments), *cells)
     console.print(table)
 
 

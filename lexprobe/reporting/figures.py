@@ -317,8 +317,10 @@ def calibration_curve(
     ax.set_ylim(-0.02, 1.02)
     ax.set_aspect("equal")
     _finish(ax, title, xlabel, ylabel)
-    size_key = (Line2D([], [], linestyle="none", marker="o", color=MUTED, markersize=6),
-                f"marker area ∝ bin size (largest n = {largest:,})")  # fmt: skip
+    size_key = (
+        Line2D([], [], linestyle="none", marker="o", color=MUTED, markersize=6),
+        f"marker area ∝ bin size (largest n = {largest:,})",
+    )
     _legend(ax, True, error_scale, outside=False, extra=size_key)
     return fig
 

@@ -51,8 +51,11 @@ def _sort(paths: list[Path]) -> _Sorted:
     found = _Sorted([], [], [], [])
     for path in map(Path, paths):
         if path.is_dir():  # a directory may be both kinds of run
-            kinds = [runs for runs, test in ((found.investigation, is_investigation_run), (found.qa, is_qa_run))
-                     if test(path)]  # fmt: skip
+            kinds = [
+                runs
+                for runs, test in ((found.investigation, is_investigation_run), (found.qa, is_qa_run))
+                if test(path)
+            ]
             for runs in kinds:
                 runs.append(path)
             if not kinds:

@@ -93,8 +93,9 @@ class ListQuery:
 
     def filters(self, kind: str) -> dict[str, object]:
         """The index filters (column -> value) this query sets."""
-        chosen: dict[str, object] = {name: value for name, value in (("environment", self.environment),
-                                                                     ("model", self.model)) if value}  # fmt: skip
+        chosen: dict[str, object] = {
+            name: value for name, value in (("environment", self.environment), ("model", self.model)) if value
+        }
         if self.outcome:
             chosen["solved" if kind == "investigation" else "label"] = (
                 int(self.outcome == "yes") if kind == "investigation" else self.outcome
