@@ -79,9 +79,9 @@ def view(
     `lexprobe view runs/gpt --port 9000`,
     `lexprobe view runs/gpt runs/inv --out shared-view --limit 2000` (a copy to zip and send; open index.html).
     """
+    from lexprobe.local_server import is_loopback
     from lexprobe.view.app import build_app, plan_view
     from lexprobe.view.launch import serve, view_sources
-    from lexprobe.view.security import is_loopback
 
     sources = view_sources(paths, db)
 
