@@ -46,7 +46,15 @@ from lexprobe.view.investigation.transcript import episode_page, load_record, me
 from lexprobe.view.run_gone import RunChangedError, RunGoneError, error_response, run_gone_message
 from lexprobe.view.security import visible
 
+register_id_convertor()  # `{name:id}`: a number of at most 18 digits, else no route (404)
+
 PAGE_SIZE = 50
+MAX_FILTER_CHARS = 500
+MAX_PAGE = 10_000_000
+MAX_API_LIMIT = 500
+QA_LABELS = ("correct", "partial", "incorrect", "unscored", "pending", "unreadable")
+_KEY = re.compile(r"^[\w.-]{1,300}$")
+STATIC_DIR = Path(__file__).parent / "static"
 #: The policy of the static copy, in a <meta http-equiv>: the server's policy less `frame-ancestors` (which Chromium
 #: ignores in a <meta> and reports as a console error).
 STATIC_CSP = (
@@ -243,16 +251,6 @@ class RunPages(SectionPages):
             return []
         named = {path for call in episode.tool_calls for path in call.documents}
         return [position for position, doc in enumerate(environment.documents) if doc.path in named]
-
-
-register_id_convertor()  # `{name:id}`: a number of at most 18 digits, else no route (404)
-
-MAX_FILTER_CHARS = 500
-MAX_PAGE = 10_000_000
-MAX_API_LIMIT = 500
-QA_LABELS = ("correct", "partial", "incorrect", "unscored", "pending", "unreadable")
-_KEY = re.compile(r"^[\w.-]{1,300}$")
-STATIC_DIR = Path(__file__).parent / "static"
 
 
 def _number(text: str, name: str, low: int, high: int) -> int:
