@@ -18,12 +18,12 @@ from test_view_fixtures import Runs, cli, hallucination_runs, start_viewer, stop
 
 from lexprobe.local_server import allowed_hosts
 from lexprobe.view.app import build_app, plan_view
+from lexprobe.view.check_view.app import CheckPages
 from lexprobe.view.check_view.app import build_app as build_check_app
-from lexprobe.view.check_view.pages import CheckPages
 from lexprobe.view.hallucination.index import INDEX_NAME, ensure_index
 from lexprobe.view.hallucination.queries import UnitQuery, UnitStore
-from lexprobe.view.investigation.app import build_app as build_runs_app
 from lexprobe.view.investigation.pages import RunPages
+from lexprobe.view.investigation.pages import build_app as build_runs_app
 from lexprobe.view.out_folder import MARKER
 from lexprobe.view.security import CUT_NOTE, MAX_FIELD_CHARS
 

@@ -19,8 +19,9 @@ from test_view_fixtures import (  # noqa: F401
     viewer,
 )
 
+from lexprobe.local_server import is_loopback
 from lexprobe.view.app import build_app, plan_view
-from lexprobe.view.security import CONTENT_SECURITY_POLICY, is_loopback
+from lexprobe.view.security import CONTENT_SECURITY_POLICY
 
 
 @pytest.fixture(scope="module")

@@ -5,11 +5,7 @@ Shared options live in `lexprobe.cli.options` (the engine options as one decorat
 `lexprobe.cli.output`, number formatters in `lexprobe.reporting.numbers`.
 
 Errors: every app uses `LexprobeGroup` (`lexprobe.cli.handler`), the one handler of the error model
-(`lexprobe.errors`): a `LexprobeError` prints as one line on stderr and exits with its code. Exit codes: 0 success;
-1 the work ran but some requests are still pending (rerun to resume); 2 bad input, configuration or a permanent
-failure (unknown model spec, missing API key, conflicting run directory, a prompt longer than the context window);
-130 stopped by Ctrl-C (what completed is kept; rerun to resume). Any other exception is a bug: its traceback goes to
-stderr and the exit code is 1.
+(`lexprobe.errors`); the exit codes are those of docs/architecture.md ("Exit codes everywhere").
 """
 
 from __future__ import annotations

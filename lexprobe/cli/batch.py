@@ -14,7 +14,7 @@ import typer
 
 from lexprobe.cli.handler import LexprobeGroup
 from lexprobe.cli.options import json_flag
-from lexprobe.cli.output import out, wide
+from lexprobe.cli.output import new_table, out, wide
 
 batch_app = typer.Typer(
     cls=LexprobeGroup,
@@ -36,7 +36,6 @@ def status(
 
     Example: `lexprobe batch status runs/gpt --json`
     """
-    from rich.table import Table
     from rich.text import Text
 
     from lexprobe.engine.batch.status import age_text, batch_status
@@ -46,10 +45,9 @@ def status(
     if as_json:
         print(json.dumps(report))
         return
-    table = Table(title=Text(safe_text(f"batches of {run_dir}")))
-    for column in ("batch", "provider id", "model", "round", "state", "requests", "succeeded", "failed", "age",
-                   "stored", "note"):  # fmt: skip
-        table.add_column(column, overflow="fold")
+    columns = ("batch", "provider id", "model", "round", "state", "requests", "succeeded", "failed", "age", "stored",
+               "note")  # fmt: skip
+    table = new_table(Text(safe_text(f"batches of {run_dir}")), columns, overflow="fold")
     for row in report["batches"]:
         cells = (row["local_id"], row["provider_id"] or "-", row["model"], str(row["round"]), row["state"],
                  str(row["requests"]), str(row["succeeded"]), str(row["failed"]), age_text(row["age_s"]),

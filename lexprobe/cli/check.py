@@ -201,14 +201,28 @@ def _context(text: str, span: tuple[int, int], words: int = 8) -> Text:
     return line
 
 
+def _findings_table(title: str, *columns: tuple[str, int | None]) -> Table:
+    """A table of one document's findings: a number column, then `columns` (name, width ratio; None: a column that
+    never wraps, right-aligned when it is a number: "cit.")."""
+    table = Table(title=Text(safe_text(title)), show_lines=True, expand=True)
+    table.add_column("#", justify="right", no_wrap=True)
+    for name, ratio in columns:
+        if ratio is None:
+            table.add_column(name, justify="right" if name == "cit." else "left", no_wrap=True)
+        else:
+            table.add_column(name, ratio=ratio)
+    return table
+
+
+def _counts_text(counts: dict[str, int]) -> str:
+    """ "3 verified, 1 mismatch, ...": each count and what it counts."""
+    return ", ".join(f"{counts[k]} {k}" for k in counts)
+
+
 def _print_table(document, summarize) -> None:
     counts = summarize(document.verdicts)
-    title = Text(safe_text(f"{document.path}: {len(document.verdicts)} citations"))
-    table = Table(title=title, show_lines=True, expand=True)
-    table.add_column("#", justify="right", no_wrap=True)
-    table.add_column("verdict", no_wrap=True)
-    table.add_column("citation in context", ratio=3)
-    table.add_column("reason", ratio=4)
+    title = f"{document.path}: {len(document.verdicts)} citations"
+    table = _findings_table(title, ("verdict", None), ("citation in context", 3), ("reason", 4))
     for index, verdict in enumerate(document.verdicts, start=1):
         reason = Text(safe_text(verdict.reason))
         for note in verdict.notes:
@@ -220,7 +234,7 @@ def _print_table(document, summarize) -> None:
             reason,
         )
     out.print(table)
-    summary = ", ".join(f"{counts[k]} {k}" for k in counts)
+    summary = _counts_text(counts)
     if document.quotations:
         _print_quotations(document)
     if document.holdings:
@@ -229,14 +243,12 @@ def _print_table(document, summarize) -> None:
     if document.quotations:
         from lexprobe.check.quote_verdicts import summarize_quotations
 
-        quoted = summarize_quotations(document.quotations)
-        line = ", ".join(f"{quoted[k]} {k}" for k in quoted)
+        line = _counts_text(summarize_quotations(document.quotations))
         out.print(Text(safe_text(f"{document.path}: quotations: {line}")), highlight=False)
     if document.holdings or document.holdings_skipped:
         from lexprobe.check.holdings import Holdings, summarize_holdings
 
-        held = summarize_holdings([Holdings(list(document.holdings), document.holdings_skipped)])
-        line = ", ".join(f"{held[k]} {k}" for k in held)
+        line = _counts_text(summarize_holdings([Holdings(list(document.holdings), document.holdings_skipped)]))
         out.print(Text(safe_text(f"{document.path}: propositions (a model's judgement): {line}")), highlight=False)
     sys.stdout.flush()
 
@@ -244,13 +256,8 @@ def _print_table(document, summarize) -> None:
 def _print_quotations(document) -> None:
     """One row per quotation: number, verdict, the quotation (cut to 300 characters), its citation's number, the
     reason and, where one was found, the page."""
-    table = Table(title=Text(safe_text(f"{document.path}: {len(document.quotations)} quotations")), show_lines=True,
-                  expand=True)  # fmt: skip
-    table.add_column("#", justify="right", no_wrap=True)
-    table.add_column("verdict", no_wrap=True)
-    table.add_column("quotation", ratio=3)
-    table.add_column("cit.", justify="right", no_wrap=True)
-    table.add_column("reason", ratio=4)
+    title = f"{document.path}: {len(document.quotations)} quotations"
+    table = _findings_table(title, ("verdict", None), ("quotation", 3), ("cit.", None), ("reason", 4))
     for index, quotation in enumerate(document.quotations, start=1):
         shown = " ".join(quotation.text.split())
         shown = shown if len(shown) <= 300 else shown[:299] + "…"
@@ -271,13 +278,9 @@ def _print_holdings(document) -> None:
 
     judges = sorted({h.judge for h in document.holdings})
     title = f"{document.path}: {len(document.holdings)} propositions, judged by the model {', '.join(judges)}"
-    table = Table(title=Text(safe_text(title)), show_lines=True, expand=True)
-    table.add_column("#", justify="right", no_wrap=True)
-    table.add_column("model's verdict", no_wrap=True)
-    table.add_column("proposition", ratio=3)
-    table.add_column("cit.", justify="right", no_wrap=True)
-    table.add_column("best passage", ratio=2)
-    table.add_column("reason", ratio=4)
+    table = _findings_table(
+        title, ("model's verdict", None), ("proposition", 3), ("cit.", None), ("best passage", 2), ("reason", 4)
+    )
     for index, holding in enumerate(document.holdings, start=1):
         shown = holding.sentence if len(holding.sentence) <= 300 else holding.sentence[:299] + "…"
         best = holding.passages[0] if holding.passages else None

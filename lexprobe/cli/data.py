@@ -13,7 +13,7 @@ import typer
 from lexprobe.caselaw.courts import LEVELS_TEXT, canonical_level
 from lexprobe.cli.handler import LexprobeGroup
 from lexprobe.cli.options import DbOpt, JsonOpt, open_case_db
-from lexprobe.cli.output import err, literal, out
+from lexprobe.cli.output import err, literal, new_table, out
 from lexprobe.errors import BadInputError, LexprobeError
 from lexprobe.terminal import safe_markup, safe_text
 
@@ -88,7 +88,6 @@ def build(
     `lexprobe data build --cap ~/cap/f3d --courtlistener ~/cl-bulk --courts coa,district --years 1990-2005`.
     """
     from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-    from rich.table import Table
 
     from lexprobe.caselaw.build_plan import BuildOptions, plan_build
     from lexprobe.caselaw.overrulings import describe_overruling_years
@@ -104,12 +103,7 @@ def build(
     if as_json:
         print(json.dumps(report.to_dict()))
         return
-    table = Table(title=f"case database built in {report.elapsed_s:.1f}s: {safe_markup(str(db_path))}")
-    table.add_column("table")
-    table.add_column("rows", justify="right")
-    for name, count in report.tables.items():
-        table.add_row(name, f"{count:,}")
-    out.print(table)
+    _print_counts(f"case database built in {report.elapsed_s:.1f}s: {safe_markup(str(db_path))}", report.tables)
     out.print("cases per source:", highlight=False)
     for name, added in report.cases_added.items():
         joined, filtered = report.cases_joined.get(name, 0), report.filtered.get(name, 0)
@@ -126,6 +120,14 @@ def build(
     out.print(describe_overruling_years(report.overruling_years), highlight=False, soft_wrap=True, markup=False)
 
 
+def _print_counts(title: str, counts: dict[str, int], columns: tuple[str, str] = ("table", "rows")) -> None:
+    """Print a two-column table of `counts` (name -> count), the counts right-aligned with thousands separators."""
+    table = new_table(title, columns, columns[:1])
+    for name, count in counts.items():
+        table.add_row(safe_markup(name), f"{count:,}")
+    out.print(table)
+
+
 @data_app.command("info")
 def info(db: DbOpt = None, as_json: JsonOpt = False) -> None:
     """Counts per table, cases per court level (scotus, coa, district, other courts, unknown) and per source, the
@@ -134,8 +136,6 @@ def info(db: DbOpt = None, as_json: JsonOpt = False) -> None:
 
     Example: `lexprobe data info --json`
     """
-    from rich.table import Table
-
     from lexprobe.caselaw.overrulings import describe_overruling_years
 
     database = open_case_db(db)
@@ -147,41 +147,20 @@ def info(db: DbOpt = None, as_json: JsonOpt = False) -> None:
         payload |= {"coverage": coverage, "build": build_info}
         print(json.dumps(payload | {"overruling_years": overruling_years}))
         return
-    tables = Table(title=f"tables in {safe_markup(str(database.path))}")
-    tables.add_column("table")
-    tables.add_column("rows", justify="right")
-    for name, count in counts.items():
-        tables.add_row(name, f"{count:,}")
-    out.print(tables)
-    per_level = Table(title="cases per court level")
-    per_level.add_column("level")
-    per_level.add_column("cases", justify="right")
-    for level, count in levels.items():
-        per_level.add_row(level, f"{count:,}")
-    out.print(per_level)
-    added, joined = (
-        json.loads(build_info.get("cases_added") or "{}"),
-        json.loads(build_info.get("cases_joined") or "{}"),
-    )
-    per_source = Table(title="cases per source (a case several sources describe counts for each)")
-    per_source.add_column("source")
-    per_source.add_column("cases", justify="right")
-    for source, count in sources.items():
-        per_source.add_row(safe_markup(source), f"{count:,}")
-    out.print(per_source)
+    _print_counts(f"tables in {safe_markup(str(database.path))}", counts)
+    _print_counts("cases per court level", levels, ("level", "cases"))
+    added, joined = (json.loads(build_info.get(key) or "{}") for key in ("cases_added", "cases_joined"))
+    _print_counts("cases per source (a case several sources describe counts for each)", sources, ("source", "cases"))
     if added:
-        built = Table(title="what each source added at the build")
-        for column in ("source", "new cases", "joined existing"):
-            built.add_column(column, justify="left" if column == "source" else "right")
+        built = new_table(
+            "what each source added at the build", ("source", "new cases", "joined existing"), ("source",)
+        )
         for name, count in added.items():
             if count or joined.get(name):
                 built.add_row(safe_markup(name), f"{count:,}", f"{joined.get(name, 0):,}")
         out.print(built)
-    cov = Table(title="coverage per court level (cases with each fact)")
     columns = list(next(iter(coverage.values())).keys())
-    cov.add_column("level")
-    for column in columns:
-        cov.add_column(column, justify="right")
+    cov = new_table("coverage per court level (cases with each fact)", ("level", *columns), ("level",))
     for level, row in coverage.items():
         cov.add_row(level, *(f"{row[c]:,}" for c in columns))
     out.print(cov)
@@ -199,7 +178,6 @@ def case(
 
     Example: `lexprobe data case "163 U.S. 537"` shows Plessy v. Ferguson, 1896, overruled 1954 by Brown.
     """
-    from rich.table import Table
     from rich.text import Text
 
     database = open_case_db(db)
@@ -221,10 +199,7 @@ def case(
     )
     if len(ids) > 1:
         out.print(f"[dim]other matches: {safe_markup(', '.join(ids[1:]))}[/]", highlight=False, emoji=False)
-    table = Table(show_header=True)
-    table.add_column("fact")
-    table.add_column("value")
-    table.add_column("source")
+    table = new_table(None, ("fact", "value", "source"))
     for field_name, entries in sorted(info.facts.items()):
         for entry in entries:
             table.add_row(*(Text(safe_text(str(cell))) for cell in (field_name, entry.value, entry.source)))

@@ -23,7 +23,7 @@ from lexprobe.cli.options import (
     open_case_db,
     run_dir_option,
 )
-from lexprobe.cli.output import err, out, warning
+from lexprobe.cli.output import err, new_table, out, warning
 from lexprobe.errors import BadInputError
 from lexprobe.hallucination.help_facts import DEFAULT_SAMPLES, READER_HELP, UNCALIBRATED_WITH_REFERENCE
 from lexprobe.terminal import safe_markup, safe_text
@@ -48,26 +48,19 @@ def tasks(as_json: json_flag("Print JSON.") = False, db: DbOpt = None) -> None:
 
     Example: `lexprobe hallucination tasks --json`
     """
-    from rich.table import Table
-
     from lexprobe.hallucination.tasks import TASKS
 
     notes = task_data_notes(db)
-    if as_json:
-        print(json.dumps([
-            {"task": t.id, "question": t.question, "complexity": t.complexity,
+    rows = [{"task": t.id, "question": t.question, "complexity": t.complexity,
              "method": "reference-free" if t.reference_free else "reference-based",
              "styles": list(t.styles), "levels": list(t.levels), "note": notes.get(t.id, "")}
-            for t in TASKS.values()
-        ]))  # fmt: skip
+            for t in TASKS.values()]  # fmt: skip
+    if as_json:
+        print(json.dumps(rows))
         return
-    table = Table(title=f"{len(TASKS)} hallucination tasks")
-    for column in ("task", "question", "complexity", "method", "styles", "levels", "note"):
-        table.add_column(column)
-    for t in TASKS.values():
-        method = "reference-free" if t.reference_free else "reference-based"
-        table.add_row(t.id, t.question, t.complexity, method, ",".join(t.styles), ",".join(t.levels),
-                      notes.get(t.id, ""))  # fmt: skip
+    table = new_table(f"{len(TASKS)} hallucination tasks", list(rows[0]))
+    for row in rows:
+        table.add_row(*(",".join(value) if isinstance(value, list) else value for value in row.values()))
     out.print(table)
 
 

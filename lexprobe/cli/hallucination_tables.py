@@ -3,9 +3,7 @@ notes, the side-by-side table of several runs, the breakdowns and calibration ta
 
 from __future__ import annotations
 
-from rich.table import Table
-
-from lexprobe.cli.output import err, out, wide
+from lexprobe.cli.output import err, new_table, out, wide
 from lexprobe.hallucination.profile.stats import BALANCED_TASKS, SINGLE_CLASS_NOTE
 from lexprobe.hallucination.report.summary import ReportRow
 from lexprobe.hallucination.run.runner import SELF_JUDGED
@@ -57,12 +55,10 @@ def print_report(model: str, rows: list[ReportRow], *, self_judged: bool = False
     """Print the rate table (`self_judged`: the model judged its own reference-free pairs, marked on their rows):
     headline rate (balanced where the task has one) with the raw rate beside it, strict rate, abstentions, unscored
     and pending answers, and the row's note."""
-    table = Table(title=f"hallucination rates: {safe_markup(model)}")
     columns = ("task", "level", "prompt", "n", "rate (s.e.)", "raw rate (s.e.)", "strict (s.e.)", "abstain",
                "unscored", "pending", "note")  # fmt: skip
-    for column in columns:
-        table.add_column(column, justify="left" if column in ("task", "level", "prompt", "note") else "right",
-                         no_wrap=column != "note")  # fmt: skip
+    left = ("task", "level", "prompt", "note")
+    table = new_table(f"hallucination rates: {safe_markup(model)}", columns, left, ("note",), no_wrap=True)
     for row in rows:
         headline = row.headline
         raw = rate_se(row.rate, row.se) if headline[2] == "balanced" else ""
@@ -102,9 +98,10 @@ def print_coverage(coverage: list[dict]) -> None:
     if not coverage:
         return
     several = len({row.get("model") for row in coverage}) > 1
-    table = Table(title="sample coverage: sampled cases each task could use")
-    for column in (*(("model",) if several else ()), "task", "level", "sampled", "usable", "dropped (why)"):
-        table.add_column(column, no_wrap=column != "dropped (why)")
+    columns = (*(("model",) if several else ()), "task", "level", "sampled", "usable", "dropped (why)")
+    table = new_table(
+        "sample coverage: sampled cases each task could use", columns, plain=("dropped (why)",), no_wrap=True
+    )
     for row in coverage:
         sampled = "-" if row["sampled"] is None else str(row["sampled"])
         cells = (row["task"], row["level"], sampled, str(row["usable"]), dropped_text(row))
@@ -124,9 +121,11 @@ def print_readers(readers: list[dict], *, with_model: bool = False) -> None:
 
 def print_side_by_side(rates: list[dict], models: list[str]) -> None:
     """Print one rate table with a column per model (the layout of the study's Tables 3-6)."""
-    table = Table(title="hallucination rates, models side by side: rate (s.e.) [n]; strict (s.e.)")
-    for column in ("task", "level", "prompt", *models):
-        table.add_column(safe_markup(column), no_wrap=True)
+    table = new_table(
+        "hallucination rates, models side by side: rate (s.e.) [n]; strict (s.e.)",
+        map(safe_markup, ("task", "level", "prompt", *models)),
+        no_wrap=True,
+    )
     cells: dict[tuple[str, str, str], dict[str, str]] = {}
     for row in rates:
         key = (row["task"] + (" (lower bound)" if row["lower_bound"] else ""), row["level"], row["prompt_style"])
@@ -158,9 +157,9 @@ def print_statistics(stats: dict) -> None:
     console = wide(160)
     balanced = [row for row in stats["rates"] if row["task"] in BALANCED_TASKS]
     if balanced:
-        table = Table(title="class-balanced rates (the headline of these tasks): mean of per-class rates (s.e.)")
-        for column in ("model", "task", "level", "prompt", "n", "balanced (s.e.)", "raw rate (s.e.)", "note"):
-            table.add_column(column, no_wrap=column != "note")
+        columns = ("model", "task", "level", "prompt", "n", "balanced (s.e.)", "raw rate (s.e.)", "note")
+        title = "class-balanced rates (the headline of these tasks): mean of per-class rates (s.e.)"
+        table = new_table(title, columns, plain=("note",), no_wrap=True)
         for row in balanced:
             table.add_row(*_cells(row["model"], row["task"], row["level"], row["prompt_style"], row["n"],
                                   rate_se(row["balanced_rate"], row["balanced_se"]), rate_se(row["rate"], row["se"]),
@@ -172,9 +171,9 @@ def print_statistics(stats: dict) -> None:
         groups = stats["breakdowns"][name]
         if not groups:
             continue
-        table = Table(title=f"{title}, {style} answers (--prompt-style): rate (s.e.) [n]")
-        for column in ("model", "group", "rate"):
-            table.add_column(column, no_wrap=True)
+        table = new_table(
+            f"{title}, {style} answers (--prompt-style): rate (s.e.) [n]", ("model", "group", "rate"), no_wrap=True
+        )
         for group in groups:
             table.add_row(
                 *_cells(group["model"], group["group"], f"{rate_se(group['rate'], group['se'])} [{group['n']}]")
@@ -182,10 +181,9 @@ def print_statistics(stats: dict) -> None:
         console.print(table)
     rows = stats["calibration"]
     if rows:
-        table = Table(title="expected calibration error: (s.e.) bootstrap")
-        for column in ("model", "task", "level", "prompt", "n", "conf", "acc", "ECE width/plug-in",
-                       "ECE mass/debiased", "Platt ECE width", "Platt ECE mass"):  # fmt: skip
-            table.add_column(column, no_wrap=True)
+        columns = ("model", "task", "level", "prompt", "n", "conf", "acc", "ECE width/plug-in", "ECE mass/debiased",
+                   "Platt ECE width", "Platt ECE mass")  # fmt: skip
+        table = new_table("expected calibration error: (s.e.) bootstrap", columns, no_wrap=True)
         for row in rows:
             table.add_row(
                 *_cells(row["model"], row["task"], row["level"], row["prompt_style"], row["n"]),
@@ -228,10 +226,11 @@ def print_reference(reference: dict) -> None:
         groups.setdefault(comparison["model"], {}).setdefault(key, []).append(comparison)
     notes = []
     for model, rows_of_model in groups.items():
-        table = Table(title=f"{safe_markup(model)} beside the paper ({paper}): paper value (s.e.), d = yours - "
-                      "paper, two-sided z-test")  # fmt: skip
-        for column in ("quantity", "task", "level", "prompt", "yours (s.e.) [n]", *reference["models"]):
-            table.add_column(column, no_wrap=True)
+        table = new_table(
+            f"{safe_markup(model)} beside the paper ({paper}): paper value (s.e.), d = yours - paper, two-sided z-test",
+            ("quantity", "task", "level", "prompt", "yours (s.e.) [n]", *reference["models"]),
+            no_wrap=True,
+        )
         for (quantity, task, level, style), rows in rows_of_model.items():
             yours = rows[0]["yours"]
             by_paper_model = {row["paper"]["model"]: reference_cell(row) for row in rows}

@@ -13,7 +13,7 @@ import typer
 
 from lexprobe.cli.handler import LexprobeGroup
 from lexprobe.cli.options import JsonOpt, json_flag
-from lexprobe.cli.output import err, out, wide
+from lexprobe.cli.output import err, new_table, out, wide
 from lexprobe.errors import BadInputError, LexprobeError
 from lexprobe.investigation.environment.hf_names import DATASET_NAME
 from lexprobe.investigation.environment.ladder import DEFAULT_LEVEL, LADDER_HELP
@@ -38,11 +38,7 @@ NO_EXTRACTOR = "text extraction needs lexprobe.documents, which is not available
 
 
 def _problem_table(problems: list[Problem], title: str) -> Table:
-    from rich.table import Table
-
-    table = Table(title=title)
-    for column in ("severity", "location", "message"):
-        table.add_column(column, overflow="fold")
+    table = new_table(title, ("severity", "location", "message"), overflow="fold")
     for problem in problems:
         style = "red" if problem.severity == "error" else "yellow"
         table.add_row(
@@ -188,23 +184,20 @@ def review_sheet(
 
 def print_review(report: ReviewReport) -> None:
     """Print the Table 2 layout (stage | n | pass rate | shared items | agreement | kappa) and the reviewer pairs."""
-    from rich.table import Table
-
     from lexprobe.reporting.numbers import share
 
-    table = Table(title=f"attorney review: {safe_markup(report.case_id)} ({len(report.reviewers)} reviewer(s))")
-    table.add_column("stage")
-    for column in ("n", "pass rate", "shared", "agreement", "kappa"):
-        table.add_column(column, justify="right", no_wrap=True)
+    title = f"attorney review: {safe_markup(report.case_id)} ({len(report.reviewers)} reviewer(s))"
+    table = new_table(
+        title, ("stage", "n", "pass rate", "shared", "agreement", "kappa"), ("stage",), ("stage",), no_wrap=True
+    )
     for row in report.stages:
         kappa = "-" if row.kappa is None else f"{row.kappa:.2f}"
         table.add_row(row.stage, str(row.n), share(row.pass_rate), str(row.shared), share(row.agreement), kappa)
     console = wide()
     console.print(table)
     if report.pairs:
-        pairs = Table(title="agreement between reviewers (all items both judged)")
-        for column in ("reviewers", "n", "agreement", "kappa"):
-            pairs.add_column(column, justify="left" if column == "reviewers" else "right")
+        columns = ("reviewers", "n", "agreement", "kappa")
+        pairs = new_table("agreement between reviewers (all items both judged)", columns, ("reviewers",))
         for pair in report.pairs:
             kappa = "-" if pair.kappa is None else f"{pair.kappa:.2f}"
             pairs.add_row(safe_markup(" vs ".join(pair.reviewers)), str(pair.n), share(pair.agreement), kappa)

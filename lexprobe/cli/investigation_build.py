@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from lexprobe.cli.options import ENGINE_DEFAULTS, EngineOptions, engine_options, json_flag
-from lexprobe.cli.output import err, out
+from lexprobe.cli.output import err, new_table, out
 from lexprobe.errors import LexprobeError
 from lexprobe.investigation.environment.ladder import LADDER_HELP
 from lexprobe.investigation.pipeline.registry import STAGE_ORDER
@@ -133,13 +133,10 @@ def build(
 
 def _print_sources_read(rows: list[dict]) -> None:
     """Print what reached a model of each record file: "source / chars / read / %" (100 % unless capped)."""
-    from rich.table import Table
-
     if not rows:
         return
-    table = Table(title="record files read (characters read / characters in the source)")
-    for column in ("source", "chars", "read", "%"):
-        table.add_column(column, justify="left" if column == "source" else "right")
+    columns = ("source", "chars", "read", "%")
+    table = new_table("record files read (characters read / characters in the source)", columns, ("source",))
     for row in rows:
         share = f"{100 * row['share']:.1f}" if row["stages"] else "-"
         table.add_row(safe_text(row["filename"]), f"{row['chars']:,}", f"{row['chars_read']:,}", share)
@@ -147,8 +144,6 @@ def _print_sources_read(rows: list[dict]) -> None:
 
 
 def _print(result: BuildResult, as_json: bool) -> None:
-    from rich.table import Table
-
     report = result.report
     if as_json:
         payload = {
@@ -171,10 +166,8 @@ def _print(result: BuildResult, as_json: bool) -> None:
         return
     by_level = report.documents_by_level or {report.ablation: report.documents_by_role}
     title = f"corpus at {report.ablation}" if len(by_level) == 1 else "corpus per level (one folder each)"
-    table = Table(title=f"{safe_markup(report.case_id)}: {title}")
     columns = ["role", *(by_level if len(by_level) > 1 else ["in corpus"]), "generated"]
-    for column in columns:
-        table.add_column(column, justify="right" if column != "role" else "left")
+    table = new_table(f"{safe_markup(report.case_id)}: {title}", columns, ("role",))
     for role in ("merits", "signal", "pro_alternative", "refuting", "noise", "chaff"):
         counts = [str(docs.get(role, 0)) for docs in by_level.values()]
         table.add_row(safe_markup(role), *counts, str(report.generated_by_role.get(role, "-")))

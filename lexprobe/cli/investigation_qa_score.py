@@ -1,9 +1,7 @@
 """`lexprobe investigation qa-score RUN_DIR... --judge SPEC`: factual-QA scores per model (mean rubric score,
 share fully correct, unscored and pending apart) with cluster-bootstrap intervals over cases. Thin: call
-`lexprobe.investigation.scoring.qa`, print. Results go to stdout; warnings (self-grading) and notes to stderr.
-
-Exit codes: 0 scored; 2 bad input (a RUN_DIR that is not a directory or holds no QA record, an unreadable record,
-records graded by mixed judges or by a judge other than --judge), or a missing --judge (usage error).
+`lexprobe.investigation.scoring.qa`, print. Results go to stdout; warnings (self-grading) and notes to stderr; the
+exit codes are in the command's help.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from lexprobe.cli.options import (
     option_group,
     run_dir_option,
 )
-from lexprobe.cli.output import err, out
+from lexprobe.cli.output import err, new_table, out
 from lexprobe.errors import BadInputError, LexprobeError
 from lexprobe.models.registry import check_model
 from lexprobe.terminal import safe_json, safe_text
@@ -40,13 +40,6 @@ TEMPERATURE_HELP = ("Sampling temperature of every model call (default: none sen
                     "embedded model uses 0; OpenAI reasoning models never get one).")  # fmt: skip
 MAX_TOKENS_HELP = ("Output token cap per model call (default: none sent; Anthropic, which requires one, gets a "
                    "generous per-family default; the embedded model stops at its context window).")  # fmt: skip
-
-# the options `run` and `qa` share (`AgentOptions`)
-TellBudgetOpt = Annotated[bool, typer.Option("--tell-budget", help=TELL_BUDGET_HELP)]
-PromptsOpt = Annotated[Path | None, typer.Option("--prompts", help=PROMPTS_HELP)]
-NoShellOpt = Annotated[bool, typer.Option("--no-shell", help="Offer read, glob and grep only.")]
-TemperatureOpt = Annotated[float | None, typer.Option(min=0.0, max=2.0, help=TEMPERATURE_HELP)]
-MaxTokensOpt = Annotated[int | None, typer.Option(min=16, help=MAX_TOKENS_HELP)]
 
 
 @dataclass(frozen=True)
@@ -70,12 +63,13 @@ class AgentOptions:
                                prompts=load_prompts(self.prompts), **budgets)  # fmt: skip
 
 
+#: The options `run` and `qa` share (`AgentOptions`), in the order `--help` lists them.
 AGENT_OPTION_TYPES = {
-    "tell_budget": TellBudgetOpt,
-    "prompts": PromptsOpt,
-    "no_shell": NoShellOpt,
-    "temperature": TemperatureOpt,
-    "max_tokens": MaxTokensOpt,
+    "tell_budget": Annotated[bool, typer.Option("--tell-budget", help=TELL_BUDGET_HELP)],
+    "prompts": Annotated[Path | None, typer.Option("--prompts", help=PROMPTS_HELP)],
+    "no_shell": Annotated[bool, typer.Option("--no-shell", help="Offer read, glob and grep only.")],
+    "temperature": Annotated[float | None, typer.Option(min=0.0, max=2.0, help=TEMPERATURE_HELP)],
+    "max_tokens": Annotated[int | None, typer.Option(min=16, help=MAX_TOKENS_HELP)],
 }
 AGENT_DEFAULTS = AgentOptions()
 
@@ -224,7 +218,6 @@ def _print_transcript(episode: Episode) -> None:
     """Print an episode for `show`. Everything in it came from a model, a tool or an environment: it is printed
     through `safe_text` as `Text` (never read as Rich markup or emoji codes), so the transcript shows exactly what
     was said and run, and no control sequence reaches the terminal."""
-    from rich.table import Table
     from rich.text import Text
 
     header = (f"{episode.episode_id} ({episode.status}; model {episode.model}; ablation {episode.ablation}; "
@@ -241,9 +234,7 @@ def _print_transcript(episode: Episode) -> None:
             denied = " [denied: budget spent]" if record and record.denied else ""
             line = f"call {call.get('name')}({json.dumps(call.get('arguments', {}))}){denied}{touched}"
             out.print(Text(safe_text(line), style="yellow"), highlight=False, soft_wrap=True)
-    table = Table(title="verdicts")
-    for column in ("label", "hypothesis", "kind", "verdict", "reason"):
-        table.add_column(column)
+    table = new_table("verdicts", ("label", "hypothesis", "kind", "verdict", "reason"))
     for verdict in episode.verdicts:
         cells = (verdict.label, verdict.hypothesis_id, verdict.kind, verdict.verdict or "unparsed", verdict.reason)
         table.add_row(*(Text(safe_text(str(cell or ""))) for cell in cells))
@@ -273,7 +264,6 @@ def qa(
 
     Example: `lexprobe investigation qa envs/harlow --model openai/gpt-4o-mini --judge openai/gpt-4o`
     """
-    from rich.table import Table
     from rich.text import Text
 
     from lexprobe.investigation.qa.runner import check_qa_models, run_questions
@@ -286,9 +276,8 @@ def qa(
         for record in qa_run.records:
             sys.stdout.write(json.dumps(record.model_dump(mode="json", exclude={"episode"})) + "\n")
     else:
-        table = Table(title=Text(safe_text(f"factual QA: {model} (judge {judge_model})")))
-        for column in ("question", "label", "score", "answer", "reason"):
-            table.add_column(column)
+        title = Text(safe_text(f"factual QA: {model} (judge {judge_model})"))
+        table = new_table(title, ("question", "label", "score", "answer", "reason"))
         for record in qa_run.records:
             score = "-" if record.score is None else f"{record.score:.2f}"
             cells = (record.question_id, record.label, score, (record.answer or "")[:80], record.reason)

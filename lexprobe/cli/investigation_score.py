@@ -1,11 +1,7 @@
 """`lexprobe investigation score RUN_DIR...`: score investigation episodes (case solved, class accuracies,
 commitment, coverage and signal recall, usage), with bootstrap intervals, exact naive baselines and paired
 comparisons. Thin: load, call lexprobe.investigation.scoring, print. Results go to stdout; notes (missing
-environments, episodes left out) to stderr.
-
-Exit codes: 0 scored; 2 bad input (an unknown --reference, a RUN_DIR that is not a directory, holds no episodes
-or a malformed one, no
-complete episode at all, or an episode whose ablation level or corpus hash differs from its environment's).
+environments, episodes left out) to stderr; the exit codes are in the command's help.
 """
 
 from __future__ import annotations

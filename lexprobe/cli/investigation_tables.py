@@ -9,75 +9,52 @@ Adding a table: write `_print_<name>(console, summary)` next to the others and c
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import attrgetter
 
 from rich.console import Console
 from rich.table import Table
 
-from lexprobe.cli.output import wide
+from lexprobe.cli.output import new_table, wide
 from lexprobe.investigation.scoring.schema import Analyses, GroupSummary, RoleRecall, ScoreSummary, VerdictCounts
 from lexprobe.reporting.numbers import interval, num, pct
 from lexprobe.terminal import safe_markup, safe_text
 
 
 def _table(title: str, columns: Sequence[str], left: Sequence[str] = ("model",)) -> Table:
-    table = Table(title=title)
-    for column in columns:
-        table.add_column(column, justify="left" if column in left else "right")
-    return table
+    return new_table(title, columns, left)
 
 
-def _verdict_cells(g: GroupSummary) -> list[str]:
-    return [
-        pct(g.case_solved),
-        interval(g.case_solved_ci),
-        pct(g.believe_acc),
-        pct(g.reject_acc),
-        pct(g.worst_class_acc),
-        pct(g.commit_rate),
-        pct(g.committed_acc),
-        pct(g.coverage),
-        pct(g.signal_recall),
-    ]
-
-
-#: The scores table's metric columns, in order, by `ModelSummary` attribute (the paper lines fill the same cells).
+#: The scores table's metric columns, in order, by `ModelSummary` attribute (None: the case-solved interval; the
+#: paper lines fill the same cells).
 _SCORE_METRICS = ("case_solved", None, "believe_acc", "reject_acc", "worst_class_acc", "commit_rate", "committed_acc",
                   "coverage", "signal_recall")  # fmt: skip
+_SCORE_COLUMNS = (
+    "model",
+    "n",
+    "case solved",
+    "95% CI",
+    "believe",
+    "don't believe",
+    "worst class",
+    "commit",
+    "committed acc",
+    "coverage",
+    "signal recall",
+)
+
+
+def _metric_cells(g: GroupSummary, metrics: Sequence[str | None] = _SCORE_METRICS) -> list[str]:
+    """The cells of `metrics` (attributes of `g`, shares as percentages; None: the case-solved interval)."""
+    return [interval(g.case_solved_ci) if metric is None else pct(getattr(g, metric)) for metric in metrics]
 
 
 def _print_scores(console: Console, summary: ScoreSummary, reference: dict | None = None) -> None:
-    table = _table(
-        "Investigation scores",
-        (
-            "model",
-            "n",
-            "case solved",
-            "95% CI",
-            "believe",
-            "don't believe",
-            "worst class",
-            "commit",
-            "committed acc",
-            "coverage",
-            "signal recall",
-        ),
-    )
+    table = _table("Investigation scores", _SCORE_COLUMNS)
     for m in summary.models:
-        table.add_row(safe_markup(m.model), str(m.n_episodes), *_verdict_cells(m))
-    for name, b in summary.baselines.items():
-        table.add_row(
-            f"[dim]baseline: {safe_markup(name)}[/]",
-            "exact",
-            pct(b.case_solved),
-            "",
-            pct(b.believe_acc),
-            pct(b.reject_acc),
-            pct(b.worst_class_acc),
-            pct(b.commit_rate),
-            pct(b.committed_acc),
-            "",
-            "",
-        )
+        table.add_row(safe_markup(m.model), str(m.n_episodes), *_metric_cells(m))
+    for name, b in summary.baselines.items():  # an exact baseline has no interval, coverage nor signal recall
+        cells = [pct(getattr(b, metric)) if metric else "" for metric in _SCORE_METRICS[:7]]
+        table.add_row(f"[dim]baseline: {safe_markup(name)}[/]", "exact", *cells, "", "")
     if reference is not None:  # the paper's numbers as extra grey rows, each with its section and sample
         from lexprobe.investigation.paper_figures.compare import paper_lines
 
@@ -101,17 +78,21 @@ def _print_levels(console: Console, summary: ScoreSummary) -> None:
     )
     for m in summary.models:
         for level, c in m.by_ablation.items():
-            table.add_row(
-                safe_markup(m.model),
-                safe_markup(level),
-                str(c.n_episodes),
-                pct(c.case_solved),
-                interval(c.case_solved_ci),
-                pct(c.worst_class_acc),
-                pct(c.coverage),
-                pct(c.signal_recall),
-            )
+            cells = _metric_cells(c, ("case_solved", None, "worst_class_acc", "coverage", "signal_recall"))
+            table.add_row(safe_markup(m.model), safe_markup(level), str(c.n_episodes), *cells)
     console.print(table)
+
+
+#: The usage table's cells: (`ModelSummary` attribute path, decimals).
+_USAGE_CELLS = (
+    ("tool_calls.mean", 1),
+    ("tool_calls.denied_mean", 1),
+    ("tokens.input.mean", 0),
+    ("tokens.output.mean", 0),
+    ("cost_usd.mean", 4),
+    ("cost_usd.total", 2),
+    ("wall_s.mean", 1),
+)
 
 
 def _print_usage(console: Console, summary: ScoreSummary) -> None:
@@ -120,18 +101,9 @@ def _print_usage(console: Console, summary: ScoreSummary) -> None:
         ("model", "tool calls", "denied", "input tokens", "output tokens", "cost $", "cost total $", "wall s"),
     )
     for m in summary.models:
-        cost = m.cost_usd
-        unknown = f" ({cost.unknown} unknown)" if cost.unknown else ""
-        table.add_row(
-            safe_markup(m.model),
-            num(m.tool_calls.mean, 1),
-            num(m.tool_calls.denied_mean, 1),
-            num(m.tokens.input.mean, 0),
-            num(m.tokens.output.mean, 0),
-            num(cost.mean, 4),
-            num(cost.total, 2) + unknown,
-            num(m.wall_s.mean, 1),
-        )
+        cells = [num(attrgetter(path)(m), digits) for path, digits in _USAGE_CELLS]
+        unknown = f" ({m.cost_usd.unknown} unknown)" if m.cost_usd.unknown else ""
+        table.add_row(safe_markup(m.model), *cells[:5], cells[5] + unknown, cells[6])
     console.print(table)
 
 
@@ -145,19 +117,9 @@ def _print_comparisons(console: Console, summary: ScoreSummary) -> None:
     )
     for c in summary.comparisons:
         kind = c.kind + (f": {c.model}" if c.model else "")
-        cs, wc = c.case_solved, c.worst_class_acc
-        table.add_row(
-            safe_markup(kind),
-            safe_markup(c.a),
-            safe_markup(c.b),
-            str(c.n_environments),
-            pct(cs.difference),
-            interval(cs.ci),
-            pct(cs.share_above_zero),
-            pct(wc.difference),
-            interval(wc.ci),
-            pct(wc.share_above_zero),
-        )
+        differences = (c.case_solved, c.worst_class_acc)
+        cells = [cell for d in differences for cell in (pct(d.difference), interval(d.ci), pct(d.share_above_zero))]
+        table.add_row(*map(safe_markup, (kind, c.a, c.b)), str(c.n_environments), *cells)
     console.print(table)
 
 
@@ -198,13 +160,8 @@ def _print_roles(console: Console, rows: Sequence[RoleRecall]) -> None:
         left=("model", "role"),
     )
     for row in rows:
-        table.add_row(
-            safe_markup(row.model),
-            safe_markup(row.role),
-            str(row.episodes),
-            num(row.documents_mean, 1),
-            pct(row.recall),
-        )
+        names = map(safe_markup, (row.model, row.role))
+        table.add_row(*names, str(row.episodes), num(row.documents_mean, 1), pct(row.recall))
     console.print(table)
 
 

@@ -12,7 +12,7 @@ import typer
 from rich.markup import escape
 
 from lexprobe.cli.options import json_flag
-from lexprobe.cli.output import err, out, wide
+from lexprobe.cli.output import err, new_table, out, wide
 from lexprobe.errors import BadInputError
 from lexprobe.terminal import safe_markup, safe_text
 
@@ -90,15 +90,11 @@ CHECKS = ("judge", "reader")
 
 def print_agreement(report: dict[str, Any]) -> None:
     """Print the agreement table (Coders | kappa | agreement | n), its notes and the kappa reading guide."""
-    from rich.table import Table
-
     from lexprobe.reporting.numbers import fixed, share
 
     checked = f"reader {report['reader']}" if report.get("check") == "reader" else f"judge {report['judge']}"
-    table = Table(title=f"intercoder reliability: {safe_markup(checked)}")
-    table.add_column("Coders")
-    for column in ("kappa", "agreement", "n"):
-        table.add_column(column, justify="right", no_wrap=True)
+    title = f"intercoder reliability: {safe_markup(checked)}"
+    table = new_table(title, ("Coders", "kappa", "agreement", "n"), ("Coders",), ("Coders",), no_wrap=True)
     for row in report["rows"]:
         table.add_row(safe_markup(str(row["coders"])), fixed(row["kappa"], 2), share(row["agreement"]), str(row["n"]))
     console = wide(132)

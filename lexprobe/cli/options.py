@@ -36,20 +36,11 @@ __all__ = [
     "ENGINE_DEFAULTS",
     "HTML_REPORT_HELP",
     "MODEL_HELP",
-    "BatchOpt",
-    "ConcurrencyOpt",
     "DbOpt",
-    "DryRunOpt",
     "EngineOptions",
     "JsonOpt",
     "ModelOpt",
-    "NoCacheOpt",
-    "RayOpt",
-    "RayWorkersOpt",
-    "RetriesOpt",
-    "TimeoutOpt",
     "concurrency_option",
-    "engine_config",
     "engine_options",
     "html_option",
     "json_flag",
@@ -66,37 +57,6 @@ DbOpt = Annotated[
     Path | None,
     typer.Option("--db", help="Case database (default: caselaw.sqlite in the cache, `lexprobe data build`)."),
 ]
-NoCacheOpt = Annotated[
-    bool, typer.Option("--no-cache", help="Neither read nor write the shared response cache (LEXPROBE_CACHE).")
-]
-DryRunOpt = Annotated[
-    bool, typer.Option("--dry-run", help="Print how many requests, tokens and dollars the job needs; send nothing.")
-]
-RetriesOpt = Annotated[
-    int, typer.Option("--max-retries", min=0, help="Retries on rate limits, 5xx, timeouts and resets.")
-]
-TimeoutOpt = Annotated[float | None, typer.Option("--timeout", min=0.1, help="Per-request time limit in seconds.")]
-BatchOpt = Annotated[
-    bool,
-    typer.Option(
-        "--batch",
-        help="Send the pending single-turn requests of openai/, anthropic/ and openai-compatible/ models through the "
-        "provider's batch API: half the price, answers within its 24 h window; the command waits, polling, and a "
-        "rerun resumes the same batches (`lexprobe batch status RUN_DIR`). Multi-turn agent calls stay synchronous.",
-    ),
-]
-RayOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--ray",
-        metavar="ADDRESS",
-        help="Send the model calls to Ray workers, one model client each (pip install 'lexprobe\\[ray]'): `--ray` "
-        "alone (last, or before another option) or `--ray local` starts a local Ray instance, `auto` or "
-        "`ray://HOST:PORT` joins a cluster. This process still writes the "
-        "run store, so the run resumes and reports as a local one; investigation episodes and QA questions run "
-        "whole on the workers, their tools and sandbox there.",
-    ),
-]
 
 
 def bare_ray_means_local(argv: list[str]) -> list[str]:
@@ -111,17 +71,6 @@ def bare_ray_means_local(argv: list[str]) -> list[str]:
         if word == "--ray" and (following is None or (following.startswith("-") and len(following) > 1)):
             words.append("local")
     return words
-
-
-RayWorkersOpt = Annotated[
-    int | None,
-    typer.Option(
-        "--ray-workers",
-        min=1,
-        help="With --ray: workers per model (default: one per free CPU for the embedded model, one per node for "
-        "endpoints); where --concurrency counts requests, it then counts them per worker.",
-    ),
-]
 
 
 def concurrency_option(help: str) -> Any:
@@ -148,42 +97,7 @@ def run_dir_option(help: str) -> Any:
     return Annotated[Path, typer.Option("--run-dir", help=help)]
 
 
-ConcurrencyOpt = concurrency_option(
-    "Requests in flight per model, per replica for openai-compatible/MODEL@URL1,URL2 (default: 1 embedded, "
-    "4 compatible servers, 8-16 APIs)."
-)
 JsonOpt = json_flag()
-
-
-def engine_config(
-    concurrency: int | None,
-    no_cache: bool,
-    max_retries: int = DEFAULT_RETRIES,
-    timeout: float | None = None,
-    *,
-    progress: bool | None = None,
-    batch: bool = False,
-    ray: str | None = None,
-    ray_workers: int | None = None,
-) -> EngineConfig:
-    """Return the engine settings of a command; a progress bar only when stderr is a terminal (unless `progress`).
-    A `ray` address is checked here (its form, the package installed), before any work."""
-    from lexprobe.engine.config import EngineConfig
-
-    if ray is not None:
-        from lexprobe.engine.ray_setup import check_ray_address
-
-        ray = check_ray_address(ray)
-    return EngineConfig(
-        concurrency=concurrency,
-        use_cache=not no_cache,
-        max_retries=max_retries,
-        timeout_s=timeout,
-        progress=sys.stderr.isatty() if progress is None else progress,
-        batch=batch,
-        ray=ray,
-        ray_workers=ray_workers,
-    )
 
 
 @dataclass(frozen=True)
@@ -200,9 +114,25 @@ class EngineOptions:
     ray_workers: int | None = None
 
     def config(self, *, progress: bool | None = None) -> EngineConfig:
-        """Return the engine settings (see `engine_config`)."""
-        return engine_config(self.concurrency, self.no_cache, self.max_retries, self.timeout, progress=progress,
-                             batch=self.batch, ray=self.ray, ray_workers=self.ray_workers)  # fmt: skip
+        """Return the engine settings of the command; a progress bar only when stderr is a terminal (unless
+        `progress`). A `--ray` address is checked here (its form, the package installed), before any work."""
+        from lexprobe.engine.config import EngineConfig
+
+        ray = self.ray
+        if ray is not None:
+            from lexprobe.engine.ray_setup import check_ray_address
+
+            ray = check_ray_address(ray)
+        return EngineConfig(
+            concurrency=self.concurrency,
+            use_cache=not self.no_cache,
+            max_retries=self.max_retries,
+            timeout_s=self.timeout,
+            progress=sys.stderr.isatty() if progress is None else progress,
+            batch=self.batch,
+            ray=ray,
+            ray_workers=self.ray_workers,
+        )
 
     def cache(self) -> ResponseCache | None:
         """Return the shared response cache, or None under `--no-cache`, and under `--dry-run` while there is no
@@ -219,14 +149,51 @@ ENGINE_DEFAULTS = EngineOptions()
 
 #: The option type of each `EngineOptions` field, in the order `--help` lists them.
 ENGINE_OPTION_TYPES = {
-    "concurrency": ConcurrencyOpt,
-    "no_cache": NoCacheOpt,
-    "dry_run": DryRunOpt,
-    "max_retries": RetriesOpt,
-    "timeout": TimeoutOpt,
-    "batch": BatchOpt,
-    "ray": RayOpt,
-    "ray_workers": RayWorkersOpt,
+    "concurrency": concurrency_option(
+        "Requests in flight per model, per replica for openai-compatible/MODEL@URL1,URL2 (default: 1 embedded, "
+        "4 compatible servers, 8-16 APIs)."
+    ),
+    "no_cache": Annotated[
+        bool, typer.Option("--no-cache", help="Neither read nor write the shared response cache (LEXPROBE_CACHE).")
+    ],
+    "dry_run": Annotated[
+        bool, typer.Option("--dry-run", help="Print how many requests, tokens and dollars the job needs; send nothing.")
+    ],
+    "max_retries": Annotated[
+        int, typer.Option("--max-retries", min=0, help="Retries on rate limits, 5xx, timeouts and resets.")
+    ],
+    "timeout": Annotated[float | None, typer.Option("--timeout", min=0.1, help="Per-request time limit in seconds.")],
+    "batch": Annotated[
+        bool,
+        typer.Option(
+            "--batch",
+            help="Send the pending single-turn requests of openai/, anthropic/ and openai-compatible/ models through "
+            "the provider's batch API: half the price, answers within its 24 h window; the command waits, polling, and "
+            "a rerun resumes the same batches (`lexprobe batch status RUN_DIR`). Multi-turn agent calls stay "
+            "synchronous.",
+        ),
+    ],
+    "ray": Annotated[
+        str | None,
+        typer.Option(
+            "--ray",
+            metavar="ADDRESS",
+            help="Send the model calls to Ray workers, one model client each (pip install 'lexprobe\\[ray]'): `--ray` "
+            "alone (last, or before another option) or `--ray local` starts a local Ray instance, `auto` or "
+            "`ray://HOST:PORT` joins a cluster. This process still writes the "
+            "run store, so the run resumes and reports as a local one; investigation episodes and QA questions run "
+            "whole on the workers, their tools and sandbox there.",
+        ),
+    ],
+    "ray_workers": Annotated[
+        int | None,
+        typer.Option(
+            "--ray-workers",
+            min=1,
+            help="With --ray: workers per model (default: one per free CPU for the embedded model, one per node for "
+            "endpoints); where --concurrency counts requests, it then counts them per worker.",
+        ),
+    ],
 }
 
 

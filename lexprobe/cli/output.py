@@ -12,12 +12,18 @@ raw, even from a printer that forgot to escape it (escaping where the text is bu
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterable
+from typing import TYPE_CHECKING, Any
+
 from rich.console import Console
 from rich.text import Text
 
 from lexprobe.terminal import make_inert, safe_text
 
-__all__ = ["err", "literal", "out", "warning", "wide"]
+if TYPE_CHECKING:  # imported where a table is made: `lexprobe --help` needs none
+    from rich.table import Table
+
+__all__ = ["err", "literal", "new_table", "out", "warning", "wide"]
 
 out = make_inert(Console())
 err = make_inert(Console(stderr=True))
@@ -40,3 +46,21 @@ def wide(width: int = 160, console: Console | None = None) -> Console:
 def warning(text: str, *, soft_wrap: bool = True) -> None:
     """Print `text` on stderr after a yellow "warning:", no markup read from it."""
     err.print(Text.assemble(("warning:", "yellow"), " ", safe_text(text)), highlight=False, soft_wrap=soft_wrap)
+
+
+def new_table(
+    title: str | Text | None,
+    columns: Iterable[str],
+    left: Collection[str] | None = None,
+    plain: Collection[str] = (),
+    **options: Any,
+) -> Table:
+    """Return a rich `Table` titled `title` with `columns`: all left-aligned when `left` is None, else those in `left`
+    left-aligned and the others right-aligned; `options` (no_wrap, overflow) apply to every column not in `plain`."""
+    from rich.table import Table
+
+    table = Table(title=title)
+    for column in columns:
+        justify = "left" if left is None or column in left else "right"
+        table.add_column(column, justify=justify, **({} if column in plain else options))
+    return table

@@ -79,9 +79,9 @@ def view(
     `lexprobe view runs/gpt --port 9000`,
     `lexprobe view runs/gpt runs/inv --out shared-view --limit 2000` (a copy to zip and send; open index.html).
     """
-    from lexprobe.view.app import build_app
-    from lexprobe.view.launch import serve, view_plan, view_sources
-    from lexprobe.view.security import is_loopback
+    from lexprobe.local_server import is_loopback
+    from lexprobe.view.app import build_app, plan_view
+    from lexprobe.view.launch import serve, view_sources
 
     sources = view_sources(paths, db)
 
@@ -91,11 +91,10 @@ def view(
     if out_dir is not None:
         from lexprobe.view.export import export_static
 
-        written = export_static(sources.hallucination, sources.others, out_dir, limit=limit, case_db=sources.case_db,
-                                notify=notify, force=force)  # fmt: skip
+        written = export_static(sources, out_dir, limit=limit, notify=notify, force=force)
         print(json.dumps(written) if as_json else safe_text(str(written["index"])))
         return
-    plan = view_plan(sources, notify)
+    plan = plan_view(sources.hallucination, sources.others, sources.case_db, notify=notify)
     if not is_loopback(host):
         err.print(
             safe_text(f"warning: listening on {host}: anyone who can reach this machine can read these runs"),

@@ -25,7 +25,6 @@ import matplotlib
 import numpy as np
 import shapefile
 from matplotlib.axes import Axes
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.cm import ScalarMappable
 from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
@@ -34,23 +33,15 @@ from matplotlib.path import Path as MplPath
 from matplotlib.ticker import PercentFormatter
 
 from lexprobe.caselaw.paths import data_root as default_data_root
-from lexprobe.reporting.figures import INK, MUTED
+from lexprobe.reporting.figures import INK, MUTED, new_figure
 
 CIRCUITS_FILE = "maps/US_CourtOfAppealsCircuits.shp"
 DC_CALLOUT_FILE = "maps/dc_shapefile.shp"
 FEDERAL_CIRCUIT = "cafc"
+ORDINALS = ("FIRST", "SECOND", "THIRD", "FOURTH", "FIFTH", "SIXTH", "SEVENTH", "EIGHTH", "NINTH", "TENTH", "ELEVENTH")
+#: The NAME of each circuit's record in the circuits shapefile.
 CIRCUIT_NAMES: dict[str, str] = {
-    "ca1": "FIRST CIRCUIT",
-    "ca2": "SECOND CIRCUIT",
-    "ca3": "THIRD CIRCUIT",
-    "ca4": "FOURTH CIRCUIT",
-    "ca5": "FIFTH CIRCUIT",
-    "ca6": "SIXTH CIRCUIT",
-    "ca7": "SEVENTH CIRCUIT",
-    "ca8": "EIGHTH CIRCUIT",
-    "ca9": "NINTH CIRCUIT",
-    "ca10": "TENTH CIRCUIT",
-    "ca11": "ELEVENTH CIRCUIT",
+    **{f"ca{number}": f"{ordinal} CIRCUIT" for number, ordinal in enumerate(ORDINALS, start=1)},
     "cadc": "DISTRICT OF COLUMBIA CIRCUIT",
 }
 SHORT_NAMES: dict[str, str] = {
@@ -152,9 +143,7 @@ def circuit_map(
             return {"facecolor": NO_DATA_FACE, "hatch": "////", "hatchcolor": NO_DATA_HATCH, "gid": f"circuit-{court}"}
         return {"facecolor": colormap(norm(rate)), "gid": f"circuit-{court}-data"}
 
-    fig = Figure(figsize=(10.0, 6.4), dpi=100, layout="constrained", facecolor="white")
-    FigureCanvasAgg(fig)
-    ax = fig.add_subplot()
+    fig, ax = new_figure(10.0, 6.4)
     _map_axes(ax)
     for court, regions in geometry.rings.items():
         if regions.get("mainland"):

@@ -317,19 +317,11 @@ def calibration_curve(
     ax.set_ylim(-0.02, 1.02)
     ax.set_aspect("equal")
     _finish(ax, title, xlabel, ylabel)
-    handles, labels = ax.get_legend_handles_labels()
-    handles.append(Line2D([], [], linestyle="none", marker="o", color=MUTED, markersize=6))
-    labels.append(f"marker area ∝ bin size (largest n = {largest:,})")
-    ax.legend(
-        handles,
-        labels,
-        title=ERROR_LABEL[error_scale],
-        loc="upper left",
-        fontsize=8,
-        title_fontsize=8,
-        frameon=False,
-        alignment="left",
+    size_key = (
+        Line2D([], [], linestyle="none", marker="o", color=MUTED, markersize=6),
+        f"marker area ∝ bin size (largest n = {largest:,})",
     )
+    _legend(ax, True, error_scale, outside=False, extra=size_key)
     return fig
 
 
@@ -343,15 +335,27 @@ def _finish(ax: Axes, title: str, xlabel: str, ylabel: str, *, percent: bool = F
 
 
 def _legend(
-    ax: Axes, has_errors: bool, error_scale: ErrorScale, *, loc: str = "upper left", outside: bool = True
+    ax: Axes,
+    has_errors: bool,
+    error_scale: ErrorScale,
+    *,
+    loc: str = "upper left",
+    outside: bool = True,
+    extra: tuple[Line2D, str] | None = None,
 ) -> None:
-    """A frameless legend (outside right by default) whose title names the error-bar scale when there are any;
-    "no data" in the axes when nothing was drawn."""
-    if not ax.get_legend_handles_labels()[0]:
+    """A frameless legend (outside right by default) whose title names the error-bar scale when there are any, with
+    the `extra` (handle, label) last; "no data" in the axes when nothing was drawn."""
+    handles, labels = ax.get_legend_handles_labels()
+    if not handles:
         _no_data(ax)
         return
+    if extra is not None:
+        handles.append(extra[0])
+        labels.append(extra[1])
     anchor = {"bbox_to_anchor": (1.01, 1.0)} if outside else {}
     ax.legend(
+        handles,
+        labels,
         title=ERROR_LABEL[error_scale] if has_errors else None,
         loc=loc,
         fontsize=8,

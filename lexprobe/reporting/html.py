@@ -1,22 +1,9 @@
-"""The one page writer of lexprobe's static HTML: the hallucination profile, the investigation and QA scores, the
-citation check, and every page of the run viewer (`lexprobe view`, served and exported) are rendered by the one
-Jinja environment here and written by `write_page`.
-
-The environment: autoescape on, so every model-given or document text is escaped; StrictUndefined, so a template
-variable the writer forgot fails loudly instead of rendering as empty; `trim_blocks` and `lstrip_blocks` so block
-tags leave no blank lines; `finalize` is `terminal.safe_value`, so every value a template prints has its control
-and bidi characters (ESC, NUL, U+202E ...) shown as visible escapes before it is HTML-escaped: autoescape makes
-"<>&" harmless but would pass those through to the page. Python code that builds a piece of HTML itself escapes
-each text with `escape`, the same two steps.
-
-Template names: a plain name ("base.html.j2") is one of this package's templates; "package:name"
-("lexprobe.hallucination:report.html.j2") is `name` in that package's `templates/` folder, so the reporting layer
-names no package above it. Every page extends `base.html.j2`, the one page frame and the one place for the
-reports' CSS: a report fills the blocks `title` and `content`, and may add rules in `extra_style` or replace the
-whole sheet (`style`) and the `<main>` frame (`body`); a page whose styles are files (the viewer's, whose policy
-allows no inline style) replaces the whole head (`page_head`). Figures are inlined as data URIs
-(`figures.figure_to_data_uri`, through `figure`). Templates can call `pct`, `interval` and `num`
-(`reporting.numbers`) and filter with `visible` and `share`.
+"""The one page writer of lexprobe's static HTML: every report, the check page and every page of the run viewer are
+rendered by the one Jinja environment here (autoescape; StrictUndefined; `trim_blocks`/`lstrip_blocks`; `finalize`
+is `terminal.safe_value`, so control and bidi characters show as escapes) and written by `write_page` (atomic).
+"package:name" names `name` in that package's `templates/` folder; every page extends `base.html.j2`, the one page
+frame and the reports' CSS (blocks `title`, `content`, `extra_style`, `style`, `body`, `page_head`). Templates can
+call `pct`, `interval` and `num` and filter with `visible` and `share`. docs/architecture.md describes it.
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlencode
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -14,6 +15,7 @@ from starlette.responses import HTMLResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from lexprobe.errors import BadInputError
 from lexprobe.local_server import guard_hosts
 from lexprobe.reporting.html import render_report
 from lexprobe.terminal import safe_text
@@ -31,7 +33,6 @@ class ViewPlan:
     indexes: list[RunIndex] = field(default_factory=list)
     labels: list[str] = field(default_factory=list)
     sections: list = field(default_factory=list)
-    unrecognised: list[tuple[Path, str]] = field(default_factory=list)
 
 
 def run_labels(indexes: list[RunIndex]) -> list[str]:
@@ -48,11 +49,15 @@ def plan_view(
     notify: Callable[[str], None] | None = None,
 ) -> ViewPlan:
     """Index the hallucination runs (building what is missing or stale) and ask part B for the other paths'
-    sections. Raises `StoreError` naming a store that cannot be read."""
+    sections. Raises `StoreError` naming a store that cannot be read, `BadInputError` naming the first other path
+    that is none of part B's."""
     indexes = [ensure_index(path, case_db, notify=notify) for path in hallucination_dirs]
     plan = ViewPlan(indexes=indexes, labels=run_labels(indexes))
     if other_paths:
-        plan.sections, plan.unrecognised = other_runs.sections(list(other_paths))
+        plan.sections, unrecognised = other_runs.sections(list(other_paths))
+        if unrecognised:
+            path, reason = unrecognised[0]
+            raise BadInputError(safe_text(f"{path}: {reason}"))
     return plan
 
 
@@ -66,7 +71,7 @@ def build_app(plan: ViewPlan, host: str = "127.0.0.1", allow_hosts: tuple[str, .
         runs = f" of {len(plan.indexes)} runs" if len(plan.indexes) > 1 else ""
         entries = [(f"Every answer{runs}", "hallucination/"),
                    ("Report (rates link to their answers)", "hallucination/report/")]  # fmt: skip
-        entries += [(safe_text(f"{label}: {index.run_dir}"), "hallucination/?" + _model_query(label))
+        entries += [(safe_text(f"{label}: {index.run_dir}"), "hallucination/?" + urlencode({"model": label}))
                     for index, label in zip(plan.indexes, plan.labels, strict=True)]  # fmt: skip
         sections.append({"title": "Hallucination runs", "entries": entries})
         routes.append(Mount("/hallucination", hallucination_app(store)))
@@ -84,9 +89,3 @@ def build_app(plan: ViewPlan, host: str = "127.0.0.1", allow_hosts: tuple[str, .
     static = Path(__file__).with_name("static")
     app = Starlette(routes=[Route("/", index), Mount("/static", StaticFiles(directory=static)), *routes])
     return SecurityHeaders(guard_hosts(app, host, allow_hosts))
-
-
-def _model_query(label: str) -> str:
-    from urllib.parse import urlencode
-
-    return urlencode({"model": label})

@@ -1,27 +1,23 @@
-"""`lexprobe view --out DIR`: a static copy of the viewer that opens from disk (file://) without a server.
-
-The hallucination rows (at most `limit`, the page saying how many of how many), each with its detail, go into
-`data-N.js` files that the list page loads with `<script src>` (never inline script: the page's policy is the
-server's, in a `<meta http-equiv>`); the same list script filters, sorts and pages them in the browser. Part B's
-paths are written by `lexprobe.view.runs.export_static`. The folder is written as `out_folder` says: beside `DIR`
-first, then renamed into place, marked as a copy; another non-empty folder is refused unless `--force`. Everything
-shown is escaped and cut (`security.visible`, then `textContent` in the page); the runs' report is copied with its
-rates linking into the copy.
+"""`lexprobe view --out DIR`: a static copy of the viewer that opens from disk (file://) without a server
+(docs/viewer.md, "The static copy"). The hallucination rows, each with its detail, go into `data-N.js` files the
+list page loads with `<script src>`; part B's paths are written by `lexprobe.view.runs.export_static`; the folder is
+written as `out_folder` says.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Callable
 from pathlib import Path
 
-from lexprobe.errors import BadInputError
 from lexprobe.reporting.html import copy_assets, render_report, write_page
 from lexprobe.view import out_folder
 from lexprobe.view.app import ViewPlan, plan_view
 from lexprobe.view.hallucination.detail import unit_detail
 from lexprobe.view.hallucination.queries import MAX_PAGE_SIZE, UnitQuery, UnitStore
 from lexprobe.view.hallucination.routes import facets, report_page
+from lexprobe.view.launch import ViewSources
 from lexprobe.view.security import STATIC_CONTENT_SECURITY_POLICY, visible
 
 #: Rows per data file (each file is a few MB at most).
@@ -42,13 +38,11 @@ def _export_hallucination(store: UnitStore, folder: Path, limit: int) -> tuple[i
     copy_assets(_PACKAGE / "hallucination" / "static", folder / "static")
     total = sum(index.units for index in store.indexes)
     rows: list[dict] = []
-    page = 1
-    while len(rows) < limit:
+    for page in itertools.count(1):
         found = store.page(UnitQuery(page=page, size=MAX_PAGE_SIZE))["rows"]
-        rows.extend(found)
-        if len(found) < MAX_PAGE_SIZE:
+        rows += found
+        if len(found) < MAX_PAGE_SIZE or len(rows) >= limit:
             break
-        page += 1
     rows = rows[:limit]
     for row in rows:
         full = store.unit(row["run"], row["uid"]) or row
@@ -80,30 +74,17 @@ def _export_hallucination(store: UnitStore, folder: Path, limit: int) -> tuple[i
 
 
 def export_static(
-    hallucination_dirs: list[Path],
-    other_paths: list[Path],
-    out: Path,
-    *,
-    limit: int,
-    case_db: Path | None = None,
-    notify: Callable[[str], None] | None = None,
-    force: bool = False,
+    sources: ViewSources, out: Path, *, limit: int, notify: Callable[[str], None], force: bool = False
 ) -> dict:
-    """Write the static copy of every path under `out` (`out_folder.writing`: into a temporary folder beside it, then
-    renamed; a folder that is not empty and is no earlier copy is refused unless `force`); return {"out", "index",
-    "rows", "total"} (the index page's path, and the hallucination rows written of how many). Raises
+    """Write the static copy of every source under `out` (`out_folder.writing`: into a temporary folder beside it,
+    then renamed; a folder that is not empty and is no earlier copy is refused unless `force`); return {"out",
+    "index", "rows", "total"} (the index page's path, and the hallucination rows written of how many). Raises
     `BadInputError` for a path that is no run, or an `out` that cannot take the copy."""
-    out_folder.check_out_folder(out, [*hallucination_dirs, *other_paths], force)
-    plan = plan_view(hallucination_dirs, [], case_db, notify=notify)
-    if other_paths:
-        from lexprobe.view import runs as other_runs
-
-        _, unrecognised = other_runs.sections(list(other_paths))
-        if unrecognised:
-            path, reason = unrecognised[0]
-            raise BadInputError(f"{path}: {reason}")
-    with out_folder.writing(out, [*hallucination_dirs, *other_paths], force) as folder:
-        shown, total = _write_copy(plan, other_paths, folder, limit)
+    inputs = [*sources.hallucination, *sources.others]
+    out_folder.check_out_folder(out, inputs, force)
+    plan = plan_view(sources.hallucination, sources.others, sources.case_db, notify=notify)
+    with out_folder.writing(out, inputs, force) as folder:
+        shown, total = _write_copy(plan, sources.others, folder, limit)
     return {"out": str(out), "index": str(out / "index.html"), "rows": shown, "total": total}
 
 

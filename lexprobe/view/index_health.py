@@ -1,22 +1,45 @@
-"""Whether a side index the viewer built earlier can still be trusted, before it is used.
-
-An index file can be damaged in ways its `meta` row does not show: a table replaced by another of the same name, an
-index or the FTS5 table dropped, pages or the FTS5 index corrupted (a search then finds nothing, silently).
-`index_problem` compares the file's schema with the one lexprobe builds (every table, index and FTS5 shadow table,
-by name and SQL), runs SQLite's `PRAGMA quick_check` and, for each FTS5 table, its `integrity-check` command
-against its content table; any failure is a reason to build the index again. A file that passed is not checked
-again in the same process while its inode, size and modification time stay the same.
+"""Where a viewer side index lives and how it is built (into a temporary file moved into place), and whether one
+built earlier can still be trusted before it is used: `index_problem` compares its schema with the one lexprobe
+builds, runs SQLite's quick check and each FTS5 table's integrity check (docs/viewer.md); a file that passed is not
+checked again in the same process while its inode, size and modification time stay the same.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sqlite3
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from lexprobe.engine.cache import default_cache_dir
+
 #: Files that passed, by path: the (device, inode, size, mtime_ns) they had then.
 _PASSED: dict[str, tuple[int, int, int, int]] = {}
+
+
+def index_location(run_dir: Path, name: str) -> tuple[Path, bool]:
+    """Return where the side index `name` of `run_dir` lives, and whether that is the fallback in the user cache
+    folder (`LEXPROBE_CACHE/view-index/`, when the run directory cannot be written)."""
+    run_dir = Path(run_dir)
+    if os.access(run_dir, os.W_OK):
+        return run_dir / name, False
+    digest = hashlib.sha256(str(run_dir.resolve()).encode()).hexdigest()[:24]
+    return default_cache_dir() / "view-index" / f"{digest}-{name}", True
+
+
+def build_atomically(target: Path, write: Callable[[Path], None]) -> None:
+    """Run `write(temporary)` on a new temporary file beside `target`, then move it into place (readers never see
+    half an index); the temporary file is removed when `write` fails."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=".view-index-", suffix=".tmp", dir=target.parent)
+    os.close(handle)
+    try:
+        write(Path(temporary))
+        os.replace(temporary, target)
+    finally:
+        Path(temporary).unlink(missing_ok=True)
 
 
 def schema_of(conn: sqlite3.Connection) -> frozenset[tuple[str, str, str, str]]:
@@ -39,7 +62,8 @@ def expected_schema(create: Callable[[sqlite3.Connection], None]) -> frozenset[t
         conn.close()
 
 
-def _signature(path: Path) -> tuple[int, int, int, int]:
+def file_signature(path: Path) -> tuple[int, int, int, int]:
+    """Return the (device, inode, size, mtime_ns) of the file at `path`; raises OSError when it is gone."""
     stat = path.stat()
     return stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns
 
@@ -51,7 +75,7 @@ def index_problem(path: Path, expected: frozenset, fts_tables: tuple[str, ...] =
     rolled back)."""
     key = str(Path(path).absolute())
     try:
-        signature = _signature(Path(path))
+        signature = file_signature(Path(path))
     except OSError as exc:
         return f"it cannot be read ({exc.strerror or exc})"
     if _PASSED.get(key) == signature:
@@ -75,7 +99,7 @@ def index_problem(path: Path, expected: frozenset, fts_tables: tuple[str, ...] =
         conn.close()
     try:
         if os.path.exists(key):
-            _PASSED[key] = _signature(Path(path))
+            _PASSED[key] = file_signature(Path(path))
     except OSError:
         pass
     return None

@@ -3,16 +3,59 @@
 
 from __future__ import annotations
 
+import json
 import socket
+import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lexprobe.errors import BadInputError, InputNotFoundError
+from lexprobe.engine.sqlite_util import connect_read_only
+from lexprobe.engine.store import LEGACY_KIND_KEYS, RUN_DB_NAME
+from lexprobe.errors import BadInputError, InputNotFoundError, LexprobeError
+from lexprobe.hallucination.profile.results import RUN_KIND
 from lexprobe.terminal import safe_text
 
-__all__ = ["ViewSources", "serve", "view_plan", "view_sources"]
+__all__ = ["ViewSources", "serve", "view_sources"]
+
+
+def store_kinds(run_dir: Path) -> list[str]:
+    """Return the kinds of run the store of `run_dir` holds ([] when it has no store or records none).
+
+    Reads the `meta` table read-only; a store that cannot be read counts as no run (the caller names the path)."""
+    path = Path(run_dir) / RUN_DB_NAME
+    if not path.is_file():
+        return []
+    try:
+        conn = connect_read_only(path)
+    except LexprobeError:
+        return []
+    try:
+        rows = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+    except sqlite3.Error:
+        return []
+    finally:
+        conn.close()
+    try:
+        recorded = json.loads(rows["kinds"]) if "kinds" in rows else None
+    except ValueError:
+        recorded = None
+    if isinstance(recorded, list) and all(isinstance(kind, str) for kind in recorded):
+        return list(recorded)
+    return [kind for key, kind in LEGACY_KIND_KEYS.items() if key in rows]
+
+
+def is_hallucination_run(path: Path) -> bool:
+    """Return whether `path` is a run directory whose store holds a hallucination run."""
+    return Path(path).is_dir() and RUN_KIND in store_kinds(path)
+
+
+def split_paths(paths: list[Path]) -> tuple[list[Path], list[Path]]:
+    """Return (hallucination run directories, every other path), each in the order given."""
+    hallucination = [path for path in paths if is_hallucination_run(path)]
+    others = [path for path in paths if path not in hallucination]
+    return hallucination, others
 
 
 @dataclass(frozen=True)
@@ -48,24 +91,11 @@ def view_sources(paths: list[Path], db: Path | None) -> ViewSources:
             "lexprobe view needs starlette and uvicorn (pip install starlette==1.10.0 uvicorn==0.55.0, "
             "or the 'local' extra, which brings them)"
         ) from None
-    from lexprobe.view.sources import split_paths
-
     for path in paths:
         if not path.exists():
             raise InputNotFoundError(safe_text(f"{path}: no such file or directory"))
     case_db = _case_db(db)
     return ViewSources(*split_paths(list(paths)), case_db)
-
-
-def view_plan(sources: ViewSources, notify: Callable[[str], None]) -> Any:
-    """The viewer's plan of `sources` (`view.app.ViewPlan`); BadInputError naming the first path it cannot show."""
-    from lexprobe.view.app import plan_view
-
-    plan = plan_view(sources.hallucination, sources.others, sources.case_db, notify=notify)
-    if plan.unrecognised:
-        path, reason = plan.unrecognised[0]
-        raise BadInputError(safe_text(f"{path}: {reason}"))
-    return plan
 
 
 def serve(app: Any, host: str, port: int, on_ready: Callable[[str], None]) -> None:

@@ -1,11 +1,6 @@
-"""The folder `lexprobe view --out DIR` writes: checked first, written beside it, then moved into place.
-
-* DIR that is a file (or anything but a folder) is refused; so is DIR holding one of the paths being copied.
-* DIR that exists, is not empty and holds no `MARKER` (it is no earlier copy of lexprobe view) is refused unless
-  `force`, which replaces it: its files are deleted.
-* The copy is written into a new temporary folder beside DIR (same file system), marked with `MARKER`, and only
-  then renamed to DIR (an earlier copy moved aside first and deleted after), so DIR never holds half a copy nor the
-  files of an older, larger one. A failure leaves DIR as it was and removes the temporary folder.
+"""The folder `lexprobe view --out DIR` writes: checked first (`check_out_folder`: not a file, holding none of the
+paths copied, empty or an earlier copy marked with `MARKER` unless `force`), written beside it, then moved into place
+(`writing`), as docs/viewer.md ("The static copy") describes.
 """
 
 from __future__ import annotations

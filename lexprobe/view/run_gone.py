@@ -1,10 +1,6 @@
-"""A run the viewer serves that was deleted, moved, replaced or changed since the viewer started.
-
-The viewer shows each run as it was when `lexprobe view` started (its index was built then). Before answering, the
-hallucination view checks each run's store and index file (`hallucination/queries.UnitStore.check`) and the other
-sections that each run directory is still there; when one is not, every route answers one error naming the run and
-what to do (JSON `{"error": ...}` for API routes, a short page otherwise), never a traceback and never the old
-index as if nothing happened. `error_response` is the one place that answer is made.
+"""A run the viewer serves that was deleted, moved, replaced or changed since the viewer started (docs/viewer.md):
+every route answers one error naming the run and what to do, made by `error_response` (JSON `{"error": ...}` for
+API routes, a short page otherwise).
 """
 
 from __future__ import annotations

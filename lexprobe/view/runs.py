@@ -18,14 +18,13 @@ from starlette.applications import Starlette
 
 from lexprobe.reporting.html import copy_assets, write_page
 from lexprobe.view.check_view.app import STATIC_DIR as CHECK_STATIC
+from lexprobe.view.check_view.app import CheckPages
 from lexprobe.view.check_view.app import build_app as build_check_app
 from lexprobe.view.check_view.load import check_problem
-from lexprobe.view.check_view.pages import CheckPages
-from lexprobe.view.investigation.app import STATIC_DIR as RUNS_STATIC
-from lexprobe.view.investigation.app import build_app as build_runs_app
-from lexprobe.view.investigation.detect import is_investigation_run, is_qa_run
-from lexprobe.view.investigation.index import connect_read_only, ensure_index
+from lexprobe.view.investigation.index import connect_read_only, ensure_index, is_investigation_run, is_qa_run
+from lexprobe.view.investigation.pages import STATIC_DIR as RUNS_STATIC
 from lexprobe.view.investigation.pages import ListQuery, RunPages
+from lexprobe.view.investigation.pages import build_app as build_runs_app
 
 INVESTIGATION_MOUNT, QA_MOUNT, CHECK_MOUNT = "/investigation", "/qa", "/check"
 
@@ -49,31 +48,26 @@ class _Sorted:
 
 
 def _sort(paths: list[Path]) -> _Sorted:
-    investigation: list[Path] = []
-    qa: list[Path] = []
-    check: list[Path] = []
-    rejected: list[tuple[Path, str]] = []
+    found = _Sorted([], [], [], [])
     for path in map(Path, paths):
-        if path.is_dir():
-            found = False
-            if is_investigation_run(path):
-                investigation.append(path)
-                found = True
-            if is_qa_run(path):
-                qa.append(path)
-                found = True
-            if not found:
-                rejected.append((path, "a directory without episode or QA records (not an investigation, QA or "
-                                       "hallucination run)"))  # fmt: skip
-        elif path.is_file():
-            problem = check_problem(path)
-            if problem:
-                rejected.append((path, problem))
-            else:
-                check.append(path)
+        if path.is_dir():  # a directory may be both kinds of run
+            kinds = [
+                runs
+                for runs, test in ((found.investigation, is_investigation_run), (found.qa, is_qa_run))
+                if test(path)
+            ]
+            for runs in kinds:
+                runs.append(path)
+            if not kinds:
+                found.rejected.append((path, "a directory without episode or QA records (not an investigation, QA or "
+                                             "hallucination run)"))  # fmt: skip
+        elif not path.is_file():
+            found.rejected.append((path, "no such file or directory"))
+        elif problem := check_problem(path):
+            found.rejected.append((path, problem))
         else:
-            rejected.append((path, "no such file or directory"))
-    return _Sorted(investigation, qa, check, rejected)
+            found.check.append(path)
+    return found
 
 
 def _index_problem(run_dir: Path) -> str | None:
@@ -150,10 +144,9 @@ def export_static(paths: list[Path], out: Path, limit: int) -> list[tuple[str, s
     found = _sort(paths)
     out = Path(out)
     links: list[tuple[str, str, str]] = []
-    if found.investigation:
-        links += _export_runs("investigation", found.investigation, out, limit)
-    if found.qa:
-        links += _export_runs("qa", found.qa, out, limit)
+    for kind, run_dirs in (("investigation", found.investigation), ("qa", found.qa)):
+        if run_dirs:
+            links += _export_runs(kind, run_dirs, out, limit)
     if found.check:
         pages = CheckPages(found.check, static=True)
         folder = out / "check"

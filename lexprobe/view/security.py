@@ -12,10 +12,9 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from lexprobe.local_server import is_loopback
 from lexprobe.terminal import safe_text
 
-__all__ = ["MAX_FIELD_CHARS", "SecurityHeaders", "cut_text", "is_loopback", "visible"]
+__all__ = ["MAX_FIELD_CHARS", "SecurityHeaders", "cut_text", "visible"]
 
 CONTENT_SECURITY_POLICY = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "

@@ -122,23 +122,22 @@ def load_check_result(path: Path) -> CheckResult:
     result = CheckResult(Path(path))
     for number, entry in enumerate(entries):
         first, count = (entry.get("first"), entry.get("count")) if isinstance(entry, dict) else (None, None)
-        if (
-            not isinstance(first, int)
-            or not isinstance(count, int)
-            or first < 0
-            or count < 0
-            or not isinstance(entry.get("path"), str)
-        ):
+        whole = isinstance(first, int) and isinstance(count, int) and min(first, count) >= 0
+        if not whole or not isinstance(entry.get("path"), str):
             raise NotACheckResult(f"summary.files[{number}] lacks path, first or count")
         own = citations[first : first + count]
-        checked = CheckedFile(entry["path"], own, {verdict: sum(c.verdict == verdict for c in own)
-                                                   for verdict in VERDICTS})  # fmt: skip
+        checked = CheckedFile(entry["path"], own, _counts(own))
         text, checked.text_problem = find_text(Path(path).parent, entry["path"])
         if text is not None:
             checked.segments, checked.text_problem = segments(text, own)
         result.files.append(checked)
-    result.totals = {verdict: sum(c.verdict == verdict for c in citations) for verdict in VERDICTS}
+    result.totals = _counts(citations)
     return result
+
+
+def _counts(citations: list[Citation]) -> dict[str, int]:
+    """How many of `citations` have each verdict."""
+    return {verdict: sum(c.verdict == verdict for c in citations) for verdict in VERDICTS}
 
 
 def _candidates(folder: Path, recorded: str) -> list[Path]:

@@ -1,36 +1,26 @@
-"""The side index of a hallucination run: `view-index.sqlite` next to the run's store (never inside it).
-
-One flat `units` table (one row per greedy question or reference-free pair, as `hallucination.results.read_units`
-counts them) with an index on every filter and sort column, the answers apart in `texts` (so the rows a filter
-scans stay small) with an FTS5 table over them, and a `meta` table
-saying what the index was built from (the store's request, response and score counts and largest rowids, the case
-database), so a changed store is indexed again. The units are streamed from the store opened read-only
-(`RunStore.rows`, each with its stored item), the case names joined in SQL from the case database attached. An
-index whose meta row matches is still checked before use (`view.index_health`: its schema, SQLite's quick check,
-the FTS5 integrity check against `texts`) and built again when a check fails.
+"""The side index of a hallucination run: `view-index.sqlite` next to the run's store (never inside it), as
+docs/viewer.md ("The index file next to the store") describes: one flat `units` table with an index on every filter
+and sort column, the answers apart in `texts` with an FTS5 table over them, and a `meta` table saying what it was
+built from, so a changed store is indexed again; checked before use by `view.index_health`.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
-import os
 import sqlite3
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from lexprobe.engine.cache import default_cache_dir
 from lexprobe.engine.sqlite_util import connect_read_only, store_error
 from lexprobe.engine.store import RUN_DB_NAME, RunStore
 from lexprobe.errors import StoreError
 from lexprobe.hallucination.labels.score import CONFIDENCE_SCORER, REFERENCE_SCORER
 from lexprobe.hallucination.profile.results import SKIPPED_ROLES
 from lexprobe.hallucination.tasks.item import item_id_of, item_of
-from lexprobe.view.index_health import expected_schema, index_problem
+from lexprobe.view.index_health import build_atomically, expected_schema, index_location, index_problem
 
 log = logging.getLogger(__name__)
 
@@ -140,16 +130,6 @@ def store_fingerprint(conn: sqlite3.Connection) -> dict[str, int]:
     return fingerprint
 
 
-def index_path_for(run_dir: Path) -> tuple[Path, bool]:
-    """Return where the run's index lives and whether that is the fallback in the user cache folder (the run
-    directory cannot be written)."""
-    run_dir = Path(run_dir)
-    if os.access(run_dir, os.W_OK):
-        return run_dir / INDEX_NAME, False
-    digest = hashlib.sha256(str(run_dir.resolve()).encode()).hexdigest()[:20]
-    return default_cache_dir() / "view-index" / f"{digest}.sqlite", True
-
-
 def _read_meta(path: Path) -> dict[str, object] | None:
     if not path.is_file():
         return None
@@ -206,11 +186,8 @@ def _expected() -> frozenset:
 
 
 def _build(run_dir: Path, target: Path, wanted: dict[str, object], case_db: Path | None) -> None:
-    """Write the index to a temporary file beside `target`, then move it into place (readers never see half)."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=".view-index-", suffix=".tmp", dir=target.parent)
-    os.close(handle)
-    conn = sqlite3.connect(temporary)
+    """Write the index to `target` (a new file, `index_health.build_atomically`'s temporary)."""
+    conn = sqlite3.connect(target)
     try:
         conn.execute("PRAGMA journal_mode = OFF")
         conn.execute("PRAGMA synchronous = OFF")
@@ -243,27 +220,15 @@ def _build(run_dir: Path, target: Path, wanted: dict[str, object], case_db: Path
             conn.execute("DETACH DATABASE cases_db")
         conn.execute("ANALYZE")  # statistics for the planner: which index narrows a filter most
     except sqlite3.Error as exc:
-        conn.close()
-        Path(temporary).unlink(missing_ok=True)
         raise store_error(Path(run_dir) / RUN_DB_NAME, exc, "") from None
-    except BaseException:
+    finally:
         conn.close()
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    conn.close()
-    os.replace(temporary, target)
 
 
 def _usable(found: dict[str, object]) -> bool:
     """Return whether the meta row holds what `ensure_index` reads, in the shapes it reads."""
-    years = found.get("years")
-    return (
-        isinstance(found.get("units"), int)
-        and isinstance(found.get("facets"), dict)
-        and isinstance(found.get("model"), str)
-        and isinstance(years, list)
-        and len(years) == 2
-    )
+    shapes = {"units": int, "facets": dict, "model": str, "years": list}
+    return all(isinstance(found.get(key), shape) for key, shape in shapes.items()) and len(found["years"]) == 2
 
 
 def ensure_index(run_dir: Path, case_db: Path | None = None, *, notify=None) -> RunIndex:
@@ -274,7 +239,7 @@ def ensure_index(run_dir: Path, case_db: Path | None = None, *, notify=None) -> 
     run directory cannot be written). Raises `StoreError` naming the file when the store cannot be read.
     """
     run_dir = Path(run_dir)
-    path, fallback = index_path_for(run_dir)
+    path, fallback = index_location(run_dir, INDEX_NAME)
     wanted = _wanted_meta(run_dir, case_db)
     found = _read_meta(path)
     stale = found is None or any(found.get(key) != value for key, value in wanted.items()) or not _usable(found)
@@ -284,7 +249,7 @@ def ensure_index(run_dir: Path, case_db: Path | None = None, *, notify=None) -> 
             where = f" (the run directory is not writable: in the cache folder, {path})" if fallback else f" ({path})"
             why = f"; the index there {damage}, so it is built again" if damage else ""
             notify(f"indexing {run_dir} for the viewer{where}{why}")
-        _build(run_dir, path, wanted, case_db)
+        build_atomically(path, lambda temporary: _build(run_dir, temporary, wanted, case_db))
         found = _read_meta(path)
         if found is None:
             raise StoreError(f"cannot read the viewer index {path} just built")

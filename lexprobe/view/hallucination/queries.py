@@ -10,29 +10,22 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Mapping
+from contextlib import closing
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from lexprobe.engine.sqlite_util import connect_read_only
 from lexprobe.engine.store import RUN_DB_NAME
 from lexprobe.errors import BadInputError, LexprobeError
 from lexprobe.terminal import safe_text
 from lexprobe.view.hallucination.index import RunIndex, store_fingerprint
+from lexprobe.view.index_health import file_signature
 from lexprobe.view.run_gone import RunChangedError, RunGoneError, run_changed_message, run_gone_message
 from lexprobe.view.security import MAX_FIELD_CHARS
 
 #: Sortable columns: the name the API takes -> the SQL expression in the union.
 SORT_COLUMNS = {
-    "task": "task",
-    "level": "level",
-    "style": "style",
-    "model": "model",
-    "case": "case_name",
-    "citation": "citation",
-    "year": "year",
-    "label": "label",
-    "reason": "reason",
-    "confidence": "confidence",
+    name: {"case": "case_name"}.get(name, name)
+    for name in ("task", "level", "style", "model", "case", "citation", "year", "label", "reason", "confidence")
 }
 #: Filters on exact values (a parameter may be given several times: any of them).
 EXACT_FILTERS = {"task": "task", "level": "level", "style": "style", "label": "label"}
@@ -57,14 +50,9 @@ _ROW_COLUMNS = (
 )
 
 
-def _file_stamp(path: Path) -> tuple[int, int, int, int]:
-    stat = path.stat()
-    return stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns
-
-
 def _stamp(index: RunIndex) -> tuple[tuple[int, int, int, int], tuple[int, int, int, int]]:
     """The run's store file and index file, each as (device, inode, size, mtime_ns); raises OSError when gone."""
-    return _file_stamp(index.run_dir / RUN_DB_NAME), _file_stamp(index.path)
+    return file_signature(index.run_dir / RUN_DB_NAME), file_signature(index.path)
 
 
 def _holds_other_answers(index: RunIndex) -> bool:
@@ -180,14 +168,14 @@ class UnitStore:
         a change of its answers (refused) from one of SQLite's housekeeping (accepted)."""
         for number, index in enumerate(self.indexes):
             try:
-                store = _file_stamp(index.run_dir / RUN_DB_NAME)
+                store = file_signature(index.run_dir / RUN_DB_NAME)
             except OSError:
                 raise RunGoneError(run_gone_message(index.run_dir)) from None
             then = self.stamps[number]
             if store[:2] != then[0][:2]:
                 raise RunChangedError(run_changed_message(index.run_dir, "its store was replaced"))
             try:
-                now = (store, _file_stamp(index.path))
+                now = (store, file_signature(index.path))
             except OSError:
                 raise RunChangedError(run_changed_message(index.run_dir, "its viewer index was removed")) from None
             if now == then:
@@ -270,24 +258,21 @@ class UnitStore:
             sql = f"{arms[0]} ORDER BY {walk} LIMIT ? OFFSET ?"
         elif len(arms) == 1:
             sql = f"{arms[0]} ORDER BY u.{order} {direction}, u.uid {direction} LIMIT ? OFFSET ?"  # the index's order
-        conn = self.connect()
         try:
-            rows = [dict(row) for row in conn.execute(sql, [*params, query.size, offset])]
-            for row in rows:  # the answers' previews, for this page only
-                (row["answer"],) = conn.execute(
-                    f"SELECT substr(answer, 1, {PREVIEW_CHARS}) FROM i{row['run']}.texts WHERE uid = ?", (row["uid"],)
-                ).fetchone() or ("",)
-            unfiltered = not (query.exact or query.year_from or query.year_to or query.case or query.search)
-            if unfiltered:
-                total = sum(index.units for index, label in zip(self.indexes, self.labels, strict=True)
-                            if self.wanted(label, query.models))  # fmt: skip
-            else:
-                (total,) = conn.execute(count_sql, params).fetchone()
+            with closing(self.connect()) as conn:
+                rows = [dict(row) for row in conn.execute(sql, [*params, query.size, offset])]
+                for row in rows:  # the answers' previews, for this page only
+                    (row["answer"],) = conn.execute(
+                        f"SELECT substr(answer, 1, {PREVIEW_CHARS}) FROM i{row['run']}.texts WHERE uid = ?",
+                        (row["uid"],),
+                    ).fetchone() or ("",)
+                if query.exact or query.year_from or query.year_to or query.case or query.search:
+                    (total,) = conn.execute(count_sql, params).fetchone()
+                else:
+                    total = sum(index.units for index, label in zip(self.indexes, self.labels, strict=True)
+                                if self.wanted(label, query.models))  # fmt: skip
         except sqlite3.OperationalError as exc:
             raise BadInputError(f"the search cannot be run: {exc}") from None
-        finally:
-            conn.close()
-        cap = SEARCH_COUNT_CAP if query.search else COUNT_CAP
         return {"rows": rows, "total": min(total, cap), "total_capped": total > cap, "page": query.page,
                 "size": query.size}  # fmt: skip
 
@@ -295,26 +280,19 @@ class UnitStore:
         """Return the full row of one unit (its whole answer), or None when there is none."""
         if not 0 <= run < len(self.indexes):
             return None
-        conn = self.connect()
-        try:
+        with closing(self.connect()) as conn:
             row = conn.execute(
                 f"SELECT u.*, {_ANSWER} FROM i{run}.units AS u JOIN i{run}.texts AS t ON t.uid = u.uid WHERE u.uid = ?",
                 (uid,),
             ).fetchone()
-        finally:
-            conn.close()
         return dict(row) | {"run": run, "model": self.labels[run]} if row else None
 
     def same_question(self, item_key: str) -> list[dict]:
         """Return the unit of `item_key` (one question: task, level, style and case) in every run that has it."""
-        conn = self.connect()
-        try:
-            found = []
+        found = []
+        with closing(self.connect()) as conn:
             for number, label in enumerate(self.labels):
                 sql = (f"SELECT u.*, {_ANSWER} FROM i{number}.units AS u JOIN i{number}.texts AS t ON t.uid = u.uid "
                        "WHERE u.item_key = ?")  # fmt: skip
-                for row in conn.execute(sql, (item_key,)):
-                    found.append(dict(row) | {"run": number, "model": label})
-            return found
-        finally:
-            conn.close()
+                found += [dict(row) | {"run": number, "model": label} for row in conn.execute(sql, (item_key,))]
+        return found

@@ -15,7 +15,7 @@ from lexprobe.documents.confined import sha256_confined
 from lexprobe.documents.corpus import load_manifest, read_cached_text
 from lexprobe.documents.errors import ExtractionError
 from lexprobe.documents.extract import MAX_BYTES
-from lexprobe.investigation.environment.format import CORPUS_DIR, EXTRACTED_DIR, Document, Environment
+from lexprobe.investigation.environment.format import CORPUS_DIR, EXTRACTED_DIR, Document
 from lexprobe.investigation.environment.validate_files import corpus_path_problem
 
 #: The most characters of a document's text one page shows.
@@ -31,11 +31,6 @@ class DocumentText:
     total_chars: int
     cut: bool
     problem: str | None = None
-
-
-def find_document(environment: Environment, path: str) -> Document | None:
-    """The environment's document at corpus path `path` (None when it lists none there)."""
-    return next((document for document in environment.documents if document.path == path), None)
 
 
 def read_document(env_dir: Path, document: Document, max_chars: int = MAX_SHOWN_CHARS) -> DocumentText:

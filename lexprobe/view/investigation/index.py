@@ -1,32 +1,24 @@
-"""A side index of an investigation or QA run's records, built once next to the run and rebuilt when they change.
-
-The records live in `RUN_DIR/episodes/*.json` and `RUN_DIR/qa/*.qa.json`; listing, filtering and paging read one
-SQLite file beside them, `RUN_DIR/view-index-investigation.sqlite` (never `run.sqlite`, which the viewer does not
-touch). It holds one row per record with the scores the project's own functions give (`score_episode`,
-`coverage`) and records what it was built from (each record's name, size and modification time): when that
-changes, the index is built again into a temporary file that replaces the old one. When the run directory is not
-writable the index goes to the user cache folder (`LEXPROBE_CACHE/view-index/`), which is said on stderr.
+"""Recognise an investigation run directory (episodes/*.json) and a QA run directory (qa/*.qa.json), and keep a side
+index of a run's records, `RUN_DIR/view-index-investigation.sqlite`, built once next to the run and rebuilt when
+they change (docs/viewer.md, "At any size: the side index"): one row per record with the scores the project's own
+functions give (`score_episode`, `coverage`).
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
 import sqlite3
 import sys
-import tempfile
 from functools import cache
 from pathlib import Path
 
-from lexprobe.engine.cache import default_cache_dir
-from lexprobe.investigation.agent.episode import Episode
+from lexprobe.investigation.agent.episode import EPISODES_DIR, Episode
 from lexprobe.investigation.environment.format import Environment, load_environment
-from lexprobe.investigation.qa.runner import QARecord
+from lexprobe.investigation.qa.runner import QA_DIR, QARecord
 from lexprobe.investigation.scoring.coverage import coverage
 from lexprobe.investigation.scoring.inputs import resolve_env_dir
 from lexprobe.investigation.scoring.metrics import score_episode
-from lexprobe.view.index_health import expected_schema, index_problem
-from lexprobe.view.investigation.detect import episode_files, qa_files
+from lexprobe.view.index_health import build_atomically, expected_schema, index_location, index_problem
 from lexprobe.view.run_gone import RunGoneError, run_gone_message
 
 INDEX_NAME = "view-index-investigation.sqlite"
@@ -48,6 +40,39 @@ CREATE INDEX qa_filter ON qa (environment, model, label);
 """
 
 
+def episode_files(run_dir: Path) -> list[Path]:
+    """The episode records of a run directory (regular files only, never through a link), sorted by name."""
+    return _records(Path(run_dir) / EPISODES_DIR, "*.json", ".qa.json")
+
+
+def qa_files(run_dir: Path) -> list[Path]:
+    """The QA records of a run directory (regular files only, never through a link), sorted by name."""
+    return _records(Path(run_dir) / QA_DIR, "*.qa.json", None)
+
+
+def _records(folder: Path, pattern: str, excluded_suffix: str | None) -> list[Path]:
+    if folder.is_symlink() or not folder.is_dir():
+        return []
+    found = []
+    for path in sorted(folder.glob(pattern)):
+        if path.is_symlink() or not path.is_file():
+            continue
+        if excluded_suffix and path.name.endswith(excluded_suffix):
+            continue
+        found.append(path)
+    return found
+
+
+def is_investigation_run(path: Path) -> bool:
+    """Whether `path` is a run directory holding at least one investigation episode record."""
+    return Path(path).is_dir() and bool(episode_files(path))
+
+
+def is_qa_run(path: Path) -> bool:
+    """Whether `path` is a run directory holding at least one QA record (`investigation qa`)."""
+    return Path(path).is_dir() and bool(qa_files(path))
+
+
 def record_key(path: Path) -> str:
     """The key of a record file in URLs and in the index: its name without `.json` / `.qa.json` (the names are
     `safe_name`s: letters, digits, - _ . only)."""
@@ -64,36 +89,18 @@ def fingerprint(run_dir: Path) -> str:
     return digest.hexdigest()
 
 
-def index_path(run_dir: Path) -> Path:
-    """Where the index of `run_dir` lives: beside the records when the folder is writable, else in the user cache
-    folder (said on stderr)."""
-    run_dir = Path(run_dir)
-    if os.access(run_dir, os.W_OK):
-        return run_dir / INDEX_NAME
-    folder = default_cache_dir() / "view-index"
-    name = hashlib.sha256(str(run_dir.resolve()).encode()).hexdigest()[:24]
-    sys.stderr.write(f"{run_dir} is not writable: its viewer index goes to {folder}\n")
-    return folder / f"{name}-{INDEX_NAME}"
-
-
 def ensure_index(run_dir: Path) -> Path:
     """Return the path of an up-to-date index of `run_dir`, building it when missing, stale or damaged (its schema,
     SQLite's quick check: `view.index_health`). Raises `RunGoneError` when `run_dir` is no longer a directory."""
     if not Path(run_dir).is_dir():
         raise RunGoneError(run_gone_message(run_dir))
-    path = index_path(run_dir)
+    path, fallback = index_location(run_dir, INDEX_NAME)
+    if fallback:
+        sys.stderr.write(f"{run_dir} is not writable: its viewer index goes to {path.parent}\n")
     wanted = fingerprint(run_dir)
     if path.is_file() and _built_from(path) == wanted and index_problem(path, _expected()) is None:
         return path
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=".view-index-", suffix=".sqlite", dir=path.parent)
-    os.close(handle)
-    try:
-        _build(Path(run_dir), Path(temporary), wanted)
-        os.replace(temporary, path)
-    finally:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
+    build_atomically(path, lambda temporary: _build(Path(run_dir), temporary, wanted))
     return path
 
 

@@ -8,6 +8,11 @@ Page paths, relative to the section's mount (`/investigation` or `/qa`):
     runs/<n>/documents/<key>/<number>.html      a document the record's transcript names, its extracted text
     static/runs.css                             the stylesheet (the only asset; there is no script)
 
+The Starlette sub-app (`build_app`) also answers `runs/<n>/api/rows?environment=&model=&outcome=&sort=&page=&limit=`
+(one page of the run's index rows as JSON). Query parameters are validated: anything else, a page that is not a
+positive number, a filter longer than `MAX_FILTER_CHARS` or an outcome that is not one of the choices is a 400 with a
+one-line message; an unknown run, record or document is a 404.
+
 Every page links with paths relative to itself, so the same pages work under any mount and from disk. All text
 from a run, a model, a tool or an environment is made visible (`lexprobe.terminal.safe_text`: ANSI, C1 and bidi
 controls shown as escapes) and HTML-escaped by the template (Jinja2 autoescape).
@@ -15,21 +20,41 @@ controls shown as escapes) and HTML-escaped by the template (Jinja2 autoescape).
 
 from __future__ import annotations
 
+import re
 import sqlite3
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
 
 from lexprobe.investigation.agent.episode import EPISODES_DIR, Episode
 from lexprobe.investigation.environment.format import Environment, load_environment
 from lexprobe.investigation.qa.runner import QA_DIR, QARecord
 from lexprobe.investigation.scoring.inputs import resolve_env_dir
+from lexprobe.local_server import register_id_convertor
 from lexprobe.reporting.html import render_report
 from lexprobe.view.investigation.documents import read_document
 from lexprobe.view.investigation.index import SORT_COLUMNS, connect_read_only, distinct, ensure_index, page_of
 from lexprobe.view.investigation.transcript import episode_page, load_record, messages_of
-from lexprobe.view.run_gone import RunGoneError, run_gone_message
+from lexprobe.view.run_gone import RunChangedError, RunGoneError, error_response, run_gone_message
+from lexprobe.view.security import visible
+
+register_id_convertor()  # `{name:id}`: a number of at most 18 digits, else no route (404)
 
 PAGE_SIZE = 50
+MAX_FILTER_CHARS = 500
+MAX_PAGE = 10_000_000
+MAX_API_LIMIT = 500
+QA_LABELS = ("correct", "partial", "incorrect", "unscored", "pending", "unreadable")
+_KEY = re.compile(r"^[\w.-]{1,300}$")
+STATIC_DIR = Path(__file__).parent / "static"
 #: The policy of the static copy, in a <meta http-equiv>: the server's policy less `frame-ancestors` (which Chromium
 #: ignores in a <meta> and reports as a console error).
 STATIC_CSP = (
@@ -39,7 +64,29 @@ STATIC_CSP = (
 
 
 class NotFound(LookupError):
-    """A run, record or document that does not exist (the server answers 404)."""
+    """A run, record, document or check result that does not exist (the server answers 404)."""
+
+
+class SectionPages:
+    """What the pages of every viewer section share: a title, links that work served and from disk, and rendering
+    with the section's templates and style sheet."""
+
+    title = ""
+    templates = ""  # the package of the section's templates
+    stylesheet = ""
+
+    def __init__(self, *, static: bool = False) -> None:
+        self.static = static
+
+    def list_href(self, number: int) -> str:
+        """The link to one run's (or result's) page, relative to the mount."""
+        return f"runs/{number}/" + ("index.html" if self.static else "")
+
+    def _render(self, template: str, depth: int, **values: object) -> str:
+        return render_report(f"{self.templates}:{template}",
+            root="../" * depth, static=self.static, stylesheet=self.stylesheet, csp=STATIC_CSP, section=self.title,
+            list_href=self.list_href, **values,
+        )  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -54,11 +101,9 @@ class ListQuery:
 
     def filters(self, kind: str) -> dict[str, object]:
         """The index filters (column -> value) this query sets."""
-        chosen: dict[str, object] = {}
-        if self.environment:
-            chosen["environment"] = self.environment
-        if self.model:
-            chosen["model"] = self.model
+        chosen: dict[str, object] = {
+            name: value for name, value in (("environment", self.environment), ("model", self.model)) if value
+        }
         if self.outcome:
             chosen["solved" if kind == "investigation" else "label"] = (
                 int(self.outcome == "yes") if kind == "investigation" else self.outcome
@@ -66,13 +111,16 @@ class ListQuery:
         return chosen
 
 
-class RunPages:
+class RunPages(SectionPages):
     """The pages of one section: the investigation runs or the QA runs among the viewer's paths."""
+
+    templates, stylesheet = "lexprobe.view.investigation", "runs.css"
 
     def __init__(self, kind: str, run_dirs: list[Path], *, static: bool = False) -> None:
         if kind not in ("investigation", "qa"):
             raise ValueError(f"unknown run kind {kind!r}")
-        self.kind, self.run_dirs, self.static = kind, [Path(p) for p in run_dirs], static
+        super().__init__(static=static)
+        self.kind, self.run_dirs = kind, [Path(p) for p in run_dirs]
         self.title = "Investigation runs" if kind == "investigation" else "QA runs"
         self.table = "episodes" if kind == "investigation" else "qa"
         self.record_dir = EPISODES_DIR if kind == "investigation" else QA_DIR
@@ -88,15 +136,8 @@ class RunPages:
             raise RunGoneError(run_gone_message(self.run_dirs[number]))
         return self.run_dirs[number]
 
-    def list_href(self, number: int) -> str:
-        """The link to a run's list, relative to the mount."""
-        return f"runs/{number}/" + ("index.html" if self.static else "")
-
     def _render(self, template: str, depth: int, **values: object) -> str:
-        return render_report(f"lexprobe.view.investigation:{template}",
-            root="../" * depth, static=self.static, stylesheet="runs.css", csp=STATIC_CSP, section=self.title,
-            kind=self.kind, list_href=self.list_href, **values,
-        )  # fmt: skip
+        return super()._render(template, depth, kind=self.kind, **values)
 
     def connection(self, number: int) -> sqlite3.Connection:
         """A read-only connection to the run's index, built or refreshed first (`ensure_index`)."""
@@ -210,3 +251,88 @@ class RunPages:
             return []
         named = {path for call in episode.tool_calls for path in call.documents}
         return [position for position, doc in enumerate(environment.documents) if doc.path in named]
+
+
+def _number(text: str, name: str, low: int, high: int) -> int:
+    if not text.isdigit() or not low <= int(text) <= high:
+        raise HTTPException(400, f"{name} must be a whole number from {low} to {high}")
+    return int(text)
+
+
+def parse_query(request: Request, kind: str, *, api: bool = False) -> tuple[ListQuery, int]:
+    """The list filters and page of a request, and the page size; raises HTTPException(400) for a bad parameter."""
+    allowed = {"environment", "model", "outcome", "page", "sort"} | ({"limit"} if api else set())
+    unknown = sorted(set(request.query_params) - allowed)
+    if unknown:
+        raise HTTPException(400, f"unknown parameter {unknown[0]!r}; known: {', '.join(sorted(allowed))}")
+    values = {name: request.query_params.get(name, "") for name in ("environment", "model", "outcome")}
+    for name, value in values.items():
+        if len(value) > MAX_FILTER_CHARS:
+            raise HTTPException(400, f"{name} is longer than {MAX_FILTER_CHARS} characters")
+    outcomes = ("yes", "no") if kind == "investigation" else QA_LABELS
+    if values["outcome"] and values["outcome"] not in outcomes:
+        raise HTTPException(400, f"outcome must be one of {', '.join(outcomes)}")
+    sort = request.query_params.get("sort", "") or "key"
+    columns = SORT_COLUMNS["episodes" if kind == "investigation" else "qa"]
+    if sort.removeprefix("-") not in columns:
+        raise HTTPException(400, f"sort must be one of {', '.join(columns)} (a leading '-' sorts descending)")
+    page = _number(request.query_params.get("page", "1") or "1", "page", 1, MAX_PAGE)
+    limit = _number(request.query_params.get("limit", str(PAGE_SIZE)), "limit", 1, MAX_API_LIMIT) if api else PAGE_SIZE
+    return ListQuery(page=page, sort=sort, **values), limit
+
+
+def _key(request: Request) -> str:
+    key = request.path_params["key"]
+    if not _KEY.match(key):
+        raise HTTPException(400, "a record key holds only letters, digits, '-', '_' and '.'")
+    return key
+
+
+def _answer(render, *args) -> HTMLResponse:
+    try:
+        return HTMLResponse(render(*args))
+    except NotFound as exc:
+        raise HTTPException(404, str(exc)) from None
+
+
+def build_app(pages: RunPages) -> Starlette:
+    """The sub-app serving `pages` (see the module docstring)."""
+    record_folder = "episodes" if pages.kind == "investigation" else "qa"
+
+    def index(request: Request) -> HTMLResponse:
+        return _answer(pages.index_page)
+
+    def run_list(request: Request) -> HTMLResponse:
+        query, limit = parse_query(request, pages.kind)
+        return _answer(pages.list_page, request.path_params["number"], query, limit)
+
+    def rows(request: Request) -> JSONResponse:
+        query, limit = parse_query(request, pages.kind, api=True)
+        try:
+            found, total = pages.rows(request.path_params["number"], query, limit)
+        except NotFound as exc:
+            raise HTTPException(404, str(exc)) from None
+        return JSONResponse(visible({"total": total, "page": query.page, "limit": limit, "rows": found}))
+
+    def record(request: Request) -> HTMLResponse:
+        return _answer(pages.record_page, request.path_params["number"], _key(request))
+
+    def document(request: Request) -> HTMLResponse:
+        return _answer(pages.document_page, request.path_params["number"], _key(request),
+                       request.path_params["position"])  # fmt: skip
+
+    routes = (
+        Route("/runs/{number:id}/api/rows", rows),
+        Route(f"/runs/{{number:id}}/{record_folder}/{{key}}.html", record),
+        Route("/runs/{number:id}/documents/{key}/{position:id}.html", document),
+    )
+    return section_app(index, run_list, STATIC_DIR, routes, exception_handlers={RunChangedError: error_response})
+
+
+def section_app(index: Callable, run: Callable, static_dir: Path, routes: Sequence[Route], **options: Any) -> Starlette:
+    """A section's sub-app: `index` at / and index.html, `run` at runs/<n>/ and its index.html, then `routes` and the
+    files of `static_dir` at static/; `options` go to Starlette."""
+    pages = [Route(path, index) for path in ("/", "/index.html")]
+    pages += [Route(path, run) for path in ("/runs/{number:id}/", "/runs/{number:id}/index.html")]
+    static = Mount("/static", StaticFiles(directory=static_dir), name="static")
+    return Starlette(routes=[*pages, *routes, static], **options)
