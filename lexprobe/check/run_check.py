@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from lexprobe.check.holdings import JudgeSettings
     from lexprobe.check.online import OnlineOpinionTexts
 
-__all__ = ["PROGRESS_CHARS", "CheckSettings", "Note", "check_documents", "found_problems"]
+__all__ = ["PROGRESS_CHARS", "CheckSettings", "Note", "check_documents", "check_one_text", "found_problems"]
 
 #: Documents longer than this report their progress.
 PROGRESS_CHARS = 100_000
@@ -176,6 +176,16 @@ def check_documents(files: Sequence[Path], open_db: Callable[[], CaseDatabase], 
         online_texts.close()
         _online_texts_notes(online_texts, notify)
     return documents
+
+
+def check_one_text(name: str, text: str, case_db: CaseDatabase) -> CheckedDocument:
+    """One text already in hand (a model's answer) checked as `check_documents` checks a document, offline and
+    without a judge: its citations and quotations against `case_db`. Nothing is printed."""
+    logging.getLogger("eyecite").setLevel(logging.ERROR)
+    deadline = Deadline(DEFAULT_ONLINE_TIMEOUT_S)  # unused offline
+    document, _ = _check_one(Path(name), text, case_lookup_for(case_db), case_db, CheckSettings(), deadline, None,
+                             lambda note: None)  # fmt: skip
+    return document
 
 
 def found_problems(documents: Sequence[CheckedDocument]) -> bool:

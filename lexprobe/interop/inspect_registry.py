@@ -2,4 +2,4 @@
 registers lexprobe's Inspect model API (`lexprobe/...` models), tasks (`lexprobe/hallucination`) and scorers
 (`lexprobe/hallucination_reader`, `lexprobe/citation_check`). Nothing else is defined here."""
 
-from lexprobe.interop import inspect_model  # noqa: F401 - registers the model API
+from lexprobe.interop import inspect_check, inspect_hallucination, inspect_model, inspect_reader  # noqa: F401 - register

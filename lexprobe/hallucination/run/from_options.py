@@ -35,13 +35,15 @@ class RunOptions:
 
 def profile_settings(options: RunOptions, *, credentials: bool = True) -> ProfileSettings:
     """The settings `options` ask for; BadInputError (or a model error) for an unusable model, judge or reader
-    (`credentials`: their API keys too), an unknown design, task, level, year window or prompt style."""
+    (`credentials`: their API keys too), an unknown design, task, level, year window or prompt style. An empty
+    `model` checks no model: the questions alone (lexprobe's Inspect task, whose model Inspect names)."""
     from lexprobe.caselaw.sampling import parse_year_windows
     from lexprobe.hallucination.prompts.render import PROMPT_STYLES
     from lexprobe.hallucination.tasks import resolve_tasks
     from lexprobe.models.registry import check_model
 
-    check_model(options.model, credentials=credentials)
+    if options.model:
+        check_model(options.model, credentials=credentials)
     levels, styles, n, k, task_n = design_settings(
         options.design, options.levels, options.prompt_styles, options.n, options.samples
     )
