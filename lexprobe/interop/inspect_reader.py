@@ -125,7 +125,8 @@ def hallucination_reader(db: str, judge: str | None = None) -> Scorer:
 
     async def score(state: TaskState, target: Target) -> Score:
         meta = state.metadata
-        extra = {"epoch": state.epoch, "task": meta["task"], "level": meta["level"], "reference": meta["reference"]}
+        extra = {"epoch": state.epoch, "task": meta["task"], "level": meta["level"], "reference": meta["reference"],
+                 "db": str(context.db.path) if context.db is not None else None}  # fmt: skip
         answer = state.output.completion
         if state.store.get(SKIPPED):
             why = f"epoch {state.epoch}: {meta['task']} is not calibrated, nothing was asked"
@@ -152,11 +153,11 @@ async def _judged_pair(sample_1: str, sample_2: str, judge: str | None) -> Label
 
 
 @score_reducer(name="greedy_with_confidence")
-def greedy_with_confidence(db: str) -> ScoreReducer:
+def greedy_with_confidence(db: str | None = None) -> ScoreReducer:
     """Reduce an item's epochs to its greedy answer's score (epoch 1), with the confidence of that answer measured
     on the calibration epochs (lexprobe's `calibration.confidence`: the share of samples that agree with it) in its
-    metadata (`confidence`, `agree`, `k`, or `confidence_unscored` with the reason)."""
-    context = scoring_context(db)
+    metadata (`confidence`, `agree`, `k`, or `confidence_unscored` with the reason). `db`: the case database
+    (default: the one the scores name; `inspect score` recreates the reducer without its arguments)."""
 
     def reduce(scores: list[Score]) -> Score:
         ordered = sorted(scores, key=lambda score: (score.metadata or {}).get("epoch", 0))
@@ -166,6 +167,7 @@ def greedy_with_confidence(db: str) -> ScoreReducer:
         if samples and meta.get("label") and meta["task"] in TASKS:
             task = TASKS[meta["task"]]
             label = Label(meta["label"], greedy.explanation or meta["label"])
+            context = scoring_context(db or meta["db"])
             result = confidence(task.id, meta["answer"], label, samples, task.reference_of(meta["reference"]), context)
             if isinstance(result, Confidence):
                 meta |= {"confidence": result.value, "agree": result.agree, "k": result.k}
