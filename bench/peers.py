@@ -23,6 +23,10 @@ exact requests lexprobe stored in its run store (same messages, max_tokens, temp
 - on each cold row, every side at equal server time: the row's median server busy time over every run of every side
   (they sent the same requests) plus the side's own median wall - busy, and inspect / lexprobe of that (the server's
   speed drifts by several per cent between runs; this comparison keeps all that each client did and none of that);
+- the cost of the integration: lexprobe's own task under Inspect (`inspect eval lexprobe/hallucination --model
+  lexprobe/openai-compatible/smollm2@URL`, from lexprobe's virtualenv with its `inspect` extra, through lexprobe's
+  engine) against `lexprobe hallucination run` on the same questions, cold, one connection; its "inspect-ai" column
+  is that Inspect run. Skipped (with a note) when lexprobe's virtualenv has no `inspect`;
 - with `--long`: the same at 600 prompts and one connection (two runs each; inspect's task is written from the
   requests of lexprobe's first run, which goes first).
 
@@ -201,6 +205,18 @@ class Sides:
         if limit is not None:
             command += ["--limit", str(limit)]
         return command, env
+
+    def inspect_lexprobe(self, *, log_dir: Path, cache: Path) -> tuple[list[str], dict]:
+        """`inspect eval lexprobe/hallucination` (lexprobe's task and model API under Inspect, from lexprobe's own
+        virtualenv) on the questions `lexprobe` asks, against the server, one connection."""
+        command = [
+            str(BIN / "inspect"), "eval", "lexprobe/hallucination",
+            "--model", f"lexprobe/openai-compatible/{MODEL_NAME}@{self.server.base_url}",
+            "-T", "tasks=existence", "-T", "level=scotus", "-T", "style=zero", "-T", "samples=0",
+            "-T", f"n={self.prompts}", "-T", f"db={self.db}",
+            "--max-connections", "1", "--log-dir", str(log_dir), "--display", "plain",
+        ]  # fmt: skip
+        return command, {**self.base_env, "LEXPROBE_CACHE": str(cache)}
 
     def floor(self, prompts: Path, *, connections: int) -> tuple[list[str], dict]:
         """The bare httpx loop over the same prompts (bench/peers_floor.py)."""
@@ -417,7 +433,39 @@ def bench(args: argparse.Namespace, work: Path) -> dict[str, Any]:
             sides.prompts = args.prompts
             rows.append(row)
             save_partial(work, rows, checks)
+        integration = None if args.offline_only else integration_row(sides, server, args.runs, checks)
+        if integration is not None:
+            rows.append(integration)
+            save_partial(work, rows, checks)
     return {"rows": rows, "checks": checks}
+
+
+def integration_row(sides: Sides, server: LlamaServer, runs: int, checks: dict[str, Any]) -> Row | None:
+    """lexprobe's task under Inspect against lexprobe's own runner (cold, one connection, the same questions; the
+    work checked as on the cold rows). None when lexprobe's virtualenv has no inspect-ai (`lexprobe[inspect]`)."""
+    if not (BIN / "inspect").is_file():
+        print("bench/peers.py: no inspect in lexprobe's virtualenv (pip install 'lexprobe[inspect]'): the row of "
+              "lexprobe's tasks under Inspect is skipped", file=sys.stderr)  # fmt: skip
+        return None
+    row = Row(f"lexprobe's task under Inspect (`inspect eval lexprobe/hallucination`), cold, {sides.prompts} prompts, "
+              "1 connection")  # fmt: skip
+    for number in range(runs):
+        for tool in order(number):
+            log_dir = sides.fresh("integration")
+            if tool == "lexprobe":
+                command, env = sides.lexprobe(connections=1, cache=sides.fresh("cache"), run_dir=log_dir)
+            else:
+                command, env = sides.inspect_lexprobe(log_dir=log_dir, cache=sides.fresh("cache"))
+            run = timed(command, env, server)
+            if run.completions != sides.prompts:
+                raise BenchError(f"{row.name}: the server logged {run.completions} completions for {tool}")
+            row.runs[tool].append(run)
+            if tool == "lexprobe":
+                native = lexprobe_requests(log_dir)
+            else:
+                under_inspect = inspect_samples(log_dir, BIN)
+        checks[f"{row.name}, round {number + 1}"] = check_same_work(native, under_inspect, row.name)
+    return row
 
 
 def spread(values: list[float], unit: str = "s", digits: int = 2) -> str:

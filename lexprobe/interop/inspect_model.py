@@ -28,6 +28,7 @@ from inspect_ai.model import (
     ChatMessageTool,
     GenerateConfig,
     ModelAPI,
+    ModelCall,
     ModelOutput,
     ModelUsage,
     modelapi,
@@ -98,8 +99,9 @@ class LexprobeModelAPI(ModelAPI):
 
     async def generate(
         self, input: list[ChatMessage], tools: list[ToolInfo], tool_choice: ToolChoice, config: GenerateConfig
-    ) -> ModelOutput:
-        """Answer through lexprobe's engine; raises `LexprobeError` when the request stays unanswered."""
+    ) -> tuple[ModelOutput, ModelCall]:
+        """Answer through lexprobe's engine; raises `LexprobeError` when the request stays unanswered. The model call
+        Inspect logs is lexprobe's request and response, as the engine stored them."""
         request = self._request(input, [] if tool_choice == "none" else tools, config)
         engine = self._engine()
         await engine.run([request], synchronous=True)
@@ -107,7 +109,8 @@ class LexprobeModelAPI(ModelAPI):
         if response is None:
             why = engine.permanent_failures.get(request.request_id, "no answer after the engine's retries")
             raise LexprobeError(f"lexprobe/{self.spec}: {why}")
-        return inspect_output(response, self.spec)
+        call = ModelCall.create(request.model_dump(mode="json", by_alias=True), response.model_dump(mode="json"))
+        return inspect_output(response, self.spec), call
 
     def _request(self, input: list[ChatMessage], tools: list[ToolInfo], config: GenerateConfig) -> Request:
         """The lexprobe request of one generate call (its sample index counted for a repeated sampled request)."""
