@@ -30,6 +30,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from lexprobe.errors import BadInputError
 from lexprobe.interop.inspect_agent import InspectAgent, inspect_messages
+from lexprobe.interop.inspect_errors import InspectInputError
 from lexprobe.interop.inspect_investigation_scorer import EPISODE_KEY, episode_epochs, investigation_scorer
 from lexprobe.investigation.agent.corpus_view import CorpusView
 from lexprobe.investigation.agent.harness import (
@@ -41,6 +42,7 @@ from lexprobe.investigation.agent.harness import (
 from lexprobe.investigation.agent.prompts import load_prompts
 from lexprobe.investigation.environment.corpus_digest import corpus_hash
 from lexprobe.investigation.environment.format import ENVIRONMENT_FILE, Environment, HypothesisKind, load_environment
+from lexprobe.investigation.environment.validate import validate_environment
 from lexprobe.models.types import Message
 
 __all__ = ["environment_samples", "investigation", "investigation_agent"]
@@ -50,15 +52,15 @@ _PROVIDER = "lexprobe/"
 
 def environment_folders(env: str) -> list[Path]:
     """The environment folders `-T env=PATH` names: PATH itself when it holds environment.json, else its subfolders
-    that do. BadInputError (one line) when PATH is missing or holds no environment."""
+    that do. InspectInputError (one line) when PATH is missing or holds no environment."""
     path = Path(env).expanduser()
     if not path.is_dir():
-        raise BadInputError(f"-T env={env}: no such folder (an investigation environment, or a folder of them)")
+        raise InspectInputError(f"-T env={env}: no such folder (an investigation environment, or a folder of them)")
     if (path / ENVIRONMENT_FILE).is_file():
         return [path.resolve()]
     found = sorted(child.resolve() for child in path.iterdir() if (child / ENVIRONMENT_FILE).is_file())
     if not found:
-        raise BadInputError(f"-T env={env}: not an investigation environment ({ENVIRONMENT_FILE} missing) and no "
+        raise InspectInputError(f"-T env={env}: not an investigation environment ({ENVIRONMENT_FILE} missing) and no "
                             "subfolder is one")  # fmt: skip
     return found
 
@@ -75,16 +77,25 @@ def _sample(folder: Path, environment: Environment) -> Sample:
                   metadata=metadata)  # fmt: skip
 
 
+def _first_problem(folder: Path, exc: Exception) -> str:
+    """The first error lexprobe's validator finds in `folder` (and how many more), else the loading error's text."""
+    errors = [p for p in validate_environment(folder, extract=False) if p.severity == "error"]
+    if not errors:
+        return " ".join(str(exc).split())
+    more = f" (and {len(errors) - 1} more: `lexprobe investigation validate {folder}`)" if len(errors) > 1 else ""
+    return f"{errors[0].location}: {errors[0].message}{more}"
+
+
 def environment_samples(env: str) -> MemoryDataset:
-    """One sample per environment of `-T env=PATH` (`environment_folders`); BadInputError naming the folder and the
-    problem when one cannot be loaded."""
+    """One sample per environment of `-T env=PATH` (`environment_folders`); InspectInputError naming the folder and
+    the first problem lexprobe's validator finds when one cannot be loaded."""
     samples = []
     for folder in environment_folders(env):
         try:
             environment, _ = load_environment(folder)
         except (OSError, ValueError) as exc:
-            reason = " ".join(str(exc).split())
-            raise BadInputError(f"-T env={env}: {folder} is not a valid investigation environment: {reason}") from None
+            raise InspectInputError(f"-T env={env}: {folder} is not a valid investigation environment: "
+                                    f"{_first_problem(folder, exc)}") from None  # fmt: skip
         samples.append(_sample(folder, environment))
     return MemoryDataset(samples, name=Path(env).name, location=str(Path(env).resolve()))
 
@@ -106,13 +117,17 @@ def investigation_agent(
     prompts: str | None = None,
 ) -> Solver:
     """lexprobe's two-turn investigation of the sample's environment (see the module docstring), with lexprobe's
-    harness settings (`HarnessSettings`; the model is the sample's, `model_spec`). BadInputError for an unknown
+    harness settings (`HarnessSettings`; the model is the sample's, `model_spec`). InspectInputError for an unknown
     protocol or a prompt folder that does not load."""
     if protocol not in ("native", "text"):
-        raise BadInputError(f"-T protocol={protocol}: choose native or text")
+        raise InspectInputError(f"-T protocol={protocol}: choose native or text")
+    try:
+        prompt_set = load_prompts(Path(prompts) if prompts else None)
+    except BadInputError as exc:
+        raise InspectInputError(str(exc)) from None
     settings = HarnessSettings(model="", tool_budget=int(tool_budget), turn_budget=int(turn_budget), seed=int(seed),
                                protocol=protocol, shell=bool(shell), tell_budget=bool(tell_budget),
-                               prompts=load_prompts(Path(prompts) if prompts else None))  # fmt: skip
+                               prompts=prompt_set)  # fmt: skip
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         view = CorpusView.open(Path(state.metadata["env_dir"]))
