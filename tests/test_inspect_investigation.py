@@ -1,7 +1,8 @@
 """`inspect eval lexprobe/investigation`: lexprobe's two-turn investigation as an Inspect task, with the real
 inspect-ai and lexprobe's scripted model. One scripted trajectory (a batch that crosses the tool budget, a failing
 read, the shell) is run by `lexprobe investigation run` + `investigation score` and by `inspect eval`: the episode
-records, the transcript and every score are the same; the tools ran as Inspect tool events; the shell is offered
+records, the transcript and every score are the same, and Inspect's requests are the very requests lexprobe sent
+(each answered from lexprobe's response cache); the tools ran as Inspect tool events; the shell is offered
 where bubblewrap is installed; a missing or invalid environment is one clear error."""
 
 from __future__ import annotations
@@ -81,13 +82,13 @@ def run(command: list[str], tmp_path: Path) -> subprocess.CompletedProcess:
 def test_inspect_eval_gives_lexprobe_episode_and_scores(sample_env: Path, tmp_path: Path) -> None:
     model = write_script(tmp_path / "agent.jsonl", sample_env)
     ran = run([str(BIN / "lexprobe"), "investigation", "run", str(sample_env), "--model", model, "--tool-budget", "4",
-               "--run-dir", str(tmp_path / "run"), "--no-cache"], tmp_path)  # fmt: skip
+               "--run-dir", str(tmp_path / "run")], tmp_path)  # fmt: skip
     assert ran.returncode == 0, ran.stderr
     scored = run([str(BIN / "lexprobe"), "investigation", "score", str(tmp_path / "run"), "--json"], tmp_path)
     assert scored.returncode == 0, scored.stderr
     (summary,) = json.loads(scored.stdout)["models"]
     evaluated = run([str(BIN / "inspect"), "eval", "lexprobe/investigation", "-T", f"env={sample_env}", "-T",
-                     "tool_budget=4", "--model", f"lexprobe/{model}", "-M", "cache=false", "--display", "plain",
+                     "tool_budget=4", "--model", f"lexprobe/{model}", "--display", "plain",
                      "--log-dir", str(tmp_path / "logs")], tmp_path)  # fmt: skip
     assert evaluated.returncode == 0, evaluated.stderr + evaluated.stdout
     (log_file,) = (tmp_path / "logs").glob("*.eval")
@@ -107,6 +108,9 @@ def test_inspect_eval_gives_lexprobe_episode_and_scores(sample_env: Path, tmp_pa
     executed = [c.name for c in expected.tool_calls if not c.denied]
     assert [e.function for e in sample.events if e.event == "tool"] == executed  # each ran as an Inspect tool
     assert sample.output.completion == expected.verdict_reply
+    # the very requests `investigation run` sent: every answer comes from lexprobe's response cache
+    outputs = [e.output for e in sample.events if e.event == "model"]
+    assert len(outputs) == expected.steps + 1 and all(o.metadata["lexprobe_cached"] for o in outputs)
     # the same scores: per sample and as the log's metrics, equal to `investigation score`'s
     value = sample.scores["investigation_scorer"].value
     assert value["case_solved"] == 1.0 and summary["case_solved"] == 1.0
