@@ -255,7 +255,7 @@ class Agent:
                 self.save()
                 return response.text
             for call in calls:
-                output = self._execute(call, step) if budget.take() else self._deny(call, step)
+                output = await self.execute(call, step) if budget.take() else self._deny(call, step)
                 self._say(messages, self.protocol.result(call, output))
             try:
                 budget.check(step)
@@ -285,14 +285,20 @@ class Agent:
             if permanent is not None:  # retrying cannot help: say why, and do not promise a resume
                 raise EpisodeFailed(f"{request_id} failed permanently: {permanent}")
             raise EpisodeFailed(f"no answer to {request_id} after retries; rerun the same command to resume")
-        if model is None and request_id not in self._counted:
-            self._counted.add(request_id)
-            usage = response.usage
-            episode.input_tokens += usage.input_tokens
-            episode.output_tokens += usage.output_tokens
-            if episode.cost_usd is not None:
-                episode.cost_usd = None if response.cost_usd is None else episode.cost_usd + response.cost_usd
+        if model is None:
+            self.count_usage(request_id, response)
         return response
+
+    def count_usage(self, request_id: str, response: Response) -> None:
+        """Add the tokens and cost of the agent's answer to `request_id` to the episode (once per request)."""
+        if request_id in self._counted:
+            return
+        self._counted.add(request_id)
+        episode, usage = self.episode, response.usage
+        episode.input_tokens += usage.input_tokens
+        episode.output_tokens += usage.output_tokens
+        if episode.cost_usd is not None:
+            episode.cost_usd = None if response.cost_usd is None else episode.cost_usd + response.cost_usd
 
     def record(self, message: Message) -> None:
         """Add `message` to the episode's transcript."""
@@ -310,6 +316,11 @@ class Agent:
         """Record a call that is not run because the budget is spent, and return what the model is told."""
         self.episode.tool_calls.append(ToolCallRecord(step=step, name=call.name, arguments=call.arguments, denied=True))
         return f"denied: the budget of {self.settings.tool_budget} tool calls is spent"
+
+    async def execute(self, call: ToolCall, step: int) -> str:
+        """Run one call the budget allows, record it in the episode and return what the model is told (an Inspect
+        agent, `lexprobe.interop.inspect_investigation`, runs it through Inspect's tool machinery instead)."""
+        return self._execute(call, step)
 
     def _execute(self, call: ToolCall, step: int) -> str:
         if call.raw_arguments is not None:
@@ -332,10 +343,12 @@ class EpisodeRunner:
     """Runs one episode: Turn 1 with tools (an `Agent`), then Turn 2 without."""
 
     def __init__(self, engine: Engine, view: CorpusView, settings: HarnessSettings, epoch: int, run_dir: Path,
-                 episode_name: str | None = None, *, corpus_hash: str = "") -> None:  # fmt: skip
+                 episode_name: str | None = None, *, corpus_hash: str = "",
+                 agent_type: type[Agent] = Agent) -> None:  # fmt: skip
         env = view.environment
         name = episode_name or episode_id(env.case.case_id, settings.model, epoch, env.ablation)
-        self.agent = Agent(engine, view, settings, run_dir, name, epoch=epoch, corpus_hash=corpus_hash)
+        # `agent_type`: an `Agent` subclass that asks another model API (the Inspect agent's)
+        self.agent = agent_type(engine, view, settings, run_dir, name, epoch=epoch, corpus_hash=corpus_hash)
 
     async def run(self) -> Episode:
         """Run (or resume) both turns; returns the saved episode (`Agent.run`)."""
