@@ -11,13 +11,13 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
+from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.cli import app as cli_app
 from lexprobe.engine.store import RunStore
 from lexprobe.hallucination.labels.score import REFERENCE_SCORER
 from lexprobe.hallucination.profile.results import read_run
 from lexprobe.hallucination.run.items import plan_items
 from lexprobe.interop.export import SampleOptions
-from lexprobe.caselaw.query import CaseDatabase
 
 datasets = pytest.importorskip("datasets")
 
@@ -48,11 +48,21 @@ def load(folder: Path, config: str):
 
 def test_sampled_items_load_by_config(case_db_path: Path, tmp_path: Path) -> None:
     out = tmp_path / "llf"
-    options = ["--tasks", "existence,author,fake_existence", "--levels", "scotus", "--n", "5", "--seed", "2",
-               "--complete-cases"]
+    options = [
+        "--tasks",
+        "existence,author,fake_existence",
+        "--levels",
+        "scotus",
+        "--n",
+        "5",
+        "--seed",
+        "2",
+        "--complete-cases",
+    ]
     summary = invoke("export", "--format", "hf", "--out", str(out), "--db", str(case_db_path), *options)
-    settings = SampleOptions(tasks="existence,author,fake_existence", levels="scotus", n=5, seed=2,
-                             complete_cases=True).settings()
+    settings = SampleOptions(
+        tasks="existence,author,fake_existence", levels="scotus", n=5, seed=2, complete_cases=True
+    ).settings()
     database = CaseDatabase(case_db_path)
     try:
         plan = plan_items(database, settings.tasks, settings.levels, settings.styles, settings.n, settings.seed,
@@ -69,7 +79,9 @@ def test_sampled_items_load_by_config(case_db_path: Path, tmp_path: Path) -> Non
         assert sorted(rows["id"]) == sorted(item.item_id for item in expected)
         assert {row["id"]: row["prompt"] for row in rows} == {item.item_id: item.prompt for item in expected}
     author = load(out, "author")[0]
-    assert json.loads(author["reference"])["author"].endswith(author["answer_key"]) and author["eval_method"] == "contains"
+    assert (
+        json.loads(author["reference"])["author"].endswith(author["answer_key"]) and author["eval_method"] == "contains"
+    )
     assert set(load(out, "fake_existence")["eval_method"]) == {"lexprobe"}
     flat = load(out, "legal_eval")
     assert flat.column_names == ["benchmark", "task_name", "input", "answer", "eval_method"]
@@ -100,7 +112,8 @@ def test_a_run_exports_its_answers_and_labels(case_db_path: Path, tmp_path: Path
     run_dir = tmp_path / "run"
     result = CliRunner().invoke(cli_app, [
         "hallucination", "run", "--model", f"scripted:{script}", "--tasks", "existence,fake_existence,disposition",
-        "--levels", "scotus", "--n", "4", "--samples", "0", "--run-dir", str(run_dir), "--db", str(case_db_path)])  # fmt: skip
+        "--levels", "scotus", "--n", "4", "--samples", "0", "--run-dir", str(run_dir), "--db", str(case_db_path),
+    ])  # fmt: skip
     assert result.exit_code == 0, result.output
     out = tmp_path / "run-hf"
     summary = invoke("export", str(run_dir), "--format", "hf", "--out", str(out))

@@ -21,8 +21,8 @@ from lexprobe.investigation.sample.build import build_sample_environment
 from lexprobe.investigation.scoring.metrics import score_episode
 
 pytest.importorskip("inspect_ai")
-from inspect_ai.analysis import samples_df  # noqa: E402
-from inspect_ai.log import read_eval_log  # noqa: E402
+from inspect_ai.analysis import samples_df
+from inspect_ai.log import read_eval_log
 
 VERDICT_KEY = "give your view on each hypothesis"
 

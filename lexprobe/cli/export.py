@@ -25,10 +25,13 @@ def register(app: typer.Typer) -> None:
 def export(
     run_dir: Annotated[
         Path | None,
-        typer.Argument(help="A lexprobe run directory (hallucination, investigation or QA); optional with --format hf."),
+        typer.Argument(
+            help="A lexprobe run directory (hallucination, investigation or QA); optional with --format hf."
+        ),
     ] = None,
-    format: Annotated[str, typer.Option("--format", help="inspect (an Inspect .eval log) or hf (a Hugging Face "
-                                                         "dataset folder).")] = "inspect",  # fmt: skip
+    format: Annotated[
+        str, typer.Option("--format", help="inspect (an Inspect .eval log) or hf (a Hugging Face dataset folder).")
+    ] = "inspect",
     out_path: Annotated[
         Path | None, typer.Option("--out", help="The .eval file (inspect) or the folder (hf) to write (required).")
     ] = None,

@@ -69,8 +69,10 @@ def _run_sampling(run_dir: Path) -> str:
         settings = store.get_meta("settings") or {}
     finally:
         store.close()
-    return (f"The items of the hallucination run {run_dir.name} (model {settings.get('model', '?')}), sampled by "
-            f"lexprobe's `hallucination run` with: " + "; ".join(f"{k} {v}" for k, v in sorted(settings.items())))
+    return (
+        f"The items of the hallucination run {run_dir.name} (model {settings.get('model', '?')}), sampled by "
+        f"lexprobe's `hallucination run` with: " + "; ".join(f"{k} {v}" for k, v in sorted(settings.items()))
+    )
 
 
 def _export_hf(request: ExportRequest, open_db: Callable[[Path | None], Any]) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from lexprobe.hallucination.tasks.item import ItemRecord, item_id_of, item_of
 from lexprobe.interop.messages import assistant_message, chat_messages
 from lexprobe.models.types import Request, Response
 
-__all__ = ["LABEL_SCORE", "CONFIDENCE_SCORE", "HallucinationSamples"]
+__all__ = ["CONFIDENCE_SCORE", "LABEL_SCORE", "HallucinationSamples"]
 
 #: The names of the scores each sample carries (a run's `reference` label, its `confidence` where measured).
 LABEL_SCORE, CONFIDENCE_SCORE = "lexprobe_label", "lexprobe_confidence"
@@ -49,8 +49,10 @@ def confidence_score(label: str, detail: dict) -> Score | None:
     value = detail.get("confidence")
     if label != "measured" or not isinstance(value, int | float):
         return None
-    explanation = str(detail.get("detail") or f"{detail.get('agree', '?')} of {detail.get('k', '?')} calibration "
-                      "samples agree with the greedy answer")
+    explanation = str(
+        detail.get("detail")
+        or f"{detail.get('agree', '?')} of {detail.get('k', '?')} calibration samples agree with the greedy answer"
+    )
     return Score(value=float(value), explanation=explanation, metadata=detail)
 
 

@@ -97,8 +97,10 @@ def run_rows(run_dir: Path) -> Iterator[dict[str, Any]]:
 
 def sampled_rows(db: CaseDatabase, settings: ProfileSettings) -> Iterator[dict[str, Any]]:
     """The rows of the items `hallucination run` would ask with `settings` (no model, no answers)."""
-    plan = plan_items(db, settings.tasks, settings.levels, settings.styles, settings.n, settings.seed,
-                      years=settings.windows, complete_cases=settings.complete_cases, task_n=settings.task_n)  # fmt: skip
+    plan = plan_items(
+        db, settings.tasks, settings.levels, settings.styles, settings.n, settings.seed,
+        years=settings.windows, complete_cases=settings.complete_cases, task_n=settings.task_n,
+    )  # fmt: skip
     for item in plan.items:
         yield item_row(item.item_id, item.record(), item.prompt)
 
@@ -183,8 +185,9 @@ def export_hf_dataset(out: Path, *, run_dir: Path | None, db: CaseDatabase | Non
     else:
         raise BadInputError("give a hallucination run directory, or a case database to sample items from")
     counts, contained = _write_rows(out, rows)
-    configs = sorted(name for name in counts if name != FLAT_CONFIG) + [FLAT_CONFIG]
+    configs = [*sorted(name for name in counts if name != FLAT_CONFIG), FLAT_CONFIG]
     (out / "README.md").write_text(card_text(configs, counts, _sources(db), sampling, run_dir is not None), "utf-8")
     (out / "eval.yaml").write_text(eval_yaml_text(sorted(contained)), encoding="utf-8")
-    return HFExport(out, {name: counts[name] for name in configs}, run_dir is not None, time.monotonic() - began,
-                    sorted(contained))
+    return HFExport(
+        out, {name: counts[name] for name in configs}, run_dir is not None, time.monotonic() - began, sorted(contained)
+    )

@@ -15,7 +15,7 @@ import asyncio
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -73,7 +73,9 @@ def run_kind(run_dir: Path, kind: str | None = None) -> str:
     if not run_dir.is_dir():
         raise InputNotFoundError(f"run directory {run_dir} does not exist")
     found = [k for k in _stored_kinds(run_dir) if k in RUN_KINDS]
-    found += [k for k, files in (("investigation", episode_files), ("qa", qa_files)) if k not in found and files(run_dir)]
+    found += [
+        k for k, files in (("investigation", episode_files), ("qa", qa_files)) if k not in found and files(run_dir)
+    ]
     if kind is not None:
         if kind not in RUN_KINDS:
             raise BadInputError(f"unknown run kind {kind!r}; valid: {', '.join(RUN_KINDS)}")
@@ -92,7 +94,7 @@ def _spec(kind: str, model: str, run_dir: Path, count: int, task_args: dict[str,
     from inspect_ai.log import EvalConfig, EvalDataset, EvalSpec
 
     return EvalSpec(
-        created=datetime.now(timezone.utc).isoformat(), task=RUN_KINDS[kind], task_registry_name=RUN_KINDS[kind],
+        created=datetime.now(UTC).isoformat(), task=RUN_KINDS[kind], task_registry_name=RUN_KINDS[kind],
         task_args=task_args, dataset=EvalDataset(name=f"lexprobe {kind} run {run_dir.name}", location=str(run_dir),
                                                  samples=count),
         model=model, config=EvalConfig(), packages={"lexprobe": __version__},
@@ -118,7 +120,7 @@ async def _write(out: Path, spec: Any, samples: Samples, progress: Callable[[int
     recorder = create_recorder_for_location(str(out), str(out.parent))
     await recorder.log_init(spec, str(out), clean=True)
     await recorder.log_start(spec, EvalPlan())
-    started = datetime.now(timezone.utc).isoformat()
+    started = datetime.now(UTC).isoformat()
     count = pending = 0
     for sample in samples:
         await recorder.log_sample(spec, sample)
@@ -128,7 +130,7 @@ async def _write(out: Path, spec: Any, samples: Samples, progress: Callable[[int
             await recorder.flush(spec)
             progress(count)
     results = EvalResults(total_samples=count, completed_samples=count - pending, scores=samples.results())
-    stats = EvalStats(started_at=started, completed_at=datetime.now(timezone.utc).isoformat())
+    stats = EvalStats(started_at=started, completed_at=datetime.now(UTC).isoformat())
     await recorder.log_finish(spec, "success" if not pending else "started", stats, results, None)
     progress(count)
     return count, pending, results
@@ -149,8 +151,13 @@ def _source(kind: str, run_dir: Path) -> tuple[Samples, str, int, dict[str, Any]
         return HallucinationSamples(store, model), model, store.item_count(), settings, store
     if kind == "investigation":
         settings = (store.get_meta("investigation_settings") if store is not None else None) or {}
-        return EpisodeSamples(run_dir), model or settings.get("model", "unknown"), len(episode_files(run_dir)), \
-            settings, store
+        return (
+            EpisodeSamples(run_dir),
+            model or settings.get("model", "unknown"),
+            len(episode_files(run_dir)),
+            settings,
+            store,
+        )
     settings = (store.get_meta("qa_settings") if store is not None else None) or {}
     return QASamples(run_dir), model or settings.get("model", "unknown"), len(qa_files(run_dir)), settings, store
 

@@ -13,12 +13,12 @@ from inspect_ai.model import ModelOutput
 from inspect_ai.scorer import Score
 
 from lexprobe.errors import BadInputError
+from lexprobe.interop.messages import transcript_messages
 from lexprobe.investigation.agent.episode import EPISODES_DIR, Episode
 from lexprobe.investigation.environment.format import Question, load_environment
 from lexprobe.investigation.qa.runner import QA_DIR, QARecord
 from lexprobe.investigation.scoring.inputs import resolve_env_dir
 from lexprobe.investigation.scoring.metrics import ADOPTED, DEFINITIONS, METRICS, score_episode
-from lexprobe.interop.messages import transcript_messages
 
 __all__ = ["EpisodeSamples", "QASamples", "episode_files", "qa_files"]
 
@@ -97,8 +97,14 @@ class EpisodeSamples:
         """The mean of each metric over the episodes that have it."""
         metrics = {name: EvalMetric(name=name, value=sum(v) / len(v), params={"episodes": len(v)})
                    for name, v in self.sums.items() if v}  # fmt: skip
-        return [EvalScore(name="case_solved", scorer="lexprobe/investigation", scored_samples=len(self.sums.get("case_solved", [])),
-                          metrics=metrics)]
+        return [
+            EvalScore(
+                name="case_solved",
+                scorer="lexprobe/investigation",
+                scored_samples=len(self.sums.get("case_solved", [])),
+                metrics=metrics,
+            )
+        ]
 
 
 def _first_user(messages: list) -> str:
@@ -157,4 +163,3 @@ class QASamples:
         if self.shares:
             metrics["rubric_share"] = EvalMetric(name="rubric_share", value=sum(self.shares) / len(self.shares))
         return [EvalScore(name="qa_label", scorer="lexprobe/qa", scored_samples=len(self.shares), metrics=metrics)]
-
