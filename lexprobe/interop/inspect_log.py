@@ -23,7 +23,7 @@ from lexprobe import __version__
 from lexprobe.engine.store import RUN_DB_NAME, RunStore
 from lexprobe.errors import BadInputError, InputNotFoundError
 
-__all__ = ["FLUSH_EVERY", "RUN_KINDS", "InspectExport", "export_inspect_log", "run_kind"]
+__all__ = ["FLUSH_EVERY", "RUN_KINDS", "InspectExport", "eval_spec", "export_inspect_log", "run_kind"]
 
 #: The kinds of run an Inspect log can be made of, and the Inspect task name each is logged under.
 RUN_KINDS = {"hallucination": "lexprobe/hallucination", "investigation": "lexprobe/investigation",
@@ -90,7 +90,9 @@ def run_kind(run_dir: Path, kind: str | None = None) -> str:
     return found[0]
 
 
-def _spec(kind: str, model: str, run_dir: Path, count: int, task_args: dict[str, Any]) -> Any:
+def eval_spec(kind: str, model: str, run_dir: Path, count: int, task_args: dict[str, Any]) -> Any:
+    """The log's `EvalSpec`: the Inspect task a `kind` run is logged under, its model, its settings as task
+    arguments, the run directory as the dataset (`count` items)."""
     from inspect_ai.log import EvalConfig, EvalDataset, EvalSpec
 
     return EvalSpec(
@@ -182,7 +184,7 @@ def export_inspect_log(run_dir: Path, out: Path, *, kind: str | None = None, for
     samples, model, count, settings, store = _source(found, run_dir)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        spec = _spec(found, model, run_dir, count, settings)
+        spec = eval_spec(found, model, run_dir, count, settings)
         written, pending, results = asyncio.run(_write(out, spec, samples, progress))
     finally:
         if store is not None:
