@@ -177,6 +177,8 @@ def export_hf_dataset(out: Path, *, run_dir: Path | None, db: CaseDatabase | Non
     if out.exists():
         if not force:
             raise BadInputError(f"--out {out} already exists; pass --force to replace it")
+        if out.is_dir() and any(out.iterdir()) and not (out / "eval.yaml").is_file():
+            raise BadInputError(f"--out {out} is a folder but no earlier export (no eval.yaml): not replaced")
         shutil.rmtree(out) if out.is_dir() else out.unlink()
     if run_dir is not None and run_kind(run_dir, "hallucination"):
         rows = run_rows(run_dir)
