@@ -6,7 +6,8 @@ the `.eval` recorder behind it without flushing, which keeps them all buffered. 
 writes samples one at a time, so this module drives that same recorder (`inspect_ai.log._recorders`, the private
 package `write_eval_log` and `inspect log convert --stream` use: `log_init`, `log_start`, `log_sample`, `flush`,
 `log_finish`) and flushes its buffer every `FLUSH_EVERY` samples. What stays in memory grows only by Inspect's
-per-sample summary (the `summaries.json` index of a `.eval` file) and lexprobe's per-item label for the rates.
+per-sample summary (the `summaries.json` index of a `.eval` file, about 11 KiB an item: BENCHMARKS.md) and
+lexprobe's per-item label for the rates.
 """
 
 from __future__ import annotations
