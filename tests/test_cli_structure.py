@@ -227,6 +227,7 @@ def test_root_lists_every_command_in_order_and_runs_one() -> None:
         "models",
         "ask",
         "demo",
+        "export",
         "data",
         "hallucination",
         "investigation",

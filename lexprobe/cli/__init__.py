@@ -15,7 +15,7 @@ from typing import Annotated
 
 import typer
 
-from lexprobe.cli import batch, check, data, hallucination, investigation, toplevel, view
+from lexprobe.cli import batch, check, data, export, hallucination, investigation, toplevel, view
 from lexprobe.cli.handler import LexprobeGroup
 from lexprobe.cli.output import err, out
 
@@ -43,6 +43,7 @@ app = typer.Typer(
 # before its groups, so `view` comes from a Typer without a name, whose commands are listed in its place.
 check.register(app)
 toplevel.register(app)
+export.register(app)
 for group, name in ((data.data_app, "data"), (hallucination.hallucination_app, "hallucination"),
                     (investigation.investigation_app, "investigation"), (batch.batch_app, "batch")):  # fmt: skip
     app.add_typer(group, name=name)

@@ -150,6 +150,14 @@ class StoreRows:
         return {item_id: self._item_body(item_id, body) for item_id, body in rows}
 
     @translate_errors
+    def item_count(self) -> int:
+        """Return how many items the store holds (0 for a store written before items existed), without reading
+        them."""
+        if not self._has_items():
+            return 0
+        return self.conn.execute("SELECT COUNT(*) FROM items").fetchone()[0]
+
+    @translate_errors
     def item(self, item_id: str) -> str | None:
         """Return one item's JSON body, or None when the store has no such item."""
         if not self._has_items():
