@@ -37,7 +37,7 @@ _REPORT = {
                 "type": "object",
                 "required": ["path", "text"],
                 "properties": {"path": {"type": "string"}, "text": {"type": "string"}},
-            },  # fmt: skip
+            },
         },
         "html": {"type": "string"},
     },
@@ -101,16 +101,16 @@ def openapi_document(version: str) -> dict[str, Any]:
             "title": "lexprobe serve",
             "version": version,
             "description": "Offline citation and quotation checks of legal documents (docs/service.md).",
-        },  # fmt: skip
+        },
         "paths": {
             "/api/check": {
                 "post": _check_operation(
                     "The check result, as `lexprobe check --json` prints it.", "CheckResult", "check"
                 )
-            },  # fmt: skip
+            },
             "/api/report": {
                 "post": _check_operation("The result, the documents' text and the annotated page.", "Report", "report")
-            },  # fmt: skip
+            },
             "/api/case/{citation}": {
                 "get": {
                     "operationId": "case",
