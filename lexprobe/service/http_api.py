@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath, PureWindowsPath
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -36,6 +36,7 @@ from starlette.routing import Route
 from lexprobe.documents.extract import MAX_BYTES
 from lexprobe.errors import LexprobeError
 from lexprobe.local_server import guard_hosts
+from lexprobe.service.errors import NotInDatabase
 from lexprobe.service.http_guard import BodyTooLarge, Slots, read_bounded, require_token
 from lexprobe.service.http_openapi import MAX_CITATION_CHARS, openapi_document
 from lexprobe.terminal import safe_text
@@ -56,9 +57,8 @@ SECURITY_HEADERS = {
 STATIC_DIR = Path(__file__).parent / "static"
 #: The page's assets: the only files a request can reach, by these names.
 ASSETS = {"serve_page.js": "text/javascript; charset=utf-8", "serve_page.css": "text/css; charset=utf-8"}
-#: The name a document gets when its upload names none (or a text sent as a plain form field).
+#: The name of an upload that names none (its suffix: read as text).
 DEFAULT_NAME = "upload.txt"
-MAX_NAME_CHARS = 200
 
 
 @dataclass(frozen=True)
@@ -88,13 +88,6 @@ def _answer(content: Any, status: int = 200, headers: dict[str, str] | None = No
     return ApiResponse(content, status_code=status, headers={**SECURITY_HEADERS, **(headers or {})})
 
 
-def _upload_name(filename: str | None) -> str:
-    """The name a document goes by: the last part of the upload's file name (never a path), made visible."""
-    name = PurePosixPath(PureWindowsPath(filename or "").name).name.strip()
-    name = safe_text(name)[:MAX_NAME_CHARS]
-    return name if name not in ("", ".", "..") else DEFAULT_NAME
-
-
 class _InMemoryParser(MultiPartParser):
     """Starlette's multipart parser keeping every part in memory (the body is already bounded): nothing spooled to
     disk."""
@@ -102,8 +95,8 @@ class _InMemoryParser(MultiPartParser):
     spool_max_size = MAX_BYTES
 
 
-async def _form_document(request: Request, body: bytes, limit: int) -> tuple[str, bytes]:
-    """The document of a multipart body: (its name, its bytes)."""
+async def _form_document(request: Request, body: bytes, limit: int) -> tuple[str | None, bytes | str]:
+    """The document of a multipart body: (its name, its bytes), or (None, text) for a field that is no file."""
 
     async def stream():
         yield body
@@ -116,9 +109,9 @@ async def _form_document(request: Request, body: bytes, limit: int) -> tuple[str
         raise HTTPException(422, f"unreadable multipart body: {exc.message}") from None
     upload = form.get("file")
     if isinstance(upload, UploadFile):
-        return _upload_name(upload.filename), await upload.read()
+        return upload.filename or DEFAULT_NAME, await upload.read()
     if isinstance(upload, str):  # a text sent as a plain field
-        return DEFAULT_NAME, upload.encode("utf-8", "surrogateescape")
+        return None, upload
     raise HTTPException(422, "a multipart body needs the document in a field named `file`")
 
 
@@ -171,13 +164,15 @@ async def _in_slot(request: Request, job: Callable[[], Any]) -> Any:
             return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
     except TimeoutError:
         raise HTTPException(504, f"the check took longer than {settings.time_limit_s:g} s") from None
+    except NotInDatabase as exc:
+        raise HTTPException(404, safe_text(str(exc))) from None
     except LexprobeError as exc:
         raise HTTPException(400, safe_text(str(exc))) from None
 
 
 def _check_job(service: Any, name: str | None, document: bytes | str) -> Callable[[], Any]:
     """The check of an upload or a text as a job for `_in_slot`: check --json's result."""
-    if name is None:
+    if isinstance(document, str):
         return lambda: service.check_text(document)
     return lambda: service.check_document(name, document)
 
@@ -194,7 +189,8 @@ def _report_job(service: Any, name: str | None, document: bytes | str) -> Callab
     from lexprobe.check.result_json import check_result
 
     def job() -> dict[str, Any]:
-        checked = service.checked_text(document) if name is None else service.checked_document(name, document)
+        text = document if isinstance(document, str) else service.reader.read(name, document).text
+        checked = service.checked_text(text, name or "text")
         return {
             "result": check_result([checked]),
             "documents": [{"path": checked.path, "text": checked.text}],
@@ -215,10 +211,7 @@ async def case(request: Request) -> Response:
     citation = request.path_params["citation"]
     if not citation.strip() or len(citation) > MAX_CITATION_CHARS:
         raise HTTPException(400, f"a citation or case name of 1 to {MAX_CITATION_CHARS} characters")
-    found = await _in_slot(request, lambda: request.app.state.service.lookup_case(citation))
-    if not found:
-        raise HTTPException(404, safe_text(f"no case in the database for {citation!r}"))
-    return _answer(found)
+    return _answer(await _in_slot(request, lambda: request.app.state.service.lookup_case(citation)))
 
 
 async def openapi(request: Request) -> Response:
