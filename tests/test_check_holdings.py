@@ -161,7 +161,7 @@ def test_json_holdings_with_each_scripted_verdict(tmp_path: Path, case_db_path: 
     result = run_cli(str(write(tmp_path, "brief.txt", BRIEF)), "--db", str(case_db_path), "--json", "--judge", judge)
     assert result.exit_code == 1, result.output  # a proposition contradicted
     payload = json.loads(result.stdout)
-    assert set(payload) == {"citations", "quotations", "holdings", "summary"}
+    assert set(payload) == {"schema_version", "citations", "quotations", "holdings", "summary"}
     holdings = payload["holdings"]
     fields = {"sentence", "span", "citation", "verdict", "judge", "judged_by", "passages", "reason", "cached"}
     assert [set(h) for h in holdings] == [fields] * 4

@@ -1,2 +1,2 @@
-"""lexprobe's check served where people work: the warm check core, the MCP server and the HTTP API (layer 3, beside
-`interop/`; docs/service.md)."""
+"""lexprobe check served where people work: the warm `CheckService` (check_service.py) that `lexprobe mcp` and
+`lexprobe serve` share (docs/service.md)."""
