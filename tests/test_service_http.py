@@ -6,14 +6,12 @@ from __future__ import annotations
 
 import io
 import json
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
+from service_support import served
 from starlette.testclient import TestClient
 from typer.testing import CliRunner
 
@@ -172,28 +170,11 @@ def test_every_slot_busy_is_503(service: object) -> None:
         app.state.slots.give_back()
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def token_server(service: object) -> Iterator[str]:
     """A real uvicorn on 127.0.0.1 serving the API behind the token "s3cret"."""
-    import uvicorn
-
-    port = _free_port()
-    app = build_app(service, ServeSettings(token="s3cret"))
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    with served(build_app(service, ServeSettings(token="s3cret"))) as url:
+        yield url
 
 
 def test_the_token_is_needed_on_every_request(token_server: str) -> None:
