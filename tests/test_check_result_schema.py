@@ -46,5 +46,18 @@ def test_an_invalid_result_is_refused() -> None:
         validate(result)
     bad_verdict = {"text": "1 U.S. 1", "span": [0, 8], "verdict": "FOUND", "case": None, "reason": "", "notes": [],
                    "pin": None}  # fmt: skip
-    with pytest.raises(jsonschema.ValidationError, match="FOUND"):
-        jsonschema.validate({**result, "citations": [bad_verdict]}, SCHEMA)
+    valid = cli_like_empty()
+    jsonschema.validate(valid, SCHEMA)
+    with pytest.raises(jsonschema.ValidationError, match="'FOUND' is not one of"):
+        jsonschema.validate({**valid, "citations": [bad_verdict]}, SCHEMA)
+
+
+def cli_like_empty() -> dict:
+    """The result of checking a document without citations."""
+    counts = {"verified": 0, "mismatch": 0, "not_found": 0, "unverifiable": 0}
+    quotations = dict.fromkeys(
+        ("verified", "altered", "not_found", "separate_opinion", "other_case", "unverifiable"), 0
+    )
+    files = [{"path": "empty.txt", "first": 0, "count": 0, **counts}]
+    return {"schema_version": SCHEMA_VERSION, "citations": [], "quotations": [],
+            "summary": {**counts, "quotations": quotations, "files": files}}  # fmt: skip
