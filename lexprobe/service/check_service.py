@@ -89,7 +89,8 @@ class CheckService:
 
     def verify_quotation(self, quotation: str, citation: str) -> dict[str, Any]:
         """Whether `quotation` is in the opinion `citation` names: the quotation's verdict, reason, page and
-        evidence passage (None when not found), and the citation's own verdict, each object as in check --json."""
+        evidence passage (where it was found, or the closest one; None without one), and the quotation's and the
+        citation's objects as check --json gives them."""
         quotation, citation = " ".join(str(quotation).split()), " ".join(str(citation).split())
         if not quotation or len(quotation) > MAX_QUOTATION_CHARS:
             raise BadInputError(f"the quotation must have 1 to {MAX_QUOTATION_CHARS:,} characters")
