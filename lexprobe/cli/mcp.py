@@ -12,7 +12,6 @@ from typing import Annotated
 
 import typer
 
-from lexprobe.cli.check import DEFAULT_ONLINE_TIMEOUT_S, OnlineOpt, OnlineTimeoutOpt
 from lexprobe.cli.options import DbOpt
 from lexprobe.cli.output import err
 from lexprobe.errors import BadInputError
@@ -69,8 +68,6 @@ def mcp(
     host: HostOpt = "127.0.0.1",
     token: TokenOpt = None,
     allow_hosts: AllowHostsOpt = None,
-    online: OnlineOpt = False,
-    online_timeout: OnlineTimeoutOpt = DEFAULT_ONLINE_TIMEOUT_S,
 ) -> None:
     """Serve the citation check to an AI assistant (Claude Desktop, an IDE, any MCP client) as a Model Context
     Protocol server: tools check_text, verify_quotation, lookup_case and case_text, and the case database's
@@ -90,7 +87,7 @@ def mcp(
         raise BadInputError(safe_text(f"--host {host} is not loopback: give --token (or set {TOKEN_ENV})"))
     from lexprobe.service.mcp_server import build_server, http_app, run_stdio, start_service
 
-    service = start_service(db, online=online, online_timeout=online_timeout)
+    service = start_service(db)
     server = build_server(service)
     if http is None:
         run_stdio(server)

@@ -12,8 +12,8 @@ Resources: `lexprobe://coverage` (what the case database holds, per court level)
 
 A tool's expected failure (bad input, a case the database lacks) is a `LexprobeError` of the service, answered as a
 tool error carrying its one line (`is_error`), never a crash; an unexpected exception is answered by the SDK as a
-tool error without its details (logged on stderr). Inputs are bounded by their schemas (`MAX_TEXT_CHARS`,
-`MAX_DOCUMENT_BASE64`) before the service sees them; a document's bytes are read by the service within
+tool error without its details (logged on stderr). Inputs are bounded by their schemas (the service's own limits,
+`MAX_DOCUMENT_BASE64` for a document) before the service sees them; a document's bytes are read by the service within
 `lexprobe.documents`' limits and never written anywhere but a temporary folder.
 
 Over HTTP the app sits behind `local_server.guard_hosts` (the Host check) and, with a token,
@@ -29,18 +29,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
+from lexprobe.service.check_service import MAX_CHECK_CHARS, MAX_CITATION_CHARS, MAX_QUOTATION_CHARS, CheckService
 from pydantic import BaseModel, ConfigDict, Field
 
+from lexprobe.documents.extract import MAX_BYTES
 from lexprobe.errors import BadInputError, LexprobeError
 
 if TYPE_CHECKING:
-    from lexprobe.service.check_service import CheckService
     from mcp.server.mcpserver import MCPServer
 
 __all__ = [
     "COVERAGE_URI",
     "MAX_DOCUMENT_BASE64",
-    "MAX_TEXT_CHARS",
     "CaseFacts",
     "CasePassage",
     "CheckResult",
@@ -53,14 +53,12 @@ __all__ = [
 
 SERVER_NAME = "lexprobe"
 COVERAGE_URI = "lexprobe://coverage"
-#: The longest text `check_text` takes (characters): a 3,000-page brief has about 6 million.
-MAX_TEXT_CHARS = 10_000_000
-#: The longest base64 document `check_text` takes: `lexprobe.documents.extract.MAX_BYTES` (50 MB) encoded.
-MAX_DOCUMENT_BASE64 = (50 * 1024 * 1024 + 2) // 3 * 4
+#: The longest base64 document `check_text` takes: the largest document (`documents.extract.MAX_BYTES`) encoded.
+MAX_DOCUMENT_BASE64 = (MAX_BYTES + 2) // 3 * 4
 #: What an HTTP request's body may hold beyond the longest document (the JSON-RPC envelope, the file name).
 MAX_REQUEST_SLACK = 1024 * 1024
-#: The longest quotation, citation, case name or file name a tool takes.
-MAX_SHORT_CHARS = 20_000
+#: The longest file name `check_text` takes (only its last part and suffix are used).
+MAX_FILE_NAME_CHARS = 1_000
 
 INSTRUCTIONS = (
     "lexprobe checks case citations offline against its case database and the opinions' texts: every citation is "
@@ -79,8 +77,9 @@ class _Open(BaseModel):
 
 
 class CheckResult(_Open):
-    """What `lexprobe check --json` prints (docs/check.md, docs/check-result.schema.json)."""
+    """What `lexprobe check --json` prints (docs/check.md; its JSON Schema: docs/check-result.schema.json)."""
 
+    schema_version: str = Field(description="The version of the result format.")
     citations: list[dict[str, Any]] = Field(
         description="Every case citation found, in order: its text, span, verdict (verified, mismatch, not_found, "
         "unverifiable), reason, the case it resolved to and its pin."
@@ -95,26 +94,43 @@ class CheckResult(_Open):
 class QuotationResult(_Open):
     """A quotation checked against the opinion of the case cited for it."""
 
+    schema_version: str = Field(description="The version of the result format.")
     verdict: str = Field(
         description="verified, altered, not_found, separate_opinion, other_case or unverifiable (docs/check.md)."
     )
     reason: str = Field(description="Why, in one sentence.")
+    page: int | None = Field(description="The page of the opinion the quotation was found on, when known.")
+    pin_ok: bool | None = Field(description="Whether that page is one the citation's pin names (None: no pin).")
+    passage: str | None = Field(description="The opinion's passage holding the quotation (None when not found).")
+    quotation: dict[str, Any] = Field(description="The quotation's full finding, as in check --json.")
+    citation: dict[str, Any] = Field(description="The citation's own verdict, as in check --json.")
 
 
 class CaseFacts(_Open):
-    """One case of the database: its facts and its treatment history."""
+    """One case of the database: its facts (each with its source) and its treatment history."""
+
+    matches: list[str] = Field(description="The ids of every case the query found; the first is described.")
+    case: dict[str, Any] = Field(
+        description="The first case: name, court, date, citations, judges and the other facts with their sources, "
+        "and its treatment (the decisions overruling it and those it overrules), as `lexprobe data case --json`."
+    )
 
 
 class CasePassage(_Open):
-    """A passage of one opinion's text around a page."""
+    """One page of a case's opinions."""
+
+    case: dict[str, Any] = Field(description="The case: id, name, citation, year.")
+    page: int = Field(description="The reporter page.")
+    passages: list[dict[str, Any]] = Field(
+        description="The page's text in each opinion that has it, the opinion of the Court first: opinion id, "
+        "type, author, whether it is the Court's, the text and whether it was cut."
+    )
 
 
-def start_service(db: Path | None, online: bool = False, online_timeout: float = 120.0) -> CheckService:
+def start_service(db: Path | None) -> CheckService:
     """Open the warm check service on the case database `db` (None: the default one); `BadInputError` when there is
     none."""
-    from lexprobe.service.check_service import CheckService
-
-    return CheckService(db, online=online, online_timeout=online_timeout)
+    return CheckService(db)
 
 
 def _answer(call: Callable[[], _Result]) -> _Result:
@@ -136,9 +152,6 @@ def _document_bytes(document_base64: str) -> bytes:
         raise BadInputError("document_base64 is not valid base64") from None
 
 
-Text = Annotated[str, Field(max_length=MAX_SHORT_CHARS)]
-
-
 class Tools:
     """The four tools, each a method over one `CheckService` (its docstring is what the client reads)."""
 
@@ -148,7 +161,7 @@ class Tools:
     def check_text(
         self,
         text: Annotated[
-            str | None, Field(max_length=MAX_TEXT_CHARS, description="The text to check (a brief, an answer).")
+            str | None, Field(max_length=MAX_CHECK_CHARS, description="The text to check (a brief, an answer).")
         ] = None,
         document_base64: Annotated[
             str | None,
@@ -156,7 +169,10 @@ class Tools:
         ] = None,
         file_name: Annotated[
             str | None,
-            Field(max_length=1000, description="With document_base64: its file name (.txt, .md, .docx or .pdf)."),
+            Field(
+                max_length=MAX_FILE_NAME_CHARS,
+                description="With document_base64: its file name (.txt, .md, .docx or .pdf).",
+            ),
         ] = None,
     ) -> CheckResult:
         """Check every case citation and quotation in a text or a document (.txt, .md, .docx, .pdf) against the
@@ -170,13 +186,14 @@ class Tools:
         if not file_name:
             raise _tool_error("document_base64 needs file_name (its extension says how to read it)")
         data = _answer(lambda: _document_bytes(document_base64))
-        return CheckResult.model_validate(_answer(lambda: self.service.check_document(data, file_name)))
+        return CheckResult.model_validate(_answer(lambda: self.service.check_document(file_name, data)))
 
     def verify_quotation(
         self,
-        quotation: Annotated[str, Field(min_length=1, max_length=MAX_SHORT_CHARS, description="The quoted words.")],
+        quotation: Annotated[str, Field(min_length=1, max_length=MAX_QUOTATION_CHARS, description="The quoted words.")],
         citation: Annotated[
-            str, Field(min_length=1, max_length=1000, description='The citation, e.g. "347 U.S. 483, 495".')
+            str,
+            Field(min_length=1, max_length=MAX_CITATION_CHARS, description='The citation, e.g. "347 U.S. 483, 495".'),
         ],
     ) -> QuotationResult:
         """Check whether a quotation is in the opinion of the case a citation names (at its pin page when given):
@@ -188,7 +205,9 @@ class Tools:
         self,
         query: Annotated[
             str,
-            Field(min_length=1, max_length=1000, description='A citation ("410 U.S. 113") or a case name.'),
+            Field(
+                min_length=1, max_length=MAX_CITATION_CHARS, description='A citation ("410 U.S. 113") or a case name.'
+            ),
         ],
     ) -> CaseFacts:
         """Look a case up in the database by citation or name: its name, court, date, citations, judges and the
@@ -198,13 +217,15 @@ class Tools:
     def case_text(
         self,
         citation: Annotated[
-            str, Field(min_length=1, max_length=1000, description='The case\'s citation, e.g. "347 U.S. 483".')
+            str,
+            Field(
+                min_length=1, max_length=MAX_CITATION_CHARS, description='The case\'s citation, e.g. "347 U.S. 483".'
+            ),
         ],
-        page: Annotated[
-            int | None, Field(ge=1, le=100_000, description="The reporter page (default: the first).")
-        ] = None,
+        page: Annotated[int, Field(ge=1, le=100_000, description="The reporter page, e.g. 495.")],
     ) -> CasePassage:
-        """Read a passage of a case's opinion around a reporter page (the pages the citation's pin names)."""
+        """Read one reporter page of a case's opinions (the opinion of the Court first, then any concurrence or
+        dissent that has the page), to see what a pin cite points at."""
         return CasePassage.model_validate(_answer(lambda: self.service.case_text(citation, page)))
 
 
@@ -239,8 +260,9 @@ def _add_coverage(server: MCPServer, service: CheckService) -> None:
 
     @server.resource(COVERAGE_URI, name="coverage", title="Case database coverage", mime_type="application/json")
     def coverage() -> str:
-        """What the case database holds: per court level, how many cases and how many with each kind of fact; which
-        reporters' citations can be found not_found (the database is complete there) and which are unverifiable."""
+        """What the case database holds: cases per court level and per source, how many cases of each level have
+        each kind of fact (name, citation, author, disposition, opinion text, overruling), the build's facts and
+        the tables' sizes. A citation outside what it covers is unverifiable, never not_found."""
         return json.dumps(_answer(service.coverage))
 
     @server.resource(
@@ -248,13 +270,13 @@ def _add_coverage(server: MCPServer, service: CheckService) -> None:
         mime_type="application/json",
     )  # fmt: skip
     def coverage_level(level: str) -> str:
-        """One court level's coverage (scotus, coa, district)."""
+        """One court level's coverage (scotus, coa or district): its cases and how many have each kind of fact."""
         from mcp.server.mcpserver.exceptions import ResourceError
 
-        levels = _answer(service.coverage).get("levels", {})
+        levels = _answer(service.coverage)["coverage"]
         if level not in levels:
-            raise ResourceError(f"no court level {level!r}: one of {', '.join(sorted(levels))}")
-        return json.dumps(levels[level])
+            raise ResourceError(f"no court level {level!r}: one of {', '.join(levels)}")
+        return json.dumps({"level": level, **levels[level]})
 
 
 def run_stdio(server: MCPServer) -> None:
