@@ -42,6 +42,7 @@ BRIEF = (
     "struck down in Brown v. Board of Educ., 347 U.S. 483, 495 (1954). See also Columbia University v. Rodham, "
     "564 U.S. 911 (2010).\n"
 )
+QUOTED = {"quotation": TERRY_21, "citation": "392 U.S. 1, 21"}
 TOOLS = {"check_text", "verify_quotation", "lookup_case", "case_text"}
 TOKEN = "test-token-7f3a"
 
@@ -123,8 +124,8 @@ async def test_verify_quotation_gives_the_verdict_and_the_passage(client: Client
     assert found["verdict"] == "verified" and found["page"] == 21 and found["pin_ok"] is True
     assert "specific and articulable facts" in found["passage"]
     assert found["citation"]["verdict"] == "verified"
-    wrong = structured(await client.call_tool("verify_quotation", {
-        "quotation": "the police may stop anyone they please for any reason at all", "citation": "392 U.S. 1"}))  # fmt: skip
+    made_up = {"quotation": "the police may stop anyone they please for any reason at all", "citation": "392 U.S. 1"}
+    wrong = structured(await client.call_tool("verify_quotation", made_up))
     assert wrong["verdict"] == "not_found" and wrong["passage"] is None
 
 
@@ -187,7 +188,7 @@ async def exercise(connected: Client) -> None:
     assert {tool.name for tool in (await connected.list_tools()).tools} == TOOLS
     checked = structured(await connected.call_tool("check_text", {"text": BRIEF}))
     assert [citation["verdict"] for citation in checked["citations"]] == ["verified", "verified", "not_found"]
-    quoted = structured(await connected.call_tool("verify_quotation", {"quotation": TERRY_21, "citation": "392 U.S. 1, 21"}))  # fmt: skip
+    quoted = structured(await connected.call_tool("verify_quotation", QUOTED))
     assert quoted["verdict"] == "verified"
     assert structured(await connected.call_tool("lookup_case", {"query": "Plessy v. Ferguson"}))["matches"]
     assert structured(await connected.call_tool("case_text", {"citation": "392 U.S. 1", "page": 21}))["passages"]

@@ -152,6 +152,29 @@ def _document_bytes(document_base64: str) -> bytes:
         raise BadInputError("document_base64 is not valid base64") from None
 
 
+TextArg = Annotated[
+    str | None, Field(max_length=MAX_CHECK_CHARS, description="The text to check (a brief, an answer).")
+]
+DocumentArg = Annotated[
+    str | None, Field(max_length=MAX_DOCUMENT_BASE64, description="Instead of text: a document's bytes, base64.")
+]
+FileNameArg = Annotated[
+    str | None,
+    Field(max_length=MAX_FILE_NAME_CHARS, description="With document_base64: its file name (.txt, .md, .docx, .pdf)."),
+]
+QuotationArg = Annotated[str, Field(min_length=1, max_length=MAX_QUOTATION_CHARS, description="The quoted words.")]
+CitationArg = Annotated[
+    str, Field(min_length=1, max_length=MAX_CITATION_CHARS, description='The citation, e.g. "392 U.S. 1, 21".')
+]
+QueryArg = Annotated[
+    str, Field(min_length=1, max_length=MAX_CITATION_CHARS, description='A citation ("410 U.S. 113") or a case name.')
+]
+CaseCitationArg = Annotated[
+    str, Field(min_length=1, max_length=MAX_CITATION_CHARS, description='The case\'s citation, e.g. "392 U.S. 1".')
+]
+PageArg = Annotated[int, Field(ge=1, le=100_000, description="The reporter page, e.g. 21.")]
+
+
 class Tools:
     """The four tools, each a method over one `CheckService` (its docstring is what the client reads)."""
 
@@ -160,20 +183,9 @@ class Tools:
 
     def check_text(
         self,
-        text: Annotated[
-            str | None, Field(max_length=MAX_CHECK_CHARS, description="The text to check (a brief, an answer).")
-        ] = None,
-        document_base64: Annotated[
-            str | None,
-            Field(max_length=MAX_DOCUMENT_BASE64, description="Instead of text: a document's bytes, base64."),
-        ] = None,
-        file_name: Annotated[
-            str | None,
-            Field(
-                max_length=MAX_FILE_NAME_CHARS,
-                description="With document_base64: its file name (.txt, .md, .docx or .pdf).",
-            ),
-        ] = None,
+        text: TextArg = None,
+        document_base64: DocumentArg = None,
+        file_name: FileNameArg = None,
     ) -> CheckResult:
         """Check every case citation and quotation in a text or a document (.txt, .md, .docx, .pdf) against the
         case database and the opinions: each citation verified, mismatch, not_found or unverifiable, each quotation
@@ -188,42 +200,18 @@ class Tools:
         data = _answer(lambda: _document_bytes(document_base64))
         return CheckResult.model_validate(_answer(lambda: self.service.check_document(file_name, data)))
 
-    def verify_quotation(
-        self,
-        quotation: Annotated[str, Field(min_length=1, max_length=MAX_QUOTATION_CHARS, description="The quoted words.")],
-        citation: Annotated[
-            str,
-            Field(min_length=1, max_length=MAX_CITATION_CHARS, description='The citation, e.g. "347 U.S. 483, 495".'),
-        ],
-    ) -> QuotationResult:
+    def verify_quotation(self, quotation: QuotationArg, citation: CitationArg) -> QuotationResult:
         """Check whether a quotation is in the opinion of the case a citation names (at its pin page when given):
         the verdict (verified, altered, not_found, separate_opinion, other_case, unverifiable), the reason and the
         opinion's passage."""
         return QuotationResult.model_validate(_answer(lambda: self.service.verify_quotation(quotation, citation)))
 
-    def lookup_case(
-        self,
-        query: Annotated[
-            str,
-            Field(
-                min_length=1, max_length=MAX_CITATION_CHARS, description='A citation ("410 U.S. 113") or a case name.'
-            ),
-        ],
-    ) -> CaseFacts:
+    def lookup_case(self, query: QueryArg) -> CaseFacts:
         """Look a case up in the database by citation or name: its name, court, date, citations, judges and the
         other facts the database holds, and its treatment history (overruled by whom, when)."""
         return CaseFacts.model_validate(_answer(lambda: self.service.lookup_case(query)))
 
-    def case_text(
-        self,
-        citation: Annotated[
-            str,
-            Field(
-                min_length=1, max_length=MAX_CITATION_CHARS, description='The case\'s citation, e.g. "347 U.S. 483".'
-            ),
-        ],
-        page: Annotated[int, Field(ge=1, le=100_000, description="The reporter page, e.g. 495.")],
-    ) -> CasePassage:
+    def case_text(self, citation: CaseCitationArg, page: PageArg) -> CasePassage:
         """Read one reporter page of a case's opinions (the opinion of the Court first, then any concurrence or
         dissent that has the page), to see what a pin cite points at."""
         return CasePassage.model_validate(_answer(lambda: self.service.case_text(citation, page)))
