@@ -37,9 +37,9 @@ from lexprobe.caselaw.stored import (
     TermCase,
     VolumeEntry,
 )
-from lexprobe.errors import StoreError
+from lexprobe.errors import BadInputError, StoreError
 
-__all__ = ["CaseDatabase", "case_database_is_current"]
+__all__ = ["CaseDatabase", "case_database_is_current", "open_case_database"]
 
 #: A record type `CaseDatabase._rows` builds from query rows.
 R = TypeVar("R")
@@ -135,6 +135,17 @@ def _rules_version(conn: sqlite3.Connection) -> int:
 
 class StaleCaseDatabase(StoreError):
     """A case database built by an older lexprobe whose truths differ from today's rules (exit 2: rebuild it)."""
+
+
+def open_case_database(path: Path | None = None) -> CaseDatabase:
+    """Open the case database at `path` (None: the default, `paths.default_db_path()`); a missing one is a
+    `BadInputError` naming the fix (what `--db` of every command and the service open)."""
+    from lexprobe.caselaw.paths import default_db_path
+
+    try:
+        return CaseDatabase(path or default_db_path())
+    except CaseDatabaseMissing as exc:
+        raise BadInputError(str(exc)) from None
 
 
 def case_database_is_current(path: Path) -> bool:

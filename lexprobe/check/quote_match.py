@@ -8,6 +8,7 @@ looked for (docs/check.md, "What legal quoting allows")."""
 from __future__ import annotations
 
 import re
+import weakref
 from bisect import bisect_left
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -123,6 +124,18 @@ class OpinionTexts:
         """Whether the case's opinions are one combined text (majority and separate opinions not told apart)."""
         opinions = self.opinions_of(case_id)
         return bool(opinions) and all(opinion.opinion_type == "combined" for opinion in opinions)
+
+
+_opinion_texts: weakref.WeakKeyDictionary[CaseDatabase, OpinionTexts] = weakref.WeakKeyDictionary()
+
+
+def opinion_texts_for(db: CaseDatabase) -> OpinionTexts:
+    """The (cached) `OpinionTexts` of an open case database: a process that checks many documents (the service,
+    `lexprobe check` of several files) normalizes each case's opinions once, `CASES_KEPT` cases at a time."""
+    texts = _opinion_texts.get(db)
+    if texts is None:
+        texts = _opinion_texts[db] = OpinionTexts(db)
+    return texts
 
 
 def _opinion(row: tuple, case_id: str, first_page: int | None, rest: bool = False) -> Opinion:

@@ -24,7 +24,16 @@ from lexprobe.check.extract import FoundCitation, pin_ranges
 from lexprobe.check.online import OnlineOpinionTexts, case_note, source_fields, source_note
 from lexprobe.check.parentheticals import CITATIONS, LITERAL_BRACKETS
 from lexprobe.check.quotations import CHECKED_CHARS, Quotation, find_quotations
-from lexprobe.check.quote_match import CitationFree, Match, Opinion, OpinionTexts, find_exact, find_in, word_difference
+from lexprobe.check.quote_match import (
+    CitationFree,
+    Match,
+    Opinion,
+    OpinionTexts,
+    find_exact,
+    find_in,
+    opinion_texts_for,
+    word_difference,
+)
 from lexprobe.check.verify import CaseSummary, CitationVerdict, summarize
 
 Q_VERIFIED, Q_ALTERED, Q_NOT_FOUND = "verified", "altered", "not_found"
@@ -320,7 +329,7 @@ class _QuotationJudge:
         verdicts: Sequence[CitationVerdict],
         online: OnlineOpinionTexts | None = None,
     ) -> None:
-        self.texts = OpinionTexts(db)
+        self.texts = opinion_texts_for(db)
         self.citation_free = CitationFree()
         self.corpus = CorpusSearch(db, self.texts)
         self.corpus_names: dict[str, str | None] = {}  # cases found through the word index, not cited

@@ -115,8 +115,9 @@ def check(
     Example: `lexprobe check brief.pdf --html brief-check.html`
     """
     from lexprobe.check.render_html import display_name, render_html
+    from lexprobe.check.result_json import check_result
     from lexprobe.check.run_check import CheckSettings, check_documents, found_problems
-    from lexprobe.check.verify import VERDICTS, summarize
+    from lexprobe.check.verify import summarize
 
     judged = None
     if judge is not None:
@@ -126,7 +127,7 @@ def check(
     settings = CheckSettings(online, online_timeout, judged)
     documents = check_documents(files, lambda: open_case_db(db), settings, _print_note)
     if as_json:
-        print(json.dumps(_json(documents, summarize, VERDICTS, judge)))
+        print(json.dumps(check_result(documents, judge)))
     else:
         for document in documents:
             _print_table(document, summarize)
@@ -150,40 +151,6 @@ def _print_note(note: Note) -> None:
         warning(note.text, soft_wrap=note.wrap)
     else:
         err.print(Text(safe_text(note.text), style=note.kind), highlight=False, soft_wrap=note.wrap)
-
-
-def _json(documents, summarize, verdicts_order, judge: str | None = None) -> dict:
-    """`--json`: all files' citations in one list, in file order; `summary.files` says which slice is whose. The
-    quotations in one list too, each `citation` an index into the combined `citations` list (so its file is the one
-    whose slice holds that index). With `--judge`, a `holdings` list likewise, and its counts in the summary."""
-    from lexprobe.check.quote_verdicts import summarize_quotations
-
-    citations = []
-    quotations = []
-    holdings = []
-    files = []
-    for document in documents:
-        counts = summarize(document.verdicts)
-        files.append({"path": document.path, "first": len(citations), "count": len(document.verdicts), **counts})
-        quotations.extend(q.to_json(len(citations)) for q in document.quotations)
-        holdings.extend(h.to_json(len(citations)) for h in document.holdings)
-        citations.extend(v.to_json() for v in document.verdicts)
-    totals = summarize(v for document in documents for v in document.verdicts)
-    quote_totals = summarize_quotations([q for document in documents for q in document.quotations])
-    payload = {
-        "citations": citations,
-        "quotations": quotations,
-        "summary": {**{k: totals[k] for k in verdicts_order}, "quotations": quote_totals, "files": files},
-    }
-    if judge is not None:
-        from lexprobe.check.holdings import Holdings, summarize_holdings
-
-        payload["holdings"] = holdings
-        payload["summary"]["holdings"] = {
-            "judge": judge,
-            **summarize_holdings([Holdings(list(d.holdings), d.holdings_skipped) for d in documents]),
-        }
-    return payload
 
 
 def _context(text: str, span: tuple[int, int], words: int = 8) -> Text:

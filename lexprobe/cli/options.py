@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from lexprobe.errors import BadInputError
 from lexprobe.models.spec import valid_forms_text
 
 if TYPE_CHECKING:  # imported where used: `lexprobe --help` needs none of them
@@ -237,10 +236,6 @@ def option_group(command: Callable, parameter: str, group: type, types: dict[str
 
 def open_case_db(db: Path | None) -> CaseDatabase:
     """Open the case database at `--db` (or the default); a missing one is a `BadInputError` naming the fix."""
-    from lexprobe.caselaw.paths import default_db_path
-    from lexprobe.caselaw.query import CaseDatabase, CaseDatabaseMissing
+    from lexprobe.caselaw.query import open_case_database
 
-    try:
-        return CaseDatabase(db or default_db_path())
-    except CaseDatabaseMissing as exc:
-        raise BadInputError(str(exc)) from None
+    return open_case_database(db)
