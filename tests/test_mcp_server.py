@@ -14,7 +14,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -63,12 +63,13 @@ def service(case_db_path: Path) -> Iterator[Any]:
     started.close()
 
 
-@pytest.fixture
-async def client(service: Any) -> AsyncIterator[Client]:
+@pytest.fixture(scope="module")
+def server(service: Any) -> Any:
+    """The MCP server `lexprobe mcp` serves, over the module's service (a client connects to it in process: an
+    async fixture would enter and leave the client's task group in different tasks)."""
     from lexprobe.service.mcp_server import build_server
 
-    async with Client(build_server(service)) as connected:
-        yield connected
+    return build_server(service)
 
 
 def structured(result: Any) -> dict[str, Any]:
@@ -87,61 +88,70 @@ def error_text(result: Any) -> str:
 # --- the tools, in process ------------------------------------------------------------------------------------
 
 
-async def test_every_tool_has_an_input_and_an_output_schema(client: Client) -> None:
-    tools = {tool.name: tool for tool in (await client.list_tools()).tools}
-    assert set(tools) == TOOLS
-    for tool in tools.values():
-        assert tool.description and tool.input_schema["type"] == "object", tool.name
-        assert tool.output_schema is not None and tool.output_schema["type"] == "object", tool.name
-        assert tool.annotations is not None and tool.annotations.read_only_hint
-    assert {"text", "document_base64", "file_name"} <= set(tools["check_text"].input_schema["properties"])
-    assert set(tools["verify_quotation"].input_schema["required"]) == {"quotation", "citation"}
-    assert set(tools["case_text"].input_schema["required"]) == {"citation", "page"}
-    assert {"citations", "quotations", "summary"} <= set(tools["check_text"].output_schema["required"])
+async def test_every_tool_has_an_input_and_an_output_schema(server: Any) -> None:
+    async with Client(server) as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        assert set(tools) == TOOLS
+        for tool in tools.values():
+            assert tool.description and tool.input_schema["type"] == "object", tool.name
+            assert tool.output_schema is not None and tool.output_schema["type"] == "object", tool.name
+            assert tool.annotations is not None and tool.annotations.read_only_hint
+        assert {"text", "document_base64", "file_name"} <= set(tools["check_text"].input_schema["properties"])
+        assert set(tools["verify_quotation"].input_schema["required"]) == {"quotation", "citation"}
+        assert set(tools["case_text"].input_schema["required"]) == {"citation", "page"}
+        assert {"citations", "quotations", "summary"} <= set(tools["check_text"].output_schema["required"])
 
 
-async def test_check_text_gives_check_json_for_a_text(client: Client, service: Any) -> None:
-    result = structured(await client.call_tool("check_text", {"text": BRIEF}))
-    assert result == json.loads(json.dumps(service.check_text(BRIEF)))  # the service's result, unchanged
-    verdicts = [citation["verdict"] for citation in result["citations"]]
-    assert verdicts == ["verified", "verified", "not_found"]
-    assert result["summary"]["verified"] == 2 and result["summary"]["not_found"] == 1
-    (quotation,) = result["quotations"]
-    assert quotation["verdict"] == "verified" and quotation["citation"] == 0
+async def test_check_text_gives_check_json_for_a_text(server: Any, service: Any) -> None:
+    async with Client(server) as client:
+        result = structured(await client.call_tool("check_text", {"text": BRIEF}))
+        assert result == json.loads(json.dumps(service.check_text(BRIEF)))  # the service's result, unchanged
+        verdicts = [citation["verdict"] for citation in result["citations"]]
+        assert verdicts == ["verified", "verified", "not_found"]
+        assert result["summary"]["verified"] == 2 and result["summary"]["not_found"] == 1
+        (quotation,) = result["quotations"]
+        assert quotation["verdict"] == "verified" and quotation["citation"] == 0
 
 
-async def test_check_text_reads_a_documents_bytes(client: Client) -> None:
-    data = base64.b64encode(BRIEF.encode()).decode()
-    result = structured(await client.call_tool("check_text", {"document_base64": data, "file_name": "brief.txt"}))
-    assert [citation["verdict"] for citation in result["citations"]] == ["verified", "verified", "not_found"]
-    assert result["summary"]["files"][0]["path"] == "brief.txt"
+async def test_check_text_reads_a_documents_bytes(server: Any) -> None:
+    async with Client(server) as client:
+        data = base64.b64encode(BRIEF.encode()).decode()
+        result = structured(await client.call_tool("check_text", {"document_base64": data, "file_name": "brief.txt"}))
+        assert [citation["verdict"] for citation in result["citations"]] == ["verified", "verified", "not_found"]
+        assert result["summary"]["files"][0]["path"] == "brief.txt"
 
 
-async def test_verify_quotation_gives_the_verdict_and_the_passage(client: Client) -> None:
-    found = structured(
-        await client.call_tool("verify_quotation", {"quotation": TERRY_21, "citation": "392 U.S. 1, 21"})
-    )
-    assert found["verdict"] == "verified" and found["page"] == 21 and found["pin_ok"] is True
-    assert "specific and articulable facts" in found["passage"]
-    assert found["citation"]["verdict"] == "verified"
-    made_up = {"quotation": "the police may stop anyone they please for any reason at all", "citation": "392 U.S. 1"}
-    wrong = structured(await client.call_tool("verify_quotation", made_up))
-    assert wrong["verdict"] == "not_found" and wrong["passage"] is None
+async def test_verify_quotation_gives_the_verdict_and_the_passage(server: Any) -> None:
+    async with Client(server) as client:
+        found = structured(
+            await client.call_tool("verify_quotation", {"quotation": TERRY_21, "citation": "392 U.S. 1, 21"})
+        )
+        assert found["verdict"] == "verified" and found["page"] == 21 and found["pin_ok"] is True
+        assert "specific and articulable facts" in found["passage"]
+        assert found["citation"]["verdict"] == "verified"
+        made_up = {
+            "quotation": "the police may stop anyone they please for any reason at all",
+            "citation": "392 U.S. 1",
+        }
+        wrong = structured(await client.call_tool("verify_quotation", made_up))
+        assert wrong["verdict"] == "not_found" and wrong["quotation"]["verdict"] == "not_found"
 
 
-async def test_lookup_case_gives_facts_and_treatment(client: Client) -> None:
-    plessy = structured(await client.call_tool("lookup_case", {"query": "163 U.S. 537"}))
-    assert plessy["matches"][0] == "scotus:163_U.S._537"
-    assert "Brown" in json.dumps(plessy["case"])  # overruled by Brown v. Board of Education
-    by_name = structured(await client.call_tool("lookup_case", {"query": "Terry v. Ohio"}))
-    assert "scotus:392_U.S._1" in by_name["matches"]
+async def test_lookup_case_gives_facts_and_treatment(server: Any) -> None:
+    async with Client(server) as client:
+        plessy = structured(await client.call_tool("lookup_case", {"query": "163 U.S. 537"}))
+        assert plessy["matches"][0] == "scotus:163_U.S._537"
+        assert "Brown" in json.dumps(plessy["case"])  # overruled by Brown v. Board of Education
+        by_name = structured(await client.call_tool("lookup_case", {"query": "Terry v. Ohio"}))
+        assert "scotus:392_U.S._1" in by_name["matches"]
 
 
-async def test_case_text_gives_a_page_of_the_opinion(client: Client) -> None:
-    page = structured(await client.call_tool("case_text", {"citation": "392 U.S. 1", "page": 21}))
-    assert page["case"]["case_id"] == "scotus:392_U.S._1" and page["page"] == 21
-    assert page["passages"][0]["court"] is True
-    assert "specific and articulable facts" in page["passages"][0]["text"]
+async def test_case_text_gives_a_page_of_the_opinion(server: Any) -> None:
+    async with Client(server) as client:
+        page = structured(await client.call_tool("case_text", {"citation": "392 U.S. 1", "page": 21}))
+        assert page["case"]["case_id"] == "scotus:392_U.S._1" and page["page"] == 21
+        assert page["passages"][0]["court"] is True
+        assert "specific and articulable facts" in page["passages"][0]["text"]
 
 
 @pytest.mark.parametrize(
@@ -163,21 +173,23 @@ async def test_case_text_gives_a_page_of_the_opinion(client: Client) -> None:
     ],
 )  # fmt: skip
 async def test_bad_input_is_a_tool_error_with_a_clear_message(
-    client: Client, tool: str, arguments: dict[str, Any], message: str
+    server: Any, tool: str, arguments: dict[str, Any], message: str
 ) -> None:
-    assert message in error_text(await client.call_tool(tool, arguments))
-    assert structured(await client.call_tool("lookup_case", {"query": "392 U.S. 1"}))  # the server goes on
+    async with Client(server) as client:
+        assert message in error_text(await client.call_tool(tool, arguments))
+        assert structured(await client.call_tool("lookup_case", {"query": "392 U.S. 1"}))  # the server goes on
 
 
-async def test_coverage_resources(client: Client) -> None:
-    uris = {str(resource.uri) for resource in (await client.list_resources()).resources}
-    assert "lexprobe://coverage" in uris
-    templates = {template.uri_template for template in (await client.list_resource_templates()).resource_templates}
-    assert "lexprobe://coverage/{level}" in templates
-    whole = json.loads((await client.read_resource("lexprobe://coverage")).contents[0].text)
-    assert whole["levels"]["scotus"] > 0 and whole["coverage"]["scotus"]["cases"] == whole["levels"]["scotus"]
-    scotus = json.loads((await client.read_resource("lexprobe://coverage/scotus")).contents[0].text)
-    assert scotus["level"] == "scotus" and scotus["cases"] == whole["levels"]["scotus"]
+async def test_coverage_resources(server: Any) -> None:
+    async with Client(server) as client:
+        uris = {str(resource.uri) for resource in (await client.list_resources()).resources}
+        assert "lexprobe://coverage" in uris
+        templates = {template.uri_template for template in (await client.list_resource_templates()).resource_templates}
+        assert "lexprobe://coverage/{level}" in templates
+        whole = json.loads((await client.read_resource("lexprobe://coverage")).contents[0].text)
+        assert whole["levels"]["scotus"] > 0 and whole["coverage"]["scotus"]["cases"] == whole["levels"]["scotus"]
+        scotus = json.loads((await client.read_resource("lexprobe://coverage/scotus")).contents[0].text)
+        assert scotus["level"] == "scotus" and scotus["cases"] == whole["levels"]["scotus"]
 
 
 # --- the command: stdio and streamable HTTP ---------------------------------------------------------------------
