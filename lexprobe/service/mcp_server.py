@@ -29,11 +29,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
-from lexprobe.service.check_service import MAX_CHECK_CHARS, MAX_CITATION_CHARS, MAX_QUOTATION_CHARS, CheckService
 from pydantic import BaseModel, ConfigDict, Field
 
 from lexprobe.documents.extract import MAX_BYTES
 from lexprobe.errors import BadInputError, LexprobeError
+from lexprobe.service.check_service import MAX_CHECK_CHARS, MAX_CITATION_CHARS, MAX_QUOTATION_CHARS, CheckService
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
