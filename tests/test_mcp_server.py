@@ -277,5 +277,5 @@ def test_off_loopback_needs_a_token_and_stdio_takes_no_network_options(monkeypat
     monkeypatch.delenv("LEXPROBE_MCP_TOKEN", raising=False)
     result = CliRunner().invoke(app, ["mcp", "--http", "0", "--host", "0.0.0.0"])
     assert result.exit_code == 2 and "--host 0.0.0.0 is not loopback: give --token" in result.output
-    result = CliRunner().invoke(app, ["mcp", "--token", "x"])
+    result = CliRunner().invoke(app, ["mcp", "--host", "0.0.0.0"])
     assert result.exit_code == 2 and "go with --http PORT" in result.output

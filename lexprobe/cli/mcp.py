@@ -81,18 +81,21 @@ def mcp(
     """
     from lexprobe.local_server import is_loopback
 
-    if http is None and (token is not None or allow_hosts or host != "127.0.0.1"):
-        raise BadInputError("--host, --token and --allow-host go with --http PORT (stdio has no network)")
+    if http is None and (allow_hosts or host != "127.0.0.1"):
+        raise BadInputError("--host and --allow-host go with --http PORT (stdio has no network)")
     if http is not None and not is_loopback(host) and not token:
         raise BadInputError(safe_text(f"--host {host} is not loopback: give --token (or set {TOKEN_ENV})"))
     from lexprobe.service.mcp_server import build_server, http_app, run_stdio, start_service
 
     service = start_service(db)
-    server = build_server(service)
-    if http is None:
-        run_stdio(server)
-        return
-    _serve_http(http_app(server, host, token, tuple(allow_hosts or ())), host, http, token is not None)
+    try:
+        server = build_server(service)
+        if http is None:
+            run_stdio(server)
+        else:
+            _serve_http(http_app(server, host, token, tuple(allow_hosts or ())), host, http, token is not None)
+    finally:
+        service.close()
 
 
 def _serve_http(app: object, host: str, port: int, with_token: bool) -> None:
