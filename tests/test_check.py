@@ -344,8 +344,8 @@ def test_cli_json_shape_and_exit_code(tmp_path: Path, case_db_path: Path) -> Non
     result = run_cli(str(good), "--db", str(case_db_path), "--json")
     assert result.exit_code == 0, result.output
     payload = json.loads(result.stdout)
-    assert set(payload) == {"citations", "quotations", "summary"}
-    assert [set(c) for c in payload["citations"]] == [{"text", "span", "verdict", "case", "reason", "notes"}] * 2
+    assert set(payload) == {"schema_version", "citations", "quotations", "summary"}
+    assert [set(c) for c in payload["citations"]] == [{"text", "span", "verdict", "case", "reason", "notes", "pin"}] * 2
     assert payload["citations"][0]["case"] == {
         "case_id": "scotus:347_U.S._483",
         "name": "Brown v. Board of Educ.",

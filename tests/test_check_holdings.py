@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import typer
 from page_checks import render_page
+from service_support import validate
 from tool_requirements import needs_chromium
 from typer.testing import CliRunner
 
@@ -161,7 +162,8 @@ def test_json_holdings_with_each_scripted_verdict(tmp_path: Path, case_db_path: 
     result = run_cli(str(write(tmp_path, "brief.txt", BRIEF)), "--db", str(case_db_path), "--json", "--judge", judge)
     assert result.exit_code == 1, result.output  # a proposition contradicted
     payload = json.loads(result.stdout)
-    assert set(payload) == {"citations", "quotations", "holdings", "summary"}
+    assert set(payload) == {"schema_version", "citations", "quotations", "holdings", "summary"}
+    validate(payload)  # the published result format (docs/check-result.schema.json), holdings included
     holdings = payload["holdings"]
     fields = {"sentence", "span", "citation", "verdict", "judge", "judged_by", "passages", "reason", "cached"}
     assert [set(h) for h in holdings] == [fields] * 4

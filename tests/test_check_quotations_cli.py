@@ -52,7 +52,7 @@ def test_json_quotations_beside_citations(tmp_path: Path, case_db_path: Path) ->
     result = run_cli(str(first), str(brief(tmp_path)), "--db", str(case_db_path), "--json")
     assert result.exit_code == 1, result.output  # a quotation from the dissent, one not found
     payload = json.loads(result.stdout)
-    assert set(payload) == {"citations", "quotations", "summary"}
+    assert set(payload) == {"schema_version", "citations", "quotations", "summary"}
     quotations = payload["quotations"]
     fields = {"text", "span", "citation", "verdict", "page", "pin_ok", "reason", "evidence"}
     assert [set(q) for q in quotations] == [fields] * 3

@@ -229,6 +229,7 @@ def test_root_lists_every_command_in_order_and_runs_one() -> None:
         "ask",
         "demo",
         "export",
+        "serve",
         "data",
         "hallucination",
         "investigation",

@@ -260,8 +260,8 @@ async def test_over_http_the_token_is_required(http_server: str) -> None:
     headers = {"Accept": "application/json, text/event-stream"}
     for given in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": TOKEN}):
         refused = httpx.post(http_server, json=initialize, headers=headers | given, timeout=30)
-        assert refused.status_code == 401 and refused.text == "missing or wrong bearer token"
-        assert refused.headers["www-authenticate"] == "Bearer"
+        assert refused.status_code == 401 and "bearer token is required" in refused.json()["error"]
+        assert refused.headers["www-authenticate"].startswith("Bearer")
 
 
 def test_over_http_another_host_or_origin_is_refused(http_server: str) -> None:

@@ -223,9 +223,10 @@ class CitationVerdict:
     case: CaseSummary | None
     reason: str
     notes: tuple[str, ...] = ()
+    pin: str | None = None  # the pin cite as written ("16", "16-17", "*3"), None without one
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON object of `lexprobe check --json`: exactly text, span, verdict, case, reason, notes."""
+        """The JSON object of `lexprobe check --json`: exactly text, span, verdict, case, reason, notes, pin."""
         return {**asdict(self), "span": list(self.span), "notes": list(self.notes)}
 
 
@@ -361,6 +362,7 @@ class _Judge:
             case=case.summary() if case else None,
             reason=reason,
             notes=tuple(note for note in notes if note),
+            pin=citation.pin_text,
         )
 
     def full(self, c: FoundCitation) -> CitationVerdict:
@@ -536,7 +538,7 @@ class _Judge:
             f"page {page} of {self.found[earlier].text}, cited earlier, written as a full citation ({c.key}): "
             f"{verdict.reason}"
         )
-        return CitationVerdict(c.text, c.span, verdict.verdict, verdict.case, reason, verdict.notes)
+        return CitationVerdict(c.text, c.span, verdict.verdict, verdict.case, reason, verdict.notes, c.pin_text)
 
     def in_orders_section(self, c: FoundCitation) -> bool:
         """A U.S. Reports page after the volume's run of opinions (`caselaw.coverage.opinions_end`)."""
@@ -574,6 +576,7 @@ class _Judge:
             case=case.summary() if case else verdict.case,
             reason=f"{kind} of {target.text}: {verdict.reason}",
             notes=tuple(n for n in notes if n),
+            pin=c.pin_text,
         )
 
 

@@ -15,7 +15,7 @@ from typing import Annotated
 
 import typer
 
-from lexprobe.cli import batch, check, data, export, hallucination, investigation, mcp, toplevel, view
+from lexprobe.cli import batch, check, data, export, hallucination, investigation, mcp, serve, toplevel, view
 from lexprobe.cli.handler import LexprobeGroup
 from lexprobe.cli.output import err, out
 
@@ -45,6 +45,7 @@ check.register(app)
 mcp.register(app)
 toplevel.register(app)
 export.register(app)
+serve.register(app)
 for group, name in ((data.data_app, "data"), (hallucination.hallucination_app, "hallucination"),
                     (investigation.investigation_app, "investigation"), (batch.batch_app, "batch")):  # fmt: skip
     app.add_typer(group, name=name)

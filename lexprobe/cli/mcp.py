@@ -85,6 +85,10 @@ def mcp(
         raise BadInputError("--host and --allow-host go with --http PORT (stdio has no network)")
     if http is not None and not is_loopback(host) and not token:
         raise BadInputError(safe_text(f"--host {host} is not loopback: give --token (or set {TOKEN_ENV})"))
+    try:
+        import mcp.server.mcpserver  # noqa: F401
+    except ImportError:
+        raise BadInputError("lexprobe mcp needs the MCP SDK: pip install 'lexprobe[service]' (mcp==2.3.0)") from None
     from lexprobe.service.mcp_server import build_server, http_app, run_stdio, start_service
 
     service = start_service(db)

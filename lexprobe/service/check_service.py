@@ -22,6 +22,7 @@ from typing import Any
 
 from lexprobe.caselaw.query import CaseDatabase, open_case_database
 from lexprobe.check.quote_match import opinion_texts_for
+from lexprobe.check.render_html import CheckedDocument
 from lexprobe.check.result_json import SCHEMA_VERSION, check_result
 from lexprobe.check.run_check import check_one_text
 from lexprobe.documents.limits import MAX_TEXT_CHARS
@@ -67,14 +68,18 @@ class CheckService:
 
     def check_text(self, text: str, name: str = "text") -> dict[str, Any]:
         """The check result of `text` (shown as `name`): `lexprobe check --json`'s JSON for a file holding it."""
+        return check_result([self.checked_text(text, name)])
+
+    def checked_text(self, text: str, name: str = "text") -> CheckedDocument:
+        """`text` checked (shown as `name`): the document `check_text`'s result is made of, its text and verdicts
+        (what `lexprobe serve`'s page shows and `check.render_html.render_html` annotates)."""
         if not isinstance(text, str):
             raise BadInputError("the text to check must be a string")
         if len(text) > self.max_chars:
             raise BadInputError(f"{upload_name(name)}: the text has {len(text):,} characters, over the limit of "
                                 f"{self.max_chars:,} (MAX_CHECK_CHARS)")  # fmt: skip
         with self._lock:
-            document = check_one_text(upload_name(name), text, self.db)
-        return check_result([document])
+            return check_one_text(upload_name(name), text, self.db)
 
     def check_document(self, name: str, data: bytes) -> dict[str, Any]:
         """The check result of an uploaded document (.txt, .md, .docx, .pdf, ...; `name` gives its format by its
@@ -84,7 +89,8 @@ class CheckService:
 
     def verify_quotation(self, quotation: str, citation: str) -> dict[str, Any]:
         """Whether `quotation` is in the opinion `citation` names: the quotation's verdict, reason, page and
-        evidence passage (None when not found), and the citation's own verdict, each object as in check --json."""
+        evidence passage (where it was found, or the closest one; None without one), and the quotation's and the
+        citation's objects as check --json gives them."""
         quotation, citation = " ".join(str(quotation).split()), " ".join(str(citation).split())
         if not quotation or len(quotation) > MAX_QUOTATION_CHARS:
             raise BadInputError(f"the quotation must have 1 to {MAX_QUOTATION_CHARS:,} characters")

@@ -17,7 +17,7 @@ tool error without its details (logged on stderr). Inputs are bounded by their s
 `lexprobe.documents`' limits and never written anywhere but a temporary folder.
 
 Over HTTP the app sits behind `local_server.guard_hosts` (the Host check) and, with a token,
-`local_server.require_token` (a bearer token on every request).
+`http_guard.require_token` (a bearer token on every request, as `lexprobe serve` checks it).
 """
 
 from __future__ import annotations
@@ -279,7 +279,8 @@ def http_app(server: MCPServer, host: str, token: str | None, allow_hosts: tuple
     base64 document of the largest size a document may have."""
     from mcp.server.transport_security import TransportSecuritySettings
 
-    from lexprobe.local_server import allowed_hosts, guard_hosts, require_token
+    from lexprobe.local_server import allowed_hosts, guard_hosts
+    from lexprobe.service.http_guard import require_token
 
     names = allowed_hosts(host, allow_hosts)
     origins = TransportSecuritySettings(
