@@ -20,6 +20,7 @@ from typing import Any
 
 import httpx
 import pytest
+from service_support import validate, write_pdf
 from typer.testing import CliRunner
 
 from lexprobe.cli import app
@@ -113,12 +114,15 @@ async def test_check_text_gives_check_json_for_a_text(server: Any, service: Any)
         assert quotation["verdict"] == "verified" and quotation["citation"] == 0
 
 
-async def test_check_text_reads_a_documents_bytes(server: Any) -> None:
+async def test_check_text_reads_a_documents_bytes(server: Any, tmp_path: Path) -> None:
+    pdf = write_pdf(BRIEF, tmp_path / "brief.pdf")
     async with Client(server) as client:
-        data = base64.b64encode(BRIEF.encode()).decode()
-        result = structured(await client.call_tool("check_text", {"document_base64": data, "file_name": "brief.txt"}))
-        assert [citation["verdict"] for citation in result["citations"]] == ["verified", "verified", "not_found"]
-        assert result["summary"]["files"][0]["path"] == "brief.txt"
+        for name, data in (("brief.txt", BRIEF.encode()), ("brief.pdf", pdf.read_bytes())):
+            arguments = {"document_base64": base64.b64encode(data).decode(), "file_name": name}
+            result = structured(await client.call_tool("check_text", arguments))
+            assert [citation["verdict"] for citation in result["citations"]] == ["verified", "verified", "not_found"]
+            assert result["summary"]["files"][0]["path"] == name
+            validate(result)  # docs/check-result.schema.json, the published format
 
 
 async def test_verify_quotation_gives_the_verdict_and_the_passage(server: Any) -> None:
