@@ -224,6 +224,7 @@ def test_root_lists_every_command_in_order_and_runs_one() -> None:
     root = typer.main.get_command(app)
     assert list(root.commands) == [
         "check",
+        "mcp",
         "models",
         "ask",
         "demo",

@@ -15,7 +15,7 @@ from typing import Annotated
 
 import typer
 
-from lexprobe.cli import batch, check, data, export, hallucination, investigation, serve, toplevel, view
+from lexprobe.cli import batch, check, data, export, hallucination, investigation, mcp, serve, toplevel, view
 from lexprobe.cli.handler import LexprobeGroup
 from lexprobe.cli.output import err, out
 
@@ -42,6 +42,7 @@ app = typer.Typer(
 # Every command and command group, in the order `lexprobe --help` lists them: Typer lists an app's own commands
 # before its groups, so `view` comes from a Typer without a name, whose commands are listed in its place.
 check.register(app)
+mcp.register(app)
 toplevel.register(app)
 export.register(app)
 serve.register(app)

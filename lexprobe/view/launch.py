@@ -98,8 +98,10 @@ def view_sources(paths: list[Path], db: Path | None) -> ViewSources:
     return ViewSources(*split_paths(list(paths)), case_db)
 
 
-def serve(app: Any, host: str, port: int, on_ready: Callable[[str], None]) -> None:
-    """Serve `app` with uvicorn until Ctrl-C; `on_ready(url)` once it accepts connections."""
+def serve(app: Any, host: str, port: int, on_ready: Callable[[str], None], lifespan: bool = False) -> None:
+    """Serve `app` with uvicorn until Ctrl-C; `on_ready(url)` once it accepts connections. `lifespan`: run the app's
+    startup and shutdown (an app that starts tasks there, as `lexprobe mcp --http` does); open connections get 5
+    seconds to finish on Ctrl-C (an MCP client's event stream never ends by itself)."""
     import uvicorn
 
     class AnnouncingServer(uvicorn.Server):
@@ -111,7 +113,15 @@ def serve(app: Any, host: str, port: int, on_ready: Callable[[str], None]) -> No
             shown = f"[{host}]" if ":" in host else host
             on_ready(f"http://{shown}:{bound}/")
 
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False, lifespan="off")
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        access_log=False,
+        lifespan="on" if lifespan else "off",
+        timeout_graceful_shutdown=5,
+    )
     AnnouncingServer(config).run(sockets=[_listening_socket(host, port)])
 
 
