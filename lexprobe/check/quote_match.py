@@ -87,6 +87,7 @@ class OpinionTexts:
     def __init__(self, db: CaseDatabase) -> None:
         self.db = db
         self.opinions_of = lru_cache(maxsize=CASES_KEPT)(self._read)
+        self.citation_free = CitationFree()  # kept with the texts: a warm process blanks each opinion once
 
     def _read(self, case_id: str) -> tuple[Opinion, ...]:
         rows = self.db.conn.execute(

@@ -25,7 +25,6 @@ from lexprobe.check.online import OnlineOpinionTexts, case_note, source_fields, 
 from lexprobe.check.parentheticals import CITATIONS, LITERAL_BRACKETS
 from lexprobe.check.quotations import CHECKED_CHARS, Quotation, find_quotations
 from lexprobe.check.quote_match import (
-    CitationFree,
     Match,
     Opinion,
     OpinionTexts,
@@ -330,7 +329,7 @@ class _QuotationJudge:
         online: OnlineOpinionTexts | None = None,
     ) -> None:
         self.texts = opinion_texts_for(db)
-        self.citation_free = CitationFree()
+        self.citation_free = self.texts.citation_free
         self.corpus = CorpusSearch(db, self.texts)
         self.corpus_names: dict[str, str | None] = {}  # cases found through the word index, not cited
         self.online = online
