@@ -63,7 +63,7 @@ def serve(
     as_json: json_flag('Print {"url": ...} as one JSON line once the server listens.') = False,
 ) -> None:
     """Serve the check on this machine: `POST /api/check` (a document upload in the field `file`, or JSON
-    {"text": ...}) answers what `lexprobe check --json` prints, `GET /api/case/CITATION` a case of the database,
+    {"text": ...}) answers what `lexprobe check FILE --json` prints, `GET /api/case/CITATION` a case of the database,
     `/openapi.json` describes the API, and the page at `/` checks a dropped brief and highlights every citation and
     quotation by verdict. The database and the citation parser stay loaded between requests.
 
