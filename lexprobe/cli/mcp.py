@@ -12,6 +12,13 @@ from typing import Annotated
 
 import typer
 
+from lexprobe.cli.network_options import (
+    AllowHostsOpt,
+    host_option,
+    require_token_off_loopback,
+    token_option,
+    warn_if_reachable,
+)
 from lexprobe.cli.options import DbOpt
 from lexprobe.cli.output import err
 from lexprobe.errors import BadInputError
@@ -39,27 +46,8 @@ HttpOpt = Annotated[
         help="Serve streamable HTTP on this port (0: any free port; the URL is printed) instead of stdio.",
     ),
 ]
-HostOpt = Annotated[
-    str,
-    typer.Option("--host", help="With --http: address to listen on; anything but loopback needs --token."),
-]
-TokenOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--token",
-        envvar=TOKEN_ENV,
-        show_envvar=True,
-        help="With --http: every request must carry `Authorization: Bearer TOKEN` (required off loopback).",
-    ),
-]
-AllowHostsOpt = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--allow-host",
-        help="With --http: also answer requests addressed to this host name (repeatable); by default only the "
-        "--host address, localhost, 127.0.0.1 and [::1] are answered.",
-    ),
-]
+HostOpt = host_option("With --http: address to listen on; anything but loopback needs --token.")
+TokenOpt = token_option(TOKEN_ENV)
 
 
 def mcp(
@@ -79,12 +67,10 @@ def mcp(
     Examples: `lexprobe mcp --db caselaw.sqlite` (in a client's config), `lexprobe mcp --http 8767`,
     `LEXPROBE_MCP_TOKEN=s3cret lexprobe mcp --http 8767 --host 0.0.0.0`.
     """
-    from lexprobe.local_server import is_loopback
-
     if http is None and (allow_hosts or host != "127.0.0.1"):
         raise BadInputError("--host and --allow-host go with --http PORT (stdio has no network)")
-    if http is not None and not is_loopback(host) and not token:
-        raise BadInputError(safe_text(f"--host {host} is not loopback: give --token (or set {TOKEN_ENV})"))
+    if http is not None:
+        require_token_off_loopback(host, token, TOKEN_ENV)
     try:
         import mcp.server.mcpserver  # noqa: F401
     except ImportError:
@@ -104,20 +90,9 @@ def mcp(
 
 def _serve_http(app: object, host: str, port: int, with_token: bool) -> None:
     """Serve the MCP app over HTTP until Ctrl-C, printing `{"url": ...}` on stdout once it listens."""
-    from lexprobe.local_server import is_loopback
     from lexprobe.view.launch import serve
 
-    if not is_loopback(host):
-        warning = (
-            f"warning: listening on {host}: anyone who can reach this machine and holds the token can check "
-            "documents and read the case database through it"
-        )
-        err.print(
-            safe_text(warning),
-            style="bold yellow",
-            highlight=False,
-            markup=False,
-        )
+    warn_if_reachable(host, "and holds the token can check documents and read the case database through it")
 
     def ready(url: str) -> None:
         print(json.dumps({"url": f"{url}mcp"}), flush=True)

@@ -8,10 +8,15 @@ from typing import Annotated
 
 import typer
 
+from lexprobe.cli.network_options import (
+    AllowHostsOpt,
+    host_option,
+    require_token_off_loopback,
+    token_option,
+    warn_if_reachable,
+)
 from lexprobe.cli.options import DbOpt, json_flag
 from lexprobe.cli.output import err
-from lexprobe.errors import BadInputError
-from lexprobe.terminal import safe_text
 
 __all__ = ["DEFAULT_PORT", "register", "serve"]
 
@@ -23,23 +28,10 @@ def register(app: typer.Typer) -> None:
     app.command("serve")(serve)
 
 
-HostOpt = Annotated[
-    str,
-    typer.Option("--host", help="Address to listen on; anything but loopback needs --token and shows a warning."),
-]
-TokenOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--token",
-        envvar="LEXPROBE_SERVE_TOKEN",
-        help="Answer only requests with `Authorization: Bearer TOKEN` (required off loopback; also read from "
-        "LEXPROBE_SERVE_TOKEN).",
-    ),
-]
-AllowHostsOpt = Annotated[
-    list[str] | None,
-    typer.Option("--allow-host", help="Also answer requests addressed to this host name (repeatable)."),
-]
+#: The environment variable `--token` is read from when not given.
+TOKEN_ENV = "LEXPROBE_SERVE_TOKEN"
+HostOpt = host_option("Address to listen on; anything but loopback needs --token and shows a warning.")
+TokenOpt = token_option(TOKEN_ENV)
 SlotsOpt = Annotated[
     int, typer.Option("--concurrency", min=1, max=256, help="Checks at once; more get 503 until one ends.")
 ]
@@ -71,10 +63,7 @@ def serve(
     `curl -F file=@brief.pdf http://127.0.0.1:8790/api/check`,
     `lexprobe serve --host 0.0.0.0 --token "$(openssl rand -hex 16)"`.
     """
-    from lexprobe.local_server import is_loopback
-
-    if not is_loopback(host) and not token:
-        raise BadInputError(safe_text(f"listening on {host} needs --token (every request then needs it)"))
+    require_token_off_loopback(host, token, TOKEN_ENV)
     from lexprobe.service.check_service import CheckService
     from lexprobe.service.http_api import ServeSettings, build_app
     from lexprobe.view.launch import serve as serve_app
@@ -82,9 +71,7 @@ def serve(
     settings = ServeSettings(host, tuple(allow_hosts or ()), token, max_upload_mb * 1024 * 1024, concurrency,
                              time_limit)  # fmt: skip
     service = CheckService(db)
-    if not is_loopback(host):
-        err.print(safe_text(f"warning: listening on {host}: anyone who can reach this machine and has the token can "
-                            "send documents to check"), style="bold yellow", highlight=False, markup=False)  # fmt: skip
+    warn_if_reachable(host, "and holds the token can send documents to check")
 
     def ready(url: str) -> None:
         print(json.dumps({"url": url}) if as_json else url, flush=True)

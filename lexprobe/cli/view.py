@@ -13,6 +13,7 @@ from typing import Annotated
 
 import typer
 
+from lexprobe.cli.network_options import AllowHostsOpt, host_option, warn_if_reachable
 from lexprobe.cli.options import json_flag
 from lexprobe.cli.output import err
 from lexprobe.terminal import safe_text
@@ -29,17 +30,7 @@ PathsOpt = Annotated[
     list[Path],
     typer.Argument(help="Run directories (hallucination, investigation, QA) or `lexprobe check --json` files."),
 ]
-HostOpt = Annotated[
-    str, typer.Option("--host", help="Address to listen on; anything but loopback shows the runs to the network.")
-]
-AllowHostsOpt = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--allow-host",
-        help="Also answer requests addressed to this host name (repeatable); by "
-        "default only the --host address, localhost, 127.0.0.1 and [::1] are answered.",
-    ),
-]
+HostOpt = host_option("Address to listen on; anything but loopback shows the runs to the network.")
 OutDirOpt = Annotated[
     Path | None, typer.Option("--out", help="Write a static copy to this folder (opens from disk) instead.")
 ]
@@ -79,7 +70,6 @@ def view(
     `lexprobe view runs/gpt --port 9000`,
     `lexprobe view runs/gpt runs/inv --out shared-view --limit 2000` (a copy to zip and send; open index.html).
     """
-    from lexprobe.local_server import is_loopback
     from lexprobe.view.app import build_app, plan_view
     from lexprobe.view.launch import serve, view_sources
 
@@ -95,13 +85,7 @@ def view(
         print(json.dumps(written) if as_json else safe_text(str(written["index"])))
         return
     plan = plan_view(sources.hallucination, sources.others, sources.case_db, notify=notify)
-    if not is_loopback(host):
-        err.print(
-            safe_text(f"warning: listening on {host}: anyone who can reach this machine can read these runs"),
-            style="bold yellow",
-            highlight=False,
-            markup=False,
-        )
+    warn_if_reachable(host, "can read these runs")
 
     def ready(url: str) -> None:
         print(json.dumps({"url": url}) if as_json else url, flush=True)
