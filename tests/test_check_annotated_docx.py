@@ -94,7 +94,7 @@ def test_a_hostile_text_gives_a_valid_docx(checked: Callable) -> None:
     document = checked(HOSTILE, '<b onmouseover="x">\x1b[31m.txt')
     assert document.verdicts
     marks, comments, word = highlights(annotated_docx([document], title="Citation check: \x00<script>"))
-    assert len(marks) == len(document.verdicts) + len(document.quotations)
+    assert len(marks) == len(document.verdicts) + len(document.quotations) == len(comments)
     for mark, verdict in zip(marks, document.verdicts, strict=False):
         assert mark["text"] == xml_text(HOSTILE[verdict.span[0] : verdict.span[1]])
     text = "\n".join(paragraph.text for paragraph in word.paragraphs)

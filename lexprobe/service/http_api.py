@@ -13,9 +13,9 @@
 Bounds: the body is read to at most `ServeSettings.max_upload_bytes` (413 past it); the upload stays in memory and
 goes to the check service, which reads it in a temporary folder removed after the answer; `ServeSettings.slots`
 checks or lookups at once (503 when all are busy), each within `ServeSettings.time_limit_s` (504 past it). Every
-answer is JSON except the page, its assets and the annotated DOCX, and carries a Content-Security-Policy that allows nothing from
-another origin. The Host check and the token (`lexprobe.local_server.guard_hosts`, `http_guard.require_token`) wrap
-the app in `build_app`.
+answer is JSON except the page, its assets and the annotated DOCX, and carries a Content-Security-Policy that allows
+nothing from another origin. The Host check and the token (`lexprobe.local_server.guard_hosts`,
+`http_guard.require_token`) wrap the app in `build_app`.
 """
 
 from __future__ import annotations
