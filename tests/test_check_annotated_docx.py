@@ -6,6 +6,7 @@ bounds on comments and paragraphs hold."""
 from __future__ import annotations
 
 import io
+import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -135,3 +136,23 @@ def test_past_the_bounds_findings_are_shaded_without_comments_and_lines_join(mon
     assert [s.strip("\n") for s in shaded] == lines  # every one shaded, the last ones after line breaks
     summary = "\n".join(p.text for p in word.paragraphs)
     assert "Only the first 2 findings carry a comment; 3 more" in summary
+
+
+def test_check_docx_writes_the_same_document(case_db_path: Path, tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    from typer.testing import CliRunner
+
+    from lexprobe.cli import app
+
+    (tmp_path / "brief.txt").write_text(BRIEF, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["check", "brief.txt", "--db", str(case_db_path), "--json", "--docx", "b.docx"])
+    assert result.exit_code == 1, result.output  # the brief has a mismatch and a not_found
+    citations = json.loads(result.stdout)["citations"]
+    marks, comments, _ = highlights((tmp_path / "b.docx").read_bytes())
+    cited = [mark for mark in marks if comments[mark["id"]].startswith("citation ")]
+    assert [(mark["text"], colours(mark["runs"][0])) for mark in cited] == [
+        (c["text"], COLOURS[c["verdict"]]) for c in citations
+    ]
+    refused = CliRunner().invoke(app, ["check", "brief.txt", "--db", str(case_db_path), "--docx", "no/such/b.docx"])
+    assert refused.exit_code == 2 and "cannot write" in refused.output
