@@ -115,7 +115,9 @@ def test_forbidden_characters_go_and_spans_still_fit() -> None:
                                          "cited: X v. Y, 1 U.S. 1 (1800)."]  # fmt: skip
 
 
-def test_past_the_bounds_findings_are_shaded_without_comments_and_lines_join(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_past_the_bounds_findings_are_shaded_without_comments_and_lines_are_joined(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setattr(module, "MAX_COMMENTS", 2)
     monkeypatch.setattr(module, "MAX_PARAGRAPHS", 3)
     lines = [f"Case {n} v. Other, {n} U.S. {n} (1900)." for n in range(1, 6)]
@@ -133,9 +135,11 @@ def test_past_the_bounds_findings_are_shaded_without_comments_and_lines_join(mon
         for r in p.runs
         if r._r.find(qn("w:rPr") + "/" + qn("w:shd")) is not None and not r.text.startswith(("citation", "quotation"))
     ]
-    assert [s.strip("\n") for s in shaded] == lines  # every one shaded, the last ones after line breaks
-    summary = "\n".join(p.text for p in word.paragraphs)
-    assert "Only the first 2 findings carry a comment; 3 more" in summary
+    assert shaded == lines  # every one shaded
+    paragraphs = [p.text for p in word.paragraphs]
+    assert paragraphs[-3:] == [lines[0], " ".join([*lines[1:], ""]), ""]  # past 3 paragraphs, lines joined
+    assert "Only the first 2 findings carry a comment; 3 more" in paragraphs[1]
+    assert "Past 3 lines, the line ends are shown as spaces." in paragraphs[1]
 
 
 def test_check_docx_writes_the_same_document(case_db_path: Path, tmp_path: Path,
@@ -156,3 +160,15 @@ def test_check_docx_writes_the_same_document(case_db_path: Path, tmp_path: Path,
     ]
     refused = CliRunner().invoke(app, ["check", "brief.txt", "--db", str(case_db_path), "--docx", "no/such/b.docx"])
     assert refused.exit_code == 2 and "cannot write" in refused.output
+
+
+def test_many_lines_take_linear_time() -> None:
+    import time
+
+    text = "Line.\r\n" * 300_000
+    start = time.monotonic()
+    data = annotated_docx([CheckedDocument("lines.txt", text, [])])
+    assert time.monotonic() - start < 60  # python-docx's own add_paragraph made this quadratic: minutes
+    paragraphs = docx.Document(io.BytesIO(data)).paragraphs
+    assert sum(p.text == "Line." for p in paragraphs) == module.MAX_PARAGRAPHS - 2  # the title's and the name's
+    assert "Past 50,000 lines" in paragraphs[1].text

@@ -8,8 +8,8 @@ The text is untrusted: characters XML 1.0 forbids (C0 controls but tab, newline 
 surrogates; U+FFFE, U+FFFF) are removed piece by piece after the text is cut at the spans, so the highlights still
 fall on the spans. Its size is bounded by the check's own limits (`documents.limits.MAX_TEXT_CHARS`, the service's
 `MAX_CHECK_CHARS`); python-docx slows down quadratically with many comments and appended body paragraphs, so past
-`MAX_COMMENTS` findings are shaded without a comment, and past `MAX_PARAGRAPHS` lines the rest of a text's line ends
-are line breaks inside one paragraph (the summary says both)."""
+`MAX_COMMENTS` findings are shaded without a comment, and past `MAX_PARAGRAPHS` lines the rest of the line ends are
+spaces (the summary says both)."""
 
 from __future__ import annotations
 
@@ -43,8 +43,9 @@ __all__ = ["DOCX_MEDIA_TYPE", "MAX_COMMENTS", "MAX_PARAGRAPHS", "annotated_docx"
 DOCX_MEDIA_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 #: Comments written at most (python-docx numbers each new comment by scanning all the others).
 MAX_COMMENTS = 1_000
-#: Paragraphs of text written at most (over all documents); later line ends become line breaks.
-MAX_PARAGRAPHS = 20_000
+#: Paragraphs of text written at most (over all documents: a 700-page brief has about 35,000 lines); past it, the
+#: rest of the line ends are spaces.
+MAX_PARAGRAPHS = 50_000
 #: Characters of one comment at most.
 MAX_COMMENT_CHARS = 4_000
 AUTHOR, INITIALS = "lexprobe check", "LP"
@@ -132,30 +133,34 @@ class _Writer:
 
     def __init__(self, document: WordDocument) -> None:
         self.document = document
+        self.end = document.element.body.sectPr  # found once: python-docx looks for it through every paragraph
         self.paragraphs = 0
         self.comments = 0
         self.uncommented = 0
+        self.joined = False  # whether line ends past `MAX_PARAGRAPHS` were made spaces
         self.paragraph = self.new_paragraph()
 
     def new_paragraph(self) -> Paragraph:
         """Start a paragraph at the end of the body (before its section properties)."""
         element = OxmlElement("w:p")
-        self.document.element.body.sectPr.addprevious(element)
+        self.end.addprevious(element)
         self.paragraphs += 1
         self.paragraph = Paragraph(element, self.document)
         return self.paragraph
 
     def write(self, text: str) -> list[Run]:
-        """Write `text` (a line end starts a paragraph while under `MAX_PARAGRAPHS`); return its runs."""
+        """Write `text`, each line end starting a paragraph while under `MAX_PARAGRAPHS` (past it, the rest of the
+        text's line ends are spaces); return its runs."""
         runs: list[Run] = []
-        lines = text.split("\n")
+        lines = [line.removesuffix("\r") for line in text.split("\n")]  # "\r\n": one line end
+        lines[-1] = text.rsplit("\n", 1)[-1]  # the last piece has no line end after it
+        room = max(MAX_PARAGRAPHS - self.paragraphs, 0)
+        if len(lines) > room + 1:
+            lines[room:] = [" ".join(lines[room:])]
+            self.joined = True
         for number, line in enumerate(lines):
-            if number < len(lines) - 1:
-                line = line.removesuffix("\r")  # "\r\n" is one line end, not a break and a paragraph
-            if number and self.paragraphs < MAX_PARAGRAPHS:
+            if number:
                 self.new_paragraph()
-            elif number:
-                line = "\n" + line  # a line break inside the paragraph
             if line:
                 runs.append(self.paragraph.add_run(xml_text(line)))
         return runs
@@ -232,6 +237,8 @@ def annotated_docx(documents: Sequence[CheckedDocument], title: str = "Citation 
     if writer.uncommented:
         summary.add_run(f"Only the first {MAX_COMMENTS:,} findings carry a comment; {writer.uncommented:,} more are "
                         "highlighted without one (their reasons are in the JSON). ")  # fmt: skip
+    if writer.joined:
+        summary.add_run(f"Past {MAX_PARAGRAPHS:,} lines, the line ends are shown as spaces. ")
     buffer = io.BytesIO()
     word.save(buffer)
     return buffer.getvalue()
