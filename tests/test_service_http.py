@@ -122,6 +122,35 @@ def test_the_report_carries_the_text_and_the_annotated_page(client: TestClient) 
     assert "brief &lt;b&gt;.txt" in report["html"]
 
 
+def test_the_annotated_docx_has_the_verdicts_of_the_check(client: TestClient, service: object) -> None:
+    from test_check_annotated_docx import colours, highlights
+
+    from lexprobe.check.annotated_docx import DOCX_MEDIA_TYPE
+    from lexprobe.check.render_html import COLOURS
+
+    answer = client.post("/api/annotated.docx", files={"file": ("brief <x>.pdf", _pdf(BRIEF))})
+    assert answer.status_code == 200, answer.text
+    assert answer.headers["content-type"] == DOCX_MEDIA_TYPE
+    assert answer.headers["content-disposition"] == 'attachment; filename="brief_x-check.docx"'
+    assert answer.headers["content-security-policy"].startswith("default-src 'none'")
+    result = client.post("/api/check", files={"file": ("brief.pdf", _pdf(BRIEF))}).json()
+    marks, comments, _ = highlights(answer.content)
+    cited = [mark for mark in marks if comments[mark["id"]].startswith("citation ")]
+    assert [mark["text"] for mark in cited] == [c["text"] for c in result["citations"]]
+    assert [colours(mark["runs"][0]) for mark in cited] == [COLOURS[c["verdict"]] for c in result["citations"]]
+    from_text = client.post("/api/annotated.docx", json={"text": BRIEF})
+    assert from_text.status_code == 200 and from_text.content.startswith(b"PK")
+    assert from_text.headers["content-disposition"] == 'attachment; filename="text-check.docx"'
+    assert client.post("/api/annotated.docx", files={"file": ("brief.rtf", b"{\\rtf1}")}).status_code == 400
+    with TestClient(build_app(service, ServeSettings(max_upload_bytes=2_000)), base_url=LOCAL) as small:
+        assert small.post("/api/annotated.docx", json={"text": "y" * 5_000}).status_code == 413
+    app = create_app(service, ServeSettings(slots=1))
+    with TestClient(app, base_url=LOCAL) as busy:
+        assert app.state.slots.try_take()
+        assert busy.post("/api/annotated.docx", json={"text": BRIEF}).status_code == 503
+        app.state.slots.give_back()
+
+
 def test_a_case_by_citation_or_name(client: TestClient) -> None:
     found = client.get("/api/case/347 U.S. 483")
     assert found.status_code == 200, found.text
@@ -182,6 +211,7 @@ def test_the_token_is_needed_on_every_request(token_server: str) -> None:
         refused = httpx.get(token_server + path)
         assert refused.status_code == 401 and refused.headers["www-authenticate"].startswith("Bearer")
         assert httpx.get(token_server + path, headers={"Authorization": "Bearer wrong"}).status_code == 401
+    assert httpx.post(token_server + "/api/annotated.docx", json={"text": BRIEF}).status_code == 401
     good = {"Authorization": "Bearer s3cret"}
     assert httpx.get(token_server + "/openapi.json", headers=good).status_code == 200
     answer = httpx.post(token_server + "/api/check", json={"text": BRIEF}, headers=good, timeout=60)

@@ -1,6 +1,6 @@
 """`lexprobe serve`'s page in headless Chromium (issue 49, point 3): drop a PDF brief on it, read the verdicts it
-shows, open a quotation's evidence, download the JSON; nothing is loaded from outside the server, no console error,
-and a hostile file name stays text."""
+shows, open a quotation's evidence, download the JSON, the annotated HTML and the annotated DOCX (opened with
+python-docx); nothing is loaded from outside the server, no console error, and a hostile file name stays text."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import pytest
 from playwright.sync_api import expect
 from playwright_support import watched_page
 from service_support import served
+from test_check_annotated_docx import highlights
 from test_service_http import BRIEF, _pdf
 from tool_requirements import needs_chromium
 
@@ -68,6 +69,13 @@ def test_drop_a_pdf_and_read_the_verdicts(page_url: str, tmp_path: Path) -> None
         with page.expect_download() as download:
             page.click("#download-html")
         assert '<mark class="v-mismatch"' in Path(download.value.path()).read_text(encoding="utf-8")
+        with page.expect_download(timeout=60_000) as download:
+            page.click("#download-docx")
+        assert download.value.suggested_filename.endswith("-check.docx")
+        marks, comments, _ = highlights(Path(download.value.path()).read_bytes())
+        cited = [mark for mark in marks if comments[mark["id"]].startswith("citation ")]
+        assert [comments[mark["id"]].split(":")[0] for mark in cited] == [f"citation {v}" for v in verdicts]
+        assert [mark["text"] for mark in cited] == [c["text"] for c in result["citations"]]
     assert watched.problems == []
 
 

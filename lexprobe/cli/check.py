@@ -7,7 +7,8 @@ citation is a mismatch or not_found; 2 for bad input (an unreadable document, on
 Document text, file names and database names are untrusted: everything printed goes through
 `lexprobe.terminal.safe_text` / `safe_markup`, so no control sequence reaches the terminal and no Rich markup in a
 document is read as markup. File names are shown through `lexprobe.check.render_html.display_name` (a byte that is not
-valid UTF-8 as "\\xNN") on the terminal, in `--json` and in the `--html` page, which is written atomically.
+valid UTF-8 as "\\xNN") on the terminal, in `--json` and in the `--html` page, which is written atomically (as is the
+`--docx` document).
 """
 
 from __future__ import annotations
@@ -85,6 +86,14 @@ JudgeTemplateOpt = Annotated[
 JudgeMaxOpt = Annotated[
     int, typer.Option("--judge-max", min=1, help="With --judge: propositions judged per document at most.")
 ]
+DocxOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--docx",
+        help="Also write the text as a Word document: every citation and quotation shaded by verdict, its reason and "
+        "evidence as a comment.",
+    ),
+]
 JudgeTimeoutOpt = Annotated[
     float, typer.Option("--judge-timeout", min=1.0, help="With --judge: seconds per judge request.")
 ]
@@ -95,6 +104,7 @@ def check(
     db: DbOpt = None,
     as_json: json_flag('Print {"citations": [...], "summary": {...}} (see docs/check.md).') = False,
     html: html_option("Also write the text with every citation highlighted to this file.") = None,
+    docx_out: DocxOpt = None,
     online: OnlineOpt = False,
     online_timeout: OnlineTimeoutOpt = DEFAULT_ONLINE_TIMEOUT_S,
     judge: JudgeOpt = None,
@@ -114,7 +124,7 @@ def check(
     found wanting); 2: bad input.
     Example: `lexprobe check brief.pdf --html brief-check.html`
     """
-    from lexprobe.check.render_html import display_name, render_html
+    from lexprobe.check.render_html import render_html
     from lexprobe.check.result_json import check_result
     from lexprobe.check.run_check import CheckSettings, check_documents, found_problems
     from lexprobe.check.verify import summarize
@@ -132,17 +142,27 @@ def check(
         for document in documents:
             _print_table(document, summarize)
     if html is not None:
-        from lexprobe.reporting.html import write_page
+        _save(html, render_html(documents).encode("utf-8"), "HTML")
+    if docx_out is not None:
+        from lexprobe.check.annotated_docx import annotated_docx
 
-        try:
-            write_page(html, render_html(documents))
-        except OSError as exc:
-            raise BadInputError(safe_text(f"cannot write {display_name(html)}: {exc.strerror or exc}")) from None
-        err.print(
-            f"[dim]HTML: {safe_markup(display_name(html.resolve()))}[/]", highlight=False, emoji=False, soft_wrap=True
-        )
+        _save(docx_out, annotated_docx(documents), "DOCX")
     if found_problems(documents):
         raise typer.Exit(1)
+
+
+def _save(path: Path, data: bytes, label: str) -> None:
+    """Write a report file atomically and name it on stderr (a file that cannot be written is bad input)."""
+    from lexprobe.check.render_html import display_name
+    from lexprobe.reporting.html import write_file
+
+    try:
+        write_file(path, data)
+    except OSError as exc:
+        raise BadInputError(safe_text(f"cannot write {display_name(path)}: {exc.strerror or exc}")) from None
+    err.print(
+        f"[dim]{label}: {safe_markup(display_name(path.resolve()))}[/]", highlight=False, emoji=False, soft_wrap=True
+    )
 
 
 def _print_note(note: Note) -> None:

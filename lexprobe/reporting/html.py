@@ -94,7 +94,11 @@ def write_page(path: str | Path, text: str) -> None:
     file beside `path` that replaces it in one rename, so a failure never leaves an empty or half-written page (the
     temporary file is removed). A target that exists and is not a regular file (a named pipe, /dev/stdout) is
     written in place instead of being replaced. Raises OSError when the page cannot be written."""
-    data = text.encode("utf-8")
+    write_file(path, text.encode("utf-8"))
+
+
+def write_file(path: str | Path, data: bytes) -> None:
+    """Write `data` to `path` atomically, as `write_page` writes a page (an annotated .docx, say)."""
     path = Path(path)
     try:
         mode = path.lstat().st_mode

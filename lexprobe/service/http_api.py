@@ -4,6 +4,8 @@
                                -> the JSON `lexprobe check --json` prints for that document
     POST /api/report           the same body -> {"result", "documents": [{"path", "text"}], "html"}: what the page
                                shows, the annotated page (`lexprobe check --html`'s) included
+    POST /api/annotated.docx   the same body -> the document as a .docx, every citation and quotation shaded by
+                               verdict with its reason and evidence as a Word comment (`check.annotated_docx`)
     GET  /api/case/{citation}  a case of the database by citation or name (404 when none)
     GET  /openapi.json         the OpenAPI description (`http_openapi`)
     GET  /                     the page; GET /static/NAME its script and style sheet (a fixed set, no path opened)
@@ -11,14 +13,15 @@
 Bounds: the body is read to at most `ServeSettings.max_upload_bytes` (413 past it); the upload stays in memory and
 goes to the check service, which reads it in a temporary folder removed after the answer; `ServeSettings.slots`
 checks or lookups at once (503 when all are busy), each within `ServeSettings.time_limit_s` (504 past it). Every
-answer is JSON except the page and its assets, and carries a Content-Security-Policy that allows nothing from
-another origin. The Host check and the token (`lexprobe.local_server.guard_hosts`, `http_guard.require_token`) wrap
-the app in `build_app`.
+answer is JSON except the page, its assets and the annotated DOCX, and carries a Content-Security-Policy that allows
+nothing from another origin. The Host check and the token (`lexprobe.local_server.guard_hosts`,
+`http_guard.require_token`) wrap the app in `build_app`.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -183,14 +186,19 @@ async def check(request: Request) -> Response:
     return _answer(await _in_slot(request, _check_job(request.app.state.service, name, document)))
 
 
+def _checked(service: Any, name: str | None, document: bytes | str) -> Any:
+    """The upload or text read (an upload in the reader's processes) and checked: a `CheckedDocument`."""
+    text = document if isinstance(document, str) else service.reader.read(name, document).text
+    return service.checked_text(text, name or "text")
+
+
 def _report_job(service: Any, name: str | None, document: bytes | str) -> Callable[[], dict[str, Any]]:
     """The page's job: the checked document as the result, its text, and `check --html`'s annotated page."""
     from lexprobe.check.render_html import render_html
     from lexprobe.check.result_json import check_result
 
     def job() -> dict[str, Any]:
-        text = document if isinstance(document, str) else service.reader.read(name, document).text
-        checked = service.checked_text(text, name or "text")
+        checked = _checked(service, name, document)
         return {
             "result": check_result([checked]),
             "documents": [{"path": checked.path, "text": checked.text}],
@@ -204,6 +212,31 @@ async def report(request: Request) -> Response:
     """POST /api/report: what the page shows (the result, the document's text, the annotated page)."""
     name, document = await _document(request)
     return _answer(await _in_slot(request, _report_job(request.app.state.service, name, document)))
+
+
+def _download_name(name: str | None) -> str:
+    """The annotated DOCX's file name: the upload's stem in safe ASCII, then "-check.docx"."""
+    stem = Path(name or "text").stem
+    return (re.sub(r"[^A-Za-z0-9._-]+", "_", stem).strip("._")[:80] or "check") + "-check.docx"
+
+
+async def annotated_docx(request: Request) -> Response:
+    """POST /api/annotated.docx: the document or text checked, as a .docx with every citation and quotation shaded by
+    verdict and commented with its reason and evidence (`check.annotated_docx`)."""
+    from lexprobe.check.annotated_docx import DOCX_MEDIA_TYPE
+    from lexprobe.check.annotated_docx import annotated_docx as write_docx
+
+    name, document = await _document(request)
+    service = request.app.state.service
+
+    def job() -> bytes:
+        checked = _checked(service, name, document)
+        return write_docx([checked], title=f"Citation check: {checked.path}")
+
+    data = await _in_slot(request, job)
+    disposition = f'attachment; filename="{_download_name(name)}"'
+    headers = {**SECURITY_HEADERS, "Content-Disposition": disposition}
+    return Response(data, media_type=DOCX_MEDIA_TYPE, headers=headers)
 
 
 async def case(request: Request) -> Response:
@@ -253,6 +286,7 @@ def create_app(service: Any, settings: ServeSettings) -> Starlette:
         Route("/openapi.json", openapi, methods=["GET"]),
         Route("/api/check", check, methods=["POST"]),
         Route("/api/report", report, methods=["POST"]),
+        Route("/api/annotated.docx", annotated_docx, methods=["POST"]),
         Route("/api/case/{citation:path}", case, methods=["GET"]),
     ]
     app = Starlette(routes=routes, exception_handlers={HTTPException: _error})

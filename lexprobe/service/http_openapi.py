@@ -89,6 +89,16 @@ def _check_operation(summary: str, schema: str, operation_id: str) -> dict[str, 
             "responses": {"200": ok, **_bounds()}}  # fmt: skip
 
 
+def _docx_operation() -> dict[str, Any]:
+    """POST /api/annotated.docx: the same body as the check, a Word document back."""
+    from lexprobe.check.annotated_docx import DOCX_MEDIA_TYPE
+
+    summary = "The document as a .docx: every citation and quotation shaded by verdict, its reason as a comment."
+    ok = {"description": summary, "content": {DOCX_MEDIA_TYPE: {"schema": {"type": "string", "format": "binary"}}}}
+    return {"operationId": "annotatedDocx", "summary": summary, "requestBody": _check_body(),
+            "responses": {"200": ok, **_bounds()}}  # fmt: skip
+
+
 def openapi_document(version: str) -> dict[str, Any]:
     """Return the OpenAPI description of the API of lexprobe `version`."""
     citation = {"name": "citation", "in": "path", "required": True,
@@ -111,6 +121,7 @@ def openapi_document(version: str) -> dict[str, Any]:
             "/api/report": {
                 "post": _check_operation("The result, the documents' text and the annotated page.", "Report", "report")
             },
+            "/api/annotated.docx": {"post": _docx_operation()},
             "/api/case/{citation}": {
                 "get": {
                     "operationId": "case",

@@ -5,6 +5,7 @@
 (function () {
   const $ = (id) => document.getElementById(id);
   let urls = [];
+  let checkedFile = null; // the document shown, sent again to api/annotated.docx when its DOCX is asked for
 
   function element(tag, text, className) {
     const node = document.createElement(tag);
@@ -127,13 +128,46 @@
     const stem = documentInfo.path.replace(/\.[^.]*$/, "") || "check";
     offer("download-json", JSON.stringify(answer.result, null, 2), "application/json", stem + "-check.json");
     offer("download-html", answer.html, "text/html", stem + "-check.html");
+    const docxLink = $("download-docx");
+    docxLink.href = "#";
+    docxLink.download = stem + "-check.docx";
+    delete docxLink.dataset.ready;
     $("downloads").hidden = false;
     $("result").hidden = false;
     const counts = ["verified", "mismatch", "not_found", "unverifiable"].map((v) => file[v] + " " + v).join(", ");
     status(documentInfo.path + ": " + file.count + " citations (" + counts + "), " + marks.filter((m) => m.kind === "q").length + " quotations.", false);
   }
 
+  async function fetchDocx(event) {
+    // the annotated DOCX is made on the server when asked for: the same document checked again, as Word
+    const link = $("download-docx");
+    if (link.dataset.ready) return; // the blob is there: the browser downloads it
+    event.preventDefault();
+    if (!checkedFile || link.dataset.busy) return;
+    link.dataset.busy = "1";
+    const body = new FormData();
+    body.append("file", checkedFile, checkedFile.name);
+    try {
+      const response = await fetch("api/annotated.docx", { method: "POST", body: body });
+      if (!response.ok) {
+        const answer = await response.json();
+        status(checkedFile.name + ": " + (answer.error || response.statusText), true);
+        return;
+      }
+      const url = URL.createObjectURL(await response.blob());
+      urls.push(url);
+      link.href = url;
+      link.dataset.ready = "1";
+      link.click();
+    } catch (error) {
+      status(checkedFile.name + ": the DOCX failed (" + error + ")", true);
+    } finally {
+      delete link.dataset.busy;
+    }
+  }
+
   async function send(file) {
+    checkedFile = file;
     const body = new FormData();
     body.append("file", file, file.name);
     status("Checking " + file.name + "…", false);
@@ -152,6 +186,7 @@
     }
   }
 
+  $("download-docx").addEventListener("click", fetchDocx);
   const drop = $("drop");
   drop.addEventListener("dragover", (event) => { event.preventDefault(); drop.classList.add("over"); });
   drop.addEventListener("dragleave", () => drop.classList.remove("over"));
