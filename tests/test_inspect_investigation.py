@@ -19,15 +19,14 @@ from inspect_ai.log import read_eval_log
 from inspect_ai.model import ChatMessage
 from tool_requirements import needs_bwrap
 
-from lexprobe.interop.inspect_agent import inspect_messages
 from lexprobe.interop.inspect_errors import InspectInputError
 from lexprobe.interop.inspect_investigation import investigation
 from lexprobe.interop.inspect_investigation_scorer import COVERAGE_METRICS, EPISODE_KEY, VERDICT_METRICS
+from lexprobe.interop.messages import transcript_messages
 from lexprobe.investigation.agent.episode import Episode, load_episodes
 from lexprobe.investigation.agent.harness import shuffled
 from lexprobe.investigation.environment.format import HypothesisKind, load_environment
 from lexprobe.investigation.sample.build import build_sample_environment
-from lexprobe.models.types import Message
 
 BIN = Path(sys.executable).parent
 VERDICT_KEY = "give your view on each hypothesis"
@@ -102,7 +101,7 @@ def test_inspect_eval_gives_lexprobe_episode_and_scores(sample_env: Path, tmp_pa
     assert episode.tool_calls == expected.tool_calls and [c.denied for c in episode.tool_calls][-1]
     assert episode.summary == expected.summary and episode.verdicts == expected.verdicts
     assert episode.steps == expected.steps and not episode.unparsed
-    transcript = inspect_messages([Message.model_validate(m) for m in expected.transcript])
+    transcript = transcript_messages(expected.transcript, expected.model)
     assert [shown(m) for m in sample.messages] == [shown(m) for m in transcript]
     assert "You have used all 4 tool calls" in " ".join(m.text for m in sample.messages)
     executed = [c.name for c in expected.tool_calls if not c.denied]

@@ -11,8 +11,8 @@ What the model is told is always lexprobe's: a call Inspect refuses before runni
 the schema) is answered by lexprobe's toolbox, as lexprobe's harness would, and Inspect's output limit is off for
 these tools (lexprobe cuts every output at `tools.MAX_OUTPUT_CHARS` itself).
 
-The translations here go from lexprobe to Inspect (`inspect_messages`, `inspect_tool_info`) and back from Inspect's
-output (`lexprobe_response`); `inspect_model` holds the other direction (Inspect's messages into a lexprobe request).
+Messages and tool calls are translated by `interop.messages` (the translation the model API and the export share);
+here are the tools (`inspect_tool_info`) and Inspect's output read back as a lexprobe `Response` (`lexprobe_response`).
 """
 
 from __future__ import annotations
@@ -21,26 +21,20 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from inspect_ai.model import (
-    ChatMessage,
     ChatMessageAssistant,
-    ChatMessageSystem,
-    ChatMessageTool,
-    ChatMessageUser,
     ModelOutput,
     execute_tools,
     get_model,
 )
-from inspect_ai.tool import ToolCall as InspectToolCall
 from inspect_ai.tool import ToolDef, ToolInfo, ToolParams
 
 from lexprobe.interop.inspect_model import SAMPLE_INDEX
+from lexprobe.interop.messages import chat_messages, inspect_tool_call, lexprobe_tool_call
 from lexprobe.investigation.agent.harness import Agent
 from lexprobe.models.types import Message, Response, ToolCall, ToolSpec, Usage
 
-__all__ = ["InspectAgent", "inspect_messages", "inspect_tool_info", "investigation_tool_defs", "lexprobe_response"]
+__all__ = ["InspectAgent", "inspect_tool_info", "investigation_tool_defs", "lexprobe_response"]
 
-#: How `inspect_model.inspect_output` words a tool call whose arguments were not a JSON object (the raw text follows).
-_NOT_AN_OBJECT = "arguments not a JSON object: "
 _FINISH_REASONS = {"stop": "stop", "max_tokens": "length", "model_length": "length", "tool_calls": "tool_calls",
                    "content_filter": "content_filter"}  # fmt: skip
 
@@ -73,39 +67,11 @@ def investigation_tool_defs(
     return [define(spec) for spec in specs]
 
 
-def inspect_call(call: ToolCall) -> InspectToolCall:
-    """A lexprobe tool call as Inspect's (arguments that were not a JSON object as a parse error)."""
-    error = None if call.raw_arguments is None else _NOT_AN_OBJECT + call.raw_arguments
-    return InspectToolCall(id=call.id, function=call.name, arguments=dict(call.arguments), parse_error=error)
-
-
-def inspect_messages(messages: Sequence[Message]) -> list[ChatMessage]:
-    """lexprobe's chat messages as Inspect's: system, user, assistant (with its tool calls) and tool results."""
-    converted: list[ChatMessage] = []
-    for message in messages:
-        if message.role == "system":
-            converted.append(ChatMessageSystem(content=message.content))
-        elif message.role == "user":
-            converted.append(ChatMessageUser(content=message.content))
-        elif message.role == "assistant":
-            calls = [inspect_call(call) for call in message.tool_calls]
-            converted.append(ChatMessageAssistant(content=message.content, tool_calls=calls or None))
-        else:
-            converted.append(ChatMessageTool(content=message.content, tool_call_id=message.tool_call_id,
-                                             function=message.name))  # fmt: skip
-    return converted
-
-
 def lexprobe_response(output: ModelOutput) -> Response:
     """An Inspect model output as a lexprobe `Response`: text, tool calls (a parse error as raw arguments), finish
     reason and tokens (Inspect's cost when it reports one)."""
     message = output.message
-    calls = tuple(
-        ToolCall(id=call.id, name=call.function, arguments=dict(call.arguments or {}))
-        if call.parse_error is None
-        else ToolCall(id=call.id, name=call.function, raw_arguments=call.parse_error.removeprefix(_NOT_AN_OBJECT))
-        for call in message.tool_calls or ()
-    )
+    calls = tuple(lexprobe_tool_call(call) for call in message.tool_calls or ())
     usage = output.usage
     return Response(
         text=message.text,
@@ -129,7 +95,7 @@ class InspectAgent(Agent):
         epoch as its sample index). Inspect's errors propagate (Inspect retries and records them)."""
         token = SAMPLE_INDEX.set(self.episode.epoch)
         try:
-            output = await get_model().generate(inspect_messages(messages), tools=[inspect_tool_info(t) for t in tools])
+            output = await get_model().generate(chat_messages(messages), tools=[inspect_tool_info(t) for t in tools])
         finally:
             SAMPLE_INDEX.reset(token)
         self.last_output = output
@@ -150,7 +116,7 @@ class InspectAgent(Agent):
             return await Agent.execute(self, call.model_copy(update={"arguments": arguments}), step)
 
         specs = [spec for spec in self.protocol.specs if spec.name in names]
-        assistant = ChatMessageAssistant(content="", tool_calls=[inspect_call(call)])
+        assistant = ChatMessageAssistant(content="", tool_calls=[inspect_tool_call(call)])
         result = await execute_tools([assistant], investigation_tool_defs(specs, run))
         if not ran:  # Inspect refused the arguments: lexprobe's toolbox says what is wrong, as in lexprobe's harness
             return await super().execute(call, step)

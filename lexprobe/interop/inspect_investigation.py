@@ -29,9 +29,10 @@ from inspect_ai.model import get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from lexprobe.errors import BadInputError
-from lexprobe.interop.inspect_agent import InspectAgent, inspect_messages
+from lexprobe.interop.inspect_agent import InspectAgent
 from lexprobe.interop.inspect_errors import InspectInputError
 from lexprobe.interop.inspect_investigation_scorer import EPISODE_KEY, episode_epochs, investigation_scorer
+from lexprobe.interop.messages import transcript_messages
 from lexprobe.investigation.agent.corpus_view import CorpusView
 from lexprobe.investigation.agent.harness import (
     INVESTIGATION_TOOL_BUDGET,
@@ -43,7 +44,6 @@ from lexprobe.investigation.agent.prompts import load_prompts
 from lexprobe.investigation.environment.corpus_digest import corpus_hash
 from lexprobe.investigation.environment.format import ENVIRONMENT_FILE, Environment, HypothesisKind, load_environment
 from lexprobe.investigation.environment.validate import validate_environment
-from lexprobe.models.types import Message
 
 __all__ = ["environment_samples", "investigation", "investigation_agent"]
 
@@ -137,7 +137,7 @@ def investigation_agent(
             runner = EpisodeRunner(None, view, chosen, state.epoch - 1, Path(run_dir), corpus_hash=digest,  # type: ignore[arg-type]
                                    agent_type=InspectAgent)  # fmt: skip
             episode = await runner.run()
-        state.messages = inspect_messages([Message.model_validate(m) for m in episode.transcript])
+        state.messages = transcript_messages(episode.transcript, episode.model)
         agent = runner.agent
         if isinstance(agent, InspectAgent) and agent.last_output is not None:
             state.output = agent.last_output

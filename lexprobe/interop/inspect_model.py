@@ -3,8 +3,8 @@
 
 Each `generate` call becomes one lexprobe `Request` sent through lexprobe's engine (`engine.executor.Engine`, as
 `lexprobe ask` sends one): the shared response cache, the engine's retries with backoff, the backend's own
-concurrency. Inspect's messages, tools and tool calls are translated both ways (`lexprobe_messages`,
-`lexprobe_tools`, `inspect_output`); usage comes from lexprobe's `Usage` (nothing counts tokens with tiktoken, so
+concurrency. Inspect's messages and tool calls are translated by `interop.messages`, tools and outputs
+here (`lexprobe_tools`, `inspect_output`); usage comes from lexprobe's `Usage` (nothing counts tokens with tiktoken, so
 nothing is fetched from the network). A request Inspect sends twice at a temperature above 0 (epochs) is asked as
 distinct samples (`sample_index` 0, 1, ...), as lexprobe asks K samples; a lexprobe solver may name the sample index
 itself (`SAMPLE_INDEX`), so that its requests are the very requests `lexprobe hallucination run` sends (same cache
@@ -25,7 +25,6 @@ from inspect_ai.model import (
     ChatCompletionChoice,
     ChatMessage,
     ChatMessageAssistant,
-    ChatMessageTool,
     GenerateConfig,
     ModelAPI,
     ModelCall,
@@ -33,7 +32,6 @@ from inspect_ai.model import (
     ModelUsage,
     modelapi,
 )
-from inspect_ai.tool import ToolCall as InspectToolCall
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from lexprobe.engine.cache import ResponseCache
@@ -41,10 +39,11 @@ from lexprobe.engine.config import EngineConfig
 from lexprobe.engine.executor import Engine
 from lexprobe.engine.store import RunStore
 from lexprobe.errors import LexprobeError
+from lexprobe.interop.messages import inspect_tool_call, lexprobe_messages
 from lexprobe.models.registry import check_model
-from lexprobe.models.types import Message, Request, Response, ToolCall, ToolSpec
+from lexprobe.models.types import Request, Response, ToolSpec
 
-__all__ = ["SAMPLE_INDEX", "LexprobeModelAPI", "inspect_output", "lexprobe_messages", "lexprobe_tools"]
+__all__ = ["SAMPLE_INDEX", "LexprobeModelAPI", "inspect_output", "lexprobe_tools"]
 
 #: The sample index of the requests a solver sends while it is set (None: counted per identical sampled request).
 SAMPLE_INDEX: ContextVar[int | None] = ContextVar("lexprobe_sample_index", default=None)
@@ -145,26 +144,6 @@ class LexprobeModelAPI(ModelAPI):
             await self.engine.aclose()
 
 
-def lexprobe_messages(messages: list[ChatMessage]) -> tuple[Message, ...]:
-    """Inspect's chat messages as lexprobe messages: text content, assistant tool calls, tool results (a tool's
-    error as its text, "Error: ...")."""
-    converted = []
-    for message in messages:
-        if isinstance(message, ChatMessageAssistant):
-            calls = tuple(
-                ToolCall(id=call.id, name=call.function, arguments=dict(call.arguments))
-                for call in message.tool_calls or ()
-            )
-            converted.append(Message(role="assistant", content=message.text, tool_calls=calls))
-        elif isinstance(message, ChatMessageTool):
-            text = f"Error: {message.error.message}" if message.error is not None else message.text
-            converted.append(Message(role="tool", content=text, tool_call_id=message.tool_call_id,
-                                     name=message.function))  # fmt: skip
-        else:
-            converted.append(Message(role=message.role, content=message.text))
-    return tuple(converted)
-
-
 def lexprobe_tools(tools: list[ToolInfo]) -> tuple[ToolSpec, ...]:
     """Inspect's tool descriptions as lexprobe tool specs (the parameters' JSON schema as it is)."""
     return tuple(
@@ -176,15 +155,7 @@ def lexprobe_tools(tools: list[ToolInfo]) -> tuple[ToolSpec, ...]:
 def inspect_output(response: Response, spec: str) -> ModelOutput:
     """A lexprobe response as Inspect's model output: text, tool calls (arguments that were not a JSON object as a
     parse error), stop reason, usage and cost; `metadata.lexprobe_cached` says it came from the response cache."""
-    calls = [
-        InspectToolCall(
-            id=call.id,
-            function=call.name,
-            arguments=dict(call.arguments),
-            parse_error=None if call.raw_arguments is None else f"arguments not a JSON object: {call.raw_arguments}",
-        )
-        for call in response.tool_calls
-    ]
+    calls = [inspect_tool_call(call) for call in response.tool_calls]
     usage = response.usage
     stop = _STOP_REASONS.get(response.finish_reason, "unknown")
     message = ChatMessageAssistant(content=response.text, tool_calls=calls or None, model=response.model or spec,
