@@ -32,7 +32,17 @@ from pathlib import Path
 
 from lexprobe.documents.confined import file_kind
 from lexprobe.documents.errors import ExtractionError
-from lexprobe.documents.readers import READERS, Extracted, open_pdf, open_pptx, open_xlsx
+from lexprobe.documents.limits import OCR_MAX_PAGES, TextBudget
+from lexprobe.documents.readers import (
+    READERS,
+    Extracted,
+    PdfShare,
+    open_pdf,
+    open_pptx,
+    open_xlsx,
+    pdf_text,
+    read_pdf_share,
+)
 
 MAX_BYTES = 50 * 1024 * 1024
 FORMATS = tuple(sorted(suffix.lstrip(".") for suffix in READERS))
@@ -85,8 +95,52 @@ def extract(path: Path, max_bytes: int = MAX_BYTES) -> Extracted:
     except ExtractionError:
         raise
     except Exception as exc:  # every reader failure means the same thing to the caller: this file is unreadable
-        kind = path.suffix.lower().lstrip(".")
-        raise ExtractionError(path, f"corrupt or unreadable {kind} file ({type(exc).__name__}: {exc})") from exc
+        raise _corrupt(path, exc) from exc
+    return Extracted(tidy(result.text), result.page_count)
+
+
+def _corrupt(path: Path, exc: Exception) -> ExtractionError:
+    """The error of a file its reader could not parse (what `extract` raises for any reader failure)."""
+    kind = path.suffix.lower().lstrip(".")
+    return ExtractionError(path, f"corrupt or unreadable {kind} file ({type(exc).__name__}: {exc})")
+
+
+def extract_pdf_share(path: Path, share: int, of: int, max_bytes: int = MAX_BYTES) -> PdfShare:
+    """One of `of` processes' share of `extract` of the PDF at `path` (`readers.read_pdf_share`): pages
+    `share + 1`, `share + 1 + of`, ...; `join_pdf_shares` makes `extract`'s result of the shares. A failure is
+    returned in the share, as the error `extract` would raise (at page 0 when before any page)."""
+    try:
+        path = _checked(path, max_bytes)
+        if path.suffix.lower() != ".pdf":
+            raise ExtractionError(path, "only a PDF is read in shares")
+        return read_pdf_share(path, share, of)
+    except ExtractionError as exc:
+        return PdfShare([], 0, error=exc.reason)
+    except Exception as exc:
+        return PdfShare([], 0, error=_corrupt(path, exc).reason)
+
+
+def join_pdf_shares(path: Path, shares: list[PdfShare]) -> Extracted | None:
+    """`extract`'s result for the PDF at `path` from all `len(shares)` shares of `extract_pdf_share`, in share
+    order, raising the error `extract` would raise (the first page's failure, the text budget at the page it would
+    pass it). None when the shares cannot tell that result exactly (a share over its own text budget, more pages
+    sent to OCR than `OCR_MAX_PAGES`): the caller then reads the document whole."""
+    failed = [share for share in shares if share.error is not None]
+    first = min(failed, key=lambda share: share.error_page) if failed else None
+    if first is not None and first.error_page == 0:
+        raise ExtractionError(path, str(first.error))
+    if (first is not None and first.over_budget) or sum(share.scanned for share in shares) > OCR_MAX_PAGES:
+        return None
+    count = shares[0].page_count
+    last = first.error_page - 1 if first is not None else count
+    of = len(shares)
+    pages = [shares[(number - 1) % of].texts[(number - 1) // of] for number in range(1, last + 1)]
+    budget = TextBudget(path)
+    for text in pages:
+        budget.add(text)
+    if first is not None:
+        raise ExtractionError(path, str(first.error))
+    result = pdf_text(pages)
     return Extracted(tidy(result.text), result.page_count)
 
 

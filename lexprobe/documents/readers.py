@@ -32,6 +32,7 @@ from pypdf.generic import ArrayObject, DictionaryObject, IndirectObject, StreamO
 from lexprobe.documents import ocr
 from lexprobe.documents.errors import ExtractionError
 from lexprobe.documents.limits import (
+    MAX_TEXT_CHARS,
     OCR_MAX_PAGES,
     PDF_MAX_CONTENT_BYTES,
     PDF_MAX_PAGE_CONTENT_BYTES,
@@ -161,11 +162,54 @@ def read_pdf(path: Path) -> Extracted:
     with open(path, "rb") as stream:
         reader = open_pdf(stream, path)
         with pdf_limits():
-            pages = _pdf_pages(reader, path)
+            _check_content(reader, path)
+            pages: list[str] = []
+            _pdf_pages(reader, path, range(1, len(reader.pages) + 1), pages, _Scans(path), TextBudget(path))
+    return pdf_text(pages)
+
+
+def pdf_text(pages: list[str]) -> Extracted:
+    """The text `read_pdf` gives for these page texts (page 1 first): each under "## Page N", or "" when no page
+    has text."""
     if not any(text.strip() for text in pages):
         return Extracted("", len(pages))
     text = "\n".join(f"## Page {number}\n{body}" for number, body in enumerate(pages, start=1))
     return Extracted(text, len(pages))
+
+
+@dataclass(frozen=True)
+class PdfShare:
+    """One share of a PDF read by several processes (`read_pdf_share`): the texts of pages `share + 1`,
+    `share + 1 + of`, ... in order up to the first that failed, the document's page count, how many of these pages
+    reached the OCR step (counted against `OCR_MAX_PAGES`), and the failure: its reason, its page (0: before any
+    page, as opening the file) and whether it was this share's own text budget (`MAX_TEXT_CHARS`)."""
+
+    texts: list[str]
+    page_count: int
+    scanned: int = 0
+    error: str | None = None
+    error_page: int = 0
+    over_budget: bool = False
+
+
+def read_pdf_share(path: Path, share: int, of: int) -> PdfShare:
+    """Read pages `share + 1`, `share + 1 + of`, ... of the PDF at `path` exactly as `read_pdf` reads them, after
+    the same checks of the whole document (pages, every page's decoded content). Raises what `read_pdf` raises
+    before its first page; a failure at a page is returned in the share (`PdfShare`)."""
+    with open(path, "rb") as stream:
+        reader = open_pdf(stream, path)
+        with pdf_limits():
+            _check_content(reader, path)
+            count = len(reader.pages)
+            numbers = range(share + 1, count + 1, of)
+            texts: list[str] = []
+            scans, budget = _Scans(path), TextBudget(path)
+            try:
+                _pdf_pages(reader, path, numbers, texts, scans, budget)
+            except ExtractionError as exc:
+                over_budget = budget.used > MAX_TEXT_CHARS
+                return PdfShare(texts, count, scans.counted, exc.reason, numbers[len(texts)], over_budget)
+    return PdfShare(texts, count, scans.counted)
 
 
 def _check_content(reader: PdfReader, path: Path) -> None:
@@ -187,13 +231,12 @@ def _check_content(reader: PdfReader, path: Path) -> None:
             raise over(path, finding, "PDF_MAX_CONTENT_BYTES", bomb=True)
 
 
-def _pdf_pages(reader: PdfReader, path: Path) -> list[str]:
-    """The text of each page, after `_check_content`; a page with no text layer but with images is OCRed."""
-    _check_content(reader, path)
-    budget = TextBudget(path)
-    scans = _Scans(path)
-    pages: list[str] = []
-    for number, page in enumerate(reader.pages, start=1):
+def _pdf_pages(reader: PdfReader, path: Path, numbers: range, pages: list[str], scans: _Scans,
+               budget: TextBudget) -> None:  # fmt: skip
+    """Append the text of each page numbered in `numbers` to `pages` (after `_check_content`); a page with no text
+    layer but with images is OCRed by `scans`, every text counted by `budget`."""
+    for number in numbers:
+        page = reader.pages[number - 1]
         try:
             text = _pdf_page_text(page)
             if not text.strip():
@@ -205,7 +248,6 @@ def _pdf_pages(reader: PdfReader, path: Path) -> list[str]:
             raise
         except Exception as exc:  # one bad page must not lose the rest of a filing
             pages.append(f"[page {number}: text could not be extracted: {type(exc).__name__}]")
-    return pages
 
 
 class _Scans:
@@ -217,6 +259,7 @@ class _Scans:
         self.done = 0
         self.warned_missing = False
         self.warned_cap = False
+        self.counted = 0  # pages that reached the OCR count: OCRed, or marked as over OCR_MAX_PAGES
 
     def read(self, page: PageObject, number: int, text: str) -> str:
         """Return the OCR text of `page` (or a marker why there is none); `text` when it holds no images."""
@@ -227,6 +270,7 @@ class _Scans:
                 logger.warning("%s: %s", self.path, ocr.MISSING_HINT)
                 self.warned_missing = True
             return text
+        self.counted += 1
         if self.done >= OCR_MAX_PAGES:
             if not self.warned_cap:
                 logger.warning("%s: only the first %d scanned pages are OCRed (OCR_MAX_PAGES)", self.path, self.done)

@@ -2,10 +2,12 @@
 
 The bytes are written only to a temporary folder (removed once the text is read, before the answer) and read by
 `lexprobe.documents.extract`, with every limit of `lexprobe.documents.limits`, in one of a few warm worker
-processes: a read over `ReadLimits.seconds` (a PDF built to make pypdf crawl, OCR of many scanned pages) or over
-`ReadLimits.memory_bytes` of address space has its worker killed and replaced, and fails with one clear line, while
-the server goes on. The name given with the bytes is used only for its suffix (the format) and for display; no path
-from a request is ever opened.
+processes; a PDF's pages are shared out among the idle workers (page 1 to the first, page 2 to the second, ...)
+and joined in order (`extract.join_pdf_shares`: the same text as one worker's read, or the same error). A read over
+`ReadLimits.seconds` (a PDF built to make pypdf crawl, OCR of many scanned pages; all the shares of one read
+together) or over `ReadLimits.memory_bytes` of address space (each worker) has its workers killed and replaced,
+and fails with one clear line, while the server goes on. The name given with the bytes is used only for its suffix
+(the format) and for display; no path from a request is ever opened.
 """
 
 from __future__ import annotations
@@ -17,14 +19,15 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path, PurePosixPath
 
 from lexprobe.documents.errors import ExtractionError
-from lexprobe.documents.extract import FORMATS, MAX_BYTES, extract
+from lexprobe.documents.extract import FORMATS, MAX_BYTES, extract, extract_pdf_share, join_pdf_shares
 from lexprobe.documents.limits import PDF_MAX_PAGES
-from lexprobe.documents.readers import Extracted
+from lexprobe.documents.readers import Extracted, PdfShare
 from lexprobe.errors import BadInputError
 from lexprobe.terminal import safe_text
 
@@ -58,7 +61,8 @@ def upload_name(name: str) -> str:
 
 def serve_reads(memory_bytes: int) -> None:
     """A worker's loop (run as `python -c` by `_Worker`): read the documents named on stdin until told to stop
-    (None); answer each on stdout with (text, pages) or an error. Nothing else may write to the real stdout."""
+    (None); answer each on stdout with (text, pages) or an error, or a PDF's share of pages ("share", `PdfShare`)
+    when asked for share `share` of `of`. Nothing else may write to the real stdout."""
 
     answers = Connection(os.dup(1))
     os.dup2(2, 1)  # a stray print of a reader goes to stderr, never into the answers
@@ -77,8 +81,11 @@ def serve_reads(memory_bytes: int) -> None:
             return
         if request is None:
             return
-        path, max_bytes = request
+        path, max_bytes, share, of = request
         try:
+            if of > 1:
+                answers.send(("share", extract_pdf_share(Path(path), share, of, max_bytes), None))
+                continue
             extracted = extract(Path(path), max_bytes)
             answers.send(("ok", extracted.text, extracted.page_count))
         except ExtractionError as exc:
@@ -129,7 +136,8 @@ class DocumentReader:
         self._idle: queue.Queue[_Worker] = queue.Queue()
         self._lock = threading.Lock()
         self._closed = False
-        for _ in range(max(1, workers)):
+        self._workers = max(1, workers)
+        for _ in range(self._workers):
             self._idle.put(_Worker(self.limits.memory_bytes))
 
     def read(self, name: str, data: bytes) -> Extracted:
@@ -148,32 +156,74 @@ class DocumentReader:
         with tempfile.TemporaryDirectory(prefix="lexprobe-upload-") as folder:
             path = Path(folder) / f"document{suffix}"
             path.write_bytes(data)
-            status, text, pages = self._in_worker(path, shown)
-        if status != "ok":
-            raise BadInputError(safe_text(f"cannot read {shown}: {text}"))
-        if pages is not None and pages > self.limits.max_pages:
-            raise BadInputError(f"cannot read {shown}: {pages:,} pages, over the limit of {self.limits.max_pages:,}")
-        return Extracted(text, pages)
+            extracted = self._in_workers(path, shown)
+        if extracted.page_count is not None and extracted.page_count > self.limits.max_pages:
+            raise BadInputError(f"cannot read {shown}: {extracted.page_count:,} pages, over the limit of "
+                                f"{self.limits.max_pages:,}")  # fmt: skip
+        return extracted
 
-    def _in_worker(self, path: Path, shown: str) -> tuple[str, str, int | None]:
-        """Send one read to an idle worker and wait at most `limits.seconds`; a worker past it is replaced."""
+    def _in_workers(self, path: Path, shown: str) -> Extracted:
+        """Read `path` in one worker, or a PDF in as many idle workers as there are (each a share of its pages,
+        joined in order), all within one `limits.seconds`; when the shares cannot tell the result exactly (a share
+        over the text budget, too many pages to OCR), the PDF is read again whole, in the time left."""
         if self._closed:
             raise BadInputError("the document reader is closed")
-        worker = self._idle.get()
-        healthy = False
+        deadline = time.monotonic() + self.limits.seconds
+        workers = self._take(self._workers if path.suffix == ".pdf" else 1)
+        if len(workers) > 1:
+            of = len(workers)
+            answers = self._ask(workers, [(str(path), self.limits.max_bytes, share, of) for share in range(of)],
+                                deadline, shown)  # fmt: skip
+            try:
+                joined = join_pdf_shares(path, [self._share(answer, shown) for answer in answers])
+            except ExtractionError as exc:
+                raise BadInputError(safe_text(f"cannot read {shown}: {exc.reason}")) from None
+            if joined is not None:
+                return joined
+            workers = self._take(1)
+        status, text, pages = self._ask(workers, [(str(path), self.limits.max_bytes, 0, 1)], deadline, shown)[0]
+        if status != "ok":
+            raise BadInputError(safe_text(f"cannot read {shown}: {text}"))
+        return Extracted(text, pages)
+
+    @staticmethod
+    def _share(answer: tuple, shown: str) -> PdfShare:
+        """A worker's share of a PDF, or the error it answered instead (out of memory)."""
+        if answer[0] != "share":
+            raise BadInputError(safe_text(f"cannot read {shown}: {answer[1]}"))
+        return answer[1]
+
+    def _take(self, most: int) -> list[_Worker]:
+        """One worker (waiting for it), and up to `most - 1` more that are idle now (never waiting while holding)."""
+        workers = [self._idle.get()]
+        while len(workers) < most:
+            try:
+                workers.append(self._idle.get_nowait())
+            except queue.Empty:
+                break
+        return workers
+
+    def _ask(self, workers: list[_Worker], requests: list[tuple], deadline: float, shown: str) -> list[tuple]:
+        """Send each worker its request and wait for every answer until `deadline`; a worker past it, or one that
+        stopped, is replaced; every worker is given back."""
+        healthy = [False] * len(workers)
         try:
-            worker.requests.send((str(path), self.limits.max_bytes))
-            if not worker.answers.poll(self.limits.seconds):
-                raise BadInputError(f"cannot read {shown}: reading took over {self.limits.seconds:g} s (the "
-                                    "service's time limit of one document)")  # fmt: skip
-            answer = worker.answers.recv()
-            healthy = True
-            return answer
+            for worker, request in zip(workers, requests, strict=True):
+                worker.requests.send(request)
+            answers = []
+            for number, worker in enumerate(workers):
+                if not worker.answers.poll(max(0.0, deadline - time.monotonic())):
+                    raise BadInputError(f"cannot read {shown}: reading took over {self.limits.seconds:g} s (the "
+                                        "service's time limit of one document)")  # fmt: skip
+                answers.append(worker.answers.recv())
+                healthy[number] = True
+            return answers
         except (EOFError, OSError):
             raise BadInputError(f"cannot read {shown}: the reading process stopped (over its memory limit of "
                                 f"{self.limits.memory_bytes:,} bytes?)") from None  # fmt: skip
         finally:
-            self._give_back(worker, healthy)
+            for worker, ok in zip(workers, healthy, strict=True):
+                self._give_back(worker, ok)
 
     def _give_back(self, worker: _Worker, healthy: bool) -> None:
         """Put a worker back, or kill it and put a fresh one in its place."""
