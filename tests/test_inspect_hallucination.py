@@ -90,6 +90,35 @@ def test_inspect_task_and_hallucination_run_agree_on_scripted_answers(case_db_pa
             assert metrics[key] == pytest.approx(row["rate"]) and metrics[f"{key}_se"] == pytest.approx(row["se"])
 
 
+def test_the_model_reader_gives_the_same_labels_through_inspect(case_db_path: Path, tmp_path: Path,
+                                                               inspect_offline: Path) -> None:  # fmt: skip
+    """`-T reader=MODEL` reads what the rules leave unscored as `hallucination run --reader MODEL` does: a "Yes" to
+    a disposition question is unscored by the rules, and the reader's "declined" makes it an abstention both ways."""
+    script = tmp_path / "answers.jsonl"
+    reading = {"when": "You read one answer", "text": json.dumps({"decision": "declined", "value": None})}
+    script.write_text("".join(json.dumps(line) + "\n" for line in [reading, *SCRIPT]))
+    run_dir = tmp_path / "run"
+    native = run("lexprobe", "hallucination", "run", "--model", f"scripted:{script}", "--tasks",
+                 "existence,disposition", "--levels", "scotus", "--prompt-styles", "zero", "--n", "4", "--seed", "3",
+                 "--reader", f"scripted:{script}", "--run-dir", str(run_dir), "--db", str(case_db_path),
+                 "--json")  # fmt: skip
+    assert native.returncode == 0, native.stderr
+    inspected = run("inspect", "eval", "lexprobe/hallucination", "--model", f"lexprobe/scripted:{script}",
+                    "-T", "tasks=existence,disposition", "-T", "level=scotus", "-T", "style=zero", "-T", "n=4",
+                    "-T", "seed=3", "-T", f"reader=lexprobe/scripted:{script}", "-T", f"db={case_db_path}",
+                    "--display", "plain")  # fmt: skip
+    assert inspected.returncode == 0, inspected.stderr + inspected.stdout
+    samples, _ = inspect_labels(next(inspect_offline.glob("*.eval")))
+    store = RunStore.open(run_dir)
+    try:
+        labels = {rid: label for (rid, scorer), (label, _) in store.scores().items() if scorer == REFERENCE_SCORER}
+    finally:
+        store.close()
+    assert labels and {item: meta["label"] for item, meta in samples.items()} == labels
+    read = {item for item, meta in samples.items() if meta.get("reader_decision") == "declined"}
+    assert read and all(samples[item]["label"] == "abstain" and item.startswith("disposition") for item in read)
+
+
 def test_embedded_model_runs_the_task_in_process(case_db_path: Path) -> None:
     logs = inspect_eval("lexprobe/hallucination", model="lexprobe/local", display="none",
                         task_args={"tasks": "existence", "level": "scotus", "n": 1, "style": "zero",

@@ -8,8 +8,8 @@ makes of the same options: the same sampling, templates and references), one `Sa
 `-T samples=K` (calibration) K more epochs at temperature 1, seeds 1..K (`greedy_with_confidence` reduces them to
 the greedy answer's score and its confidence); a reference-free item's two samples at temperature 1. With a
 `lexprobe/...` model these are the very requests `hallucination run` sends, so the two share the response cache.
-Scoring: `inspect_reader.hallucination_reader`. What this task does not do (a model reader, per-task case counts of
-`--design paper`, the run directory and its report): docs/interop.md.
+Scoring: `inspect_reader.hallucination_reader` (with `-T reader=MODEL`, the model reader of `--reader`). What this
+task does not do (per-task case counts of `--design paper`, the run directory and its report): docs/interop.md.
 """
 
 from __future__ import annotations
@@ -134,10 +134,12 @@ def hallucination(
     db: str | None = None,
     samples: int = 0,
     judge: str | None = None,
+    reader: str | None = None,
 ) -> Task:
     """Large Legal Fictions' items, scored by lexprobe's reader (`hallucination run`'s defaults; `samples`: K
     calibration samples per calibrated item, as epochs; `judge`: the Inspect model judging reference-free pairs,
-    default the model under test; `db`: the case database, default lexprobe's)."""
+    default the model under test; `reader`: an Inspect model reading the answers the rules leave unscored, as
+    `hallucination run --reader`, default none; `db`: the case database, default lexprobe's)."""
     database = open_case_database(db)
     options = RunOptions(model="", tasks=_comma(tasks) or "all", levels=_comma(level), prompt_styles=_comma(style),
                          n=n, years=years, samples=samples, seed=seed)  # fmt: skip
@@ -145,7 +147,7 @@ def hallucination(
     return Task(
         dataset=MemoryDataset(hallucination_samples(database, options), name="lexprobe-hallucination"),
         solver=lexprobe_answer(),
-        scorer=hallucination_reader(db=path, judge=judge),
+        scorer=hallucination_reader(db=path, judge=judge, reader=reader),
         epochs=Epochs(samples + 1, greedy_with_confidence(db=path)),
         metadata={"lexprobe": "hallucination", "db": path, "samples": samples},
     )

@@ -15,7 +15,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from inspect_ai.model import GenerateConfig, get_model
+from inspect_ai.model import ChatMessageUser, GenerateConfig, ResponseSchema, get_model
 from inspect_ai.scorer import (
     Metric,
     SampleScore,
@@ -28,6 +28,7 @@ from inspect_ai.scorer import (
     scorer,
 )
 from inspect_ai.solver import TaskState
+from inspect_ai.util import JSONSchema
 
 from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.hallucination.labels.score import Score as Label
@@ -35,6 +36,13 @@ from lexprobe.hallucination.labels.scoring import ScoringContext
 from lexprobe.hallucination.scorers.by_task import SCORERS
 from lexprobe.hallucination.scorers.calibration import Confidence, confidence
 from lexprobe.hallucination.scorers.judge import JUDGE_MAX_TOKENS, judge_prompt, pair_label, verdict_label
+from lexprobe.hallucination.scorers.model_reader import (
+    READER_MAX_TOKENS,
+    READER_SCHEMA,
+    needs_reading,
+    reader_prompt,
+    reader_score,
+)
 from lexprobe.hallucination.tasks import TASKS
 from lexprobe.stats import hallucination_rate as rate_and_se
 
@@ -117,10 +125,12 @@ def abstain_rate() -> Metric:
 
 
 @scorer(metrics=[hallucination_rate(), abstain_rate()])
-def hallucination_reader(db: str, judge: str | None = None) -> Scorer:
+def hallucination_reader(db: str, judge: str | None = None, reader: str | None = None) -> Scorer:
     """Score each answer with lexprobe's reader: the task's own scorer against the item's reference (`SCORERS`),
     or for a reference-free item its two samples and the contradiction judge (`judge`, an Inspect model; default
-    the model under test, self-judged, as `hallucination run` without --judge). `db` is the case database."""
+    the model under test, self-judged, as `hallucination run` without --judge). With `reader` (an Inspect model),
+    a greedy answer the rules leave unscored is read by it, as `hallucination run --reader` reads it
+    (`model_reader`). `db` is the case database."""
     context = scoring_context(db)
 
     async def score(state: TaskState, target: Target) -> Score:
@@ -135,9 +145,28 @@ def hallucination_reader(db: str, judge: str | None = None) -> Scorer:
             label = await _judged_pair(answer, state.store.get(SECOND_SAMPLE, ""), judge)
         else:
             label = SCORERS[meta["task"]](answer, meta["reference"], context)
+            if reader and state.epoch == 1 and needs_reading(label, answer):
+                label, read = await _read(reader, meta["task"], _question(state), answer, label, meta, context)
+                extra |= read
         return _inspect_score(label, answer, extra | {"calibration": state.epoch > 1})
 
     return score
+
+
+def _question(state: TaskState) -> str:
+    """The question the answer replies to: the last user message of the prompt (`model_reader.question_of`)."""
+    users = [message.text for message in state.messages if isinstance(message, ChatMessageUser)]
+    return users[-1] if users else state.input_text
+
+
+async def _read(reader: str, task: str, question: str, answer: str, rules: Label, meta: dict[str, Any],
+                context: ScoringContext) -> tuple[Label, dict[str, Any]]:  # fmt: skip
+    """The label the reader model gives an answer the rules left unscored, and the detail keys stored with it: the
+    reader's prompt at temperature 0 with its JSON schema, as `hallucination run --reader` asks it."""
+    schema = ResponseSchema(name="reading", json_schema=JSONSchema.model_validate(READER_SCHEMA))
+    config = GenerateConfig(temperature=0.0, max_tokens=READER_MAX_TOKENS, response_schema=schema)
+    output = await get_model(reader).generate(reader_prompt(task, question, answer), config=config)
+    return reader_score(reader, task, output.completion, rules, meta["reference"], context)
 
 
 async def _judged_pair(sample_1: str, sample_2: str, judge: str | None) -> Label:
