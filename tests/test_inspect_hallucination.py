@@ -119,6 +119,21 @@ def test_the_model_reader_gives_the_same_labels_through_inspect(case_db_path: Pa
     assert read and all(samples[item]["label"] == "abstain" and item.startswith("disposition") for item in read)
 
 
+def test_the_paper_design_asks_what_hallucination_run_asks(case_db_path: Path, tmp_path: Path) -> None:
+    """`-T design=paper -T complete_cases=true` plans the items and calibration samples `hallucination run --design
+    paper --complete-cases` plans: its dry run's request count is the task's samples times its epochs."""
+    from lexprobe.interop.inspect_hallucination import hallucination
+
+    script = tmp_path / "answers.jsonl"
+    script.write_text('{"text": "Yes"}\n')
+    dry = run("lexprobe", "hallucination", "run", "--model", f"scripted:{script}", "--design", "paper", "--tasks",
+              "existence,author", "--complete-cases", "--db", str(case_db_path), "--dry-run", "--json")  # fmt: skip
+    assert dry.returncode == 0, dry.stderr
+    task = hallucination(tasks="existence,author", design="paper", complete_cases=True, db=str(case_db_path))
+    assert task.epochs == 11 and len(task.dataset) > 0  # the paper's K = 10 calibration samples
+    assert len(task.dataset) * task.epochs == json.loads(dry.stdout)["requests"]
+
+
 def test_embedded_model_runs_the_task_in_process(case_db_path: Path) -> None:
     logs = inspect_eval("lexprobe/hallucination", model="lexprobe/local", display="none",
                         task_args={"tasks": "existence", "level": "scotus", "n": 1, "style": "zero",

@@ -9,7 +9,7 @@ makes of the same options: the same sampling, templates and references), one `Sa
 the greedy answer's score and its confidence); a reference-free item's two samples at temperature 1. With a
 `lexprobe/...` model these are the very requests `hallucination run` sends, so the two share the response cache.
 Scoring: `inspect_reader.hallucination_reader` (with `-T reader=MODEL`, the model reader of `--reader`). What this
-task does not do (per-task case counts of `--design paper`, the run directory and its report): docs/interop.md.
+task does not do (`--batch`, the run directory and its report): docs/interop.md.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from lexprobe.caselaw.query import CaseDatabase
 from lexprobe.errors import InputNotFoundError
 from lexprobe.hallucination.run.from_options import RunOptions, profile_settings
 from lexprobe.hallucination.run.items import Item, plan_items
+from lexprobe.hallucination.run.runner import ProfileSettings
 from lexprobe.hallucination.scorers.calibration import CALIBRATION_TEMPERATURE
 from lexprobe.hallucination.scorers.judge import SAMPLE_TEMPERATURE
 from lexprobe.interop.inspect_model import SAMPLE_INDEX
@@ -48,9 +49,8 @@ def _comma(value: str | list[str] | None) -> str | None:
     return ",".join(str(part) for part in value) if isinstance(value, list | tuple) else value
 
 
-def hallucination_samples(database: CaseDatabase, options: RunOptions) -> list[Sample]:
-    """One Sample per item `hallucination run` asks with `options` (its model aside), in its order."""
-    settings = profile_settings(options)
+def hallucination_samples(database: CaseDatabase, settings: ProfileSettings) -> list[Sample]:
+    """One Sample per item `hallucination run` asks with `settings` (its model aside), in its order."""
     plan = plan_items(
         database, settings.tasks, settings.levels, settings.styles, settings.n, settings.seed, settings.samples,
         years=settings.windows, complete_cases=settings.complete_cases, task_n=settings.task_n,
@@ -126,28 +126,34 @@ async def _sample_pair(state: TaskState, generate: Generate, max_tokens: int) ->
 @task(name="hallucination")
 def hallucination(
     tasks: str | list[str] = "all",
-    level: str | list[str] = "scotus",
-    n: int = 100,
-    style: str | list[str] = "zero,few",
+    level: str | list[str] | None = None,
+    n: int | None = None,
+    style: str | list[str] | None = None,
     seed: int = 47,
     years: str = "paper",
     db: str | None = None,
-    samples: int = 0,
+    samples: int | None = None,
     judge: str | None = None,
     reader: str | None = None,
+    design: str | None = None,
+    complete_cases: bool = False,
 ) -> Task:
-    """Large Legal Fictions' items, scored by lexprobe's reader (`hallucination run`'s defaults; `samples`: K
-    calibration samples per calibrated item, as epochs; `judge`: the Inspect model judging reference-free pairs,
+    """Large Legal Fictions' items, scored by lexprobe's reader (`hallucination run`'s options and defaults: level
+    scotus, n 100, styles zero and few, or `design=paper`'s; `samples`: K calibration samples per calibrated item, as
+    epochs, default 0 (with `design=paper`, the paper's); `judge`: the Inspect model judging reference-free pairs,
     default the model under test; `reader`: an Inspect model reading the answers the rules leave unscored, as
-    `hallucination run --reader`, default none; `db`: the case database, default lexprobe's)."""
+    `hallucination run --reader`, default none; `complete_cases`: only cases with every fact the tasks need; `db`:
+    the case database, default lexprobe's)."""
     database = open_case_database(db)
     options = RunOptions(model="", tasks=_comma(tasks) or "all", levels=_comma(level), prompt_styles=_comma(style),
-                         n=n, years=years, samples=samples, seed=seed)  # fmt: skip
+                         n=n, years=years, samples=samples if samples is not None or design == "paper" else 0,
+                         seed=seed, design=design, complete_cases=complete_cases)  # fmt: skip
+    settings = profile_settings(options)
     path = str(database.path)
     return Task(
-        dataset=MemoryDataset(hallucination_samples(database, options), name="lexprobe-hallucination"),
+        dataset=MemoryDataset(hallucination_samples(database, settings), name="lexprobe-hallucination"),
         solver=lexprobe_answer(),
         scorer=hallucination_reader(db=path, judge=judge, reader=reader),
-        epochs=Epochs(samples + 1, greedy_with_confidence(db=path)),
-        metadata={"lexprobe": "hallucination", "db": path, "samples": samples},
+        epochs=Epochs(settings.samples + 1, greedy_with_confidence(db=path)),
+        metadata={"lexprobe": "hallucination", "db": path, "samples": settings.samples, "design": settings.design},
     )
