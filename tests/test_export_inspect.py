@@ -107,6 +107,24 @@ def test_a_hallucination_run_round_trips_with_every_label(runs: dict[str, Path])
     assert sorted(frame["score_lexprobe_label"].dropna()) == sorted(label for label, _ in stored.values())
 
 
+def test_the_sample_index_written_from_disk_is_inspects_own(runs: dict[str, Path], monkeypatch) -> None:
+    """The summaries kept on disk between flushes (`SummarySpool`) make the `summaries.json` Inspect's recorder would
+    write: every sample's own `summary()`, once each, across several flushes (a flush every 3 samples here)."""
+    from inspect_ai.log import read_eval_log_sample_summaries
+
+    from lexprobe.interop import inspect_log
+
+    monkeypatch.setattr(inspect_log, "FLUSH_EVERY", 3)
+    out = runs["root"] / "hall-flushed.eval"
+    inspect_log.export_inspect_log(runs["hallucination"], out)
+    samples = read_eval_log(str(out)).samples
+    written = read_eval_log_sample_summaries(str(out))
+    assert len(samples) > 3 * 3 and len(written) == len(samples)
+    assert len({summary.id for summary in written}) == len(written)
+    own = {sample.id: sample.summary().model_dump() for sample in samples}
+    assert {summary.id: summary.model_dump() for summary in written} == own
+
+
 def test_an_investigation_run_round_trips(runs: dict[str, Path]) -> None:
     out = runs["root"] / "inv.eval"
     export(runs["investigation"], out)

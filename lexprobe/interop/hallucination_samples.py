@@ -23,6 +23,7 @@ from lexprobe.hallucination.profile.results import SKIPPED_ROLES, Unit
 from lexprobe.hallucination.profile.stats import BALANCED_TASKS
 from lexprobe.hallucination.report.summary import report_rows
 from lexprobe.hallucination.scorers.judge import SAMPLES
+from lexprobe.hallucination.tasks.base import TaskReference
 from lexprobe.hallucination.tasks.item import ItemRecord, item_id_of, item_of
 from lexprobe.interop.messages import assistant_message, chat_messages
 from lexprobe.models.types import Request, Response
@@ -31,6 +32,8 @@ __all__ = ["CONFIDENCE_SCORE", "LABEL_SCORE", "HallucinationSamples"]
 
 #: The names of the scores each sample carries (a run's `reference` label, its `confidence` where measured).
 LABEL_SCORE, CONFIDENCE_SCORE = "lexprobe_label", "lexprobe_confidence"
+#: The reference of a unit whose rates do not read it: one (frozen) instance shared by them all.
+NO_REFERENCE = TaskReference()
 #: The figures of a report row that become metrics of the log, by the name they get there.
 ROW_METRICS = {"rate": "hallucination_rate", "se": "stderr", "abstain_rate": "abstain_rate", "n": "n",
                "unscored": "unscored", "pending": "pending", "balanced_rate": "balanced_rate"}  # fmt: skip
@@ -109,10 +112,9 @@ class HallucinationSamples:
     def unit(self, item: ItemRecord, label: str | None) -> Unit:
         """Return the slim unit the rates need: the keys and the label (the reference only where a balanced rate
         reads its class)."""
-        unit = Unit(model=self.model, task=item.task, level=item.level, prompt_style=item.prompt_style, label=label)
-        if item.task in BALANCED_TASKS:
-            unit.reference = item.reference
-        return unit
+        reference = item.reference if item.task in BALANCED_TASKS else NO_REFERENCE
+        return Unit(model=self.model, task=item.task, level=item.level, prompt_style=item.prompt_style, label=label,
+                    reference=reference)  # fmt: skip
 
     def results(self) -> list[EvalScore]:
         """Return lexprobe's report rows of the samples iterated so far as the log's scores: one metric per figure

@@ -5,14 +5,21 @@ Streamed. `inspect_ai.log.write_eval_log` takes a whole `EvalLog`, every sample 
 the `.eval` recorder behind it without flushing, which keeps them all buffered. Inspect has no public API that
 writes samples one at a time, so this module drives that same recorder (`inspect_ai.log._recorders`, the private
 package `write_eval_log` and `inspect log convert --stream` use: `log_init`, `log_start`, `log_sample`, `flush`,
-`log_finish`) and flushes its buffer every `FLUSH_EVERY` samples. What stays in memory grows only by Inspect's
-per-sample summary (the `summaries.json` index of a `.eval` file, about 11 KiB an item: BENCHMARKS.md) and
-lexprobe's per-item label for the rates.
+`log_finish`) and flushes its buffer every `FLUSH_EVERY` samples.
+
+The recorder also keeps every sample's summary (`EvalSampleSummary`, the index `summaries.json` that `inspect view`
+lists; about 9 KiB of Python objects a sample) until the end, then serialises them all in one call. `SummarySpool`
+keeps them on disk instead: after each flush it moves the flushed summaries, serialised by Inspect's own
+`to_json_safe` (the bytes the recorder would write), to a temporary file, and at the end streams that file into the
+`summaries.json` member through the recorder's own streaming member writer. What stays in memory grows only by the
+zip's directory entry per member and lexprobe's per-item label for the rates (BENCHMARKS.md).
 """
 
 from __future__ import annotations
 
 import asyncio
+import shutil
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -24,7 +31,7 @@ from lexprobe import __version__
 from lexprobe.engine.store import RUN_DB_NAME, RunStore
 from lexprobe.errors import BadInputError, InputNotFoundError
 
-__all__ = ["FLUSH_EVERY", "RUN_KINDS", "InspectExport", "eval_spec", "export_inspect_log", "run_kind"]
+__all__ = ["FLUSH_EVERY", "RUN_KINDS", "InspectExport", "SummarySpool", "eval_spec", "export_inspect_log", "run_kind"]
 
 #: The kinds of run an Inspect log can be made of, and the Inspect task name each is logged under.
 RUN_KINDS = {"hallucination": "lexprobe/hallucination", "investigation": "lexprobe/investigation",
@@ -114,6 +121,45 @@ class Samples(Protocol):
     def results(self) -> list[Any]: ...
 
 
+class SummarySpool:
+    """The sample summaries of one `.eval` recorder's log kept in a temporary file, not in memory (see the module
+    docstring): `take` after each flush, and the recorder's own write of `summaries.json` streams the file."""
+
+    def __init__(self, recorder: Any, spec: Any) -> None:
+        from inspect_ai.log._recorders.eval import SUMMARIES_JSON
+
+        self.log = recorder.data[recorder._log_file_key(spec)]  # the recorder's `ZipLogFile` of this log
+        self.file = tempfile.TemporaryFile()  # noqa: SIM115 (closed by `close`, after `log_finish` read it)
+        self.count = 0
+        write = self.log.write
+
+        async def write_summaries_streamed(filename: str, data: Any) -> None:
+            if filename != SUMMARIES_JSON:
+                return await write(filename, data)
+            self.take()  # the last batch, which `log_finish` has just flushed
+            async with self.log._lock:
+                with self.log._zip_open_write(SUMMARIES_JSON) as member:
+                    self.file.seek(0)
+                    member.write(b"[")
+                    shutil.copyfileobj(self.file, member)
+                    member.write(b"]")
+
+        self.log.write = write_summaries_streamed
+
+    def take(self) -> None:
+        """Move the summaries the recorder holds to the file, serialised as the recorder serialises them."""
+        from inspect_ai._util.json import to_json_safe
+
+        for summary in self.log._summaries:
+            self.file.write((b"," if self.count else b"") + to_json_safe(summary, indent=None))
+            self.count += 1
+        self.log._summaries.clear()
+
+    def close(self) -> None:
+        """Remove the temporary file."""
+        self.file.close()
+
+
 async def _write(out: Path, spec: Any, samples: Samples, progress: Callable[[int], None]) -> tuple[int, int, Any]:
     """Write `samples` through Inspect's `.eval` recorder (see the module docstring), then the header with the
     scores `samples.results()` gives; return (samples, pending, the results)."""
@@ -123,18 +169,23 @@ async def _write(out: Path, spec: Any, samples: Samples, progress: Callable[[int
     recorder = create_recorder_for_location(str(out), str(out.parent))
     await recorder.log_init(spec, str(out), clean=True)
     await recorder.log_start(spec, EvalPlan())
+    spool = SummarySpool(recorder, spec)
     started = datetime.now(UTC).isoformat()
     count = pending = 0
-    for sample in samples:
-        await recorder.log_sample(spec, sample)
-        count += 1
-        pending += bool((sample.metadata or {}).get("pending"))
-        if count % FLUSH_EVERY == 0:
-            await recorder.flush(spec)
-            progress(count)
-    results = EvalResults(total_samples=count, completed_samples=count - pending, scores=samples.results())
-    stats = EvalStats(started_at=started, completed_at=datetime.now(UTC).isoformat())
-    await recorder.log_finish(spec, "success" if not pending else "started", stats, results, None)
+    try:
+        for sample in samples:
+            await recorder.log_sample(spec, sample)
+            count += 1
+            pending += bool((sample.metadata or {}).get("pending"))
+            if count % FLUSH_EVERY == 0:
+                await recorder.flush(spec)
+                spool.take()
+                progress(count)
+        results = EvalResults(total_samples=count, completed_samples=count - pending, scores=samples.results())
+        stats = EvalStats(started_at=started, completed_at=datetime.now(UTC).isoformat())
+        await recorder.log_finish(spec, "success" if not pending else "started", stats, results, None)
+    finally:
+        spool.close()
     progress(count)
     return count, pending, results
 

@@ -26,7 +26,7 @@ RUN_KIND = "hallucination"
 SKIPPED_ROLES = ("sample1", "judge", "reader", "calibration")
 
 
-@dataclass
+@dataclass(slots=True)
 class Unit:
     """One scored (or pending) question of one model."""
 
