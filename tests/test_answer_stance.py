@@ -158,7 +158,7 @@ HOSTILE = """
 import time
 from lexprobe.hallucination.labels import abstention as A, answers as B
 from lexprobe.hallucination.tasks import false_overruling as F
-N = 200_000
+N = 60_000
 texts = ["a" * N, "No. " * (N // 4), "U.S. " * (N // 5), "I don't know whether it " * (N // 24),
          "this case is not a " * (N // 19), "Earl Warren, but I'm not sure which, " * (N // 37),
          "in his dissent Justice " * (N // 23), "sorry, " * (N // 7), "- " * (N // 2)]
@@ -177,7 +177,7 @@ print(worst)
 
 
 def test_reading_a_hostile_long_answer_is_linear() -> None:
-    # 200,000 characters of each: quadratic matching takes hours on these, linear reading about a second per reader
-    # (on a megabyte of each, at most ten seconds per reader)
+    # 60,000 characters of each: quadratic matching takes many minutes on these, linear reading a fraction of a second
+    # per reader (on a megabyte of each, at most ten seconds per reader)
     done = subprocess.run([sys.executable, "-c", HOSTILE], capture_output=True, text=True, timeout=900, check=True)
-    assert float(done.stdout) < 30
+    assert float(done.stdout) < 10
