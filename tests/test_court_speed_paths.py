@@ -112,10 +112,10 @@ def bench_module(name: str) -> Any:
 
 @pytest.fixture(scope="module")
 def drawn_court_answers(case_db_path: Path) -> list[str]:
-    """2,000 court answers drawn as bench/scoring.py draws them (real cases, real courts), each distinct one once."""
+    """1,000 court answers drawn as bench/scoring.py draws them (real cases, real courts), each distinct one once."""
     db = CaseDatabase(case_db_path)
     try:
-        answers = bench_module("scoring").make_answers(db, 2000, seed=17)["court"]
+        answers = bench_module("scoring").make_answers(db, 1000, seed=17)["court"]
     finally:
         db.close()
     return list(dict.fromkeys(answer for answer, _ in answers))
