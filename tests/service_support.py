@@ -23,6 +23,16 @@ from reportlab.pdfgen import canvas
 
 #: The two hand-checked brief excerpts (tests/test_check_briefs.py): every verdict and quotation kind.
 BRIEFS = Path(__file__).parent / "data" / "briefs"
+#: A short brief: a real citation, a quotation, a citation under another case's name, a case that does not exist
+#: (the HTTP tests and the three-interfaces test check it).
+BRIEF = (
+    "MEMORANDUM OF POINTS AND AUTHORITIES\n"
+    "Summary judgment is proper. Celotex Corp. v. Catrett, 477 U.S. 317, 322 (1986).\n"
+    "The Court held that \"in the field of public education the doctrine of 'separate but equal' has no place.\" "
+    "Brown v. Board of Education, 347 U.S. 483, 495 (1954).\n"
+    "The Court so held in Plessy v. Ferguson, 347 U.S. 483 (1954).\n"
+    "See Columbia University v. Rodham, 564 U.S. 911 (2010).\n"
+)
 SCHEMA_PATH = Path(__file__).parent.parent / "docs" / "check-result.schema.json"
 SCHEMA = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
 

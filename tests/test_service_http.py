@@ -11,21 +11,13 @@ from pathlib import Path
 
 import httpx
 import pytest
-from service_support import served
+from service_support import BRIEF, served
 from starlette.testclient import TestClient
 from typer.testing import CliRunner
 
 from lexprobe.cli import app as cli_app
 from lexprobe.service.http_api import ServeSettings, build_app, create_app
 
-BRIEF = (
-    "MEMORANDUM OF POINTS AND AUTHORITIES\n"
-    "Summary judgment is proper. Celotex Corp. v. Catrett, 477 U.S. 317, 322 (1986).\n"
-    "The Court held that \"in the field of public education the doctrine of 'separate but equal' has no place.\" "
-    "Brown v. Board of Education, 347 U.S. 483, 495 (1954).\n"
-    "The Court so held in Plessy v. Ferguson, 347 U.S. 483 (1954).\n"
-    "See Columbia University v. Rodham, 564 U.S. 911 (2010).\n"
-)
 LOCAL = "http://127.0.0.1"
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from service_support import cli_check_json, same_but_path, validate, write_pdf
+from service_support import BRIEF, cli_check_json, same_but_path, validate, write_pdf
 from starlette.testclient import TestClient
 
 pytest.importorskip("mcp")
@@ -24,15 +24,6 @@ from lexprobe.service.http_api import ServeSettings, build_app
 from lexprobe.service.mcp_server import build_server
 
 pytestmark = pytest.mark.slow
-
-BRIEF = (
-    "MEMORANDUM OF POINTS AND AUTHORITIES\n"
-    "Summary judgment is proper. Celotex Corp. v. Catrett, 477 U.S. 317, 322 (1986).\n"
-    "The Court held that \"in the field of public education the doctrine of 'separate but equal' has no place.\" "
-    "Brown v. Board of Education, 347 U.S. 483, 495 (1954).\n"
-    "The Court so held in Plessy v. Ferguson, 347 U.S. 483 (1954).\n"
-    "See Columbia University v. Rodham, 564 U.S. 911 (2010).\n"
-)
 
 
 @pytest.fixture(scope="module")
