@@ -177,3 +177,13 @@ def test_a_missing_case_database_is_one_clear_error(tmp_path: Path) -> None:
     assert f"no case database at {missing}: build it with `lexprobe data build`, or pass -T db=PATH" in (
         result.stderr + result.stdout
     )
+
+
+def test_a_bad_task_argument_is_one_line_not_a_traceback(case_db_path: Path, tmp_path: Path) -> None:
+    script = tmp_path / "yes.jsonl"
+    script.write_text('{"text": "Yes"}\n')
+    result = run("inspect", "eval", "lexprobe/hallucination", "--model", f"lexprobe/scripted:{script}",
+                 "-T", "tasks=nosuch", "-T", f"db={case_db_path}", "--display", "plain", timeout=300)  # fmt: skip
+    output = result.stderr + result.stdout
+    assert result.returncode != 0 and "Traceback" not in output
+    assert "lexprobe/hallucination: unknown task(s) nosuch; valid: all, existence" in output

@@ -21,12 +21,13 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from lexprobe.caselaw.paths import default_db_path
 from lexprobe.caselaw.query import CaseDatabase
-from lexprobe.errors import InputNotFoundError
+from lexprobe.errors import BadInputError, InputNotFoundError
 from lexprobe.hallucination.run.from_options import RunOptions, profile_settings
 from lexprobe.hallucination.run.items import Item, plan_items
 from lexprobe.hallucination.run.runner import ProfileSettings
 from lexprobe.hallucination.scorers.calibration import CALIBRATION_TEMPERATURE
 from lexprobe.hallucination.scorers.judge import SAMPLE_TEMPERATURE
+from lexprobe.interop.inspect_errors import InspectInputError
 from lexprobe.interop.inspect_model import SAMPLE_INDEX
 from lexprobe.interop.inspect_reader import SECOND_SAMPLE, SKIPPED, greedy_with_confidence, hallucination_reader
 
@@ -148,7 +149,10 @@ def hallucination(
     options = RunOptions(model="", tasks=_comma(tasks) or "all", levels=_comma(level), prompt_styles=_comma(style),
                          n=n, years=years, samples=samples if samples is not None or design == "paper" else 0,
                          seed=seed, design=design, complete_cases=complete_cases)  # fmt: skip
-    settings = profile_settings(options)
+    try:
+        settings = profile_settings(options)
+    except BadInputError as exc:  # an unknown task, level, style, design or year window: one line, not a traceback
+        raise InspectInputError(f"lexprobe/hallucination: {exc}") from None
     path = str(database.path)
     return Task(
         dataset=MemoryDataset(hallucination_samples(database, settings), name="lexprobe-hallucination"),
